@@ -1,0 +1,7 @@
+import { dashboardJson } from "@/lib/dashboard/json";
+import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/orders";
+
+export const GET = dashboardJson(({ merchant }, req) => {
+  const params = Object.fromEntries(new URL(req.url).searchParams);
+  return listDashboardOrders(merchant.id, dashboardOrdersQuery.parse(params));
+});

@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { OrdersBrowser } from "@/components/dashboard/orders-browser";
+import { ButtonLink } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/card";
+import { requireMerchant } from "@/lib/auth/session";
+import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/orders";
+import { getI18n } from "@/lib/i18n/server";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getI18n()).t("orders.title") };
+}
+
+export default async function OrdersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { merchant } = await requireMerchant();
+  const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const query = dashboardOrdersQuery.parse(raw);
+  const [{ t }, initial] = await Promise.all([getI18n(), listDashboardOrders(merchant.id, query)]);
+  return (
+    <>
+      <PageHeader title={t("orders.title")}>
+        <ButtonLink href="/dashboard/orders/new">{t("nav.newOrder")}</ButtonLink>
+      </PageHeader>
+      <OrdersBrowser filters={{ kind: query.kind, status: query.status, from: query.from, to: query.to, q: query.q, page: query.page }} initial={initial} />
+    </>
+  );
+}

@@ -1,0 +1,21 @@
+import type { Metadata } from "next";
+import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
+import { PageHeader } from "@/components/ui/card";
+import { requireMerchant } from "@/lib/auth/session";
+import { getWithdrawalQuotes, getWithdrawalState } from "@/lib/dashboard/withdrawals";
+import { getI18n } from "@/lib/i18n/server";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getI18n()).t("withdrawals.title") };
+}
+
+export default async function WithdrawalsPage() {
+  const { merchant } = await requireMerchant();
+  const [{ t }, state, quotes] = await Promise.all([getI18n(), getWithdrawalState(merchant.id), getWithdrawalQuotes(merchant)]);
+  return (
+    <>
+      <PageHeader title={t("withdrawals.title")} />
+      <WithdrawalsView initial={state} quotes={quotes} />
+    </>
+  );
+}

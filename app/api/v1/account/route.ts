@@ -1,0 +1,1 @@
+export { getAccountHandler as GET } from "@/lib/account/handlers";

@@ -1,0 +1,1 @@
+export { adminUpdateMerchant as PATCH } from "@/lib/merchants/handlers";

@@ -1,0 +1,1 @@
+export { adminCreateMerchant as POST } from "@/lib/merchants/handlers";

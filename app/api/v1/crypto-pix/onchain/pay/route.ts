@@ -1,0 +1,1 @@
+export { payCryptoPixHandler as POST } from "@/lib/crypto-pix/handlers";

@@ -1,0 +1,1 @@
+export { getCryptoPixHandler as GET } from "@/lib/crypto-pix/handlers";

@@ -1,0 +1,1 @@
+export { listEventsHandler as GET } from "@/lib/webhooks/handlers";

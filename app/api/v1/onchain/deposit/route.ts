@@ -1,0 +1,1 @@
+export { createDepositHandler as POST } from "@/lib/onchain/handlers";

@@ -1,0 +1,1 @@
+export { getDepositHandler as GET } from "@/lib/onchain/handlers";

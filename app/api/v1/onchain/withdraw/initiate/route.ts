@@ -1,0 +1,1 @@
+export { onchainWithdrawHandler as POST } from "@/lib/withdrawals/handlers";

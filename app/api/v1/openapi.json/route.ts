@@ -1,0 +1,1 @@
+export { openApiHandler as GET } from "@/lib/api/openapi-handler";

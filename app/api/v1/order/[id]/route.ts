@@ -1,0 +1,1 @@
+export { getOrderHandler as GET } from "@/lib/orders/handlers";

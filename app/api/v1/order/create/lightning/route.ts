@@ -1,0 +1,1 @@
+export { createLightningOrderHandler as POST } from "@/lib/orders/handlers";

@@ -1,0 +1,1 @@
+export { createPixOrderHandler as POST } from "@/lib/orders/handlers";

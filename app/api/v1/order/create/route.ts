@@ -1,0 +1,1 @@
+export { createExchangeOrderHandler as POST } from "@/lib/orders/handlers";

@@ -1,0 +1,1 @@
+export { pixOutHandler as POST } from "@/lib/withdrawals/handlers";

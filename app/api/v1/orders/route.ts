@@ -1,0 +1,1 @@
+export { listOrdersHandler as GET } from "@/lib/orders/handlers";

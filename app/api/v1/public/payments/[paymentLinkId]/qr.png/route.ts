@@ -1,0 +1,1 @@
+export { publicPaymentQrHandler as GET } from "@/lib/public/handlers";

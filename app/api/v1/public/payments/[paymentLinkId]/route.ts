@@ -1,0 +1,1 @@
+export { publicPaymentHandler as GET } from "@/lib/public/handlers";

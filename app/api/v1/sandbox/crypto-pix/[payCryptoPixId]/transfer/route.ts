@@ -1,0 +1,1 @@
+export { sandboxCryptoPixTransferHandler as POST } from "@/lib/sandbox/handlers";

@@ -1,0 +1,1 @@
+export { sandboxOnchainTransferHandler as POST } from "@/lib/sandbox/handlers";

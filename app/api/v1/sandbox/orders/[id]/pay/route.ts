@@ -1,0 +1,1 @@
+export { sandboxPayOrderHandler as POST } from "@/lib/sandbox/handlers";

@@ -1,0 +1,1 @@
+export { redeliverHandler as POST } from "@/lib/webhooks/handlers";

@@ -1,0 +1,1 @@
+export { listDeliveriesHandler as GET } from "@/lib/webhooks/handlers";

@@ -1,0 +1,1 @@
+export { createWebhookHandler as POST, listWebhooksHandler as GET } from "@/lib/webhooks/handlers";

@@ -1,0 +1,1 @@
+export { getWithdrawalHandler as GET } from "@/lib/withdrawals/handlers";

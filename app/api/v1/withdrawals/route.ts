@@ -1,0 +1,1 @@
+export { listWithdrawalsHandler as GET } from "@/lib/withdrawals/handlers";

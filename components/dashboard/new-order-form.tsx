@@ -1,0 +1,169 @@
+"use client";
+
+import Link from "next/link";
+import { useActionState, useState } from "react";
+import { Card } from "@/components/ui/card";
+import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
+import { SubmitButton } from "@/components/ui/submit-button";
+import { cn } from "@/components/ui/cn";
+import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import {
+  createCryptoPixAction,
+  createDepositAction,
+  createExchangeOrderAction,
+  createLightningOrderAction,
+  createPixOrderAction,
+} from "@/lib/dashboard/actions/orders";
+import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
+import { formatRate, formatSpan } from "@/lib/i18n";
+import { useI18n } from "@/lib/i18n/client";
+
+
+export type NewOrderSetup = {
+  rates: Record<string, string>;
+  expirySeconds: Record<"exchange" | "lightning" | "onchain" | "crypto_pix", number>;
+  /** Assets available per network, for deposits and Crypto-PIX. */
+  depositAssets: Record<string, string[]>;
+  cryptoPixAssets: Record<string, string[]>;
+};
+
+type Action = (prev: ActionState<unknown>, form: FormData) => Promise<ActionState<unknown>>;
+
+const ACTIONS: Record<NewOrderKind, Action> = {
+  pix: createPixOrderAction,
+  exchange: createExchangeOrderAction,
+  lightning: createLightningOrderAction,
+  onchain: createDepositAction,
+  crypto_pix: createCryptoPixAction,
+};
+
+function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string, string[]>; values?: Record<string, string>; errors?: Record<string, string[]> }) {
+  const { t } = useI18n();
+  const networks = Object.keys(assets);
+  const [network, setNetwork] = useState(values?.network && networks.includes(values.network) ? values.network : networks[0]);
+  const available = assets[network] ?? [];
+  return (
+    <div className="grid gap-4 sm:grid-cols-2">
+      <Select
+        label={t("newOrder.network")}
+        name="network"
+        value={network}
+        onChange={(e) => setNetwork(e.target.value)}
+        options={networks.map((n) => ({ value: n, label: n.toUpperCase() === "ETH" ? "Ethereum" : n === "bsc" ? "BNB Smart Chain" : "Polygon" }))}
+        errors={errors?.network}
+      />
+      <Select
+        key={network}
+        label={t("newOrder.asset")}
+        name="asset"
+        defaultValue={values?.asset && available.includes(values.asset) ? values.asset : available[0]}
+        options={available.map((a) => ({ value: a, label: a }))}
+        errors={errors?.asset}
+      />
+    </div>
+  );
+}
+
+/** One form per kind of order; all post to server actions validated by the API's own schemas. */
+export function NewOrderForm({ kind, setup }: { kind: NewOrderKind; setup: NewOrderSetup }) {
+  const { t, locale } = useI18n();
+  const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
+  const errors = state.status === "error" ? state.fieldErrors : undefined;
+  const values = state.status === "error" ? state.values : undefined;
+  const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
+  const rateLines =
+    kind === "lightning"
+      ? [t("order.rateValue", { asset: "BTC", rate: formatRate(setup.rates.BTC, locale) })]
+      : kind === "onchain" || kind === "crypto_pix"
+        ? ["USDT", "USDC", "DAI"].map((a) => t("order.rateValue", { asset: a, rate: formatRate(setup.rates[a], locale) }))
+        : [];
+  return (
+    <div className="space-y-4">
+      <nav aria-label={t("newOrder.kindLabel")}>
+        <ul className="flex flex-wrap gap-2">
+          {NEW_ORDER_KINDS.map((k) => (
+            <li key={k}>
+              <Link
+                href={`/dashboard/orders/new?kind=${k}`}
+                aria-current={k === kind ? "page" : undefined}
+                className={cn(
+                  "inline-flex rounded-full border px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-brand-700",
+                  k === kind ? "border-brand-700 bg-brand-700 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
+                )}
+              >
+                {t(`kind.${k}`)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <Card>
+        <h2 className="text-base font-semibold text-slate-900">{t(`kind.${kind}`)}</h2>
+        <p className="mb-4 mt-1 text-sm text-slate-600">{t(`newOrder.help.${kind}`)}</p>
+        <form action={action} className="space-y-4" noValidate key={kind}>
+          <FormMessage error={state.status === "error" ? state.error : undefined} />
+          {kind === "crypto_pix" ? (
+            <>
+              <Textarea label={t("newOrder.qrcode")} name="qrcode" rows={4} required hint={t("newOrder.qrcodeHint")} defaultValue={values?.qrcode} errors={errors?.qrcode} />
+              <NetworkAssetPickers assets={setup.cryptoPixAssets} values={values} errors={errors} />
+              <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
+              <Input label={t("newOrder.refundAddress")} name="refundAddress" optional spellCheck={false} defaultValue={values?.refundAddress} errors={errors?.refundAddress} />
+            </>
+          ) : (
+            <Input
+              label={t("newOrder.value")}
+              name="value"
+              inputMode="decimal"
+              required
+              hint={t("newOrder.valueHint")}
+              defaultValue={values?.value}
+              errors={errors?.value}
+            />
+          )}
+          {kind === "pix" ? (
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Input label={t("newOrder.orderId")} name="orderId" optional defaultValue={values?.orderId} errors={errors?.orderId} />
+              <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
+              <Select
+                label={t("newOrder.expiresIn")}
+                name="expiresIn"
+                defaultValue={values?.expiresIn ?? ""}
+                errors={errors?.expiresIn}
+                options={[
+                  { value: "", label: t("newOrder.noExpiry") },
+                  { value: "900", label: t("newOrder.minutes", { n: 15 }) },
+                  { value: "3600", label: t("newOrder.hours", { n: 1 }) },
+                  { value: "86400", label: t("newOrder.hours", { n: 24 }) },
+                ]}
+              />
+            </div>
+          ) : null}
+          {kind === "exchange" ? <Input label={t("newOrder.payerId")} name="payerId" optional defaultValue={values?.payerId} errors={errors?.payerId} /> : null}
+          {kind === "lightning" ? (
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Input label={t("newOrder.email")} name="email" type="email" optional defaultValue={values?.email} errors={errors?.email} />
+              <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
+            </div>
+          ) : null}
+          {kind === "onchain" ? <NetworkAssetPickers assets={setup.depositAssets} values={values} errors={errors} /> : null}
+          {rateLines.length > 0 || expiry ? (
+            <div className="rounded-lg bg-slate-50 px-3 py-2 text-xs text-slate-700">
+              {rateLines.length > 0 ? (
+                <>
+                  <p>{t("newOrder.rates")}:</p>
+                  <ul className="flex flex-wrap gap-x-4 font-medium">
+                    {rateLines.map((line) => (
+                      <li key={line}>{line}</li>
+                    ))}
+                  </ul>
+                </>
+              ) : null}
+              {expiry ? <p>{t("newOrder.expiryNote", { time: formatSpan(expiry) })}</p> : null}
+            </div>
+          ) : null}
+          <SubmitButton pendingLabel={t("newOrder.submitting")}>{t("newOrder.submit")}</SubmitButton>
+        </form>
+      </Card>
+    </div>
+  );
+}

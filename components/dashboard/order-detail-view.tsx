@@ -1,0 +1,152 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback } from "react";
+import { Alert, Card, CardTitle, DefinitionList } from "@/components/ui/card";
+import { StatusBadge } from "@/components/ui/status-badge";
+import { getJson } from "@/lib/dashboard/fetch-json";
+import type { Fact, OrderDetail } from "@/lib/dashboard/order-detail";
+import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
+import { formatRate, isMessageKey } from "@/lib/i18n";
+import { useI18n } from "@/lib/i18n/client";
+import { PaymentPanel } from "./payment-panel";
+import { SimulatePayment } from "./simulate-payment";
+
+function FactValue({ fact }: { fact: Fact }) {
+  const { t, money, dateTime, crypto, locale } = useI18n();
+  switch (fact.type) {
+    case "rate":
+      return <>{t("order.rateValue", { asset: fact.asset, rate: formatRate(fact.value, locale) })}</>;
+    case "money":
+      return <>{money(fact.value)}</>;
+    case "date":
+      return <>{dateTime(fact.value)}</>;
+    case "crypto":
+      return (
+        <span className="tabular-nums">
+          {crypto(fact.value)} {fact.unit}
+        </span>
+      );
+    case "mono":
+      return <span className="break-all font-mono text-xs">{fact.value}</span>;
+    default:
+      return <>{fact.value}</>;
+  }
+}
+
+/** One order, live: polls while it can still change, so status, timeline and deliveries update alone. */
+export function OrderDetailView({ initial }: { initial: OrderDetail }) {
+  const { t, money, dateTime } = useI18n();
+  const client = useQueryClient();
+  const { data } = useQuery({
+    queryKey: queryKeys.order(initial.id),
+    queryFn: () => getJson<OrderDetail>(`/dashboard/api/orders/${initial.id}`),
+    initialData: initial,
+    // Deliveries keep changing after an order is final (retries), so keep polling, more slowly.
+    refetchInterval: (q) => (q.state.data?.final ? POLL_MS * 4 : POLL_MS),
+  });
+  const refresh = useCallback(() => void client.invalidateQueries({ queryKey: queryKeys.order(initial.id) }), [client, initial.id]);
+  const eventLabel = (type: string, status: string | null) => {
+    const key = `status.${status}`;
+    return status && isMessageKey(key) ? `${type} → ${t(key)}` : type;
+  };
+  return (
+    <div className="space-y-6">
+      <Card>
+        <div className="flex flex-wrap items-start justify-between gap-4">
+          <div>
+            <p className="text-sm text-slate-600">{t(`kind.${data.kind}`)}</p>
+            <p className="mt-1 text-3xl font-bold tabular-nums text-slate-900" data-testid="order-amount">
+              {money(data.valueCentavos)}
+            </p>
+          </div>
+          <div aria-live="polite" data-testid="order-status">
+            <StatusBadge status={data.status} className="text-sm" />
+          </div>
+        </div>
+        <div className="mt-4">
+          <DefinitionList
+            items={[
+              { label: t("order.created"), value: dateTime(data.createdAt) },
+              { label: t("order.expires"), value: data.expiresAt ? dateTime(data.expiresAt) : t("order.noExpiry") },
+              ...(data.paidAt ? [{ label: t("order.paidAt"), value: dateTime(data.paidAt) }] : []),
+              ...(data.link ? [{ label: t("order.paymentLink"), value: <span className="break-all font-mono text-xs">{data.link}</span> }] : []),
+            ]}
+          />
+        </div>
+      </Card>
+
+      {data.payment ? (
+        <Card aria-labelledby="pay-title">
+          <CardTitle id="pay-title">{t("order.pay")}</CardTitle>
+          <p className="mb-4 mt-1 text-sm text-slate-600">{t("order.payHint")}</p>
+          <PaymentPanel {...data.payment} link={data.link} valueCentavos={data.valueCentavos} expiresAt={data.expiresAt} onExpire={refresh} />
+          {data.canSimulate ? (
+            <div className="mt-6 border-t border-slate-100 pt-4">
+              <SimulatePayment orderId={data.id} />
+            </div>
+          ) : null}
+        </Card>
+      ) : data.status === "COMPLETED" ? (
+        <Alert tone="success">{t("order.completedTitle")}</Alert>
+      ) : data.final ? (
+        <Alert tone="info">{t("order.finalTitle")}</Alert>
+      ) : null}
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card aria-labelledby="details-title">
+          <CardTitle id="details-title">{t("common.details")}</CardTitle>
+          <div className="mt-2">
+            <DefinitionList items={data.facts.map((f) => ({ label: t(f.label), value: <FactValue fact={f} /> }))} />
+          </div>
+        </Card>
+
+        <Card aria-labelledby="timeline-title">
+          <CardTitle id="timeline-title">{t("order.timeline")}</CardTitle>
+          <ol className="mt-3 space-y-3 border-l-2 border-slate-200 pl-4">
+            <li className="relative">
+              <span aria-hidden="true" className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-slate-400 ring-4 ring-white" />
+              <p className="text-sm font-medium text-slate-900">{t("order.created.event")}</p>
+              <p className="text-xs text-slate-600">{dateTime(data.createdAt)}</p>
+            </li>
+            {data.events.map((e) => (
+              <li key={e.id} className="relative">
+                <span aria-hidden="true" className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-brand-500 ring-4 ring-white" />
+                <p className="break-words font-mono text-xs font-medium text-slate-900">{eventLabel(e.type, e.status)}</p>
+                <p className="text-xs text-slate-600">{dateTime(e.at)}</p>
+              </li>
+            ))}
+          </ol>
+        </Card>
+      </div>
+
+      <Card aria-labelledby="deliveries-title">
+        <CardTitle id="deliveries-title">{t("order.webhooks")}</CardTitle>
+        {data.deliveries.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-600">
+            {t("order.webhooksEmpty")}{" "}
+            <Link href="/dashboard/developers" className="font-semibold text-brand-700 underline-offset-2 hover:underline">
+              {t("nav.developers")}
+            </Link>
+          </p>
+        ) : (
+          <ul className="mt-3 divide-y divide-slate-100">
+            {data.deliveries.map((d) => (
+              <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
+                <span className="min-w-0">
+                  <span className="block font-mono text-xs text-slate-900">{d.eventType}</span>
+                  <span className="block truncate text-xs text-slate-600">{d.endpointUrl}</span>
+                </span>
+                <span className="text-xs text-slate-700">
+                  {t(`order.deliveryStatus.${d.status as "pending" | "succeeded" | "failed" | "cancelled"}`)} · {t("order.deliveryAttempts", { count: d.attempts })}
+                  {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ""}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

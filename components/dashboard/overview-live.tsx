@@ -1,0 +1,65 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ButtonLink } from "@/components/ui/button";
+import { Card, CardTitle, EmptyState } from "@/components/ui/card";
+import { getJson } from "@/lib/dashboard/fetch-json";
+import type { Overview } from "@/lib/dashboard/overview";
+import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
+import { useI18n } from "@/lib/i18n/client";
+import { OrdersTable } from "./orders-table";
+import { ReceivedChart } from "./received-chart";
+
+function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId?: string }) {
+  return (
+    <Card className="!p-4 sm:!p-5">
+      <p className="text-sm text-slate-600">{label}</p>
+      <p className="mt-1 text-2xl font-bold tabular-nums text-slate-900" data-testid={testId}>
+        {value}
+      </p>
+      {hint ? <p className="mt-1 text-xs text-slate-600">{hint}</p> : null}
+    </Card>
+  );
+}
+
+/** The overview, kept current by polling: balance, today's volume, 30 days and the latest orders. */
+export function OverviewLive({ initial }: { initial: Overview }) {
+  const { t, money } = useI18n();
+  const { data } = useQuery({
+    queryKey: queryKeys.overview(),
+    queryFn: () => getJson<Overview>("/dashboard/api/overview"),
+    initialData: initial,
+    refetchInterval: POLL_MS,
+  });
+  const month = data.days.reduce((s, d) => s + d.centavos, 0);
+  return (
+    <div className="space-y-6">
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Stat label={t("overview.balance")} value={money(data.balanceCentavos)} hint={t("overview.balanceHint")} testId="balance" />
+        <Stat label={t("overview.today")} value={money(data.today.centavos)} hint={t("overview.todayCount", { count: data.today.count })} testId="today" />
+        <Stat label={t("overview.month")} value={money(month)} />
+      </div>
+      <Card>
+        <ReceivedChart days={data.days} />
+      </Card>
+      <Card>
+        <div className="mb-3 flex items-center justify-between gap-2">
+          <CardTitle>{t("overview.latest")}</CardTitle>
+          <Link href="/dashboard/orders" className="text-sm font-semibold text-brand-700 underline-offset-2 hover:underline">
+            {t("overview.seeAll")}
+          </Link>
+        </div>
+        {data.latest.length === 0 ? (
+          <EmptyState
+            title={t("overview.emptyTitle")}
+            body={t("overview.emptyBody")}
+            action={<ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink>}
+          />
+        ) : (
+          <OrdersTable orders={data.latest} caption={t("overview.latest")} />
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useActionState, useEffect } from "react";
+import { Alert, EmptyState } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { FormMessage, Input } from "@/components/ui/field";
+import { SubmitButton } from "@/components/ui/submit-button";
+import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { createWebhookAction, deleteWebhookAction, redeliverAction } from "@/lib/dashboard/actions/developers";
+import { getJson } from "@/lib/dashboard/fetch-json";
+import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
+import type { WebhookPanel } from "@/lib/dashboard/webhooks";
+import { useI18n } from "@/lib/i18n/client";
+
+type Endpoint = WebhookPanel["endpoints"][number];
+type Delivery = Endpoint["deliveries"][number];
+
+const DELIVERY_TONE: Record<string, string> = {
+  pending: "text-amber-800",
+  succeeded: "text-brand-900",
+  failed: "text-red-700",
+  cancelled: "text-slate-600",
+};
+
+function useRefreshOnSuccess(state: ActionState<unknown>) {
+  const client = useQueryClient();
+  const at = state.status === "success" ? state.at : 0;
+  useEffect(() => {
+    if (at !== 0) void client.invalidateQueries({ queryKey: queryKeys.webhooks() });
+  }, [at, client]);
+}
+
+function DeleteEndpoint({ endpoint }: { endpoint: Endpoint }) {
+  const { t } = useI18n();
+  const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(deleteWebhookAction, idle);
+  useRefreshOnSuccess(state);
+  return (
+    <form
+      action={action}
+      onSubmit={(e) => {
+        if (!window.confirm(t("developers.deleteWebhookConfirm", { url: endpoint.url }))) e.preventDefault();
+      }}
+    >
+      <input type="hidden" name="id" value={endpoint.id} />
+      <SubmitButton variant="danger" pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1" aria-label={`${t("developers.deleteWebhook")} ${endpoint.url}`}>
+        {t("developers.deleteWebhook")}
+      </SubmitButton>
+      {state.status === "error" ? <FormMessage error={state.error} /> : null}
+    </form>
+  );
+}
+
+function Redeliver({ endpointId, delivery }: { endpointId: string; delivery: Delivery }) {
+  const { t } = useI18n();
+  const [state, action] = useActionState<ActionState<{ deliveryId: string }>, FormData>(redeliverAction, idle);
+  useRefreshOnSuccess(state);
+  return (
+    <form action={action} className="flex items-center gap-2">
+      <input type="hidden" name="endpointId" value={endpointId} />
+      <input type="hidden" name="deliveryId" value={delivery.id} />
+      <SubmitButton variant="secondary" pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1 text-xs">
+        {t("developers.redeliver")}
+      </SubmitButton>
+      {state.status === "error" ? <span className="text-xs text-red-700">{state.error}</span> : null}
+      {state.status === "success" ? <span role="status" className="text-xs text-brand-900">{t("developers.redelivered")}</span> : null}
+    </form>
+  );
+}
+
+function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
+  const { t, dateTime } = useI18n();
+  if (endpoint.deliveries.length === 0) return <p className="text-sm text-slate-600">{t("developers.noDeliveries")}</p>;
+  return (
+    <ul className="divide-y divide-slate-100">
+      {endpoint.deliveries.map((d) => (
+        <li key={d.id} className="py-2">
+          <details>
+            <summary className="flex cursor-pointer flex-wrap items-center justify-between gap-2 rounded text-sm focus-visible:outline-2 focus-visible:outline-brand-700">
+              <span className="min-w-0">
+                <span className="font-mono text-xs text-slate-900">{d.eventType}</span>{" "}
+                <span className="text-xs text-slate-600">{dateTime(d.createdAt)}</span>
+              </span>
+              <span className={`text-xs font-semibold ${DELIVERY_TONE[d.status] ?? ""}`}>
+                {t(`order.deliveryStatus.${d.status}`)} · {t("order.deliveryAttempts", { count: d.attempts })}
+                {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ""}
+              </span>
+            </summary>
+            <div className="mt-2 space-y-2 rounded-lg bg-slate-50 p-3">
+              {d.attemptsLog.length > 0 ? (
+                <ol className="space-y-1 text-xs text-slate-700">
+                  {d.attemptsLog.map((a) => (
+                    <li key={a.attempt}>
+                      #{a.attempt} · {dateTime(a.startedAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? "—")} · {a.durationMs} ms
+                    </li>
+                  ))}
+                </ol>
+              ) : null}
+              {d.lastError ? <p className="break-words text-xs text-red-700">{d.lastError}</p> : null}
+              {d.status !== "pending" ? <Redeliver endpointId={endpoint.id} delivery={d} /> : null}
+            </div>
+          </details>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Endpoints (the secret shown once), each with its delivery log and redeliver; polled so new deliveries appear. */
+export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
+  const { t } = useI18n();
+  const [state, action] = useActionState<ActionState<{ url: string; secret: string }>, FormData>(createWebhookAction, idle);
+  useRefreshOnSuccess(state);
+  const { data } = useQuery({
+    queryKey: queryKeys.webhooks(),
+    queryFn: () => getJson<WebhookPanel>("/dashboard/api/webhooks"),
+    initialData: initial,
+    refetchInterval: POLL_MS * 2,
+  });
+  return (
+    <div className="space-y-4">
+      {state.status === "success" ? (
+        <Alert tone="success">
+          <p className="font-semibold">{t("developers.webhookSecret")}</p>
+          <p className="mb-2">{t("developers.webhookSecretHint")}</p>
+          <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+            <code className="block min-w-0 flex-1 break-all rounded border border-brand-100 bg-white px-2 py-1 font-mono text-xs" data-testid="webhook-secret">
+              {state.data.secret}
+            </code>
+            <CopyButton value={state.data.secret} what={t("developers.webhookSecret")} />
+          </div>
+        </Alert>
+      ) : null}
+      <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" noValidate>
+        <Input
+          label={t("developers.webhookUrl")}
+          name="url"
+          type="url"
+          required
+          placeholder="https://example.com/webhooks"
+          defaultValue={state.status === "error" ? state.values?.url : undefined}
+          errors={state.status === "error" ? state.fieldErrors?.url : undefined}
+        />
+        <Input
+          label={t("developers.webhookDescription")}
+          name="description"
+          optional
+          defaultValue={state.status === "error" ? state.values?.description : undefined}
+          errors={state.status === "error" ? state.fieldErrors?.description : undefined}
+        />
+        <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
+      </form>
+      {state.status === "error" && !state.fieldErrors ? <FormMessage error={state.error} /> : null}
+      {data.endpoints.length === 0 ? (
+        <EmptyState title={t("developers.noWebhooks")} />
+      ) : (
+        <ul className="space-y-4">
+          {data.endpoints.map((e) => (
+            <li key={e.id} className="rounded-lg border border-slate-200 p-4" data-testid="webhook-endpoint">
+              <div className="mb-3 flex flex-wrap items-start justify-between gap-3">
+                <div className="min-w-0">
+                  <p className="break-all font-mono text-sm font-semibold text-slate-900">{e.url}</p>
+                  {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
+                  {e.status === "disabled" ? <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p> : null}
+                </div>
+                <DeleteEndpoint endpoint={e} />
+              </div>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("developers.deliveries")}</h3>
+              <DeliveryLog endpoint={e} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

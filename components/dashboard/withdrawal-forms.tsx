@@ -1,0 +1,223 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useActionState, useEffect, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { DefinitionList } from "@/components/ui/card";
+import { FormMessage, Input, Select } from "@/components/ui/field";
+import { SubmitButton } from "@/components/ui/submit-button";
+import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
+import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
+import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/withdrawals";
+import { useI18n } from "@/lib/i18n/client";
+
+// Two steps: fill in, then review the breakdown and limits and confirm. Only the confirm step
+// posts to the server action, which checks everything again under the merchant's row lock.
+
+function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; destination: string; tokenLabel?: string }) {
+  const { t, money, crypto } = useI18n();
+  return (
+    <DefinitionList
+      items={[
+        { label: t("withdrawals.destination"), value: <span className="break-all font-mono text-xs">{destination}</span> },
+        { label: t("withdrawals.amount"), value: money(preview.valueCentavos) },
+        ...(tokenLabel
+          ? [
+              { label: t("withdrawals.serviceFee"), value: money(preview.serviceFeeCentavos) },
+              { label: t("withdrawals.networkFee"), value: money(preview.networkFeeCentavos) },
+            ]
+          : [{ label: t("withdrawals.serviceFee"), value: t("withdrawals.noFee") }]),
+        { label: t("withdrawals.totalDebit"), value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong> },
+        ...(preview.tokens && tokenLabel ? [{ label: t("withdrawals.tokensSent"), value: `${crypto(preview.tokens)} ${tokenLabel}` }] : []),
+      ]}
+    />
+  );
+}
+
+function Problems({ preview }: { preview: Preview }) {
+  const { t } = useI18n();
+  if (preview.problems.length === 0) return null;
+  return (
+    <ul role="alert" className="space-y-1 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+      {preview.problems.map((p) => (
+        <li key={p.key}>{t(p.key, p.vars)}</li>
+      ))}
+    </ul>
+  );
+}
+
+function useAfterSuccess(state: ActionState<{ id: string }>, reset: () => void) {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (state.status === "success") {
+      reset();
+      void client.invalidateQueries({ queryKey: ["dashboard"] });
+    }
+    // Runs once per answer: `at` changes with every successful submission.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.status === "success" ? state.at : 0]);
+}
+
+export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
+  const { t, money } = useI18n();
+  const [value, setValue] = useState("");
+  const [choice, setChoice] = useState<"registered" | "other">(quotes.registeredKey ? "registered" : "other");
+  const [pixKey, setPixKey] = useState("");
+  const [review, setReview] = useState<Preview | null>(null);
+  const [invalid, setInvalid] = useState(false);
+  const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(pixOutAction, idle);
+  useAfterSuccess(state, () => {
+    setReview(null);
+    setValue("");
+    setPixKey("");
+  });
+  const destination = choice === "registered" && quotes.registeredKey ? quotes.registeredKey : pixKey;
+
+  function onReview(e: React.FormEvent) {
+    e.preventDefault();
+    const preview = previewWithdrawal({ kind: "pix_out", value }, limits, money);
+    setInvalid(preview === null);
+    setReview(preview);
+  }
+
+  if (review) {
+    return (
+      <form action={action} className="space-y-4">
+        <h3 className="text-base font-semibold text-slate-900">{t("withdrawals.confirmTitle")}</h3>
+        <input type="hidden" name="value" value={value} />
+        {choice === "other" ? <input type="hidden" name="pixKey" value={pixKey} /> : null}
+        <Breakdown preview={review} destination={destination} />
+        <Problems preview={review} />
+        <FormMessage error={state.status === "error" ? (state.error ?? Object.values(state.fieldErrors ?? {})[0]?.[0]) : undefined} />
+        <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
+      </form>
+    );
+  }
+  return (
+    <form onSubmit={onReview} className="space-y-4" noValidate>
+      <FormMessage success={state.status === "success" ? state.message : undefined} />
+      <Input label={t("withdrawals.value")} name="value" inputMode="decimal" required value={value} onChange={(e) => setValue(e.target.value)} errors={invalid ? ["errors.amount"] : undefined} />
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-medium text-slate-800">{t("withdrawals.keyChoice")}</legend>
+        {quotes.registeredKey ? (
+          <label className="flex items-center gap-2 text-sm">
+            <input type="radio" name="keyChoice" value="registered" checked={choice === "registered"} onChange={() => setChoice("registered")} className="size-4 accent-brand-700" />
+            {t("withdrawals.registeredKey", { key: quotes.registeredKey })}
+          </label>
+        ) : (
+          <p className="text-sm text-slate-600">{t("withdrawals.noRegisteredKey")}</p>
+        )}
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name="keyChoice" value="other" checked={choice === "other"} onChange={() => setChoice("other")} className="size-4 accent-brand-700" />
+          {t("withdrawals.otherKey")}
+        </label>
+      </fieldset>
+      {choice === "other" ? (
+        <Input label={t("withdrawals.pixKey")} name="pixKey" required value={pixKey} onChange={(e) => setPixKey(e.target.value)} hint={t("auth.pixKeyHint")} />
+      ) : null}
+      <Button type="submit">{t("withdrawals.review")}</Button>
+    </form>
+  );
+}
+
+export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
+  const { t, money } = useI18n();
+  const [network, setNetwork] = useState<WithdrawNetwork>("polygon");
+  const [token, setToken] = useState("USDT");
+  const [toAddress, setToAddress] = useState("");
+  const [value, setValue] = useState("");
+  const [review, setReview] = useState<Preview | null>(null);
+  const [invalid, setInvalid] = useState(false);
+  const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(onchainWithdrawAction, idle);
+  useAfterSuccess(state, () => {
+    setReview(null);
+    setValue("");
+  });
+  const tokens = quotes.tokens[network];
+  const currentToken = tokens.includes(token as never) ? token : tokens[0];
+  const preview = (v: string) =>
+    previewWithdrawal(
+      { kind: "onchain", value: v, networkFeeCentavos: quotes.networkFees[network], rate: quotes.rates[currentToken as keyof typeof quotes.rates], decimals: quotes.decimals[network][currentToken as keyof typeof quotes.rates] },
+      limits,
+      money,
+    );
+  const live = preview(value);
+
+  function onReview(e: React.FormEvent) {
+    e.preventDefault();
+    const p = preview(value);
+    setInvalid(p === null);
+    setReview(p);
+  }
+
+  if (review) {
+    return (
+      <form action={action} className="space-y-4">
+        <h3 className="text-base font-semibold text-slate-900">{t("withdrawals.confirmTitle")}</h3>
+        <input type="hidden" name="value" value={value} />
+        <input type="hidden" name="toAddress" value={toAddress} />
+        <input type="hidden" name="network" value={network} />
+        <input type="hidden" name="token" value={currentToken} />
+        <Breakdown preview={review} destination={`${toAddress} (${network.toUpperCase()})`} tokenLabel={currentToken} />
+        <Problems preview={review} />
+        <FormMessage
+          error={
+            state.status === "error"
+              ? [state.error, ...Object.entries(state.fieldErrors ?? {}).map(([f, m]) => `${f}: ${m.join(" ")}`)].filter(Boolean).join(" ")
+              : undefined
+          }
+        />
+        <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
+      </form>
+    );
+  }
+  return (
+    <form onSubmit={onReview} className="space-y-4" noValidate>
+      <FormMessage success={state.status === "success" ? state.message : undefined} />
+      <Input label={t("withdrawals.toAddress")} name="toAddress" required spellCheck={false} autoComplete="off" value={toAddress} onChange={(e) => setToAddress(e.target.value)} />
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Select
+          label={t("withdrawals.network")}
+          name="network"
+          value={network}
+          onChange={(e) => setNetwork(e.target.value as WithdrawNetwork)}
+          options={[
+            { value: "polygon", label: "Polygon" },
+            { value: "bsc", label: "BNB Smart Chain" },
+          ]}
+        />
+        <Select label={t("withdrawals.token")} name="token" value={currentToken} onChange={(e) => setToken(e.target.value)} options={tokens.map((a) => ({ value: a, label: a }))} />
+      </div>
+      <Input label={t("withdrawals.value")} name="value" inputMode="decimal" required value={value} onChange={(e) => setValue(e.target.value)} errors={invalid ? ["errors.amount"] : undefined} />
+      {live ? (
+        <div className="rounded-lg bg-slate-50 px-3 py-1" aria-live="polite">
+          <p className="pt-2 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("withdrawals.breakdown")}</p>
+          <DefinitionList
+            items={[
+              { label: t("withdrawals.serviceFee"), value: money(live.serviceFeeCentavos) },
+              { label: t("withdrawals.networkFee"), value: money(live.networkFeeCentavos) },
+              { label: t("withdrawals.totalDebit"), value: money(live.debitCentavos) },
+            ]}
+          />
+        </div>
+      ) : null}
+      <Button type="submit">{t("withdrawals.review")}</Button>
+    </form>
+  );
+}
+
+/** Confirm or go back from a withdrawal's review step; confirming is blocked while the review shows a problem. */
+function ReviewActions({ blocked, onBack }: { blocked: boolean; onBack: () => void }) {
+  const { t } = useI18n();
+  return (
+    <div className="flex flex-wrap gap-2">
+      <SubmitButton pendingLabel={t("withdrawals.confirming")} disabled={blocked}>
+        {t("withdrawals.confirm")}
+      </SubmitButton>
+      <Button variant="secondary" onClick={onBack}>
+        {t("common.back")}
+      </Button>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { cn } from "@/components/ui/cn";
+import type { MessageKey } from "@/lib/i18n";
+import { useI18n } from "@/lib/i18n/client";
+
+const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
+  { href: "/dashboard", label: "nav.overview", icon: "M3 12l9-8 9 8M5 10v10h14V10" },
+  { href: "/dashboard/orders", label: "nav.orders", icon: "M4 6h16M4 12h16M4 18h10" },
+  { href: "/dashboard/orders/new", label: "nav.newOrder", icon: "M12 5v14M5 12h14" },
+  { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
+  { href: "/dashboard/developers", label: "nav.developers", icon: "M8 9l-4 3 4 3M16 9l4 3-4 3M14 5l-4 14" },
+  { href: "/dashboard/settings", label: "nav.settings", icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2m12 0h2M12 4v2m0 12v2" },
+];
+
+function isActive(pathname: string, href: string) {
+  if (href === "/dashboard") return pathname === "/dashboard";
+  if (href === "/dashboard/orders") return pathname.startsWith("/dashboard/orders") && !pathname.startsWith("/dashboard/orders/new");
+  return pathname.startsWith(href);
+}
+
+/** Sidebar on desktop, a scrollable row of tabs on phones. */
+export function DashboardNav() {
+  const { t } = useI18n();
+  const pathname = usePathname();
+  return (
+    <nav aria-label={t("nav.main")}>
+      <ul className="flex gap-1 overflow-x-auto pb-1 lg:flex-col lg:overflow-visible lg:pb-0">
+        {ITEMS.map((item) => {
+          const active = isActive(pathname, item.href);
+          return (
+            <li key={item.href} className="shrink-0">
+              <Link
+                href={item.href}
+                aria-current={active ? "page" : undefined}
+                className={cn(
+                  "flex items-center gap-2 whitespace-nowrap rounded-lg px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-brand-700",
+                  active ? "bg-brand-50 text-brand-900" : "text-slate-700 hover:bg-slate-100",
+                )}
+              >
+                <svg aria-hidden="true" viewBox="0 0 24 24" className="size-4 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+                  <path d={item.icon} />
+                </svg>
+                {t(item.label)}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,54 @@
+import postgres from "postgres";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { env } from "@/lib/env";
+import * as schema from "./schema";
+
+export type Db = PostgresJsDatabase<typeof schema>;
+/** A transaction handle: what every multi-step write receives. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Either the pool or a transaction: query functions accept both. */
+export type Executor = Db | Tx;
+
+type Pool = { sql: postgres.Sql; db: Db; url: string };
+
+// Cached on globalThis: Next's bundle and the server's own copy of lib/ are two module instances in
+// one process, and must share one pool rather than open two.
+const globalForDb = globalThis as unknown as { __paymentsPool?: Pool };
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL ?? env().DATABASE_URL;
+  if (!url) {
+    throw new Error("DATABASE_URL is not set and no embedded PostgreSQL was started (run through `npm start`)");
+  }
+  return url;
+}
+
+function open(url: string): Pool {
+  const sql = postgres(url, {
+    max: env().DB_POOL_SIZE,
+    onnotice: () => {},
+    // bigint/numeric come back as strings; the schema's column modes decide how they are read.
+    connection: { application_name: "payments" },
+  });
+  return { sql, db: drizzle(sql, { schema }), url };
+}
+
+export function getPool(): Pool {
+  const url = databaseUrl();
+  const cached = globalForDb.__paymentsPool;
+  if (cached && cached.url === url) return cached;
+  globalForDb.__paymentsPool = open(url);
+  return globalForDb.__paymentsPool;
+}
+
+export function db(): Db {
+  return getPool().db;
+}
+
+export async function closeDb(): Promise<void> {
+  const pool = globalForDb.__paymentsPool;
+  globalForDb.__paymentsPool = undefined;
+  if (pool) await pool.sql.end({ timeout: 5 });
+}
+
+export { schema };

@@ -1,0 +1,476 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+// Money: BRL as integer centavos in bigint columns (read as JS numbers: every figure we store
+// stays far below 2^53 centavos). Crypto: numeric(38,18) read as exact decimal strings.
+const centavos = (name: string) => bigint(name, { mode: "number" });
+const crypto = (name: string) => numeric(name, { precision: 38, scale: 18 });
+// Millisecond precision: a JS Date round-trips exactly, so (created_at, id) cursors are exact.
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
+const createdAt = () => ts("created_at").notNull().defaultNow();
+const updatedAt = () => ts("updated_at").notNull().defaultNow();
+
+export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
+export const ORDER_KINDS = ["pix", "exchange", "lightning"] as const;
+export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND"] as const;
+export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
+export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
+export const WITHDRAWAL_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
+export const LEDGER_KINDS = [
+  "order_credit",
+  "deposit_credit",
+  "partial_deposit_credit",
+  "refund_debit",
+  "withdrawal_debit",
+  "withdrawal_reversal",
+  "adjustment",
+] as const;
+
+const inList = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
+
+export const merchants = pgTable(
+  "merchants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    companyName: text("company_name").notNull(),
+    pixKey: text("pix_key"),
+    pixKeyType: text("pix_key_type"),
+    accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
+    // Kept equal to the ledger sum in the same transaction as every ledger insert; the row is
+    // also the lock that serialises a merchant's withdrawals.
+    balanceCentavos: centavos("balance_centavos").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("merchants_account_type", inList("account_type", ACCOUNT_TYPES)),
+    check("merchants_balance_non_negative", sql`balance_centavos >= 0`),
+  ],
+);
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    email: text("email").notNull(),
+    name: text("name"),
+    passwordHash: text("password_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`)],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    mode: text("mode", { enum: ["sandbox", "live"] }).notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: ts("last_used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash").on(t.keyHash), index("api_keys_merchant").on(t.merchantId)],
+);
+
+/** PIX, exchange-wallet and Lightning orders: the spec's "general orders". */
+export const orders = pgTable(
+  "orders",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    kind: text("kind", { enum: ORDER_KINDS }).notNull(),
+    paymentLinkId: text("payment_link_id").notNull(),
+    hash: text("hash").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull().default("PENDING"),
+    valueCentavos: centavos("value_centavos").notNull(),
+    // The client's own references (orderRequest, orderId, name, cpf, payerId, email, …), echoed back.
+    reference: jsonb("reference").$type<Record<string, string>>().notNull().default({}),
+    provider: text("provider").notNull(),
+    providerRef: text("provider_ref"),
+    brcode: text("brcode"),
+    txid: text("txid"),
+    invoice: text("invoice"),
+    paymentHash: text("payment_hash"),
+    satoshis: bigint("satoshis", { mode: "number" }),
+    rate: numeric("rate", { precision: 38, scale: 18 }),
+    rateSource: text("rate_source"),
+    rateAt: ts("rate_at"),
+    expiresAt: ts("expires_at"),
+    paidAt: ts("paid_at"),
+    version: integer("version").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("orders_payment_link_id").on(t.paymentLinkId),
+    uniqueIndex("orders_hash").on(t.hash),
+    uniqueIndex("orders_txid").on(t.txid),
+    uniqueIndex("orders_payment_hash").on(t.paymentHash),
+    index("orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("orders_pending_expiry").on(t.expiresAt).where(sql`status = 'PENDING'`),
+    check("orders_kind", inList("kind", ORDER_KINDS)),
+    check("orders_status", inList("status", ORDER_STATUSES)),
+    check("orders_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** The HD index sequence shared by deposit orders and Crypto-PIX payments. */
+export const walletIndexSeq = pgSequence("wallet_index_seq", { startWith: 0, minValue: 0 });
+
+/**
+ * One row per HD index ever handed out, whatever it was for. The primary key on the index and the
+ * unique address make reuse impossible even if two code paths race (CONTRACT §5).
+ */
+export const depositAddresses = pgTable(
+  "deposit_addresses",
+  {
+    walletIndex: integer("wallet_index").primaryKey(),
+    address: text("address").notNull(),
+    ownerKind: text("owner_kind", { enum: ["onchain_order", "crypto_pix"] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("deposit_addresses_address").on(sql`lower(${t.address})`)],
+);
+
+export const onchainOrders = pgTable(
+  "onchain_orders",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    paymentLinkId: text("payment_link_id").notNull(),
+    network: text("network").notNull(),
+    asset: text("asset").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    tokenDecimals: integer("token_decimals").notNull(),
+    address: text("address").notNull(),
+    walletIndex: integer("wallet_index").notNull().references(() => depositAddresses.walletIndex),
+    status: text("status", { enum: CHAIN_STATUSES }).notNull().default("PENDING"),
+    valueCentavos: centavos("value_centavos").notNull(),
+    cryptoAmount: crypto("crypto_amount").notNull(),
+    rate: numeric("rate", { precision: 38, scale: 18 }).notNull(),
+    rateSource: text("rate_source").notNull(),
+    rateAt: ts("rate_at").notNull(),
+    receivedAmount: crypto("received_amount").notNull().default("0"),
+    // Money that arrived beyond what was due, or after the order was final: kept, never dropped.
+    unappliedAmount: crypto("unapplied_amount").notNull().default("0"),
+    creditedCentavos: centavos("credited_centavos").notNull().default(0),
+    expiresAt: ts("expires_at").notNull(),
+    completedAt: ts("completed_at"),
+    // Set when the order can no longer change: COMPLETED, FAILED, or a PARTIAL_ORDER closed at expiry.
+    closedAt: ts("closed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
+    uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
+    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("onchain_orders_open_expiry").on(t.expiresAt).where(sql`closed_at is null`),
+    check("onchain_orders_status", inList("status", CHAIN_STATUSES)),
+    check("onchain_orders_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+export const cryptoPixPayments = pgTable(
+  "crypto_pix_payments",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    network: text("network").notNull(),
+    asset: text("asset").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    tokenDecimals: integer("token_decimals").notNull(),
+    address: text("address").notNull(),
+    walletIndex: integer("wallet_index").notNull().references(() => depositAddresses.walletIndex),
+    status: text("status", { enum: CHAIN_STATUSES }).notNull().default("PENDING"),
+    qrcode: text("qrcode").notNull(),
+    pixKey: text("pix_key").notNull(),
+    recipientName: text("recipient_name").notNull(),
+    recipientCity: text("recipient_city").notNull(),
+    pixTxid: text("pix_txid"),
+    valueCentavos: centavos("value_centavos").notNull(),
+    cryptoAmount: crypto("crypto_amount").notNull(),
+    rate: numeric("rate", { precision: 38, scale: 18 }).notNull(),
+    rateSource: text("rate_source").notNull(),
+    rateAt: ts("rate_at").notNull(),
+    receivedAmount: crypto("received_amount").notNull().default("0"),
+    unappliedAmount: crypto("unapplied_amount").notNull().default("0"),
+    partialBrlCentavos: centavos("partial_brl_centavos"),
+    partialUpdatedAt: ts("partial_updated_at"),
+    txHash: text("tx_hash"),
+    refundAddress: text("refund_address"),
+    refundTxHash: text("refund_tx_hash"),
+    pixPayoutId: text("pix_payout_id"),
+    failureReason: text("failure_reason"),
+    expiresAt: ts("expires_at").notNull(),
+    closedAt: ts("closed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
+    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
+    index("crypto_pix_open_expiry").on(t.expiresAt).where(sql`closed_at is null`),
+    check("crypto_pix_status", inList("status", CHAIN_STATUSES)),
+    check("crypto_pix_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** Every token transfer seen to one of our addresses, once, whatever became of it. */
+export const chainTransfers = pgTable(
+  "chain_transfers",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    network: text("network").notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    fromAddress: text("from_address"),
+    toAddress: text("to_address").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    amount: crypto("amount").notNull(),
+    appliedAmount: crypto("applied_amount").notNull().default("0"),
+    unappliedAmount: crypto("unapplied_amount").notNull().default("0"),
+    ownerKind: text("owner_kind", { enum: ["onchain_order", "crypto_pix"] }).notNull(),
+    ownerId: uuid("owner_id").notNull(),
+    note: text("note"),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("chain_transfers_unique").on(t.network, t.txHash, t.logIndex),
+    index("chain_transfers_owner").on(t.ownerId),
+  ],
+);
+
+export const withdrawals = pgTable(
+  "withdrawals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    kind: text("kind", { enum: WITHDRAWAL_KINDS }).notNull(),
+    status: text("status", { enum: WITHDRAWAL_STATUSES }).notNull().default("PENDING"),
+    // What counts against the limits: the BRL value the merchant asked to withdraw.
+    valueCentavos: centavos("value_centavos").notNull(),
+    serviceFeeCentavos: centavos("service_fee_centavos").notNull().default(0),
+    networkFeeCentavos: centavos("network_fee_centavos").notNull().default(0),
+    debitCentavos: centavos("debit_centavos").notNull(),
+    // The calendar day in America/Sao_Paulo the daily limit counts it against.
+    limitDay: date("limit_day", { mode: "string" }).notNull(),
+    network: text("network"),
+    token: text("token"),
+    tokenAddress: text("token_address"),
+    toAddress: text("to_address"),
+    tokenAmount: crypto("token_amount"),
+    rate: numeric("rate", { precision: 38, scale: 18 }),
+    pixKey: text("pix_key"),
+    pixKeyType: text("pix_key_type"),
+    txHash: text("tx_hash"),
+    nonce: integer("nonce"),
+    rawTransaction: text("raw_transaction"),
+    providerRef: text("provider_ref"),
+    failureReason: text("failure_reason"),
+    completedAt: ts("completed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("withdrawals_merchant_day").on(t.merchantId, t.limitDay),
+    index("withdrawals_merchant_created").on(t.merchantId, t.createdAt),
+    uniqueIndex("withdrawals_tx_hash").on(t.txHash),
+    check("withdrawals_kind", inList("kind", WITHDRAWAL_KINDS)),
+    check("withdrawals_status", inList("status", WITHDRAWAL_STATUSES)),
+    check("withdrawals_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** Next nonce of the hot wallet per network, taken under a row lock so concurrent sends never collide. */
+export const hotWalletNonces = pgTable("hot_wallet_nonces", {
+  network: text("network").primaryKey(),
+  address: text("address").notNull(),
+  nextNonce: integer("next_nonce").notNull().default(0),
+});
+
+/**
+ * Append-only: the balance is its sum. The unique (kind, ref) makes "credit once" a database rule:
+ * a second credit for the same order fails instead of doubling money.
+ */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    kind: text("kind", { enum: LEDGER_KINDS }).notNull(),
+    amountCentavos: centavos("amount_centavos").notNull(),
+    refType: text("ref_type").notNull(),
+    refId: text("ref_id").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("ledger_entries_once").on(t.kind, t.refType, t.refId),
+    index("ledger_entries_merchant").on(t.merchantId, t.id),
+    check("ledger_entries_kind", inList("kind", LEDGER_KINDS)),
+    check("ledger_entries_non_zero", sql`amount_centavos <> 0`),
+  ],
+);
+
+/** The outbox: written in the transaction of the change it describes, delivered afterwards. */
+export const events = pgTable(
+  "events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    type: text("type").notNull(),
+    subjectType: text("subject_type").notNull(),
+    subjectId: text("subject_id").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    // Assigned after commit, in commit order, by one publisher at a time: a reader paging by
+    // position never skips an event whose transaction committed late (seq is taken at insert).
+    position: bigint("position", { mode: "number" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("events_seq").on(t.seq),
+    uniqueIndex("events_position").on(t.position),
+    index("events_unpublished").on(t.seq).where(sql`position is null`),
+    index("events_merchant_position").on(t.merchantId, t.position),
+    index("events_merchant_seq").on(t.merchantId, t.seq),
+    index("events_subject").on(t.subjectId, t.seq),
+  ],
+);
+
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    url: text("url").notNull(),
+    description: text("description"),
+    secret: text("secret").notNull(),
+    disabledAt: ts("disabled_at"),
+    createdAt: createdAt(),
+    deletedAt: ts("deleted_at"),
+  },
+  (t) => [index("webhook_endpoints_merchant").on(t.merchantId)],
+);
+
+export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed", "cancelled"] as const;
+
+/** One event to one endpoint: retried until a 2xx or the schedule runs out. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    endpointId: uuid("endpoint_id").notNull().references(() => webhookEndpoints.id),
+    eventId: uuid("event_id").notNull().references(() => events.id),
+    eventSeq: bigint("event_seq", { mode: "number" }).notNull(),
+    subjectId: text("subject_id").notNull(),
+    status: text("status", { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ts("next_attempt_at"),
+    lastAttemptAt: ts("last_attempt_at"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    redeliveryOf: uuid("redelivery_of"),
+    createdAt: createdAt(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_order").on(t.endpointId, t.subjectId, t.eventSeq),
+    index("webhook_deliveries_event").on(t.eventId),
+    check("webhook_deliveries_status", inList("status", WEBHOOK_DELIVERY_STATUSES)),
+  ],
+);
+
+/** Every HTTP attempt of a delivery, for the merchant's delivery log. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    deliveryId: uuid("delivery_id").notNull().references(() => webhookDeliveries.id),
+    attempt: integer("attempt").notNull(),
+    startedAt: ts("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    responseExcerpt: text("response_excerpt"),
+    nextAttemptAt: ts("next_attempt_at"),
+  },
+  (t) => [index("webhook_attempts_delivery").on(t.deliveryId, t.attempt)],
+);
+
+/** Fixed one-minute windows; one upsert per request (CONTRACT §9). */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text("key").notNull(),
+    windowStart: ts("window_start").notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+/** Where the chain watcher has read up to, per network. */
+export const chainCursors = pgTable("chain_cursors", {
+  network: text("network").primaryKey(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  updatedAt: updatedAt(),
+});
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    key: text("key").notNull(),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    state: text("state", { enum: ["in_flight", "done"] }).notNull().default("in_flight"),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.key, t.method, t.path] })],
+);
+
+export type Merchant = typeof merchants.$inferSelect;
+export type Order = typeof orders.$inferSelect;
+export type OnchainOrder = typeof onchainOrders.$inferSelect;
+export type CryptoPixPayment = typeof cryptoPixPayments.$inferSelect;
+export type Withdrawal = typeof withdrawals.$inferSelect;
+export type LedgerEntry = typeof ledgerEntries.$inferSelect;
+export type Event = typeof events.$inferSelect;
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
+export type OrderKind = (typeof ORDER_KINDS)[number];
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type ChainStatus = (typeof CHAIN_STATUSES)[number];
+export type AccountType = (typeof ACCOUNT_TYPES)[number];

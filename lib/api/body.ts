@@ -1,0 +1,72 @@
+import { InvalidInput, PayloadTooLarge } from "@/lib/errors";
+import { knownRequestBody } from "./body-cache";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads the body as text with a hard size cap, counting bytes as they arrive so a large body is
+ * refused without being buffered.
+ */
+export async function readBodyText(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  const known = knownRequestBody(req);
+  if (known) {
+    if (known.byteLength > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    return Buffer.from(known.buffer, known.byteOffset, known.byteLength).toString("utf8");
+  }
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * No request needs more than a few levels of nesting, but 64 KiB holds some 32,000: enough to overflow
+ * the stack of any recursive code that later walks the body (the canonical JSON behind
+ * Idempotency-Key did, answering 500). So depth is capped where the body is read, for every endpoint.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when arrays and objects nest deeper than `max`; strings are skipped, so brackets inside them do not count. */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** An empty body reads as {} so the schema can name the missing fields. */
+export function parseJsonBody(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === "") return {};
+  // PostgreSQL cannot store NUL in text or jsonb: refuse it here rather than fail on write.
+  if (/\\u0000/i.test(trimmed) || trimmed.includes("\0")) throw new InvalidInput("Request body must not contain NUL characters");
+  if (nestedDeeperThan(trimmed, MAX_JSON_DEPTH)) throw new InvalidInput(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    throw new InvalidInput("Malformed JSON body");
+  }
+}
+

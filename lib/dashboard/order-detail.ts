@@ -1,0 +1,225 @@
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { db } from "@/db";
+import {
+  cryptoPixPayments,
+  events,
+  onchainOrders,
+  orders,
+  webhookDeliveries,
+  webhookEndpoints,
+  type CryptoPixPayment,
+  type OnchainOrder,
+  type Order,
+} from "@/db/schema";
+import { encodeCryptoPixId, isUuid } from "@/lib/api/ids";
+import { paymentLink } from "@/lib/api/urls";
+import { findCryptoPixPayment } from "@/lib/crypto-pix/service";
+import { env } from "@/lib/env";
+import { NotFound } from "@/lib/errors";
+import type { MessageKey } from "@/lib/i18n";
+import { Decimal, toBaseUnits } from "@/lib/money";
+import { expireDeposits } from "@/lib/onchain/service";
+import { findOrder } from "@/lib/orders/service";
+import { CHAIN_IDS, type Network } from "@/lib/providers/chain/tokens";
+import type { OrderListKind } from "./orders";
+
+// One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
+// went through and the webhook deliveries of those events. Plain JSON, so the same object is
+// rendered by the server and re-fetched by the client's polling.
+
+export type Fact =
+  | { label: MessageKey; type: "text" | "mono"; value: string }
+  | { label: MessageKey; type: "money"; value: number }
+  | { label: MessageKey; type: "date"; value: string }
+  | { label: MessageKey; type: "crypto"; value: string; unit: string }
+  /** `rate` BRL for one `asset`, shown as "1 USDT = R$ 5,40". */
+  | { label: MessageKey; type: "rate"; value: string; asset: string };
+
+const NETWORK_NAMES: Record<string, string> = { eth: "Ethereum", bsc: "BNB Smart Chain", polygon: "Polygon" };
+
+export type OrderDetail = {
+  id: string;
+  kind: OrderListKind;
+  status: string;
+  valueCentavos: number;
+  createdAt: string;
+  expiresAt: string | null;
+  paidAt: string | null;
+  final: boolean;
+  paymentLinkId: string | null;
+  link: string | null;
+  /** What a payer needs while the order can still be paid. */
+  payment: { qrContent: string; code: string; codeLabel: MessageKey } | null;
+  facts: Fact[];
+  events: { id: string; type: string; status: string | null; at: string }[];
+  deliveries: {
+    id: string;
+    endpointUrl: string;
+    eventType: string;
+    status: string;
+    attempts: number;
+    lastStatusCode: number | null;
+    lastError: string | null;
+    at: string;
+  }[];
+  canSimulate: boolean;
+};
+
+const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
+
+/** EIP-681: a wallet that scans it pre-fills the token, recipient and exact amount. */
+function transferUri(o: { tokenAddress: string; network: string; address: string; cryptoAmount: string; tokenDecimals: number }) {
+  return `ethereum:${o.tokenAddress}@${CHAIN_IDS[o.network as Network]}/transfer?address=${o.address}&uint256=${toBaseUnits(o.cryptoAmount, o.tokenDecimals)}`;
+}
+
+const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
+const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
+
+function fromOrder(o: Order): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+  const link = paymentLink(o.paymentLinkId);
+  const facts: Fact[] = [
+    { label: "order.id", type: "mono", value: o.id },
+    { label: "order.paymentLinkId", type: "mono", value: o.paymentLinkId },
+  ];
+  let payment: OrderDetail["payment"] = null;
+  if (o.kind === "pix" && o.brcode) payment = { qrContent: o.brcode, code: o.brcode, codeLabel: "order.brcode" };
+  if (o.kind === "exchange") payment = { qrContent: link, code: link, codeLabel: "order.paymentLink" };
+  if (o.kind === "lightning" && o.invoice) {
+    payment = { qrContent: `lightning:${o.invoice.toUpperCase()}`, code: o.invoice, codeLabel: "order.invoice" };
+    facts.push({ label: "order.satoshis", type: "crypto", value: String(o.satoshis ?? 0), unit: "sats" });
+  }
+  if (o.rate) facts.push({ label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: "BTC" });
+  for (const [k, v] of Object.entries(o.reference)) facts.push({ label: "order.references", type: "text", value: `${k}: ${v}` });
+  return {
+    id: o.id,
+    kind: o.kind,
+    status: o.status,
+    valueCentavos: o.valueCentavos,
+    createdAt: o.createdAt.toISOString(),
+    expiresAt: o.expiresAt?.toISOString() ?? null,
+    paidAt: o.paidAt?.toISOString() ?? null,
+    final: o.status !== "PENDING",
+    paymentLinkId: o.paymentLinkId,
+    link,
+    payment: open(o.status, o.expiresAt) ? payment : null,
+    facts,
+  };
+}
+
+function chainFacts(o: OnchainOrder | CryptoPixPayment): Fact[] {
+  return [
+    { label: "order.network", type: "text", value: NETWORK_NAMES[o.network] ?? o.network },
+    { label: "order.cryptoAmount", type: "crypto", value: new Decimal(o.cryptoAmount).toFixed(), unit: o.asset },
+    { label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: o.asset },
+    { label: "order.received", type: "crypto", value: new Decimal(o.receivedAmount).toFixed(), unit: o.asset },
+    { label: "order.remaining", type: "crypto", value: remaining(o.cryptoAmount, o.receivedAmount), unit: o.asset },
+    ...(new Decimal(o.unappliedAmount).gt(0)
+      ? [{ label: "order.unapplied" as const, type: "crypto" as const, value: new Decimal(o.unappliedAmount).toFixed(), unit: o.asset }]
+      : []),
+    { label: "order.address", type: "mono", value: o.address },
+  ];
+}
+
+function fromDeposit(o: OnchainOrder): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+  return {
+    id: o.id,
+    kind: "onchain",
+    status: o.status,
+    valueCentavos: o.valueCentavos,
+    createdAt: o.createdAt.toISOString(),
+    expiresAt: o.expiresAt.toISOString(),
+    paidAt: o.completedAt?.toISOString() ?? null,
+    final: o.closedAt !== null,
+    paymentLinkId: o.paymentLinkId,
+    link: paymentLink(o.paymentLinkId),
+    payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: transferUri(o), code: o.address, codeLabel: "order.address" } : null,
+    facts: [
+      { label: "order.id", type: "mono", value: o.id },
+      { label: "order.paymentLinkId", type: "mono", value: o.paymentLinkId },
+      ...chainFacts(o),
+      ...(o.creditedCentavos > 0 ? [{ label: "order.credited" as const, type: "money" as const, value: o.creditedCentavos }] : []),
+    ],
+  };
+}
+
+function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+  return {
+    id: p.id,
+    kind: "crypto_pix",
+    status: p.status,
+    valueCentavos: p.valueCentavos,
+    createdAt: p.createdAt.toISOString(),
+    expiresAt: p.expiresAt.toISOString(),
+    paidAt: null,
+    final: p.closedAt !== null,
+    paymentLinkId: null,
+    link: null,
+    payment: !p.closedAt && open(p.status, p.expiresAt) ? { qrContent: transferUri(p), code: p.address, codeLabel: "order.address" } : null,
+    facts: [
+      { label: "order.id", type: "mono", value: p.id },
+      { label: "order.payCryptoPixId", type: "mono", value: encodeCryptoPixId(p.id) },
+      { label: "order.recipient", type: "text", value: `${p.recipientName} (${p.recipientCity})` },
+      { label: "order.pixKey", type: "mono", value: p.pixKey },
+      ...chainFacts(p),
+      ...(p.refundAddress ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }] : []),
+    ],
+  };
+}
+
+/** The order with this id among the merchant's orders of every kind (expired on read), or null. */
+async function loadOrder(merchantId: string, id: string) {
+  const [order] = await db().select({ id: orders.id }).from(orders).where(and(eq(orders.merchantId, merchantId), eq(orders.id, id)));
+  if (order) return fromOrder(await findOrder(merchantId, id));
+  let [dep] = await db().select().from(onchainOrders).where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
+  if (dep) {
+    if (!dep.closedAt && dep.expiresAt.getTime() < Date.now()) {
+      await expireDeposits([dep.id]);
+      [dep] = await db().select().from(onchainOrders).where(eq(onchainOrders.id, dep.id));
+    }
+    return fromDeposit(dep);
+  }
+  try {
+    return fromCryptoPix(await findCryptoPixPayment(merchantId, id));
+  } catch (err) {
+    if (err instanceof NotFound) return null;
+    throw err;
+  }
+}
+
+export async function getOrderDetail(merchantId: string, id: string): Promise<OrderDetail | null> {
+  // Not a UUID → not an order: answered like an unknown id, never a database error.
+  if (!isUuid(id) || !isUuid(merchantId)) return null;
+  const base = await loadOrder(merchantId, id.toLowerCase());
+  if (!base) return null;
+  const [eventRows, deliveryRows] = await Promise.all([
+    db()
+      .select({ id: events.id, type: events.type, status: sql<string | null>`${events.data}->>'status'`, at: events.createdAt })
+      .from(events)
+      .where(and(eq(events.merchantId, merchantId), eq(events.subjectId, base.id)))
+      .orderBy(asc(events.seq))
+      .limit(100),
+    db()
+      .select({
+        id: webhookDeliveries.id,
+        endpointUrl: webhookEndpoints.url,
+        eventType: events.type,
+        status: webhookDeliveries.status,
+        attempts: webhookDeliveries.attempts,
+        lastStatusCode: webhookDeliveries.lastStatusCode,
+        lastError: webhookDeliveries.lastError,
+        at: webhookDeliveries.createdAt,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(and(eq(webhookDeliveries.merchantId, merchantId), eq(webhookDeliveries.subjectId, base.id)))
+      .orderBy(desc(webhookDeliveries.createdAt))
+      .limit(50),
+  ]);
+  return {
+    ...base,
+    events: eventRows.map((e) => ({ ...e, at: e.at.toISOString() })),
+    deliveries: deliveryRows.map((d) => ({ ...d, at: d.at.toISOString() })),
+    canSimulate: env().PAYMENTS_MODE === "sandbox" && base.payment !== null,
+  };
+}

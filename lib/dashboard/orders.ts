@@ -1,0 +1,72 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { db } from "@/db";
+import { decodeCryptoPixId } from "@/lib/api/ids";
+import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
+
+// The dashboard's order list: every kind in one UNION like GET /api/v1/orders, plus what a person
+// filters by (São Paulo calendar days, search by id, payment link id or payCryptoPixId) and page
+// numbers. Always scoped to one merchant in each branch of the UNION.
+
+export const ORDER_STATUS_FILTERS = ["PENDING", "COMPLETED", "PARTIAL_ORDER", "CANCELLED", "FAILED", "REFUND", "REFUNDED"] as const;
+export const PAGE_SIZE = 20;
+export type OrderListKind = (typeof ORDER_LIST_TYPES)[number];
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(s)));
+
+/** Query-string filters; anything malformed is dropped rather than failing the page. */
+export const dashboardOrdersQuery = z.object({
+  kind: z.enum(ORDER_LIST_TYPES).optional().catch(undefined),
+  status: z.enum(ORDER_STATUS_FILTERS).optional().catch(undefined),
+  from: day.optional().catch(undefined),
+  to: day.optional().catch(undefined),
+  q: z.string().trim().max(100).optional().catch(undefined).transform((s) => (s ? s : undefined)),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).catch(PAGE_SIZE).default(PAGE_SIZE),
+});
+export type DashboardOrdersQuery = Partial<Omit<z.output<typeof dashboardOrdersQuery>, "page" | "limit">> & { page: number; limit: number };
+
+export type OrderRow = {
+  id: string;
+  kind: OrderListKind;
+  paymentLinkId: string | null;
+  status: string;
+  valueCentavos: number;
+  createdAt: string;
+};
+
+type Raw = { id: string; kind: OrderListKind; payment_link_id: string | null; status: string; value_centavos: string; created_at: Date | string };
+
+export async function listDashboardOrders(merchantId: string, q: DashboardOrdersQuery): Promise<{ orders: OrderRow[]; page: number; hasNext: boolean }> {
+  const search = q.q ?? null;
+  const searchId = search ? (decodeCryptoPixId(search) ?? search).toLowerCase() : null;
+  const localDay = sql`(created_at at time zone 'America/Sao_Paulo')::date`;
+  const rows = await db().execute<Raw>(sql`
+    select id, type as kind, payment_link_id, status, value_centavos, created_at from ${merchantOrders(merchantId)}
+    where true
+      ${q.kind ? sql`and type = ${q.kind}` : sql``}
+      ${q.status ? sql`and status = ${q.status}` : sql``}
+      ${q.from ? sql`and ${localDay} >= ${q.from}::date` : sql``}
+      ${q.to ? sql`and ${localDay} <= ${q.to}::date` : sql``}
+      ${search ? sql`and (id::text = ${searchId} or payment_link_id = ${search})` : sql``}
+    order by created_at desc, id desc
+    limit ${q.limit + 1} offset ${(q.page - 1) * q.limit}`);
+  return {
+    orders: rows.slice(0, q.limit).map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      paymentLinkId: r.payment_link_id,
+      status: r.status,
+      valueCentavos: Number(r.value_centavos),
+      createdAt: new Date(r.created_at).toISOString(),
+    })),
+    page: q.page,
+    hasNext: rows.length > q.limit,
+  };
+}
+
+/** PENDING orders of the kinds a sandbox helper can pay, newest first (Developers page). */
+export async function pendingOrders(merchantId: string, limit = 10): Promise<OrderRow[]> {
+  const { orders } = await listDashboardOrders(merchantId, { status: "PENDING", page: 1, limit });
+  return orders;
+}

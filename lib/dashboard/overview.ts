@@ -1,0 +1,43 @@
+import { eq, sql } from "drizzle-orm";
+import { db } from "@/db";
+import { merchants } from "@/db/schema";
+import { saoPauloDay } from "@/lib/money";
+import { fillDays, lastDays } from "./days";
+import { listDashboardOrders, type OrderRow } from "./orders";
+
+// The overview's figures come from the ledger, the same source as the balance: "received" is every
+// credit for a payment (orders, deposits, partial deposits), dated by when it was credited.
+
+const RECEIVED_KINDS = sql`('order_credit', 'deposit_credit', 'partial_deposit_credit')`;
+const DAYS = 30;
+
+export type Overview = {
+  balanceCentavos: number;
+  today: { centavos: number; count: number };
+  days: { day: string; centavos: number; count: number }[];
+  latest: OrderRow[];
+};
+
+export async function getOverview(merchantId: string): Promise<Overview> {
+  const today = saoPauloDay();
+  const days = lastDays(today, DAYS);
+  const [[merchant], rows, latest] = await Promise.all([
+    db().select({ balance: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchantId)),
+    db().execute<{ day: string; total: string; n: string }>(sql`
+      select to_char((created_at at time zone 'America/Sao_Paulo')::date, 'YYYY-MM-DD') as day,
+             sum(amount_centavos) as total, count(*) as n
+      from ledger_entries
+      where merchant_id = ${merchantId} and kind in ${RECEIVED_KINDS}
+        and created_at >= (${days[0]}::date::timestamp at time zone 'America/Sao_Paulo')
+      group by 1`),
+    listDashboardOrders(merchantId, { page: 1, limit: 5 }),
+  ]);
+  const totals = new Map(rows.map((r) => [r.day, { centavos: Number(r.total), count: Number(r.n) }]));
+  const filled = fillDays(days, totals);
+  return {
+    balanceCentavos: merchant?.balance ?? 0,
+    today: filled[filled.length - 1],
+    days: filled,
+    latest: latest.orders,
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { brlValue, bodyObject } from "@/lib/api/schemas";
+import { payCryptoPixBody } from "@/lib/crypto-pix/schemas";
+import { createDepositBody } from "@/lib/onchain/schemas";
+import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";
+import { classifyPixKey } from "@/lib/pix/keys";
+import { createWebhookBody } from "@/lib/webhooks/schemas";
+import { onchainWithdrawBody, pixOutBody } from "@/lib/withdrawals/schemas";
+import { formSchema } from "./form";
+
+// The dashboard's forms. Orders and withdrawals reuse the API's request schemas through
+// formSchema(), so a form accepts exactly what the API accepts; the dashboard-only forms (sign-up,
+// settings, keys) carry catalog keys as messages so they are shown in the visitor's language.
+
+const pixKey = z
+  .string({ error: "errors.required" })
+  .trim()
+  .min(1, "errors.required")
+  .refine((k) => classifyPixKey(k) !== null, "errors.pixKey");
+
+const companyName = z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(120, "errors.tooLong");
+
+export const signUpForm = formSchema(
+  z.object({
+    companyName,
+    email: z.email({ error: "errors.email" }).max(254, "errors.tooLong"),
+    password: z.string({ error: "errors.passwordShort" }).min(8, "errors.passwordShort").max(200, "errors.tooLong"),
+    pixKey,
+  }),
+);
+
+export const settingsForm = formSchema(z.object({ companyName, pixKey }));
+
+export const apiKeyForm = formSchema(
+  z.object({ name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong") }),
+);
+
+/** The webhooks API's own body schema (URL shape rules included). */
+export const webhookForm = formSchema(createWebhookBody);
+export const redeliverForm = formSchema(z.object({ endpointId: z.uuid(), deliveryId: z.uuid() }));
+
+export const DECIMAL_FIELDS = ["value"] as const;
+
+export const pixOrderForm = formSchema(createPixOrderBody, { decimal: DECIMAL_FIELDS, integer: ["expiresIn"] });
+export const exchangeOrderForm = formSchema(createExchangeOrderBody, { decimal: DECIMAL_FIELDS });
+export const lightningOrderForm = formSchema(createLightningOrderBody, { decimal: DECIMAL_FIELDS });
+export const depositOrderForm = formSchema(createDepositBody, { decimal: DECIMAL_FIELDS });
+export const cryptoPixOrderForm = formSchema(payCryptoPixBody, { decimal: DECIMAL_FIELDS });
+
+export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DECIMAL_FIELDS });
+/** The form asks for BRL; the API's pix-out `value` is centavos, which brlValue produces. */
+export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutBody.shape.pixKey }), { decimal: DECIMAL_FIELDS });
+
+export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));

@@ -1,0 +1,19 @@
+import { listDeliveries } from "@/lib/webhooks/deliveries";
+import { listEndpoints } from "@/lib/webhooks/endpoints";
+
+// The Developers page's webhook panel: the merchant's endpoints, each with its latest deliveries
+// and their attempts, through the webhooks services (no secrets: those are shown once, at creation).
+
+export type WebhookPanel = {
+  endpoints: (Awaited<ReturnType<typeof listEndpoints>>[number] & {
+    deliveries: Awaited<ReturnType<typeof listDeliveries>>["deliveries"];
+  })[];
+};
+
+export async function getWebhookPanel(merchantId: string, deliveriesPerEndpoint = 10): Promise<WebhookPanel> {
+  const endpoints = await listEndpoints(merchantId);
+  const withDeliveries = await Promise.all(
+    endpoints.map(async (e) => ({ ...e, deliveries: (await listDeliveries(merchantId, e.id, { limit: deliveriesPerEndpoint })).deliveries })),
+  );
+  return { endpoints: withDeliveries };
+}

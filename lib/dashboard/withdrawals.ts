@@ -1,0 +1,94 @@
+import { eq } from "drizzle-orm";
+import { db } from "@/db";
+import { merchants, type Merchant, type Withdrawal } from "@/db/schema";
+import { tokenFor, ASSETS, type Asset } from "@/lib/providers/chain/tokens";
+import { maskPixKey } from "@/lib/pix/keys";
+import { providers } from "@/lib/providers";
+import { remainingLimits } from "@/lib/withdrawals/limits";
+import { listWithdrawals } from "@/lib/withdrawals/service";
+
+// What the withdrawal forms need to show the fee breakdown and the limits before submitting, and
+// the history. The figures are quotes: the service fixes the real ones when the request is accepted.
+
+export const WITHDRAW_NETWORKS = ["bsc", "polygon"] as const;
+export type WithdrawNetwork = (typeof WITHDRAW_NETWORKS)[number];
+
+export type WithdrawalRow = {
+  id: string;
+  kind: Withdrawal["kind"];
+  status: Withdrawal["status"];
+  valueCentavos: number;
+  feesCentavos: number;
+  debitCentavos: number;
+  destination: string;
+  network: string | null;
+  token: string | null;
+  tokenAmount: string | null;
+  txHash: string | null;
+  failureReason: string | null;
+  createdAt: string;
+};
+
+export type WithdrawalState = {
+  balanceCentavos: number;
+  limits: Awaited<ReturnType<typeof remainingLimits>>;
+  history: WithdrawalRow[];
+};
+
+export type WithdrawalQuotes = {
+  registeredKey: string | null;
+  networkFees: Record<WithdrawNetwork, number>;
+  /** BRL per token, decimal strings. */
+  rates: Partial<Record<Asset, string>>;
+  /** Tokens available per network. */
+  tokens: Record<WithdrawNetwork, Asset[]>;
+  decimals: Record<WithdrawNetwork, Partial<Record<Asset, number>>>;
+};
+
+function row(w: Withdrawal): WithdrawalRow {
+  return {
+    id: w.id,
+    kind: w.kind,
+    status: w.status,
+    valueCentavos: w.valueCentavos,
+    feesCentavos: w.serviceFeeCentavos + w.networkFeeCentavos,
+    debitCentavos: w.debitCentavos,
+    destination: w.kind === "onchain" ? (w.toAddress ?? "") : maskPixKey(w.pixKey ?? ""),
+    network: w.network,
+    token: w.token,
+    tokenAmount: w.tokenAmount,
+    txHash: w.txHash,
+    failureReason: w.failureReason,
+    createdAt: w.createdAt.toISOString(),
+  };
+}
+
+/** Balance, limits left today and the latest withdrawals: what the page polls. */
+export async function getWithdrawalState(merchantId: string): Promise<WithdrawalState> {
+  const [merchant] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
+  const [limits, { withdrawals }] = await Promise.all([remainingLimits(merchant), listWithdrawals(merchantId, 50)]);
+  return { balanceCentavos: merchant.balanceCentavos, limits, history: withdrawals.map(row) };
+}
+
+/** Network fees and rates quoted now, for the forms' breakdown. */
+export async function getWithdrawalQuotes(merchant: Merchant): Promise<WithdrawalQuotes> {
+  const { chain, rates } = providers();
+  const [bscFee, polygonFee, ...quotes] = await Promise.all([
+    chain.quoteNetworkFeeCentavos("bsc"),
+    chain.quoteNetworkFeeCentavos("polygon"),
+    ...ASSETS.map((a) => rates.quote(a)),
+  ]);
+  const tokens = {} as Record<WithdrawNetwork, Asset[]>;
+  const decimals = {} as Record<WithdrawNetwork, Partial<Record<Asset, number>>>;
+  for (const n of WITHDRAW_NETWORKS) {
+    tokens[n] = ASSETS.filter((a) => tokenFor(n, a) !== null);
+    decimals[n] = Object.fromEntries(tokens[n].map((a) => [a, tokenFor(n, a)!.decimals]));
+  }
+  return {
+    registeredKey: merchant.pixKey ? maskPixKey(merchant.pixKey) : null,
+    networkFees: { bsc: bscFee, polygon: polygonFee },
+    rates: Object.fromEntries(ASSETS.map((a, i) => [a, quotes[i].rate])),
+    tokens,
+    decimals,
+  };
+}

@@ -1,0 +1,170 @@
+import { z } from "zod";
+import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
+
+// Configuration is read once, validated, and frozen. A wrong value stops start-up with a message
+// naming the variable, instead of surfacing later as a confusing runtime error.
+
+const bool = z
+  .enum(["true", "false", "1", "0", ""])
+  .transform((v) => v === "true" || v === "1");
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const decimalString = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a positive decimal number like 5.40")
+    .default(fallback);
+
+const httpUrl = z.string().url().regex(/^https?:\/\//, "must be an http(s) URL");
+const chainId = z.coerce.number().int().positive();
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key");
+const tokenEntry = z.object({
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "address must be a 0x-prefixed 20-byte hex address"),
+  decimals: z.number().int().min(0).max(36),
+});
+const tokenOverrides = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(NETWORKS), z.partialRecord(z.enum(ASSETS), tokenEntry)));
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PAYMENTS_MODE: z.enum(["sandbox", "live"]).default("sandbox"),
+    DATABASE_URL: z.string().url().optional(),
+    DATA_DIR: z.string().default(".data"),
+    EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    AUTH_SECRET: z.string().min(32).optional(),
+    ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+    API_KEY_PEPPER: z.string().optional(),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    // Requests per minute per API key (and per client address on public routes); 0 turns it off.
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    JOBS_ENABLED: bool.default(true),
+    // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
+    API_FAST_PATH: bool.default(true),
+    SEED_DEMO_MERCHANT: bool.default(true),
+
+    MAX_ORDER_VALUE_BRL: z.coerce.number().positive().default(1_000_000),
+    EXPIRY_LIGHTNING_SECONDS: seconds(15 * 60),
+    EXPIRY_EXCHANGE_SECONDS: seconds(30 * 60),
+    EXPIRY_ONCHAIN_SECONDS: seconds(24 * 60 * 60),
+    EXPIRY_CRYPTO_PIX_SECONDS: seconds(60 * 60),
+    EXPIRY_SWEEP_SECONDS: seconds(30),
+
+    // Where payers send PIX: the service's own receiving key, never the merchant's (CONTRACT §8).
+    PIX_RECEIVER_KEY: z.string().default("7d9f0335-8dcc-4054-9bf9-0dbd61d36906"),
+    PIX_RECEIVER_NAME: z.string().min(1).default("PIXCRYPTO PAGAMENTOS"),
+    PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
+
+    DEPOSIT_XPUB: z.string().optional(),
+    MIN_DEPOSIT_ETH: decimalString("10"),
+    MIN_DEPOSIT_BSC: decimalString("1"),
+    MIN_DEPOSIT_POLYGON: decimalString("1"),
+    CONFIRMATIONS_ETH: z.coerce.number().int().min(0).default(12),
+    CONFIRMATIONS_BSC: z.coerce.number().int().min(0).default(15),
+    CONFIRMATIONS_POLYGON: z.coerce.number().int().min(0).default(128),
+
+    // Real chains (lib/chain/config.ts). A network with an RPC URL is watched and paid through the
+    // node, in sandbox mode too, so the real watcher can run against a local node.
+    EVM_RPC_URL_ETH: httpUrl.optional(),
+    EVM_RPC_URL_BSC: httpUrl.optional(),
+    EVM_RPC_URL_POLYGON: httpUrl.optional(),
+    // Test networks (anvil: 31337) sign with their own chain id; unset uses the real one.
+    EVM_CHAIN_ID_ETH: chainId.optional(),
+    EVM_CHAIN_ID_BSC: chainId.optional(),
+    EVM_CHAIN_ID_POLYGON: chainId.optional(),
+    // Replaces entries of the token table, for test networks: {"polygon":{"USDT":{"address":"0x…","decimals":6}}}
+    TOKEN_OVERRIDES_JSON: tokenOverrides.optional(),
+    // Signs withdrawals and Crypto-PIX refunds. One of the two; the file keeps the key out of the environment.
+    HOT_WALLET_PRIVATE_KEY: privateKey.optional(),
+    HOT_WALLET_KEY_FILE: z.string().min(1).optional(),
+    CHAIN_POLL_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
+    CHAIN_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2000),
+    // Closed orders stay watched this long, so money sent late is recorded and flagged, not missed.
+    CHAIN_LATE_WINDOW_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 60 * 60),
+    CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+
+    // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).
+    RATES_URL: httpUrl.optional(),
+    RATES_API_KEY: z.string().min(1).optional(),
+    RATES_API_KEY_HEADER: z.string().min(1).default("x-cg-demo-api-key"),
+    RATES_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+    RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600),
+    RATES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+
+    // Live Lightning: OpenNode's charge API (lib/providers/lightning/opennode.ts).
+    LIGHTNING_API_URL: httpUrl.optional(),
+    LIGHTNING_API_KEY: z.string().min(1).optional(),
+    LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+
+    // Sandbox quotes: fixed so a merchant can predict the figures while integrating.
+    SANDBOX_RATE_USD_BRL: decimalString("5.40"),
+    SANDBOX_RATE_BTC_BRL: decimalString("550000.00"),
+    SANDBOX_NETWORK_FEE_BRL_ETH: decimalString("12.00"),
+    SANDBOX_NETWORK_FEE_BRL_BSC: decimalString("0.30"),
+    SANDBOX_NETWORK_FEE_BRL_POLYGON: decimalString("0.05"),
+    SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).default(2),
+
+    // Webhooks: the retry schedule is expressed in steps of this base (5 s = Standard Webhooks' first
+    // retry); tests shrink it so failure paths run in a second or two.
+    WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(5),
+    // Unset: private addresses are allowed in sandbox and refused in live mode.
+    WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
+      ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
+    }
+    if (env.PAYMENTS_MODE === "live") {
+      if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
+      if (!env.DEPOSIT_XPUB) ctx.addIssue({ code: "custom", path: ["DEPOSIT_XPUB"], message: "is required in live mode" });
+      const anyRpc = env.EVM_RPC_URL_ETH || env.EVM_RPC_URL_BSC || env.EVM_RPC_URL_POLYGON;
+      if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {
+        ctx.addIssue({ code: "custom", path: ["HOT_WALLET_PRIVATE_KEY"], message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set" });
+      }
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // Empty strings count as unset, so a blank line in .env does not override a default.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return Object.freeze(result.data);
+}
+
+const globalForEnv = globalThis as unknown as { __paymentsEnv?: Env };
+
+export function env(): Env {
+  return (globalForEnv.__paymentsEnv ??= parseEnv(process.env));
+}
+
+/** Tests change configuration between files; production never calls this. */
+export function resetEnvForTests(): void {
+  globalForEnv.__paymentsEnv = undefined;
+}
+
+export function publicBaseUrl(): string {
+  const e = env();
+  return (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+}

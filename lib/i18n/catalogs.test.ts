@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { en } from "./en";
+import { catalogs, formatCrypto, formatDay, formatDuration, formatMoney, formatRate, formatSpan, LOCALES, translate, translateMaybe } from "./index";
+import { ptBR } from "./pt-BR";
+
+const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe("message catalogs", () => {
+  it("English has exactly the pt-BR keys", () => {
+    expect(Object.keys(en).sort()).toEqual(Object.keys(ptBR).sort());
+  });
+
+  it("every message is non-empty and uses the same placeholders in every language", () => {
+    for (const key of Object.keys(ptBR) as (keyof typeof ptBR)[]) {
+      for (const locale of LOCALES) {
+        expect(catalogs[locale][key].trim(), `${locale} ${key}`).not.toBe("");
+        expect(placeholders(catalogs[locale][key]), `${locale} ${key}`).toEqual(placeholders(ptBR[key]));
+      }
+    }
+  });
+
+  it("fills placeholders and leaves unknown ones visible", () => {
+    expect(translate("en", "order.title", { id: "abc" })).toBe("Order abc");
+    expect(translate("pt-BR", "order.title")).toBe("Pedido {id}");
+  });
+
+  it("translates catalog keys and passes other text through", () => {
+    expect(translateMaybe("en", "errors.required")).toBe("Required.");
+    expect(translateMaybe("en", "value: must be greater than 0")).toBe("value: must be greater than 0");
+  });
+});
+
+describe("locale formatting", () => {
+  it("writes BRL the Brazilian way in pt-BR", () => {
+    expect(formatMoney(123456, "pt-BR").replace(/\s/g, " ")).toBe("R$ 1.234,56");
+    expect(formatMoney(123456, "en")).toBe("R$1,234.56");
+  });
+
+  it("writes rates with their own precision", () => {
+    expect(formatRate("5.4", "pt-BR").replace(/\s/g, " ")).toBe("R$ 5,40");
+    expect(formatRate("550000", "en")).toBe("R$550,000.00");
+  });
+
+  it("writes crypto amounts exactly, with the locale's separators", () => {
+    expect(formatCrypto("1234.500000", "pt-BR")).toBe("1.234,5");
+    expect(formatCrypto("0.000001", "en")).toBe("0.000001");
+    expect(formatCrypto(27.777778, "en")).toBe("27.777778");
+    expect(formatCrypto("100", "pt-BR")).toBe("100");
+  });
+
+  it("formats days and countdowns", () => {
+    expect(formatDay("2026-03-07", "pt-BR")).toBe("07/03");
+    expect(formatDay("2026-03-07", "en")).toBe("03/07");
+    expect(formatDuration(59)).toBe("0:59");
+    expect(formatDuration(15 * 60)).toBe("15:00");
+    expect(formatDuration(3600 + 61)).toBe("1:01:01");
+    expect(formatDuration(-5)).toBe("0:00");
+    expect(formatSpan(86400)).toBe("24 h");
+    expect(formatSpan(900)).toBe("15 min");
+    expect(formatSpan(5400)).toBe("1 h 30 min");
+    expect(formatSpan(8)).toBe("8 s");
+  });
+});

@@ -1,0 +1,62 @@
+import pino from "pino";
+import { env } from "@/lib/env";
+import { currentRequestId } from "@/lib/request-context";
+
+// Structured JSON logs (pino), one line each, carrying the request id of whatever request caused
+// them. Secrets never reach a log line: the redaction list covers every field name that could hold
+// an API key, a webhook secret, a password or a full PIX key, wherever it appears.
+
+const REDACT = [
+  "apiKey",
+  "*.apiKey",
+  "key",
+  "*.key",
+  "secret",
+  "*.secret",
+  "password",
+  "*.password",
+  "passwordHash",
+  "*.passwordHash",
+  "pixKey",
+  "*.pixKey",
+  "*.*.pixKey",
+  "authorization",
+  "*.authorization",
+  "*.headers.authorization",
+  "*.headers.bearer",
+  "headers.authorization",
+  "headers.bearer",
+];
+
+type Logger = pino.Logger;
+const g = globalThis as unknown as { __paymentsLogger?: Logger };
+
+function logger(): Logger {
+  return (g.__paymentsLogger ??= pino({
+    level: env().LOG_LEVEL,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT, censor: "[redacted]" },
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
+    },
+    serializers: { err: pino.stdSerializers.err },
+  }));
+}
+
+type Fields = Record<string, unknown>;
+
+export const log = {
+  debug: (msg: string, fields?: Fields) => logger().debug(fields ?? {}, msg),
+  info: (msg: string, fields?: Fields) => logger().info(fields ?? {}, msg),
+  warn: (msg: string, fields?: Fields) => logger().warn(fields ?? {}, msg),
+  error: (msg: string, fields?: Fields) => logger().error(fields ?? {}, msg),
+};
+
+/** Tests swap the destination to read what was logged. */
+export function setLoggerForTests(l: Logger | undefined): void {
+  g.__paymentsLogger = l;
+}
+export { REDACT as LOG_REDACT_PATHS };

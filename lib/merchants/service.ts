@@ -1,0 +1,223 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { db, type Tx } from "@/db";
+import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
+import { isUuid, randomBase62 } from "@/lib/api/ids";
+import { generateApiKey, type KeyMode } from "@/lib/api/keys";
+import { hashPassword } from "@/lib/auth/password";
+import { env } from "@/lib/env";
+import { InvalidInput, NotFound } from "@/lib/errors";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { classifyPixKey } from "@/lib/pix/keys";
+import type { CreatedMerchant, CreateMerchantInput, MerchantView, UpdateMerchantInput } from "./schemas";
+
+// Merchant provisioning for operators (admin API, CLI) and the demo seed at start-up. Everything a
+// new merchant needs — the row, its first key, its dashboard user, its opening balance — is written
+// in one transaction, so a failure never leaves a merchant without a key or a user without a merchant.
+
+export type { CreatedMerchant, MerchantView } from "./schemas";
+
+export type ApiKeyView = {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+export type DemoMerchant = { apiKey: string; email: string; password: string; merchantId: string };
+
+export function merchantView(row: Merchant): MerchantView {
+  return {
+    id: row.id,
+    companyName: row.companyName,
+    pixKey: row.pixKey,
+    accountType: row.accountType,
+    balance: row.balanceCentavos,
+  };
+}
+
+const apiKeyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+function normalisePixKey(key: string): { pixKey: string; pixKeyType: string } {
+  const classified = classifyPixKey(key);
+  // The schemas already refuse these; this guards callers that skip them.
+  if (!classified) throw new InvalidInput("pixKey is not a valid PIX key");
+  return { pixKey: classified.normalized, pixKeyType: classified.type };
+}
+
+/** True when `err` (or what it wraps: drizzle wraps driver errors) is a unique violation of `constraint`. */
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, constraint_name } = e as { code?: unknown; constraint_name?: unknown };
+    if (code === "23505" && constraint_name === constraint) return true;
+  }
+  return false;
+}
+
+type NewMerchant = Omit<CreateMerchantInput, "password"> & { passwordHash?: string };
+
+async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode): Promise<CreatedMerchant> {
+  const [row] = await tx
+    .insert(merchants)
+    .values({
+      companyName: input.companyName,
+      accountType: input.accountType,
+      ...(input.pixKey !== undefined ? normalisePixKey(input.pixKey) : {}),
+    })
+    .returning();
+  const key = generateApiKey(mode);
+  await tx.insert(apiKeys).values({ merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
+  if (input.email !== undefined && input.passwordHash !== undefined) {
+    await tx.insert(users).values({ merchantId: row.id, email: input.email, passwordHash: input.passwordHash });
+  }
+  if (input.openingBalance) {
+    await postLedgerEntry(tx, {
+      merchantId: row.id,
+      kind: "adjustment",
+      amountCentavos: input.openingBalance,
+      refType: "opening_balance",
+      refId: row.id,
+      description: "Opening balance (sandbox)",
+    });
+  }
+  // Read back: the ledger posting moved the balance after the insert returned.
+  const [fresh] = await tx.select().from(merchants).where(eq(merchants.id, row.id));
+  return { merchant: merchantView(fresh), apiKey: key.key };
+}
+
+export async function createMerchant(input: CreateMerchantInput, opts: { mode: KeyMode }): Promise<CreatedMerchant> {
+  if (input.openingBalance !== undefined && opts.mode !== "sandbox") {
+    throw new InvalidInput("openingBalance is accepted in sandbox mode only");
+  }
+  if (input.email !== undefined && input.password === undefined) {
+    throw new InvalidInput("password is required when email is given");
+  }
+  const { password, ...rest } = input;
+  // Hashed before the transaction: scrypt is deliberately slow and must not hold a connection.
+  const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
+  try {
+    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, opts.mode));
+  } catch (err) {
+    // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
+    if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists");
+    throw err;
+  }
+}
+
+async function findMerchant(id: string): Promise<Merchant> {
+  // A malformed id is simply not a merchant; without this check PostgreSQL's uuid cast would fail.
+  if (!isUuid(id)) throw new NotFound("Merchant not found");
+  const [row] = await db().select().from(merchants).where(eq(merchants.id, id));
+  if (!row) throw new NotFound("Merchant not found");
+  return row;
+}
+
+export async function getMerchant(id: string): Promise<MerchantView> {
+  return merchantView(await findMerchant(id));
+}
+
+export async function listMerchants(): Promise<MerchantView[]> {
+  const rows = await db().select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.id));
+  return rows.map(merchantView);
+}
+
+export async function updateMerchant(id: string, patch: UpdateMerchantInput): Promise<MerchantView> {
+  if (!isUuid(id)) throw new NotFound("Merchant not found");
+  const [row] = await db()
+    .update(merchants)
+    .set({
+      ...(patch.accountType !== undefined ? { accountType: patch.accountType } : {}),
+      ...(patch.companyName !== undefined ? { companyName: patch.companyName } : {}),
+      ...(patch.pixKey !== undefined ? normalisePixKey(patch.pixKey) : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(merchants.id, id))
+    .returning();
+  if (!row) throw new NotFound("Merchant not found");
+  return merchantView(row);
+}
+
+export async function createApiKey(
+  merchantId: string,
+  name = "default",
+  opts: { mode?: KeyMode } = {},
+): Promise<ApiKeyView & { key: string }> {
+  const trimmed = name.trim();
+  if (trimmed === "" || trimmed.length > 100) throw new InvalidInput("name must be 1 to 100 characters");
+  await findMerchant(merchantId);
+  const mode = opts.mode ?? env().PAYMENTS_MODE;
+  const key = generateApiKey(mode);
+  const [row] = await db()
+    .insert(apiKeys)
+    .values({ merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode })
+    .returning(apiKeyColumns);
+  // The full key exists only in this return value: only its hash is stored.
+  return { ...row, key: key.key };
+}
+
+export async function listApiKeys(merchantId: string): Promise<ApiKeyView[]> {
+  await findMerchant(merchantId);
+  return db()
+    .select(apiKeyColumns)
+    .from(apiKeys)
+    .where(eq(apiKeys.merchantId, merchantId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+export async function revokeApiKey(merchantId: string, keyId: string): Promise<ApiKeyView> {
+  if (!isUuid(merchantId) || !isUuid(keyId)) throw new NotFound("API key not found");
+  const [row] = await db()
+    .update(apiKeys)
+    // Revoking twice keeps the first revocation time.
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
+    .returning(apiKeyColumns);
+  if (!row) throw new NotFound("API key not found");
+  return row;
+}
+
+export const DEMO_EMAIL = "demo@example.com";
+// Any constant works as long as nothing else takes the same advisory lock.
+const DEMO_SEED_LOCK = 727_275;
+
+/**
+ * Creates "Loja Demo" and its dashboard user (random 16-character password) in the caller's
+ * transaction, unconditionally: whether to seed is seedDemoMerchant's decision.
+ */
+export async function createDemoMerchant(tx: Tx, mode: KeyMode): Promise<DemoMerchant> {
+  const password = randomBase62(16);
+  const created = await insertMerchant(
+    tx,
+    {
+      companyName: "Loja Demo",
+      accountType: "standard",
+      pixKey: "demo@lojademo.com.br",
+      email: DEMO_EMAIL,
+      passwordHash: await hashPassword(password),
+    },
+    mode,
+  );
+  return { apiKey: created.apiKey, email: DEMO_EMAIL, password, merchantId: created.merchant.id };
+}
+
+/**
+ * First start of an empty database: a demo merchant whose key and login are printed once. Returns
+ * null when any merchant exists. The advisory lock makes two instances starting together seed once.
+ */
+export async function seedDemoMerchant(opts: { mode?: KeyMode } = {}): Promise<DemoMerchant | null> {
+  const mode = opts.mode ?? env().PAYMENTS_MODE;
+  return db().transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_SEED_LOCK})`);
+    const [existing] = await tx.select({ id: merchants.id }).from(merchants).limit(1);
+    if (existing) return null;
+    return createDemoMerchant(tx, mode);
+  });
+}

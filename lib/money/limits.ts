@@ -1,0 +1,18 @@
+import type { AccountType } from "@/db/schema";
+
+/** Withdrawal limits by account type, in centavos (spec §8). */
+export const WITHDRAWAL_LIMITS: Record<AccountType, { perTransaction: number; daily: number }> = {
+  standard: { perTransaction: 5_000_00, daily: 10_000_00 },
+  verified: { perTransaction: 10_000_00, daily: 50_000_00 },
+  business: { perTransaction: 25_000_00, daily: 100_000_00 },
+};
+
+export const LIMIT_TIME_ZONE = "America/Sao_Paulo";
+
+/** The calendar day (YYYY-MM-DD) in São Paulo that a withdrawal made at `at` counts against. */
+// en-CA formats as YYYY-MM-DD. Built once: constructing an Intl formatter costs more than a query.
+const SAO_PAULO_DAY = new Intl.DateTimeFormat("en-CA", { timeZone: LIMIT_TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+
+export function saoPauloDay(at: Date = new Date()): string {
+  return SAO_PAULO_DAY.format(at);
+}

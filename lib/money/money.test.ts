@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import {
+  brlNumberToCentavos,
+  centavosForCrypto,
+  centavosToBrl,
+  cryptoDueFor,
+  fromBaseUnits,
+  saoPauloDay,
+  satoshisFor,
+  serviceFeeCentavos,
+  toBaseUnits,
+  tokensForWithdrawal,
+  Decimal,
+  formatBrl,
+} from "./index";
+
+describe("brlNumberToCentavos", () => {
+  it("converts values with up to two decimals exactly", () => {
+    expect(brlNumberToCentavos(10)).toBe(1000);
+    expect(brlNumberToCentavos(10.05)).toBe(1005);
+    expect(brlNumberToCentavos(0.01)).toBe(1);
+    expect(brlNumberToCentavos(1234567.89)).toBe(123456789);
+    expect(brlNumberToCentavos(19.99)).toBe(1999);
+  });
+  it("refuses more than two decimals, including binary-float artefacts", () => {
+    expect(brlNumberToCentavos(10.001)).toBeNull();
+    expect(brlNumberToCentavos(0.1 + 0.2)).toBeNull();
+    expect(brlNumberToCentavos(Number.NaN)).toBeNull();
+    expect(brlNumberToCentavos(Number.POSITIVE_INFINITY)).toBeNull();
+    expect(brlNumberToCentavos(1e-7)).toBeNull();
+  });
+  it("round-trips through centavosToBrl", () => {
+    for (const c of [1, 5, 10, 99, 100, 1005, 123456789, 99999999999]) {
+      expect(brlNumberToCentavos(centavosToBrl(c))).toBe(c);
+    }
+  });
+});
+
+describe("conversions never favour the payer", () => {
+  it("rounds the crypto due up to 6 decimals", () => {
+    expect(cryptoDueFor(1000, "5.40")).toBe("1.851852"); // 1.85185185… ↑
+    expect(cryptoDueFor(540, "5.40")).toBe("1");
+    expect(new Decimal(cryptoDueFor(1, "5.40")).times("5.40").gte("0.01")).toBe(true);
+  });
+  it("rounds satoshis up", () => {
+    expect(satoshisFor(100, "550000")).toBe(182); // 181.818… ↑
+    expect(satoshisFor(55000, "550000")).toBe(100000);
+  });
+  it("rounds withdrawal tokens down to the token precision", () => {
+    expect(tokensForWithdrawal(1000, "5.40", 6)).toBe("1.851851");
+    expect(tokensForWithdrawal(540, "5.40", 18)).toBe("1");
+  });
+  it("credits partial payments rounded down to the centavo", () => {
+    expect(centavosForCrypto("0.999999", "5.40")).toBe(539); // 5.3999946
+    expect(centavosForCrypto("1", "5.40")).toBe(540);
+  });
+  it("takes the service fee as 0.5% rounded up", () => {
+    expect(serviceFeeCentavos(10000)).toBe(50);
+    expect(serviceFeeCentavos(1)).toBe(1);
+    expect(serviceFeeCentavos(201)).toBe(2);
+  });
+});
+
+describe("base units", () => {
+  it("converts exactly both ways", () => {
+    expect(toBaseUnits("1.5", 6)).toBe(1_500_000n);
+    expect(toBaseUnits("0.000000000000000001", 18)).toBe(1n);
+    expect(fromBaseUnits(1_500_000n, 6)).toBe("1.5");
+    expect(() => toBaseUnits("0.0000001", 6)).toThrow();
+  });
+});
+
+describe("locale helpers", () => {
+  it("formats BRL the Brazilian way", () => {
+    expect(formatBrl(123456).replace(/\s/g, " ")).toBe("R$ 1.234,56");
+  });
+  it("counts limit days in São Paulo", () => {
+    expect(saoPauloDay(new Date("2026-11-22T02:30:00Z"))).toBe("2026-11-21");
+    expect(saoPauloDay(new Date("2026-11-22T03:30:00Z"))).toBe("2026-11-22");
+  });
+});

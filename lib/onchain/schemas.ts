@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { CHAIN_STATUSES } from "@/db/schema";
+import { messageError } from "@/lib/api/error-body";
+import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/api/schemas";
+import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
+
+// network and asset are checked by the service, not here: the spec answers an unsupported network
+// with its own body (`supportedNetworks`), which a schema error could not carry.
+export const createDepositBody = bodyObject({
+  value: brlValue,
+  // optional(): a missing field must reach the service, which answers it like any unsupported
+  // value (zod 4 treats a bare z.unknown() key as required and would answer a generic error).
+  asset: z.unknown().optional().meta({ type: "string", enum: [...ASSETS], clientRequired: true, description: "Token to receive (no BUSD on polygon)" }),
+  network: z.unknown().optional().meta({ type: "string", enum: [...NETWORKS], clientRequired: true }),
+});
+export type CreateDepositInput = z.output<typeof createDepositBody>;
+
+// Responses (spec §2.5). The views return these types; the OpenAPI document uses the same schemas.
+
+const chainStatus = z.enum(CHAIN_STATUSES);
+
+export const depositCreatedSchema = z
+  .strictObject({
+    address: evmAddress.meta({ description: "Deposit address, unique to this order" }),
+    paymentLinkId: z.string(),
+    network: z.enum(NETWORKS),
+    asset: z.enum(ASSETS),
+    amount: cryptoAmount.meta({ description: "Tokens to send, rounded up to 6 decimals; the rate is fixed" }),
+    id: z.uuid(),
+    value: brlAmount,
+    status: chainStatus,
+    rate: z.number().meta({ description: "BRL per token, fixed at creation" }),
+    tokenAddress: evmAddress.meta({ description: "Token contract" }),
+    link: urlField,
+    expiresAt: isoDateTime,
+  })
+  .meta({ id: "DepositCreated", description: "An on-chain deposit order as created (spec §2.5)" });
+export type DepositCreatedView = z.infer<typeof depositCreatedSchema>;
+
+export const depositSchema = z
+  .strictObject({
+    id: z.uuid(),
+    network: z.enum(NETWORKS),
+    value: brlAmount,
+    cryptoValue: cryptoAmount,
+    address: evmAddress,
+    asset: z.enum(ASSETS),
+    status: chainStatus,
+    metadata: z.strictObject({ orderId: z.uuid(), tokenAddress: evmAddress, network: z.enum(NETWORKS), walletIndex: z.int().min(0) }),
+    paymentLinkId: z.string(),
+    createdAt: isoDateTime,
+    receivedValue: cryptoAmount.meta({ description: "Tokens received so far" }),
+    remaining: cryptoAmount.meta({ description: "Tokens still due" }),
+    unappliedValue: cryptoAmount.meta({ description: "Tokens received beyond what was due, or after the order was final" }),
+    creditedValue: brlAmount.meta({ description: "BRL credited to the balance" }),
+    rate: z.number(),
+    link: urlField,
+    expiresAt: isoDateTime,
+    final: z.boolean().meta({ description: "True once the order can no longer change" }),
+  })
+  .meta({ id: "Deposit", description: "An on-chain deposit order as the lookup shows it (spec §2.5)" });
+export type DepositView = z.infer<typeof depositSchema>;
+
+export const createDepositResponse = z.strictObject({ order: depositCreatedSchema });
+export const getDepositResponse = z.strictObject({ order: depositSchema });
+export type CreateDepositResponse = z.infer<typeof createDepositResponse>;
+export type GetDepositResponse = z.infer<typeof getDepositResponse>;
+
+/** Spec §7: deposit's 400 for an unsupported network lists the supported ones. */
+export const createDepositError = messageError.extend({ supportedNetworks: z.array(z.enum(NETWORKS)).optional() });

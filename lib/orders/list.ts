@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { db } from "@/db";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
+import { encodeCryptoPixId } from "@/lib/api/ids";
+import { paymentLink } from "@/lib/api/urls";
+import { centavosToBrl } from "@/lib/money";
+import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "./schemas";
+
+// The query and response schemas live with the other order schemas; re-exported for existing importers.
+export { ORDER_LIST_TYPES, listOrdersQuery, type ListOrdersQuery } from "./schemas";
+
+type Row = {
+  id: string;
+  type: OrderListType;
+  payment_link_id: string | null;
+  status: AnyOrderStatus;
+  value_centavos: string;
+  created_at: Date;
+};
+
+/**
+ * Every kind of order of one merchant as one relation `all_orders` (id, type, payment_link_id,
+ * status, value_centavos, created_at), filtered by merchant in each branch so the indexes apply.
+ */
+export function merchantOrders(merchantId: string) {
+  return sql`(
+      select id, kind as type, payment_link_id, status, value_centavos, created_at from orders where merchant_id = ${merchantId}
+      union all
+      select id, 'onchain', payment_link_id, status, value_centavos, created_at from onchain_orders where merchant_id = ${merchantId}
+      union all
+      select id, 'crypto_pix', null, status, value_centavos, created_at from crypto_pix_payments where merchant_id = ${merchantId}
+    ) all_orders`;
+}
+
+/**
+ * Every kind of order of one merchant, newest first, as one keyset-paginated list. The three tables
+ * are read through one UNION so a page is consistent and the cursor is (created_at, id).
+ */
+export async function listOrders(merchantId: string, q: ListOrdersQuery): Promise<OrderList> {
+  const after = q.cursor ? decodeKeysetCursor(q.cursor) : null;
+  const search = q.q ? q.q : null;
+  const rows = await db().execute<Row>(sql`
+    select * from ${merchantOrders(merchantId)}
+    where true
+      ${q.type ? sql`and type = ${q.type}` : sql``}
+      ${q.status ? sql`and status = ${q.status}` : sql``}
+      ${search ? sql`and (id::text = ${search.toLowerCase()} or payment_link_id = ${search})` : sql``}
+      ${after ? sql`and (created_at, id) < (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
+    order by created_at desc, id desc
+    limit ${q.limit + 1}`);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    orders: page.map((r) => ({
+      id: r.id,
+      type: r.type,
+      paymentLinkId: r.payment_link_id,
+      status: r.status,
+      value: centavosToBrl(Number(r.value_centavos)),
+      createdAt: new Date(r.created_at).toISOString(),
+      ...(r.payment_link_id ? { link: paymentLink(r.payment_link_id) } : {}),
+      // The id GET /api/v1/crypto-pix/order/{id} takes (CONTRACT §4), so a listed payment can be looked up.
+      ...(r.type === "crypto_pix" ? { payCryptoPixId: encodeCryptoPixId(r.id) } : {}),
+    })),
+    nextCursor:
+      rows.length > q.limit && last
+        ? encodeKeysetCursor(new Date(last.created_at), last.id)
+        : null,
+  };
+}

@@ -1,0 +1,172 @@
+import { z } from "zod";
+import { ORDER_KINDS, ORDER_STATUSES } from "@/db/schema";
+import { messageError } from "@/lib/api/error-body";
+import { bodyObject, brlAmount, brlValue, cnpjField, cpfField, emailField, isoDateTime, optionalText, urlField } from "@/lib/api/schemas";
+
+export const createPixOrderBody = bodyObject({
+  value: brlValue,
+  orderRequest: optionalText(),
+  merchant: optionalText(),
+  orderId: optionalText(),
+  name: optionalText(),
+  cnpj: cnpjField,
+  cpf: cpfField,
+  /** Optional expiry in seconds; a PIX code does not expire by default (spec §8). */
+  expiresIn: z
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(60, "must be at least 60 seconds")
+    .max(60 * 60 * 24 * 365, "must be at most one year")
+    .optional(),
+});
+export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
+
+export const createExchangeOrderBody = bodyObject({
+  value: brlValue,
+  payerId: optionalText(),
+  merchant: z
+    .object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" })
+    .optional(),
+});
+export type CreateExchangeOrderInput = z.output<typeof createExchangeOrderBody>;
+
+export const createLightningOrderBody = bodyObject({
+  value: brlValue,
+  email: emailField,
+  name: optionalText(),
+});
+export type CreateLightningOrderInput = z.output<typeof createLightningOrderBody>;
+
+// Responses (spec §2.1–2.4). The views in ./views return these types, so a view that drifts from its
+// schema fails to compile; the OpenAPI document is generated from the same schemas.
+
+const orderStatus = z.enum(ORDER_STATUSES);
+
+export const orderViewSchema = z
+  .strictObject({
+    id: z.uuid(),
+    paymentLinkId: z.string(),
+    type: z.enum(ORDER_KINDS),
+    value: brlAmount,
+    status: orderStatus,
+    createdAt: isoDateTime,
+    brcode: z.string().optional().meta({ description: "PIX BR Code; present only for PIX orders" }),
+    qrCodeLink: urlField.optional().meta({ description: "QR-code PNG; present only for exchange-wallet orders" }),
+    invoice: z.string().optional().meta({ description: "BOLT11 invoice; present only for Lightning orders" }),
+    satoshis: z.int().optional().meta({ description: "Amount to pay in satoshis; present only for Lightning orders" }),
+    link: urlField.meta({ description: "Hosted checkout for the payer" }),
+    expiresAt: isoDateTime.optional(),
+    paidAt: isoDateTime.optional(),
+  })
+  .meta({ id: "Order", description: "An order as the generic lookup shows it (spec §2.1)" });
+export type OrderView = z.infer<typeof orderViewSchema>;
+
+export const pixOrderSchema = z
+  .strictObject({
+    provider: z.string(),
+    hash: z.string(),
+    merchant: z.uuid(),
+    value: brlAmount,
+    status: orderStatus,
+    currency: z.literal("BRL"),
+    universalUrl: urlField,
+    removedAt: z.null(),
+    _id: z.uuid(),
+    paymentLinkId: z.string(),
+    splits: z.array(z.unknown()),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+    __v: z.int(),
+    expiresAt: isoDateTime.optional().meta({ description: "Present only when the order was created with expiresIn" }),
+  })
+  .meta({ id: "PixOrder", description: "The PIX order as created (spec §2.3)" });
+export type PixOrderView = z.infer<typeof pixOrderSchema>;
+
+const createdOrderBase = {
+  id: z.uuid(),
+  paymentLinkId: z.string(),
+  value: brlAmount,
+  status: orderStatus,
+  link: urlField,
+  createdAt: isoDateTime,
+  expiresAt: isoDateTime.optional(),
+};
+
+export const exchangeOrderSchema = z
+  .strictObject({ ...createdOrderBase, qrCodeLink: urlField.meta({ description: "QR-code PNG for the payer's exchange wallet" }) })
+  .meta({ id: "ExchangeOrder", description: "An exchange-wallet order as created (spec §2.4)" });
+export type ExchangeOrderView = z.infer<typeof exchangeOrderSchema>;
+
+export const lightningOrderSchema = z
+  .strictObject({ ...createdOrderBase, invoice: z.string().meta({ description: "BOLT11 invoice" }), satoshis: z.int() })
+  .meta({ id: "LightningOrder", description: "A Lightning invoice as created (spec §2.4); value is BRL" });
+export type LightningOrderView = z.infer<typeof lightningOrderSchema>;
+
+/** Spec §2.2: the Lightning provider's view of the invoice. */
+export const lightningProviderDetailsSchema = z
+  .strictObject({
+    success: z.boolean(),
+    data: z.strictObject({
+      id: z.string(),
+      name: z.string().nullable(),
+      status: z.string(),
+      currency: z.string(),
+      created_at: z.number().meta({ description: "Seconds since the epoch" }),
+      fee: z.number(),
+      notes: z.string(),
+      address: z.string(),
+      metadata: z.record(z.string(), z.unknown()),
+      fiat_value: brlAmount,
+      amount: z.number().meta({ description: "Satoshis" }),
+      description: z.string(),
+      auto_settle: z.boolean(),
+      transactions: z.array(z.unknown()),
+    }),
+  })
+  .meta({ id: "LightningProviderDetails" });
+
+export const createPixOrderResponse = z.strictObject({ message: z.string(), pixOrder: pixOrderSchema, qrCode: z.string().meta({ description: "PIX BR Code (copy and paste)" }) });
+export const createExchangeOrderResponse = z.strictObject({ message: z.string(), order: exchangeOrderSchema });
+export const createLightningOrderResponse = z.strictObject({ message: z.string(), order: lightningOrderSchema });
+export const getOrderResponse = z.strictObject({
+  message: z.string(),
+  order: orderViewSchema,
+  providerDetails: lightningProviderDetailsSchema.optional().meta({ description: "Present only for Lightning orders" }),
+});
+export type CreatePixOrderResponse = z.infer<typeof createPixOrderResponse>;
+export type CreateExchangeOrderResponse = z.infer<typeof createExchangeOrderResponse>;
+export type CreateLightningOrderResponse = z.infer<typeof createLightningOrderResponse>;
+export type GetOrderResponse = z.infer<typeof getOrderResponse>;
+
+/** Spec §4.3: create-PIX's 400 adds `details` when the merchant has no PIX key to be paid out to. */
+export const createPixOrderError = messageError.extend({
+  details: z.strictObject({ pixKey: z.string().nullable(), identifier: z.string() }).optional(),
+});
+
+export const ORDER_LIST_TYPES = ["pix", "exchange", "lightning", "onchain", "crypto_pix"] as const;
+export type OrderListType = (typeof ORDER_LIST_TYPES)[number];
+/** Every status of every kind of order: general orders and on-chain/Crypto-PIX share PENDING, COMPLETED, FAILED. */
+export const ANY_ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND", "REFUNDED", "PARTIAL_ORDER"] as const;
+export type AnyOrderStatus = (typeof ANY_ORDER_STATUSES)[number];
+
+export const listOrdersQuery = z.object({
+  type: z.enum(ORDER_LIST_TYPES, { error: `must be one of ${ORDER_LIST_TYPES.join(", ")}` }).optional(),
+  status: z.enum(ANY_ORDER_STATUSES, { error: "is not a known status" }).optional(),
+  limit: z.coerce.number({ error: "must be a number" }).int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+  q: z.string().trim().max(100).optional(),
+});
+export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
+
+export const orderListItemSchema = z.strictObject({
+  id: z.uuid(),
+  type: z.enum(ORDER_LIST_TYPES),
+  paymentLinkId: z.string().nullable(),
+  status: z.enum(ANY_ORDER_STATUSES),
+  value: brlAmount,
+  createdAt: isoDateTime,
+  link: urlField.optional(),
+  payCryptoPixId: z.string().optional().meta({ description: "Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes" }),
+});
+export const listOrdersResponse = z.strictObject({ orders: z.array(orderListItemSchema), nextCursor: z.string().nullable() });
+export type OrderList = z.infer<typeof listOrdersResponse>;

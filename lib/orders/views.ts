@@ -1,0 +1,66 @@
+import type { Order } from "@/db/schema";
+import { paymentLink, qrCodeLink } from "@/lib/api/urls";
+import { centavosToBrl } from "@/lib/money";
+import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView } from "./schemas";
+
+/** Spec §2.1: the generic lookup view. Kind-specific fields are omitted for other kinds, never null. */
+export function orderView(o: Order): OrderView {
+  return {
+    id: o.id,
+    paymentLinkId: o.paymentLinkId,
+    type: o.kind,
+    value: centavosToBrl(o.valueCentavos),
+    status: o.status,
+    createdAt: o.createdAt.toISOString(),
+    ...(o.kind === "pix" ? { brcode: o.brcode! } : {}),
+    ...(o.kind === "exchange" ? { qrCodeLink: qrCodeLink(o.paymentLinkId) } : {}),
+    ...(o.kind === "lightning" ? { invoice: o.invoice!, satoshis: o.satoshis! } : {}),
+    link: paymentLink(o.paymentLinkId),
+    ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
+    ...(o.paidAt ? { paidAt: o.paidAt.toISOString() } : {}),
+  };
+}
+
+/** Spec §2.3: the PIX creation view (`pixOrder`), in the provider's document style. */
+export function pixOrderView(o: Order): PixOrderView {
+  return {
+    provider: o.provider,
+    hash: o.hash,
+    merchant: o.merchantId,
+    value: centavosToBrl(o.valueCentavos),
+    status: o.status,
+    currency: "BRL",
+    universalUrl: paymentLink(o.paymentLinkId),
+    removedAt: null,
+    _id: o.id,
+    paymentLinkId: o.paymentLinkId,
+    splits: [],
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+    __v: o.version,
+    ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
+  };
+}
+
+/** Spec §2.4: the fields exchange-wallet and Lightning creation views share. */
+function createdOrderBase(o: Order) {
+  return {
+    id: o.id,
+    paymentLinkId: o.paymentLinkId,
+    value: centavosToBrl(o.valueCentavos),
+    status: o.status,
+    link: paymentLink(o.paymentLinkId),
+    createdAt: o.createdAt.toISOString(),
+    ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
+  };
+}
+
+/** Spec §2.4: the exchange-wallet creation view. */
+export function exchangeOrderView(o: Order): ExchangeOrderView {
+  return { ...createdOrderBase(o), qrCodeLink: qrCodeLink(o.paymentLinkId) };
+}
+
+/** Spec §2.4: the Lightning creation view; `satoshis` is the exact amount to pay (CONTRACT §5). */
+export function lightningOrderView(o: Order): LightningOrderView {
+  return { ...createdOrderBase(o), invoice: o.invoice!, satoshis: o.satoshis! };
+}

@@ -1,0 +1,69 @@
+import { encodeFunctionData, erc20Abi, isAddress, keccak256, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+
+// Private key of account index 1 (m/44'/60'/0'/0/1) of the public Hardhat/Anvil test mnemonic
+// "test test test test test test test test test test test junk". It is published in every
+// Ethereum dev tool, so it can never hold real funds; it only lets the sandbox produce
+// genuinely signed transactions whose hashes look and verify like real ones.
+export const SANDBOX_HOT_WALLET_KEY =
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
+
+// A plain ERC-20 transfer costs ~35-55k gas (more when the recipient's balance slot is fresh).
+const DEFAULT_GAS = 65_000n;
+// Sandbox transactions are never broadcast, so fees only need to be plausible and consistent
+// (priority fee ≤ max fee); live mode must price from the chain instead.
+const DEFAULT_MAX_FEE_PER_GAS = parseGwei("50");
+const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei("2");
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+export type SignErc20TransferArgs = {
+  privateKey: `0x${string}`;
+  chainId: number;
+  token: `0x${string}`;
+  to: `0x${string}`;
+  amount: bigint;
+  nonce: number;
+  gas?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+};
+
+export async function signErc20Transfer(
+  args: SignErc20TransferArgs,
+): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+  const { chainId, token, to, amount, nonce } = args;
+  if (!Number.isSafeInteger(chainId) || chainId <= 0) {
+    throw new Error(`chainId must be a positive integer, got ${String(chainId)}`);
+  }
+  if (!isAddress(token)) throw new Error(`token is not a valid address: ${token}`);
+  if (!isAddress(to)) throw new Error(`recipient is not a valid address: ${to}`);
+  if (amount <= 0n || amount > MAX_UINT256) {
+    throw new Error(`amount must be a positive uint256, got ${amount.toString()}`);
+  }
+  if (!Number.isSafeInteger(nonce) || nonce < 0) {
+    throw new Error(`nonce must be a non-negative integer, got ${String(nonce)}`);
+  }
+  const gas = args.gas ?? DEFAULT_GAS;
+  const maxFeePerGas = args.maxFeePerGas ?? DEFAULT_MAX_FEE_PER_GAS;
+  const maxPriorityFeePerGas = args.maxPriorityFeePerGas ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS;
+  if (gas <= 0n) throw new Error("gas must be positive");
+  if (maxPriorityFeePerGas < 0n || maxFeePerGas < maxPriorityFeePerGas) {
+    throw new Error("fees must satisfy 0 ≤ maxPriorityFeePerGas ≤ maxFeePerGas");
+  }
+
+  const account = privateKeyToAccount(args.privateKey);
+  const rawTransaction = await account.signTransaction({
+    type: "eip1559",
+    chainId,
+    nonce,
+    to: token,
+    value: 0n,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] }),
+    gas,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+  });
+  // The hash of a signed typed transaction is keccak256 of its full serialized bytes,
+  // which is exactly what block explorers and eth_getTransactionByHash use.
+  return { rawTransaction, hash: keccak256(rawTransaction) };
+}

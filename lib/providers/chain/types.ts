@@ -1,0 +1,27 @@
+import type { Network } from "./tokens";
+
+export type SentTransfer = { txHash: string; rawTransaction: string };
+/** `rebroadcast`: the node has never seen the transaction (its broadcast was lost), so send it again. */
+export type TransferOutcome = { status: "pending" | "confirmed" | "failed"; reason?: string; rebroadcast?: boolean };
+
+export interface ChainProvider {
+  readonly name: string;
+  /** Extended public key deposit addresses derive from; the server never holds their private keys. */
+  depositXpub(): string;
+  /** Gas for one token transfer on `network`, quoted in BRL centavos. */
+  quoteNetworkFeeCentavos(network: Network): Promise<number>;
+  /** The hot wallet's address on `network`, which nonces are tracked for. */
+  hotWalletAddress(network: Network): `0x${string}`;
+  /**
+   * Names the nonce sequence of `network`'s hot wallet (the key of its hot_wallet_nonces row). A count
+   * belongs to one account on one chain: the sandbox's never-broadcast count and a node's must not mix.
+   */
+  nonceScope(network: Network): string;
+  /** The hot wallet's next nonce as the node counts it (pending transactions included): where our own count starts. */
+  pendingNonce(network: Network): Promise<number>;
+  /** Signs a token transfer with the given nonce; `broadcast` sends it. Split so the nonce is taken in our transaction. */
+  signTransfer(args: { network: Network; token: `0x${string}`; to: `0x${string}`; amount: bigint; nonce: number }): Promise<SentTransfer>;
+  broadcast(network: Network, rawTransaction: string): Promise<void>;
+  /** Where a sent transaction stands. */
+  transferOutcome(network: Network, txHash: string, sentAt: Date): Promise<TransferOutcome>;
+}

@@ -1,0 +1,10 @@
+import { randomBase62 } from "@/lib/api/ids";
+import type { ExchangeWalletProvider } from "./types";
+
+export const sandboxExchange: ExchangeWalletProvider = {
+  name: "sandbox-exchange",
+  async createPayment({ payLink }) {
+    // The payer's exchange app opens the hosted payment page, which shows the amount and status.
+    return { providerRef: `exw_${randomBase62(20)}`, qrContent: payLink };
+  },
+};

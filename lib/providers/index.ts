@@ -1,0 +1,68 @@
+import { liveNetworks } from "@/lib/chain/config";
+import { env, type Env } from "@/lib/env";
+import { routedChain } from "./chain/routed";
+import type { ChainProvider } from "./chain/types";
+import { sandboxExchange } from "./exchange/sandbox";
+import type { ExchangeWalletProvider } from "./exchange/types";
+import { openNodeLightning } from "./lightning/opennode";
+import { sandboxLightning } from "./lightning/sandbox";
+import type { LightningProvider } from "./lightning/types";
+import { sandboxPix } from "./pix/sandbox";
+import type { PixProvider } from "./pix/types";
+import { liveRates } from "./rates/live";
+import { sandboxRates } from "./rates/sandbox";
+import type { RatesProvider } from "./rates/types";
+
+export type Providers = {
+  rates: RatesProvider;
+  pix: PixProvider;
+  exchange: ExchangeWalletProvider;
+  lightning: LightningProvider;
+  chain: ChainProvider;
+};
+
+// The chain entry routes per network: a network with an EVM_RPC_URL_* goes to its node even in
+// sandbox mode (so the real watcher and real transfers run against a local node); the others stay
+// sandbox. Rates, PIX, exchange wallet and Lightning stay sandbox whatever is configured, so sandbox
+// figures remain predictable.
+const SANDBOX: Providers = {
+  rates: sandboxRates,
+  pix: sandboxPix,
+  exchange: sandboxExchange,
+  lightning: sandboxLightning,
+  chain: routedChain,
+};
+
+/**
+ * Live adapters, each present only when its configuration is. Live mode refuses to start while any
+ * provider it would use has none, naming it (CONTRACT §1), rather than taking real money through a
+ * sandbox. PIX and the exchange wallet have no live adapter yet.
+ */
+function liveAdapters(e: Env): Partial<Providers> {
+  return {
+    rates: e.RATES_URL ? liveRates : undefined,
+    lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : undefined,
+    chain: liveNetworks().length > 0 ? routedChain : undefined,
+  };
+}
+
+const HOW_TO_CONFIGURE: Record<keyof Providers, string> = {
+  rates: "rates (set RATES_URL)",
+  pix: "pix (no live adapter exists yet)",
+  exchange: "exchange (no live adapter exists yet)",
+  lightning: "lightning (set LIGHTNING_API_URL and LIGHTNING_API_KEY)",
+  chain: "chain (set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE)",
+};
+
+export class MissingLiveProvider extends Error {}
+
+export function providers(): Providers {
+  const e = env();
+  if (e.PAYMENTS_MODE === "sandbox") return SANDBOX;
+  const live = liveAdapters(e);
+  const missing = (Object.keys(SANDBOX) as (keyof Providers)[]).filter((k) => !live[k]);
+  if (missing.length > 0) {
+    throw new MissingLiveProvider(`Live mode needs a live adapter for: ${missing.map((k) => HOW_TO_CONFIGURE[k]).join(", ")}`);
+  }
+  return live as Providers;
+}

@@ -1,0 +1,50 @@
+import { bech32 } from "bech32";
+import { ripemd160 } from "@noble/hashes/legacy.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { centavosToBrl } from "@/lib/money";
+import { createSignedInvoice, nodePublicKey, SANDBOX_LN_NODE_KEY } from "./bolt11-sign";
+import type { LightningProvider } from "./types";
+
+const NODE_PUBKEY = nodePublicKey(SANDBOX_LN_NODE_KEY);
+
+// The on-chain fallback address OpenNode-style charges carry: a native SegWit (P2WPKH) address of
+// the sandbox node's key, so the field holds a real, valid Bitcoin address.
+const FALLBACK_ADDRESS = (() => {
+  const hash160 = ripemd160(sha256(Buffer.from(NODE_PUBKEY, "hex")));
+  return bech32.encode("bc", [0, ...bech32.toWords(hash160)]);
+})();
+
+export const sandboxLightning: LightningProvider = {
+  name: "sandbox-lightning",
+  async createInvoice({ satoshis, description, expirySeconds }) {
+    const signed = createSignedInvoice({ satoshis, description, expirySeconds, nodePrivateKey: SANDBOX_LN_NODE_KEY });
+    return {
+      id: signed.paymentHash,
+      invoice: signed.invoice,
+      paymentHash: signed.paymentHash,
+      createdAt: new Date(signed.timestamp * 1000),
+      expiresAt: new Date(signed.expiresAt * 1000),
+    };
+  },
+  async describe(state) {
+    return {
+      success: true,
+      data: {
+        id: state.id,
+        name: state.name,
+        status: state.status,
+        currency: "BRL",
+        created_at: Math.floor(state.createdAt.getTime() / 1000),
+        fee: 0,
+        notes: "",
+        address: FALLBACK_ADDRESS,
+        metadata: { source: "sandbox" },
+        fiat_value: centavosToBrl(state.fiatCentavos),
+        amount: state.satoshis,
+        description: state.description,
+        auto_settle: false,
+        transactions: [],
+      },
+    };
+  },
+};

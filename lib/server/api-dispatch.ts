@@ -1,0 +1,31 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { notFoundHandler } from "@/lib/api/not-found";
+import { json } from "@/lib/api/respond";
+import { matchRoute } from "@/lib/api/routes";
+import { log } from "@/lib/log";
+import { toWebRequest, writeWebResponse } from "./node-bridge";
+
+/**
+ * Serves one /api/v1 request through the route table, the same handlers the app/api/v1 route files
+ * export. Returns false for paths it does not own, which then go to Next.
+ */
+export async function dispatchApi(req: IncomingMessage, res: ServerResponse, baseUrl: string): Promise<boolean> {
+  const url = req.url ?? "/";
+  if (!url.startsWith("/api/v1/") && url !== "/api/v1") return false;
+  try {
+    const pathname = url.split("?")[0];
+    const match = matchRoute(req.method ?? "GET", pathname);
+    const request = await toWebRequest(req, baseUrl, req.socket.remoteAddress);
+    let response: Response;
+    if (!match) response = await notFoundHandler(request);
+    else if ("methodNotAllowed" in match) {
+      response = json(405, { message: `Method ${req.method} not allowed on ${pathname}` }, { allow: match.methodNotAllowed.join(", ") });
+    } else response = await match.handler(request, { params: Promise.resolve(match.params) });
+    await writeWebResponse(res, response);
+  } catch (err) {
+    log.error("api dispatch failed", { err });
+    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Internal error" }));
+    else res.destroy();
+  }
+  return true;
+}

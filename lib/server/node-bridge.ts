@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { knownResponseBody, rememberRequestBody } from "@/lib/api/body-cache";
+
+// The bridge between node:http and the Web-standard handlers in lib/, for the /api/v1 fast path.
+// Measured here (shared/notes/api-fast-path.md): Next's routing costs ~1–1.5 ms CPU per request,
+// several times the handler's own cost, so the API is dispatched straight to the same handlers.
+
+/** Reads at most MAX_BODY_BYTES + 1 bytes: enough for the handler to answer 413 in its own shape. */
+function readCapped(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        done = true;
+        chunks.push(chunk);
+        // Stop reading the rest; the response closes the connection.
+        req.pause();
+        resolve(Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    req.on("error", reject);
+  });
+}
+
+export async function toWebRequest(req: IncomingMessage, baseUrl: string, remoteAddress?: string): Promise<Request> {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  if (remoteAddress && !headers.has("x-forwarded-for")) headers.set("x-forwarded-for", remoteAddress);
+  const method = req.method ?? "GET";
+  let body: Buffer | undefined;
+  if (method !== "GET" && method !== "HEAD") {
+    body = await readCapped(req);
+    if (body.length > MAX_BODY_BYTES) headers.set("content-length", String(body.length));
+  }
+  // No AbortSignal is attached: creating one per request made resident memory climb under load.
+  const bytes = body && body.length > 0 ? new Uint8Array(body) : undefined;
+  const request = new Request(new URL(req.url ?? "/", baseUrl), { method, headers, body: bytes });
+  if (bytes) rememberRequestBody(request, bytes);
+  return request;
+}
+
+export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, key) => {
+    if (key !== "set-cookie") headers[key] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers["set-cookie"] = cookies;
+  if (!response.body) {
+    res.writeHead(response.status, headers).end();
+    return;
+  }
+  const known = knownResponseBody(response);
+  if (known !== undefined) {
+    headers["content-length"] = String(Buffer.byteLength(known));
+    res.writeHead(response.status, headers).end(known);
+    return;
+  }
+  const buf = Buffer.from(await response.arrayBuffer());
+  headers["content-length"] = String(buf.length);
+  res.writeHead(response.status, headers);
+  // Small JSON bodies: one write; back-pressure only matters for large ones (QR PNGs).
+  if (!res.write(buf)) await new Promise<void>((resolve) => res.once("drain", resolve));
+  res.end();
+}

@@ -1,0 +1,98 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { db } from "@/db";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
+import { env } from "@/lib/env";
+import { allowPrivateTargets, cancelPendingDeliveries } from "./endpoints";
+import { eventPayload, type EventRow } from "./payload";
+import { retryDelaySeconds } from "./schedule";
+import { signatureHeaders } from "./sign";
+import { postJson, type PostResult } from "./transport";
+
+// One attempt of one claimed delivery: build the body once, sign exactly those bytes, send them, and
+// write down what happened — the attempt row always, the delivery's new state only while we still
+// hold its lease (a worker that lost its lease must not overwrite the worker that took over).
+
+export type ClaimedDelivery = {
+  id: string;
+  endpointId: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The lease as PostgreSQL wrote it; passed back verbatim so the comparison is exact. */
+  leaseUntil: string;
+  url: string;
+  secret: string;
+  endpointActive: boolean;
+  event: EventRow;
+};
+
+export type AttemptOutcome = "succeeded" | "retry" | "failed" | "gone" | "cancelled";
+
+const USER_AGENT = "PixCrypto-Webhooks/1.0 (+https://www.standardwebhooks.com)";
+
+function failureReason(r: PostResult): string | null {
+  if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return null;
+  if (r.error && r.statusCode === null) return r.error;
+  const code = r.statusCode!;
+  if (code === 410) return "HTTP 410 Gone: the endpoint was disabled";
+  if (code >= 300 && code < 400) return `HTTP ${code}: redirects are not followed; register the final URL`;
+  return r.error ? `HTTP ${code}; ${r.error}` : `HTTP ${code}`;
+}
+
+const stillOurs = (c: ClaimedDelivery) =>
+  and(eq(webhookDeliveries.id, c.id), eq(webhookDeliveries.status, "pending"), sql`${webhookDeliveries.nextAttemptAt} = ${c.leaseUntil}::timestamptz`);
+
+export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome> {
+  if (!c.endpointActive) {
+    // Deleted or disabled after this delivery was fanned out.
+    await db().update(webhookDeliveries).set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` }).where(stillOurs(c));
+    return "cancelled";
+  }
+  const e = env();
+  // webhook-id is the event id, also on retries and redeliveries: Standard Webhooks defines it as the
+  // message id, the same when a message is re-sent, so receivers deduplicate on it.
+  const body = Buffer.from(JSON.stringify(eventPayload(c.event)));
+  const startedAt = new Date();
+  const headers = { "user-agent": USER_AGENT, ...signatureHeaders(c.secret, c.event.id, body, startedAt) };
+  const result = await postJson(c.url, headers, body, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: allowPrivateTargets() });
+
+  const attempt = c.attempts + 1;
+  const lastError = failureReason(result);
+  const gone = result.statusCode === 410;
+  const delay = lastError === null || gone ? null : retryDelaySeconds(attempt, e.WEBHOOK_RETRY_BASE_SECONDS);
+  const outcome: AttemptOutcome = lastError === null ? "succeeded" : gone ? "gone" : delay === null ? "failed" : "retry";
+  const nextAttemptAt = delay === null ? null : sql`now() + make_interval(secs => ${delay})`;
+
+  await db().transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      deliveryId: c.id,
+      attempt,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: lastError,
+      responseExcerpt: result.responseExcerpt,
+      nextAttemptAt,
+    });
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        status: outcome === "succeeded" ? "succeeded" : outcome === "retry" ? "pending" : "failed",
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        lastAttemptAt: startedAt,
+        lastStatusCode: result.statusCode,
+        lastError,
+        nextAttemptAt,
+        completedAt: outcome === "retry" ? null : sql`now()`,
+      })
+      .where(stillOurs(c));
+    if (gone) {
+      // 410 Gone is the receiver saying "stop": disable the endpoint and drop what was queued for it.
+      await tx
+        .update(webhookEndpoints)
+        .set({ disabledAt: sql`now()` })
+        .where(and(eq(webhookEndpoints.id, c.endpointId), isNull(webhookEndpoints.disabledAt)));
+      await cancelPendingDeliveries(tx, c.endpointId);
+    }
+  });
+  return outcome;
+}

@@ -1,0 +1,68 @@
+import { and, eq, ne, sql } from "drizzle-orm";
+import { db, type Tx } from "@/db";
+import { prepared } from "@/db/prepared";
+import { merchants, withdrawals, type Merchant } from "@/db/schema";
+import { InsufficientBalance, LimitExceeded } from "@/lib/errors";
+import { formatBrl, saoPauloDay, WITHDRAWAL_LIMITS } from "@/lib/money";
+
+/**
+ * Locks the merchant row, then checks the per-transaction limit, the São Paulo daily limit (every
+ * withdrawal of the day that has not failed) and the balance. Holding the lock until commit is what
+ * makes 50 simultaneous withdrawals unable to overdraw or pass a limit together.
+ */
+export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: number, debitCentavos: number) {
+  const [m] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
+  const limits = WITHDRAWAL_LIMITS[m.accountType];
+  const day = saoPauloDay();
+  const [{ used }] = await tx
+    .select({ used: sql<string>`coalesce(sum(${withdrawals.valueCentavos}), 0)` })
+    .from(withdrawals)
+    .where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.limitDay, day), ne(withdrawals.status, "FAILED")));
+  const left = limits.daily - Number(used);
+  if (valueCentavos > limits.perTransaction) {
+    // CONTRACT §6: the message names the limit and what is left.
+    throw new LimitExceeded(
+      `Per-transaction withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.perTransaction)} per withdrawal ` +
+        `(${formatBrl(Math.max(0, left))} of the ${formatBrl(limits.daily)} daily limit is left today)`,
+    );
+  }
+  if (valueCentavos > left) {
+    throw new LimitExceeded(
+      `Daily withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.daily)} per day and ${formatBrl(Math.max(0, left))} is left today`,
+    );
+  }
+  if (debitCentavos > m.balanceCentavos) {
+    throw new InsufficientBalance(
+      `Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(m.balanceCentavos)}`,
+    );
+  }
+  return { merchant: m as Merchant, day };
+}
+
+/** What a merchant can still withdraw today and per transaction, for forms and the account view. */
+export async function remainingLimits(m: Merchant) {
+  const limits = WITHDRAWAL_LIMITS[m.accountType];
+  const [{ used }] = await usedTodayQuery().execute({ merchantId: m.id, day: saoPauloDay() });
+  return {
+    perTransaction: limits.perTransaction,
+    daily: limits.daily,
+    usedToday: Number(used),
+    remainingToday: Math.max(0, limits.daily - Number(used)),
+  };
+}
+
+// GET /account runs this on every call: prepared once per pool.
+const usedTodayQuery = () =>
+  prepared(db(), "withdrawals_used_today", (d) =>
+    d
+      .select({ used: sql<string>`coalesce(sum(${withdrawals.valueCentavos}), 0)` })
+      .from(withdrawals)
+      .where(
+        and(
+          eq(withdrawals.merchantId, sql.placeholder("merchantId")),
+          eq(withdrawals.limitDay, sql.placeholder("day")),
+          ne(withdrawals.status, "FAILED"),
+        ),
+      )
+      .prepare("withdrawals_used_today"),
+  );

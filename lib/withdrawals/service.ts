@@ -1,0 +1,213 @@
+import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { db, type Tx } from "@/db";
+import { withdrawals, type Merchant, type Withdrawal } from "@/db/schema";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
+import { isUuid } from "@/lib/api/ids";
+import { resolveToken } from "@/lib/chain/networks";
+import { broadcastSigned, signHotWalletTransfer } from "@/lib/chain/send";
+import { env } from "@/lib/env";
+import { InvalidInput, NotFound } from "@/lib/errors";
+import { enqueueWithdrawal } from "@/lib/jobs/queue";
+import { recordEvent } from "@/lib/events/outbox";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { log } from "@/lib/log";
+import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
+import { classifyPixKey } from "@/lib/pix/keys";
+import { providers } from "@/lib/providers";
+import type { Network } from "@/lib/providers/chain/tokens";
+import { lockAndCheck } from "./limits";
+import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
+import { withdrawalView } from "./views";
+
+const eventType = (w: Withdrawal) => (w.kind === "onchain" ? "withdrawal.onchain.status_changed" : "withdrawal.pix_out.status_changed");
+
+async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
+  await recordEvent(tx, {
+    merchantId: w.merchantId,
+    type: eventType(w),
+    subjectType: "withdrawal",
+    subjectId: w.id,
+    data: { ...withdrawalView(w), previousStatus },
+  });
+}
+
+/**
+ * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
+ * signed transfer with its nonce, the withdrawal row and its event commit together; the transfer is
+ * broadcast after commit and confirmed by a job.
+ */
+export async function initiateOnchainWithdrawal(merchant: Merchant, input: OnchainWithdrawInput): Promise<Withdrawal> {
+  const { network, asset, token } = resolveToken(
+    String(input.network ?? ""),
+    input.token === undefined ? "USDT" : String(input.token),
+    WITHDRAW_NETWORKS,
+  );
+  const { rates, chain } = providers();
+  const quote = await rates.quote(asset);
+  const tokenAmount = tokensForWithdrawal(input.value, quote.rate, token.decimals);
+  if (!new Decimal(tokenAmount).gt(0)) throw new InvalidInput("Withdrawal value is too small to send any tokens");
+  const networkFee = await chain.quoteNetworkFeeCentavos(network);
+  const serviceFee = serviceFeeCentavos(input.value);
+  const debit = input.value + serviceFee + networkFee;
+
+  const { withdrawal, rawTransaction } = await db().transaction(async (tx) => {
+    const { day } = await lockAndCheck(tx, merchant.id, input.value, debit);
+    const signed = await signHotWalletTransfer(tx, { network, tokenAddress: token.address, decimals: token.decimals, to: input.toAddress, amount: tokenAmount });
+    const [w] = await tx
+      .insert(withdrawals)
+      .values({
+        merchantId: merchant.id,
+        kind: "onchain",
+        valueCentavos: input.value,
+        serviceFeeCentavos: serviceFee,
+        networkFeeCentavos: networkFee,
+        debitCentavos: debit,
+        limitDay: day,
+        network,
+        token: asset,
+        tokenAddress: token.address,
+        toAddress: input.toAddress,
+        tokenAmount,
+        rate: quote.rate,
+        txHash: signed.txHash,
+        // Kept so the job can send the same transaction again if its broadcast was lost.
+        nonce: signed.nonce,
+        rawTransaction: signed.rawTransaction,
+      })
+      .returning();
+    await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
+    await emit(tx, w, null);
+    return { withdrawal: w, rawTransaction: signed.rawTransaction };
+  });
+  await broadcastSigned(network, rawTransaction);
+  await enqueueWithdrawal(withdrawal.id, env().SANDBOX_SETTLE_SECONDS);
+  return withdrawal;
+}
+
+/** PIX withdrawal to a key, or to the merchant's registered key when none is given. */
+export async function createPixOut(merchant: Merchant, input: PixOutInput): Promise<Withdrawal> {
+  const rawKey = input.pixKey ?? merchant.pixKey;
+  if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
+  const key = classifyPixKey(rawKey);
+  if (!key) {
+    throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key");
+  }
+  const withdrawal = await db().transaction(async (tx) => {
+    const { day } = await lockAndCheck(tx, merchant.id, input.value, input.value);
+    const [w] = await tx
+      .insert(withdrawals)
+      .values({
+        merchantId: merchant.id,
+        kind: "pix_out",
+        valueCentavos: input.value,
+        debitCentavos: input.value,
+        limitDay: day,
+        pixKey: key.normalized,
+        pixKeyType: key.type,
+      })
+      .returning();
+    await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
+    await emit(tx, w, null);
+    return w;
+  });
+  await enqueueWithdrawal(withdrawal.id);
+  return withdrawal;
+}
+
+/** PENDING → COMPLETED, or → FAILED with the debit credited back (which also frees the daily limit). */
+async function finish(id: string, outcome: { status: "COMPLETED" } | { status: "FAILED"; reason: string }, providerRef?: string) {
+  return db().transaction(async (tx) => {
+    const [w] = await tx
+      .update(withdrawals)
+      .set({
+        status: outcome.status,
+        failureReason: outcome.status === "FAILED" ? outcome.reason : null,
+        providerRef: providerRef ?? sql`${withdrawals.providerRef}`,
+        completedAt: outcome.status === "COMPLETED" ? sql`now()` : null,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, "PENDING")))
+      .returning();
+    if (!w) return null;
+    if (w.status === "FAILED") {
+      await postLedgerEntry(tx, { merchantId: w.merchantId, kind: "withdrawal_reversal", amountCentavos: w.debitCentavos, refType: "withdrawal", refId: w.id });
+    }
+    await emit(tx, w, "PENDING");
+    return w;
+  });
+}
+
+/**
+ * Moves one PENDING withdrawal forward: a PIX-out is sent (claimed first so it is sent once); an
+ * on-chain one is checked for confirmation. Returns true when it reached a final state.
+ */
+export async function processWithdrawal(id: string): Promise<boolean> {
+  const [w] = await db().select().from(withdrawals).where(eq(withdrawals.id, id));
+  if (!w || w.status !== "PENDING") return true;
+  const { pix, chain } = providers();
+  if (w.kind === "pix_out") {
+    const [claimed] = await db()
+      .update(withdrawals)
+      .set({ providerRef: "requested", updatedAt: sql`now()` })
+      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, "PENDING"), sql`${withdrawals.providerRef} is null`))
+      .returning();
+    if (!claimed) return false;
+    let result;
+    try {
+      result = await pix.sendPayout({ pixKey: w.pixKey!, valueCentavos: w.valueCentavos, reference: w.id });
+    } catch (err) {
+      // Unknown outcome: leave it claimed for an operator rather than risk paying twice.
+      log.error("pix-out payout error; left for reconciliation", { withdrawalId: id, err });
+      return false;
+    }
+    await finish(id, result.status === "COMPLETED" ? { status: "COMPLETED" } : { status: "FAILED", reason: result.reason ?? "PIX payout failed" }, result.id);
+    return true;
+  }
+  const outcome = await chain.transferOutcome(w.network as Network, w.txHash!, w.createdAt);
+  if (outcome.status === "pending") {
+    if (outcome.rebroadcast && w.rawTransaction) await broadcastSigned(w.network as Network, w.rawTransaction);
+    return false;
+  }
+  await finish(id, outcome.status === "confirmed" ? { status: "COMPLETED" } : { status: "FAILED", reason: outcome.reason ?? "transaction failed on-chain" });
+  return true;
+}
+
+/** PENDING withdrawals older than `olderThanSeconds`: the sweep's work list. */
+export async function pendingWithdrawalIds(olderThanSeconds = 0, limit = 200): Promise<string[]> {
+  const rows = await db()
+    .select({ id: withdrawals.id })
+    .from(withdrawals)
+    .where(and(eq(withdrawals.status, "PENDING"), lt(withdrawals.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`)))
+    .orderBy(withdrawals.createdAt)
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+export async function findWithdrawal(merchantId: string, id: string): Promise<Withdrawal> {
+  if (!isUuid(id)) throw new NotFound("Withdrawal not found");
+  const [w] = await db().select().from(withdrawals).where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.id, id)));
+  if (!w) throw new NotFound("Withdrawal not found");
+  return w;
+}
+
+/** Newest first; the cursor is the last item's (createdAt, id). */
+export async function listWithdrawals(merchantId: string, limit: number, cursor?: string) {
+  const after = cursor ? decodeKeysetCursor(cursor) : null;
+  const rows = await db()
+    .select()
+    .from(withdrawals)
+    .where(
+      and(
+        eq(withdrawals.merchantId, merchantId),
+        after
+          ? or(lt(withdrawals.createdAt, after.at), and(eq(withdrawals.createdAt, after.at), lt(withdrawals.id, after.id)))
+          : undefined,
+      ),
+    )
+    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const nextCursor = rows.length > limit && last ? encodeKeysetCursor(last.createdAt, last.id) : null;
+  return { withdrawals: page, nextCursor };
+}

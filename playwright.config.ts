@@ -1,0 +1,53 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// End-to-end tests drive the built app (`npm run build` first) in Debian's Chromium: Playwright
+// cannot download its own browsers here. The server gets a fresh embedded PostgreSQL each run.
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const DATA_DIR = process.env.E2E_DATA_DIR ?? "/tmp/payments-e2e-data";
+export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdefghijklmnopq";
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  timeout: 60_000,
+  fullyParallel: false,
+  workers: 1,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    screenshot: "only-on-failure",
+    trace: "off",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+    },
+  },
+  projects: [
+    { name: "desktop", use: { ...devices["Desktop Chrome"], channel: undefined } },
+  ],
+  webServer: {
+    command: `rm -rf ${DATA_DIR} && node_modules/.bin/tsx scripts/start.ts`,
+    url: `http://127.0.0.1:${PORT}/`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}`,
+      DATA_DIR,
+      DATABASE_URL: "",
+      EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54339)),
+      PAYMENTS_MODE: "sandbox",
+      ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+      SEED_DEMO_MERCHANT: "false",
+      SANDBOX_SETTLE_SECONDS: "1",
+      EXPIRY_SWEEP_SECONDS: "2",
+      // Short enough for e2e/dashboard.spec.ts to watch a Lightning invoice expire; newcomer.spec.ts
+      // pays its invoice within milliseconds of creating it.
+      EXPIRY_LIGHTNING_SECONDS: "8",
+      LOG_LEVEL: "warn",
+    },
+  },
+});

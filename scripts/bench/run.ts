@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { startEmbeddedPostgres } from "@/db/embedded";
+
+// `npm run bench`: the built app (through Next, then with the /api/v1 fast path) against a minimal
+// node:http + postgres.js server doing the same single INSERT / SELECT, on one fresh PostgreSQL.
+// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json.
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 15);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ADMIN = "bench-admin-token-0123456789abcdefghijklmnop";
+
+type Result = { server: string; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
+
+function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tick = async () => {
+      try {
+        const r = await fetch(url);
+        if (r.status < 500) return resolve();
+      } catch {
+        // not up yet
+      }
+      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${url}`));
+      setTimeout(tick, 300);
+    };
+    void tick();
+  });
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+async function load(opts: { url: string; method: "GET" | "POST"; headers?: Record<string, string>; body?: string }, pid: number, duration: number) {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
+  const result = await autocannon({ url: opts.url, method: opts.method, headers: opts.headers, body: opts.body, connections: CONNECTIONS, duration });
+  clearInterval(timer);
+  return { result, peak };
+}
+
+function start(cmd: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(args[args.length - 1] ?? cmd)}] ${d}`));
+  child.stdout?.resume();
+  return child;
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+}
+
+async function runSuite(server: string, base: string, pid: number, endpoints: { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string }[]) {
+  const out: Result[] = [];
+  for (const e of endpoints) {
+    const target = { url: base + e.path, method: e.method, headers: { "content-type": "application/json", ...e.headers }, body: e.body };
+    await load(target, pid, WARMUP);
+    const { result, peak } = await load(target, pid, DURATION);
+    out.push({
+      server,
+      endpoint: e.name,
+      rps: Math.round(result.requests.average),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors,
+      non2xx: result.non2xx,
+      rssMb: peak,
+    });
+    console.log(`${server.padEnd(10)} ${e.name.padEnd(24)} ${String(out.at(-1)!.rps).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non2xx ${result.non2xx}  rss ${peak} MB`);
+  }
+  return out;
+}
+
+async function benchApp(dbUrl: string, fastPath: boolean, port: number): Promise<Result[]> {
+  const child = start(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    RATE_LIMIT_PER_MINUTE: "0",
+    LOG_LEVEL: "warn",
+    ADMIN_TOKEN: ADMIN,
+    SEED_DEMO_MERCHANT: "false",
+    API_FAST_PATH: String(fastPath),
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${base}/`);
+    const created = await (
+      await fetch(`${base}/api/v1/admin/merchants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+        body: JSON.stringify({ companyName: "Bench", pixKey: "52998224725" }),
+      })
+    ).json();
+    const auth = { authorization: `Bearer ${created.apiKey}` };
+    const order = await (await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })).json();
+    return await runSuite(fastPath ? "app-fast" : "app-next", base, child.pid!, [
+      { name: "POST /order/create/pix", method: "POST", path: "/api/v1/order/create/pix", headers: auth, body: '{"value":10.5}' },
+      { name: "GET /order/{id}", method: "GET", path: `/api/v1/order/${order.pixOrder._id}`, headers: auth },
+      { name: "GET /account", method: "GET", path: "/api/v1/account", headers: auth },
+    ]);
+  } finally {
+    await stop(child);
+  }
+}
+
+async function benchBaseline(dbUrl: string, port: number): Promise<Result[]> {
+  const child = start(process.execPath, ["--import", "tsx", "scripts/bench/baseline.ts"], { DATABASE_URL: dbUrl, PORT: String(port) });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${base}/account`);
+    const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
+    return await runSuite("baseline", base, child.pid!, [
+      { name: "POST /order/create/pix", method: "POST", path: "/order", body: '{"value":10.5}' },
+      { name: "GET /order/{id}", method: "GET", path: `/order/${order.id}` },
+      { name: "GET /account", method: "GET", path: "/account" },
+    ]);
+  } finally {
+    await stop(child);
+  }
+}
+
+async function main() {
+  if (!fs.existsSync(".next/BUILD_ID")) {
+    console.error("No build found: run `npm run build` first (npm run bench does).");
+    process.exit(1);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-bench-"));
+  fs.chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 54400 + Math.floor(Math.random() * 500), database: "bench", persistent: false });
+  const results: Result[] = [];
+  // BENCH_SERVERS narrows a run (e.g. "baseline,app-fast") while profiling; the default runs all three.
+  const servers = (process.env.BENCH_SERVERS ?? "baseline,app-next,app-fast").split(",");
+  try {
+    if (servers.includes("baseline")) results.push(...(await benchBaseline(pg.url, 3401)));
+    if (servers.includes("app-next")) results.push(...(await benchApp(pg.url, false, 3402)));
+    if (servers.includes("app-fast")) results.push(...(await benchApp(pg.url, true, 3403)));
+  } finally {
+    await pg.stop();
+  }
+  const ratios = ["app-next", "app-fast"].flatMap((server) =>
+    ["POST /order/create/pix", "GET /order/{id}", "GET /account"].flatMap((endpoint) => {
+      const r = results.find((x) => x.server === server && x.endpoint === endpoint);
+      const b = results.find((x) => x.server === "baseline" && x.endpoint === endpoint);
+      return r && b ? [{ server, endpoint, ratio: Math.round((r.rps / b.rps) * 100) / 100 }] : [];
+    }),
+  );
+  console.log("\nthroughput relative to the baseline:");
+  for (const r of ratios) console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${r.ratio}×`);
+  const report = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, results, ratios };
+  fs.mkdirSync("bench", { recursive: true });
+  fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");
+  console.log("\nwritten: bench/results.json");
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,194 @@
+import net from "node:net";
+import { parseArgs } from "node:util";
+import { ZodError } from "zod";
+import { closeDb } from "@/db";
+import { ensureDatabase } from "@/db/bootstrap";
+import type { EmbeddedHandle } from "@/db/embedded";
+import { runMigrations } from "@/db/migrate";
+import { describeZodError } from "@/lib/api/validation";
+import { ConfigError, env } from "@/lib/env";
+import { DomainError } from "@/lib/errors";
+import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";
+import { createApiKey, createMerchant, listApiKeys, listMerchants, revokeApiKey, updateMerchant } from "@/lib/merchants/service";
+
+// Operator CLI: the admin API's operations for someone at a shell (CONTRACT §2). Results go to
+// stdout as JSON so they can be piped; errors go to stderr with exit code 1.
+
+const USAGE = `Usage: npm run cli -- <command>
+
+  merchants create --company <name> [--pix-key K] [--account-type standard|verified|business]
+                   [--email E --password P] [--opening-balance CENTAVOS]
+  merchants update <id> [--account-type T] [--company N] [--pix-key K]
+  merchants list
+  keys create <merchantId> [--name N]
+  keys list <merchantId>
+  keys revoke <merchantId> <keyId>
+  help
+
+Uses DATABASE_URL, or else the embedded PostgreSQL under DATA_DIR (joining it when the app is
+already running it).`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  company: { type: "string" },
+  "pix-key": { type: "string" },
+  "account-type": { type: "string" },
+  email: { type: "string" },
+  password: { type: "string" },
+  "opening-balance": { type: "string" },
+  name: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+/** Digits become a number; anything else is passed through so the schema names the problem. */
+function centavos(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+}
+
+function positional(args: string[], index: number, what: string): string {
+  const value = args[index];
+  if (value === undefined) throw new UsageError(`missing <${what}>`);
+  return value;
+}
+
+/** Refuses options and extra arguments the command does not take, rather than silently ignoring them. */
+function expectArgs(command: string, values: Values, allowed: (keyof typeof OPTIONS)[], args: string[], count: number) {
+  if (args.length > count) throw new UsageError(`unexpected argument "${args[count]}"`);
+  const extra = Object.keys(values).filter((k) => k !== "help" && !allowed.includes(k as keyof typeof OPTIONS));
+  if (extra.length > 0) throw new UsageError(`${command} does not take ${extra.map((k) => `--${k}`).join(", ")}`);
+}
+
+function isPortOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    socket.setTimeout(1000);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The app may already be running the embedded PostgreSQL on the same data directory; a second
+ * server there cannot start, so when the start fails and something listens on the port, join it.
+ */
+async function connectDatabase(): Promise<EmbeddedHandle | null> {
+  try {
+    const { embedded } = await ensureDatabase();
+    return embedded;
+  } catch (err) {
+    const port = env().EMBEDDED_PG_PORT;
+    if (env().DATABASE_URL || !(await isPortOpen(port))) throw err ?? new Error("could not start the embedded PostgreSQL");
+    const url = `postgres://postgres:postgres@127.0.0.1:${port}/payments`;
+    await runMigrations(url);
+    process.env.DATABASE_URL = url;
+    return null;
+  }
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [group, action, ...rest] = positionals;
+  if (values.help || group === undefined || group === "help") {
+    process.stdout.write(USAGE + "\n");
+    return undefined;
+  }
+  const command = `${group} ${action ?? ""}`.trim();
+
+  // Validate before touching the database, so a typo does not start PostgreSQL.
+  let task: () => Promise<unknown>;
+  switch (command) {
+    case "merchants create": {
+      expectArgs(command, values, ["company", "pix-key", "account-type", "email", "password", "opening-balance"], rest, 0);
+      const input = createMerchantBody.parse({
+        companyName: values.company,
+        pixKey: values["pix-key"],
+        accountType: values["account-type"],
+        email: values.email,
+        password: values.password,
+        openingBalance: centavos(values["opening-balance"]),
+      });
+      task = () => createMerchant(input, { mode: env().PAYMENTS_MODE });
+      break;
+    }
+    case "merchants update": {
+      expectArgs(command, values, ["company", "pix-key", "account-type"], rest, 1);
+      const id = positional(rest, 0, "id");
+      const patch = updateMerchantBody.parse({
+        accountType: values["account-type"],
+        companyName: values.company,
+        pixKey: values["pix-key"],
+      });
+      task = async () => ({ merchant: await updateMerchant(id, patch) });
+      break;
+    }
+    case "merchants list":
+      expectArgs(command, values, [], rest, 0);
+      task = async () => ({ merchants: await listMerchants() });
+      break;
+    case "keys create": {
+      expectArgs(command, values, ["name"], rest, 1);
+      const merchantId = positional(rest, 0, "merchantId");
+      task = async () => ({ apiKey: await createApiKey(merchantId, values.name ?? "default") });
+      break;
+    }
+    case "keys list": {
+      expectArgs(command, values, [], rest, 1);
+      const merchantId = positional(rest, 0, "merchantId");
+      task = async () => ({ apiKeys: await listApiKeys(merchantId) });
+      break;
+    }
+    case "keys revoke": {
+      expectArgs(command, values, [], rest, 2);
+      const merchantId = positional(rest, 0, "merchantId");
+      const keyId = positional(rest, 1, "keyId");
+      task = async () => ({ apiKey: await revokeApiKey(merchantId, keyId) });
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+
+  const embedded = await connectDatabase();
+  try {
+    return await task();
+  } finally {
+    await closeDb();
+    if (embedded) await embedded.stop();
+  }
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof ZodError) return describeZodError(err);
+  if (err instanceof UsageError) return `${err.message} (see: npm run cli -- help)`;
+  if (err instanceof DomainError || err instanceof ConfigError) return err.message;
+  // parseArgs reports unknown options and missing values with readable messages and these codes.
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) return `${(err as Error).message} (see: npm run cli -- help)`;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+async function main() {
+  // Service logs must not interleave with the JSON on stdout; warnings still reach stderr.
+  process.env.LOG_LEVEL ??= "warn";
+  try {
+    const result = await run(process.argv.slice(2));
+    if (result !== undefined) process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+    process.exitCode = 0;
+  } catch (err) {
+    process.stderr.write(`error: ${describeError(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

@@ -1,0 +1,107 @@
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+// `npm start`: one process that owns everything a newcomer needs — configuration, the database
+// (embedded PostgreSQL unless DATABASE_URL is set), migrations, the demo merchant, the background
+// jobs and the Next.js server. `--dev` runs Next in development mode instead of the built app.
+
+const dev = process.argv.includes("--dev");
+if (!dev) (process.env as Record<string, string>).NODE_ENV = "production";
+
+function ensureAuthSecret(dataDir: string) {
+  if (process.env.AUTH_SECRET || process.env.PAYMENTS_MODE === "live") return;
+  // Sandbox: generated once and kept with the data, so sessions survive restarts.
+  const file = path.join(dataDir, "auth-secret");
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  process.env.AUTH_SECRET = fs.readFileSync(file, "utf8").trim();
+}
+
+async function main() {
+  const { env, ConfigError, publicBaseUrl } = await import("@/lib/env");
+  let e;
+  try {
+    ensureAuthSecret(process.env.DATA_DIR || ".data");
+    e = env();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { providers, MissingLiveProvider } = await import("@/lib/providers");
+  try {
+    providers();
+  } catch (err) {
+    if (err instanceof MissingLiveProvider) {
+      console.error(`Refusing to start in live mode: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  const { ensureDatabase } = await import("@/db/bootstrap");
+  const { closeDb } = await import("@/db");
+  const { url, embedded } = await ensureDatabase();
+  console.log(`database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}`);
+
+  if (e.PAYMENTS_MODE === "sandbox" && e.SEED_DEMO_MERCHANT) {
+    const { seedDemoMerchant } = await import("@/lib/merchants/service");
+    const demo = await seedDemoMerchant();
+    if (demo) {
+      console.log("\n  Demo merchant created (shown once, keep it):");
+      console.log(`    API key:   ${demo.apiKey}`);
+      console.log(`    Dashboard: ${demo.email} / ${demo.password}\n`);
+    }
+  }
+
+  const { startJobs, stopJobs } = await import("@/lib/jobs/queue");
+  if (e.JOBS_ENABLED) await startJobs();
+
+  const { default: next } = await import("next");
+  const host = e.HOST;
+  const app = next({ dev, dir: process.cwd(), hostname: host, port: e.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const { dispatchApi } = await import("@/lib/server/api-dispatch");
+  // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
+  // API_FAST_PATH=false; everything else is Next's.
+  const fastPath = e.API_FAST_PATH;
+  const baseUrl = `http://${host}:${e.PORT}`;
+  const server = http.createServer((req, res) => {
+    const next = () =>
+      handle(req, res).catch((err: unknown) => {
+        console.error(err);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    if (!fastPath) return void next();
+    dispatchApi(req, res, baseUrl).then((served) => {
+      if (!served) void next();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));
+  console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${fastPath ? "fast path" : "through Next"})`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    server.close();
+    await stopJobs().catch(() => {});
+    await closeDb().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import { db } from "@/db";
+import { apiKeys, merchants } from "@/db/schema";
+import { generateApiKey } from "@/lib/api/keys";
+import type { RouteHandler } from "@/lib/api/handler";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { randomUUID } from "node:crypto";
+
+export const BASE = "http://localhost:3000";
+
+type CallOptions = {
+  method?: string;
+  path?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  params?: Record<string, string>;
+  apiKey?: string;
+  /** Which header carries the key: the spec shows both. */
+  authHeader?: "authorization" | "bearer";
+};
+
+export type CallResult = { status: number; body: any; headers: Headers };
+
+/** Calls a real route handler the way Next does: a Web Request and a params promise. */
+export async function call(handler: RouteHandler, opts: CallOptions = {}): Promise<CallResult> {
+  const headers = new Headers(opts.headers);
+  if (opts.apiKey !== undefined) {
+    if (opts.authHeader === "bearer") headers.set("bearer", opts.apiKey);
+    else headers.set("authorization", `Bearer ${opts.apiKey}`);
+  }
+  let body: string | undefined = opts.rawBody;
+  if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers.set("content-type", "application/json");
+  const req = new Request(BASE + (opts.path ?? "/api/v1/test"), { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+  const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** A fresh merchant with its own API key; each test seeds its own. */
+export async function seedMerchant(opts: { pixKey?: string | null; accountType?: "standard" | "verified" | "business"; balanceCentavos?: number; companyName?: string } = {}) {
+  const [merchant] = await db()
+    .insert(merchants)
+    .values({
+      companyName: opts.companyName ?? `Loja Teste ${randomUUID().slice(0, 8)}`,
+      pixKey: opts.pixKey === undefined ? "52998224725" : opts.pixKey,
+      pixKeyType: opts.pixKey === null ? null : "cpf",
+      accountType: opts.accountType ?? "standard",
+    })
+    .returning();
+  const key = generateApiKey("sandbox");
+  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "test", prefix: key.prefix, keyHash: key.hash, mode: "sandbox" });
+  if (opts.balanceCentavos) {
+    await db().transaction((tx) =>
+      postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: opts.balanceCentavos!, refType: "test", refId: randomUUID() }),
+    );
+  }
+  return { merchant, apiKey: key.key };
+}
+
+/** Calls the API by method and path through the same route table the app/ route files export. */
+export async function api(method: string, path: string, opts: Omit<CallOptions, "method" | "path" | "params"> = {}): Promise<CallResult> {
+  const { matchRoute } = await import("@/lib/api/routes");
+  const { notFoundHandler } = await import("@/lib/api/not-found");
+  const pathname = new URL(BASE + path).pathname;
+  const m = matchRoute(method, pathname);
+  if (!m || "methodNotAllowed" in m) return call(notFoundHandler, { ...opts, method, path });
+  return call(m.handler, { ...opts, method, path, params: m.params });
+}

@@ -1,0 +1,211 @@
+import { createHmac } from "node:crypto";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import bolt11 from "bolt11";
+import { resolveToken } from "@/lib/chain/networks";
+import { resetEnvForTests } from "@/lib/env";
+import { UpstreamUnavailable } from "@/lib/errors";
+import { MissingLiveProvider, providers } from "@/lib/providers";
+import { openNodeLightning } from "@/lib/providers/lightning/opennode";
+import { liveRates, resetRatesCacheForTests } from "@/lib/providers/rates/live";
+import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
+
+// The live rate and Lightning adapters against a local HTTP server that speaks CoinGecko's
+// simple/price and OpenNode's charge API; and live mode's provider check.
+
+let server: ProviderServer;
+const saved = { ...process.env };
+
+function setEnv(vars: Record<string, string | undefined>) {
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetEnvForTests();
+}
+
+beforeAll(async () => {
+  server = await startProviderServer();
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  Object.assign(server.state, { updatedAt: Math.floor(Date.now() / 1000), failNext: 0, status: null, delayMs: 0, invoiceSatsDelta: 0 });
+  server.requests.length = 0;
+  resetRatesCacheForTests();
+  setEnv({
+    RATES_URL: `${server.url}/api/v3`,
+    RATES_API_KEY: "cg-key",
+    RATES_CACHE_SECONDS: "30",
+    RATES_MAX_AGE_SECONDS: "600",
+    RATES_TIMEOUT_MS: "300",
+    LIGHTNING_API_URL: server.url,
+    LIGHTNING_API_KEY: OPENNODE_KEY,
+    LIGHTNING_TIMEOUT_MS: "500",
+  });
+});
+
+afterEach(() => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+  resetEnvForTests();
+});
+
+const failure = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err as Error);
+
+describe("live rates (CoinGecko-compatible simple/price)", () => {
+  it("quotes every asset in BRL from one cached request, with the source and the quote's own time", async () => {
+    const usdt = await liveRates.quote("USDT");
+    expect(usdt).toEqual({ rate: "5.4321", source: new URL(server.url).host, at: new Date(server.state.updatedAt * 1000) });
+    expect((await liveRates.quote("BTC")).rate).toBe("612345.67");
+    expect((await liveRates.quote("POL")).rate).toBe("1.23");
+    expect(server.requests).toHaveLength(1);
+    const req = new URL(server.requests[0].path, server.url);
+    expect(req.pathname).toBe("/api/v3/simple/price");
+    expect(req.searchParams.get("vs_currencies")).toBe("brl");
+    expect(req.searchParams.get("ids")?.split(",")).toEqual(expect.arrayContaining(["tether", "usd-coin", "dai", "bitcoin"]));
+    expect(server.requests[0].headers["x-cg-demo-api-key"]).toBe("cg-key");
+  });
+
+  it("asks again once RATES_CACHE_SECONDS has passed", async () => {
+    setEnv({ RATES_CACHE_SECONDS: "0" });
+    await liveRates.quote("USDT");
+    server.state.prices.tether = 5.5;
+    expect((await liveRates.quote("USDT")).rate).toBe("5.5");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("refuses a quote older than RATES_MAX_AGE_SECONDS", async () => {
+    server.state.updatedAt = Math.floor(Date.now() / 1000) - 700;
+    const err = await failure(liveRates.quote("USDT"));
+    expect(err).toBeInstanceOf(UpstreamUnavailable);
+    expect(err?.message).toMatch(/USDT is 70\d s old, older than RATES_MAX_AGE_SECONDS \(600 s\)/);
+    expect((err as UpstreamUnavailable).status).toBe(500);
+  });
+
+  it("retries a 503, and reports a source that keeps failing or never answers", async () => {
+    server.state.failNext = 2;
+    expect((await liveRates.quote("DAI")).rate).toBe("5.42");
+    expect(server.requests).toHaveLength(3);
+
+    resetRatesCacheForTests();
+    server.state.status = 500;
+    const down = await failure(liveRates.quote("DAI"));
+    expect(down).toBeInstanceOf(UpstreamUnavailable);
+    expect(down?.message).toBe("Rate source unavailable: HTTP 500: status 500 from the test server");
+
+    server.state.status = null;
+    server.state.delayMs = 1000;
+    const slow = await failure(liveRates.quote("DAI"));
+    expect(slow?.message).toBe("Rate source unavailable: no answer within 300 ms");
+  });
+
+  it("keeps serving the last answer while a refresh fails, within the age limit", async () => {
+    setEnv({ RATES_CACHE_SECONDS: "0" });
+    await liveRates.quote("USDC");
+    server.state.status = 502;
+    expect((await liveRates.quote("USDC")).rate).toBe("5.43");
+  });
+
+  it("names a symbol the source does not quote", async () => {
+    delete server.state.prices["binance-usd"];
+    const err = await failure(liveRates.quote("BUSD"));
+    expect(err?.message).toBe("Rate source has no BRL quote for BUSD");
+    server.state.prices["binance-usd"] = 5.41;
+  });
+});
+
+describe("live Lightning (OpenNode charge API)", () => {
+  const args = { satoshis: 8819, fiatCentavos: 5400, description: "Loja - R$ 54.00", expirySeconds: 900, name: "Maria" };
+
+  it("creates a charge for the exact satoshis and hands out its BOLT11 invoice", async () => {
+    const invoice = await openNodeLightning.createInvoice(args);
+    const [req] = server.requests;
+    expect(req.method).toBe("POST");
+    expect(req.path).toBe("/v1/charges");
+    expect(req.headers.authorization).toBe(OPENNODE_KEY);
+    expect(req.body).toMatchObject({ amount: 8819, description: args.description, ttl: 15, auto_settle: false, customer_name: "Maria" });
+    const decoded = bolt11.decode(invoice.invoice);
+    expect(decoded.satoshis).toBe(8819);
+    expect(invoice.paymentHash).toBe(decoded.tags.find((t) => t.tagName === "payment_hash")?.data);
+    expect(server.charges.has(invoice.id)).toBe(true);
+    expect(invoice.expiresAt.getTime() - invoice.createdAt.getTime()).toBe(900_000);
+  });
+
+  it("reads the charge back: unpaid, then paid with the provider's settlement time", async () => {
+    const invoice = await openNodeLightning.createInvoice(args);
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toEqual({ id: invoice.id, status: "unpaid", paid: false, paidAt: null });
+    const settled = Math.floor(Date.now() / 1000);
+    Object.assign(server.charges.get(invoice.id)!, { status: "paid", settled_at: settled });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toEqual({ id: invoice.id, status: "paid", paid: true, paidAt: new Date(settled * 1000) });
+  });
+
+  it("describes a charge as the spec's providerDetails, and says when the provider could not be asked", async () => {
+    const invoice = await openNodeLightning.createInvoice(args);
+    const state = { id: invoice.id, satoshis: 8819, fiatCentavos: 5400, description: "Order x", name: "Maria", createdAt: invoice.createdAt, status: "unpaid" as const };
+    const details = await openNodeLightning.describe(state);
+    expect(details).toMatchObject({ success: true, data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: "bc1qexampleaddress", auto_settle: false } });
+    server.state.status = 503;
+    expect(await openNodeLightning.describe(state)).toMatchObject({ success: false, data: { id: invoice.id, status: "unpaid", amount: 8819 } });
+  });
+
+  it("reports the provider's status on errors (the spec's 'error names the provider status')", async () => {
+    setEnv({ LIGHTNING_API_KEY: "wrong-key" });
+    expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe("HTTP 401: Unauthorized");
+    setEnv({ LIGHTNING_API_KEY: OPENNODE_KEY });
+    server.state.delayMs = 1000;
+    expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe("no answer within 500 ms");
+    // A create is not repeated after a timeout: a retry could open a second charge.
+    expect(server.requests.filter((r) => r.method === "POST")).toHaveLength(2);
+  });
+
+  it("refuses a charge whose invoice asks for a different amount", async () => {
+    server.state.invoiceSatsDelta = 1;
+    expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe("charge invoice is for 8820 sats, expected 8819");
+  });
+
+  it("verifies callbacks: hashed_order = HMAC-SHA256(api key, charge id)", () => {
+    const id = "ba57e419-a6c9-41b2-a54c-b870d073d899";
+    const good = createHmac("sha256", OPENNODE_KEY).update(id).digest("hex");
+    expect(openNodeLightning.verifyCallback!({ id, hashed_order: good })).toBe(true);
+    expect(openNodeLightning.verifyCallback!({ id: `${id}x`, hashed_order: good })).toBe(false);
+    expect(openNodeLightning.verifyCallback!({ id, hashed_order: createHmac("sha256", "other").update(id).digest("hex") })).toBe(false);
+    expect(openNodeLightning.verifyCallback!({ id, hashed_order: good.slice(2) })).toBe(false);
+    expect(openNodeLightning.verifyCallback!({ id })).toBe(false);
+  });
+});
+
+describe("live mode's provider check", () => {
+  const LIVE = {
+    PAYMENTS_MODE: "live",
+    AUTH_SECRET: "a".repeat(40),
+    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+  };
+
+  it("accepts live rates, Lightning and chain, and still names PIX and the exchange wallet, which have no live adapter", () => {
+    setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
+    const err = (() => {
+      try {
+        providers();
+        return null;
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(MissingLiveProvider);
+    expect(err?.message).toBe("Live mode needs a live adapter for: pix (no live adapter exists yet), exchange (no live adapter exists yet)");
+  });
+
+  it("names every unconfigured provider with what to set", () => {
+    setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
+    expect(() => providers()).toThrow(/rates \(set RATES_URL\), pix .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/);
+  });
+
+  it("takes deposits only on networks that have a node", () => {
+    setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
+    expect(resolveToken("polygon", "USDT", ["eth", "bsc", "polygon"]).network).toBe("polygon");
+    expect(() => resolveToken("eth", "USDT", ["eth", "bsc", "polygon"])).toThrow("Network not supported: eth is not configured on this server");
+  });
+});

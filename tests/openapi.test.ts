@@ -1,0 +1,193 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses, OPERATIONS, openApiPath, type Operation } from "@/lib/api/openapi";
+import { API_ROUTES } from "@/lib/api/routes";
+import { api, seedMerchant, type CallResult } from "./helpers";
+
+// The OpenAPI document against the code: every route documented, the document valid OpenAPI 3.1,
+// every example valid against its own schema, and every request example sent through the real
+// handler with the real answer parsed by the documented response schema (strict: an undocumented
+// field fails).
+
+const doc = buildOpenApiDocument();
+const ADMIN = () => process.env.ADMIN_TOKEN!;
+
+const entries = API_ROUTES.map((r) => ({ ...r, op: OPERATIONS[`${r.method} ${r.path}`] as Operation }));
+const withSchema = (op: Operation) => ("schema" in op.success ? op.success : null);
+
+describe("GET /api/v1/openapi.json", () => {
+  it("documents every route in API_ROUTES, with {param} paths", () => {
+    for (const r of API_ROUTES) {
+      const path = openApiPath(r.path);
+      expect(path).not.toMatch(/[[\]]/);
+      expect(doc.paths[path]?.[r.method.toLowerCase()], `${r.method} ${path}`).toBeDefined();
+    }
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(documented.sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+  });
+
+  it("is valid OpenAPI 3.1", async () => {
+    const validator = new Validator();
+    const res = await validator.validate(structuredClone(doc));
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("declares both API key forms and uses them on every merchant endpoint", () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.bearerHeader).toMatchObject({ type: "apiKey", in: "header", name: "Bearer" });
+    for (const { method, path, op } of entries) {
+      const security = doc.paths[openApiPath(path)][method.toLowerCase()].security;
+      if (op.auth === "merchant") expect(security).toEqual([{ bearerAuth: [] }, { bearerHeader: [] }]);
+      if (op.auth === "public") expect(security).toEqual([]);
+    }
+  });
+
+  it("documents BRL value on the input side: the JSON number the client sends", () => {
+    const body = doc.paths["/api/v1/order/create/pix"].post.requestBody as { content: { "application/json": { schema: { properties: Record<string, { type: string }>; required: string[] } } } };
+    const schema = body.content["application/json"].schema;
+    expect(schema.properties.value.type).toBe("number");
+    expect(schema.required).toContain("value");
+    const deposit = doc.paths["/api/v1/onchain/deposit"].post.requestBody as typeof body;
+    // The service checks network and asset itself (so the spec's supportedNetworks body can be sent), yet clients must send them.
+    expect([...deposit.content["application/json"].schema.required].sort()).toEqual(["asset", "network", "value"]);
+  });
+
+  it("documents every error status with the endpoint's own error body", () => {
+    const shapes: Record<string, unknown> = {
+      "POST /api/v1/order/create 400": { success: false, error: expect.any(String) },
+      "GET /api/v1/onchain/order/[id] 400": { success: false, error: expect.any(String) },
+      "POST /api/v1/onchain/withdraw/initiate 400": { message: expect.any(String), error: expect.any(String) },
+      "POST /api/v1/onchain/withdraw/initiate 401": { message: expect.any(String) },
+      "POST /api/v1/onchain/withdraw/initiate 500": { message: expect.any(String), success: false },
+      "POST /api/v1/order/pix-out 400": { message: expect.any(String), error: { details: expect.any(String) } },
+      "POST /api/v1/order/pix-out 500": { message: expect.any(String), error: { details: expect.any(String) } },
+      "POST /api/v1/onchain/deposit 400": { message: expect.any(String), supportedNetworks: ["eth", "bsc", "polygon"] },
+      "POST /api/v1/order/create/pix 400": { message: expect.any(String), details: { pixKey: null, identifier: expect.any(String) } },
+    };
+    for (const [key, shape] of Object.entries(shapes)) {
+      const [method, path, status] = key.split(" ");
+      const res = doc.paths[openApiPath(path)][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>;
+      expect(res[status].content["application/json"].example, key).toEqual(shape);
+    }
+    for (const { method, path, op } of entries) {
+      const responses = doc.paths[openApiPath(path)][method.toLowerCase()].responses as Record<string, unknown>;
+      for (const status of errorStatuses(method, op)) expect(responses[String(status)], `${method} ${path} ${status}`).toBeDefined();
+      if (op.auth !== "public") expect(responses["401"]).toBeDefined();
+    }
+  });
+
+  it("every example validates against its own schema", () => {
+    for (const { method, path, op } of entries) {
+      const where = `${method} ${path}`;
+      if (op.request) expect(op.request.schema.safeParse(op.request.example).error, `${where} request`).toBeUndefined();
+      const s = withSchema(op);
+      if (s) expect(s.schema.safeParse(s.example).error, `${where} response`).toBeUndefined();
+      for (const status of errorStatuses(method, op)) {
+        expect(errorSchemaFor(op, status).safeParse(errorExampleFor(op, status)).error, `${where} ${status}`).toBeUndefined();
+      }
+    }
+  });
+
+  it("is served as JSON without authentication, the same document each time", async () => {
+    const a = await api("GET", "/api/v1/openapi.json");
+    expect(a.status).toBe(200);
+    expect(a.headers.get("content-type")).toContain("application/json");
+    expect(a.body.openapi).toBe("3.1.0");
+    expect(a.body).toEqual(JSON.parse(JSON.stringify(doc)));
+    const b = await api("GET", "/api/v1/openapi.json");
+    expect(b.body).toEqual(a.body);
+  });
+});
+
+describe("documented examples against the real handlers", () => {
+  let apiKey: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    ({ apiKey } = await seedMerchant({ balanceCentavos: 100_000_00 }));
+    const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
+    const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: OPERATIONS["POST /api/v1/crypto-pix/onchain/pay"].request!.example });
+    const withdrawal = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
+    const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
+    const merchant = await api("POST", "/api/v1/admin/merchants", { apiKey: ADMIN(), body: { companyName: "Loja para PATCH" } });
+    ids.order = pix.body.pixOrder.paymentLinkId;
+    ids.deposit = deposit.body.order.paymentLinkId;
+    ids.cryptoPix = cryptoPix.body.data.payCryptoPixId;
+    ids.withdrawal = withdrawal.body.id;
+    ids.exchange = exchange.body.order.paymentLinkId;
+    ids.merchant = merchant.body.merchant.id;
+  });
+
+  /** Path params for each route, from the objects made above. */
+  function pathFor(path: string): string {
+    const values: Record<string, string> = {
+      "/api/v1/onchain/order/[id]": ids.deposit,
+      "/api/v1/order/[id]": ids.order,
+      "/api/v1/crypto-pix/order/[id]": ids.cryptoPix,
+      "/api/v1/withdrawals/[id]": ids.withdrawal,
+      "/api/v1/admin/merchants/[id]": ids.merchant,
+      "/api/v1/sandbox/orders/[id]/pay": ids.order,
+      "/api/v1/sandbox/onchain/[paymentLinkId]/transfer": ids.deposit,
+      "/api/v1/sandbox/crypto-pix/[payCryptoPixId]/transfer": ids.cryptoPix,
+      "/api/v1/public/payments/[paymentLinkId]": ids.exchange,
+      "/api/v1/public/payments/[paymentLinkId]/qr.png": ids.exchange,
+    };
+    return path.replace(/\[[^\]]+\]/g, () => values[path] ?? "00000000-0000-4000-8000-000000000000");
+  }
+
+  const keyFor = (op: Operation) => (op.auth === "admin" ? ADMIN() : op.auth === "merchant" ? apiKey : undefined);
+
+  // Routes documented without a body schema (none yet) are left to their own suites.
+  it.each(entries.filter((e) => "schema" in e.op.success || "contentType" in e.op.success).map((e) => [`${e.method} ${e.path}`, e] as const))(
+    "%s: the documented request gives the documented status and a body its schema accepts",
+    async (_name, { method, path, op }) => {
+      const res: CallResult = await api(method, pathFor(path), { apiKey: keyFor(op), body: op.request?.example });
+      expect(res.status, JSON.stringify(res.body)).toBe(op.success.status);
+      if ("contentType" in op.success) {
+        expect(res.headers.get("content-type")).toBe(op.success.contentType);
+        return;
+      }
+      const s = withSchema(op);
+      if (s) {
+        const parsed = (s.schema as z.ZodType).safeParse(res.body);
+        expect(parsed.error, JSON.stringify(res.body)).toBeUndefined();
+      }
+    },
+  );
+
+  it.each(entries.filter((e) => e.op.auth !== "public").map((e) => [`${e.method} ${e.path}`, e] as const))(
+    "%s without a key: 401 in the documented error body",
+    async (_name, { method, path, op }) => {
+      const res = await api(method, pathFor(path), { body: op.request?.example });
+      expect(res.status).toBe(401);
+      expect(errorSchemaFor(op, 401).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
+    },
+  );
+
+  it.each(entries.filter((e) => e.op.request).map((e) => [`${e.method} ${e.path}`, e] as const))(
+    "%s: 400 for a wrong body and 413 for a huge one, in the documented error body",
+    async (_name, { method, path, op }) => {
+      const bad = await api(method, pathFor(path), { apiKey: keyFor(op), body: [] });
+      expect(bad.status).toBe(400);
+      expect(errorSchemaFor(op, 400).safeParse(bad.body).error, JSON.stringify(bad.body)).toBeUndefined();
+      const huge = await api(method, pathFor(path), { apiKey: keyFor(op), rawBody: JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }) });
+      expect(huge.status).toBe(413);
+      expect(errorSchemaFor(op, 413).safeParse(huge.body).error, JSON.stringify(huge.body)).toBeUndefined();
+    },
+  );
+
+  it.each(entries.filter((e) => e.op.errors?.includes(404) || e.op.errors?.includes(400)).filter((e) => /\[/.test(e.path)).map((e) => [`${e.method} ${e.path}`, e] as const))(
+    "%s with an unknown id: the documented not-found status and body",
+    async (_name, { method, path, op }) => {
+      const res = await api(method, path.replace(/\[[^\]]+\]/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.request?.example });
+      const status = op.errors!.includes(404) ? 404 : 400;
+      expect(res.status).toBe(status);
+      expect(errorSchemaFor(op, status).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
+    },
+  );
+});

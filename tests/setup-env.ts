@@ -1,0 +1,13 @@
+import { inject } from "vitest";
+
+// Runs in each test worker before any test module is imported, so lib/env sees the test database.
+process.env.DATABASE_URL = inject("databaseUrl");
+process.env.PAYMENTS_MODE ??= "sandbox";
+process.env.LOG_LEVEL ??= "silent";
+process.env.ADMIN_TOKEN ??= "test-admin-token-0123456789abcdefghijklmnop";
+process.env.PUBLIC_BASE_URL ??= "http://localhost:3000";
+process.env.SANDBOX_SETTLE_SECONDS ??= "0";
+process.env.RATE_LIMIT_PER_MINUTE ??= "100000";
+// Webhooks: retries within a second (0.01 s, then 0.6 s…) and a short timeout, so failure paths run fast.
+process.env.WEBHOOK_RETRY_BASE_SECONDS ??= "0.01";
+process.env.WEBHOOK_TIMEOUT_MS ??= "1000";
