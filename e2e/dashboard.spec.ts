@@ -42,7 +42,8 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   const payer = await context.newPage();
   await payer.goto(link!);
   await expect(payer.getByTestId("checkout")).toHaveAttribute("data-status", "PENDING");
-  await expect(payer.getByText("Pagamento para Padaria Pão Quente")).toBeVisible();
+  await expect(payer.getByRole("heading", { name: "Pagamento para Padaria Pão Quente" })).toBeVisible();
+  await expect(payer).toHaveTitle("Pagamento para Padaria Pão Quente · PixCrypto");
   await expect(payer.getByRole("img", { name: /QR code/ })).toBeVisible();
 
   // Sandbox: simulate the payment; both pages turn COMPLETED without a reload.
