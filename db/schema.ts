@@ -461,6 +461,8 @@ export const idempotencyKeys = pgTable(
 );
 
 export type Merchant = typeof merchants.$inferSelect;
+/** What an API request knows of its merchant: everything but the balance, which is always read fresh. */
+export type MerchantProfile = Omit<Merchant, "balanceCentavos" | "updatedAt">;
 export type Order = typeof orders.$inferSelect;
 export type OnchainOrder = typeof onchainOrders.$inferSelect;
 export type CryptoPixPayment = typeof cryptoPixPayments.$inferSelect;

@@ -2,7 +2,7 @@ import { endpoint } from "@/lib/api/handler";
 import { messageBody } from "@/lib/api/error-body";
 import { json } from "@/lib/api/respond";
 import { centavosToBrl } from "@/lib/money";
-import { remainingLimits } from "@/lib/withdrawals/limits";
+import { balanceAndLimits } from "@/lib/withdrawals/limits";
 import type { AccountResponse } from "./schemas";
 
 /** GET /api/v1/account: balance in centavos (spec §2.8), plus account type and what is left to withdraw. */
@@ -10,12 +10,12 @@ export const getAccountHandler = endpoint({
   auth: "merchant",
   errorBody: messageBody,
   async handle({ merchant }) {
-    const limits = await remainingLimits(merchant);
+    const { balanceCentavos, limits } = await balanceAndLimits(merchant);
     const res: AccountResponse = {
       merchant: {
         companyName: merchant.companyName,
         pixKey: merchant.pixKey ?? "",
-        balance: merchant.balanceCentavos,
+        balance: balanceCentavos,
         id: merchant.id,
         accountType: merchant.accountType,
         withdrawalLimits: {

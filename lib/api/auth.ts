@@ -1,11 +1,12 @@
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import { db } from "@/db";
 import { prepared } from "@/db/prepared";
-import { apiKeys, merchants, type Merchant } from "@/db/schema";
+import { apiKeys, merchants, type MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { cacheGeneration, cachedKey, rememberKey } from "./key-cache";
 import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
 
 /**
@@ -23,11 +24,14 @@ export function extractApiKey(req: Request): string | null {
   return null;
 }
 
-// Every API request runs this: a prepared statement, built once per pool.
+// What a request may know of its merchant: every column but the balance and its bookkeeping.
+const { balanceCentavos: _balance, updatedAt: _updated, ...profileColumns } = getTableColumns(merchants);
+
+// A cache miss runs this: a prepared statement, built once per pool.
 const keyLookup = () =>
   prepared(db(), "api_key_lookup", (d) =>
     d
-      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, merchant: merchants })
+      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, merchant: profileColumns })
       .from(apiKeys)
       .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
       .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
@@ -48,12 +52,12 @@ function touch(keyId: string) {
     .catch((err: unknown) => log.warn("api key last_used_at update failed", { err }));
 }
 
-export async function authenticateMerchant(req: Request): Promise<Merchant> {
+export async function authenticateMerchant(req: Request): Promise<MerchantProfile> {
   return (await authenticateApiKey(req)).merchant;
 }
 
 /** The merchant behind the request's API key, and which key it was (rate limits count per key). */
-export async function authenticateApiKey(req: Request): Promise<{ merchant: Merchant; keyId: string }> {
+export async function authenticateApiKey(req: Request): Promise<{ merchant: MerchantProfile; keyId: string }> {
   const key = extractApiKey(req);
   if (key === null) {
     throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
@@ -63,9 +67,17 @@ export async function authenticateApiKey(req: Request): Promise<{ merchant: Merc
   if (!key.startsWith(keyPrefixFor(mode))) {
     throw new Unauthorized(`Invalid API key: this is not a ${mode} key (${mode} keys start with ${keyPrefixFor(mode)})`);
   }
-  const [row] = await keyLookup().execute({ hash: hashApiKey(key) });
+  const hash = hashApiKey(key);
+  const cached = cachedKey(hash);
+  if (cached) {
+    touch(cached.keyId);
+    return cached;
+  }
+  const generation = cacheGeneration();
+  const [row] = await keyLookup().execute({ hash });
   if (!row) throw new Unauthorized("Invalid API key");
   if (row.revokedAt) throw new Unauthorized("This API key has been revoked");
+  rememberKey(hash, row.keyId, row.merchant, generation);
   touch(row.keyId);
   return { merchant: row.merchant, keyId: row.keyId };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Merchant } from "@/db/schema";
+import type { MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { DomainError, NotFound, Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -25,7 +25,7 @@ type Ctx<A extends Auth, B> = {
   requestId: string;
   params: Record<string, string>;
   body: B;
-  merchant: A extends "merchant" ? Merchant : null;
+  merchant: A extends "merchant" ? MerchantProfile : null;
 };
 
 type Config<A extends Auth, S extends z.ZodType | undefined> = {
@@ -64,7 +64,7 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
 ): Promise<Response> {
   const started = performance.now();
   const path = new URL(req.url).pathname;
-  let merchant: Merchant | null = null;
+  let merchant: MerchantProfile | null = null;
   let idempotency: Parameters<typeof completeIdempotencyKey>[0] | null = null;
 
   const finish = (res: Response) => {

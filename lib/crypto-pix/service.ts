@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { chainTransfers, cryptoPixPayments, type CryptoPixPayment, type Merchant } from "@/db/schema";
+import { chainTransfers, cryptoPixPayments, type CryptoPixPayment, type MerchantProfile } from "@/db/schema";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
 import { broadcastSigned, signHotWalletTransfer } from "@/lib/chain/send";
@@ -17,7 +17,7 @@ import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 
 /** Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. */
-export async function createCryptoPixPayment(merchant: Merchant, input: PayCryptoPixInput): Promise<CryptoPixPayment> {
+export async function createCryptoPixPayment(merchant: MerchantProfile, input: PayCryptoPixInput): Promise<CryptoPixPayment> {
   let parsed;
   try {
     parsed = parseBrCode(input.qrcode);

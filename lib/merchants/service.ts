@@ -3,6 +3,7 @@ import { db, type Tx } from "@/db";
 import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/api/ids";
 import { generateApiKey, type KeyMode } from "@/lib/api/keys";
+import { forgetMerchant } from "@/lib/api/key-cache";
 import { hashPassword } from "@/lib/auth/password";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
@@ -142,6 +143,7 @@ export async function updateMerchant(id: string, patch: UpdateMerchantInput): Pr
     .where(eq(merchants.id, id))
     .returning();
   if (!row) throw new NotFound("Merchant not found");
+  forgetMerchant(id);
   return merchantView(row);
 }
 
@@ -181,6 +183,8 @@ export async function revokeApiKey(merchantId: string, keyId: string): Promise<A
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
     .returning(apiKeyColumns);
   if (!row) throw new NotFound("API key not found");
+  // Other instances hear of it from the database's api_auth_changed notification.
+  forgetMerchant(merchantId);
   return row;
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { chainTransfers, onchainOrders, type Merchant, type OnchainOrder } from "@/db/schema";
+import { chainTransfers, onchainOrders, type MerchantProfile, type OnchainOrder } from "@/db/schema";
 import { newPaymentLinkId } from "@/lib/api/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { ALL_NETWORKS, belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
@@ -14,7 +14,7 @@ import { providers } from "@/lib/providers";
 import type { CreateDepositInput } from "./schemas";
 import { depositView } from "./views";
 
-export async function createDeposit(merchant: Merchant, input: CreateDepositInput): Promise<OnchainOrder> {
+export async function createDeposit(merchant: MerchantProfile, input: CreateDepositInput): Promise<OnchainOrder> {
   const { network, asset, token } = resolveToken(String(input.network ?? ""), String(input.asset ?? ""), ALL_NETWORKS, {
     networkExtra: () => ({ supportedNetworks: [...ALL_NETWORKS] }),
   });

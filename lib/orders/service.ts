@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { prepared } from "@/db/prepared";
-import { orders, type Merchant, type Order, type OrderStatus } from "@/db/schema";
+import { orders, type MerchantProfile, type Order, type OrderStatus } from "@/db/schema";
 import { isUuid, newOrderHash, newPaymentLinkId, newPixTxid } from "@/lib/api/ids";
 import { paymentLink } from "@/lib/api/urls";
 import { env } from "@/lib/env";
@@ -59,7 +59,7 @@ async function insertOrder(values: NewOrder): Promise<Order> {
   return order;
 }
 
-export async function createPixOrder(merchant: Merchant, input: CreatePixOrderInput): Promise<Order> {
+export async function createPixOrder(merchant: MerchantProfile, input: CreatePixOrderInput): Promise<Order> {
   if (!merchant.pixKey) {
     // The PSP needs a payout destination for the merchant before it will collect for it.
     throw new InvalidInput("The merchant has no registered PIX key: register one before creating PIX orders", {
@@ -84,7 +84,7 @@ export async function createPixOrder(merchant: Merchant, input: CreatePixOrderIn
   return order;
 }
 
-export async function createExchangeOrder(merchant: Merchant, input: CreateExchangeOrderInput): Promise<Order> {
+export async function createExchangeOrder(merchant: MerchantProfile, input: CreateExchangeOrderInput): Promise<Order> {
   const paymentLinkId = newPaymentLinkId();
   const payment = await providers().exchange.createPayment({
     valueCentavos: input.value,
@@ -107,7 +107,7 @@ export async function createExchangeOrder(merchant: Merchant, input: CreateExcha
   return order;
 }
 
-export async function createLightningOrder(merchant: Merchant, input: CreateLightningOrderInput): Promise<Order> {
+export async function createLightningOrder(merchant: MerchantProfile, input: CreateLightningOrderInput): Promise<Order> {
   const { rates, lightning } = providers();
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(input.value, quote.rate);

@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { prepared } from "@/db/prepared";
 import { merchants, withdrawals, type Merchant } from "@/db/schema";
-import { InsufficientBalance, LimitExceeded } from "@/lib/errors";
+import { InsufficientBalance, LimitExceeded, NotFound } from "@/lib/errors";
 import { formatBrl, saoPauloDay, WITHDRAWAL_LIMITS } from "@/lib/money";
 
 /**
@@ -39,30 +39,46 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
   return { merchant: m as Merchant, day };
 }
 
-/** What a merchant can still withdraw today and per transaction, for forms and the account view. */
-export async function remainingLimits(m: Merchant) {
-  const limits = WITHDRAWAL_LIMITS[m.accountType];
-  const [{ used }] = await usedTodayQuery().execute({ merchantId: m.id, day: saoPauloDay() });
+function limitsLeft(accountType: Merchant["accountType"], used: number) {
+  const limits = WITHDRAWAL_LIMITS[accountType];
   return {
     perTransaction: limits.perTransaction,
     daily: limits.daily,
-    usedToday: Number(used),
-    remainingToday: Math.max(0, limits.daily - Number(used)),
+    usedToday: used,
+    remainingToday: Math.max(0, limits.daily - used),
   };
 }
 
+/** What a merchant can still withdraw today and per transaction, for forms. */
+export async function remainingLimits(m: Pick<Merchant, "id" | "accountType">) {
+  const { used } = await balanceAndUsedToday(m.id);
+  return limitsLeft(m.accountType, used);
+}
+
+/** GET /account: the balance as committed now, and what is left to withdraw, in one round trip. */
+export async function balanceAndLimits(m: Pick<Merchant, "id" | "accountType">) {
+  const { balanceCentavos, used } = await balanceAndUsedToday(m.id);
+  return { balanceCentavos, limits: limitsLeft(m.accountType, used) };
+}
+
+async function balanceAndUsedToday(merchantId: string) {
+  const [row] = await balanceAndUsedTodayQuery().execute({ merchantId, day: saoPauloDay() });
+  if (!row) throw new NotFound("Merchant not found");
+  return { balanceCentavos: row.balanceCentavos, used: Number(row.used) };
+}
+
 // GET /account runs this on every call: prepared once per pool.
-const usedTodayQuery = () =>
-  prepared(db(), "withdrawals_used_today", (d) =>
+const balanceAndUsedTodayQuery = () =>
+  prepared(db(), "balance_and_used_today", (d) =>
     d
-      .select({ used: sql<string>`coalesce(sum(${withdrawals.valueCentavos}), 0)` })
-      .from(withdrawals)
-      .where(
-        and(
-          eq(withdrawals.merchantId, sql.placeholder("merchantId")),
-          eq(withdrawals.limitDay, sql.placeholder("day")),
-          ne(withdrawals.status, "FAILED"),
-        ),
-      )
-      .prepare("withdrawals_used_today"),
+      .select({
+        balanceCentavos: merchants.balanceCentavos,
+        // Spelled out with an alias: Drizzle leaves single-table columns unqualified, and a bare "id"
+        // inside the subquery would mean the withdrawal's.
+        used: sql<string>`(select coalesce(sum(w.value_centavos), 0) from withdrawals w
+          where w.merchant_id = merchants.id and w.limit_day = ${sql.placeholder("day")} and w.status <> 'FAILED')`,
+      })
+      .from(merchants)
+      .where(eq(merchants.id, sql.placeholder("merchantId")))
+      .prepare("balance_and_used_today"),
   );

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { withdrawals, type Merchant, type Withdrawal } from "@/db/schema";
+import { withdrawals, type MerchantProfile, type Withdrawal } from "@/db/schema";
 import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
 import { isUuid } from "@/lib/api/ids";
 import { resolveToken } from "@/lib/chain/networks";
@@ -36,7 +36,7 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
  * signed transfer with its nonce, the withdrawal row and its event commit together; the transfer is
  * broadcast after commit and confirmed by a job.
  */
-export async function initiateOnchainWithdrawal(merchant: Merchant, input: OnchainWithdrawInput): Promise<Withdrawal> {
+export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
   const { network, asset, token } = resolveToken(
     String(input.network ?? ""),
     input.token === undefined ? "USDT" : String(input.token),
@@ -85,7 +85,7 @@ export async function initiateOnchainWithdrawal(merchant: Merchant, input: Oncha
 }
 
 /** PIX withdrawal to a key, or to the merchant's registered key when none is given. */
-export async function createPixOut(merchant: Merchant, input: PixOutInput): Promise<Withdrawal> {
+export async function createPixOut(merchant: MerchantProfile, input: PixOutInput): Promise<Withdrawal> {
   const rawKey = input.pixKey ?? merchant.pixKey;
   if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
   const key = classifyPixKey(rawKey);

@@ -1,0 +1,95 @@
+import { getPool } from "@/db";
+import type { MerchantProfile } from "@/db/schema";
+import { log } from "@/lib/log";
+
+// The API key lookup was one of the two database round trips of every API request. Valid keys are
+// kept in memory with their merchant's profile (never the balance). Entries are dropped
+//  - at once in this process by the code that revokes a key or edits a merchant (forgetMerchant),
+//  - in every other instance by the api_auth_changed notification the database's triggers send for
+//    any such change (migration 0002), whoever made it,
+//  - and after TTL_MS in any case, which bounds staleness if a notification is ever lost.
+// Until this process is listening, and after its listening connection drops, nothing is served
+// from memory: a reconnect empties the cache, since notifications may have been missed meanwhile.
+
+export const AUTH_CHANGED_CHANNEL = "api_auth_changed";
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+
+type Entry = { keyId: string; merchant: MerchantProfile; expiresAt: number };
+type State = {
+  pool: unknown;
+  listening: boolean;
+  started: boolean;
+  /** Bumped by every invalidation: a lookup that began before one must not store what it read. */
+  generation: number;
+  entries: Map<string, Entry>;
+};
+
+// On globalThis: the dashboard (Next's bundle) and the API fast path (the server's copy of lib/) are
+// two module instances in one process, and a revocation in one must reach the other's cache.
+const g = globalThis as unknown as { __paymentsKeyCache?: State };
+
+function state(): State {
+  const pool = getPool();
+  let s = g.__paymentsKeyCache;
+  if (!s || s.pool !== pool) {
+    s = g.__paymentsKeyCache = { pool, listening: false, started: false, generation: 0, entries: new Map() };
+    listen(s, pool);
+  }
+  return s;
+}
+
+function listen(s: State, pool: ReturnType<typeof getPool>) {
+  if (s.started) return;
+  s.started = true;
+  pool.sql
+    .listen(
+      AUTH_CHANGED_CHANNEL,
+      (merchantId) => forgetIn(s, merchantId),
+      // Runs on the first LISTEN and after every reconnect.
+      () => {
+        s.entries.clear();
+        s.generation++;
+        s.listening = true;
+      },
+    )
+    .catch((err: unknown) => {
+      s.started = false;
+      log.warn("API key cache disabled: cannot LISTEN for auth changes", { err });
+    });
+}
+
+function forgetIn(s: State, merchantId: string) {
+  s.generation++;
+  for (const [hash, entry] of s.entries) if (entry.merchant.id === merchantId) s.entries.delete(hash);
+}
+
+/** Taken before reading a key from the database, and handed back to rememberKey. */
+export function cacheGeneration(): number {
+  return state().generation;
+}
+
+export function cachedKey(hash: string): Entry | undefined {
+  const s = state();
+  if (!s.listening) return undefined;
+  const entry = s.entries.get(hash);
+  if (!entry) return undefined;
+  if (entry.expiresAt <= Date.now()) {
+    s.entries.delete(hash);
+    return undefined;
+  }
+  return entry;
+}
+
+export function rememberKey(hash: string, keyId: string, merchant: MerchantProfile, generation: number): void {
+  const s = state();
+  if (!s.listening || s.generation !== generation) return;
+  if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);
+  s.entries.set(hash, { keyId, merchant, expiresAt: Date.now() + TTL_MS });
+}
+
+/** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */
+export function forgetMerchant(merchantId: string): void {
+  const s = g.__paymentsKeyCache;
+  if (s) forgetIn(s, merchantId);
+}

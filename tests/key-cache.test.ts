@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "@/db";
+import { apiKeys, merchants } from "@/db/schema";
+import { authenticateApiKey } from "@/lib/api/auth";
+import { cachedKey, cacheGeneration, forgetMerchant, rememberKey } from "@/lib/api/key-cache";
+import { hashApiKey } from "@/lib/api/keys";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { revokeApiKey, updateMerchant } from "@/lib/merchants/service";
+import { api, seedMerchant } from "./helpers";
+
+const keyRequest = (key: string) => new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
+
+async function until(check: () => Promise<boolean> | boolean, ms = 3_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+/** Authenticates until the key is served from memory (the cache stores nothing before LISTEN is up). */
+async function warm(key: string) {
+  const cached = await until(async () => {
+    await authenticateApiKey(keyRequest(key));
+    return cachedKey(hashApiKey(key)) !== undefined;
+  });
+  expect(cached).toBe(true);
+}
+
+const keyIdOf = async (key: string) =>
+  (await db().select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(key))))[0].id;
+
+describe("API key cache", () => {
+  it("a key revoked in this process is refused on the very next request", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await warm(apiKey);
+    await revokeApiKey(merchant.id, await keyIdOf(apiKey));
+    expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(401);
+  });
+
+  it("a key revoked by another writer (another instance, psql) is dropped through the database's notification", async () => {
+    const { apiKey } = await seedMerchant();
+    await warm(apiKey);
+    // Straight SQL: nothing in this process is told, only the trigger's NOTIFY.
+    await db().execute(sql`update api_keys set revoked_at = now() where key_hash = ${hashApiKey(apiKey)}`);
+    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined, 2_000)).toBe(true);
+    expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(401);
+  });
+
+  it("a profile change made elsewhere reaches the next requests; the balance is never served from memory", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000 });
+    await warm(apiKey);
+    await db().execute(sql`update merchants set pix_key = 'loja@example.com', pix_key_type = 'email' where id = ${merchant.id}`);
+    expect(await until(async () => (await api("GET", "/api/v1/account", { apiKey })).body.merchant.pixKey === "loja@example.com", 2_000)).toBe(true);
+
+    // A credit committed a moment ago shows at once, cache or not.
+    await db().transaction((tx) =>
+      postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: 2_345, refType: "test", refId: randomUUID() }),
+    );
+    expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
+    expect((await api("GET", "/api/v1/account", { apiKey })).body.merchant.balance).toBe(3_345);
+  });
+
+  it("an account type changed through the service applies to the next withdrawal limits at once", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await warm(apiKey);
+    await updateMerchant(merchant.id, { accountType: "business" });
+    const res = await api("GET", "/api/v1/account", { apiKey });
+    expect(res.body.merchant.accountType).toBe("business");
+    const [row] = await db().select({ t: merchants.accountType }).from(merchants).where(eq(merchants.id, merchant.id));
+    expect(row.t).toBe("business");
+  });
+
+  it("a lookup that began before an invalidation does not store what it read", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await warm(apiKey);
+    const hash = hashApiKey(apiKey);
+    const entry = cachedKey(hash)!;
+    const before = cacheGeneration();
+    forgetMerchant(merchant.id);
+    rememberKey(hash, entry.keyId, entry.merchant, before);
+    expect(cachedKey(hash)).toBeUndefined();
+    rememberKey(hash, entry.keyId, entry.merchant, cacheGeneration());
+    expect(cachedKey(hash)).toBeDefined();
+  });
+});
