@@ -1,10 +1,8 @@
-// The fast path already holds each request's body bytes and each JSON response's text. Reading them
-// back through Web streams (Request.body, Response.arrayBuffer) cost a measurable share of every
-// request under load, so both are remembered beside their objects and used when present. Anything
-// built another way (Next, tests) simply goes through the streams.
+// The fast path already holds each request's body bytes. Reading them back through a Web stream cost
+// a measurable share of every request under load, so they are remembered beside the Request and used
+// when present. Requests built another way (Next, tests) simply go through the stream.
 
 const requestBodies = new WeakMap<Request, Uint8Array>();
-const responseBodies = new WeakMap<Response, string>();
 
 export function rememberRequestBody(req: Request, body: Uint8Array): void {
   requestBodies.set(req, body);
@@ -12,12 +10,4 @@ export function rememberRequestBody(req: Request, body: Uint8Array): void {
 
 export function knownRequestBody(req: Request): Uint8Array | undefined {
   return requestBodies.get(req);
-}
-
-export function rememberResponseBody(res: Response, text: string): void {
-  responseBodies.set(res, text);
-}
-
-export function knownResponseBody(res: Response): string | undefined {
-  return responseBodies.get(res);
 }

@@ -11,6 +11,7 @@ import { newRequestId } from "./ids";
 import { withRequestContext } from "@/lib/request-context";
 import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
 import { clientIp, enforceRateLimit, RateLimited } from "./rate-limit";
+import { JsonResponse, jsonResponseText } from "./json-response";
 import { json } from "./respond";
 import { describeZodError } from "./validation";
 
@@ -112,7 +113,7 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       const claim = await claimIdempotencyKey(scope);
       if (claim.kind === "replay") {
         return finish(
-          new Response(claim.body, {
+          new JsonResponse(claim.body, {
             status: claim.status,
             headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "idempotent-replayed": "true" },
           }),
@@ -130,7 +131,7 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       if (NOT_REPLAYED(res.status)) {
         await releaseIdempotencyKey(idempotency);
       } else {
-        const text = await res.clone().text();
+        const text = jsonResponseText(res) ?? (await res.clone().text());
         await completeIdempotencyKey(idempotency, res.status, text);
       }
     }

@@ -1,4 +1,21 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomFillSync, randomUUID } from "node:crypto";
+
+// Random bytes are drawn from the CSPRNG 4 KiB at a time and each byte is handed out once: one
+// getrandom call per request for the request id alone was ~3% of the API's CPU under load.
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let used = 0;
+
+function randomChunk(n: number): Buffer {
+  if (n > POOL_BYTES) return randomFillSync(Buffer.allocUnsafe(n));
+  if (used + n > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+    used = 0;
+  }
+  const out = pool.subarray(used, used + n);
+  used += n;
+  return out;
+}
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -6,7 +23,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of randomChunk(length * 2)) {
       if (byte < 248) out += BASE62[byte % 62];
       if (out.length === length) break;
     }
@@ -20,7 +37,7 @@ export function newPaymentLinkId(): string {
 }
 
 export function newOrderHash(): string {
-  return randomBytes(16).toString("hex");
+  return randomChunk(16).toString("hex");
 }
 
 /** PIX txid: [A-Za-z0-9], at most 25 characters, unique per order. */

@@ -1,4 +1,4 @@
-import { rememberResponseBody } from "./body-cache";
+import { JsonResponse } from "./json-response";
 
 /** JSON response with the headers every API answer carries. */
 export function json(status: number, body: unknown, headers?: HeadersInit): Response {
@@ -7,8 +7,5 @@ export function json(status: number, body: unknown, headers?: HeadersInit): Resp
   h.set("cache-control", "no-store");
   h.set("x-content-type-options", "nosniff");
   if (status === 204) return new Response(null, { status, headers: h });
-  const text = JSON.stringify(body);
-  const res = new Response(text, { status, headers: h });
-  rememberResponseBody(res, text);
-  return res;
+  return new JsonResponse(JSON.stringify(body), { status, headers: h });
 }

@@ -78,4 +78,14 @@ describe("locale helpers", () => {
     expect(saoPauloDay(new Date("2026-11-22T02:30:00Z"))).toBe("2026-11-21");
     expect(saoPauloDay(new Date("2026-11-22T03:30:00Z"))).toBe("2026-11-22");
   });
+  it("turns the day at São Paulo midnight to the millisecond, whatever was asked before", () => {
+    // The answer is remembered per minute: the last millisecond before midnight and the first after
+    // it are in different minutes, and asking again after going back must not reuse the newer day.
+    expect(saoPauloDay(new Date("2026-11-22T02:59:59.999Z"))).toBe("2026-11-21");
+    expect(saoPauloDay(new Date("2026-11-22T03:00:00.000Z"))).toBe("2026-11-22");
+    expect(saoPauloDay(new Date("2026-11-22T02:59:00.000Z"))).toBe("2026-11-21");
+    expect(saoPauloDay(new Date("2026-11-22T02:59:59.999Z"))).toBe("2026-11-21");
+    expect(saoPauloDay(new Date("2027-01-01T02:59:59.999Z"))).toBe("2026-12-31");
+    expect(saoPauloDay(new Date("2027-01-01T03:00:00.000Z"))).toBe("2027-01-01");
+  });
 });
