@@ -8,12 +8,13 @@ import { Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { cacheGeneration, cachedKey, rememberKey } from "./key-cache";
 import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
+import type { ApiRequest } from "./request";
 
 /**
  * The spec shows two header forms: `Authorization: Bearer <key>` and a header literally named
  * `Bearer` holding the key. Every endpoint accepts both (CONTRACT §3).
  */
-export function extractApiKey(req: Request): string | null {
+export function extractApiKey(req: ApiRequest): string | null {
   const authorization = req.headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
@@ -52,12 +53,12 @@ function touch(keyId: string) {
     .catch((err: unknown) => log.warn("api key last_used_at update failed", { err }));
 }
 
-export async function authenticateMerchant(req: Request): Promise<MerchantProfile> {
+export async function authenticateMerchant(req: ApiRequest): Promise<MerchantProfile> {
   return (await authenticateApiKey(req)).merchant;
 }
 
 /** The merchant behind the request's API key, and which key it was (rate limits count per key). */
-export async function authenticateApiKey(req: Request): Promise<{ merchant: MerchantProfile; keyId: string }> {
+export async function authenticateApiKey(req: ApiRequest): Promise<{ merchant: MerchantProfile; keyId: string }> {
   const key = extractApiKey(req);
   if (key === null) {
     throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
@@ -82,7 +83,7 @@ export async function authenticateApiKey(req: Request): Promise<{ merchant: Merc
   return { merchant: row.merchant, keyId: row.keyId };
 }
 
-export function authenticateAdmin(req: Request): boolean {
+export function authenticateAdmin(req: ApiRequest): boolean {
   const token = env().ADMIN_TOKEN;
   if (!token) return false;
   const given = extractApiKey(req) ?? "";

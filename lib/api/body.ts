@@ -1,5 +1,6 @@
 import { InvalidInput, PayloadTooLarge } from "@/lib/errors";
 import { knownRequestBody } from "./body-cache";
+import type { ApiRequest } from "./request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -7,7 +8,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * Reads the body as text with a hard size cap, counting bytes as they arrive so a large body is
  * refused without being buffered.
  */
-export async function readBodyText(req: Request): Promise<string> {
+export async function readBodyText(req: ApiRequest): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
   const known = knownRequestBody(req);

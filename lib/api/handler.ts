@@ -12,17 +12,18 @@ import { withRequestContext } from "@/lib/request-context";
 import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
 import { clientIp, enforceRateLimit, RateLimited } from "./rate-limit";
 import { JsonResponse, jsonResponseText } from "./json-response";
+import { pathOf, type ApiRequest } from "./request";
 import { json } from "./respond";
 import { describeZodError } from "./validation";
 
 /** Next passes `{ params: Promise<…> }`; our own router passes the same. */
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
-export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response>;
+export type RouteHandler = (req: ApiRequest, ctx: RouteContext) => Promise<Response>;
 
 type Auth = "merchant" | "admin" | "public";
 
 type Ctx<A extends Auth, B> = {
-  req: Request;
+  req: ApiRequest;
   requestId: string;
   params: Record<string, string>;
   body: B;
@@ -59,12 +60,12 @@ export function endpoint<A extends Auth, S extends z.ZodType | undefined = undef
 
 async function run<A extends Auth, S extends z.ZodType | undefined>(
   config: Config<A, S>,
-  req: Request,
+  req: ApiRequest,
   routeCtx: RouteContext,
   requestId: string,
 ): Promise<Response> {
   const started = performance.now();
-  const path = new URL(req.url).pathname;
+  const path = pathOf(req.url);
   let merchant: MerchantProfile | null = null;
   let idempotency: Parameters<typeof completeIdempotencyKey>[0] | null = null;
 

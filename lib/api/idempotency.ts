@@ -2,6 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
 import { Conflict, DomainError, InvalidInput } from "@/lib/errors";
+import type { ApiRequest } from "./request";
 
 // Idempotency-Key (CONTRACT §9): the first request with a key runs; a retry with the same key and the
 // same body gets the stored response back; another body is a 422; a retry while the first is still
@@ -18,7 +19,7 @@ export class IdempotencyMismatch extends DomainError {
 type Scope = { merchantId: string; key: string; method: string; path: string; bodyHash: string };
 export type Claim = { kind: "claimed" } | { kind: "replay"; status: number; body: string };
 
-export function readIdempotencyKey(req: Request): string | null {
+export function readIdempotencyKey(req: ApiRequest): string | null {
   const key = req.headers.get(IDEMPOTENCY_HEADER);
   if (key === null) return null;
   const trimmed = key.trim();

@@ -3,6 +3,7 @@ import { db } from "@/db";
 import { rateLimits } from "@/db/schema";
 import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
+import type { ApiRequest } from "./request";
 
 // Fixed one-minute windows counted in PostgreSQL, so the limit holds across every instance. Each
 // request costs one upsert on its (key, minute) row (CONTRACT §9).
@@ -31,7 +32,7 @@ export async function enforceRateLimit(bucket: string): Promise<void> {
 }
 
 /** The client's address as the proxy in front reports it; one bucket per address for public routes. */
-export function clientIp(req: Request): string {
+export function clientIp(req: ApiRequest): string {
   const forwarded = req.headers.get("x-forwarded-for");
   if (forwarded) return forwarded.split(",")[0].trim().slice(0, 64);
   return req.headers.get("x-real-ip")?.trim().slice(0, 64) || "unknown";

@@ -3,7 +3,7 @@ import { notFoundHandler } from "@/lib/api/not-found";
 import { json } from "@/lib/api/respond";
 import { matchRoute } from "@/lib/api/routes";
 import { log } from "@/lib/log";
-import { toWebRequest, writeWebResponse } from "./node-bridge";
+import { toApiRequest, writeWebResponse } from "./node-bridge";
 
 /**
  * Serves one /api/v1 request through the route table, the same handlers the app/api/v1 route files
@@ -15,7 +15,7 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
   try {
     const pathname = url.split("?")[0];
     const match = matchRoute(req.method ?? "GET", pathname);
-    const request = await toWebRequest(req, baseUrl, req.socket.remoteAddress);
+    const request = await toApiRequest(req, baseUrl, req.socket.remoteAddress);
     let response: Response;
     if (!match) response = await notFoundHandler(request);
     else if ("methodNotAllowed" in match) {

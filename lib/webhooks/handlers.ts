@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { endpoint } from "@/lib/api/handler";
 import { messageBody } from "@/lib/api/error-body";
 import { json } from "@/lib/api/respond";
+import type { ApiRequest } from "@/lib/api/request";
 import { describeZodError } from "@/lib/api/validation";
 import { InvalidInput } from "@/lib/errors";
 import { listDeliveries, redeliver } from "./deliveries";
@@ -11,7 +12,7 @@ import { createWebhookBody, listDeliveriesQuery, listEventsQuery } from "./schem
 
 // Webhook and event endpoints (CONTRACT §7). Every error answers { message }.
 
-function query<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+function query<S extends z.ZodType>(req: ApiRequest, schema: S): z.output<S> {
   const parsed = schema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!parsed.success) throw new InvalidInput(describeZodError(parsed.error));
   return parsed.data;
