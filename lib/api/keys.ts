@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHmac, hash } from "node:crypto";
 import { env } from "@/lib/env";
 import { randomBase62 } from "./ids";
 
@@ -20,7 +20,7 @@ export function hashApiKey(key: string): string {
   const pepper = env().API_KEY_PEPPER;
   return pepper
     ? createHmac("sha256", pepper).update(key).digest("hex")
-    : createHash("sha256").update(key).digest("hex");
+    : hash("sha256", key, "hex");
 }
 
 const KEY_SHAPE = /^sk_(test|live)_[0-9A-Za-z]{32,}$/;

@@ -1,5 +1,3 @@
-import { Decimal } from "./decimal";
-
 /**
  * BRL arrives as a JSON number ("value": 10.5). It is accepted only if its shortest decimal
  * representation has at most two decimals, so 0.1 + 0.2 (0.30000000000000004) is refused rather than
@@ -7,16 +5,22 @@ import { Decimal } from "./decimal";
  */
 export function brlNumberToCentavos(value: number): number | null {
   if (typeof value !== "number" || !Number.isFinite(value)) return null;
-  const d = new Decimal(String(value));
-  if (d.decimalPlaces() > 2) return null;
-  const centavos = d.times(100);
-  if (!centavos.isInteger() || !Number.isSafeInteger(centavos.toNumber())) return null;
-  return centavos.toNumber();
+  // String() gives the shortest representation; exponent forms are either below a centavo (1e-7) or
+  // far beyond any safe number of centavos (1e+21), so both are refused with the rest.
+  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(value));
+  if (!m) return null;
+  // Integers only: exact while the result is a safe integer, which is checked.
+  const centavos = Number(m[2]) * 100 + Number((m[3] ?? "").padEnd(2, "0"));
+  if (!Number.isSafeInteger(centavos)) return null;
+  return m[1] === "-" ? -centavos : centavos;
 }
 
-/** Centavos back to the number the spec's `value` fields carry (1005 → 10.05). */
+/**
+ * Centavos back to the number the spec's `value` fields carry (1005 → 10.05). Dividing two exact
+ * integers rounds once, to the double nearest the decimal c/100: the same double "10.05" parses to.
+ */
 export function centavosToBrl(centavos: number): number {
-  return Number(new Decimal(centavos).div(100).toFixed(2));
+  return centavos / 100;
 }
 
 /** "R$ 1.234,56" for people; the API itself always speaks numbers. */

@@ -100,6 +100,25 @@ describe("conversions never favour the payer (property)", () => {
     );
   });
 
+  it("centavos → BRL gives the same double as the decimal it stands for, and BRL → centavos agrees with exact decimal arithmetic", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), (c) => {
+        expect(centavosToBrl(c)).toBe(Number(new Decimal(c).div(100).toFixed(2)));
+      }),
+      RUNS,
+    );
+    // Doubles of every kind, and ones with exactly 0–3 decimals, which are the interesting boundary.
+    const decimals = fc.tuple(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: 0, max: 3 })).map(([n, d]) => n / 10 ** d);
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), decimals), (v) => {
+        const d = new Decimal(String(v));
+        const exact = Number.isFinite(v) && d.decimalPlaces() <= 2 && Number.isSafeInteger(d.times(100).toNumber()) ? d.times(100).toNumber() : null;
+        expect(brlNumberToCentavos(v)).toBe(exact === 0 ? 0 : exact);
+      }),
+      RUNS,
+    );
+  });
+
   it("a double with more than 2 decimals is refused, never rounded", () => {
     fc.assert(
       fc.property(fc.double({ noNaN: false, noDefaultInfinity: false }), (v) => {

@@ -58,59 +58,75 @@ function formatAmount(centavos: number): string {
   return `${reais}.${String(cents).padStart(2, "0")}`;
 }
 
-export function encodeStaticBrCode(input: StaticBrCodeInput): string {
-  const key = classifyPixKey(input.pixKey);
+export type BrCodeReceiver = Pick<StaticBrCodeInput, "pixKey" | "merchantName" | "merchantCity">;
+export type BrCodePayment = Pick<StaticBrCodeInput, "amountCentavos" | "txid" | "description">;
+
+/**
+ * Validates and encodes the receiver's part of a static BR Code once, for a receiver that issues many
+ * codes (the sandbox PSP issues one per order); the returned function adds amount, txid and
+ * description. Throws BrCodeError for an invalid receiver.
+ */
+export function staticBrCodeEncoder(receiver: BrCodeReceiver): (payment: BrCodePayment) => string {
+  const key = classifyPixKey(receiver.pixKey);
   if (key === null) {
     throw new BrCodeError(
       "PIX key is not a valid CPF, CNPJ, e-mail, +55 phone number or random (EVP) key",
     );
   }
 
-  const merchantName = truncate(toPlainAscii(input.merchantName ?? ""), NAME_MAX);
+  const merchantName = truncate(toPlainAscii(receiver.merchantName ?? ""), NAME_MAX);
   if (merchantName === "") throw new BrCodeError("Merchant name is required");
-  const merchantCity = truncate(toPlainAscii(input.merchantCity ?? ""), CITY_MAX);
+  const merchantCity = truncate(toPlainAscii(receiver.merchantCity ?? ""), CITY_MAX);
   if (merchantCity === "") throw new BrCodeError("Merchant city is required");
 
-  let amount: string | null = null;
-  if (input.amountCentavos !== undefined) {
-    const c = input.amountCentavos;
-    if (!Number.isSafeInteger(c) || c <= 0) {
-      throw new BrCodeError("Amount must be a positive whole number of centavos");
+  const keyInfo = encodeTlv("00", PIX_GUI) + encodeTlv("01", key.normalized);
+  const head = encodeTlv("00", "01");
+  const category = encodeTlv("52", "0000") + encodeTlv("53", "986");
+  const place = encodeTlv("58", "BR") + encodeTlv("59", merchantName) + encodeTlv("60", merchantCity);
+
+  return (payment) => {
+    let amount: string | null = null;
+    if (payment.amountCentavos !== undefined) {
+      const c = payment.amountCentavos;
+      if (!Number.isSafeInteger(c) || c <= 0) {
+        throw new BrCodeError("Amount must be a positive whole number of centavos");
+      }
+      if (c > AMOUNT_MAX_CENTAVOS) {
+        throw new BrCodeError("Amount is too large for a PIX QR code");
+      }
+      amount = formatAmount(c);
     }
-    if (c > AMOUNT_MAX_CENTAVOS) {
-      throw new BrCodeError("Amount is too large for a PIX QR code");
+
+    let txid = NO_TXID;
+    if (payment.txid !== undefined) {
+      if (!TXID_RE.test(payment.txid)) {
+        throw new BrCodeError("Transaction id (txid) must be 1 to 25 letters or digits");
+      }
+      txid = payment.txid;
     }
-    amount = formatAmount(c);
-  }
 
-  let txid = NO_TXID;
-  if (input.txid !== undefined) {
-    if (!TXID_RE.test(input.txid)) {
-      throw new BrCodeError("Transaction id (txid) must be 1 to 25 letters or digits");
+    const description = payment.description === undefined ? "" : toPlainAscii(payment.description);
+
+    let accountInfo = keyInfo;
+    if (description !== "") accountInfo += encodeTlv("02", description);
+    if (accountInfo.length > 99) {
+      throw new BrCodeError("PIX key and description together are too long for a PIX QR code");
     }
-    txid = input.txid;
-  }
 
-  const description = input.description === undefined ? "" : toPlainAscii(input.description);
+    const body =
+      head +
+      encodeTlv("26", accountInfo) +
+      category +
+      (amount === null ? "" : encodeTlv("54", amount)) +
+      place +
+      encodeTlv("62", encodeTlv("05", txid)) +
+      "6304";
+    return body + crc16Ccitt(body);
+  };
+}
 
-  let accountInfo = encodeTlv("00", PIX_GUI) + encodeTlv("01", key.normalized);
-  if (description !== "") accountInfo += encodeTlv("02", description);
-  if (accountInfo.length > 99) {
-    throw new BrCodeError("PIX key and description together are too long for a PIX QR code");
-  }
-
-  const body =
-    encodeTlv("00", "01") +
-    encodeTlv("26", accountInfo) +
-    encodeTlv("52", "0000") +
-    encodeTlv("53", "986") +
-    (amount === null ? "" : encodeTlv("54", amount)) +
-    encodeTlv("58", "BR") +
-    encodeTlv("59", merchantName) +
-    encodeTlv("60", merchantCity) +
-    encodeTlv("62", encodeTlv("05", txid)) +
-    "6304";
-  return body + crc16Ccitt(body);
+export function encodeStaticBrCode(input: StaticBrCodeInput): string {
+  return staticBrCodeEncoder(input)(input);
 }
 
 function parseAmount(value: string): number {
