@@ -41,6 +41,11 @@ export function getPool(): Pool {
   return globalForDb.__paymentsPool;
 }
 
+/** The open pool without re-reading the configuration: for per-request checks that it is still the same one. */
+export function openPool(): Pool {
+  return globalForDb.__paymentsPool ?? getPool();
+}
+
 export function db(): Db {
   return getPool().db;
 }

@@ -57,8 +57,13 @@ export async function authenticateMerchant(req: ApiRequest): Promise<MerchantPro
   return (await authenticateApiKey(req)).merchant;
 }
 
-/** The merchant behind the request's API key, and which key it was (rate limits count per key). */
-export async function authenticateApiKey(req: ApiRequest): Promise<{ merchant: MerchantProfile; keyId: string }> {
+type ApiKeyAuth = { merchant: MerchantProfile; keyId: string };
+
+/**
+ * The merchant behind the request's API key, and which key it was (rate limits count per key).
+ * Answers synchronously when the key is in memory, the common case, so that case awaits nothing.
+ */
+export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKeyAuth> {
   const key = extractApiKey(req);
   if (key === null) {
     throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
@@ -74,6 +79,10 @@ export async function authenticateApiKey(req: ApiRequest): Promise<{ merchant: M
     touch(cached.keyId);
     return cached;
   }
+  return lookupKey(hash);
+}
+
+async function lookupKey(hash: string): Promise<ApiKeyAuth> {
   const generation = cacheGeneration();
   const [row] = await keyLookup().execute({ hash });
   if (!row) throw new Unauthorized("Invalid API key");

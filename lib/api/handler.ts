@@ -88,7 +88,8 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       throw new NotFound("Sandbox helpers are not available in live mode");
     }
     if (config.auth === "merchant") {
-      const auth = await authenticateApiKey(req);
+      const authenticated = authenticateApiKey(req);
+      const auth = authenticated instanceof Promise ? await authenticated : authenticated;
       merchant = auth.merchant;
       await enforceRateLimit(`key:${auth.keyId}`);
     } else if (config.auth === "admin") {

@@ -1,4 +1,4 @@
-import { getPool } from "@/db";
+import { openPool, type getPool } from "@/db";
 import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 
@@ -30,7 +30,7 @@ type State = {
 const g = globalThis as unknown as { __paymentsKeyCache?: State };
 
 function state(): State {
-  const pool = getPool();
+  const pool = openPool();
   let s = g.__paymentsKeyCache;
   if (!s || s.pool !== pool) {
     s = g.__paymentsKeyCache = { pool, listening: false, started: false, generation: 0, entries: new Map() };

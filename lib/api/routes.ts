@@ -79,11 +79,26 @@ const compiled: Compiled[] = API_ROUTES.map((r) => {
 
 export type RouteMatch = { handler: RouteHandler; params: Record<string, string> } | { methodNotAllowed: string[] } | null;
 
+// Routes grouped by their first segment after /api/v1 (a dynamic one under "*"), so a request only
+// tries the handful that could match, most specific first.
+const byFirstSegment = new Map<string, Compiled[]>();
+for (const r of compiled) {
+  const first = r.pattern.source.split("/")[3] ?? "";
+  const key = first.startsWith("(") ? "*" : first.replace(/\\/g, "");
+  byFirstSegment.set(key, [...(byFirstSegment.get(key) ?? []), r]);
+}
+
+function candidates(pathname: string): Compiled[] {
+  const first = pathname.split("/", 4)[3] ?? "";
+  const named = byFirstSegment.get(first) ?? [];
+  const dynamic = byFirstSegment.get("*");
+  return dynamic ? [...named, ...dynamic].sort((a, b) => b.specificity - a.specificity) : named;
+}
+
 /** Finds the handler for a method and path, with decoded params. */
 export function matchRoute(method: string, pathname: string): RouteMatch {
   const allowed: string[] = [];
-  let found: { handler: RouteHandler; params: Record<string, string> } | null = null;
-  for (const r of compiled) {
+  for (const r of candidates(pathname)) {
     const m = r.pattern.exec(pathname);
     if (!m) continue;
     if (r.method !== method) {
@@ -98,8 +113,8 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
         params[n] = m[i + 1];
       }
     });
-    found ??= { handler: r.handler, params };
+    // Candidates run from most to least specific: the first match for the method is the route.
+    return { handler: r.handler, params };
   }
-  if (found) return found;
   return allowed.length ? { methodNotAllowed: allowed } : null;
 }

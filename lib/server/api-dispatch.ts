@@ -15,13 +15,17 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
   try {
     const pathname = url.split("?")[0];
     const match = matchRoute(req.method ?? "GET", pathname);
-    const request = await toApiRequest(req, baseUrl, req.socket.remoteAddress);
+    // Lookups come back synchronously: awaiting only real promises keeps promise creation (and
+    // every AsyncLocalStorage's hook on it) off their path.
+    const pending = toApiRequest(req, baseUrl, req.socket.remoteAddress);
+    const request = pending instanceof Promise ? await pending : pending;
     let response: Response;
     if (!match) response = await notFoundHandler(request);
     else if ("methodNotAllowed" in match) {
       response = json(405, { message: `Method ${req.method} not allowed on ${pathname}` }, { allow: match.methodNotAllowed.join(", ") });
     } else response = await match.handler(request, { params: Promise.resolve(match.params) });
-    await writeWebResponse(res, response);
+    const writing = writeWebResponse(res, response);
+    if (writing) await writing;
   } catch (err) {
     log.error("api dispatch failed", { err });
     if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Internal error" }));

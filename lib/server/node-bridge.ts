@@ -34,23 +34,29 @@ function readCapped(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddress?: string): Promise<ApiRequest> {
+/**
+ * The request as handlers see it. Synchronous for requests without a body (every lookup), so they
+ * create no promise here: each one costs a pass through every AsyncLocalStorage in the process,
+ * Next's included.
+ */
+export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddress?: string): ApiRequest | Promise<ApiRequest> {
   const method = req.method ?? "GET";
-  let body: Buffer | undefined;
   const extra: Record<string, string> = {};
   if (remoteAddress && req.headers["x-forwarded-for"] === undefined) extra["x-forwarded-for"] = remoteAddress;
-  if (method !== "GET" && method !== "HEAD") {
-    body = await readCapped(req);
+  const plain = (): ApiRequest => ({ method, url: baseUrl + (req.url ?? "/"), headers: new PlainHeaders(req.rawHeaders, extra) });
+  if (method === "GET" || method === "HEAD") return plain();
+  return readCapped(req).then((body) => {
     // A body cut at the cap: readBodyText answers 413 from the length.
     if (body.length > MAX_BODY_BYTES) extra["content-length"] = String(body.length);
-  }
-  // A plain request, not a Request (see lib/api/request.ts); its bytes travel beside it.
-  const request: ApiRequest = { method, url: baseUrl + (req.url ?? "/"), headers: new PlainHeaders(req.rawHeaders, extra) };
-  if (body && body.length > 0) rememberRequestBody(request, body);
-  return request;
+    // A plain request, not a Request (see lib/api/request.ts); its bytes travel beside it.
+    const request = plain();
+    if (body.length > 0) rememberRequestBody(request, body);
+    return request;
+  });
 }
 
-export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+/** Writes the response; returns a promise only for bodies that must be read from a stream. */
+export function writeWebResponse(res: ServerResponse, response: Response): void | Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     if (key !== "set-cookie") headers[key] = value;
@@ -67,10 +73,14 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     res.writeHead(response.status, headers).end();
     return;
   }
+  return writeStreamed(res, response, headers);
+}
+
+async function writeStreamed(res: ServerResponse, response: Response, headers: Record<string, string | string[]>): Promise<void> {
   const buf = Buffer.from(await response.arrayBuffer());
   headers["content-length"] = String(buf.length);
   res.writeHead(response.status, headers);
-  // Small JSON bodies: one write; back-pressure only matters for large ones (QR PNGs).
+  // Small bodies: one write; back-pressure only matters for large ones (QR PNGs).
   if (!res.write(buf)) await new Promise<void>((resolve) => res.once("drain", resolve));
   res.end();
 }
