@@ -64,28 +64,32 @@ async function stop(child: ChildProcess) {
   await new Promise((r) => child.once("exit", r));
 }
 
-async function runSuite(server: string, base: string, pid: number, endpoints: { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string }[]) {
-  const out: Result[] = [];
-  for (const e of endpoints) {
-    const target = { url: base + e.path, method: e.method, headers: { "content-type": "application/json", ...e.headers }, body: e.body };
-    await load(target, pid, WARMUP);
-    const { result, peak } = await load(target, pid, DURATION);
-    out.push({
-      server,
-      endpoint: e.name,
-      rps: Math.round(result.requests.average),
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors,
-      non2xx: result.non2xx,
-      rssMb: peak,
-    });
-    console.log(`${server.padEnd(10)} ${e.name.padEnd(24)} ${String(out.at(-1)!.rps).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non2xx ${result.non2xx}  rss ${peak} MB`);
-  }
-  return out;
+type Endpoint = { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
+type Server = { name: string; base: string; child: ChildProcess; endpoints: Endpoint[] };
+
+const ENDPOINTS = ["POST /order/create/pix", "GET /order/{id}", "GET /account"] as const;
+
+async function measure(server: Server, e: Endpoint, round: number): Promise<Result & { round: number }> {
+  const target = { url: server.base + e.path, method: e.method, headers: { "content-type": "application/json", ...e.headers }, body: e.body };
+  const pid = server.child.pid!;
+  await load(target, pid, WARMUP);
+  const { result, peak } = await load(target, pid, DURATION);
+  const r = {
+    round,
+    server: server.name,
+    endpoint: e.name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    rssMb: peak,
+  };
+  console.log(`round ${round}  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB`);
+  return r;
 }
 
-async function benchApp(dbUrl: string, fastPath: boolean, port: number): Promise<Result[]> {
+async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise<Server> {
   const child = start(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     DATABASE_URL: dbUrl,
     PORT: String(port),
@@ -98,42 +102,47 @@ async function benchApp(dbUrl: string, fastPath: boolean, port: number): Promise
     API_FAST_PATH: String(fastPath),
   });
   const base = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(`${base}/`);
-    const created = await (
-      await fetch(`${base}/api/v1/admin/merchants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-        body: JSON.stringify({ companyName: "Bench", pixKey: "52998224725" }),
-      })
-    ).json();
-    const auth = { authorization: `Bearer ${created.apiKey}` };
-    const order = await (await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })).json();
-    return await runSuite(fastPath ? "app-fast" : "app-next", base, child.pid!, [
-      { name: "POST /order/create/pix", method: "POST", path: "/api/v1/order/create/pix", headers: auth, body: '{"value":10.5}' },
-      { name: "GET /order/{id}", method: "GET", path: `/api/v1/order/${order.pixOrder._id}`, headers: auth },
-      { name: "GET /account", method: "GET", path: "/api/v1/account", headers: auth },
-    ]);
-  } finally {
-    await stop(child);
-  }
+  await waitFor(`${base}/`);
+  const created = await (
+    await fetch(`${base}/api/v1/admin/merchants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ companyName: "Bench", pixKey: "52998224725" }),
+    })
+  ).json();
+  const auth = { authorization: `Bearer ${created.apiKey}` };
+  const order = await (await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })).json();
+  return {
+    name: fastPath ? "app-fast" : "app-next",
+    base,
+    child,
+    endpoints: [
+      { name: ENDPOINTS[0], method: "POST", path: "/api/v1/order/create/pix", headers: auth, body: '{"value":10.5}' },
+      { name: ENDPOINTS[1], method: "GET", path: `/api/v1/order/${order.pixOrder._id}`, headers: auth },
+      { name: ENDPOINTS[2], method: "GET", path: "/api/v1/account", headers: auth },
+    ],
+  };
 }
 
-async function benchBaseline(dbUrl: string, port: number): Promise<Result[]> {
+async function startBaseline(dbUrl: string, port: number): Promise<Server> {
   const child = start(process.execPath, ["--import", "tsx", "scripts/bench/baseline.ts"], { DATABASE_URL: dbUrl, PORT: String(port) });
   const base = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(`${base}/account`);
-    const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
-    return await runSuite("baseline", base, child.pid!, [
-      { name: "POST /order/create/pix", method: "POST", path: "/order", body: '{"value":10.5}' },
-      { name: "GET /order/{id}", method: "GET", path: `/order/${order.id}` },
-      { name: "GET /account", method: "GET", path: "/account" },
-    ]);
-  } finally {
-    await stop(child);
-  }
+  await waitFor(`${base}/account`);
+  const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
+  return {
+    name: "baseline",
+    base,
+    child,
+    endpoints: [
+      { name: ENDPOINTS[0], method: "POST", path: "/order", body: '{"value":10.5}' },
+      { name: ENDPOINTS[1], method: "GET", path: `/order/${order.id}` },
+      { name: ENDPOINTS[2], method: "GET", path: "/account" },
+    ],
+  };
 }
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 async function main() {
   if (!fs.existsSync(".next/BUILD_ID")) {
@@ -143,26 +152,63 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-bench-"));
   fs.chmodSync(dir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 54400 + Math.floor(Math.random() * 500), database: "bench", persistent: false });
-  const results: Result[] = [];
   // BENCH_SERVERS narrows a run (e.g. "baseline,app-fast") while profiling; the default runs all three.
-  const servers = (process.env.BENCH_SERVERS ?? "baseline,app-next,app-fast").split(",");
+  const wanted = (process.env.BENCH_SERVERS ?? "baseline,app-next,app-fast").split(",");
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  const servers: Server[] = [];
+  const measured: (Result & { round: number })[] = [];
   try {
-    if (servers.includes("baseline")) results.push(...(await benchBaseline(pg.url, 3401)));
-    if (servers.includes("app-next")) results.push(...(await benchApp(pg.url, false, 3402)));
-    if (servers.includes("app-fast")) results.push(...(await benchApp(pg.url, true, 3403)));
+    // All servers stay up, idle while another is measured, and each endpoint is measured on each server
+    // in turn, round after round: every ratio compares runs minutes apart, not a whole suite apart, on
+    // a machine whose speed drifts.
+    if (wanted.includes("baseline")) servers.push(await startBaseline(pg.url, 3401));
+    if (wanted.includes("app-next")) servers.push(await startApp(pg.url, false, 3402));
+    if (wanted.includes("app-fast")) servers.push(await startApp(pg.url, true, 3403));
+    for (let round = 1; round <= rounds; round++) {
+      for (const endpoint of ENDPOINTS) {
+        for (const server of servers) measured.push(await measure(server, server.endpoints.find((e) => e.name === endpoint)!, round));
+      }
+    }
   } finally {
+    for (const server of servers) await stop(server.child);
     await pg.stop();
   }
-  const ratios = ["app-next", "app-fast"].flatMap((server) =>
-    ["POST /order/create/pix", "GET /order/{id}", "GET /account"].flatMap((endpoint) => {
-      const r = results.find((x) => x.server === server && x.endpoint === endpoint);
-      const b = results.find((x) => x.server === "baseline" && x.endpoint === endpoint);
-      return r && b ? [{ server, endpoint, ratio: Math.round((r.rps / b.rps) * 100) / 100 }] : [];
+
+  // Throughput: the mean over rounds; latency and memory: the worst round.
+  const results: Result[] = servers.flatMap((server) =>
+    ENDPOINTS.map((endpoint) => {
+      const runs = measured.filter((m) => m.server === server.name && m.endpoint === endpoint);
+      return {
+        server: server.name,
+        endpoint,
+        rps: Math.round(mean(runs.map((r) => r.rps))),
+        p50: Math.max(...runs.map((r) => r.p50)),
+        p99: Math.max(...runs.map((r) => r.p99)),
+        errors: runs.reduce((a, r) => a + r.errors, 0),
+        non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+        rssMb: Math.max(...runs.map((r) => r.rssMb)),
+      };
     }),
   );
-  console.log("\nthroughput relative to the baseline:");
-  for (const r of ratios) console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${r.ratio}×`);
-  const report = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, results, ratios };
+  // Each round's ratio pairs runs measured back to back; the figure is their mean.
+  const ratios = ["app-next", "app-fast"].flatMap((server) =>
+    ENDPOINTS.flatMap((endpoint) => {
+      const perRound: number[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        const r = measured.find((x) => x.server === server && x.endpoint === endpoint && x.round === round);
+        const b = measured.find((x) => x.server === "baseline" && x.endpoint === endpoint && x.round === round);
+        if (r && b) perRound.push(r.rps / b.rps);
+      }
+      return perRound.length ? [{ server, endpoint, ratio: round2(mean(perRound)), perRound: perRound.map(round2) }] : [];
+    }),
+  );
+  console.log(`\nmean over ${rounds} round(s):`);
+  for (const r of results) {
+    console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ≤ ${r.p50} ms  p99 ≤ ${r.p99} ms  rss ≤ ${r.rssMb} MB`);
+  }
+  console.log("\nthroughput relative to the baseline (mean of each round's ratio):");
+  for (const r of ratios) console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${r.ratio}×  (rounds: ${r.perRound.join(", ")})`);
+  const report = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, rounds, results, ratios, runs: measured };
   fs.mkdirSync("bench", { recursive: true });
   fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");
   console.log("\nwritten: bench/results.json");
