@@ -117,9 +117,15 @@ test("one merchant cannot open another merchant's orders, and the dashboard need
   const list = await (await page.request.get(`/dashboard/api/orders?q=${orderId}`)).json();
   expect(list.orders).toEqual([]);
 
+  // Signed out, the order page sends A to sign in and, once signed in, back to that order.
   await page.context().clearCookies();
-  await signIn(page, a.email);
-  await page.goto(`/dashboard/orders/${orderId}`);
+  await page.goto(`/dashboard/orders/${orderId}?from=email`);
+  const asked = `/dashboard/orders/${orderId}?from=email`;
+  await expect(page).toHaveURL((url) => url.pathname === "/signin" && url.searchParams.get("callbackUrl") === asked);
+  await page.getByLabel("E-mail").fill(a.email);
+  await page.getByLabel("Senha", { exact: true }).fill(PASSWORD);
+  await page.getByRole("button", { name: "Entrar" }).click();
+  await expect(page).toHaveURL((url) => url.pathname + url.search === asked);
   await expect(page.getByTestId("order-amount")).toHaveText(/R\$\s42,00/);
 });
 

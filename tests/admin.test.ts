@@ -16,6 +16,7 @@ import {
   listApiKeys,
   revokeApiKey,
   seedDemoMerchant,
+  signUpMerchant,
   updateMerchant,
 } from "@/lib/merchants/service";
 import { call, seedMerchant } from "./helpers";
@@ -271,6 +272,18 @@ describe("API keys", () => {
     expect(stillActive.revokedAt).toBeNull();
     await expect(listApiKeys(randomUUID())).rejects.toMatchObject({ status: 404 });
     await expect(createApiKey("nope", "x")).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("dashboard sign-up (signUpMerchant)", () => {
+  it("creates a standard merchant with its PIX key and first user, and no API key: one is made where it is shown", async () => {
+    const email = uniqueEmail();
+    const merchant = await signUpMerchant({ companyName: "Padaria Cadastro", pixKey: "52998224725", email, password: "correct horse battery" }, { mode: "sandbox" });
+    expect(merchant).toMatchObject({ companyName: "Padaria Cadastro", pixKey: "52998224725", accountType: "standard", balance: 0 });
+    expect(await listApiKeys(merchant.id)).toEqual([]);
+    const [user] = await db().select().from(users).where(eq(users.merchantId, merchant.id));
+    expect(user.email).toBe(email);
+    expect(await verifyPassword("correct horse battery", user.passwordHash)).toBe(true);
   });
 });
 

@@ -1,10 +1,12 @@
 import { eq } from "drizzle-orm";
 import { getServerSession } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { db } from "@/db";
 import { merchants, type Merchant } from "@/db/schema";
 import { isUuid } from "@/lib/api/ids";
+import { RETURN_TO_HEADER, signInUrl } from "./callback-url";
 import { authOptions } from "./options";
 import { userBelongsTo } from "./users";
 
@@ -24,9 +26,12 @@ export const currentMerchant = cache(async (): Promise<SignedIn | null> => {
   return merchant ? { merchant, userId: user.id, email: user.email } : null;
 });
 
-/** For pages and server actions: the signed-in merchant, or a redirect to the sign-in page. */
+/**
+ * For pages and server actions: the signed-in merchant, or a redirect to the sign-in page that
+ * brings the visitor back to the dashboard page they asked for.
+ */
 export async function requireMerchant(): Promise<SignedIn> {
   const signedIn = await currentMerchant();
-  if (!signedIn) redirect("/signin");
+  if (!signedIn) redirect(signInUrl((await headers()).get(RETURN_TO_HEADER)));
   return signedIn;
 }

@@ -65,7 +65,13 @@ function isUniqueViolation(err: unknown, constraint: string): boolean {
 
 type NewMerchant = Omit<CreateMerchantInput, "password"> & { passwordHash?: string };
 
-async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode): Promise<CreatedMerchant> {
+/**
+ * The merchant, its PIX key, its first user and its opening balance in the caller's transaction;
+ * and, for operators (API, CLI), its first API key, which they hand on. A merchant who signs up in the
+ * dashboard gets none: a key is shown once, so it is created where the merchant will see it
+ * (Developers page).
+ */
+async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueApiKey: boolean): Promise<{ merchant: MerchantView; apiKey: string | null }> {
   const [row] = await tx
     .insert(merchants)
     .values({
@@ -74,8 +80,12 @@ async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode): Promis
       ...(input.pixKey !== undefined ? normalisePixKey(input.pixKey) : {}),
     })
     .returning();
-  const key = generateApiKey(mode);
-  await tx.insert(apiKeys).values({ merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
+  let apiKey: string | null = null;
+  if (issueApiKey) {
+    const key = generateApiKey(mode);
+    await tx.insert(apiKeys).values({ merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
+    apiKey = key.key;
+  }
   if (input.email !== undefined && input.passwordHash !== undefined) {
     await tx.insert(users).values({ merchantId: row.id, email: input.email, passwordHash: input.passwordHash });
   }
@@ -91,10 +101,22 @@ async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode): Promis
   }
   // Read back: the ledger posting moved the balance after the insert returned.
   const [fresh] = await tx.select().from(merchants).where(eq(merchants.id, row.id));
-  return { merchant: merchantView(fresh), apiKey: key.key };
+  return { merchant: merchantView(fresh), apiKey };
 }
 
+/** Operators' provisioning (admin API, CLI): the merchant with its first API key. */
 export async function createMerchant(input: CreateMerchantInput, opts: { mode: KeyMode }): Promise<CreatedMerchant> {
+  const created = await newMerchant(input, opts.mode, true);
+  return { merchant: created.merchant, apiKey: created.apiKey! };
+}
+
+/** Dashboard sign-up (CONTRACT §2): a standard merchant and its first user, without an API key. */
+export async function signUpMerchant(input: Omit<CreateMerchantInput, "accountType" | "openingBalance">, opts: { mode: KeyMode }): Promise<MerchantView> {
+  return (await newMerchant({ ...input, accountType: "standard" }, opts.mode, false)).merchant;
+}
+
+async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKey: boolean) {
+  const opts = { mode };
   if (input.openingBalance !== undefined && opts.mode !== "sandbox") {
     throw new InvalidInput("openingBalance is accepted in sandbox mode only");
   }
@@ -105,7 +127,7 @@ export async function createMerchant(input: CreateMerchantInput, opts: { mode: K
   // Hashed before the transaction: scrypt is deliberately slow and must not hold a connection.
   const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
   try {
-    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, opts.mode));
+    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, opts.mode, issueApiKey));
   } catch (err) {
     // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
     if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists");
@@ -208,8 +230,9 @@ export async function createDemoMerchant(tx: Tx, mode: KeyMode): Promise<DemoMer
       passwordHash: await hashPassword(password),
     },
     mode,
+    true,
   );
-  return { apiKey: created.apiKey, email: DEMO_EMAIL, password, merchantId: created.merchant.id };
+  return { apiKey: created.apiKey!, email: DEMO_EMAIL, password, merchantId: created.merchant.id };
 }
 
 /**

@@ -2,18 +2,19 @@
 
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
-import { createMerchant } from "@/lib/merchants/service";
+import { signUpMerchant } from "@/lib/merchants/service";
 import { validatedAction } from "../action";
 import { signUpForm } from "../schemas";
 
 /**
  * Self-service sign-up (CONTRACT §2): a standard merchant, its first user and its PIX key in one
- * transaction (createMerchant). The browser signs in with the same credentials right after.
+ * transaction. No API key yet: the merchant creates one on the Developers page, where it is shown.
+ * The browser signs in with the same credentials right after.
  */
 export const signUpAction = validatedAction(signUpForm, async (input) => {
   try {
-    await createMerchant(
-      { companyName: input.companyName, pixKey: input.pixKey, accountType: "standard", email: input.email, password: input.password },
+    await signUpMerchant(
+      { companyName: input.companyName, pixKey: input.pixKey, email: input.email, password: input.password },
       { mode: env().PAYMENTS_MODE },
     );
   } catch (err) {
