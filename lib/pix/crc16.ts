@@ -1,13 +1,16 @@
 const encoder = new TextEncoder();
 
+// One entry per byte value: the bit-by-bit loop cost ~2 µs per BR Code, a visible share of creating a
+// PIX order under load.
+const TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8;
+  for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
+
 /** CRC16-CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor), as the BR Code requires. */
 export function crc16Ccitt(payload: string): string {
   let crc = 0xffff;
-  for (const byte of encoder.encode(payload)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
+  for (const byte of encoder.encode(payload)) crc = ((crc << 8) & 0xffff) ^ TABLE[(crc >> 8) ^ byte];
   return crc.toString(16).toUpperCase().padStart(4, "0");
 }
