@@ -262,6 +262,10 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
     await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
     const partial = await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`);
     expect(partial.body.payment).toMatchObject({ status: "PARTIAL_ORDER", payment: { received: 10, remaining: 8.518519 } });
+    // The wallet is asked for what is still due, not the whole amount again.
+    expect(partial.body.payment.payment.qrContent).toBe(
+      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`,
+    );
   });
 
   it("→ 404 { message } for an unknown or malformed id, for JSON and PNG alike", async () => {

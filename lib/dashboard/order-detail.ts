@@ -13,14 +13,14 @@ import {
 } from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/api/ids";
 import { paymentLink } from "@/lib/api/urls";
+import { depositTransferUri } from "@/lib/chain/payment-uri";
 import { findCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
 import type { MessageKey } from "@/lib/i18n";
-import { Decimal, toBaseUnits } from "@/lib/money";
+import { Decimal } from "@/lib/money";
 import { expireDeposits } from "@/lib/onchain/service";
 import { findOrder } from "@/lib/orders/service";
-import { CHAIN_IDS, type Network } from "@/lib/providers/chain/tokens";
 import type { OrderListKind } from "./orders";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
@@ -66,11 +66,6 @@ export type OrderDetail = {
 };
 
 const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
-
-/** EIP-681: a wallet that scans it pre-fills the token, recipient and exact amount. */
-function transferUri(o: { tokenAddress: string; network: string; address: string; cryptoAmount: string; tokenDecimals: number }) {
-  return `ethereum:${o.tokenAddress}@${CHAIN_IDS[o.network as Network]}/transfer?address=${o.address}&uint256=${toBaseUnits(o.cryptoAmount, o.tokenDecimals)}`;
-}
 
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
@@ -132,7 +127,7 @@ function fromDeposit(o: OnchainOrder): Omit<OrderDetail, "events" | "deliveries"
     final: o.closedAt !== null,
     paymentLinkId: o.paymentLinkId,
     link: paymentLink(o.paymentLinkId),
-    payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: transferUri(o), code: o.address, codeLabel: "order.address" } : null,
+    payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" } : null,
     facts: [
       { label: "order.id", type: "mono", value: o.id },
       { label: "order.paymentLinkId", type: "mono", value: o.paymentLinkId },
@@ -154,7 +149,7 @@ function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliv
     final: p.closedAt !== null,
     paymentLinkId: null,
     link: null,
-    payment: !p.closedAt && open(p.status, p.expiresAt) ? { qrContent: transferUri(p), code: p.address, codeLabel: "order.address" } : null,
+    payment: !p.closedAt && open(p.status, p.expiresAt) ? { qrContent: depositTransferUri(p), code: p.address, codeLabel: "order.address" } : null,
     facts: [
       { label: "order.id", type: "mono", value: p.id },
       { label: "order.payCryptoPixId", type: "mono", value: encodeCryptoPixId(p.id) },

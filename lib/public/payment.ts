@@ -3,8 +3,8 @@ import { db } from "@/db";
 import { merchants, onchainOrders, orders } from "@/db/schema";
 import { paymentLink, qrCodeLink } from "@/lib/api/urls";
 import { NotFound } from "@/lib/errors";
-import { centavosToBrl, cryptoToNumber, Decimal, toBaseUnits } from "@/lib/money";
-import { chainId } from "@/lib/chain/config";
+import { depositTransferUri } from "@/lib/chain/payment-uri";
+import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 import type { Asset, Network } from "@/lib/providers/chain/tokens";
 import { expireDeposits } from "@/lib/onchain/service";
 import { expireOrders } from "@/lib/orders/service";
@@ -65,8 +65,7 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
   }
   // Exact decimals (CONTRACT §5): float subtraction would show a payer 8.518519000000001.
   const remaining = cryptoToNumber(Decimal.max(0, new Decimal(dep.cryptoAmount).minus(dep.receivedAmount)).toFixed());
-  // EIP-681: wallets that scan it pre-fill the token, recipient and exact amount.
-  const uri = `ethereum:${dep.tokenAddress}@${chainId(dep.network as Network)}/transfer?address=${dep.address}&uint256=${toBaseUnits(dep.cryptoAmount, dep.tokenDecimals)}`;
+  const uri = depositTransferUri(dep);
   return {
     paymentLinkId,
     merchantName: d.merchantName,
