@@ -68,6 +68,7 @@ describe("the /api/v1 fast path over node:http", () => {
     const res = await overHttp("DELETE", "/api/v1/account");
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET");
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(res.body.message).toContain("not allowed");
     const page = await fetch(base + "/dashboard");
     expect(page.status).toBe(418);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { notFoundHandler } from "@/lib/api/not-found";
+import { newRequestId } from "@/lib/api/ids";
 import { json } from "@/lib/api/respond";
 import { matchRoute } from "@/lib/api/routes";
 import { log } from "@/lib/log";
@@ -22,7 +23,7 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
     let response: Response;
     if (!match) response = await notFoundHandler(request);
     else if ("methodNotAllowed" in match) {
-      response = json(405, { message: `Method ${req.method} not allowed on ${pathname}` }, { allow: match.methodNotAllowed.join(", ") });
+      response = json(405, { message: `Method ${req.method} not allowed on ${pathname}` }, { allow: match.methodNotAllowed.join(", "), "x-request-id": newRequestId() });
     } else response = await match.handler(request, { params: Promise.resolve(match.params) });
     const writing = writeWebResponse(res, response);
     if (writing) await writing;
