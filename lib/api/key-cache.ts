@@ -8,8 +8,9 @@ import { log } from "@/lib/log";
 //  - in every other instance by the api_auth_changed notification the database's triggers send for
 //    any such change (migration 0002), whoever made it,
 //  - and after TTL_MS in any case, which bounds staleness if a notification is ever lost.
-// Until this process is listening, and after its listening connection drops, nothing is served
-// from memory: a reconnect empties the cache, since notifications may have been missed meanwhile.
+// Until this process is listening nothing is served from memory. If the listening connection drops,
+// postgres.js reconnects and listens again, and that empties the cache, since notifications may have
+// been missed meanwhile; during the gap an entry lives no longer than its TTL.
 
 export const AUTH_CHANGED_CHANNEL = "api_auth_changed";
 const TTL_MS = 30_000;
