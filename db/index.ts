@@ -9,7 +9,7 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Either the pool or a transaction: query functions accept both. */
 export type Executor = Db | Tx;
 
-type Pool = { sql: postgres.Sql; db: Db; url: string };
+export type Pool = { sql: postgres.Sql; db: Db; url: string };
 
 // Cached on globalThis: Next's bundle and the server's own copy of lib/ are two module instances in
 // one process, and must share one pool rather than open two.

@@ -1,4 +1,4 @@
-import { openPool, type getPool } from "@/db";
+import { openPool, type Pool } from "@/db";
 import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 
@@ -18,9 +18,8 @@ const MAX_ENTRIES = 10_000;
 
 type Entry = { keyId: string; merchant: MerchantProfile; expiresAt: number };
 type State = {
-  pool: unknown;
+  pool: Pool;
   listening: boolean;
-  started: boolean;
   /** Bumped by every invalidation: a lookup that began before one must not store what it read. */
   generation: number;
   entries: Map<string, Entry>;
@@ -34,15 +33,14 @@ function state(): State {
   const pool = openPool();
   let s = g.__paymentsKeyCache;
   if (!s || s.pool !== pool) {
-    s = g.__paymentsKeyCache = { pool, listening: false, started: false, generation: 0, entries: new Map() };
+    s = g.__paymentsKeyCache = { pool, listening: false, generation: 0, entries: new Map() };
     listen(s, pool);
   }
   return s;
 }
 
-function listen(s: State, pool: ReturnType<typeof getPool>) {
-  if (s.started) return;
-  s.started = true;
+/** Once per pool; if LISTEN cannot start, the cache stays off for that pool (every lookup reads the database). */
+function listen(s: State, pool: Pool) {
   pool.sql
     .listen(
       AUTH_CHANGED_CHANNEL,
@@ -55,7 +53,6 @@ function listen(s: State, pool: ReturnType<typeof getPool>) {
       },
     )
     .catch((err: unknown) => {
-      s.started = false;
       log.warn("API key cache disabled: cannot LISTEN for auth changes", { err });
     });
 }

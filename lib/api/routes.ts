@@ -79,20 +79,22 @@ const compiled: Compiled[] = API_ROUTES.map((r) => {
 
 export type RouteMatch = { handler: RouteHandler; params: Record<string, string> } | { methodNotAllowed: string[] } | null;
 
-// Routes grouped by their first segment after /api/v1 (a dynamic one under "*"), so a request only
-// tries the handful that could match, most specific first.
+// Routes grouped by their first segment after /api/v1, each group with the routes whose first segment
+// is dynamic ("*") merged in and kept most specific first, so a request only tries the handful that
+// could match. Built once: nothing is allocated or sorted per request.
 const byFirstSegment = new Map<string, Compiled[]>();
 for (const r of compiled) {
   const first = r.pattern.source.split("/")[3] ?? "";
   const key = first.startsWith("(") ? "*" : first.replace(/\\/g, "");
   byFirstSegment.set(key, [...(byFirstSegment.get(key) ?? []), r]);
 }
+const dynamicFirst = byFirstSegment.get("*") ?? [];
+for (const [key, routes] of byFirstSegment) {
+  if (key !== "*") byFirstSegment.set(key, [...routes, ...dynamicFirst].sort((a, b) => b.specificity - a.specificity));
+}
 
 function candidates(pathname: string): Compiled[] {
-  const first = pathname.split("/", 4)[3] ?? "";
-  const named = byFirstSegment.get(first) ?? [];
-  const dynamic = byFirstSegment.get("*");
-  return dynamic ? [...named, ...dynamic].sort((a, b) => b.specificity - a.specificity) : named;
+  return byFirstSegment.get(pathname.split("/", 4)[3] ?? "") ?? dynamicFirst;
 }
 
 /** Finds the handler for a method and path, with decoded params. */

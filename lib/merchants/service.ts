@@ -116,8 +116,7 @@ export async function signUpMerchant(input: Omit<CreateMerchantInput, "accountTy
 }
 
 async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKey: boolean) {
-  const opts = { mode };
-  if (input.openingBalance !== undefined && opts.mode !== "sandbox") {
+  if (input.openingBalance !== undefined && mode !== "sandbox") {
     throw new InvalidInput("openingBalance is accepted in sandbox mode only");
   }
   if (input.email !== undefined && input.password === undefined) {
@@ -127,7 +126,7 @@ async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKe
   // Hashed before the transaction: scrypt is deliberately slow and must not hold a connection.
   const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
   try {
-    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, opts.mode, issueApiKey));
+    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, mode, issueApiKey));
   } catch (err) {
     // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
     if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists");
