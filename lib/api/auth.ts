@@ -30,7 +30,7 @@ const { balanceCentavos: _balance, updatedAt: _updated, ...profileColumns } = ge
 
 // A cache miss runs this: a prepared statement, built once per pool.
 const keyLookup = () =>
-  prepared(db(), "api_key_lookup", (d) =>
+  prepared("api_key_lookup", (d) =>
     d
       .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, merchant: profileColumns })
       .from(apiKeys)

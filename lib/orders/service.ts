@@ -33,7 +33,7 @@ const NULLABLE_ORDER_COLUMNS = new Set<string>([
 
 // Creating orders is the API's hottest write: one prepared INSERT for every kind, built once per pool.
 const insertOrderQuery = () =>
-  prepared(db(), "insert_order", (d) =>
+  prepared("insert_order", (d) =>
     d
       .insert(orders)
       // Nullable columns go in as bare SQL parameters: Drizzle runs each column's encoder on its
@@ -148,7 +148,7 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
 
 // Order lookups are the API's hottest reads: prepared once per pool.
 const orderByIdQuery = () =>
-  prepared(db(), "order_by_id", (d) =>
+  prepared("order_by_id", (d) =>
     d
       .select()
       .from(orders)
@@ -164,7 +164,7 @@ const orderByIdQuery = () =>
       .prepare("order_by_id"),
   );
 const orderByLinkQuery = () =>
-  prepared(db(), "order_by_link", (d) =>
+  prepared("order_by_link", (d) =>
     d
       .select()
       .from(orders)

@@ -69,7 +69,7 @@ async function balanceAndUsedToday(merchantId: string) {
 
 // GET /account runs this on every call: prepared once per pool.
 const balanceAndUsedTodayQuery = () =>
-  prepared(db(), "balance_and_used_today", (d) =>
+  prepared("balance_and_used_today", (d) =>
     d
       .select({
         balanceCentavos: merchants.balanceCentavos,
