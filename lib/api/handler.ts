@@ -11,9 +11,9 @@ import { newRequestId } from "./ids";
 import { withRequestContext } from "@/lib/request-context";
 import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from "./idempotency";
 import { clientIp, enforceRateLimit, RateLimited } from "./rate-limit";
-import { JsonResponse, jsonResponseText } from "./json-response";
+import { jsonResponseText, setResponseHeader } from "./json-response";
 import { pathOf, type ApiRequest } from "./request";
-import { json } from "./respond";
+import { json, jsonText } from "./respond";
 import { describeZodError } from "./validation";
 
 /** Next passes `{ params: Promise<…> }`; our own router passes the same. */
@@ -70,7 +70,7 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
   let idempotency: Parameters<typeof completeIdempotencyKey>[0] | null = null;
 
   const finish = (res: Response) => {
-    res.headers.set("x-request-id", requestId);
+    setResponseHeader(res, "x-request-id", requestId);
     log.info("request", {
       method: req.method,
       path,
@@ -114,12 +114,7 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       const scope = { merchantId: merchant.id, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
       const claim = await claimIdempotencyKey(scope);
       if (claim.kind === "replay") {
-        return finish(
-          new JsonResponse(claim.body, {
-            status: claim.status,
-            headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "idempotent-replayed": "true" },
-          }),
-        );
+        return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
       }
       idempotency = scope;
     }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { MAX_BODY_BYTES } from "@/lib/api/body";
 import { rememberRequestBody } from "@/lib/api/body-cache";
 import { PlainHeaders, type ApiRequest } from "@/lib/api/request";
-import { jsonResponseText } from "@/lib/api/json-response";
+import { jsonResponseFields, jsonResponseText } from "@/lib/api/json-response";
 
 // The bridge between node:http and the Web-standard handlers in lib/, for the /api/v1 fast path.
 // Measured here (shared/notes/api-fast-path.md): Next's routing costs ~1–1.5 ms CPU per request,
@@ -57,13 +57,17 @@ export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddres
 
 /** Writes the response; returns a promise only for bodies that must be read from a stream. */
 export function writeWebResponse(res: ServerResponse, response: Response): void | Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, key) => {
-    if (key !== "set-cookie") headers[key] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length) headers["set-cookie"] = cookies;
   const known = jsonResponseText(response);
+  // A JsonResponse whose headers nobody read: its own fields go out as they are.
+  const fields = known !== undefined ? jsonResponseFields(response) : undefined;
+  const headers: Record<string, string | string[]> = fields ?? {};
+  if (!fields) {
+    response.headers.forEach((value, key) => {
+      if (key !== "set-cookie") headers[key] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) headers["set-cookie"] = cookies;
+  }
   if (known !== undefined) {
     headers["content-length"] = String(Buffer.byteLength(known));
     res.writeHead(response.status, headers).end(known);
