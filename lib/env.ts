@@ -171,7 +171,14 @@ export function resetEnvForTests(): void {
   globalForEnv.__paymentsEnv = undefined;
 }
 
+// Every order view builds links from it: worked out once per configuration.
+const baseUrls = new WeakMap<Env, string>();
 export function publicBaseUrl(): string {
   const e = env();
-  return (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  let base = baseUrls.get(e);
+  if (base === undefined) {
+    base = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+    baseUrls.set(e, base);
+  }
+  return base;
 }

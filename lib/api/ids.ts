@@ -19,14 +19,16 @@ function randomChunk(n: number): Buffer {
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Uniform base62 string (rejection sampling: no modulo bias). */
+/** Uniform base62 string (rejection sampling: no modulo bias), straight from the pool's bytes. */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomChunk(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
+    if (used >= pool.length) {
+      pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+      used = 0;
     }
+    const byte = pool[used++];
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -3,9 +3,11 @@ import { BrCodeError } from "./errors";
 export type TlvField = { id: string; value: string };
 
 // The BR Code counts lengths in characters, not UTF-16 code units or bytes, so a
-// character outside the BMP must count once; Array.from splits by code point.
+// character outside the BMP must count once; Array.from splits by code point. Codes we issue are
+// plain ASCII, so the split (an array of one-letter strings) is only made when a surrogate is there.
+const SURROGATE = /[\uD800-\uDFFF]/;
 function charLength(value: string): number {
-  return Array.from(value).length;
+  return SURROGATE.test(value) ? Array.from(value).length : value.length;
 }
 
 export function encodeTlv(id: string, value: string): string {
