@@ -91,19 +91,22 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       const authenticated = authenticateApiKey(req);
       const auth = authenticated instanceof Promise ? await authenticated : authenticated;
       merchant = auth.merchant;
-      await enforceRateLimit(`key:${auth.keyId}`);
+      const limiting = enforceRateLimit(`key:${auth.keyId}`);
+      if (limiting) await limiting;
     } else if (config.auth === "admin") {
       // Without ADMIN_TOKEN the operator API does not exist at all (CONTRACT §2).
       if (!env().ADMIN_TOKEN) throw new NotFound("Not found");
       if (!authenticateAdmin(req)) throw new Unauthorized("Invalid operator token");
     } else {
-      await enforceRateLimit(`ip:${clientIp(req)}`);
+      const limiting = enforceRateLimit(`ip:${clientIp(req)}`);
+      if (limiting) await limiting;
     }
 
     let body: unknown = undefined;
     let raw: unknown = undefined;
     if (config.body) {
-      raw = parseJsonBody(await readBodyText(req));
+      const text = readBodyText(req);
+      raw = parseJsonBody(typeof text === "string" ? text : await text);
       const parsed = config.body.safeParse(raw);
       if (!parsed.success) return fail(400, describeZodError(parsed.error));
       body = parsed.data;

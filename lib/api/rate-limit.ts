@@ -18,9 +18,14 @@ export class RateLimited extends DomainError {
   }
 }
 
-export async function enforceRateLimit(bucket: string): Promise<void> {
+/** Nothing to wait for (undefined) when limits are off; otherwise the upsert that counts this request. */
+export function enforceRateLimit(bucket: string): Promise<void> | undefined {
   const limit = env().RATE_LIMIT_PER_MINUTE;
-  if (limit === 0) return;
+  if (limit === 0) return undefined;
+  return countAndCheck(bucket, limit);
+}
+
+async function countAndCheck(bucket: string, limit: number): Promise<void> {
   const [row] = await db().execute<{ count: number; retry_after: number }>(sql`
     insert into rate_limits (key, window_start, count) values (${bucket}, date_trunc('minute', now()), 1)
     on conflict (key, window_start) do update set count = rate_limits.count + 1
