@@ -165,3 +165,26 @@ describe("GET /api/v1/order/{id}", () => {
     expect(unknown.body).toEqual({ success: false, error: "Order not found" });
   });
 });
+
+describe("the order a create returns", () => {
+  it("is the row as stored, field for field, for every kind (the INSERT returns only what PostgreSQL decides)", async () => {
+    const { createExchangeOrder, createLightningOrder, createPixOrder } = await import("@/lib/orders/service");
+    const { db } = await import("@/db");
+    const { orders } = await import("@/db/schema");
+    const { eq } = await import("drizzle-orm");
+    const { merchant } = await seedMerchant();
+    const created = [
+      await createPixOrder(merchant, { value: 12345, orderId: "A-1", name: "Zé", expiresIn: 600 } as never),
+      await createPixOrder(merchant, { value: 1 } as never),
+      await createExchangeOrder(merchant, { value: 999, payerId: "p-1", merchant: { subMerchantId: "s-1" } } as never),
+      await createLightningOrder(merchant, { value: 2599, email: "a@b.co", name: "Ana" } as never),
+    ];
+    for (const order of created) {
+      const [stored] = await db().select().from(orders).where(eq(orders.id, order.id));
+      expect(order).toStrictEqual(stored);
+      expect(Object.keys(order)).toEqual(Object.keys(stored));
+    }
+    // The numeric column's own rounding, not the quote's text, is what a create hands back.
+    expect(created[3].rate).toMatch(/^\d+\.\d{18}$/);
+  });
+});
