@@ -26,7 +26,7 @@ export default defineConfig({
     { name: "desktop", use: { ...devices["Desktop Chrome"], channel: undefined } },
   ],
   webServer: {
-    command: `rm -rf ${DATA_DIR} && node_modules/.bin/tsx scripts/start.ts`,
+    command: `rm -rf ${DATA_DIR} && node --enable-source-maps dist/server/start.cjs`,
     url: `http://127.0.0.1:${PORT}/`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -5,7 +5,7 @@ import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../db/embedded";
 
 // Helpers for system tests that run their own server processes (crash safety, several instances):
-// the real `scripts/start.ts` of the built app, on a PostgreSQL the test owns.
+// the real server of the built app (`scripts/start.ts` as `npm run build` bundles it), on a PostgreSQL the test owns.
 
 export const ADMIN_TOKEN = "system-admin-token-0123456789abcdefghijklmnop";
 
@@ -19,7 +19,7 @@ export type Server = { url: string; child: ChildProcess; logs: string[] };
 
 export async function startServer(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<Server> {
   const logs: string[] = [];
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -90,7 +90,7 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
 }
 
 async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise<Server> {
-  const child = start(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+  const child = start(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], {
     DATABASE_URL: dbUrl,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -145,7 +145,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 async function main() {
-  if (!fs.existsSync(".next/BUILD_ID")) {
+  if (!fs.existsSync(".next/BUILD_ID") || !fs.existsSync("dist/server/start.cjs")) {
     console.error("No build found: run `npm run build` first (npm run bench does).");
     process.exit(1);
   }
