@@ -36,6 +36,15 @@ const NULLABLE_ORDER_COLUMNS = new Set<string>([
 // column rounds it); the rest of the row is what was just sent. Echoing the whole row back cost
 // PostgreSQL the output and this process the parsing of ~20 columns it already held, the BR Code
 // and the jsonb among them. tests/orders.test.ts holds the result equal to the row as stored.
+const DECIDED_BY_DATABASE = {
+  id: orders.id,
+  status: orders.status,
+  rate: orders.rate,
+  paidAt: orders.paidAt,
+  version: orders.version,
+  createdAt: orders.createdAt,
+  updatedAt: orders.updatedAt,
+};
 const insertOrderQuery = () =>
   prepared("insert_order", (d) =>
     d
@@ -47,33 +56,28 @@ const insertOrderQuery = () =>
           ORDER_COLUMNS.map((c) => [c, NULLABLE_ORDER_COLUMNS.has(c) ? sql`${sql.placeholder(c)}` : sql.placeholder(c)]),
         ) as unknown as NewOrder,
       )
-      .returning({
-        id: orders.id,
-        status: orders.status,
-        rate: orders.rate,
-        paidAt: orders.paidAt,
-        version: orders.version,
-        createdAt: orders.createdAt,
-        updatedAt: orders.updatedAt,
-      })
+      .returning(DECIDED_BY_DATABASE)
       .prepare("insert_order"),
   );
 
-/** The row's fields in the table's order, as a select would give them. */
+/** The row's fields in the table's order, as a select would give them, and where each one comes from. */
 const ORDER_FIELDS = Object.keys(getTableColumns(orders)) as (keyof Order)[];
+const RETURNED = new Set<string>(Object.keys(DECIDED_BY_DATABASE));
 
 async function insertOrder(values: NewOrder): Promise<Order> {
-  const params: Record<string, unknown> = {};
+  const reference = values.reference ?? {};
+  const params: Record<string, unknown> = { reference };
   for (const c of ORDER_COLUMNS) {
+    if (c === "reference") continue;
     const v = values[c] ?? null;
     // Bare parameters reach postgres.js untyped: dates go as ISO text for PostgreSQL to parse.
     params[c] = v instanceof Date ? v.toISOString() : v;
   }
-  params.reference = values.reference ?? {};
   const [generated] = await insertOrderQuery().execute(params);
-  const sent = { ...values, reference: params.reference } as Record<string, unknown>;
   const row: Record<string, unknown> = {};
-  for (const f of ORDER_FIELDS) row[f] = f in generated ? generated[f as keyof typeof generated] : (sent[f] ?? null);
+  for (const f of ORDER_FIELDS) {
+    row[f] = RETURNED.has(f) ? generated[f as keyof typeof generated] : f === "reference" ? reference : (values[f as keyof NewOrder] ?? null);
+  }
   return row as Order;
 }
 
