@@ -161,12 +161,16 @@ async function main() {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
     // in turn, round after round: every ratio compares runs minutes apart, not a whole suite apart, on
     // a machine whose speed drifts.
+    // The baseline and the fast path are measured back to back, and every other round in the
+    // opposite order, so a drift of the machine's speed (±15% over minutes here) weighs on both
+    // sides of a ratio alike instead of on one.
     if (wanted.includes("baseline")) servers.push(await startBaseline(pg.url, 3401));
-    if (wanted.includes("app-next")) servers.push(await startApp(pg.url, false, 3402));
     if (wanted.includes("app-fast")) servers.push(await startApp(pg.url, true, 3403));
+    if (wanted.includes("app-next")) servers.push(await startApp(pg.url, false, 3402));
     for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? servers : [...servers].reverse();
       for (const endpoint of ENDPOINTS) {
-        for (const server of servers) measured.push(await measure(server, server.endpoints.find((e) => e.name === endpoint)!, round));
+        for (const server of order) measured.push(await measure(server, server.endpoints.find((e) => e.name === endpoint)!, round));
       }
     }
   } finally {
