@@ -11,7 +11,7 @@ import { openPool, type Db, type Pool } from "./index";
 // decoders are taken from Drizzle once, and each call is one postgres.js query (a named prepared
 // statement, so PostgreSQL skips re-planning too) and one tight loop over the row. The statement and
 // its result types stay Drizzle's: rows are decoded by the very columns Drizzle would use, and
-// db/prepared.test.ts holds both executions equal.
+// tests/prepared-queries.test.ts holds both executions equal.
 
 /** What this module reads of a Drizzle prepared query: public at runtime, marked internal in its types. */
 type DrizzlePrepared = {

@@ -6,12 +6,14 @@ const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = 0;
 
+function refill(): void {
+  pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+  used = 0;
+}
+
 function randomChunk(n: number): Buffer {
   if (n > POOL_BYTES) return randomFillSync(Buffer.allocUnsafe(n));
-  if (used + n > pool.length) {
-    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
-    used = 0;
-  }
+  if (used + n > pool.length) refill();
   const out = pool.subarray(used, used + n);
   used += n;
   return out;
@@ -23,10 +25,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    if (used >= pool.length) {
-      pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
-      used = 0;
-    }
+    if (used >= pool.length) refill();
     const byte = pool[used++];
     if (byte < 248) out += BASE62[byte % 62];
   }

@@ -51,7 +51,9 @@ describe("JsonResponse", () => {
       "x-request-id": "req_9",
     });
     expect(await copy.json()).toEqual({ ok: "sim" });
-    const clone = json(200, { a: 1 }).clone();
+    const original = json(200, { a: 1 });
+    const clone = original.clone();
+    expect(jsonResponseFields(original)).toBeDefined();
     expect(clone.headers.get("cache-control")).toBe("no-store");
     expect(await clone.json()).toEqual({ a: 1 });
   });

@@ -64,9 +64,9 @@ export class JsonResponse extends Response {
   }
   override clone(): JsonResponse {
     if (this.bodyUsed) throw new TypeError("Response body is already used");
-    const fields: HeaderFields = {};
-    this.headers.forEach((value, name) => (fields[name] = value));
-    return new JsonResponse(this[TEXT], this.status, fields);
+    // The copy gets its own fields; this response keeps its own unread.
+    const fields = this[FIELDS];
+    return new JsonResponse(this[TEXT], this.status, fields ? { ...fields } : Object.fromEntries(this.headers));
   }
 }
 

@@ -59,7 +59,7 @@ export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddres
 export function writeWebResponse(res: ServerResponse, response: Response): void | Promise<void> {
   const known = jsonResponseText(response);
   // A JsonResponse whose headers nobody read: its own fields go out as they are.
-  const fields = known !== undefined ? jsonResponseFields(response) : undefined;
+  const fields = jsonResponseFields(response);
   const headers: Record<string, string | string[]> = fields ?? {};
   if (!fields) {
     response.headers.forEach((value, key) => {

@@ -1,21 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { env } from "@/lib/env";
+import { env, type Env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
-import { staticBrCodeEncoder, type BrCodeReceiver } from "@/lib/pix/brcode";
+import { staticBrCodeEncoder } from "@/lib/pix/brcode";
 import type { PixProvider } from "./types";
 
 /** Payouts to this key fail in the sandbox, so merchants can exercise their failure handling. */
 export const SANDBOX_FAILING_PIX_KEY = "payout.fail@example.com";
 
 // The receiver's half of every code is validated and encoded once per configuration, not per order.
-let encoder: { receiver: BrCodeReceiver; encode: ReturnType<typeof staticBrCodeEncoder> } | null = null;
+const encoders = new WeakMap<Env, ReturnType<typeof staticBrCodeEncoder>>();
 
 function receiverEncoder() {
   const e = env();
-  const receiver = { pixKey: e.PIX_RECEIVER_KEY, merchantName: e.PIX_RECEIVER_NAME, merchantCity: e.PIX_RECEIVER_CITY };
-  const same = encoder && (Object.keys(receiver) as (keyof BrCodeReceiver)[]).every((k) => encoder!.receiver[k] === receiver[k]);
-  if (!same) encoder = { receiver, encode: staticBrCodeEncoder(receiver) };
-  return encoder!.encode;
+  let encode = encoders.get(e);
+  if (!encode) {
+    encode = staticBrCodeEncoder({ pixKey: e.PIX_RECEIVER_KEY, merchantName: e.PIX_RECEIVER_NAME, merchantCity: e.PIX_RECEIVER_CITY });
+    encoders.set(e, encode);
+  }
+  return encode;
 }
 
 export const sandboxPix: PixProvider = {
