@@ -60,8 +60,9 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
   const bind = (values: Record<string, unknown>): unknown[] =>
     slots.map((s) => {
       if (s.kind === "value") return s.value;
-      if (!(s.name in values)) throw new Error(`No value for placeholder "${s.name}" was provided`);
       const v = values[s.name];
+      // One property lookup on the common path; `in` only tells a missing key from an undefined one.
+      if (v === undefined && !(s.name in values)) throw new Error(`No value for placeholder "${s.name}" was provided`);
       return s.encoder ? s.encoder.mapToDriverValue(v) : v;
     });
 

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { prepared } from "@/db/prepared";
 import { orders, type MerchantProfile, type Order, type OrderStatus } from "@/db/schema";
@@ -60,25 +60,59 @@ const insertOrderQuery = () =>
       .prepare("insert_order"),
   );
 
-/** The row's fields in the table's order, as a select would give them, and where each one comes from. */
-const ORDER_FIELDS = Object.keys(getTableColumns(orders)) as (keyof Order)[];
-const RETURNED = new Set<string>(Object.keys(DECIDED_BY_DATABASE));
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
+// Both objects are literals with every key, in one fixed shape: building them key by key from the
+// column lists made every property access a megamorphic lookup (~4% of a create's CPU in a profile).
 async function insertOrder(values: NewOrder): Promise<Order> {
   const reference = values.reference ?? {};
-  const params: Record<string, unknown> = { reference };
-  for (const c of ORDER_COLUMNS) {
-    if (c === "reference") continue;
-    const v = values[c] ?? null;
+  const params: Record<(typeof ORDER_COLUMNS)[number], unknown> = {
+    merchantId: values.merchantId,
+    kind: values.kind,
+    paymentLinkId: values.paymentLinkId,
+    hash: values.hash,
+    valueCentavos: values.valueCentavos,
+    reference,
+    provider: values.provider,
+    providerRef: values.providerRef ?? null,
+    brcode: values.brcode ?? null,
+    txid: values.txid ?? null,
+    invoice: values.invoice ?? null,
+    paymentHash: values.paymentHash ?? null,
+    satoshis: values.satoshis ?? null,
+    rate: values.rate ?? null,
+    rateSource: values.rateSource ?? null,
     // Bare parameters reach postgres.js untyped: dates go as ISO text for PostgreSQL to parse.
-    params[c] = v instanceof Date ? v.toISOString() : v;
-  }
+    rateAt: iso(values.rateAt),
+    expiresAt: iso(values.expiresAt),
+  };
   const [generated] = await insertOrderQuery().execute(params);
-  const row: Record<string, unknown> = {};
-  for (const f of ORDER_FIELDS) {
-    row[f] = RETURNED.has(f) ? generated[f as keyof typeof generated] : f === "reference" ? reference : (values[f as keyof NewOrder] ?? null);
-  }
-  return row as Order;
+  // The row in the table's field order, as a select gives it; tests/orders.test.ts holds it equal to the stored row.
+  return {
+    id: generated.id,
+    merchantId: values.merchantId,
+    kind: values.kind,
+    paymentLinkId: values.paymentLinkId,
+    hash: values.hash,
+    status: generated.status,
+    valueCentavos: values.valueCentavos,
+    reference,
+    provider: values.provider,
+    providerRef: values.providerRef ?? null,
+    brcode: values.brcode ?? null,
+    txid: values.txid ?? null,
+    invoice: values.invoice ?? null,
+    paymentHash: values.paymentHash ?? null,
+    satoshis: values.satoshis ?? null,
+    rate: generated.rate,
+    rateSource: values.rateSource ?? null,
+    rateAt: values.rateAt ?? null,
+    expiresAt: values.expiresAt ?? null,
+    paidAt: generated.paidAt,
+    version: generated.version,
+    createdAt: generated.createdAt,
+    updatedAt: generated.updatedAt,
+  };
 }
 
 export async function createPixOrder(merchant: MerchantProfile, input: CreatePixOrderInput): Promise<Order> {
