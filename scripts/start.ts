@@ -66,7 +66,7 @@ async function main() {
   const app = next({ dev, dir: process.cwd(), hostname: host, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const { dispatchApi } = await import("@/lib/server/api-dispatch");
+  const { dispatchApi, isApiPath } = await import("@/lib/server/api-dispatch");
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
   // API_FAST_PATH=false; everything else is Next's.
   const fastPath = e.API_FAST_PATH;
@@ -77,10 +77,8 @@ async function main() {
         console.error(err);
         if (!res.headersSent) res.writeHead(500).end();
       });
-    if (!fastPath) return void next();
-    dispatchApi(req, res, baseUrl).then((served) => {
-      if (!served) void next();
-    });
+    if (fastPath && isApiPath(req.url ?? "/")) void dispatchApi(req, res, baseUrl);
+    else void next();
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchApi } from "@/lib/server/api-dispatch";
+import { dispatchApi, isApiPath } from "@/lib/server/api-dispatch";
 import { api, seedMerchant } from "./helpers";
 
 // The production server sends /api/v1 straight to the route table over node:http. These requests go
@@ -12,9 +12,9 @@ let base: string;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
-    void dispatchApi(req, res, "http://127.0.0.1").then((served) => {
-      if (!served) res.writeHead(418).end("not api");
-    });
+    // As scripts/start.ts does: the fast path owns /api/v1, anything else would go to Next.
+    if (isApiPath(req.url ?? "/")) void dispatchApi(req, res, "http://127.0.0.1");
+    else res.writeHead(418).end("not api");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

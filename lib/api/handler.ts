@@ -16,8 +16,9 @@ import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { describeZodError } from "./validation";
 
-/** Next passes `{ params: Promise<…> }`; our own router passes the same. */
-export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+type RouteParams = Record<string, string | string[] | undefined>;
+/** Next passes `{ params: Promise<…> }`; our own router passes the params it already holds. */
+export type RouteContext = { params: Promise<RouteParams> | RouteParams };
 export type RouteHandler = (req: ApiRequest, ctx: RouteContext) => Promise<Response>;
 
 type Auth = "merchant" | "admin" | "public";
@@ -122,7 +123,8 @@ async function run<A extends Auth, S extends z.ZodType | undefined>(
       idempotency = scope;
     }
 
-    const rawParams = routeCtx ? await routeCtx.params : {};
+    const given = routeCtx?.params ?? {};
+    const rawParams = given instanceof Promise ? await given : given;
     const params = Object.fromEntries(
       Object.entries(rawParams ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : (v ?? "")]),
     );

@@ -6,13 +6,17 @@ import { matchRoute } from "@/lib/api/routes";
 import { log } from "@/lib/log";
 import { toApiRequest, writeWebResponse } from "./node-bridge";
 
+/** The paths the fast path owns; everything else is Next's. */
+export function isApiPath(url: string): boolean {
+  return url.startsWith("/api/v1/") || url === "/api/v1";
+}
+
 /**
- * Serves one /api/v1 request through the route table, the same handlers the app/api/v1 route files
- * export. Returns false for paths it does not own, which then go to Next.
+ * Serves one /api/v1 request (see isApiPath) through the route table, the same handlers the
+ * app/api/v1 route files export. Never rejects: every failure is answered here.
  */
-export async function dispatchApi(req: IncomingMessage, res: ServerResponse, baseUrl: string): Promise<boolean> {
+export async function dispatchApi(req: IncomingMessage, res: ServerResponse, baseUrl: string): Promise<void> {
   const url = req.url ?? "/";
-  if (!url.startsWith("/api/v1/") && url !== "/api/v1") return false;
   try {
     const pathname = url.split("?")[0];
     const match = matchRoute(req.method ?? "GET", pathname);
@@ -24,7 +28,7 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
     if (!match) response = await notFoundHandler(request);
     else if ("methodNotAllowed" in match) {
       response = json(405, { message: `Method ${req.method} not allowed on ${pathname}` }, { allow: match.methodNotAllowed.join(", "), "x-request-id": newRequestId() });
-    } else response = await match.handler(request, { params: Promise.resolve(match.params) });
+    } else response = await match.handler(request, { params: match.params });
     const writing = writeWebResponse(res, response);
     if (writing) await writing;
   } catch (err) {
@@ -32,5 +36,4 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
     if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Internal error" }));
     else res.destroy();
   }
-  return true;
 }

@@ -8,36 +8,11 @@ import { jsonResponseFields, jsonResponseText } from "@/lib/api/json-response";
 // Measured here (shared/notes/api-fast-path.md): Next's routing costs ~1–1.5 ms CPU per request,
 // several times the handler's own cost, so the API is dispatched straight to the same handlers.
 
-/** Reads at most MAX_BODY_BYTES + 1 bytes: enough for the handler to answer 413 in its own shape. */
-function readCapped(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on("data", (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        done = true;
-        chunks.push(chunk);
-        // Stop reading the rest; the response closes the connection.
-        req.pause();
-        resolve(Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (!done) resolve(Buffer.concat(chunks));
-    });
-    req.on("error", reject);
-  });
-}
-
 /**
  * The request as handlers see it. Synchronous for requests without a body (every lookup), so they
  * create no promise here: each one costs a pass through every AsyncLocalStorage in the process,
- * Next's included.
+ * Next's included. A body is read to at most MAX_BODY_BYTES + 1 bytes: enough for the handler to
+ * answer 413 in its own shape.
  */
 export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddress?: string): ApiRequest | Promise<ApiRequest> {
   const method = req.method ?? "GET";
@@ -45,13 +20,33 @@ export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddres
   if (remoteAddress && req.headers["x-forwarded-for"] === undefined) extra["x-forwarded-for"] = remoteAddress;
   const plain = (): ApiRequest => ({ method, url: baseUrl + (req.url ?? "/"), headers: new PlainHeaders(req.rawHeaders, extra) });
   if (method === "GET" || method === "HEAD") return plain();
-  return readCapped(req).then((body) => {
-    // A body cut at the cap: readBodyText answers 413 from the length.
-    if (body.length > MAX_BODY_BYTES) extra["content-length"] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
     // A plain request, not a Request (see lib/api/request.ts); its bytes travel beside it.
-    const request = plain();
-    if (body.length > 0) rememberRequestBody(request, body);
-    return request;
+    const finish = (body: Buffer) => {
+      done = true;
+      // A body cut at the cap: readBodyText answers 413 from the length.
+      if (body.length > MAX_BODY_BYTES) extra["content-length"] = String(body.length);
+      const request = plain();
+      if (body.length > 0) rememberRequestBody(request, body);
+      resolve(request);
+    };
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size > MAX_BODY_BYTES) {
+        // Stop reading the rest; the response closes the connection.
+        req.pause();
+        finish(Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1));
+      }
+    });
+    req.on("end", () => {
+      if (!done) finish(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.on("error", reject);
   });
 }
 
