@@ -39,7 +39,7 @@ const tokenOverrides = z
 // cores can serve cost throughput: on 2 cores (database on the same machine) a pool of 10 answered
 // GET /order/{id} at ~3,900 req/s and a pool of 5 at ~5,700 (docs/performance.md): with fewer
 // connections postgres.js pipelines more queries per socket write and PostgreSQL switches less.
-const defaultPoolSize = Math.min(10, 2 * availableParallelism() + 1);
+export const DEFAULT_DB_POOL_SIZE = Math.min(10, 2 * availableParallelism() + 1);
 
 const envSchema = z
   .object({
@@ -48,7 +48,7 @@ const envSchema = z
     DATABASE_URL: z.string().url().optional(),
     DATA_DIR: z.string().default(".data"),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
-    DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(defaultPoolSize),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(DEFAULT_DB_POOL_SIZE),
     HOST: z.string().min(1).default("127.0.0.1"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PUBLIC_BASE_URL: z.string().url().optional(),

@@ -3,16 +3,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { build } from "esbuild";
 import { startEmbeddedPostgres } from "@/db/embedded";
+import { runMigrations } from "@/db/migrate";
+import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
 
 // `npm run bench`: the built app (through Next, then with the /api/v1 fast path) against a minimal
-// node:http + postgres.js server doing the same single INSERT / SELECT, on one fresh PostgreSQL.
+// node:http + postgres.js server doing the same single INSERT / SELECT (the app's own statements, on
+// the app's tables: scripts/bench/baseline.ts), on one fresh PostgreSQL.
 // Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ADMIN = "bench-admin-token-0123456789abcdefghijklmnop";
+// Every server gets the pool the app would choose here: the ratio is about what a server does per
+// request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
+const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
 
 type Result = { server: string; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
 
@@ -100,6 +107,7 @@ async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise
     ADMIN_TOKEN: ADMIN,
     SEED_DEMO_MERCHANT: "false",
     API_FAST_PATH: String(fastPath),
+    DB_POOL_SIZE: POOL_SIZE,
   });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/`);
@@ -125,7 +133,11 @@ async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise
 }
 
 async function startBaseline(dbUrl: string, port: number): Promise<Server> {
-  const child = start(process.execPath, ["--import", "tsx", "scripts/bench/baseline.ts"], { DATABASE_URL: dbUrl, PORT: String(port) });
+  // Compiled like the app's server (npm run build:server), not run through tsx: tsx's keepNames wraps
+  // every closure created per request, a cost the app's bundle does not pay either.
+  const outfile = "dist/bench/baseline.cjs";
+  await build({ entryPoints: ["scripts/bench/baseline.ts"], bundle: true, platform: "node", target: "node20", format: "cjs", packages: "external", outfile, logLevel: "warning" });
+  const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/account`);
   const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
@@ -164,6 +176,8 @@ async function main() {
     // The baseline and the fast path are measured back to back, and every other round in the
     // opposite order, so a drift of the machine's speed (±15% over minutes here) weighs on both
     // sides of a ratio alike instead of on one.
+    // The baseline runs the app's statements on the app's tables: the schema must exist first.
+    await runMigrations(pg.url);
     if (wanted.includes("baseline")) servers.push(await startBaseline(pg.url, 3401));
     if (wanted.includes("app-fast")) servers.push(await startApp(pg.url, true, 3403));
     if (wanted.includes("app-next")) servers.push(await startApp(pg.url, false, 3402));
