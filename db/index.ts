@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { env } from "@/lib/env";
+import { processSlot } from "@/lib/singleton";
 import * as schema from "./schema";
 
 export type Db = PostgresJsDatabase<typeof schema>;
@@ -11,9 +12,9 @@ export type Executor = Db | Tx;
 
 export type Pool = { sql: postgres.Sql; db: Db; url: string };
 
-// Cached on globalThis: Next's bundle and the server's own copy of lib/ are two module instances in
-// one process, and must share one pool rather than open two.
-const globalForDb = globalThis as unknown as { __paymentsPool?: Pool };
+// Next's bundle and the server's own copy of lib/ are two module instances in one process, and must
+// share one pool rather than open two.
+const current = processSlot<Pool>("db-pool");
 
 export function databaseUrl(): string {
   const url = process.env.DATABASE_URL ?? env().DATABASE_URL;
@@ -35,15 +36,15 @@ function open(url: string): Pool {
 
 export function getPool(): Pool {
   const url = databaseUrl();
-  const cached = globalForDb.__paymentsPool;
+  const cached = current.value;
   if (cached && cached.url === url) return cached;
-  globalForDb.__paymentsPool = open(url);
-  return globalForDb.__paymentsPool;
+  current.value = open(url);
+  return current.value;
 }
 
 /** The open pool without re-reading the configuration: for per-request checks that it is still the same one. */
 export function openPool(): Pool {
-  return globalForDb.__paymentsPool ?? getPool();
+  return current.value ?? getPool();
 }
 
 export function db(): Db {
@@ -51,8 +52,8 @@ export function db(): Db {
 }
 
 export async function closeDb(): Promise<void> {
-  const pool = globalForDb.__paymentsPool;
-  globalForDb.__paymentsPool = undefined;
+  const pool = current.value;
+  current.value = undefined;
   if (pool) await pool.sql.end({ timeout: 5 });
 }
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { processSlot } from "@/lib/singleton";
 import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
 
 // Configuration is read once, validated, and frozen. A wrong value stops start-up with a message
@@ -160,15 +161,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return Object.freeze(result.data);
 }
 
-const globalForEnv = globalThis as unknown as { __paymentsEnv?: Env };
+const parsed = processSlot<Env>("env");
 
 export function env(): Env {
-  return (globalForEnv.__paymentsEnv ??= parseEnv(process.env));
+  return (parsed.value ??= parseEnv(process.env));
 }
 
 /** Tests change configuration between files; production never calls this. */
 export function resetEnvForTests(): void {
-  globalForEnv.__paymentsEnv = undefined;
+  parsed.value = undefined;
 }
 
 // Every order view builds links from it: worked out once per configuration.

@@ -1,6 +1,7 @@
 import pino from "pino";
 import { env } from "@/lib/env";
 import { currentRequestId } from "@/lib/request-context";
+import { processSlot } from "@/lib/singleton";
 
 // Structured JSON logs (pino), one line each, carrying the request id of whatever request caused
 // them. Secrets never reach a log line: the redaction list covers every field name that could hold
@@ -29,10 +30,10 @@ const REDACT = [
 ];
 
 type Logger = pino.Logger;
-const g = globalThis as unknown as { __paymentsLogger?: Logger };
+const current = processSlot<Logger>("logger");
 
 function logger(): Logger {
-  return (g.__paymentsLogger ??= pino({
+  return (current.value ??= pino({
     level: env().LOG_LEVEL,
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -57,6 +58,6 @@ export const log = {
 
 /** Tests swap the destination to read what was logged. */
 export function setLoggerForTests(l: Logger | undefined): void {
-  g.__paymentsLogger = l;
+  current.value = l;
 }
 export { REDACT as LOG_REDACT_PATHS };

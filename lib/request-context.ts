@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { processSingleton } from "@/lib/singleton";
 
 // Carries the request id through everything a request causes (services, queries, provider calls),
 // so every log line it produces names it without passing it by hand.
 type RequestContext = { requestId: string };
 
-const g = globalThis as unknown as { __paymentsRequestContext?: AsyncLocalStorage<RequestContext> };
-const storage = (g.__paymentsRequestContext ??= new AsyncLocalStorage<RequestContext>());
+const storage = processSingleton("request-context", () => new AsyncLocalStorage<RequestContext>());
 
 export function withRequestContext<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
   return storage.run(ctx, fn);

@@ -1,6 +1,7 @@
 import { openPool, type Pool } from "@/db";
 import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
+import { processSlot } from "@/lib/singleton";
 
 // The API key lookup was one of the two database round trips of every API request. Valid keys are
 // kept in memory with their merchant's profile (never the balance). Entries are dropped
@@ -25,15 +26,15 @@ type State = {
   entries: Map<string, Entry>;
 };
 
-// On globalThis: the dashboard (Next's bundle) and the API fast path (the server's copy of lib/) are
-// two module instances in one process, and a revocation in one must reach the other's cache.
-const g = globalThis as unknown as { __paymentsKeyCache?: State };
+// One per process: the dashboard (Next's bundle) and the API fast path (the server's copy of lib/)
+// must share it, so a revocation in one reaches the other's cache.
+const current = processSlot<State>("api-key-cache");
 
 function state(): State {
   const pool = openPool();
-  let s = g.__paymentsKeyCache;
+  let s = current.value;
   if (!s || s.pool !== pool) {
-    s = g.__paymentsKeyCache = { pool, listening: false, generation: 0, entries: new Map() };
+    s = current.value = { pool, listening: false, generation: 0, entries: new Map() };
     listen(s, pool);
   }
   return s;
@@ -88,6 +89,6 @@ export function rememberKey(hash: string, keyId: string, merchant: MerchantProfi
 
 /** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */
 export function forgetMerchant(merchantId: string): void {
-  const s = g.__paymentsKeyCache;
+  const s = current.value;
   if (s) forgetIn(s, merchantId);
 }

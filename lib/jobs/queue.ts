@@ -3,6 +3,7 @@ import { databaseUrl } from "@/db";
 import { registerChainWatchers } from "@/lib/chain/watch-jobs";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { processSlot } from "@/lib/singleton";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { processWithdrawal } from "@/lib/withdrawals/service";
 import { runSweep } from "./sweep";
@@ -13,12 +14,12 @@ import { runSweep } from "./sweep";
 export const QUEUES = { sweep: "sweep", withdrawal: "withdrawal-process" } as const;
 
 type State = { boss: PgBoss; timer: NodeJS.Timeout | null };
-// On globalThis: the server's own copy of lib/ starts the queue, route handlers in Next's bundle
+// One per process: the server's own copy of lib/ starts the queue, route handlers in Next's bundle
 // enqueue into it.
-const g = globalThis as unknown as { __paymentsJobs?: State };
+const running = processSlot<State>("jobs");
 
 export async function startJobs(): Promise<PgBoss> {
-  if (g.__paymentsJobs) return g.__paymentsJobs.boss;
+  if (running.value) return running.value.boss;
   const boss = new PgBoss({ connectionString: databaseUrl(), schema: "pgboss", max: 4 });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).
@@ -51,13 +52,13 @@ export async function startJobs(): Promise<PgBoss> {
   }, every);
   timer.unref();
   await startWebhookDispatcher();
-  g.__paymentsJobs = { boss, timer };
+  running.value = { boss, timer };
   return boss;
 }
 
 export async function stopJobs(): Promise<void> {
-  const state = g.__paymentsJobs;
-  g.__paymentsJobs = undefined;
+  const state = running.value;
+  running.value = undefined;
   if (!state) return;
   if (state.timer) clearInterval(state.timer);
   await stopWebhookDispatcher();
@@ -69,7 +70,7 @@ export async function stopJobs(): Promise<void> {
  * withdrawal has already committed, and the sweep picks up anything whose job was never enqueued.
  */
 export async function enqueueWithdrawal(id: string, delaySeconds = 0): Promise<void> {
-  const state = g.__paymentsJobs;
+  const state = running.value;
   if (!state) return;
   try {
     await state.boss.send(QUEUES.withdrawal, { id }, { startAfter: delaySeconds, singletonKey: id });

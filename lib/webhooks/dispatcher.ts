@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { db, getPool } from "@/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { processSlot } from "@/lib/singleton";
 import { deliverClaimed, type ClaimedDelivery } from "./deliver";
 import { DISPATCH_CHANNEL } from "./fanout";
 
@@ -187,18 +188,18 @@ class Dispatcher {
   }
 }
 
-// On globalThis, like the job queue: the server's own copy of lib/ starts it, and there is one per process.
-const g = globalThis as unknown as { __paymentsWebhookDispatcher?: Dispatcher };
+// One per process, like the job runner: the server's own copy of lib/ starts it.
+const running = processSlot<Dispatcher>("webhook-dispatcher");
 
 export async function startWebhookDispatcher(): Promise<void> {
-  if (g.__paymentsWebhookDispatcher) return;
+  if (running.value) return;
   const d = new Dispatcher();
-  g.__paymentsWebhookDispatcher = d;
+  running.value = d;
   await d.start();
 }
 
 export async function stopWebhookDispatcher(): Promise<void> {
-  const d = g.__paymentsWebhookDispatcher;
-  g.__paymentsWebhookDispatcher = undefined;
+  const d = running.value;
+  running.value = undefined;
   if (d) await d.stop();
 }

@@ -13,6 +13,7 @@ import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { brlToCentavosUp, Decimal, fromBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
+import { processSingleton } from "@/lib/singleton";
 import type { NativeSymbol } from "@/lib/providers/rates/types";
 import { signErc20Transfer } from "./sandbox-tx";
 import type { Network } from "./tokens";
@@ -33,8 +34,7 @@ const NATIVE: Record<Network, NativeSymbol> = { eth: "ETH", bsc: "BNB", polygon:
 
 type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 type Entry = { key: string; cfg: NetworkChainConfig; client: PublicClient; fees?: { at: number; value: Fees } };
-const g = globalThis as unknown as { __chainClients?: Map<Network, Entry> };
-const entries = (g.__chainClients ??= new Map());
+const entries = processSingleton("evm-clients", () => new Map<Network, Entry>());
 
 function entryFor(network: Network): Entry {
   const cfg = liveChainConfig(network);

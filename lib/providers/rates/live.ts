@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
 import { requestJson, UpstreamHttpError } from "@/lib/providers/http";
+import { processSingleton } from "@/lib/singleton";
 import type { Quote, QuotedSymbol, RatesProvider } from "./types";
 
 // BRL quotes from a CoinGecko-compatible `simple/price` endpoint (RATES_URL). Every symbol is fetched
@@ -25,8 +26,7 @@ const priceEntry = z.object({ brl: z.number().positive().finite(), last_updated_
 const priceBody = z.record(z.string(), z.unknown());
 
 type Batch = { fetchedAt: number; quotes: Map<QuotedSymbol, Quote> };
-const g = globalThis as unknown as { __liveRates?: { batch: Batch | null; inFlight: Promise<Batch> | null } };
-const state = (g.__liveRates ??= { batch: null, inFlight: null });
+const state = processSingleton<{ batch: Batch | null; inFlight: Promise<Batch> | null }>("live-rates", () => ({ batch: null, inFlight: null }));
 
 /** RATES_URL is the API base (…/api/v3) or the simple/price endpoint itself. */
 function endpoint(): URL {
