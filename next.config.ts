@@ -1,11 +1,9 @@
 import type { NextConfig } from "next";
 
-const securityHeaders = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
-];
+import { SECURITY_HEADERS } from "./lib/http/security-headers";
+
+// The API router sets the same headers on every /api/v1 answer, so both serving paths send them.
+const securityHeaders = Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,

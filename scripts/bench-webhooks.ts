@@ -38,7 +38,7 @@ async function main() {
   const { db, closeDb } = await import("@/db");
   const { merchants } = await import("@/db/schema");
   const { createPixOrder, completeOrder } = await import("@/lib/orders/service");
-  const { createEndpoint } = await import("@/lib/webhooks/endpoints");
+  const { createEndpoint } = await import("@/lib/webhooks/registry");
   const { startWebhookDispatcher, stopWebhookDispatcher } = await import("@/lib/webhooks/dispatcher");
 
   const calledAt = new Map<string, number>();

@@ -5,7 +5,7 @@ import { closeDb } from "@/db";
 import { ensureDatabase } from "@/db/bootstrap";
 import type { EmbeddedHandle } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
-import { describeZodError } from "@/lib/api/validation";
+import { describeZodError } from "@/lib/http/validation";
 import { ConfigError, env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";

@@ -66,7 +66,7 @@ async function main() {
   const app = next({ dev, dir: process.cwd(), hostname: host, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const { dispatchApi, isApiPath } = await import("@/lib/server/api-dispatch");
+  const { dispatchApi, isApiPath } = await import("@/lib/api/serve");
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
   // API_FAST_PATH=false; everything else is Next's.
   const fastPath = e.API_FAST_PATH;

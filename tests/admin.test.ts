@@ -3,11 +3,11 @@ import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { apiKeys, ledgerEntries, merchants, users } from "@/db/schema";
-import { authenticateMerchant } from "@/lib/api/auth";
+import { authenticateMerchant } from "@/lib/api-auth/authenticate";
 import { verifyPassword } from "@/lib/auth/password";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
-import { adminCreateMerchant, adminUpdateMerchant } from "@/lib/merchants/handlers";
+import { createMerchantEndpoint as adminCreateMerchant, updateMerchantEndpoint as adminUpdateMerchant } from "@/lib/merchants/endpoints";
 import {
   createApiKey,
   createDemoMerchant,

@@ -7,7 +7,7 @@ import { cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { crc16Ccitt } from "@/lib/pix/crc16";
 import { encodeTlv } from "@/lib/pix/emv";
-import { getCryptoPixHandler } from "@/lib/crypto-pix/handlers";
+import { getCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import { api, call, seedMerchant } from "./helpers";
 
 const PAY = "/api/v1/crypto-pix/onchain/pay";
@@ -230,7 +230,7 @@ describe("GET /api/v1/crypto-pix/order/{id}", () => {
       expect(res.body.address).toBe(created.address);
     }
     // The id header alone (the generated sample's form)...
-    const viaHeader = await call(getCryptoPixHandler, { apiKey, headers: { id: created.payCryptoPixId } });
+    const viaHeader = await call(getCryptoPixEndpoint, { apiKey, headers: { id: created.payCryptoPixId } });
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body.address).toBe(created.address);
     // ...and with the path left as the sample's unfilled placeholder.

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchApi, isApiPath } from "@/lib/server/api-dispatch";
+import { dispatchApi, isApiPath } from "@/lib/api/serve";
 import { api, seedMerchant } from "./helpers";
 
 // The production server sends /api/v1 straight to the route table over node:http. These requests go
@@ -67,11 +67,26 @@ describe("the /api/v1 fast path over node:http", () => {
   it("answers a wrong method with a JSON 405 and an Allow header; leaves other paths to Next", async () => {
     const res = await overHttp("DELETE", "/api/v1/account");
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET");
+    // HEAD and OPTIONS exist wherever GET does (the router answers them), so Allow names them.
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(res.body.message).toContain("not allowed");
     const page = await fetch(base + "/dashboard");
     expect(page.status).toBe(418);
+  });
+
+  it("answers HEAD with GET's status and headers and no body, and OPTIONS with 204 and Allow", async () => {
+    const { apiKey } = await seedMerchant();
+    const headers = { authorization: `Bearer ${apiKey}` };
+    const get = await fetch(base + "/api/v1/account", { headers });
+    const head = await fetch(base + "/api/v1/account", { method: "HEAD", headers });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect(head.headers.get("content-length")).toBe(get.headers.get("content-length"));
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    const options = await fetch(base + "/api/v1/webhooks", { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("POST, GET, HEAD, OPTIONS");
   });
 
   it("serves the QR PNG with its bytes intact", async () => {

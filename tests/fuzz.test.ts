@@ -1,7 +1,10 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { errorSchemaFor, OPERATIONS, type Operation } from "@/lib/api/openapi";
-import { API_ROUTES } from "@/lib/api/routes";
+import { operator } from "@/lib/api-auth/callers";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
+import { errorSchemaFor } from "@/lib/api/openapi";
+import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
+import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant } from "./helpers";
 
 // Fuzzing every endpoint that takes a body with generated requests: arbitrary JSON, wrong types,
@@ -14,10 +17,7 @@ import { api, seedMerchant } from "./helpers";
 const RUNS_PER_ENDPOINT = 300;
 const ADMIN = () => process.env.ADMIN_TOKEN!;
 
-const bodyRoutes = API_ROUTES.filter((r) => OPERATIONS[`${r.method} ${r.path}`]?.request).map((r) => ({
-  ...r,
-  op: OPERATIONS[`${r.method} ${r.path}`] as Operation & { request: NonNullable<Operation["request"]> },
-}));
+const bodyRoutes = API_ENDPOINTS.filter((e) => e.body).map((e) => ({ method: e.method, path: e.path, op: e }));
 
 /** JSON text fragments: each a value a client could send, most of them wrong. */
 const number = fc.oneof(
@@ -44,8 +44,8 @@ const { value: fragment } = fc.letrec<{ value: string; array: string; object: st
 }));
 
 /** Bodies for one endpoint: its own fields with wild values, its example with one field broken, or anything at all. */
-function bodies(op: Operation & { request: { example: unknown } }) {
-  const example = op.request.example as Record<string, unknown>;
+function bodies(op: Endpoint) {
+  const example = op.docs.requestExample as Record<string, unknown>;
   const fields = Object.keys(example).concat(["value", "network", "asset", "amount"]);
   const ownFields = fc
     .array(fc.tuple(fc.constantFrom(...fields), fragment), { maxLength: 6 })
@@ -72,7 +72,7 @@ describe("fuzz: every endpoint that takes a body", () => {
     ({ apiKey: hooksKey } = await seedMerchant());
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
     const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
-    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: OPERATIONS["POST /api/v1/crypto-pix/onchain/pay"].request!.example });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: payCryptoPixEndpoint.docs.requestExample });
     const merchant = await api("POST", "/api/v1/admin/merchants", { apiKey: ADMIN(), body: { companyName: "Loja fuzz" } });
     ids.order = pix.body.pixOrder.paymentLinkId;
     ids.deposit = deposit.body.order.paymentLinkId;
@@ -86,12 +86,12 @@ describe("fuzz: every endpoint that takes a body", () => {
       paymentLinkId: ids.deposit,
       payCryptoPixId: ids.cryptoPix,
     };
-    return path.replace(/\[([^\]]+)\]/g, (_, name: string) => values[name] ?? "00000000-0000-4000-8000-000000000000");
+    return path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? "00000000-0000-4000-8000-000000000000");
   }
 
-  function keyFor(path: string, op: Operation): string | undefined {
-    if (op.auth === "admin") return ADMIN();
-    if (op.auth !== "merchant") return undefined;
+  function keyFor(path: string, op: Endpoint): string | undefined {
+    if (op.caller === operator) return ADMIN();
+    if (!op.caller.ownerId) return undefined;
     return path.startsWith("/api/v1/webhooks") ? hooksKey : apiKey;
   }
 
@@ -117,8 +117,8 @@ describe("fuzz: every endpoint that takes a body", () => {
             const parsed = errorSchemaFor(op, res.status).safeParse(res.body);
             expect(parsed.error, shown).toBeUndefined();
           } else {
-            expect(res.status, shown).toBe(op.success.status);
-            if ("schema" in op.success) expect(op.success.schema.safeParse(res.body).error, shown).toBeUndefined();
+            expect(res.status, shown).toBe(op.response.status);
+            if ("schema" in op.response) expect(op.response.schema.safeParse(res.body).error, shown).toBeUndefined();
           }
         }),
         { numRuns: RUNS_PER_ENDPOINT, seed: 20261122 + index, endOnFailure: true },
@@ -133,7 +133,7 @@ describe("fuzz: every endpoint that takes a body", () => {
   // Idempotency-Key (a 500). Depth is now capped where every body is read.
   it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: a body nested 10,000 deep is a 400, with or without Idempotency-Key", async (_name, { method, path, op }) => {
     const key = keyFor(path, op);
-    const example = JSON.stringify(op.request.example);
+    const example = JSON.stringify(op.docs.requestExample);
     const raw = example.replace(/}$/, `,"extra":${"[".repeat(10_000)}${"]".repeat(10_000)}}`).replace("dono@padaria.example", "deep@padaria.example");
     const variants: Record<string, string>[] = [{}, { "idempotency-key": `deep-${method}-${path}` }];
     for (const headers of variants) {

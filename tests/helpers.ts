@@ -1,7 +1,7 @@
 import { db } from "@/db";
 import { apiKeys, merchants } from "@/db/schema";
-import { generateApiKey } from "@/lib/api/keys";
-import type { RouteHandler } from "@/lib/api/handler";
+import { generateApiKey } from "@/lib/api-auth/keys";
+import type { Endpoint } from "@/lib/http/endpoint";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { randomUUID } from "node:crypto";
 
@@ -21,8 +21,7 @@ type CallOptions = {
 
 export type CallResult = { status: number; body: any; headers: Headers };
 
-/** Calls a real route handler the way Next does: a Web Request and a params promise. */
-export async function call(handler: RouteHandler, opts: CallOptions = {}): Promise<CallResult> {
+function request(opts: CallOptions): Request {
   const headers = new Headers(opts.headers);
   if (opts.apiKey !== undefined) {
     if (opts.authHeader === "bearer") headers.set("bearer", opts.apiKey);
@@ -31,8 +30,10 @@ export async function call(handler: RouteHandler, opts: CallOptions = {}): Promi
   let body: string | undefined = opts.rawBody;
   if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers.set("content-type", "application/json");
-  const req = new Request(BASE + (opts.path ?? "/api/v1/test"), { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
-  const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
+  return new Request(BASE + (opts.path ?? "/api/v1/test"), { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+}
+
+async function read(res: Response): Promise<CallResult> {
   const text = await res.text();
   let parsed: unknown = null;
   try {
@@ -64,12 +65,13 @@ export async function seedMerchant(opts: { pixKey?: string | null; accountType?:
   return { merchant, apiKey: key.key };
 }
 
-/** Calls the API by method and path through the same route table the app/ route files export. */
+/** Calls one endpoint directly with a Web Request, as its route would once the path matched. */
+export async function call(endpoint: Endpoint, opts: CallOptions = {}): Promise<CallResult> {
+  return read(await endpoint.serve(request(opts), opts.params ?? {}));
+}
+
+/** Calls the API by method and path through the router both serving paths use. */
 export async function api(method: string, path: string, opts: Omit<CallOptions, "method" | "path" | "params"> = {}): Promise<CallResult> {
-  const { matchRoute } = await import("@/lib/api/routes");
-  const { notFoundHandler } = await import("@/lib/api/not-found");
-  const pathname = new URL(BASE + path).pathname;
-  const m = matchRoute(method, pathname);
-  if (!m || "methodNotAllowed" in m) return call(notFoundHandler, { ...opts, method, path });
-  return call(m.handler, { ...opts, method, path, params: m.params });
+  const { apiRouter } = await import("@/lib/api/endpoints");
+  return read(await apiRouter.handle(request({ ...opts, method, path })));
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { ledgerEntries, merchants } from "@/db/schema";
-import { decodeCryptoPixId } from "@/lib/api/ids";
+import { decodeCryptoPixId } from "@/lib/ids";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { processWithdrawal } from "@/lib/withdrawals/service";

@@ -173,8 +173,8 @@ describe("POST /api/v1/onchain/deposit", () => {
   it("→ 400 { message } on malformed JSON and on a non-object body", async () => {
     const { apiKey } = await seedMerchant();
     const { call } = await import("./helpers");
-    const { createDepositHandler } = await import("@/lib/onchain/handlers");
-    const bad = await call(createDepositHandler, { path: DEPOSIT, apiKey, rawBody: "{value:" });
+    const { createDepositEndpoint } = await import("@/lib/onchain/endpoints");
+    const bad = await call(createDepositEndpoint, { path: DEPOSIT, apiKey, rawBody: "{value:" });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ message: "Malformed JSON body" });
     const arr = await deposit(apiKey, [1, 2]);

@@ -1,9 +1,12 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { MAX_BODY_BYTES } from "@/lib/api/body";
-import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses, OPERATIONS, openApiPath, type Operation } from "@/lib/api/openapi";
-import { API_ROUTES } from "@/lib/api/routes";
+import { operator } from "@/lib/api-auth/callers";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
+import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } from "@/lib/api/openapi";
+import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
+import { MAX_BODY_BYTES } from "@/lib/http/body";
+import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant, type CallResult } from "./helpers";
 
 // The OpenAPI document against the code: every route documented, the document valid OpenAPI 3.1,
@@ -11,21 +14,21 @@ import { api, seedMerchant, type CallResult } from "./helpers";
 // handler with the real answer parsed by the documented response schema (strict: an undocumented
 // field fails).
 
-const doc = buildOpenApiDocument();
+const doc = buildOpenApiDocument(API_ENDPOINTS);
 const ADMIN = () => process.env.ADMIN_TOKEN!;
 
-const entries = API_ROUTES.map((r) => ({ ...r, op: OPERATIONS[`${r.method} ${r.path}`] as Operation }));
-const withSchema = (op: Operation) => ("schema" in op.success ? op.success : null);
+const entries = API_ENDPOINTS.map((e) => ({ method: e.method, path: e.path, op: e }));
+const withSchema = (op: Endpoint) => ("schema" in op.response ? op.response : null);
+const isPublic = (op: Endpoint) => op.caller.docs.security.length === 0;
 
 describe("GET /api/v1/openapi.json", () => {
-  it("documents every route in API_ROUTES, with {param} paths", () => {
-    for (const r of API_ROUTES) {
-      const path = openApiPath(r.path);
-      expect(path).not.toMatch(/[[\]]/);
-      expect(doc.paths[path]?.[r.method.toLowerCase()], `${r.method} ${path}`).toBeDefined();
+  it("documents every endpoint, exactly as declared, with {param} paths", () => {
+    for (const e of API_ENDPOINTS) {
+      expect(e.path).toMatch(/^\/api\/v1\/[a-z0-9/{}.-]+$/i);
+      expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeDefined();
     }
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
-    expect(documented.sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).sort());
+    expect(documented.sort()).toEqual(API_ENDPOINTS.map((e) => `${e.method} ${e.path}`).sort());
   });
 
   it("is valid OpenAPI 3.1", async () => {
@@ -40,9 +43,9 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.components.securitySchemes.bearerHeader).toMatchObject({ type: "apiKey", in: "header", name: "Bearer" });
     for (const { method, path, op } of entries) {
-      const security = doc.paths[openApiPath(path)][method.toLowerCase()].security;
-      if (op.auth === "merchant") expect(security).toEqual([{ bearerAuth: [] }, { bearerHeader: [] }]);
-      if (op.auth === "public") expect(security).toEqual([]);
+      const security = doc.paths[path][method.toLowerCase()].security;
+      if (op.caller.ownerId) expect(security).toEqual([{ bearerAuth: [] }, { bearerHeader: [] }]);
+      if (isPublic(op)) expect(security).toEqual([]);
     }
   });
 
@@ -59,7 +62,7 @@ describe("GET /api/v1/openapi.json", () => {
   it("documents every error status with the endpoint's own error body", () => {
     const shapes: Record<string, unknown> = {
       "POST /api/v1/order/create 400": { success: false, error: expect.any(String) },
-      "GET /api/v1/onchain/order/[id] 400": { success: false, error: expect.any(String) },
+      "GET /api/v1/onchain/order/{id} 400": { success: false, error: expect.any(String) },
       "POST /api/v1/onchain/withdraw/initiate 400": { message: expect.any(String), error: expect.any(String) },
       "POST /api/v1/onchain/withdraw/initiate 401": { message: expect.any(String) },
       "POST /api/v1/onchain/withdraw/initiate 500": { message: expect.any(String), success: false },
@@ -70,23 +73,23 @@ describe("GET /api/v1/openapi.json", () => {
     };
     for (const [key, shape] of Object.entries(shapes)) {
       const [method, path, status] = key.split(" ");
-      const res = doc.paths[openApiPath(path)][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>;
+      const res = doc.paths[path][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>;
       expect(res[status].content["application/json"].example, key).toEqual(shape);
     }
     for (const { method, path, op } of entries) {
-      const responses = doc.paths[openApiPath(path)][method.toLowerCase()].responses as Record<string, unknown>;
-      for (const status of errorStatuses(method, op)) expect(responses[String(status)], `${method} ${path} ${status}`).toBeDefined();
-      if (op.auth !== "public") expect(responses["401"]).toBeDefined();
+      const responses = doc.paths[path][method.toLowerCase()].responses as Record<string, unknown>;
+      for (const status of errorStatuses(op)) expect(responses[String(status)], `${method} ${path} ${status}`).toBeDefined();
+      if (!isPublic(op)) expect(responses["401"]).toBeDefined();
     }
   });
 
   it("every example validates against its own schema", () => {
     for (const { method, path, op } of entries) {
       const where = `${method} ${path}`;
-      if (op.request) expect(op.request.schema.safeParse(op.request.example).error, `${where} request`).toBeUndefined();
+      if (op.body) expect(op.body.safeParse(op.docs.requestExample).error, `${where} request`).toBeUndefined();
       const s = withSchema(op);
       if (s) expect(s.schema.safeParse(s.example).error, `${where} response`).toBeUndefined();
-      for (const status of errorStatuses(method, op)) {
+      for (const status of errorStatuses(op)) {
         expect(errorSchemaFor(op, status).safeParse(errorExampleFor(op, status)).error, `${where} ${status}`).toBeUndefined();
       }
     }
@@ -111,7 +114,7 @@ describe("documented examples against the real handlers", () => {
     ({ apiKey } = await seedMerchant({ balanceCentavos: 100_000_00 }));
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
     const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
-    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: OPERATIONS["POST /api/v1/crypto-pix/onchain/pay"].request!.example });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: payCryptoPixEndpoint.docs.requestExample });
     const withdrawal = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
     const merchant = await api("POST", "/api/v1/admin/merchants", { apiKey: ADMIN(), body: { companyName: "Loja para PATCH" } });
@@ -121,55 +124,69 @@ describe("documented examples against the real handlers", () => {
     ids.withdrawal = withdrawal.body.id;
     ids.exchange = exchange.body.order.paymentLinkId;
     ids.merchant = merchant.body.merchant.id;
+    // A webhook endpoint with one delivery: an order paid after it was registered.
+    const hook = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks", description: "documented examples" } });
+    ids.webhook = hook.body.webhook.id;
+    const paid = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 3 } });
+    await api("POST", `/api/v1/sandbox/orders/${paid.body.order.id}/pay`, { apiKey });
+    const deliveries = await api("GET", `/api/v1/webhooks/${ids.webhook}/deliveries`, { apiKey });
+    ids.delivery = deliveries.body.deliveries[0].id;
   });
 
   /** Path params for each route, from the objects made above. */
   function pathFor(path: string): string {
     const values: Record<string, string> = {
-      "/api/v1/onchain/order/[id]": ids.deposit,
-      "/api/v1/order/[id]": ids.order,
-      "/api/v1/crypto-pix/order/[id]": ids.cryptoPix,
-      "/api/v1/withdrawals/[id]": ids.withdrawal,
-      "/api/v1/admin/merchants/[id]": ids.merchant,
-      "/api/v1/sandbox/orders/[id]/pay": ids.order,
-      "/api/v1/sandbox/onchain/[paymentLinkId]/transfer": ids.deposit,
-      "/api/v1/sandbox/crypto-pix/[payCryptoPixId]/transfer": ids.cryptoPix,
-      "/api/v1/public/payments/[paymentLinkId]": ids.exchange,
-      "/api/v1/public/payments/[paymentLinkId]/qr.png": ids.exchange,
+      "/api/v1/onchain/order/{id}": ids.deposit,
+      "/api/v1/order/{id}": ids.order,
+      "/api/v1/crypto-pix/order/{id}": ids.cryptoPix,
+      "/api/v1/withdrawals/{id}": ids.withdrawal,
+      "/api/v1/admin/merchants/{id}": ids.merchant,
+      "/api/v1/sandbox/orders/{id}/pay": ids.order,
+      "/api/v1/sandbox/onchain/{paymentLinkId}/transfer": ids.deposit,
+      "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": ids.cryptoPix,
+      "/api/v1/public/payments/{paymentLinkId}": ids.exchange,
+      "/api/v1/public/payments/{paymentLinkId}/qr.png": ids.exchange,
+      "/api/v1/webhooks/{id}": ids.webhook,
+      "/api/v1/webhooks/{id}/deliveries": ids.webhook,
+      "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,
     };
-    return path.replace(/\[[^\]]+\]/g, () => values[path] ?? "00000000-0000-4000-8000-000000000000");
+    return path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000");
   }
 
-  const keyFor = (op: Operation) => (op.auth === "admin" ? ADMIN() : op.auth === "merchant" ? apiKey : undefined);
+  const keyFor = (op: Endpoint) => (op.caller === operator ? ADMIN() : op.caller.ownerId ? apiKey : undefined);
 
-  // Routes documented without a body schema (none yet) are left to their own suites.
-  it.each(entries.filter((e) => "schema" in e.op.success || "contentType" in e.op.success).map((e) => [`${e.method} ${e.path}`, e] as const))(
+  // Every endpoint answers its documented request with its documented status; DELETE /webhooks/{id}
+  // (204, no body) runs last, so the endpoint is still there for the others.
+  const documented = [...entries].sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+  it.each(documented.map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s: the documented request gives the documented status and a body its schema accepts",
     async (_name, { method, path, op }) => {
-      const res: CallResult = await api(method, pathFor(path), { apiKey: keyFor(op), body: op.request?.example });
-      expect(res.status, JSON.stringify(res.body)).toBe(op.success.status);
-      if ("contentType" in op.success) {
-        expect(res.headers.get("content-type")).toBe(op.success.contentType);
+      const res: CallResult = await api(method, pathFor(path), { apiKey: keyFor(op), body: op.docs.requestExample });
+      expect(res.status, JSON.stringify(res.body)).toBe(op.response.status);
+      if ("contentType" in op.response && op.response.contentType) {
+        expect(res.headers.get("content-type")).toBe(op.response.contentType);
         return;
       }
       const s = withSchema(op);
       if (s) {
         const parsed = (s.schema as z.ZodType).safeParse(res.body);
         expect(parsed.error, JSON.stringify(res.body)).toBeUndefined();
+      } else {
+        expect(res.body).toBeNull();
       }
     },
   );
 
-  it.each(entries.filter((e) => e.op.auth !== "public").map((e) => [`${e.method} ${e.path}`, e] as const))(
+  it.each(entries.filter((e) => !isPublic(e.op)).map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s without a key: 401 in the documented error body",
     async (_name, { method, path, op }) => {
-      const res = await api(method, pathFor(path), { body: op.request?.example });
+      const res = await api(method, pathFor(path), { body: op.docs.requestExample });
       expect(res.status).toBe(401);
       expect(errorSchemaFor(op, 401).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
     },
   );
 
-  it.each(entries.filter((e) => e.op.request).map((e) => [`${e.method} ${e.path}`, e] as const))(
+  it.each(entries.filter((e) => e.op.body).map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s: 400 for a wrong body and 413 for a huge one, in the documented error body",
     async (_name, { method, path, op }) => {
       const bad = await api(method, pathFor(path), { apiKey: keyFor(op), body: [] });
@@ -181,11 +198,11 @@ describe("documented examples against the real handlers", () => {
     },
   );
 
-  it.each(entries.filter((e) => e.op.errors?.includes(404) || e.op.errors?.includes(400)).filter((e) => /\[/.test(e.path)).map((e) => [`${e.method} ${e.path}`, e] as const))(
+  it.each(entries.filter((e) => e.op.docs.errors?.includes(404) || e.op.docs.errors?.includes(400)).filter((e) => /\{/.test(e.path)).map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s with an unknown id: the documented not-found status and body",
     async (_name, { method, path, op }) => {
-      const res = await api(method, path.replace(/\[[^\]]+\]/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.request?.example });
-      const status = op.errors!.includes(404) ? 404 : 400;
+      const res = await api(method, path.replace(/\{[^}]+\}/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.docs.requestExample });
+      const status = op.docs.errors!.includes(404) ? 404 : 400;
       expect(res.status).toBe(status);
       expect(errorSchemaFor(op, status).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
     },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import bolt11 from "bolt11";
 import { hasError, isStaticPix, parsePix } from "pix-utils";
-import { createExchangeOrderHandler, createLightningOrderHandler, createPixOrderHandler, getOrderHandler } from "@/lib/orders/handlers";
+import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint } from "@/lib/orders/endpoints";
 import { nodePublicKey, SANDBOX_LN_NODE_KEY } from "@/lib/providers/lightning/bolt11-sign";
 import { call, seedMerchant } from "./helpers";
 
@@ -10,7 +10,7 @@ const PIX = "/api/v1/order/create/pix";
 describe("POST /api/v1/order/create/pix", () => {
   it("→ 200 with pixOrder and a valid BR Code paying the service's key for the exact value", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const res = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 123.45, orderId: "A-1", cpf: "529.982.247-25" } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 123.45, orderId: "A-1", cpf: "529.982.247-25" } });
     expect(res.status).toBe(200);
     expect(res.body.message).toEqual(expect.any(String));
     const o = res.body.pixOrder;
@@ -27,13 +27,13 @@ describe("POST /api/v1/order/create/pix", () => {
 
   it("→ 200 with the Bearer: header form too", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createPixOrderHandler, { path: PIX, apiKey, authHeader: "bearer", body: { value: 1 } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, authHeader: "bearer", body: { value: 1 } });
     expect(res.status).toBe(200);
   });
 
   it("gives every order its own txid", async () => {
     const { apiKey } = await seedMerchant();
-    const codes = await Promise.all([1, 2, 3, 4, 5].map(() => call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 10 } })));
+    const codes = await Promise.all([1, 2, 3, 4, 5].map(() => call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10 } })));
     const txids = codes.map((c) => {
       const p = parsePix(c.body.qrCode);
       if (hasError(p) || !isStaticPix(p)) throw new Error("bad code");
@@ -44,13 +44,13 @@ describe("POST /api/v1/order/create/pix", () => {
 
   it("→ 400 { message, details: { pixKey, identifier } } when the merchant has no PIX key", async () => {
     const { merchant, apiKey } = await seedMerchant({ pixKey: null });
-    const res = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 10 } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10 } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: expect.any(String), details: { pixKey: null, identifier: merchant.id } });
   });
 
   it("→ 401 { message } without an authorization header", async () => {
-    const res = await call(createPixOrderHandler, { path: PIX, body: { value: 10 } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, body: { value: 10 } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: expect.stringContaining("Missing API key") });
   });
@@ -64,24 +64,24 @@ describe("POST /api/v1/order/create/pix", () => {
     ["over the maximum", 1_000_000.01],
   ])("→ 400 { message } when value is %s", async (_label, value) => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: expect.stringContaining("value") });
   });
 
   it("→ 400 on an invalid CPF, and on malformed JSON", async () => {
     const { apiKey } = await seedMerchant();
-    const bad = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 10, cpf: "12345678900" } });
+    const bad = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10, cpf: "12345678900" } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain("cpf");
-    const malformed = await call(createPixOrderHandler, { path: PIX, apiKey, rawBody: "{value: 10" });
+    const malformed = await call(createPixOrderEndpoint, { path: PIX, apiKey, rawBody: "{value: 10" });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ message: "Malformed JSON body" });
   });
 
   it("→ 413 on a body over 64 KiB", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 10, name: "x".repeat(70_000) } });
+    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10, name: "x".repeat(70_000) } });
     expect(res.status).toBe(413);
     expect(res.body.message).toContain("larger than");
   });
@@ -90,7 +90,7 @@ describe("POST /api/v1/order/create/pix", () => {
 describe("POST /api/v1/order/create (exchange wallet)", () => {
   it("→ 201 with order fields of spec §2.4", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createExchangeOrderHandler, { path: "/api/v1/order/create", apiKey, body: { value: 50, payerId: "p1", merchant: { subMerchantId: "s1" } } });
+    const res = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: 50, payerId: "p1", merchant: { subMerchantId: "s1" } } });
     expect(res.status).toBe(201);
     const o = res.body.order;
     expect(o).toMatchObject({ value: 50, status: "PENDING" });
@@ -102,10 +102,10 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
 
   it("→ 400 { success: false, error } on an invalid value, 401 likewise without a key", async () => {
     const { apiKey } = await seedMerchant();
-    const bad = await call(createExchangeOrderHandler, { path: "/api/v1/order/create", apiKey, body: { value: "abc" } });
+    const bad = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: "abc" } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ success: false, error: expect.stringContaining("value") });
-    const unauth = await call(createExchangeOrderHandler, { path: "/api/v1/order/create", apiKey: "sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", body: { value: 1 } });
+    const unauth = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey: "sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", body: { value: 1 } });
     expect(unauth.status).toBe(401);
     expect(unauth.body).toEqual({ success: false, error: "Invalid API key" });
   });
@@ -114,7 +114,7 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
 describe("POST /api/v1/order/create/lightning", () => {
   it("→ 201 with a signed BOLT11 invoice for ceil(value / BTC_BRL × 1e8) satoshis, 900 s expiry", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createLightningOrderHandler, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "a@b.com", name: "Ana" } });
+    const res = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "a@b.com", name: "Ana" } });
     expect(res.status).toBe(201);
     const o = res.body.order;
     expect(o.value).toBe(10);
@@ -129,7 +129,7 @@ describe("POST /api/v1/order/create/lightning", () => {
 
   it("→ 400 { success: false, error } on a bad e-mail", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createLightningOrderHandler, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "nope" } });
+    const res = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "nope" } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: expect.stringContaining("email") });
   });
@@ -138,16 +138,16 @@ describe("POST /api/v1/order/create/lightning", () => {
 describe("GET /api/v1/order/{id}", () => {
   it("finds an order by id and by payment link id, with providerDetails only for Lightning", async () => {
     const { apiKey } = await seedMerchant();
-    const pix = await call(createPixOrderHandler, { path: PIX, apiKey, body: { value: 7.5 } });
+    const pix = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 7.5 } });
     for (const id of [pix.body.pixOrder._id, pix.body.pixOrder.paymentLinkId]) {
-      const res = await call(getOrderHandler, { apiKey, params: { id } });
+      const res = await call(getOrderEndpoint, { apiKey, params: { id } });
       expect(res.status).toBe(200);
       expect(res.body.order).toMatchObject({ id: pix.body.pixOrder._id, value: 7.5, status: "PENDING", brcode: pix.body.qrCode });
       expect(res.body.providerDetails).toBeUndefined();
       expect(res.body.order.invoice).toBeUndefined();
     }
-    const ln = await call(createLightningOrderHandler, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 20 } });
-    const res = await call(getOrderHandler, { apiKey, params: { id: ln.body.order.id } });
+    const ln = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 20 } });
+    const res = await call(getOrderEndpoint, { apiKey, params: { id: ln.body.order.id } });
     expect(res.body.order.invoice).toBe(ln.body.order.invoice);
     expect(res.body.providerDetails.success).toBe(true);
     expect(res.body.providerDetails.data).toMatchObject({ status: "unpaid", amount: ln.body.order.satoshis, fiat_value: 20, currency: "BRL" });
@@ -156,9 +156,9 @@ describe("GET /api/v1/order/{id}", () => {
   it("→ 404 { success: false, error } for an unknown id and for another merchant's order", async () => {
     const a = await seedMerchant();
     const b = await seedMerchant();
-    const pix = await call(createPixOrderHandler, { path: PIX, apiKey: a.apiKey, body: { value: 1 } });
-    const unknown = await call(getOrderHandler, { apiKey: a.apiKey, params: { id: "nope" } });
-    const foreign = await call(getOrderHandler, { apiKey: b.apiKey, params: { id: pix.body.pixOrder._id } });
+    const pix = await call(createPixOrderEndpoint, { path: PIX, apiKey: a.apiKey, body: { value: 1 } });
+    const unknown = await call(getOrderEndpoint, { apiKey: a.apiKey, params: { id: "nope" } });
+    const foreign = await call(getOrderEndpoint, { apiKey: b.apiKey, params: { id: pix.body.pixOrder._id } });
     expect(unknown.status).toBe(404);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(unknown.body);

@@ -4,7 +4,7 @@ import { openPool } from "@/db";
 import { compile } from "@/db/prepared";
 import { apiKeys, merchants, orders } from "@/db/schema";
 import { createLightningOrder, createPixOrder } from "@/lib/orders/service";
-import { hashApiKey } from "@/lib/api/keys";
+import { hashApiKey } from "@/lib/api-auth/keys";
 import { seedMerchant } from "./helpers";
 
 // db/prepared.ts runs Drizzle-built statements straight on postgres.js with its own row decoder.

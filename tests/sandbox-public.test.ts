@@ -6,7 +6,7 @@ import { db } from "@/db";
 import { events, merchants, orders } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
-import { matchRoute } from "@/lib/api/routes";
+import { apiRouter } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
 import { api, BASE, seedMerchant } from "./helpers";
@@ -44,9 +44,7 @@ const orderEvents = (orderId: string) =>
 
 /** Raw bytes of a response (the JSON helper would mangle a PNG). */
 async function getRaw(path: string) {
-  const m = matchRoute("GET", new URL(BASE + path).pathname);
-  if (!m || !("handler" in m)) throw new Error(`no route for ${path}`);
-  const res = await m.handler(new Request(BASE + path), { params: Promise.resolve(m.params) });
+  const res = await apiRouter.handle(new Request(BASE + path));
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 

@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { db, getPool } from "@/db";
 import { apiKeys, events, webhookDeliveries, webhookEndpoints } from "@/db/schema";
-import { generateApiKey } from "@/lib/api/keys";
+import { generateApiKey } from "@/lib/api-auth/keys";
 import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
-import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/endpoints";
+import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/registry";
 import { api, seedMerchant } from "./helpers";
 
 const HOOKS = "/api/v1/webhooks";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ApiReference } from "@/components/docs/api-reference";
-import { openApiJson } from "@/lib/api/openapi";
+import { openApiJson } from "@/lib/api/endpoints";
 
 export const metadata: Metadata = { title: "API reference" };
 

@@ -9,7 +9,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { getJson } from "@/lib/dashboard/fetch-json";
 import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
 import { useI18n } from "@/lib/i18n/client";
-import type { PublicPayment } from "@/lib/public/payment";
+import type { PublicPayment } from "@/lib/checkout/payment";
 
 const OPEN = new Set(["PENDING", "PARTIAL_ORDER"]);
 

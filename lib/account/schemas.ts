@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES } from "@/db/schema";
-import { brlAmount, centavosAmount } from "@/lib/api/schemas";
+import { brlAmount, centavosAmount } from "@/lib/fields";
 
 /** GET /api/v1/account (spec §2.8): balance in centavos, plus account type and what is left to withdraw. */
 export const accountResponse = z.strictObject({

@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { db } from "@/db";
 import { merchants, type Merchant } from "@/db/schema";
-import { isUuid } from "@/lib/api/ids";
+import { isUuid } from "@/lib/ids";
 import { RETURN_TO_HEADER, signInUrl } from "./callback-url";
 import { authOptions } from "./options";
 import { userBelongsTo } from "./users";

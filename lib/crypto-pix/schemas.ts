@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isAddress } from "viem";
 import { CHAIN_STATUSES } from "@/db/schema";
-import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/api/schemas";
+import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/providers/chain/tokens";
 
 /** Networks Crypto-PIX takes payment on (spec §4.6). */

@@ -1,5 +1,5 @@
 import type { CryptoPixPayment } from "@/db/schema";
-import { encodeCryptoPixId } from "@/lib/api/ids";
+import { encodeCryptoPixId } from "@/lib/ids";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 import type { Asset } from "@/lib/providers/chain/tokens";
 import type { CryptoPixView, PayCryptoPixResponse } from "./schemas";

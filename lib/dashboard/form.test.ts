@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { brlValue } from "@/lib/api/schemas";
+import { brlValue } from "@/lib/fields";
 import { echoValues, fieldErrors, formSchema, formToObject, parseDecimalInput } from "./form";
 
 describe("parseDecimalInput", () => {

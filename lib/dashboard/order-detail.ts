@@ -11,8 +11,8 @@ import {
   type OnchainOrder,
   type Order,
 } from "@/db/schema";
-import { encodeCryptoPixId, isUuid } from "@/lib/api/ids";
-import { paymentLink } from "@/lib/api/urls";
+import { encodeCryptoPixId, isUuid } from "@/lib/ids";
+import { paymentLink } from "@/lib/links";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
 import { findCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { db } from "@/db";
-import { decodeCryptoPixId } from "@/lib/api/ids";
+import { decodeCryptoPixId } from "@/lib/ids";
 import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
 
 // The dashboard's order list: every kind in one UNION like GET /api/v1/orders, plus what a person

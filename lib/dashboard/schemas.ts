@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { brlValue, bodyObject } from "@/lib/api/schemas";
+import { brlValue, bodyObject } from "@/lib/fields";
 import { payCryptoPixBody } from "@/lib/crypto-pix/schemas";
 import { createDepositBody } from "@/lib/onchain/schemas";
 import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";

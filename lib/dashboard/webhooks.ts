@@ -1,5 +1,5 @@
 import { listDeliveries } from "@/lib/webhooks/deliveries";
-import { listEndpoints } from "@/lib/webhooks/endpoints";
+import { listEndpoints } from "@/lib/webhooks/registry";
 
 // The Developers page's webhook panel: the merchant's endpoints, each with its latest deliveries
 // and their attempts, through the webhooks services (no secrets: those are shown once, at creation).

@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
-import { isUuid, randomBase62 } from "@/lib/api/ids";
-import { generateApiKey, type KeyMode } from "@/lib/api/keys";
-import { forgetMerchant } from "@/lib/api/key-cache";
+import { isUuid, randomBase62 } from "@/lib/ids";
+import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
+import { forgetMerchant } from "@/lib/api-auth/key-cache";
 import { hashPassword } from "@/lib/auth/password";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { chainTransfers, onchainOrders, type MerchantProfile, type OnchainOrder } from "@/db/schema";
-import { newPaymentLinkId } from "@/lib/api/ids";
+import { newPaymentLinkId } from "@/lib/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { ALL_NETWORKS, belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
 import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";

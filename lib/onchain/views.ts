@@ -1,5 +1,5 @@
 import type { OnchainOrder } from "@/db/schema";
-import { paymentLink } from "@/lib/api/urls";
+import { paymentLink } from "@/lib/links";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 import type { Asset, Network } from "@/lib/providers/chain/tokens";
 import type { DepositCreatedView, DepositView } from "./schemas";

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { db } from "@/db";
-import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
-import { encodeCryptoPixId } from "@/lib/api/ids";
-import { paymentLink } from "@/lib/api/urls";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
+import { encodeCryptoPixId } from "@/lib/ids";
+import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
 import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "./schemas";
 

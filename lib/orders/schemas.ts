@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ORDER_KINDS, ORDER_STATUSES } from "@/db/schema";
-import { messageError } from "@/lib/api/error-body";
-import { bodyObject, brlAmount, brlValue, cnpjField, cpfField, emailField, isoDateTime, optionalText, urlField } from "@/lib/api/schemas";
+import { messageError } from "@/lib/http/error-body";
+import { bodyObject, brlAmount, brlValue, cnpjField, cpfField, emailField, isoDateTime, optionalText, urlField } from "@/lib/fields";
 
 export const createPixOrderBody = bodyObject({
   value: brlValue,

@@ -1,5 +1,5 @@
 import type { Order } from "@/db/schema";
-import { paymentLink, qrCodeLink } from "@/lib/api/urls";
+import { paymentLink, qrCodeLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
 import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bodyObject } from "@/lib/api/schemas";
+import { bodyObject } from "@/lib/fields";
 import { cryptoPixSchema } from "@/lib/crypto-pix/schemas";
 import { Decimal } from "@/lib/money";
 import { depositSchema } from "@/lib/onchain/schemas";

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { env } from "@/lib/env";
-import { allowPrivateTargets, cancelPendingDeliveries } from "./endpoints";
+import { allowPrivateTargets, cancelPendingDeliveries } from "./registry";
 import { eventPayload, type EventRow } from "./payload";
 import { retryDelaySeconds } from "./schedule";
 import { signatureHeaders } from "./sign";

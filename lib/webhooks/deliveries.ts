@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
 import { events, webhookAttempts, webhookDeliveries, type WebhookAttempt, type WebhookDelivery } from "@/db/schema";
-import { isUuid } from "@/lib/api/ids";
+import { isUuid } from "@/lib/ids";
 import { Conflict, NotFound } from "@/lib/errors";
-import { findEndpoint } from "./endpoints";
+import { findEndpoint } from "./registry";
 import { notifyDispatchers } from "./fanout";
 
 // The delivery log of an endpoint (what the dashboard shows: every delivery with every attempt) and

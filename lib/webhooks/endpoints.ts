@@ -1,105 +1,177 @@
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
-import { db, type Executor } from "@/db";
-import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
-import { isUuid } from "@/lib/api/ids";
-import { env } from "@/lib/env";
-import { InvalidInput, NotFound } from "@/lib/errors";
-import type { CreateWebhookInput } from "./schemas";
-import { generateSecret } from "./sign";
-import { refuseNonPublic, resolveHost } from "./ssrf";
+import { merchantKey } from "@/lib/api-auth/callers";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import { messageBody } from "@/lib/http/error-body";
+import { json } from "@/lib/http/respond";
+import { listDeliveries, redeliver } from "./deliveries";
+import { createEndpoint, deleteEndpoint, listEndpoints } from "./registry";
+import { listEvents } from "./events-api";
+import {
+  createWebhookBody,
+  createWebhookResponse,
+  listDeliveriesQuery,
+  listDeliveriesResponse,
+  listEventsQuery,
+  listEventsResponse,
+  listWebhooksResponse,
+  redeliverResponse,
+} from "./schemas";
 
-// Webhook endpoints of a merchant: register (the secret is shown once), list, and delete. Deleting is
-// soft (the delivery log keeps pointing at the row) and cancels what was still waiting to be sent.
+// Webhook and event endpoints (CONTRACT §7). Every error answers { message }.
 
-/** Each endpoint multiplies every event; a cap keeps one merchant from turning us into a load generator. */
-export const MAX_ENDPOINTS_PER_MERCHANT = 16;
+const TAG = "Webhooks";
+const WEBHOOK_ID = "3f6c1c44-0b2e-4c8e-9a51-7d2b8f0e6a10";
+const created = "2026-11-22T01:01:03.000Z";
+const endpointExample = {
+  id: WEBHOOK_ID,
+  url: "https://shop.example.com/hooks/payments",
+  description: "Order updates",
+  status: "enabled",
+  disabledAt: null,
+  createdAt: created,
+};
+const deliveryExample = {
+  id: "9a1d7c52-55f4-4f4e-8a3c-0f6f7d1b2c3e",
+  eventId: "5b0f3d2e-7c41-4d8a-b1e9-2a6c4f8d0e17",
+  eventType: "order.status_changed",
+  status: "succeeded",
+  attempts: 1,
+  lastStatusCode: 200,
+  lastError: null,
+  lastAttemptAt: created,
+  nextAttemptAt: null,
+  completedAt: created,
+  redeliveryOf: null,
+  createdAt: created,
+  attemptsLog: [{ attempt: 1, startedAt: created, durationMs: 84, statusCode: 200, error: null, responseExcerpt: "ok", nextAttemptAt: null }],
+};
 
-/** Private targets: allowed in sandbox (local development), refused in live mode, unless overridden. */
-export function allowPrivateTargets(): boolean {
-  const e = env();
-  return e.WEBHOOK_ALLOW_PRIVATE ?? e.PAYMENTS_MODE === "sandbox";
-}
+export const createWebhookEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/webhooks",
+  caller: merchantKey,
+  errorBody: messageBody,
+  body: createWebhookBody,
+  response: {
+    status: 201,
+    description: "Endpoint registered; `secret` appears in this response only",
+    schema: createWebhookResponse,
+    example: { webhook: { ...endpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" } },
+  },
+  docs: {
+    summary: "Register a webhook endpoint",
+    description: "Events are POSTed to `url`, signed the Standard Webhooks way with the returned `secret` (shown only here).",
+    tag: TAG,
+    requestExample: { url: "https://shop.example.com/hooks/payments", description: "Order updates" },
+  },
+  handle: async ({ merchant, body }) => ({ webhook: await createEndpoint(merchant.id, body) }),
+});
 
-/** The registration-time half of the SSRF guard (delivery checks again at connection time). */
-async function assertReachableTarget(url: URL): Promise<void> {
-  if (allowPrivateTargets()) return;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  try {
-    addresses = await resolveHost(host);
-  } catch {
-    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`);
-  }
-  const refused = refuseNonPublic(host, addresses);
-  if (refused) throw new InvalidInput(`Invalid request: url: ${refused.message}`);
-}
+export const listWebhooksEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/webhooks",
+  caller: merchantKey,
+  errorBody: messageBody,
+  response: { status: 200, description: "The merchant's endpoints, without their secrets", schema: listWebhooksResponse, example: { webhooks: [endpointExample] } },
+  docs: { summary: "List webhook endpoints", description: "Without their secrets.", tag: TAG },
+  handle: async ({ merchant }) => ({ webhooks: await listEndpoints(merchant.id) }),
+});
 
-export function endpointView(w: WebhookEndpoint) {
-  return {
-    id: w.id,
-    url: w.url,
-    description: w.description,
-    status: w.disabledAt ? ("disabled" as const) : ("enabled" as const),
-    disabledAt: w.disabledAt ? w.disabledAt.toISOString() : null,
-    createdAt: w.createdAt.toISOString(),
-  };
-}
+export const deleteWebhookEndpoint = defineEndpoint({
+  method: "DELETE",
+  path: "/api/v1/webhooks/{id}",
+  caller: merchantKey,
+  errorBody: messageBody,
+  response: { status: 204, description: "Deleted" },
+  docs: {
+    summary: "Delete a webhook endpoint",
+    description: "Pending deliveries to it are cancelled.",
+    tag: TAG,
+    params: { id: "Webhook id" },
+    errors: [404],
+    errorExamples: { 404: { message: "Webhook not found" } },
+  },
+  async handle({ merchant, params }) {
+    await deleteEndpoint(merchant.id, params.id);
+    return json(204, null);
+  },
+});
 
-export async function createEndpoint(merchantId: string, input: CreateWebhookInput) {
-  await assertReachableTarget(input.url);
-  const [{ n }] = await db()
-    .select({ n: count() })
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
-  if (n >= MAX_ENDPOINTS_PER_MERCHANT) {
-    throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
-  }
-  const [row] = await db()
-    .insert(webhookEndpoints)
-    .values({ merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() })
-    .returning();
-  return { ...endpointView(row), secret: row.secret };
-}
+export const listDeliveriesEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/webhooks/{id}/deliveries",
+  caller: merchantKey,
+  errorBody: messageBody,
+  query: listDeliveriesQuery,
+  response: { status: 200, description: "Deliveries, newest first, each with its attempts", schema: listDeliveriesResponse, example: { deliveries: [deliveryExample], nextCursor: null } },
+  docs: {
+    summary: "List deliveries of a webhook endpoint",
+    description: "Each delivery with its attempts, newest first.",
+    tag: TAG,
+    params: { id: "Webhook id" },
+    errors: [404],
+    errorExamples: { 404: { message: "Webhook not found" } },
+  },
+  handle: ({ merchant, params, query }) => listDeliveries(merchant.id, params.id, query),
+});
 
-export async function listEndpoints(merchantId: string) {
-  const rows = await db()
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-  return rows.map(endpointView);
-}
+export const redeliverEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+  caller: merchantKey,
+  errorBody: messageBody,
+  response: {
+    status: 201,
+    description: "The new delivery, pending",
+    schema: redeliverResponse,
+    example: {
+      delivery: {
+        ...deliveryExample,
+        id: "0c7e4a91-3d2f-4b6a-8e15-9f2d7a6b3c40",
+        status: "pending",
+        attempts: 0,
+        lastStatusCode: null,
+        lastAttemptAt: null,
+        nextAttemptAt: created,
+        completedAt: null,
+        redeliveryOf: deliveryExample.id,
+        attemptsLog: [],
+      },
+    },
+  },
+  docs: {
+    summary: "Redeliver an event",
+    description: "A new delivery of the same event to the same endpoint, pointing at the original.",
+    tag: TAG,
+    params: { id: "Webhook id", deliveryId: "Delivery id" },
+    errors: [404],
+    errorExamples: { 404: { message: "Delivery not found" } },
+  },
+  handle: async ({ merchant, params }) => ({ delivery: await redeliver(merchant.id, params.id, params.deliveryId) }),
+});
 
-/** A merchant's endpoint that is not deleted; another merchant's id answers exactly like an unknown one. */
-export async function findEndpoint(merchantId: string, id: string): Promise<WebhookEndpoint> {
-  if (!isUuid(id)) throw new NotFound("Webhook not found");
-  const [row] = await db()
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
-  if (!row) throw new NotFound("Webhook not found");
-  return row;
-}
+export const listEventsEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/events",
+  caller: merchantKey,
+  errorBody: messageBody,
+  query: listEventsQuery,
+  response: {
+    status: 200,
+    description: "A page of events, oldest first",
+    schema: listEventsResponse,
+    example: {
+      events: [{ id: deliveryExample.eventId, type: "order.status_changed", createdAt: created, data: { id: "796cfaae-a257-4dff-b6d2-b02a0883eac4", status: "COMPLETED", previousStatus: "PENDING" } }],
+      nextCursor: "eyJwIjoxfQ",
+      hasMore: false,
+    },
+  },
+  docs: {
+    summary: "List events",
+    description: "The merchant's events oldest first, for reconciliation; pass the returned cursor as `after`.",
+    tag: TAG,
+    errors: [400],
+  },
+  handle: ({ merchant, query }) => listEvents(merchant.id, query),
+});
 
-export async function deleteEndpoint(merchantId: string, id: string): Promise<void> {
-  if (!isUuid(id)) throw new NotFound("Webhook not found");
-  await db().transaction(async (tx) => {
-    const [row] = await tx
-      .update(webhookEndpoints)
-      .set({ deletedAt: sql`now()` })
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
-      .returning({ id: webhookEndpoints.id });
-    if (!row) throw new NotFound("Webhook not found");
-    // A delivery being sent right now is cancelled too; its result will not overwrite this (the
-    // dispatcher only writes to pending deliveries). A fan-out racing with this commit is caught
-    // when the dispatcher claims it and finds the endpoint deleted.
-    await cancelPendingDeliveries(tx, id);
-  });
-}
-
-export async function cancelPendingDeliveries(executor: Executor, endpointId: string): Promise<void> {
-  await executor
-    .update(webhookDeliveries)
-    .set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` })
-    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "pending")));
-}
+export const WEBHOOK_ENDPOINTS = [createWebhookEndpoint, listWebhooksEndpoint, deleteWebhookEndpoint, listDeliveriesEndpoint, redeliverEndpoint, listEventsEndpoint];

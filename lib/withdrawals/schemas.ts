@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isAddress } from "viem";
 import { WITHDRAWAL_KINDS, WITHDRAWAL_STATUSES } from "@/db/schema";
-import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddress, isoDateTime } from "@/lib/api/schemas";
+import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/providers/chain/tokens";
 
 /** Networks on-chain withdrawals go out on (spec §4.2). */

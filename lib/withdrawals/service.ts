@@ -1,8 +1,8 @@
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { withdrawals, type MerchantProfile, type Withdrawal } from "@/db/schema";
-import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/api/cursor";
-import { isUuid } from "@/lib/api/ids";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
+import { isUuid } from "@/lib/ids";
 import { resolveToken } from "@/lib/chain/networks";
 import { broadcastSigned, signHotWalletTransfer } from "@/lib/chain/send";
 import { env } from "@/lib/env";

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "../action";
 import { redeliver } from "@/lib/webhooks/deliveries";
-import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/endpoints";
+import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 /** The full key is returned to the browser once, in this response; only its hash is stored. */

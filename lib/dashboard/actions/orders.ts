@@ -4,7 +4,7 @@ import { createCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { createDeposit } from "@/lib/onchain/service";
 import { createExchangeOrder, createLightningOrder, createPixOrder } from "@/lib/orders/service";
 import { merchantAction } from "../action";
-import { simulatePayment } from "../sandbox";
+import { payInFull } from "@/lib/sandbox/service";
 import {
   cryptoPixOrderForm,
   DECIMAL_FIELDS,
@@ -45,6 +45,6 @@ export const createCryptoPixAction = merchantAction(
 
 /** Sandbox only: pays what is still due, like the sandbox API helpers. */
 export const simulatePaymentAction = merchantAction(orderIdForm, async ({ id }, { merchant }) => {
-  await simulatePayment(merchant.id, id);
+  await payInFull(merchant.id, id);
   return { data: { id }, message: "order.simulated" as const };
 });

@@ -1,4 +1,4 @@
-import { randomBase62 } from "@/lib/api/ids";
+import { randomBase62 } from "@/lib/ids";
 import type { ExchangeWalletProvider } from "./types";
 
 export const sandboxExchange: ExchangeWalletProvider = {

@@ -1,1 +1,0 @@
-export { getAccountHandler as GET } from "@/lib/account/handlers";

@@ -1,1 +1,0 @@
-export { adminUpdateMerchant as PATCH } from "@/lib/merchants/handlers";

@@ -1,1 +1,0 @@
-export { adminCreateMerchant as POST } from "@/lib/merchants/handlers";

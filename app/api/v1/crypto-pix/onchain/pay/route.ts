@@ -1,1 +1,0 @@
-export { payCryptoPixHandler as POST } from "@/lib/crypto-pix/handlers";

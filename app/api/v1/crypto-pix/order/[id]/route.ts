@@ -1,1 +1,0 @@
-export { getCryptoPixHandler as GET } from "@/lib/crypto-pix/handlers";

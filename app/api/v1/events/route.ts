@@ -1,1 +1,0 @@
-export { listEventsHandler as GET } from "@/lib/webhooks/handlers";

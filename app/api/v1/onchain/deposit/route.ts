@@ -1,1 +1,0 @@
-export { createDepositHandler as POST } from "@/lib/onchain/handlers";

@@ -1,1 +1,0 @@
-export { getDepositHandler as GET } from "@/lib/onchain/handlers";

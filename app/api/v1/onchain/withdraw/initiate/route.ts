@@ -1,1 +1,0 @@
-export { onchainWithdrawHandler as POST } from "@/lib/withdrawals/handlers";

@@ -1,1 +1,0 @@
-export { openApiHandler as GET } from "@/lib/api/openapi-handler";

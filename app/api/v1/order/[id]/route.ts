@@ -1,1 +1,0 @@
-export { getOrderHandler as GET } from "@/lib/orders/handlers";

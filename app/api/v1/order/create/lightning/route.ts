@@ -1,1 +1,0 @@
-export { createLightningOrderHandler as POST } from "@/lib/orders/handlers";

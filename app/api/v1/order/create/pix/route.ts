@@ -1,1 +1,0 @@
-export { createPixOrderHandler as POST } from "@/lib/orders/handlers";

@@ -1,1 +1,0 @@
-export { createExchangeOrderHandler as POST } from "@/lib/orders/handlers";

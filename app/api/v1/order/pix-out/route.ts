@@ -1,1 +1,0 @@
-export { pixOutHandler as POST } from "@/lib/withdrawals/handlers";

@@ -1,1 +1,0 @@
-export { listOrdersHandler as GET } from "@/lib/orders/handlers";

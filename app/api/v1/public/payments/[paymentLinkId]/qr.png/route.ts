@@ -1,1 +1,0 @@
-export { publicPaymentQrHandler as GET } from "@/lib/public/handlers";

@@ -1,1 +1,0 @@
-export { publicPaymentHandler as GET } from "@/lib/public/handlers";

@@ -1,1 +1,0 @@
-export { sandboxCryptoPixTransferHandler as POST } from "@/lib/sandbox/handlers";

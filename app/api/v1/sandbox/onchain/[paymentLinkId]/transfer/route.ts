@@ -1,1 +1,0 @@
-export { sandboxOnchainTransferHandler as POST } from "@/lib/sandbox/handlers";

@@ -1,1 +1,0 @@
-export { sandboxPayOrderHandler as POST } from "@/lib/sandbox/handlers";

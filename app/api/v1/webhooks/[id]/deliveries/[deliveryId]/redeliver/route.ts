@@ -1,1 +1,0 @@
-export { redeliverHandler as POST } from "@/lib/webhooks/handlers";

@@ -1,1 +1,0 @@
-export { listDeliveriesHandler as GET } from "@/lib/webhooks/handlers";

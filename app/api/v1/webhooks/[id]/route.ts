@@ -1,1 +1,0 @@
-export { deleteWebhookHandler as DELETE } from "@/lib/webhooks/handlers";

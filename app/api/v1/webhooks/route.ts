@@ -1,1 +1,0 @@
-export { createWebhookHandler as POST, listWebhooksHandler as GET } from "@/lib/webhooks/handlers";

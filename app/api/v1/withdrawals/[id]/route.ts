@@ -1,1 +1,0 @@
-export { getWithdrawalHandler as GET } from "@/lib/withdrawals/handlers";

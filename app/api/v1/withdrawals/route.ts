@@ -1,1 +1,0 @@
-export { listWithdrawalsHandler as GET } from "@/lib/withdrawals/handlers";

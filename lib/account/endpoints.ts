@@ -1,0 +1,39 @@
+import { merchantKey } from "@/lib/api-auth/callers";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import { messageBody } from "@/lib/http/error-body";
+import { centavosToBrl } from "@/lib/money";
+import { balanceAndLimits } from "@/lib/withdrawals/limits";
+import { accountExample } from "./examples";
+import { accountResponse } from "./schemas";
+
+/** GET /api/v1/account: balance in centavos (spec §2.8), plus account type and what is left to withdraw. */
+export const getAccountEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/account",
+  caller: merchantKey,
+  errorBody: messageBody,
+  response: { status: 200, description: "The account", schema: accountResponse, example: accountExample },
+  docs: {
+    summary: "The merchant account",
+    description: "Balance in centavos, account type and what is left of today's withdrawal limit.",
+    tag: "Account",
+  },
+  async handle({ merchant }) {
+    const { balanceCentavos, limits } = await balanceAndLimits(merchant);
+    return {
+      merchant: {
+        companyName: merchant.companyName,
+        pixKey: merchant.pixKey ?? "",
+        balance: balanceCentavos,
+        id: merchant.id,
+        accountType: merchant.accountType,
+        withdrawalLimits: {
+          perTransaction: centavosToBrl(limits.perTransaction),
+          daily: centavosToBrl(limits.daily),
+          usedToday: centavosToBrl(limits.usedToday),
+          remainingToday: centavosToBrl(limits.remainingToday),
+        },
+      },
+    };
+  },
+});

@@ -1,0 +1,102 @@
+import { and, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
+import { timingSafeEqual } from "node:crypto";
+import { db } from "@/db";
+import { prepared } from "@/db/prepared";
+import { apiKeys, merchants, type MerchantProfile } from "@/db/schema";
+import { env } from "@/lib/env";
+import { Unauthorized } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { cacheGeneration, cachedKey, rememberKey } from "./key-cache";
+import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
+import type { ApiRequest } from "@/lib/http/request";
+
+/**
+ * The spec shows two header forms: `Authorization: Bearer <key>` and a header literally named
+ * `Bearer` holding the key. Every endpoint accepts both (CONTRACT §3).
+ */
+export function extractApiKey(req: ApiRequest): string | null {
+  const authorization = req.headers.get("authorization");
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
+    return match ? match[1] : "";
+  }
+  const bare = req.headers.get("bearer");
+  if (bare !== null) return bare.trim().replace(/^Bearer\s+/i, "");
+  return null;
+}
+
+// What a request may know of its merchant: every column but the balance and its bookkeeping.
+const { balanceCentavos: _balance, updatedAt: _updated, ...profileColumns } = getTableColumns(merchants);
+
+// A cache miss runs this: a prepared statement, built once per pool.
+const keyLookup = () =>
+  prepared("api_key_lookup", (d) =>
+    d
+      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, merchant: profileColumns })
+      .from(apiKeys)
+      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("api_key_lookup"),
+  );
+
+// last_used_at is informative: write it at most once a minute per key, off the request's path.
+const lastTouched = new Map<string, number>();
+function touch(keyId: string) {
+  const now = Date.now();
+  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
+  lastTouched.set(keyId, now);
+  db()
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`))))
+    .catch((err: unknown) => log.warn("api key last_used_at update failed", { err }));
+}
+
+export async function authenticateMerchant(req: ApiRequest): Promise<MerchantProfile> {
+  return (await authenticateApiKey(req)).merchant;
+}
+
+type ApiKeyAuth = { merchant: MerchantProfile; keyId: string };
+
+/**
+ * The merchant behind the request's API key, and which key it was (rate limits count per key).
+ * Answers synchronously when the key is in memory, the common case, so that case awaits nothing.
+ */
+export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKeyAuth> {
+  const key = extractApiKey(req);
+  if (key === null) {
+    throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
+  }
+  if (!isWellFormedKey(key)) throw new Unauthorized("Invalid API key");
+  const mode = env().PAYMENTS_MODE;
+  if (!key.startsWith(keyPrefixFor(mode))) {
+    throw new Unauthorized(`Invalid API key: this is not a ${mode} key (${mode} keys start with ${keyPrefixFor(mode)})`);
+  }
+  const hash = hashApiKey(key);
+  const cached = cachedKey(hash);
+  if (cached) {
+    touch(cached.keyId);
+    return cached;
+  }
+  return lookupKey(hash);
+}
+
+async function lookupKey(hash: string): Promise<ApiKeyAuth> {
+  const generation = cacheGeneration();
+  const [row] = await keyLookup().execute({ hash });
+  if (!row) throw new Unauthorized("Invalid API key");
+  if (row.revokedAt) throw new Unauthorized("This API key has been revoked");
+  rememberKey(hash, row.keyId, row.merchant, generation);
+  touch(row.keyId);
+  return { merchant: row.merchant, keyId: row.keyId };
+}
+
+export function authenticateAdmin(req: ApiRequest): boolean {
+  const token = env().ADMIN_TOKEN;
+  if (!token) return false;
+  const given = extractApiKey(req) ?? "";
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

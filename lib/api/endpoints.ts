@@ -1,0 +1,46 @@
+import { getAccountEndpoint } from "@/lib/account/endpoints";
+import { CHECKOUT_ENDPOINTS } from "@/lib/checkout/endpoints";
+import { CRYPTO_PIX_ENDPOINTS } from "@/lib/crypto-pix/endpoints";
+import type { Endpoint } from "@/lib/http/endpoint";
+import { createRouter } from "@/lib/http/router";
+import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
+import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
+import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
+import { SANDBOX_ENDPOINTS } from "@/lib/sandbox/endpoints";
+import { WEBHOOK_ENDPOINTS } from "@/lib/webhooks/endpoints";
+import { getWithdrawalEndpoint, listWithdrawalsEndpoint, onchainWithdrawEndpoint, pixOutEndpoint } from "@/lib/withdrawals/endpoints";
+import { buildOpenApiDocument, openApiEndpoint } from "./openapi";
+
+// The composition root of /api/v1: every endpoint, each declared once beside its domain. The router
+// both serving paths use and the OpenAPI document are derived from this list; nothing else lists
+// endpoints. The order is the document's.
+
+export const API_ENDPOINTS: readonly Endpoint[] = [
+  createDepositEndpoint,
+  onchainWithdrawEndpoint,
+  getDepositEndpoint,
+  createPixOrderEndpoint,
+  createExchangeOrderEndpoint,
+  createLightningOrderEndpoint,
+  pixOutEndpoint,
+  getOrderEndpoint,
+  listOrdersEndpoint,
+  ...CRYPTO_PIX_ENDPOINTS,
+  getAccountEndpoint,
+  listWithdrawalsEndpoint,
+  getWithdrawalEndpoint,
+  ...MERCHANT_ENDPOINTS,
+  ...SANDBOX_ENDPOINTS,
+  ...CHECKOUT_ENDPOINTS,
+  openApiEndpoint(openApiJson),
+  ...WEBHOOK_ENDPOINTS,
+];
+
+export const apiRouter = createRouter(API_ENDPOINTS);
+
+let documentJson: string | null = null;
+
+/** The OpenAPI document as JSON text, built once per process: it depends only on code and start-up configuration. */
+export function openApiJson(): string {
+  return (documentJson ??= JSON.stringify(buildOpenApiDocument(API_ENDPOINTS)));
+}

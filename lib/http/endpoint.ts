@@ -1,0 +1,237 @@
+import type { z } from "zod";
+import { DomainError, NotFound } from "@/lib/errors";
+import { newRequestId } from "@/lib/ids";
+import { log } from "@/lib/log";
+import { withRequestContext } from "@/lib/request-context";
+import { parseJsonBody, readBodyText } from "./body";
+import { bodyHash } from "./canonical-json";
+import type { ErrorBody } from "./error-body";
+import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyScope } from "./idempotency";
+import { jsonResponseText, setResponseHeader } from "./json-response";
+import { enforceRateLimit, RateLimited } from "./rate-limit";
+import { pathOf, type ApiRequest } from "./request";
+import { json, jsonText } from "./respond";
+import { withSecurityHeaders } from "./security-headers";
+import { describeZodError } from "./validation";
+
+// One declaration per endpoint: its method and path, who may call it, its error body, the schemas
+// of what it reads and answers, its documentation, and what it does. The router (./router.ts) is
+// built from the list of these, and so is the OpenAPI document; nothing about an endpoint is written
+// anywhere else. The wrapper runs every request the same way: request id, availability,
+// authentication, rate limit, body size and JSON, validation, Idempotency-Key, and the mapping of
+// every error to the endpoint's own error body. Services stay free of HTTP.
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Who may call an endpoint. The principal's fields are spread into the handler's context. */
+export type Caller<P extends object> = {
+  /** Throws a DomainError (401, 404) to refuse. Synchronous where it can be: most requests then await nothing. */
+  authenticate(req: ApiRequest): P | Promise<P>;
+  /** The rate-limit bucket of an admitted request; undefined: not limited. */
+  rateLimitBucket?(principal: P, req: ApiRequest): string | undefined;
+  /** Whose Idempotency-Key namespace a POST belongs to (and who the log line names); absent: no Idempotency-Key. */
+  ownerId?(principal: P): string;
+  /** For the OpenAPI document: the security requirement, its schemes, and the statuses this kind of caller can meet. */
+  docs: { security: Record<string, string[]>[]; schemes: Record<string, Record<string, unknown>>; statuses: readonly number[]; curlHeader?: string };
+};
+
+export type JsonSuccess<R extends z.ZodType> = { status: number; description: string; schema: R; example: unknown };
+/** A body that is not JSON (an image), or none (204). */
+export type OtherSuccess = { status: number; description: string; contentType?: string };
+
+export type EndpointDocs = {
+  summary: string;
+  description: string;
+  tag: string;
+  /** Path parameters by name (every {name} in the path needs one). */
+  params?: Record<string, string>;
+  /** Extra request headers beyond Idempotency-Key. */
+  headers?: { name: string; description: string }[];
+  /** A request the API accepts: sent through the real handler by tests/openapi.test.ts. */
+  requestExample?: unknown;
+  /** Statuses beyond those every endpoint of its kind answers. */
+  errors?: number[];
+  /** Where the endpoint's error body adds fields for a status (the spec's rows). */
+  errorSchemas?: Partial<Record<number, z.ZodObject>>;
+  /** A realistic message (and extra fields) per status for the examples. */
+  errorExamples?: Partial<Record<number, { message: string; extra?: Record<string, unknown> }>>;
+};
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type HandlerContext<P extends object, B, Q> = P & {
+  req: ApiRequest;
+  requestId: string;
+  params: Record<string, string>;
+  body: Output<B>;
+  query: Output<Q>;
+};
+
+export type EndpointConfig<P extends object, B extends z.ZodType | undefined, Q extends z.ZodType | undefined, R extends z.ZodType | undefined> = {
+  method: HttpMethod;
+  /** As the spec writes it: /api/v1/order/{id}. */
+  path: string;
+  caller: Caller<P>;
+  errorBody: ErrorBody;
+  body?: B;
+  query?: Q;
+  response: R extends z.ZodType ? JsonSuccess<R> : OtherSuccess;
+  /** Why the endpoint does not exist in this configuration (answered 404), or null when it does. */
+  unavailable?: () => string | null;
+  /** The status an unknown object answers with, when the spec says other than 404 (the on-chain lookup: 400). */
+  notFoundStatus?: number;
+  docs: EndpointDocs;
+  /** Returns the response body (sent as JSON with `response.status`) or a Response of its own. */
+  handle(ctx: HandlerContext<P, B, Q>): Promise<(R extends z.ZodType ? z.output<R> : never) | Response>;
+};
+
+/** An endpoint as the router and the OpenAPI document see it. */
+export type Endpoint = {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly caller: Caller<object>;
+  readonly errorBody: ErrorBody;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly response: JsonSuccess<z.ZodType> | OtherSuccess;
+  readonly unavailable?: () => string | null;
+  readonly docs: EndpointDocs;
+  /** Runs one request whose path matched, with its decoded path parameters. Never rejects. */
+  readonly serve: (req: ApiRequest, params: Record<string, string>) => Promise<Response>;
+};
+
+/** Statuses whose outcome is not kept for Idempotency-Key replays: a corrected retry must be able to run. */
+const NOT_REPLAYED = (status: number) => status === 401 || status === 413 || status === 429 || status >= 500;
+
+export function defineEndpoint<P extends object, B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, R extends z.ZodType | undefined = undefined>(
+  config: EndpointConfig<P, B, Q, R>,
+): Endpoint {
+  const def = config as unknown as Definition;
+  return {
+    method: def.method,
+    path: def.path,
+    caller: def.caller,
+    errorBody: def.errorBody,
+    body: def.body,
+    query: def.query,
+    response: def.response,
+    unavailable: def.unavailable,
+    docs: def.docs,
+    serve: (req, params) => {
+      // A client-supplied id is kept only when it is short and plain, so it cannot forge log lines.
+      const given = req.headers.get("x-request-id");
+      const requestId = given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : newRequestId();
+      return withRequestContext({ requestId }, () => run(def, req, params, requestId));
+    },
+  };
+}
+
+/** The configuration with its types erased: what run() needs. */
+type Definition = {
+  method: HttpMethod;
+  path: string;
+  caller: Caller<Record<string, unknown>>;
+  errorBody: ErrorBody;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  response: JsonSuccess<z.ZodType> | OtherSuccess;
+  unavailable?: () => string | null;
+  notFoundStatus?: number;
+  docs: EndpointDocs;
+  handle(ctx: Record<string, unknown>): Promise<unknown>;
+};
+
+async function run(def: Definition, req: ApiRequest, params: Record<string, string>, requestId: string): Promise<Response> {
+  const started = performance.now();
+  const path = pathOf(req.url);
+  let owner: string | undefined;
+  let idempotency: IdempotencyScope | null = null;
+
+  const finish = (res: Response) => {
+    setResponseHeader(res, "x-request-id", requestId);
+    withSecurityHeaders(res);
+    log.info("request", {
+      method: req.method,
+      path,
+      status: res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      merchantId: owner,
+    });
+    return res;
+  };
+  const fail = (status: number, message: string, extra?: Record<string, unknown>, headers?: HeadersInit) =>
+    finish(json(status, def.errorBody(status, message, extra), headers));
+
+  try {
+    const absent = def.unavailable?.();
+    if (absent) throw new NotFound(absent);
+    const caller = def.caller;
+    const authenticated = caller.authenticate(req);
+    const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+    owner = caller.ownerId?.(principal);
+    const bucket = caller.rateLimitBucket?.(principal, req);
+    if (bucket !== undefined) {
+      const limiting = enforceRateLimit(bucket);
+      if (limiting) await limiting;
+    }
+
+    let body: unknown = undefined;
+    let raw: unknown = undefined;
+    if (def.body) {
+      const text = readBodyText(req);
+      raw = parseJsonBody(typeof text === "string" ? text : await text);
+      const parsed = def.body.safeParse(raw);
+      if (!parsed.success) return fail(400, describeZodError(parsed.error));
+      body = parsed.data;
+    }
+    let query: unknown = undefined;
+    if (def.query) {
+      const parsed = def.query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+      if (!parsed.success) return fail(400, describeZodError(parsed.error));
+      query = parsed.data;
+    }
+
+    const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
+    if (key && owner !== undefined) {
+      const scope = { merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
+      const claim = await claimIdempotencyKey(scope);
+      if (claim.kind === "replay") {
+        return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
+      }
+      idempotency = scope;
+    }
+
+    const result = await def.handle({ ...principal, req, requestId, params, body, query });
+    const res = result instanceof Response ? result : json(def.response.status, result);
+    if (idempotency) {
+      if (NOT_REPLAYED(res.status)) {
+        await releaseIdempotencyKey(idempotency);
+      } else {
+        const text = jsonResponseText(res) ?? (await res.clone().text());
+        await completeIdempotencyKey(idempotency, res.status, text);
+      }
+    }
+    return finish(res);
+  } catch (err) {
+    const failed = idempotency;
+    const domain = err instanceof DomainError;
+    const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
+    if (failed) {
+      // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
+      // unexpected releases the key so the client can retry.
+      const replayable = domain && !NOT_REPLAYED(status);
+      try {
+        if (replayable) await completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)));
+        else await releaseIdempotencyKey(failed);
+      } catch (storeErr) {
+        log.error("idempotency bookkeeping failed", { err: storeErr });
+      }
+    }
+    if (err instanceof RateLimited) {
+      return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+    }
+    if (domain) return fail(status, err.message, err.extra);
+    log.error("unhandled error in API handler", { path, err });
+    return fail(500, `Internal error while processing the request (request id ${requestId})`);
+  }
+}

@@ -1,0 +1,88 @@
+import { merchantKey } from "@/lib/api-auth/callers";
+import { NotFound } from "@/lib/errors";
+import { cryptoPixView } from "@/lib/crypto-pix/views";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import { messageBody } from "@/lib/http/error-body";
+import { decodeCryptoPixId } from "@/lib/ids";
+import { depositView } from "@/lib/onchain/views";
+import { orderView } from "@/lib/orders/views";
+import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } from "./examples";
+import { sandboxCryptoPixTransferResponse, sandboxOnchainTransferResponse, sandboxPayOrderResponse, transferBody } from "./schemas";
+import { payOrder, sandboxUnavailable, transferToCryptoPix, transferToDeposit } from "./service";
+
+// Sandbox helpers (CONTRACT §8): drive an order through its life without real money.
+
+const TAG = "Sandbox";
+
+export const sandboxPayOrderEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/sandbox/orders/{id}/pay",
+  caller: merchantKey,
+  errorBody: messageBody,
+  unavailable: sandboxUnavailable,
+  response: { status: 200, description: "The paid order", schema: sandboxPayOrderResponse, example: sandboxPayExample },
+  docs: {
+    summary: "Pay an order (sandbox)",
+    description: "A PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED and the balance is credited, as a real payment would.",
+    tag: TAG,
+    params: { id: "Order id (UUID) or payment link id" },
+    errors: [404],
+    errorExamples: { 409: { message: "Order is not PENDING (it is COMPLETED)" }, 404: { message: "Order not found" } },
+  },
+  async handle({ merchant, params }) {
+    return { order: orderView(await payOrder(merchant.id, params.id)) };
+  },
+});
+
+export const sandboxOnchainTransferEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/sandbox/onchain/{paymentLinkId}/transfer",
+  caller: merchantKey,
+  errorBody: messageBody,
+  unavailable: sandboxUnavailable,
+  body: transferBody,
+  response: { status: 200, description: "The order after the transfer", schema: sandboxOnchainTransferResponse, example: depositTransferExample },
+  docs: {
+    summary: "Send tokens to a deposit (sandbox)",
+    description: "A confirmed transfer of `amount` to the order's address: enough in total gives COMPLETED, less gives PARTIAL_ORDER.",
+    tag: TAG,
+    params: { paymentLinkId: "Payment link id of the deposit order" },
+    requestExample: { amount: "10" },
+    errors: [404],
+    errorExamples: { 404: { message: "On-chain order not found" } },
+  },
+  async handle({ merchant, params, body }) {
+    const result = await transferToDeposit(merchant.id, params.paymentLinkId, body);
+    return {
+      order: depositView(result.order),
+      transfer: { txHash: result.txHash, amount: Number(body.amount), applied: Number(result.applied), unapplied: Number(result.unapplied), duplicate: result.duplicate },
+    };
+  },
+});
+
+export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer",
+  caller: merchantKey,
+  errorBody: messageBody,
+  unavailable: sandboxUnavailable,
+  body: transferBody,
+  response: { status: 200, description: "The payment after the transfer", schema: sandboxCryptoPixTransferResponse, example: cryptoPixTransferExample },
+  docs: {
+    summary: "Send tokens to a Crypto-PIX payment (sandbox)",
+    description: "The full amount pays the PIX (COMPLETED); `failPix: true` makes the PIX fail so the crypto is refunded (REFUNDED).",
+    tag: TAG,
+    params: { payCryptoPixId: "payCryptoPixId" },
+    requestExample: { amount: "9.240741" },
+    errors: [404],
+    errorExamples: { 404: { message: "Crypto-PIX payment not found" } },
+  },
+  async handle({ merchant, params, body }) {
+    const id = decodeCryptoPixId(params.payCryptoPixId ?? "");
+    if (!id) throw new NotFound("Crypto-PIX payment not found");
+    const result = await transferToCryptoPix(merchant.id, id, body);
+    return { payment: cryptoPixView(result.payment), transfer: { txHash: result.txHash, amount: Number(body.amount), duplicate: result.duplicate } };
+  },
+});
+
+export const SANDBOX_ENDPOINTS = [sandboxPayOrderEndpoint, sandboxOnchainTransferEndpoint, sandboxCryptoPixTransferEndpoint];

@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { db } from "@/db";
+import type { CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
+import { cryptoPixPayments, onchainOrders, orders } from "@/db/schema";
+import { applyCryptoPixTransfer, findCryptoPixPayment, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
+import { env } from "@/lib/env";
+import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
+import { Decimal } from "@/lib/money";
+import { applyDepositTransfer, findDeposit } from "@/lib/onchain/service";
+import { completeOrder, findOrder } from "@/lib/orders/service";
+
+// Sandbox payments (CONTRACT §8), for the API's sandbox helpers and the dashboard's "simulate
+// payment" alike: they run the same service functions a provider's notification or the chain watcher
+// would, so a simulated payment credits, emits events and sends webhooks like a real one.
+
+/** A public test account (index 2 of the well-known test mnemonic) stands in for the payer. */
+export const SANDBOX_PAYER_ADDRESS = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+
+/** The sandbox helpers do not exist in live mode (CONTRACT §8): their reason, or null in sandbox mode. */
+export function sandboxUnavailable(): string | null {
+  return env().PAYMENTS_MODE === "sandbox" ? null : "Sandbox helpers are not available in live mode";
+}
+
+export type SimulatedTransfer = { amount: string; txHash?: string; from?: string };
+
+function transferTo(target: { network: string; address: string; tokenAddress: string; tokenDecimals: number }, t: SimulatedTransfer) {
+  if (new Decimal(t.amount).decimalPlaces() > target.tokenDecimals) {
+    throw new InvalidInput(`amount has more than the token's ${target.tokenDecimals} decimals`);
+  }
+  return {
+    network: target.network,
+    txHash: t.txHash ?? `0x${randomBytes(32).toString("hex")}`,
+    logIndex: 0,
+    fromAddress: t.from ?? SANDBOX_PAYER_ADDRESS,
+    toAddress: target.address,
+    tokenAddress: target.tokenAddress,
+    amount: t.amount,
+  };
+}
+
+/** A PENDING PIX, exchange-wallet or Lightning order, by id or payment link id, becomes COMPLETED. */
+export async function payOrder(merchantId: string, idOrLink: string): Promise<Order> {
+  const order = await findOrder(merchantId, idOrLink);
+  return completeOrder(order.id);
+}
+
+/** A confirmed token transfer to a deposit's address. */
+export async function transferToDeposit(merchantId: string, paymentLinkId: string, t: SimulatedTransfer) {
+  return transferToDepositOrder(await findDeposit(merchantId, paymentLinkId), t);
+}
+
+async function transferToDepositOrder(order: OnchainOrder, t: SimulatedTransfer) {
+  const transfer = transferTo(order, t);
+  const result = await applyDepositTransfer(order.id, transfer);
+  return { ...result, txHash: transfer.txHash };
+}
+
+/** A confirmed token transfer to a Crypto-PIX payment's address; paid in full, the PIX is sent (or made to fail). */
+export async function transferToCryptoPix(merchantId: string, paymentId: string, t: SimulatedTransfer & { failPix?: boolean }) {
+  return transferToCryptoPixPayment(await findCryptoPixPayment(merchantId, paymentId), t);
+}
+
+async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: SimulatedTransfer & { failPix?: boolean }) {
+  const transfer = transferTo(payment, t);
+  const result = await applyCryptoPixTransfer(payment.id, transfer);
+  const after = result.fullyPaid ? await settleCryptoPixPayment(payment.id, { failPix: t.failPix }) : result.payment;
+  return { payment: after, duplicate: result.duplicate, txHash: transfer.txHash };
+}
+
+function stillDue(target: { cryptoAmount: string; receivedAmount: string }): string {
+  const amount = Decimal.max(0, new Decimal(target.cryptoAmount).minus(target.receivedAmount));
+  if (!amount.gt(0)) throw new Conflict("Nothing is left to pay on this order");
+  return amount.toFixed();
+}
+
+/** The dashboard's "simulate payment": pays what is still due on one of the merchant's orders, whatever its kind. */
+export async function payInFull(merchantId: string, id: string): Promise<void> {
+  const unavailable = sandboxUnavailable();
+  if (unavailable) throw new NotFound("Order not found");
+  const [order] = await db().select({ id: orders.id }).from(orders).where(and(eq(orders.merchantId, merchantId), eq(orders.id, id)));
+  if (order) {
+    await payOrder(merchantId, id);
+    return;
+  }
+  const [dep] = await db().select().from(onchainOrders).where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
+  if (dep) {
+    await transferToDepositOrder(dep, { amount: stillDue(dep) });
+    return;
+  }
+  const [pay] = await db().select().from(cryptoPixPayments).where(and(eq(cryptoPixPayments.merchantId, merchantId), eq(cryptoPixPayments.id, id)));
+  if (pay) {
+    await transferToCryptoPixPayment(pay, { amount: stillDue(pay) });
+    return;
+  }
+  throw new NotFound("Order not found");
+}

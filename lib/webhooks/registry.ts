@@ -1,0 +1,105 @@
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { db, type Executor } from "@/db";
+import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
+import { isUuid } from "@/lib/ids";
+import { env } from "@/lib/env";
+import { InvalidInput, NotFound } from "@/lib/errors";
+import type { CreateWebhookInput } from "./schemas";
+import { generateSecret } from "./sign";
+import { refuseNonPublic, resolveHost } from "./ssrf";
+
+// Webhook endpoints of a merchant: register (the secret is shown once), list, and delete. Deleting is
+// soft (the delivery log keeps pointing at the row) and cancels what was still waiting to be sent.
+
+/** Each endpoint multiplies every event; a cap keeps one merchant from turning us into a load generator. */
+export const MAX_ENDPOINTS_PER_MERCHANT = 16;
+
+/** Private targets: allowed in sandbox (local development), refused in live mode, unless overridden. */
+export function allowPrivateTargets(): boolean {
+  const e = env();
+  return e.WEBHOOK_ALLOW_PRIVATE ?? e.PAYMENTS_MODE === "sandbox";
+}
+
+/** The registration-time half of the SSRF guard (delivery checks again at connection time). */
+async function assertReachableTarget(url: URL): Promise<void> {
+  if (allowPrivateTargets()) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host);
+  } catch {
+    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`);
+  }
+  const refused = refuseNonPublic(host, addresses);
+  if (refused) throw new InvalidInput(`Invalid request: url: ${refused.message}`);
+}
+
+export function endpointView(w: WebhookEndpoint) {
+  return {
+    id: w.id,
+    url: w.url,
+    description: w.description,
+    status: w.disabledAt ? ("disabled" as const) : ("enabled" as const),
+    disabledAt: w.disabledAt ? w.disabledAt.toISOString() : null,
+    createdAt: w.createdAt.toISOString(),
+  };
+}
+
+export async function createEndpoint(merchantId: string, input: CreateWebhookInput) {
+  await assertReachableTarget(input.url);
+  const [{ n }] = await db()
+    .select({ n: count() })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
+  if (n >= MAX_ENDPOINTS_PER_MERCHANT) {
+    throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
+  }
+  const [row] = await db()
+    .insert(webhookEndpoints)
+    .values({ merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() })
+    .returning();
+  return { ...endpointView(row), secret: row.secret };
+}
+
+export async function listEndpoints(merchantId: string) {
+  const rows = await db()
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return rows.map(endpointView);
+}
+
+/** A merchant's endpoint that is not deleted; another merchant's id answers exactly like an unknown one. */
+export async function findEndpoint(merchantId: string, id: string): Promise<WebhookEndpoint> {
+  if (!isUuid(id)) throw new NotFound("Webhook not found");
+  const [row] = await db()
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
+  if (!row) throw new NotFound("Webhook not found");
+  return row;
+}
+
+export async function deleteEndpoint(merchantId: string, id: string): Promise<void> {
+  if (!isUuid(id)) throw new NotFound("Webhook not found");
+  await db().transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ deletedAt: sql`now()` })
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
+      .returning({ id: webhookEndpoints.id });
+    if (!row) throw new NotFound("Webhook not found");
+    // A delivery being sent right now is cancelled too; its result will not overwrite this (the
+    // dispatcher only writes to pending deliveries). A fan-out racing with this commit is caught
+    // when the dispatcher claims it and finds the endpoint deleted.
+    await cancelPendingDeliveries(tx, id);
+  });
+}
+
+export async function cancelPendingDeliveries(executor: Executor, endpointId: string): Promise<void> {
+  await executor
+    .update(webhookDeliveries)
+    .set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "pending")));
+}
