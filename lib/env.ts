@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { processSlot } from "@/lib/singleton";
-import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
 
 // Configuration is read once, validated, and frozen. A wrong value stops start-up with a message
 // naming the variable, instead of surfacing later as a confusing runtime error.
@@ -34,7 +33,8 @@ const tokenOverrides = z
       return z.NEVER;
     }
   })
-  .pipe(z.partialRecord(z.enum(NETWORKS), z.partialRecord(z.enum(ASSETS), tokenEntry)));
+  // Network and asset names are checked against the token table by lib/chain/config.ts at start-up.
+  .pipe(z.record(z.string(), z.record(z.string(), tokenEntry)));
 
 // PostgreSQL's rule of thumb for a pool, (2 × cores) + 1, capped at 10. More connections than the
 // cores can serve cost throughput: on 2 cores (database on the same machine) a pool of 10 answered

@@ -40,6 +40,10 @@ async function main() {
       console.error(`Refusing to start in live mode: ${err.message}`);
       process.exit(1);
     }
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
     throw err;
   }
 
@@ -58,8 +62,8 @@ async function main() {
     }
   }
 
-  const { startJobs, stopJobs } = await import("@/lib/jobs/queue");
-  if (e.JOBS_ENABLED) await startJobs();
+  const { startWorker, stopWorker } = await import("@/lib/worker");
+  if (e.JOBS_ENABLED) await startWorker();
 
   const { default: next } = await import("next");
   const host = e.HOST;
@@ -90,7 +94,7 @@ async function main() {
     stopping = true;
     console.log(`${signal}: shutting down`);
     server.close();
-    await stopJobs().catch(() => {});
+    await stopWorker().catch(() => {});
     await closeDb().catch(() => {});
     await embedded?.stop().catch(() => {});
     process.exit(0);

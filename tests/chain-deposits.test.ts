@@ -3,7 +3,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
 import { chainCursors, chainTransfers, cryptoPixPayments, events, merchants, onchainOrders, withdrawals } from "@/db/schema";
-import { watchNetwork } from "@/lib/chain/watcher";
+import { watchDeposits as watchNetwork } from "@/lib/worker";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { expireDeposits } from "@/lib/onchain/service";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
 import { onchainOrders } from "@/db/schema";
-import { startJobs, stopJobs } from "@/lib/jobs/queue";
+import { startWorker as startJobs, stopWorker as stopJobs } from "@/lib/worker";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";

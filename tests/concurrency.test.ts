@@ -4,8 +4,9 @@ import { db } from "@/db";
 import { hotWalletNonces, merchants, withdrawals } from "@/db/schema";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
-import { tokenFor, CHAIN_IDS } from "@/lib/providers/chain/tokens";
-import { SANDBOX_HOT_WALLET_KEY, signErc20Transfer } from "@/lib/providers/chain/sandbox-tx";
+import { tokenFor, CHAIN_IDS } from "@/lib/chain/tokens";
+import { signErc20Transfer } from "@/lib/chain/sign";
+import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
 import { api, seedMerchant, type CallResult } from "./helpers";
 
 const WITHDRAW = "/api/v1/onchain/withdraw/initiate";

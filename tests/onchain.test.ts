@@ -5,7 +5,8 @@ import { db } from "@/db";
 import { chainTransfers, depositAddresses, events, merchants, onchainOrders } from "@/db/schema";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
-import { deriveDepositAddress, SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
+import { deriveDepositAddress } from "@/lib/chain/hd";
+import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { api, seedMerchant } from "./helpers";
 
 const DEPOSIT = "/api/v1/onchain/deposit";

@@ -8,7 +8,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { apiRouter } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
-import { SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
+import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { api, BASE, seedMerchant } from "./helpers";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

@@ -5,7 +5,7 @@ import { apiKeys, events, webhookDeliveries, webhookEndpoints } from "@/db/schem
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
-import { SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
+import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/registry";
 import { api, seedMerchant } from "./helpers";
 

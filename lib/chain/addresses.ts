@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "@/db";
 import { depositAddresses } from "@/db/schema";
-import { deriveDepositAddress } from "@/lib/providers/chain/hd";
-import { providers } from "@/lib/providers";
+import { depositXpub } from "./config";
+import { deriveDepositAddress } from "./hd";
 
 /**
  * Takes the next HD index from the one sequence shared by every kind of deposit and records it. A
@@ -12,7 +12,7 @@ import { providers } from "@/lib/providers";
 export async function allocateDepositAddress(tx: Tx, ownerKind: "onchain_order" | "crypto_pix") {
   const [{ index }] = await tx.execute<{ index: string }>(sql`select nextval('wallet_index_seq')::text as index`);
   const walletIndex = Number(index);
-  const address = deriveDepositAddress(providers().chain.depositXpub(), walletIndex);
+  const address = deriveDepositAddress(depositXpub(), walletIndex);
   await tx.insert(depositAddresses).values({ walletIndex, address, ownerKind });
   return { walletIndex, address };
 }

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, resetEnvForTests } from "@/lib/env";
-import { SANDBOX_HOT_WALLET_KEY } from "@/lib/providers/chain/sandbox-tx";
-import { chainId, hotWalletKey, liveNetworks, tokenInfo } from "./config";
+import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
+import { chainId, checkChainConfig, hotWalletKey, liveNetworks, tokenInfo } from "./config";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -24,7 +24,10 @@ const KEY = `0x${"ab".repeat(32)}`;
 describe("chain configuration from the environment", () => {
   it("refuses malformed TOKEN_OVERRIDES_JSON, naming the variable", () => {
     expect(() => parseEnv({ TOKEN_OVERRIDES_JSON: "{not json" })).toThrow(/TOKEN_OVERRIDES_JSON: must be JSON/);
-    expect(() => parseEnv({ TOKEN_OVERRIDES_JSON: '{"tron":{"USDT":{"address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}}}' })).toThrow(/TOKEN_OVERRIDES_JSON/);
+    use({ TOKEN_OVERRIDES_JSON: '{"tron":{"USDT":{"address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}}}' });
+    expect(() => checkChainConfig()).toThrow(/TOKEN_OVERRIDES_JSON: unknown network "tron"/);
+    use({ TOKEN_OVERRIDES_JSON: '{"bsc":{"XYZ":{"address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","decimals":6}}}' });
+    expect(() => checkChainConfig()).toThrow(/TOKEN_OVERRIDES_JSON.bsc: unknown asset "XYZ"/);
     expect(() => parseEnv({ TOKEN_OVERRIDES_JSON: '{"polygon":{"USDT":{"address":"0x12","decimals":6}}}' })).toThrow(/TOKEN_OVERRIDES_JSON\.polygon\.USDT\.address/);
     expect(() => parseEnv({ TOKEN_OVERRIDES_JSON: `{"polygon":{"USDT":{"address":"${TOKEN}","decimals":77}}}` })).toThrow(/decimals/);
   });

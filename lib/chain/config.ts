@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { env } from "@/lib/env";
-import { SANDBOX_DEPOSIT_XPUB } from "@/lib/providers/chain/hd";
-import { SANDBOX_HOT_WALLET_KEY } from "@/lib/providers/chain/sandbox-tx";
-import { CHAIN_IDS, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "@/lib/providers/chain/tokens";
+import { ConfigError, env } from "@/lib/env";
+import { SANDBOX_DEPOSIT_XPUB, SANDBOX_HOT_WALLET_KEY } from "./sandbox-keys";
+import { CHAIN_IDS, isAsset, isNetwork, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "./tokens";
 
 // Per-network chain settings read from the environment (docs/configuration.md, "Real chains"). A
 // network is "live" when it has an RPC URL: deposits on it are watched on the node and withdrawals
@@ -32,6 +31,20 @@ export function liveChainConfig(network: Network): NetworkChainConfig | null {
 
 export function liveNetworks(): Network[] {
   return NETWORKS.filter((n) => rpcUrl(n) !== undefined);
+}
+
+/**
+ * Refuses chain settings the environment's schema cannot judge alone (it does not know the token
+ * table): checked when the providers are first built, so start-up stops with the variable named.
+ */
+export function checkChainConfig(): void {
+  const overrides = env().TOKEN_OVERRIDES_JSON ?? {};
+  for (const [network, assets] of Object.entries(overrides)) {
+    if (!isNetwork(network)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`);
+    for (const asset of Object.keys(assets)) {
+      if (!isAsset(asset)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON.${network}: unknown asset ${JSON.stringify(asset)}`);
+    }
+  }
 }
 
 /** The token table with TOKEN_OVERRIDES_JSON applied: what orders are created for and the watcher reads. */

@@ -1,6 +1,6 @@
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
-import { ASSETS, isAsset, isNetwork, NETWORKS, type Asset, type Network, type TokenInfo } from "@/lib/providers/chain/tokens";
+import { ASSETS, isAsset, isNetwork, NETWORKS, type Asset, type Network, type TokenInfo } from "@/lib/chain/tokens";
 import { Decimal } from "@/lib/money";
 import { rpcUrl, tokenInfo } from "./config";
 

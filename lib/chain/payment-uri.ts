@@ -1,6 +1,6 @@
 import { Decimal, toBaseUnits } from "@/lib/money";
 import { chainId } from "./config";
-import type { Network } from "@/lib/providers/chain/tokens";
+import type { Network } from "@/lib/chain/tokens";
 
 type OpenDeposit = { tokenAddress: string; network: string; address: string; cryptoAmount: string; receivedAmount: string; tokenDecimals: number };
 

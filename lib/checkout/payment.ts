@@ -5,7 +5,7 @@ import { paymentLink, qrCodeLink } from "@/lib/links";
 import { NotFound } from "@/lib/errors";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
-import type { Asset, Network } from "@/lib/providers/chain/tokens";
+import type { Asset, Network } from "@/lib/chain/tokens";
 import { expireDeposits } from "@/lib/onchain/service";
 import { expireOrders } from "@/lib/orders/service";
 import type { PublicPayment } from "./schemas";

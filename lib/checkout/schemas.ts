@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CHAIN_STATUSES, ORDER_STATUSES } from "@/db/schema";
 import { brlAmount, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
-import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
+import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 
 // The payer's view of a payment (CONTRACT §9): what to pay and how, nothing private to the merchant.
 // publicPayment() returns these types; one variant per method, told apart by `method`.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isAddress } from "viem";
 import { CHAIN_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
-import { ASSETS } from "@/lib/providers/chain/tokens";
+import { ASSETS } from "@/lib/chain/tokens";
 
 /** Networks Crypto-PIX takes payment on (spec §4.6). */
 export const CRYPTO_PIX_NETWORKS = ["bsc", "eth"] as const;

@@ -3,7 +3,7 @@ import { db, type Tx } from "@/db";
 import { chainTransfers, cryptoPixPayments, type CryptoPixPayment, type MerchantProfile } from "@/db/schema";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
-import { broadcastSigned, signHotWalletTransfer } from "@/lib/chain/send";
+import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
 import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
@@ -12,7 +12,7 @@ import { log } from "@/lib/log";
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
-import type { Network } from "@/lib/providers/chain/tokens";
+import type { Network } from "@/lib/chain/tokens";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 
@@ -294,4 +294,21 @@ export async function settleCryptoPixPayment(paymentId: string, opts: { failPix?
   const pending = broadcast as PendingBroadcast;
   if (pending) await broadcastSigned(pending.network, pending.rawTransaction);
   return after;
+}
+
+/** The sweep's step: fully paid payments whose payout was never requested (a crash, a failed call) are settled. */
+export async function settleFullyPaidPayments(limit = 100): Promise<number> {
+  const unsettled = await db()
+    .select({ id: cryptoPixPayments.id })
+    .from(cryptoPixPayments)
+    .where(
+      and(
+        isNull(cryptoPixPayments.closedAt),
+        isNull(cryptoPixPayments.pixPayoutId),
+        sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`,
+      ),
+    )
+    .limit(limit);
+  for (const { id } of unsettled) await settleCryptoPixPayment(id);
+  return unsettled.length;
 }

@@ -1,7 +1,7 @@
 import type { CryptoPixPayment } from "@/db/schema";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
-import type { Asset } from "@/lib/providers/chain/tokens";
+import type { Asset } from "@/lib/chain/tokens";
 import type { CryptoPixView, PayCryptoPixResponse } from "./schemas";
 
 // network and asset are text columns, written only after resolveToken accepted them for Crypto-PIX.

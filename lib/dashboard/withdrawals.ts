@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants, type Merchant, type Withdrawal } from "@/db/schema";
-import { tokenFor, ASSETS, type Asset } from "@/lib/providers/chain/tokens";
+import { tokenFor, ASSETS, type Asset } from "@/lib/chain/tokens";
 import { maskPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
 import { remainingLimits } from "@/lib/withdrawals/limits";

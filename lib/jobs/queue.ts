@@ -1,24 +1,65 @@
-import { PgBoss } from "pg-boss";
+import { PgBoss, type Queue } from "pg-boss";
 import { databaseUrl } from "@/db";
-import { registerChainWatchers } from "@/lib/chain/watch-jobs";
-import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
-import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
-import { processWithdrawal } from "@/lib/withdrawals/service";
-import { runSweep } from "./sweep";
 
 // Background work runs on pg-boss, a job queue inside the same PostgreSQL: jobs survive restarts,
-// each is taken by one worker across all instances, and failures retry with backoff.
+// each is taken by one worker across all instances, and failures retry with backoff. This module
+// knows no domain: domains declare their queues (jobQueue) and send to them; the worker's
+// composition root (lib/worker) says which queues are worked, how, and on what schedule.
 
-export const QUEUES = { sweep: "sweep", withdrawal: "withdrawal-process" } as const;
+type QueueOptions = Omit<Queue, "name">;
 
-type State = { boss: PgBoss; timer: NodeJS.Timeout | null };
+export type JobQueue<T extends object> = {
+  readonly name: string;
+  readonly options: QueueOptions;
+  /**
+   * Asks a worker to run a job. Best effort by design: the change that called for it has already
+   * committed, and a sweep picks up anything whose job was never sent (or sent while jobs were off).
+   */
+  send(data: T, opts?: { startAfterSeconds?: number; singletonKey?: string }): Promise<void>;
+};
+
+/** Takes one job's data; throwing hands the job back for a retry with the queue's backoff. */
+export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; work(data: object): Promise<void> };
+
+/** A job run every `tickSeconds` by each instance's own timer, and once a minute by a durable schedule if every timer stops. */
+export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
+
+export type JobPlan = { workers: JobWorker[]; recurring: RecurringJob[] };
+
+type State = { boss: PgBoss; timers: NodeJS.Timeout[] };
 // One per process: the server's own copy of lib/ starts the queue, route handlers in Next's bundle
-// enqueue into it.
+// send into it.
 const running = processSlot<State>("jobs");
 
-export async function startJobs(): Promise<PgBoss> {
+export function jobQueue<T extends object>(name: string, options: QueueOptions): JobQueue<T> {
+  return {
+    name,
+    options,
+    async send(data, opts = {}) {
+      const state = running.value;
+      if (!state) return;
+      try {
+        await state.boss.send(name, data, { startAfter: opts.startAfterSeconds ?? 0, singletonKey: opts.singletonKey });
+      } catch (err) {
+        log.warn("job enqueue failed; the sweep will pick the work up", { queue: name, err });
+      }
+    },
+  };
+}
+
+/** Typed worker for a queue: the plan holds workers of any data. */
+export function worker<T extends object>(queue: JobQueue<T>, opts: { pollingIntervalSeconds: number; batchSize?: number }, work: (data: T) => Promise<void>): JobWorker {
+  return { queue: queue as JobQueue<object>, ...opts, work: work as (data: object) => Promise<void> };
+}
+
+export function isRunning(): boolean {
+  return running.value !== undefined;
+}
+
+/** Starts pg-boss and the plan's workers and schedules; a second call returns the running queue. */
+export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   if (running.value) return running.value.boss;
   const boss = new PgBoss({ connectionString: databaseUrl(), schema: "pgboss", max: 4 });
   boss.on("error", (err: unknown) => {
@@ -27,32 +68,23 @@ export async function startJobs(): Promise<PgBoss> {
     log.error("job queue error", { err });
   });
   await boss.start();
-  // "stately": at most one sweep queued and one running. ("singleton" only bounds the running one,
-  // so ticks would queue up without limit behind a sweep slower than EXPIRY_SWEEP_SECONDS.)
-  await boss.createQueue(QUEUES.sweep, { policy: "stately", retryLimit: 0, expireInSeconds: 300 });
-  await boss.createQueue(QUEUES.withdrawal, { retryLimit: 200, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120 });
-
-  await boss.work(QUEUES.sweep, { pollingIntervalSeconds: 1 }, async () => {
-    const counts = await runSweep();
-    if (Object.values(counts).some((n) => n > 0)) log.info("sweep", counts);
-  });
-  await boss.work<{ id: string }>(QUEUES.withdrawal, { pollingIntervalSeconds: 1, batchSize: 5 }, async (jobs) => {
-    for (const job of jobs) {
-      // Not final yet (e.g. awaiting confirmations): throwing hands it back for a retry with backoff.
-      if (!(await processWithdrawal(job.data.id))) throw new Error(`withdrawal ${job.data.id} not final yet`);
-    }
-  });
-  // A durable once-a-minute schedule (one instance runs it), plus a faster local tick; the queue's
-  // stately policy keeps sweeps from running concurrently or piling up.
-  await boss.schedule(QUEUES.sweep, "* * * * *");
-  await registerChainWatchers(boss);
-  const every = env().EXPIRY_SWEEP_SECONDS * 1000;
-  const timer = setInterval(() => {
-    boss.send(QUEUES.sweep, {}, { singletonKey: "tick" }).catch((err: unknown) => log.warn("sweep enqueue failed", { err }));
-  }, every);
-  timer.unref();
-  await startWebhookDispatcher();
-  running.value = { boss, timer };
+  const queues = new Map([...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]));
+  for (const q of queues.values()) await boss.createQueue(q.name, q.options);
+  for (const w of plan.workers) {
+    await boss.work<object>(w.queue.name, { pollingIntervalSeconds: w.pollingIntervalSeconds, batchSize: w.batchSize ?? 1 }, async (jobs) => {
+      for (const job of jobs) await w.work(job.data);
+    });
+  }
+  const timers: NodeJS.Timeout[] = [];
+  for (const r of plan.recurring) {
+    await boss.schedule(r.queue.name, "* * * * *");
+    const timer = setInterval(() => {
+      boss.send(r.queue.name, {}, { singletonKey: "tick" }).catch((err: unknown) => log.warn("recurring job enqueue failed", { queue: r.queue.name, err }));
+    }, r.tickSeconds * 1000);
+    timer.unref();
+    timers.push(timer);
+  }
+  running.value = { boss, timers };
   return boss;
 }
 
@@ -60,21 +92,6 @@ export async function stopJobs(): Promise<void> {
   const state = running.value;
   running.value = undefined;
   if (!state) return;
-  if (state.timer) clearInterval(state.timer);
-  await stopWebhookDispatcher();
+  for (const t of state.timers) clearInterval(t);
   await state.boss.stop({ graceful: true, timeout: 10_000 });
-}
-
-/**
- * Asks a worker to move a withdrawal forward. Best effort by design: the request that created the
- * withdrawal has already committed, and the sweep picks up anything whose job was never enqueued.
- */
-export async function enqueueWithdrawal(id: string, delaySeconds = 0): Promise<void> {
-  const state = running.value;
-  if (!state) return;
-  try {
-    await state.boss.send(QUEUES.withdrawal, { id }, { startAfter: delaySeconds, singletonKey: id });
-  } catch (err) {
-    log.warn("withdrawal enqueue failed; the sweep will process it", { withdrawalId: id, err });
-  }
 }

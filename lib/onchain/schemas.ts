@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CHAIN_STATUSES } from "@/db/schema";
 import { messageError } from "@/lib/http/error-body";
 import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
-import { ASSETS, NETWORKS } from "@/lib/providers/chain/tokens";
+import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 
 // network and asset are checked by the service, not here: the spec answers an unsupported network
 // with its own body (`supportedNetworks`), which a schema error could not carry.

@@ -1,7 +1,7 @@
 import type { OnchainOrder } from "@/db/schema";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
-import type { Asset, Network } from "@/lib/providers/chain/tokens";
+import type { Asset, Network } from "@/lib/chain/tokens";
 import type { DepositCreatedView, DepositView } from "./schemas";
 
 // network and asset are text columns, written only after resolveToken accepted them: the casts below

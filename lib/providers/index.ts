@@ -1,6 +1,8 @@
-import { liveNetworks } from "@/lib/chain/config";
+import { checkChainConfig, liveNetworks } from "@/lib/chain/config";
 import { env, type Env } from "@/lib/env";
+import { liveChain } from "./chain/live";
 import { routedChain } from "./chain/routed";
+import { sandboxChain } from "./chain/sandbox";
 import type { ChainProvider } from "./chain/types";
 import { sandboxExchange } from "./exchange/sandbox";
 import type { ExchangeWalletProvider } from "./exchange/types";
@@ -25,13 +27,15 @@ export type Providers = {
 // sandbox mode (so the real watcher and real transfers run against a local node); the others stay
 // sandbox. Rates, PIX, exchange wallet and Lightning stay sandbox whatever is configured, so sandbox
 // figures remain predictable.
-const SANDBOX: Providers = {
-  rates: sandboxRates,
-  pix: sandboxPix,
-  exchange: sandboxExchange,
-  lightning: sandboxLightning,
-  chain: routedChain,
-};
+function sandboxProviders(): Providers {
+  return {
+    rates: sandboxRates,
+    pix: sandboxPix,
+    exchange: sandboxExchange,
+    lightning: sandboxLightning,
+    chain: routedChain({ live: liveChain(sandboxRates), sandbox: sandboxChain }),
+  };
+}
 
 /**
  * Live adapters, each present only when its configuration is. Live mode refuses to start while any
@@ -42,7 +46,7 @@ function liveAdapters(e: Env): Partial<Providers> {
   return {
     rates: e.RATES_URL ? liveRates : undefined,
     lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : undefined,
-    chain: liveNetworks().length > 0 ? routedChain : undefined,
+    chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(liveRates), sandbox: sandboxChain }) : undefined,
   };
 }
 
@@ -56,11 +60,25 @@ const HOW_TO_CONFIGURE: Record<keyof Providers, string> = {
 
 export class MissingLiveProvider extends Error {}
 
+// Built once per configuration (tests change it between files; production never does).
+const built = new WeakMap<Env, Providers>();
+
+/** The providers this configuration uses; throws (naming what to set) when it is not a usable one. */
 export function providers(): Providers {
   const e = env();
-  if (e.PAYMENTS_MODE === "sandbox") return SANDBOX;
+  let p = built.get(e);
+  if (!p) {
+    p = build(e);
+    built.set(e, p);
+  }
+  return p;
+}
+
+function build(e: Env): Providers {
+  checkChainConfig();
+  if (e.PAYMENTS_MODE === "sandbox") return sandboxProviders();
   const live = liveAdapters(e);
-  const missing = (Object.keys(SANDBOX) as (keyof Providers)[]).filter((k) => !live[k]);
+  const missing = (Object.keys(HOW_TO_CONFIGURE) as (keyof Providers)[]).filter((k) => !live[k]);
   if (missing.length > 0) {
     throw new MissingLiveProvider(`Live mode needs a live adapter for: ${missing.map((k) => HOW_TO_CONFIGURE[k]).join(", ")}`);
   }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isAddress } from "viem";
 import { WITHDRAWAL_KINDS, WITHDRAWAL_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
-import { ASSETS } from "@/lib/providers/chain/tokens";
+import { ASSETS } from "@/lib/chain/tokens";
 
 /** Networks on-chain withdrawals go out on (spec §4.2). */
 export const WITHDRAW_NETWORKS = ["bsc", "polygon"] as const;

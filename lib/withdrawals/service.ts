@@ -4,18 +4,18 @@ import { withdrawals, type MerchantProfile, type Withdrawal } from "@/db/schema"
 import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
 import { isUuid } from "@/lib/ids";
 import { resolveToken } from "@/lib/chain/networks";
-import { broadcastSigned, signHotWalletTransfer } from "@/lib/chain/send";
+import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
-import { enqueueWithdrawal } from "@/lib/jobs/queue";
 import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
-import type { Network } from "@/lib/providers/chain/tokens";
+import type { Network } from "@/lib/chain/tokens";
 import { lockAndCheck } from "./limits";
+import { enqueueWithdrawal } from "./queue";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
 import { withdrawalView } from "./views";
 
@@ -170,6 +170,19 @@ export async function processWithdrawal(id: string): Promise<boolean> {
   }
   await finish(id, outcome.status === "confirmed" ? { status: "COMPLETED" } : { status: "FAILED", reason: outcome.reason ?? "transaction failed on-chain" });
   return true;
+}
+
+/** The sweep's step: every PENDING withdrawal moved forward, each on its own; returns how many became final. */
+export async function processPendingWithdrawals(): Promise<number> {
+  let finished = 0;
+  for (const id of await pendingWithdrawalIds(0)) {
+    try {
+      if (await processWithdrawal(id)) finished++;
+    } catch (err) {
+      log.error("withdrawal processing failed in sweep", { withdrawalId: id, err });
+    }
+  }
+  return finished;
 }
 
 /** PENDING withdrawals older than `olderThanSeconds`: the sweep's work list. */

@@ -1,7 +1,7 @@
 import type { Withdrawal } from "@/db/schema";
 import { centavosToBrl, cryptoToNumber } from "@/lib/money";
 import { maskPixKey } from "@/lib/pix/keys";
-import type { Asset } from "@/lib/providers/chain/tokens";
+import type { Asset } from "@/lib/chain/tokens";
 import type { WithdrawalView } from "./schemas";
 
 /** Both withdrawal kinds; network and token are text columns written only after resolveToken accepted them. */

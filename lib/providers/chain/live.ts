@@ -2,22 +2,22 @@ import {
   BaseError,
   createPublicClient,
   http,
+  parseAbiItem,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { depositXpub, hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
+import { hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";
+import { signErc20Transfer } from "@/lib/chain/sign";
+import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { brlToCentavosUp, Decimal, fromBaseUnits } from "@/lib/money";
-import { providers } from "@/lib/providers";
+import type { NativeSymbol, RatesProvider } from "@/lib/providers/rates/types";
 import { processSingleton } from "@/lib/singleton";
-import type { NativeSymbol } from "@/lib/providers/rates/types";
-import { signErc20Transfer } from "./sandbox-tx";
-import type { Network } from "./tokens";
-import type { ChainProvider, TransferOutcome } from "./types";
+import type { ChainProvider, ChainReader, TransferLog, TransferOutcome } from "./types";
 
 // The chain adapter for networks with an EVM_RPC_URL_*: reads and broadcasts through that node with
 // viem. Keys never leave the process: transactions are signed locally and sent raw.
@@ -51,13 +51,8 @@ function entryFor(network: Network): Entry {
   return entry;
 }
 
-/** The viem client for a live network (the watcher reads logs through it). */
-export function chainClient(network: Network): PublicClient {
-  return entryFor(network).client;
-}
-
 /** Runs one node call, turning its failure into the "processing error" the API answers with. */
-export async function rpc<T>(network: Network, what: string, call: () => Promise<T>): Promise<T> {
+async function rpc<T>(network: Network, what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
@@ -92,13 +87,12 @@ function hotWallet(): PrivateKeyAccount {
 // that finds it there has done its job.
 const ALREADY_SENT = /already known|known transaction|nonce too low|already imported|transaction already exists/i;
 
-/** The `ChainProvider` for networks with an RPC URL. */
-export const liveChain: ChainProvider = {
+/** The `ChainProvider` for networks with an RPC URL; `rates` prices the gas in BRL. */
+export const liveChain = (rates: RatesProvider): ChainProvider => ({
   name: "evm-node",
-  depositXpub,
   async quoteNetworkFeeCentavos(network) {
     const { maxFeePerGas } = await fees(network);
-    const native = await providers().rates.quote(NATIVE[network]);
+    const native = await rates.quote(NATIVE[network]);
     const nativeCost = fromBaseUnits(ERC20_TRANSFER_GAS * maxFeePerGas, 18);
     return brlToCentavosUp(new Decimal(nativeCost).times(native.rate).toFixed());
   },
@@ -141,7 +135,48 @@ export const liveChain: ChainProvider = {
   async transferOutcome(network, txHash) {
     return readOutcome(network, txHash as `0x${string}`);
   },
-};
+  reader: (network) => (liveChainConfig(network) ? nodeReader(network) : null),
+});
+
+const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+// Topic filters with thousands of OR-ed values are refused by some providers; chunks stay well inside.
+const RECIPIENT_CHUNK = 200;
+
+function nodeReader(network: Network): ChainReader {
+  const { client } = entryFor(network);
+  return {
+    headBlock: () => rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 })),
+    async blockHash(blockNumber) {
+      const block = await rpc(network, "read a block", () => client.getBlock({ blockNumber }));
+      return block.hash;
+    },
+    async transferLogs({ tokens, recipients, fromBlock, toBlock }) {
+      const logs: TransferLog[] = [];
+      for (let i = 0; i < recipients.length; i += RECIPIENT_CHUNK) {
+        const chunk = recipients.slice(i, i + RECIPIENT_CHUNK);
+        const found = await rpc(network, "read transfer logs", () =>
+          client.getLogs({ address: tokens, event: TRANSFER, args: { to: chunk }, fromBlock, toBlock, strict: true }),
+        );
+        for (const l of found) {
+          // Pending logs carry nulls; a mined block never does.
+          if (l.blockNumber === null || l.blockHash === null || l.transactionHash === null || l.logIndex === null) continue;
+          logs.push({
+            token: l.address,
+            from: l.args.from,
+            to: l.args.to,
+            value: l.args.value,
+            blockNumber: l.blockNumber,
+            blockHash: l.blockHash,
+            transactionHash: l.transactionHash,
+            logIndex: l.logIndex,
+          });
+        }
+      }
+      // Block then log order, so a partial payment is applied before the rest, as it happened.
+      return logs.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+    },
+  };
+}
 
 /**
  * A transaction counts once it has the network's confirmations in a block that is still canonical;

@@ -1,8 +1,6 @@
-import { depositXpub, rpcUrl } from "@/lib/chain/config";
+import { rpcUrl } from "@/lib/chain/config";
+import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
-import { liveChain } from "./live";
-import { sandboxChain } from "./sandbox";
-import type { Network } from "./tokens";
 import type { ChainProvider } from "./types";
 
 /**
@@ -11,18 +9,17 @@ import type { ChainProvider } from "./types";
  * sandbox); otherwise the sandbox in sandbox mode. Live mode never falls back: the live adapter
  * refuses a network without a node, naming it.
  */
-function pick(network: Network): ChainProvider {
-  return rpcUrl(network) || env().PAYMENTS_MODE === "live" ? liveChain : sandboxChain;
+export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvider }): ChainProvider {
+  const pick = (network: Network) => (rpcUrl(network) || env().PAYMENTS_MODE === "live" ? adapters.live : adapters.sandbox);
+  return {
+    name: "chain",
+    quoteNetworkFeeCentavos: (network) => pick(network).quoteNetworkFeeCentavos(network),
+    hotWalletAddress: (network) => pick(network).hotWalletAddress(network),
+    nonceScope: (network) => pick(network).nonceScope(network),
+    pendingNonce: (network) => pick(network).pendingNonce(network),
+    signTransfer: (args) => pick(args.network).signTransfer(args),
+    broadcast: (network, raw) => pick(network).broadcast(network, raw),
+    transferOutcome: (network, txHash, sentAt) => pick(network).transferOutcome(network, txHash, sentAt),
+    reader: (network) => pick(network).reader(network),
+  };
 }
-
-export const routedChain: ChainProvider = {
-  name: "chain",
-  depositXpub,
-  quoteNetworkFeeCentavos: (network) => pick(network).quoteNetworkFeeCentavos(network),
-  hotWalletAddress: (network) => pick(network).hotWalletAddress(network),
-  nonceScope: (network) => pick(network).nonceScope(network),
-  pendingNonce: (network) => pick(network).pendingNonce(network),
-  signTransfer: (args) => pick(args.network).signTransfer(args),
-  broadcast: (network, raw) => pick(network).broadcast(network, raw),
-  transferOutcome: (network, txHash, sentAt) => pick(network).transferOutcome(network, txHash, sentAt),
-};

@@ -1,9 +1,9 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { env } from "@/lib/env";
 import { brlToCentavosUp } from "@/lib/money";
-import { depositXpub } from "@/lib/chain/config";
-import { SANDBOX_HOT_WALLET_KEY, signErc20Transfer } from "./sandbox-tx";
-import { CHAIN_IDS, type Network } from "./tokens";
+import { signErc20Transfer } from "@/lib/chain/sign";
+import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
+import { CHAIN_IDS, type Network } from "@/lib/chain/tokens";
 import type { ChainProvider } from "./types";
 
 const hotWallet = privateKeyToAccount(SANDBOX_HOT_WALLET_KEY);
@@ -15,7 +15,6 @@ const hotWallet = privateKeyToAccount(SANDBOX_HOT_WALLET_KEY);
  */
 export const sandboxChain: ChainProvider = {
   name: "sandbox-chain",
-  depositXpub,
   async quoteNetworkFeeCentavos(network) {
     const e = env();
     const brl = { eth: e.SANDBOX_NETWORK_FEE_BRL_ETH, bsc: e.SANDBOX_NETWORK_FEE_BRL_BSC, polygon: e.SANDBOX_NETWORK_FEE_BRL_POLYGON }[network];
@@ -40,4 +39,6 @@ export const sandboxChain: ChainProvider = {
     const settled = Date.now() - sentAt.getTime() >= env().SANDBOX_SETTLE_SECONDS * 1000;
     return { status: settled ? "confirmed" : "pending" };
   },
+  // Nothing to watch: sandbox deposits arrive through the sandbox helpers.
+  reader: () => null,
 };

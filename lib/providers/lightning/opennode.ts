@@ -3,7 +3,7 @@ import bolt11 from "bolt11";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { centavosToBrl } from "@/lib/money";
-import { requestJson } from "@/lib/providers/http";
+import { requestJson } from "@/lib/providers/http/client";
 import type { InvoiceState, LightningProvider, LightningProviderDetails, RemoteInvoice } from "./types";
 
 // Lightning through OpenNode's charge API (LIGHTNING_API_URL, LIGHTNING_API_KEY):

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
-import { requestJson, UpstreamHttpError } from "@/lib/providers/http";
+import { requestJson, UpstreamHttpError } from "@/lib/providers/http/client";
 import { processSingleton } from "@/lib/singleton";
 import type { Quote, QuotedSymbol, RatesProvider } from "./types";
 

@@ -6,7 +6,7 @@ import { requireMerchant } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { providers } from "@/lib/providers";
-import { ASSETS, NETWORKS, tokenFor, type Network } from "@/lib/providers/chain/tokens";
+import { ASSETS, NETWORKS, tokenFor, type Network } from "@/lib/chain/tokens";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("newOrder.title") };

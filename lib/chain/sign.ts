@@ -1,12 +1,7 @@
 import { encodeFunctionData, erc20Abi, isAddress, keccak256, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
-// Private key of account index 1 (m/44'/60'/0'/0/1) of the public Hardhat/Anvil test mnemonic
-// "test test test test test test test test test test test junk". It is published in every
-// Ethereum dev tool, so it can never hold real funds; it only lets the sandbox produce
-// genuinely signed transactions whose hashes look and verify like real ones.
-export const SANDBOX_HOT_WALLET_KEY =
-  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
+// Signing an ERC-20 transfer locally: keys never leave the process, transactions go out raw.
 
 // A plain ERC-20 transfer costs ~35-55k gas (more when the recipient's balance slot is fresh).
 const DEFAULT_GAS = 65_000n;

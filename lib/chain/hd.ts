@@ -3,12 +3,6 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "viem";
 import { publicKeyToAddress } from "viem/accounts";
 
-// Account-level xpub (m/44'/60'/0') of the public Hardhat/Anvil test mnemonic
-// "test test test test test test test test test test test junk". Its private keys are
-// published everywhere, so anything "deposited" to sandbox addresses is never real money
-// and nobody can mistake sandbox addresses for a merchant's wallet.
-export const SANDBOX_DEPOSIT_XPUB =
-  "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
 
 // m/44'/60'/0' is depth 3. A key at any other depth would derive addresses the merchant's
 // wallet never scans, so customer funds would arrive somewhere nobody looks.

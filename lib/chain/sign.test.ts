@@ -8,7 +8,8 @@ import {
   type TransactionSerializedEIP1559,
 } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { SANDBOX_HOT_WALLET_KEY, signErc20Transfer } from "./sandbox-tx";
+import { signErc20Transfer } from "./sign";
+import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
 import { CHAIN_IDS, tokenFor } from "./tokens";
 
 const TEST_MNEMONIC = "test test test test test test test test test test test junk";

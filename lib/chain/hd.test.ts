@@ -1,7 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { getAddress } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { SANDBOX_DEPOSIT_XPUB, deriveDepositAddress } from "./hd";
+import { deriveDepositAddress } from "./hd";
+import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 
 const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 

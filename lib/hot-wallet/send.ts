@@ -2,8 +2,8 @@ import type { Tx } from "@/db";
 import { log } from "@/lib/log";
 import { toBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
-import type { Network } from "@/lib/providers/chain/tokens";
-import { reserveNonce } from "./nonces";
+import type { Network } from "@/lib/chain/tokens";
+import { reserveNonce } from "@/lib/chain/nonces";
 
 /**
  * Signs a token transfer from the hot wallet inside the caller's transaction (so the nonce and the

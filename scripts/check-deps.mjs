@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// Checks that the folders of lib/ depend on each other one way: no import cycle between two folders
+// (lib/orders → lib/providers → … → lib/orders), and none between files either. A folder is the
+// directory a file sits in (lib/providers/chain is its own); a file directly in lib/ (env.ts,
+// log.ts, …) counts as a folder of its own. Every import counts, type-only and dynamic ones too: a
+// cycle of types is still two modules that cannot be understood apart. Tests are left out.
+//
+//   node scripts/check-deps.mjs           report cycles, exit 1 if there is one
+//   node scripts/check-deps.mjs --graph   also print which folder imports which
+
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const lib = path.join(root, "lib");
+
+function sources(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [p] : [];
+  });
+}
+
+function resolve(from, spec) {
+  let base;
+  if (spec.startsWith("@/")) base = path.join(root, spec.slice(2));
+  else if (spec.startsWith(".")) base = path.resolve(path.dirname(from), spec);
+  else return null;
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return null;
+}
+
+// import … from "x"; export … from "x"; import "x"; import("x")
+const IMPORT = /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+const files = sources(lib);
+const imports = new Map();
+for (const file of files) {
+  const text = fs.readFileSync(file, "utf8");
+  const targets = new Set();
+  for (const m of text.matchAll(IMPORT)) {
+    const target = resolve(file, m[1] ?? m[2]);
+    if (target && target.startsWith(lib + path.sep)) targets.add(target);
+  }
+  imports.set(file, targets);
+}
+
+const rel = (f) => path.relative(root, f);
+const folderOf = (f) => (path.dirname(f) === lib ? rel(f).replace(/\.tsx?$/, "") : rel(path.dirname(f)));
+
+/** Strongly connected components of more than one node (Tarjan). */
+function cycles(nodes, next) {
+  let index = 0;
+  const idx = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (v) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next(v)) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const n of nodes) if (!idx.has(n)) visit(n);
+  return found;
+}
+
+// Folder edges, each with the file imports that make it.
+const folderEdges = new Map();
+for (const [file, targets] of imports) {
+  const from = folderOf(file);
+  for (const target of targets) {
+    const to = folderOf(target);
+    if (from === to) continue;
+    if (!folderEdges.has(from)) folderEdges.set(from, new Map());
+    const edges = folderEdges.get(from);
+    if (!edges.has(to)) edges.set(to, []);
+    edges.get(to).push(`${rel(file)} → ${rel(target)}`);
+  }
+}
+const folders = new Set([...files.map(folderOf)]);
+const folderCycles = cycles([...folders], (f) => [...(folderEdges.get(f)?.keys() ?? [])]);
+const fileCycles = cycles(files, (f) => [...(imports.get(f) ?? [])]);
+
+if (process.argv.includes("--graph")) {
+  for (const [from, edges] of [...folderEdges].sort()) console.log(`${from} → ${[...edges.keys()].sort().join(", ")}`);
+  console.log();
+}
+for (const component of folderCycles) {
+  console.log(`folder cycle: ${component.join(" ↔ ")}`);
+  for (const from of component) {
+    for (const [to, why] of folderEdges.get(from) ?? []) {
+      if (component.includes(to)) console.log(`  ${from} → ${to}: ${why.slice(0, 3).join("; ")}${why.length > 3 ? `; … (${why.length})` : ""}`);
+    }
+  }
+}
+for (const component of fileCycles) console.log(`file cycle: ${component.map(rel).join(" ↔ ")}`);
+console.log(`lib/: ${files.length} files in ${folders.size} folders; ${folderCycles.length} folder cycles, ${fileCycles.length} file cycles`);
+process.exit(folderCycles.length + fileCycles.length > 0 ? 1 : 0);
