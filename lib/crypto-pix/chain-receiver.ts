@@ -1,21 +1,14 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { cryptoPixPayments } from "@/db/schema";
 import type { TransferReceiver } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { watchedPayments } from "./queries";
 import { applyCryptoPixTransfer, settleCryptoPixPayment } from "./service";
 
 /** Crypto-PIX payments, as the deposit watcher sees them: paid in full, the PIX is sent. */
 export const cryptoPixReceiver: TransferReceiver = {
   kind: "crypto_pix",
-  targets(network) {
-    const since = sql`now() - make_interval(secs => ${env().CHAIN_LATE_WINDOW_SECONDS})`;
-    return db()
-      .select({ id: cryptoPixPayments.id, address: cryptoPixPayments.address, tokenAddress: cryptoPixPayments.tokenAddress, decimals: cryptoPixPayments.tokenDecimals })
-      .from(cryptoPixPayments)
-      .where(and(eq(cryptoPixPayments.network, network), or(isNull(cryptoPixPayments.closedAt), gt(cryptoPixPayments.closedAt, since))));
-  },
+  targets: (network) => watchedPayments(db(), network, env().CHAIN_LATE_WINDOW_SECONDS),
   async apply(id, transfer) {
     const result = await applyCryptoPixTransfer(id, transfer);
     if (result.fullyPaid) {

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { chainTransfers, cryptoPixPayments, type CryptoPixPayment, type MerchantProfile } from "@/db/schema";
+import type { CryptoPixPayment, MerchantProfile } from "@/db/schema";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
 import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
@@ -13,6 +13,19 @@ import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFo
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
 import type { Network } from "@/lib/chain/tokens";
+import {
+  claimPayout,
+  closePayment,
+  firstSender,
+  insertPayment,
+  lockExpiredUnpaid,
+  lockPayment,
+  merchantPaymentById,
+  noteTransferUse,
+  paymentById,
+  unsettledPaymentIds,
+  updatePayment,
+} from "./queries";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 
@@ -61,9 +74,7 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
-    const [payment] = await tx
-      .insert(cryptoPixPayments)
-      .values({
+    return insertPayment(tx, {
         merchantId: merchant.id,
         network,
         asset,
@@ -82,25 +93,22 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
         rateSource: quote.source,
         rateAt: quote.at,
         refundAddress: input.refundAddress ?? null,
-        expiresAt: new Date(Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000),
-      })
-      .returning();
-    return payment;
+      expiresAt: new Date(Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000),
+    });
   });
 }
 
 export async function findCryptoPixPayment(merchantId: string, id: string): Promise<CryptoPixPayment> {
-  const [row] = await db()
-    .select()
-    .from(cryptoPixPayments)
-    .where(and(eq(cryptoPixPayments.merchantId, merchantId), eq(cryptoPixPayments.id, id)))
-    .limit(1);
+  const row = await merchantPaymentById(db(), merchantId, id);
   if (!row) throw new NotFound("Crypto-PIX payment not found");
-  if (!row.closedAt && row.expiresAt.getTime() < Date.now() && cryptoCompare(row.receivedAmount, row.cryptoAmount) < 0) {
-    await expireCryptoPixPayments([row.id]);
-    return (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, row.id)))[0];
-  }
-  return row;
+  return paymentExpiredOnRead(row);
+}
+
+/** The payment as it stands: an open, unpaid one past its expiry is closed first, since the sweep may not have run yet. */
+export async function paymentExpiredOnRead(row: CryptoPixPayment): Promise<CryptoPixPayment> {
+  if (row.closedAt || row.expiresAt.getTime() >= Date.now() || cryptoCompare(row.receivedAmount, row.cryptoAmount) >= 0) return row;
+  await expireCryptoPixPayments([row.id]);
+  return (await paymentById(db(), row.id))!;
 }
 
 async function emit(tx: Tx, p: CryptoPixPayment, previousStatus: string) {
@@ -122,31 +130,16 @@ type PendingBroadcast = { network: Network; rawTransaction: string } | null;
  */
 async function refund(tx: Tx, p: CryptoPixPayment, reason: string): Promise<{ after: CryptoPixPayment; broadcast: PendingBroadcast }> {
   const total = cryptoAdd(p.receivedAmount, p.unappliedAmount);
-  let to = p.refundAddress;
-  if (!to) {
-    const [first] = await tx
-      .select({ from: chainTransfers.fromAddress })
-      .from(chainTransfers)
-      .where(eq(chainTransfers.ownerId, p.id))
-      .orderBy(asc(chainTransfers.createdAt))
-      .limit(1);
-    to = first?.from ?? null;
-  }
+  const to = p.refundAddress ?? (await firstSender(tx, p.id));
   let signed: { txHash: string; rawTransaction: string } | null = null;
   if (to && cryptoCompare(total, "0") > 0) {
     signed = await signHotWalletTransfer(tx, { network: p.network as Network, tokenAddress: p.tokenAddress, decimals: p.tokenDecimals, to, amount: total });
   }
-  const [after] = await tx
-    .update(cryptoPixPayments)
-    .set({
-      status: "REFUNDED",
-      closedAt: sql`now()`,
-      refundTxHash: signed?.txHash ?? null,
-      failureReason: to ? reason : `${reason}; no address to refund to`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(cryptoPixPayments.id, p.id), isNull(cryptoPixPayments.closedAt)))
-    .returning();
+  const after = await closePayment(tx, p.id, {
+    status: "REFUNDED",
+    refundTxHash: signed?.txHash ?? null,
+    failureReason: to ? reason : `${reason}; no address to refund to`,
+  });
   if (!after) return { after: p, broadcast: null };
   await emit(tx, after, p.status);
   return { after, broadcast: signed ? { network: p.network as Network, rawTransaction: signed.rawTransaction } : null };
@@ -156,28 +149,12 @@ async function refund(tx: Tx, p: CryptoPixPayment, reason: string): Promise<{ af
 export async function expireCryptoPixPayments(ids?: string[], batch = 200): Promise<number> {
   const broadcasts: PendingBroadcast[] = [];
   const n = await db().transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(cryptoPixPayments)
-      .where(
-        and(
-          isNull(cryptoPixPayments.closedAt),
-          lt(cryptoPixPayments.expiresAt, sql`now()`),
-          sql`${cryptoPixPayments.receivedAmount} < ${cryptoPixPayments.cryptoAmount}`,
-          ids ? inArray(cryptoPixPayments.id, ids) : undefined,
-        ),
-      )
-      .limit(batch)
-      .for("update", { skipLocked: true });
+    const due = await lockExpiredUnpaid(tx, ids, batch);
     for (const p of due) {
       if (p.status === "PARTIAL_ORDER") {
         broadcasts.push((await refund(tx, p, "expired before the full amount arrived")).broadcast);
       } else {
-        const [after] = await tx
-          .update(cryptoPixPayments)
-          .set({ status: "FAILED", closedAt: sql`now()`, failureReason: "expired with no payment", updatedAt: sql`now()` })
-          .where(and(eq(cryptoPixPayments.id, p.id), isNull(cryptoPixPayments.closedAt)))
-          .returning();
+        const after = await closePayment(tx, p.id, { status: "FAILED", failureReason: "expired with no payment" });
         if (after) await emit(tx, after, p.status);
       }
     }
@@ -193,7 +170,7 @@ export async function expireCryptoPixPayments(ids?: string[], batch = 200): Prom
  */
 export async function applyCryptoPixTransfer(paymentId: string, transfer: IncomingTransfer) {
   return db().transaction(async (tx) => {
-    const [p] = await tx.select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, paymentId)).for("update");
+    const p = await lockPayment(tx, paymentId);
     if (!p) throw new NotFound("Crypto-PIX payment not found");
     const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "crypto_pix", ownerId: p.id });
     if (!transferId) return { payment: p, duplicate: true, fullyPaid: false };
@@ -208,27 +185,16 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
 
     let after = p;
     if (cryptoCompare(applied, "0") > 0) {
-      [after] = await tx
-        .update(cryptoPixPayments)
-        .set({
-          receivedAmount: received,
-          txHash: transfer.txHash.toLowerCase(),
-          ...(fullyPaid
-            ? {}
-            : { status: "PARTIAL_ORDER" as const, partialBrlCentavos: centavosForCrypto(received, p.rate), partialUpdatedAt: sql`now()` }),
-          updatedAt: sql`now()`,
-        })
-        .where(eq(cryptoPixPayments.id, p.id))
-        .returning();
+      after = (await updatePayment(tx, p.id, {
+        receivedAmount: received,
+        txHash: transfer.txHash.toLowerCase(),
+        ...(fullyPaid ? {} : { status: "PARTIAL_ORDER" as const, partialBrlCentavos: centavosForCrypto(received, p.rate), partialUpdatedAt: sql`now()` }),
+      }))!;
       if (!fullyPaid) await emit(tx, after, p.status);
     }
-    await tx.update(chainTransfers).set({ appliedAmount: applied, unappliedAmount: unapplied }).where(eq(chainTransfers.id, transferId));
+    await noteTransferUse(tx, transferId, applied, unapplied);
     if (cryptoCompare(unapplied, "0") > 0) {
-      [after] = await tx
-        .update(cryptoPixPayments)
-        .set({ unappliedAmount: cryptoAdd(after.unappliedAmount, unapplied), updatedAt: sql`now()` })
-        .where(eq(cryptoPixPayments.id, p.id))
-        .returning();
+      after = (await updatePayment(tx, p.id, { unappliedAmount: cryptoAdd(after.unappliedAmount, unapplied) }))!;
       await recordEvent(tx, {
         merchantId: p.merchantId,
         type: "crypto_pix.funds_unapplied",
@@ -246,20 +212,9 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
  * payout is requested once however many workers try; a failed payout refunds the crypto.
  */
 export async function settleCryptoPixPayment(paymentId: string, opts: { failPix?: boolean } = {}): Promise<CryptoPixPayment> {
-  const [claimed] = await db()
-    .update(cryptoPixPayments)
-    .set({ pixPayoutId: "requested", updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(cryptoPixPayments.id, paymentId),
-        isNull(cryptoPixPayments.closedAt),
-        isNull(cryptoPixPayments.pixPayoutId),
-        sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`,
-      ),
-    )
-    .returning();
+  const claimed = await claimPayout(db(), paymentId);
   if (!claimed) {
-    const [current] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, paymentId));
+    const current = await paymentById(db(), paymentId);
     if (!current) throw new NotFound("Crypto-PIX payment not found");
     if (current.closedAt || current.pixPayoutId) return current;
     throw new Conflict("The full crypto amount has not arrived yet");
@@ -277,13 +232,9 @@ export async function settleCryptoPixPayment(paymentId: string, opts: { failPix?
   }
   let broadcast: PendingBroadcast = null;
   const after = await db().transaction(async (tx) => {
-    const [p] = await tx.select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, paymentId)).for("update");
+    const p = (await lockPayment(tx, paymentId))!;
     if (result.status === "COMPLETED") {
-      const [done] = await tx
-        .update(cryptoPixPayments)
-        .set({ status: "COMPLETED", pixPayoutId: result.id, closedAt: sql`now()`, updatedAt: sql`now()` })
-        .where(and(eq(cryptoPixPayments.id, paymentId), isNull(cryptoPixPayments.closedAt)))
-        .returning();
+      const done = await closePayment(tx, paymentId, { status: "COMPLETED", pixPayoutId: result.id });
       if (done) await emit(tx, done, p.status);
       return done ?? p;
     }
@@ -298,17 +249,7 @@ export async function settleCryptoPixPayment(paymentId: string, opts: { failPix?
 
 /** The sweep's step: fully paid payments whose payout was never requested (a crash, a failed call) are settled. */
 export async function settleFullyPaidPayments(limit = 100): Promise<number> {
-  const unsettled = await db()
-    .select({ id: cryptoPixPayments.id })
-    .from(cryptoPixPayments)
-    .where(
-      and(
-        isNull(cryptoPixPayments.closedAt),
-        isNull(cryptoPixPayments.pixPayoutId),
-        sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`,
-      ),
-    )
-    .limit(limit);
-  for (const { id } of unsettled) await settleCryptoPixPayment(id);
+  const unsettled = await unsettledPaymentIds(db(), limit);
+  for (const id of unsettled) await settleCryptoPixPayment(id);
   return unsettled.length;
 }

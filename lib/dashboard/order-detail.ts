@@ -14,13 +14,10 @@ import {
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
-import { findCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
-import { NotFound } from "@/lib/errors";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
-import { expireDeposits } from "@/lib/onchain/service";
-import { findOrder } from "@/lib/orders/service";
+import { findAnyOrder } from "@/lib/orders/any-order";
 import type { OrderListKind } from "./orders";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
@@ -163,22 +160,10 @@ function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliv
 
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
 async function loadOrder(merchantId: string, id: string) {
-  const [order] = await db().select({ id: orders.id }).from(orders).where(and(eq(orders.merchantId, merchantId), eq(orders.id, id)));
-  if (order) return fromOrder(await findOrder(merchantId, id));
-  let [dep] = await db().select().from(onchainOrders).where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
-  if (dep) {
-    if (!dep.closedAt && dep.expiresAt.getTime() < Date.now()) {
-      await expireDeposits([dep.id]);
-      [dep] = await db().select().from(onchainOrders).where(eq(onchainOrders.id, dep.id));
-    }
-    return fromDeposit(dep);
-  }
-  try {
-    return fromCryptoPix(await findCryptoPixPayment(merchantId, id));
-  } catch (err) {
-    if (err instanceof NotFound) return null;
-    throw err;
-  }
+  const found = await findAnyOrder(merchantId, id);
+  if (!found) return null;
+  if (found.kind === "order") return fromOrder(found.order);
+  return found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order);
 }
 
 export async function getOrderDetail(merchantId: string, id: string): Promise<OrderDetail | null> {

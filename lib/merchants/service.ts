@@ -1,6 +1,6 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
+import type { Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
 import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
 import { forgetMerchant } from "@/lib/api-auth/key-cache";
@@ -9,6 +9,18 @@ import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { classifyPixKey } from "@/lib/pix/keys";
+import {
+  allMerchants,
+  anyMerchantExists,
+  insertApiKey,
+  insertMerchant as insertMerchantRow,
+  insertUser,
+  merchantApiKeys,
+  merchantById,
+  revokeKey,
+  updateMerchantRow,
+  type ApiKeyRow,
+} from "./queries";
 import type { CreatedMerchant, CreateMerchantInput, MerchantView, UpdateMerchantInput } from "./schemas";
 
 // Merchant provisioning for operators (admin API, CLI) and the demo seed at start-up. Everything a
@@ -17,14 +29,7 @@ import type { CreatedMerchant, CreateMerchantInput, MerchantView, UpdateMerchant
 
 export type { CreatedMerchant, MerchantView } from "./schemas";
 
-export type ApiKeyView = {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-};
+export type ApiKeyView = ApiKeyRow;
 
 export type DemoMerchant = { apiKey: string; email: string; password: string; merchantId: string };
 
@@ -37,15 +42,6 @@ export function merchantView(row: Merchant): MerchantView {
     balance: row.balanceCentavos,
   };
 }
-
-const apiKeyColumns = {
-  id: apiKeys.id,
-  name: apiKeys.name,
-  prefix: apiKeys.prefix,
-  createdAt: apiKeys.createdAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-};
 
 function normalisePixKey(key: string): { pixKey: string; pixKeyType: string } {
   const classified = classifyPixKey(key);
@@ -72,22 +68,19 @@ type NewMerchant = Omit<CreateMerchantInput, "password"> & { passwordHash?: stri
  * (Developers page).
  */
 async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueApiKey: boolean): Promise<{ merchant: MerchantView; apiKey: string | null }> {
-  const [row] = await tx
-    .insert(merchants)
-    .values({
-      companyName: input.companyName,
-      accountType: input.accountType,
-      ...(input.pixKey !== undefined ? normalisePixKey(input.pixKey) : {}),
-    })
-    .returning();
+  const row = await insertMerchantRow(tx, {
+    companyName: input.companyName,
+    accountType: input.accountType,
+    ...(input.pixKey !== undefined ? normalisePixKey(input.pixKey) : {}),
+  });
   let apiKey: string | null = null;
   if (issueApiKey) {
     const key = generateApiKey(mode);
-    await tx.insert(apiKeys).values({ merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
+    await insertApiKey(tx, { merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
     apiKey = key.key;
   }
   if (input.email !== undefined && input.passwordHash !== undefined) {
-    await tx.insert(users).values({ merchantId: row.id, email: input.email, passwordHash: input.passwordHash });
+    await insertUser(tx, { merchantId: row.id, email: input.email, passwordHash: input.passwordHash });
   }
   if (input.openingBalance) {
     await postLedgerEntry(tx, {
@@ -100,8 +93,7 @@ async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueAp
     });
   }
   // Read back: the ledger posting moved the balance after the insert returned.
-  const [fresh] = await tx.select().from(merchants).where(eq(merchants.id, row.id));
-  return { merchant: merchantView(fresh), apiKey };
+  return { merchant: merchantView((await merchantById(tx, row.id))!), apiKey };
 }
 
 /** Operators' provisioning (admin API, CLI): the merchant with its first API key. */
@@ -137,7 +129,7 @@ async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKe
 async function findMerchant(id: string): Promise<Merchant> {
   // A malformed id is simply not a merchant; without this check PostgreSQL's uuid cast would fail.
   if (!isUuid(id)) throw new NotFound("Merchant not found");
-  const [row] = await db().select().from(merchants).where(eq(merchants.id, id));
+  const row = await merchantById(db(), id);
   if (!row) throw new NotFound("Merchant not found");
   return row;
 }
@@ -147,22 +139,16 @@ export async function getMerchant(id: string): Promise<MerchantView> {
 }
 
 export async function listMerchants(): Promise<MerchantView[]> {
-  const rows = await db().select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.id));
-  return rows.map(merchantView);
+  return (await allMerchants(db())).map(merchantView);
 }
 
 export async function updateMerchant(id: string, patch: UpdateMerchantInput): Promise<MerchantView> {
   if (!isUuid(id)) throw new NotFound("Merchant not found");
-  const [row] = await db()
-    .update(merchants)
-    .set({
-      ...(patch.accountType !== undefined ? { accountType: patch.accountType } : {}),
-      ...(patch.companyName !== undefined ? { companyName: patch.companyName } : {}),
-      ...(patch.pixKey !== undefined ? normalisePixKey(patch.pixKey) : {}),
-      updatedAt: sql`now()`,
-    })
-    .where(eq(merchants.id, id))
-    .returning();
+  const row = await updateMerchantRow(db(), id, {
+    ...(patch.accountType !== undefined ? { accountType: patch.accountType } : {}),
+    ...(patch.companyName !== undefined ? { companyName: patch.companyName } : {}),
+    ...(patch.pixKey !== undefined ? normalisePixKey(patch.pixKey) : {}),
+  });
   if (!row) throw new NotFound("Merchant not found");
   forgetMerchant(id);
   return merchantView(row);
@@ -178,31 +164,19 @@ export async function createApiKey(
   await findMerchant(merchantId);
   const mode = opts.mode ?? env().PAYMENTS_MODE;
   const key = generateApiKey(mode);
-  const [row] = await db()
-    .insert(apiKeys)
-    .values({ merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode })
-    .returning(apiKeyColumns);
+  const row = await insertApiKey(db(), { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode });
   // The full key exists only in this return value: only its hash is stored.
   return { ...row, key: key.key };
 }
 
 export async function listApiKeys(merchantId: string): Promise<ApiKeyView[]> {
   await findMerchant(merchantId);
-  return db()
-    .select(apiKeyColumns)
-    .from(apiKeys)
-    .where(eq(apiKeys.merchantId, merchantId))
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  return merchantApiKeys(db(), merchantId);
 }
 
 export async function revokeApiKey(merchantId: string, keyId: string): Promise<ApiKeyView> {
   if (!isUuid(merchantId) || !isUuid(keyId)) throw new NotFound("API key not found");
-  const [row] = await db()
-    .update(apiKeys)
-    // Revoking twice keeps the first revocation time.
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
-    .returning(apiKeyColumns);
+  const row = await revokeKey(db(), merchantId, keyId);
   if (!row) throw new NotFound("API key not found");
   // Other instances hear of it from the database's api_auth_changed notification.
   forgetMerchant(merchantId);
@@ -242,8 +216,7 @@ export async function seedDemoMerchant(opts: { mode?: KeyMode } = {}): Promise<D
   const mode = opts.mode ?? env().PAYMENTS_MODE;
   return db().transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_SEED_LOCK})`);
-    const [existing] = await tx.select({ id: merchants.id }).from(merchants).limit(1);
-    if (existing) return null;
+    if (await anyMerchantExists(tx)) return null;
     return createDemoMerchant(tx, mode);
   });
 }

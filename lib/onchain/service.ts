@@ -1,6 +1,5 @@
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { chainTransfers, onchainOrders, type MerchantProfile, type OnchainOrder } from "@/db/schema";
+import type { MerchantProfile, OnchainOrder } from "@/db/schema";
 import { newPaymentLinkId } from "@/lib/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { ALL_NETWORKS, belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
@@ -11,6 +10,18 @@ import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { centavosForCrypto, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { providers } from "@/lib/providers";
+import {
+  addUnapplied,
+  closeAtExpiry,
+  depositById,
+  depositByLink,
+  insertDeposit,
+  lockDeposit,
+  lockExpiredOpen,
+  merchantDepositById,
+  noteTransferUse,
+  recordReceived,
+} from "./queries";
 import type { CreateDepositInput } from "./schemas";
 import { depositView } from "./views";
 
@@ -27,9 +38,7 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
-    const [order] = await tx
-      .insert(onchainOrders)
-      .values({
+    return insertDeposit(tx, {
         merchantId: merchant.id,
         paymentLinkId: newPaymentLinkId(),
         network,
@@ -43,10 +52,8 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
         rate: quote.rate,
         rateSource: quote.source,
         rateAt: quote.at,
-        expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
-      })
-      .returning();
-    return order;
+      expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
+    });
   });
 }
 
@@ -54,17 +61,22 @@ export async function findDeposit(merchantId: string, paymentLinkId: string): Pr
   // Anything that cannot be a payment link id is simply not found (a NUL byte would otherwise reach
   // PostgreSQL, which refuses it with an error that surfaced as a 500).
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(paymentLinkId)) throw new NotFound("On-chain order not found");
-  const [row] = await db()
-    .select()
-    .from(onchainOrders)
-    .where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.paymentLinkId, paymentLinkId)))
-    .limit(1);
+  const row = await depositByLink(db(), merchantId, paymentLinkId);
   if (!row) throw new NotFound("On-chain order not found");
-  if (!row.closedAt && row.expiresAt.getTime() < Date.now()) {
-    await expireDeposits([row.id]);
-    return (await db().select().from(onchainOrders).where(eq(onchainOrders.id, row.id)))[0];
-  }
-  return row;
+  return depositExpiredOnRead(row);
+}
+
+/** One of the merchant's deposits by its id (a UUID), as it stands; null when there is none. */
+export async function findDepositById(merchantId: string, id: string): Promise<OnchainOrder | null> {
+  const row = await merchantDepositById(db(), merchantId, id);
+  return row ? depositExpiredOnRead(row) : null;
+}
+
+/** The deposit as it stands: an open one past its expiry is closed first, since the sweep may not have run yet. */
+export async function depositExpiredOnRead(order: OnchainOrder): Promise<OnchainOrder> {
+  if (order.closedAt || order.expiresAt.getTime() >= Date.now()) return order;
+  await expireDeposits([order.id]);
+  return (await depositById(db(), order.id))!;
 }
 
 async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
@@ -85,16 +97,7 @@ async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
 async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
   const partial = o.status === "PARTIAL_ORDER";
   const credit = partial ? centavosForCrypto(o.receivedAmount, o.rate) : 0;
-  const [after] = await tx
-    .update(onchainOrders)
-    .set({
-      status: partial ? "PARTIAL_ORDER" : "FAILED",
-      closedAt: sql`now()`,
-      creditedCentavos: credit,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(onchainOrders.id, o.id), isNull(onchainOrders.closedAt), sql`${onchainOrders.status} in ('PENDING', 'PARTIAL_ORDER')`))
-    .returning();
+  const after = await closeAtExpiry(tx, o.id, { status: partial ? "PARTIAL_ORDER" : "FAILED", creditedCentavos: credit });
   if (!after) return o;
   if (credit > 0) {
     await postLedgerEntry(tx, {
@@ -112,18 +115,7 @@ async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
 
 export async function expireDeposits(ids?: string[], batch = 500): Promise<number> {
   return db().transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(onchainOrders)
-      .where(
-        and(
-          isNull(onchainOrders.closedAt),
-          lt(onchainOrders.expiresAt, sql`now()`),
-          ids ? inArray(onchainOrders.id, ids) : undefined,
-        ),
-      )
-      .limit(batch)
-      .for("update", { skipLocked: true });
+    const due = await lockExpiredOpen(tx, ids, batch);
     for (const o of due) await closeExpired(tx, o);
     return due.length;
   });
@@ -138,7 +130,7 @@ export type ApplyResult = { order: OnchainOrder; duplicate: boolean; applied: st
  */
 export async function applyDepositTransfer(orderId: string, transfer: IncomingTransfer): Promise<ApplyResult> {
   return db().transaction(async (tx) => {
-    let [order] = await tx.select().from(onchainOrders).where(eq(onchainOrders.id, orderId)).for("update");
+    let order = await lockDeposit(tx, orderId);
     if (!order) throw new NotFound("On-chain order not found");
     const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "onchain_order", ownerId: order.id });
     if (!transferId) return { order, duplicate: true, applied: "0", unapplied: "0" };
@@ -153,16 +145,7 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
 
     let after = order;
     if (cryptoCompare(applied, "0") > 0) {
-      [after] = await tx
-        .update(onchainOrders)
-        .set({
-          receivedAmount: received,
-          status: complete ? "COMPLETED" : "PARTIAL_ORDER",
-          ...(complete ? { closedAt: sql`now()`, completedAt: sql`now()`, creditedCentavos: order.valueCentavos } : {}),
-          updatedAt: sql`now()`,
-        })
-        .where(and(eq(onchainOrders.id, order.id), isNull(onchainOrders.closedAt)))
-        .returning();
+      after = await recordReceived(tx, order, received, complete);
       if (complete) {
         await postLedgerEntry(tx, {
           merchantId: order.merchantId,
@@ -176,15 +159,8 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
       await emit(tx, after, order.status);
     }
     if (cryptoCompare(unapplied, "0") > 0) {
-      [after] = await tx
-        .update(onchainOrders)
-        .set({ unappliedAmount: cryptoAdd(after.unappliedAmount, unapplied), updatedAt: sql`now()` })
-        .where(eq(onchainOrders.id, order.id))
-        .returning();
-      await tx
-        .update(chainTransfers)
-        .set({ appliedAmount: applied, unappliedAmount: unapplied, note: order.closedAt ? "arrived after the order was final" : "overpayment" })
-        .where(eq(chainTransfers.id, transferId));
+      after = await addUnapplied(tx, order, cryptoAdd(after.unappliedAmount, unapplied));
+      await noteTransferUse(tx, transferId, { applied, unapplied, note: order.closedAt ? "arrived after the order was final" : "overpayment" });
       await recordEvent(tx, {
         merchantId: order.merchantId,
         type: "onchain.deposit.funds_unapplied",
@@ -193,7 +169,7 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
         data: { ...depositView(after), unappliedAmount: Number(unapplied), txHash: transfer.txHash, reason: order.closedAt ? "after_final" : "overpayment" },
       });
     } else {
-      await tx.update(chainTransfers).set({ appliedAmount: applied }).where(eq(chainTransfers.id, transferId));
+      await noteTransferUse(tx, transferId, { applied });
     }
     return { order: after, duplicate: false, applied, unapplied };
   });

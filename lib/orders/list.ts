@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { db } from "@/db";
-import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
+import { keysetBefore, keysetPage } from "@/lib/paging";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
@@ -37,7 +37,7 @@ export function merchantOrders(merchantId: string) {
  * are read through one UNION so a page is consistent and the cursor is (created_at, id).
  */
 export async function listOrders(merchantId: string, q: ListOrdersQuery): Promise<OrderList> {
-  const after = q.cursor ? decodeKeysetCursor(q.cursor) : null;
+  const after = keysetBefore(q.cursor, sql`created_at`, sql`id`);
   const search = q.q ? q.q : null;
   const rows = await db().execute<Row>(sql`
     select * from ${merchantOrders(merchantId)}
@@ -45,11 +45,10 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       ${q.type ? sql`and type = ${q.type}` : sql``}
       ${q.status ? sql`and status = ${q.status}` : sql``}
       ${search ? sql`and (id::text = ${search.toLowerCase()} or payment_link_id = ${search})` : sql``}
-      ${after ? sql`and (created_at, id) < (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
+      ${after ? sql`and ${after}` : sql``}
     order by created_at desc, id desc
     limit ${q.limit + 1}`);
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
+  const { page, nextCursor } = keysetPage([...rows], q.limit, (r) => ({ at: new Date(r.created_at), id: r.id }));
   return {
     orders: page.map((r) => ({
       id: r.id,
@@ -62,9 +61,6 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       // The id GET /api/v1/crypto-pix/order/{id} takes (CONTRACT §4), so a listed payment can be looked up.
       ...(r.type === "crypto_pix" ? { payCryptoPixId: encodeCryptoPixId(r.id) } : {}),
     })),
-    nextCursor:
-      rows.length > q.limit && last
-        ? encodeKeysetCursor(new Date(last.created_at), last.id)
-        : null,
+    nextCursor,
   };
 }

@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { and, eq } from "drizzle-orm";
-import { db } from "@/db";
 import type { CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
-import { cryptoPixPayments, onchainOrders, orders } from "@/db/schema";
 import { applyCryptoPixTransfer, findCryptoPixPayment, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
 import { applyDepositTransfer, findDeposit } from "@/lib/onchain/service";
+import { findAnyOrder } from "@/lib/orders/any-order";
 import { completeOrder, findOrder } from "@/lib/orders/service";
 
 // Sandbox payments (CONTRACT §8), for the API's sandbox helpers and the dashboard's "simulate
@@ -76,22 +74,9 @@ function stillDue(target: { cryptoAmount: string; receivedAmount: string }): str
 
 /** The dashboard's "simulate payment": pays what is still due on one of the merchant's orders, whatever its kind. */
 export async function payInFull(merchantId: string, id: string): Promise<void> {
-  const unavailable = sandboxUnavailable();
-  if (unavailable) throw new NotFound("Order not found");
-  const [order] = await db().select({ id: orders.id }).from(orders).where(and(eq(orders.merchantId, merchantId), eq(orders.id, id)));
-  if (order) {
-    await payOrder(merchantId, id);
-    return;
-  }
-  const [dep] = await db().select().from(onchainOrders).where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
-  if (dep) {
-    await transferToDepositOrder(dep, { amount: stillDue(dep) });
-    return;
-  }
-  const [pay] = await db().select().from(cryptoPixPayments).where(and(eq(cryptoPixPayments.merchantId, merchantId), eq(cryptoPixPayments.id, id)));
-  if (pay) {
-    await transferToCryptoPixPayment(pay, { amount: stillDue(pay) });
-    return;
-  }
-  throw new NotFound("Order not found");
+  const found = sandboxUnavailable() ? null : await findAnyOrder(merchantId, id);
+  if (!found) throw new NotFound("Order not found");
+  if (found.kind === "order") await payOrder(merchantId, found.order.id);
+  else if (found.kind === "onchain") await transferToDepositOrder(found.order, { amount: stillDue(found.order) });
+  else await transferToCryptoPixPayment(found.order, { amount: stillDue(found.order) });
 }

@@ -1,9 +1,9 @@
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
-import { db, type Executor } from "@/db";
-import { webhookDeliveries, webhookEndpoints, type WebhookEndpoint } from "@/db/schema";
+import { db } from "@/db";
+import type { WebhookEndpoint } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
+import { cancelPendingDeliveries, countEndpoints, insertEndpoint, markEndpointDeleted, merchantEndpoint, merchantEndpoints } from "./queries";
 import type { CreateWebhookInput } from "./schemas";
 import { generateSecret } from "./sign";
 import { refuseNonPublic, resolveHost } from "./ssrf";
@@ -47,36 +47,21 @@ export function endpointView(w: WebhookEndpoint) {
 
 export async function createEndpoint(merchantId: string, input: CreateWebhookInput) {
   await assertReachableTarget(input.url);
-  const [{ n }] = await db()
-    .select({ n: count() })
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
-  if (n >= MAX_ENDPOINTS_PER_MERCHANT) {
+  if ((await countEndpoints(db(), merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
     throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
   }
-  const [row] = await db()
-    .insert(webhookEndpoints)
-    .values({ merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() })
-    .returning();
+  const row = await insertEndpoint(db(), { merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() });
   return { ...endpointView(row), secret: row.secret };
 }
 
 export async function listEndpoints(merchantId: string) {
-  const rows = await db()
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-  return rows.map(endpointView);
+  return (await merchantEndpoints(db(), merchantId)).map(endpointView);
 }
 
 /** A merchant's endpoint that is not deleted; another merchant's id answers exactly like an unknown one. */
 export async function findEndpoint(merchantId: string, id: string): Promise<WebhookEndpoint> {
   if (!isUuid(id)) throw new NotFound("Webhook not found");
-  const [row] = await db()
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)));
+  const row = await merchantEndpoint(db(), merchantId, id);
   if (!row) throw new NotFound("Webhook not found");
   return row;
 }
@@ -84,22 +69,10 @@ export async function findEndpoint(merchantId: string, id: string): Promise<Webh
 export async function deleteEndpoint(merchantId: string, id: string): Promise<void> {
   if (!isUuid(id)) throw new NotFound("Webhook not found");
   await db().transaction(async (tx) => {
-    const [row] = await tx
-      .update(webhookEndpoints)
-      .set({ deletedAt: sql`now()` })
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
-      .returning({ id: webhookEndpoints.id });
-    if (!row) throw new NotFound("Webhook not found");
+    if (!(await markEndpointDeleted(tx, merchantId, id))) throw new NotFound("Webhook not found");
     // A delivery being sent right now is cancelled too; its result will not overwrite this (the
     // dispatcher only writes to pending deliveries). A fan-out racing with this commit is caught
     // when the dispatcher claims it and finds the endpoint deleted.
     await cancelPendingDeliveries(tx, id);
   });
-}
-
-export async function cancelPendingDeliveries(executor: Executor, endpointId: string): Promise<void> {
-  await executor
-    .update(webhookDeliveries)
-    .set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` })
-    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "pending")));
 }

@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { withdrawals, type MerchantProfile, type Withdrawal } from "@/db/schema";
-import { decodeKeysetCursor, encodeKeysetCursor } from "@/lib/paging";
+import { keysetPage } from "@/lib/paging";
 import { isUuid } from "@/lib/ids";
 import { resolveToken } from "@/lib/chain/networks";
 import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
@@ -15,6 +15,7 @@ import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
 import type { Network } from "@/lib/chain/tokens";
 import { lockAndCheck } from "./limits";
+import { insertWithdrawal, merchantWithdrawalById, pendingWithdrawalIds, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { enqueueWithdrawal } from "./queue";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
 import { withdrawalView } from "./views";
@@ -53,9 +54,7 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
   const { withdrawal, rawTransaction } = await db().transaction(async (tx) => {
     const { day } = await lockAndCheck(tx, merchant.id, input.value, debit);
     const signed = await signHotWalletTransfer(tx, { network, tokenAddress: token.address, decimals: token.decimals, to: input.toAddress, amount: tokenAmount });
-    const [w] = await tx
-      .insert(withdrawals)
-      .values({
+    const w = await insertWithdrawal(tx, {
         merchantId: merchant.id,
         kind: "onchain",
         valueCentavos: input.value,
@@ -73,8 +72,7 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
         // Kept so the job can send the same transaction again if its broadcast was lost.
         nonce: signed.nonce,
         rawTransaction: signed.rawTransaction,
-      })
-      .returning();
+    });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
     return { withdrawal: w, rawTransaction: signed.rawTransaction };
@@ -94,18 +92,15 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
   }
   const withdrawal = await db().transaction(async (tx) => {
     const { day } = await lockAndCheck(tx, merchant.id, input.value, input.value);
-    const [w] = await tx
-      .insert(withdrawals)
-      .values({
-        merchantId: merchant.id,
-        kind: "pix_out",
-        valueCentavos: input.value,
-        debitCentavos: input.value,
-        limitDay: day,
-        pixKey: key.normalized,
-        pixKeyType: key.type,
-      })
-      .returning();
+    const w = await insertWithdrawal(tx, {
+      merchantId: merchant.id,
+      kind: "pix_out",
+      valueCentavos: input.value,
+      debitCentavos: input.value,
+      limitDay: day,
+      pixKey: key.normalized,
+      pixKeyType: key.type,
+    });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
     return w;
@@ -117,17 +112,12 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
 /** PENDING → COMPLETED, or → FAILED with the debit credited back (which also frees the daily limit). */
 async function finish(id: string, outcome: { status: "COMPLETED" } | { status: "FAILED"; reason: string }, providerRef?: string) {
   return db().transaction(async (tx) => {
-    const [w] = await tx
-      .update(withdrawals)
-      .set({
-        status: outcome.status,
-        failureReason: outcome.status === "FAILED" ? outcome.reason : null,
-        providerRef: providerRef ?? sql`${withdrawals.providerRef}`,
-        completedAt: outcome.status === "COMPLETED" ? sql`now()` : null,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, "PENDING")))
-      .returning();
+    const w = await updatePending(tx, id, {
+      status: outcome.status,
+      failureReason: outcome.status === "FAILED" ? outcome.reason : null,
+      providerRef: providerRef ?? sql`${withdrawals.providerRef}`,
+      completedAt: outcome.status === "COMPLETED" ? sql`now()` : null,
+    });
     if (!w) return null;
     if (w.status === "FAILED") {
       await postLedgerEntry(tx, { merchantId: w.merchantId, kind: "withdrawal_reversal", amountCentavos: w.debitCentavos, refType: "withdrawal", refId: w.id });
@@ -142,15 +132,12 @@ async function finish(id: string, outcome: { status: "COMPLETED" } | { status: "
  * on-chain one is checked for confirmation. Returns true when it reached a final state.
  */
 export async function processWithdrawal(id: string): Promise<boolean> {
-  const [w] = await db().select().from(withdrawals).where(eq(withdrawals.id, id));
+  const w = await withdrawalById(db(), id);
   if (!w || w.status !== "PENDING") return true;
   const { pix, chain } = providers();
   if (w.kind === "pix_out") {
-    const [claimed] = await db()
-      .update(withdrawals)
-      .set({ providerRef: "requested", updatedAt: sql`now()` })
-      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, "PENDING"), sql`${withdrawals.providerRef} is null`))
-      .returning();
+    // Claimed first, so the payout is requested once however many workers try.
+    const claimed = await updatePending(db(), id, { providerRef: "requested" }, sql`${withdrawals.providerRef} is null`);
     if (!claimed) return false;
     let result;
     try {
@@ -175,7 +162,7 @@ export async function processWithdrawal(id: string): Promise<boolean> {
 /** The sweep's step: every PENDING withdrawal moved forward, each on its own; returns how many became final. */
 export async function processPendingWithdrawals(): Promise<number> {
   let finished = 0;
-  for (const id of await pendingWithdrawalIds(0)) {
+  for (const id of await pendingWithdrawalIds(db(), 0, 200)) {
     try {
       if (await processWithdrawal(id)) finished++;
     } catch (err) {
@@ -185,42 +172,16 @@ export async function processPendingWithdrawals(): Promise<number> {
   return finished;
 }
 
-/** PENDING withdrawals older than `olderThanSeconds`: the sweep's work list. */
-export async function pendingWithdrawalIds(olderThanSeconds = 0, limit = 200): Promise<string[]> {
-  const rows = await db()
-    .select({ id: withdrawals.id })
-    .from(withdrawals)
-    .where(and(eq(withdrawals.status, "PENDING"), lt(withdrawals.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`)))
-    .orderBy(withdrawals.createdAt)
-    .limit(limit);
-  return rows.map((r) => r.id);
-}
-
 export async function findWithdrawal(merchantId: string, id: string): Promise<Withdrawal> {
   if (!isUuid(id)) throw new NotFound("Withdrawal not found");
-  const [w] = await db().select().from(withdrawals).where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.id, id)));
+  const w = await merchantWithdrawalById(db(), merchantId, id);
   if (!w) throw new NotFound("Withdrawal not found");
   return w;
 }
 
-/** Newest first; the cursor is the last item's (createdAt, id). */
+/** Newest first, keyset-paginated. */
 export async function listWithdrawals(merchantId: string, limit: number, cursor?: string) {
-  const after = cursor ? decodeKeysetCursor(cursor) : null;
-  const rows = await db()
-    .select()
-    .from(withdrawals)
-    .where(
-      and(
-        eq(withdrawals.merchantId, merchantId),
-        after
-          ? or(lt(withdrawals.createdAt, after.at), and(eq(withdrawals.createdAt, after.at), lt(withdrawals.id, after.id)))
-          : undefined,
-      ),
-    )
-    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
-    .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const nextCursor = rows.length > limit && last ? encodeKeysetCursor(last.createdAt, last.id) : null;
+  const rows = await withdrawalsPage(db(), merchantId, limit, cursor);
+  const { page, nextCursor } = keysetPage(rows, limit, (w) => ({ at: w.createdAt, id: w.id }));
   return { withdrawals: page, nextCursor };
 }
