@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { apiKeys, ledgerEntries, merchants, users } from "@/db/schema";
 import { authenticateMerchant } from "@/lib/api-auth/authenticate";
-import { verifyPassword } from "@/lib/auth/password";
+import { verifyPassword } from "@/lib/passwords";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { createMerchantEndpoint as adminCreateMerchant, updateMerchantEndpoint as adminUpdateMerchant } from "@/lib/merchants/endpoints";

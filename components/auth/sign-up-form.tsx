@@ -6,8 +6,8 @@ import { useRouter } from "next/navigation";
 import { useActionState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
-import { signUpAction } from "@/lib/dashboard/actions/auth";
+import { idle, type ActionState } from "@/lib/forms/action-state";
+import { signUpAction } from "@/lib/auth/sign-up";
 import { useI18n } from "@/lib/i18n/client";
 
 export function SignUpForm() {

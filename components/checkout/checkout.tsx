@@ -6,8 +6,8 @@ import { CopyField } from "@/components/ui/copy-button";
 import { Countdown } from "@/components/ui/countdown";
 import { QrCode } from "@/components/ui/qr-code";
 import { Spinner } from "@/components/ui/spinner";
-import { getJson } from "@/lib/dashboard/fetch-json";
-import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
+import { getJson } from "@/lib/browser/fetch-json";
+import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
 

@@ -5,7 +5,7 @@ import { Alert, EmptyState } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createApiKeyAction, revokeApiKeyAction } from "@/lib/dashboard/actions/developers";
 import { useI18n } from "@/lib/i18n/client";
 

@@ -6,7 +6,7 @@ import { Card } from "@/components/ui/card";
 import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { cn } from "@/components/ui/cn";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import {
   createCryptoPixAction,
   createDepositAction,

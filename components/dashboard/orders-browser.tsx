@@ -6,9 +6,9 @@ import Link from "next/link";
 import { ButtonLink, buttonClass } from "@/components/ui/button";
 import { Alert, Card, EmptyState } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/field";
-import { getJson } from "@/lib/dashboard/fetch-json";
-import type { OrderRow } from "@/lib/dashboard/orders";
-import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
+import { getJson } from "@/lib/browser/fetch-json";
+import type { OrderRow } from "@/lib/dashboard/server/orders";
+import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { useI18n } from "@/lib/i18n/client";
 import { OrdersTable } from "./orders-table";
 

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
-import type { OrderRow } from "@/lib/dashboard/orders";
+import type { OrderRow } from "@/lib/dashboard/server/orders";
 import { useI18n } from "@/lib/i18n/client";
 
 function shortId(row: OrderRow) {

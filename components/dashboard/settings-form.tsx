@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { updateSettingsAction } from "@/lib/dashboard/actions/settings";
 import { useI18n } from "@/lib/i18n/client";
 

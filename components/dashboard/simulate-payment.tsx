@@ -4,9 +4,9 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useActionState, useEffect, useRef } from "react";
 import { FormMessage } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { simulatePaymentAction } from "@/lib/dashboard/actions/orders";
-import { queryKeys } from "@/lib/dashboard/query-keys";
+import { queryKeys } from "@/lib/browser/query-keys";
 import { useI18n } from "@/lib/i18n/client";
 
 /** Sandbox only: pays the order through the same services a real payment would. */

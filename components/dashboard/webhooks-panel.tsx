@@ -6,11 +6,11 @@ import { Alert, EmptyState } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createWebhookAction, deleteWebhookAction, redeliverAction } from "@/lib/dashboard/actions/developers";
-import { getJson } from "@/lib/dashboard/fetch-json";
-import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
-import type { WebhookPanel } from "@/lib/dashboard/webhooks";
+import { getJson } from "@/lib/browser/fetch-json";
+import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
+import type { WebhookPanel } from "@/lib/dashboard/server/webhooks";
 import { useI18n } from "@/lib/i18n/client";
 
 type Endpoint = WebhookPanel["endpoints"][number];

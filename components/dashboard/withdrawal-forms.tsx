@@ -6,10 +6,10 @@ import { Button } from "@/components/ui/button";
 import { DefinitionList } from "@/components/ui/card";
 import { FormMessage, Input, Select } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { idle, type ActionState } from "@/lib/dashboard/action-state";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
 import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
-import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/withdrawals";
+import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/withdrawals";
 import { useI18n } from "@/lib/i18n/client";
 
 // Two steps: fill in, then review the breakdown and limits and confirm. Only the confirm step

@@ -5,9 +5,9 @@ import { useState } from "react";
 import { Card, CardTitle, EmptyState } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { StatusBadge } from "@/components/ui/status-badge";
-import { getJson } from "@/lib/dashboard/fetch-json";
-import { POLL_MS, queryKeys } from "@/lib/dashboard/query-keys";
-import type { WithdrawalQuotes, WithdrawalState } from "@/lib/dashboard/withdrawals";
+import { getJson } from "@/lib/browser/fetch-json";
+import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
+import type { WithdrawalQuotes, WithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { useI18n } from "@/lib/i18n/client";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 

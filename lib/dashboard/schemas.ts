@@ -3,33 +3,16 @@ import { brlValue, bodyObject } from "@/lib/fields";
 import { payCryptoPixBody } from "@/lib/crypto-pix/schemas";
 import { createDepositBody } from "@/lib/onchain/schemas";
 import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";
-import { classifyPixKey } from "@/lib/pix/keys";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { onchainWithdrawBody, pixOutBody } from "@/lib/withdrawals/schemas";
-import { formSchema } from "./form";
+import { companyNameField, pixKeyField } from "@/lib/forms/fields";
+import { formSchema } from "@/lib/forms/form";
 
 // The dashboard's forms. Orders and withdrawals reuse the API's request schemas through
-// formSchema(), so a form accepts exactly what the API accepts; the dashboard-only forms (sign-up,
-// settings, keys) carry catalog keys as messages so they are shown in the visitor's language.
+// formSchema(), so a form accepts exactly what the API accepts; the dashboard-only forms (settings,
+// keys) carry catalog keys as messages so they are shown in the visitor's language.
 
-const pixKey = z
-  .string({ error: "errors.required" })
-  .trim()
-  .min(1, "errors.required")
-  .refine((k) => classifyPixKey(k) !== null, "errors.pixKey");
-
-const companyName = z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(120, "errors.tooLong");
-
-export const signUpForm = formSchema(
-  z.object({
-    companyName,
-    email: z.email({ error: "errors.email" }).max(254, "errors.tooLong"),
-    password: z.string({ error: "errors.passwordShort" }).min(8, "errors.passwordShort").max(200, "errors.tooLong"),
-    pixKey,
-  }),
-);
-
-export const settingsForm = formSchema(z.object({ companyName, pixKey }));
+export const settingsForm = formSchema(z.object({ companyName: companyNameField, pixKey: pixKeyField }));
 
 export const apiKeyForm = formSchema(
   z.object({ name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong") }),

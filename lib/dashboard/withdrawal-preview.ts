@@ -1,6 +1,6 @@
 import type { MessageKey, Vars } from "@/lib/i18n";
 import { brlNumberToCentavos, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
-import { parseDecimalInput } from "./form";
+import { parseDecimalInput } from "@/lib/forms/form";
 
 // The breakdown a withdrawal form shows before submitting, computed the way the service will
 // compute it (same fee function, same rounding). It is a preview: the service decides under lock.

@@ -4,7 +4,7 @@ import type { Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
 import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
 import { forgetMerchant } from "@/lib/api-auth/key-cache";
-import { hashPassword } from "@/lib/auth/password";
+import { hashPassword } from "@/lib/passwords";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { postLedgerEntry } from "@/lib/ledger/ledger";

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
-import { merchantAction } from "../action";
+import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";

@@ -3,7 +3,7 @@
 import { createCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { createDeposit } from "@/lib/onchain/service";
 import { createExchangeOrder, createLightningOrder, createPixOrder } from "@/lib/orders/service";
-import { merchantAction } from "../action";
+import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { payInFull } from "@/lib/sandbox/service";
 import {
   cryptoPixOrderForm,

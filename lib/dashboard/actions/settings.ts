@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { cookies } from "next/headers";
 import { isLocale, LANG_COOKIE } from "@/lib/i18n";
 import { updateMerchant } from "@/lib/merchants/service";
-import { merchantAction } from "../action";
+import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { settingsForm } from "../schemas";
 
 /** Company name and PIX key only: the account type is the operator's to change (CONTRACT §2). */

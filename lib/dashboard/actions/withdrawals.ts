@@ -1,7 +1,7 @@
 "use server";
 
 import { createPixOut, initiateOnchainWithdrawal } from "@/lib/withdrawals/service";
-import { merchantAction } from "../action";
+import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, onchainWithdrawForm, pixOutForm } from "../schemas";
 
 // Limits, balance and fees are checked again by the service under the merchant's row lock: what

@@ -3,7 +3,7 @@ import { OverviewLive } from "@/components/dashboard/overview-live";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
-import { getOverview } from "@/lib/dashboard/overview";
+import { getOverview } from "@/lib/dashboard/server/overview";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
-import { getWithdrawalQuotes, getWithdrawalState } from "@/lib/dashboard/withdrawals";
+import { getWithdrawalQuotes, getWithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -1,5 +1,5 @@
-import { dashboardJson } from "@/lib/dashboard/json";
-import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/orders";
+import { dashboardJson } from "@/lib/dashboard/server/json";
+import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/server/orders";
 
 export const GET = dashboardJson(({ merchant }, req) => {
   const params = Object.fromEntries(new URL(req.url).searchParams);

@@ -1,4 +1,4 @@
-import { dashboardJson } from "@/lib/dashboard/json";
-import { getOverview } from "@/lib/dashboard/overview";
+import { dashboardJson } from "@/lib/dashboard/server/json";
+import { getOverview } from "@/lib/dashboard/server/overview";
 
 export const GET = dashboardJson(({ merchant }) => getOverview(merchant.id));

@@ -1,4 +1,4 @@
-import { dashboardJson } from "@/lib/dashboard/json";
-import { getWebhookPanel } from "@/lib/dashboard/webhooks";
+import { dashboardJson } from "@/lib/dashboard/server/json";
+import { getWebhookPanel } from "@/lib/dashboard/server/webhooks";
 
 export const GET = dashboardJson(({ merchant }) => getWebhookPanel(merchant.id));

@@ -1,4 +1,4 @@
-import { dashboardJson } from "@/lib/dashboard/json";
-import { getWithdrawalState } from "@/lib/dashboard/withdrawals";
+import { dashboardJson } from "@/lib/dashboard/server/json";
+import { getWithdrawalState } from "@/lib/dashboard/server/withdrawals";
 
 export const GET = dashboardJson(({ merchant }) => getWithdrawalState(merchant.id));

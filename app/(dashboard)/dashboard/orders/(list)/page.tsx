@@ -3,7 +3,7 @@ import { OrdersBrowser } from "@/components/dashboard/orders-browser";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
-import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/orders";
+import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/server/orders";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {

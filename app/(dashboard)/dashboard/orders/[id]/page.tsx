@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { OrderDetailView } from "@/components/dashboard/order-detail-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
-import { getOrderDetail } from "@/lib/dashboard/order-detail";
+import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {

@@ -1,8 +1,9 @@
+import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants } from "@/db/schema";
 import { saoPauloDay } from "@/lib/money";
-import { fillDays, lastDays } from "./days";
+import { fillDays, lastDays } from "@/lib/dashboard/days";
 import { listDashboardOrders, type OrderRow } from "./orders";
 
 // The overview's figures come from the ledger, the same source as the balance: "received" is every

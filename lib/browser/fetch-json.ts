@@ -1,3 +1,5 @@
+import "client-only";
+
 // Client-side GET for the dashboard's JSON routes and the public payment endpoint. A 401 means the
 // session ended: go sign in again rather than show stale data.
 

@@ -3,8 +3,8 @@
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
 import { signUpMerchant } from "@/lib/merchants/service";
-import { validatedAction } from "../action";
-import { signUpForm } from "../schemas";
+import { validatedAction } from "@/lib/forms/validated-action";
+import { signUpForm } from "./schemas";
 
 /**
  * Self-service sign-up (CONTRACT §2): a standard merchant, its first user and its PIX key in one

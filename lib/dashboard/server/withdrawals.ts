@@ -1,3 +1,4 @@
+import "server-only";
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants, type Merchant, type Withdrawal } from "@/db/schema";

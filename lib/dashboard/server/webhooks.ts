@@ -1,3 +1,4 @@
+import "server-only";
 import { listDeliveries } from "@/lib/webhooks/deliveries";
 import { listEndpoints } from "@/lib/webhooks/registry";
 

@@ -1,6 +1,6 @@
+import "server-only";
 import { redirect, unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
-import { requireMerchant, type SignedIn } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { MessageKey } from "@/lib/i18n";
@@ -37,17 +37,5 @@ export function validatedAction<S extends z.ZodType, D>(
     }
     if (outcome.redirectTo !== undefined) redirect(outcome.redirectTo);
     return { status: "success", data: outcome.data, message: outcome.message, at: Date.now() };
-  };
-}
-
-/** validatedAction for the dashboard: the session is checked before anything else is read. */
-export function merchantAction<S extends z.ZodType, D>(
-  schema: S,
-  action: (data: z.output<S>, signedIn: SignedIn, formData: FormData) => Promise<ActionOutcome<D>>,
-  opts: Options = {},
-) {
-  return async (prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
-    const signedIn = await requireMerchant();
-    return validatedAction(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, formData);
   };
 }

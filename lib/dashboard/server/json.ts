@@ -1,3 +1,4 @@
+import "server-only";
 import { currentMerchant, type SignedIn } from "@/lib/auth/session";
 import { log } from "@/lib/log";
 
