@@ -59,7 +59,7 @@ export const merchants = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
+  () => [
     check("merchants_account_type", inList("account_type", ACCOUNT_TYPES)),
     check("merchants_balance_non_negative", sql`balance_centavos >= 0`),
   ],

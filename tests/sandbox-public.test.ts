@@ -191,7 +191,11 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
     for (const s of secrets) expect(text).not.toContain(s);
     const keys = new Set<string>();
     const walk = (v: unknown) => {
-      if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (keys.add(k), walk(x));
+      if (!v || typeof v !== "object") return;
+      for (const [k, x] of Object.entries(v)) {
+        keys.add(k);
+        walk(x);
+      }
     };
     walk(body);
     for (const k of ["merchantId", "merchant", "balance", "reference", "orderId", "orderRequest", "cpf", "cnpj", "email", "payerId", "id", "walletIndex", "apiKey"]) {

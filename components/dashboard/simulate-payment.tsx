@@ -6,7 +6,6 @@ import { FormMessage } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { simulatePaymentAction } from "@/lib/dashboard/actions/orders";
-import { queryKeys } from "@/lib/browser/query-keys";
 import { useI18n } from "@/lib/i18n/client";
 
 /** Sandbox only: pays the order through the same services a real payment would. */

@@ -1,5 +1,5 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import { db, type Tx } from "@/db";
+import type { Tx } from "@/db";
 import { prepared } from "@/db/prepared";
 import { merchants, withdrawals, type Merchant } from "@/db/schema";
 import { InsufficientBalance, LimitExceeded, NotFound } from "@/lib/errors";

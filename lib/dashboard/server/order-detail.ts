@@ -2,10 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import {
-  cryptoPixPayments,
   events,
-  onchainOrders,
-  orders,
   webhookDeliveries,
   webhookEndpoints,
   type CryptoPixPayment,
