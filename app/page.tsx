@@ -41,13 +41,15 @@ export default async function Home() {
         <p className="text-sm font-semibold uppercase tracking-wide text-brand-700">PixCrypto Pagamentos</p>
         <h1 className="mt-2 text-3xl font-bold tracking-tight sm:text-4xl">Receba em PIX, Lightning e stablecoins.</h1>
         <p className="mt-4 max-w-2xl text-lg text-slate-600">
-          A payments API for Brazilian merchants: collect by PIX, Lightning or on-chain stablecoins, let customers pay PIX
-          codes with crypto, and withdraw to PIX or a wallet. Every figure is kept in exact centavos on an append-only ledger.
+          A payments API for Brazilian merchants: collect by PIX, Lightning or on-chain stablecoins, let customers pay PIX codes with crypto, and withdraw to PIX or a
+          wallet. Every figure is kept in exact centavos on an append-only ledger.
         </p>
       </header>
 
       <section aria-labelledby="methods" className="mb-12">
-        <h2 id="methods" className="sr-only">Payment methods</h2>
+        <h2 id="methods" className="sr-only">
+          Payment methods
+        </h2>
         <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
           {METHODS.map((m) => (
             <li key={m.title} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
@@ -59,7 +61,9 @@ export default async function Home() {
       </section>
 
       <section aria-labelledby="api" className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm">
-        <h2 id="api" className="text-xl font-semibold">API</h2>
+        <h2 id="api" className="text-xl font-semibold">
+          API
+        </h2>
         <p className="mt-2 text-sm text-slate-600">
           Authenticate with <code className="rounded bg-slate-100 px-1">Authorization: Bearer &lt;API_KEY&gt;</code> (or a{" "}
           <code className="rounded bg-slate-100 px-1">Bearer: &lt;API_KEY&gt;</code> header). The README and{" "}
@@ -73,9 +77,15 @@ export default async function Home() {
           <table className="w-full text-left text-sm">
             <thead className="text-slate-500">
               <tr>
-                <th scope="col" className="py-2 pr-4 font-medium">Method</th>
-                <th scope="col" className="py-2 pr-4 font-medium">Path</th>
-                <th scope="col" className="py-2 font-medium">What it does</th>
+                <th scope="col" className="py-2 pr-4 font-medium">
+                  Method
+                </th>
+                <th scope="col" className="py-2 pr-4 font-medium">
+                  Path
+                </th>
+                <th scope="col" className="py-2 font-medium">
+                  What it does
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -92,8 +102,7 @@ export default async function Home() {
       </section>
 
       <footer className="mt-12 text-sm text-slate-500">
-        Sandbox mode uses test keys (<code>sk_test_…</code>) and moves no real money; live mode uses{" "}
-        <code>sk_live_…</code> keys.
+        Sandbox mode uses test keys (<code>sk_test_…</code>) and moves no real money; live mode uses <code>sk_live_…</code> keys.
       </footer>
     </main>
   );

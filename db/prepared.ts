@@ -88,7 +88,10 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
     return row;
   };
   const execute = (values: Record<string, unknown> = {}) =>
-    client.unsafe(text, bind(values) as never[], options).values().then((rows) => rows.map((r) => decode(r as unknown[])));
+    client
+      .unsafe(text, bind(values) as never[], options)
+      .values()
+      .then((rows) => rows.map((r) => decode(r as unknown[])));
   return { execute } as unknown as Pick<T, "execute">;
 }
 

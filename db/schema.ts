@@ -1,21 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  bigserial,
-  check,
-  date,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  pgSequence,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { bigint, bigserial, check, date, index, integer, jsonb, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 // Money: BRL as integer centavos in bigint columns (read as JS numbers: every figure we store
 // stays far below 2^53 centavos). Crypto: numeric(38,18) read as exact decimal strings.
@@ -42,8 +26,7 @@ export const LEDGER_KINDS = [
   "adjustment",
 ] as const;
 
-const inList = (column: string, values: readonly string[]) =>
-  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
+const inList = (column: string, values: readonly string[]) => sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const merchants = pgTable(
   "merchants",
@@ -59,17 +42,16 @@ export const merchants = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  () => [
-    check("merchants_account_type", inList("account_type", ACCOUNT_TYPES)),
-    check("merchants_balance_non_negative", sql`balance_centavos >= 0`),
-  ],
+  () => [check("merchants_account_type", inList("account_type", ACCOUNT_TYPES)), check("merchants_balance_non_negative", sql`balance_centavos >= 0`)],
 );
 
 export const users = pgTable(
   "users",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     email: text("email").notNull(),
     name: text("name"),
     passwordHash: text("password_hash").notNull(),
@@ -82,7 +64,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
@@ -99,7 +83,9 @@ export const orders = pgTable(
   "orders",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     kind: text("kind", { enum: ORDER_KINDS }).notNull(),
     paymentLinkId: text("payment_link_id").notNull(),
     hash: text("hash").notNull(),
@@ -129,10 +115,16 @@ export const orders = pgTable(
     // Partial: each kind has only one of txid (PIX) and payment hash (Lightning), and an order without
     // an expiry is never swept, so every order is written into the indexes it can be found by and no
     // others (measured: fewer index writes per created order).
-    uniqueIndex("orders_txid").on(t.txid).where(sql`txid is not null`),
-    uniqueIndex("orders_payment_hash").on(t.paymentHash).where(sql`payment_hash is not null`),
+    uniqueIndex("orders_txid")
+      .on(t.txid)
+      .where(sql`txid is not null`),
+    uniqueIndex("orders_payment_hash")
+      .on(t.paymentHash)
+      .where(sql`payment_hash is not null`),
     index("orders_merchant_created").on(t.merchantId, t.createdAt),
-    index("orders_pending_expiry").on(t.expiresAt).where(sql`status = 'PENDING' and expires_at is not null`),
+    index("orders_pending_expiry")
+      .on(t.expiresAt)
+      .where(sql`status = 'PENDING' and expires_at is not null`),
     check("orders_kind", inList("kind", ORDER_KINDS)),
     check("orders_status", inList("status", ORDER_STATUSES)),
     check("orders_value_positive", sql`value_centavos > 0`),
@@ -161,14 +153,18 @@ export const onchainOrders = pgTable(
   "onchain_orders",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     paymentLinkId: text("payment_link_id").notNull(),
     network: text("network").notNull(),
     asset: text("asset").notNull(),
     tokenAddress: text("token_address").notNull(),
     tokenDecimals: integer("token_decimals").notNull(),
     address: text("address").notNull(),
-    walletIndex: integer("wallet_index").notNull().references(() => depositAddresses.walletIndex),
+    walletIndex: integer("wallet_index")
+      .notNull()
+      .references(() => depositAddresses.walletIndex),
     status: text("status", { enum: CHAIN_STATUSES }).notNull().default("PENDING"),
     valueCentavos: centavos("value_centavos").notNull(),
     cryptoAmount: crypto("crypto_amount").notNull(),
@@ -190,7 +186,9 @@ export const onchainOrders = pgTable(
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
     index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
-    index("onchain_orders_open_expiry").on(t.expiresAt).where(sql`closed_at is null`),
+    index("onchain_orders_open_expiry")
+      .on(t.expiresAt)
+      .where(sql`closed_at is null`),
     check("onchain_orders_status", inList("status", CHAIN_STATUSES)),
     check("onchain_orders_value_positive", sql`value_centavos > 0`),
   ],
@@ -200,13 +198,17 @@ export const cryptoPixPayments = pgTable(
   "crypto_pix_payments",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     network: text("network").notNull(),
     asset: text("asset").notNull(),
     tokenAddress: text("token_address").notNull(),
     tokenDecimals: integer("token_decimals").notNull(),
     address: text("address").notNull(),
-    walletIndex: integer("wallet_index").notNull().references(() => depositAddresses.walletIndex),
+    walletIndex: integer("wallet_index")
+      .notNull()
+      .references(() => depositAddresses.walletIndex),
     status: text("status", { enum: CHAIN_STATUSES }).notNull().default("PENDING"),
     qrcode: text("qrcode").notNull(),
     pixKey: text("pix_key").notNull(),
@@ -235,7 +237,9 @@ export const cryptoPixPayments = pgTable(
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
     index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
-    index("crypto_pix_open_expiry").on(t.expiresAt).where(sql`closed_at is null`),
+    index("crypto_pix_open_expiry")
+      .on(t.expiresAt)
+      .where(sql`closed_at is null`),
     check("crypto_pix_status", inList("status", CHAIN_STATUSES)),
     check("crypto_pix_value_positive", sql`value_centavos > 0`),
   ],
@@ -262,17 +266,16 @@ export const chainTransfers = pgTable(
     blockHash: text("block_hash"),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("chain_transfers_unique").on(t.network, t.txHash, t.logIndex),
-    index("chain_transfers_owner").on(t.ownerId),
-  ],
+  (t) => [uniqueIndex("chain_transfers_unique").on(t.network, t.txHash, t.logIndex), index("chain_transfers_owner").on(t.ownerId)],
 );
 
 export const withdrawals = pgTable(
   "withdrawals",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     kind: text("kind", { enum: WITHDRAWAL_KINDS }).notNull(),
     status: text("status", { enum: WITHDRAWAL_STATUSES }).notNull().default("PENDING"),
     // What counts against the limits: the BRL value the merchant asked to withdraw.
@@ -324,7 +327,9 @@ export const ledgerEntries = pgTable(
   "ledger_entries",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     kind: text("kind", { enum: LEDGER_KINDS }).notNull(),
     amountCentavos: centavos("amount_centavos").notNull(),
     refType: text("ref_type").notNull(),
@@ -346,7 +351,9 @@ export const events = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     seq: bigserial("seq", { mode: "number" }).notNull(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     type: text("type").notNull(),
     subjectType: text("subject_type").notNull(),
     subjectId: text("subject_id").notNull(),
@@ -359,7 +366,9 @@ export const events = pgTable(
   (t) => [
     uniqueIndex("events_seq").on(t.seq),
     uniqueIndex("events_position").on(t.position),
-    index("events_unpublished").on(t.seq).where(sql`position is null`),
+    index("events_unpublished")
+      .on(t.seq)
+      .where(sql`position is null`),
     index("events_merchant_position").on(t.merchantId, t.position),
     index("events_merchant_seq").on(t.merchantId, t.seq),
     index("events_subject").on(t.subjectId, t.seq),
@@ -370,7 +379,9 @@ export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     url: text("url").notNull(),
     description: text("description"),
     secret: text("secret").notNull(),
@@ -388,9 +399,15 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
-    endpointId: uuid("endpoint_id").notNull().references(() => webhookEndpoints.id),
-    eventId: uuid("event_id").notNull().references(() => events.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    eventId: uuid("event_id")
+      .notNull()
+      .references(() => events.id),
     eventSeq: bigint("event_seq", { mode: "number" }).notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status", { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default("pending"),
@@ -404,7 +421,9 @@ export const webhookDeliveries = pgTable(
     completedAt: ts("completed_at"),
   },
   (t) => [
-    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_due")
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
     index("webhook_deliveries_order").on(t.endpointId, t.subjectId, t.eventSeq),
     index("webhook_deliveries_event").on(t.eventId),
     check("webhook_deliveries_status", inList("status", WEBHOOK_DELIVERY_STATUSES)),
@@ -416,7 +435,9 @@ export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    deliveryId: uuid("delivery_id").notNull().references(() => webhookDeliveries.id),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id),
     attempt: integer("attempt").notNull(),
     startedAt: ts("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
@@ -449,12 +470,16 @@ export const chainCursors = pgTable("chain_cursors", {
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
-    merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
     key: text("key").notNull(),
     method: text("method").notNull(),
     path: text("path").notNull(),
     bodyHash: text("body_hash").notNull(),
-    state: text("state", { enum: ["in_flight", "done"] }).notNull().default("in_flight"),
+    state: text("state", { enum: ["in_flight", "done"] })
+      .notNull()
+      .default("in_flight"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
     createdAt: createdAt(),

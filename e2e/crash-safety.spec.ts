@@ -72,7 +72,8 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
           const [row] = await sql`select id from orders where id = ${r.body.order.id}`;
           expect(row).toBeDefined();
         } else if (r.path === "/api/v1/onchain/deposit") {
-          const [row] = await sql`select o.address, d.address as registered from onchain_orders o join deposit_addresses d using (wallet_index) where payment_link_id = ${r.body.order.paymentLinkId}`;
+          const [row] =
+            await sql`select o.address, d.address as registered from onchain_orders o join deposit_addresses d using (wallet_index) where payment_link_id = ${r.body.order.paymentLinkId}`;
           expect(row?.address).toBe(r.body.order.address);
           expect(row?.registered).toBe(r.body.order.address);
         } else {
@@ -103,7 +104,8 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
           timeout: 60_000,
         })
         .toBe(0);
-      const [{ n: after }] = await sql`select count(*)::int as n from merchants m where m.balance_centavos <> coalesce((select sum(amount_centavos) from ledger_entries l where l.merchant_id = m.id), 0)`;
+      const [{ n: after }] =
+        await sql`select count(*)::int as n from merchants m where m.balance_centavos <> coalesce((select sum(amount_centavos) from ledger_entries l where l.merchant_id = m.id), 0)`;
       expect(after).toBe(0);
     } finally {
       await stopServer(server);

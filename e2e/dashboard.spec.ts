@@ -183,7 +183,12 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
       await page.goto(url);
       const results = await new AxeBuilder({ page }).analyze();
       for (const v of results.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
-        failures.push(`${name}@${vp.name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+        failures.push(
+          `${name}@${vp.name}: ${v.id} (${v.impact}) ${v.nodes
+            .map((n) => n.target.join(" "))
+            .slice(0, 3)
+            .join(", ")}`,
+        );
       }
       await page.screenshot({ path: `test-results/screens/${name}-${vp.name}.png`, fullPage: true });
     }
@@ -192,7 +197,10 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
   await page.context().clearCookies();
   for (const vp of viewports) {
     await page.setViewportSize({ width: vp.width, height: vp.height });
-    for (const [name, url] of [["signin", "/signin"], ["signup", "/signup"]] as const) {
+    for (const [name, url] of [
+      ["signin", "/signin"],
+      ["signup", "/signup"],
+    ] as const) {
       await page.goto(url);
       const results = await new AxeBuilder({ page }).analyze();
       for (const v of results.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {

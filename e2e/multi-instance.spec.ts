@@ -63,7 +63,9 @@ test("two instances share the work: every order expires once, every withdrawal s
       .poll(async () => Number((await sql`select count(*)::int as n from orders where id = any(${orderIds}) and status = 'CANCELLED'`)[0].n), { timeout: 60_000 })
       .toBe(60);
     await expect
-      .poll(async () => Number((await sql`select count(*)::int as n from withdrawals where id = any(${withdrawalIds}) and status = 'COMPLETED'`)[0].n), { timeout: 60_000 })
+      .poll(async () => Number((await sql`select count(*)::int as n from withdrawals where id = any(${withdrawalIds}) and status = 'COMPLETED'`)[0].n), {
+        timeout: 60_000,
+      })
       .toBe(20);
 
     // Exactly one CANCELLED event per order and one COMPLETED event per withdrawal: no double work.

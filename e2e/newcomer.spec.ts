@@ -62,7 +62,9 @@ test("a merchant takes PIX, Lightning and on-chain payments and withdraws", asyn
 
   // The background jobs of the running server settle both withdrawals on their own.
   await expect
-    .poll(async () => (await (await request.get("/api/v1/withdrawals", { headers: auth })).json()).withdrawals.map((x: { status: string }) => x.status), { timeout: 20_000 })
+    .poll(async () => (await (await request.get("/api/v1/withdrawals", { headers: auth })).json()).withdrawals.map((x: { status: string }) => x.status), {
+      timeout: 20_000,
+    })
     .toEqual(["COMPLETED", "COMPLETED"]);
   const after = await (await request.get("/api/v1/account", { headers: auth })).json();
   expect(after.merchant.balance).toBe(15000 + 2550 + 54000 - 10000 - (10000 + 50 + 5));

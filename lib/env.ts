@@ -5,9 +5,7 @@ import { processSlot } from "@/lib/singleton";
 // Configuration is read once, validated, and frozen. A wrong value stops start-up with a message
 // naming the variable, instead of surfacing later as a confusing runtime error.
 
-const bool = z
-  .enum(["true", "false", "1", "0", ""])
-  .transform((v) => v === "true" || v === "1");
+const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const decimalString = (fallback: string) =>
@@ -16,7 +14,10 @@ const decimalString = (fallback: string) =>
     .regex(/^\d+(\.\d+)?$/, "must be a positive decimal number like 5.40")
     .default(fallback);
 
-const httpUrl = z.string().url().regex(/^https?:\/\//, "must be an http(s) URL");
+const httpUrl = z
+  .string()
+  .url()
+  .regex(/^https?:\/\//, "must be an http(s) URL");
 const chainId = z.coerce.number().int().positive();
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key");
 const tokenEntry = z.object({
@@ -101,7 +102,11 @@ const envSchema = z
     CHAIN_POLL_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
     CHAIN_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2000),
     // Closed orders stay watched this long, so money sent late is recorded and flagged, not missed.
-    CHAIN_LATE_WINDOW_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 60 * 60),
+    CHAIN_LATE_WINDOW_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(7 * 24 * 60 * 60),
     CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 
     // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).

@@ -32,12 +32,7 @@ export const brlValue = z
     exclusiveMinimum: 0,
   });
 
-export const optionalText = (max = 200) =>
-  z
-    .string({ error: "must be a string" })
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .optional();
+export const optionalText = (max = 200) => z.string({ error: "must be a string" }).trim().max(max, `must be at most ${max} characters`).optional();
 
 export const requiredText = (max = 200) =>
   z
@@ -83,4 +78,7 @@ export const cryptoAmount = z.number().min(0).meta({ description: "Token amount 
 export const urlField = z.url();
 
 /** An EVM address as the views write it (EIP-55 checksummed, or as the client sent it). */
-export const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description: "EVM address (0x + 40 hex digits)" });
+export const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .meta({ description: "EVM address (0x + 40 hex digits)" });

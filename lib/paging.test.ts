@@ -4,7 +4,6 @@ import { decodeKeysetCursor, encodeKeysetCursor, keysetPage } from "./paging";
 const ID = "0c7e4a91-3d2f-4b6a-8e15-9f2d7a6b3c40";
 const cursorOf = (at: string, id = ID) => Buffer.from(JSON.stringify({ at, id })).toString("base64url");
 
-
 describe("keyset cursors", () => {
   it("round-trip a position exactly", () => {
     const at = new Date("2026-11-24T10:11:12.345Z");

@@ -25,13 +25,14 @@ const ADMIN = process.env.ADMIN_TOKEN!;
 const PATH = "/api/v1/admin/merchants";
 
 const create = (body: unknown, token = ADMIN) => call(adminCreateMerchant, { method: "POST", path: PATH, body, apiKey: token });
-const patch = (id: string, body: unknown, token = ADMIN) =>
-  call(adminUpdateMerchant, { method: "PATCH", path: `${PATH}/${id}`, body, params: { id }, apiKey: token });
+const patch = (id: string, body: unknown, token = ADMIN) => call(adminUpdateMerchant, { method: "PATCH", path: `${PATH}/${id}`, body, params: { id }, apiKey: token });
 
 const uniqueEmail = () => `owner-${randomUUID().slice(0, 8)}@Example.com`;
 
 async function merchantCount(): Promise<number> {
-  const [row] = await db().select({ n: sql<number>`count(*)::int` }).from(merchants);
+  const [row] = await db()
+    .select({ n: sql<number>`count(*)::int` })
+    .from(merchants);
   return row.n;
 }
 
@@ -155,7 +156,10 @@ describe("POST /api/v1/admin/merchants", () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: "A user with this e-mail already exists" });
     expect(await merchantCount()).toBe(before);
-    const [{ n }] = await db().select({ n: sql<number>`count(*)::int` }).from(merchants).where(eq(merchants.companyName, "Segunda"));
+    const [{ n }] = await db()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(merchants)
+      .where(eq(merchants.companyName, "Segunda"));
     expect(n).toBe(0);
   });
 
@@ -268,7 +272,10 @@ describe("API keys", () => {
     await expect(revokeApiKey(a.merchant.id, bKey.id)).rejects.toMatchObject({ status: 404 });
     await expect(revokeApiKey(a.merchant.id, randomUUID())).rejects.toMatchObject({ status: 404 });
     await expect(revokeApiKey(a.merchant.id, "x")).rejects.toMatchObject({ status: 404 });
-    const [stillActive] = await db().select().from(apiKeys).where(and(eq(apiKeys.id, bKey.id)));
+    const [stillActive] = await db()
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, bKey.id)));
     expect(stillActive.revokedAt).toBeNull();
     await expect(listApiKeys(randomUUID())).rejects.toMatchObject({ status: 404 });
     await expect(createApiKey("nope", "x")).rejects.toMatchObject({ status: 404 });
@@ -314,7 +321,10 @@ describe("seedDemoMerchant", () => {
       }),
     ).rejects.toBeInstanceOf(Rollback);
     expect(seeded).toMatchObject({ email: DEMO_EMAIL, apiKey: expect.stringMatching(/^sk_test_/) });
-    const [{ n }] = await db().select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.email, DEMO_EMAIL));
+    const [{ n }] = await db()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(users)
+      .where(eq(users.email, DEMO_EMAIL));
     expect(n).toBe(0);
   });
 });

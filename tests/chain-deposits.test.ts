@@ -132,7 +132,10 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect(await balanceOf(merchant.id)).toBe(5400);
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({ appliedAmount: "10.000000000000000000", unappliedAmount: "2.500000000000000000", note: "overpayment" });
-    const unapplied = await db().select().from(events).where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
+    const unapplied = await db()
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
     expect(unapplied).toHaveLength(1);
   });
 
@@ -222,7 +225,10 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
   it("records a transfer arriving after expiry as unapplied and flags it, crediting nothing", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const o = await newDeposit(apiKey, 54);
-    await db().update(onchainOrders).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(onchainOrders.id, o.id));
+    await db()
+      .update(onchainOrders)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(onchainOrders.id, o.id));
     await expireDeposits([o.id]); // the sweep closed it: FAILED
     await anvil.transfer(usdt, payer, o.address, 10_000_000n);
     await confirm();
@@ -230,7 +236,10 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect(await order(o.id)).toMatchObject({ status: "FAILED", receivedAmount: "0.000000000000000000", unappliedAmount: "10.000000000000000000" });
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({ unappliedAmount: "10.000000000000000000", note: "arrived after the order was final" });
-    const flagged = await db().select().from(events).where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
+    const flagged = await db()
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
     expect(flagged).toHaveLength(1);
     expect(await balanceOf(merchant.id)).toBe(0);
   });

@@ -39,7 +39,18 @@ const keyRequest = (key: string) => new Request("http://localhost:3000/api/v1/ac
 
 describe("npm run cli", () => {
   it("merchants create → JSON { merchant, apiKey }, with a key that authenticates", async () => {
-    const out = await cliJson("merchants", "create", "--company", "Loja CLI", "--pix-key", "+55 (11) 98765-4321", "--account-type", "verified", "--opening-balance", "2500");
+    const out = await cliJson(
+      "merchants",
+      "create",
+      "--company",
+      "Loja CLI",
+      "--pix-key",
+      "+55 (11) 98765-4321",
+      "--account-type",
+      "verified",
+      "--opening-balance",
+      "2500",
+    );
     expect(out.merchant).toEqual({ id: expect.any(String), companyName: "Loja CLI", pixKey: "+5511987654321", accountType: "verified", balance: 2500 });
     expect(out.apiKey).toMatch(/^sk_test_/);
     expect((await authenticateMerchant(keyRequest(out.apiKey))).id).toBe(out.merchant.id);

@@ -127,9 +127,7 @@ describe("concurrent withdrawals", () => {
     const nonceRow = async () => (await db().select().from(hotWalletNonces).where(eq(hotWalletNonces.network, "bsc")))[0];
     const before = (await nonceRow())?.nextNonce ?? 0;
 
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 10, network: "bsc" } })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 10, network: "bsc" } })));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const hashes = results.map((r) => r.body.transactionHash as string);
     expect(new Set(hashes).size).toBe(20);
@@ -137,7 +135,15 @@ describe("concurrent withdrawals", () => {
 
     // The sandbox signs deterministically: the 20 hashes are exactly those of nonces before … before+19.
     const token = tokenFor("bsc", "USDT")!;
-    const rows = await db().select().from(withdrawals).where(inArray(withdrawals.id, results.map((r) => r.body.id)));
+    const rows = await db()
+      .select()
+      .from(withdrawals)
+      .where(
+        inArray(
+          withdrawals.id,
+          results.map((r) => r.body.id),
+        ),
+      );
     expect(new Set(rows.map((r) => r.tokenAmount))).toEqual(new Set(["1.851851851851851851"]));
     const expected = await Promise.all(
       Array.from({ length: 20 }, (_, k) =>

@@ -51,7 +51,10 @@ const transfer = (apiKey: string, id: string, body: Record<string, unknown>) => 
 const internalId = (payCryptoPixId: string) => Buffer.from(payCryptoPixId, "base64url").toString("utf8");
 
 async function row(payCryptoPixId: string) {
-  const [r] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, internalId(payCryptoPixId)));
+  const [r] = await db()
+    .select()
+    .from(cryptoPixPayments)
+    .where(eq(cryptoPixPayments.id, internalId(payCryptoPixId)));
   return r;
 }
 
@@ -107,7 +110,7 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const a = await pay(apiKey, { qrcode: staticCode(), network: "bsc", value: 54.32 });
     expect(a.status).toBe(201);
-    expect(a.body.data).toMatchObject({ pixKey: RECIPIENT_KEY, value: 54.32, cryptoValue: 10.059260 }); // 10.05925925…↑
+    expect(a.body.data).toMatchObject({ pixKey: RECIPIENT_KEY, value: 54.32, cryptoValue: 10.05926 }); // 10.05925925…↑
     const b = await pay(apiKey, { qrcode: staticCode(12_345), network: "bsc", value: 123.45 });
     expect(b.status).toBe(201);
     expect(b.body.data.value).toBe(123.45);
@@ -261,7 +264,12 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
   it("partial → PARTIAL_ORDER with the partial fields; the rest → COMPLETED (PIX paid); balance untouched", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const created = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
-    const txHash = `0x${"1f".repeat(32)}`.replace(/^0x1f1f/, `0x${Math.floor(Math.random() * 0xffff).toString(16).padStart(4, "0")}`);
+    const txHash = `0x${"1f".repeat(32)}`.replace(
+      /^0x1f1f/,
+      `0x${Math.floor(Math.random() * 0xffff)
+        .toString(16)
+        .padStart(4, "0")}`,
+    );
     const first = await transfer(apiKey, created.payCryptoPixId, { amount: "10", txHash });
     expect(first.status).toBe(200);
 

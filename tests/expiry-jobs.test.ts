@@ -159,7 +159,10 @@ describe("order expiry", () => {
     expect(f).not.toHaveProperty("expiresAt");
     expect((await orderRow(f._id)).expiresAt).toBeNull();
     // Even a year later it stays PENDING.
-    await db().update(orders).set({ createdAt: sql`now() - interval '1 year'` }).where(eq(orders.id, f._id));
+    await db()
+      .update(orders)
+      .set({ createdAt: sql`now() - interval '1 year'` })
+      .where(eq(orders.id, f._id));
     await expireOrders();
     expect((await orderRow(f._id)).status).toBe("PENDING");
     const lookupF = await api("GET", `/api/v1/order/${f._id}`, { apiKey });
@@ -202,10 +205,7 @@ describe("runSweep()", () => {
 
     expect((await orderRow(ln.id)).status).toBe("CANCELLED");
     expect((await orderRow(ex.id)).status).toBe("CANCELLED");
-    const ws = await db()
-      .select({ id: withdrawals.id, status: withdrawals.status })
-      .from(withdrawals)
-      .where(eq(withdrawals.merchantId, merchant.id));
+    const ws = await db().select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.merchantId, merchant.id));
     const statusOf = (id: string) => ws.find((w) => w.id === id)?.status;
     expect(statusOf(pixOut.body.id)).toBe("COMPLETED");
     expect(statusOf(failing.body.id)).toBe("FAILED");
@@ -222,7 +222,10 @@ describe("runSweep()", () => {
       .where(and(eq(events.merchantId, merchant.id), inArray(events.subjectId, [ln.id, ex.id, pixOut.body.id, failing.body.id, onchain.body.id])));
     // 2 order cancellations + 3 withdrawals × (created + final)
     expect(evs).toHaveLength(8);
-    const reversals = await db().select().from(ledgerEntries).where(and(eq(ledgerEntries.merchantId, merchant.id), eq(ledgerEntries.kind, "withdrawal_reversal")));
+    const reversals = await db()
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.merchantId, merchant.id), eq(ledgerEntries.kind, "withdrawal_reversal")));
     expect(reversals.map((r) => r.amountCentavos)).toEqual([20_000]);
   });
 });
@@ -249,7 +252,11 @@ describe("background jobs on pg-boss", () => {
     // startJobs is idempotent: the same queue is returned.
     expect(await startJobs()).toBe(boss);
 
-    const cancelled = await waitFor("the Lightning order to be CANCELLED", () => orderRow(ln.id), (o) => o.status === "CANCELLED");
+    const cancelled = await waitFor(
+      "the Lightning order to be CANCELLED",
+      () => orderRow(ln.id),
+      (o) => o.status === "CANCELLED",
+    );
     expect(cancelled.status).toBe("CANCELLED");
     expect(await statusEvents(ln.id)).toHaveLength(1);
 
@@ -280,7 +287,9 @@ describe("background jobs on pg-boss", () => {
     // Sweep ticks never pile up behind a slow sweep: at most one waits while one runs.
     const sent = await Promise.all(Array.from({ length: 10 }, () => boss.send("sweep", {}, { singletonKey: "tick" })));
     expect(sent.filter((id) => id !== null).length).toBeLessThanOrEqual(2);
-    const [queued] = await db().execute<{ n: number }>(sql`select count(*)::int as n from pgboss.job where name = 'sweep' and state = 'created' and singleton_key = 'tick'`);
+    const [queued] = await db().execute<{ n: number }>(
+      sql`select count(*)::int as n from pgboss.job where name = 'sweep' and state = 'created' and singleton_key = 'tick'`,
+    );
     expect(queued.n).toBeLessThanOrEqual(1);
 
     await stopJobs();

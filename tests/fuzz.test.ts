@@ -21,13 +21,55 @@ const bodyRoutes = API_ENDPOINTS.filter((e) => e.body).map((e) => ({ method: e.m
 
 /** JSON text fragments: each a value a client could send, most of them wrong. */
 const number = fc.oneof(
-  fc.constantFrom("1e308", "-1e308", "1e400", "-1e400", "-0", "0", "0.0", "5e-324", "1e-400", "18446744073709551616", "123456789012345678901234567890", "10.005", "10.50", "0.01", "1E2", "-1", "1000000.01", "9007199254740993", "0.30000000000000004"),
+  fc.constantFrom(
+    "1e308",
+    "-1e308",
+    "1e400",
+    "-1e400",
+    "-0",
+    "0",
+    "0.0",
+    "5e-324",
+    "1e-400",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "10.005",
+    "10.50",
+    "0.01",
+    "1E2",
+    "-1",
+    "1000000.01",
+    "9007199254740993",
+    "0.30000000000000004",
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
   fc.integer().map(String),
   fc.integer({ min: 1, max: 1_000_000 }).map((n) => String(n / 100)),
 );
 const string = fc.oneof(
-  fc.constantFrom('"NaN"', '"Infinity"', '"-Infinity"', '"1e308"', '"10.50"', '""', '" "', '"\\u0000"', '"a\\u0000b"', '"\\ud800"', '"\\udfff\\ud800"', '"\\ud83d\\ude00"', '"\\u202e"', '"null"', '"true"', '"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"', '"polygon"', '"USDT"', '"bsc"', '"maria@example.com"', '"52998224725"'),
+  fc.constantFrom(
+    '"NaN"',
+    '"Infinity"',
+    '"-Infinity"',
+    '"1e308"',
+    '"10.50"',
+    '""',
+    '" "',
+    '"\\u0000"',
+    '"a\\u0000b"',
+    '"\\ud800"',
+    '"\\udfff\\ud800"',
+    '"\\ud83d\\ude00"',
+    '"\\u202e"',
+    '"null"',
+    '"true"',
+    '"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"',
+    '"polygon"',
+    '"USDT"',
+    '"bsc"',
+    '"maria@example.com"',
+    '"52998224725"',
+  ),
   fc.string({ unit: "binary", maxLength: 40 }).map((s) => JSON.stringify(s)),
   fc.string({ unit: "grapheme", maxLength: 40 }).map((s) => JSON.stringify(s)),
   // Long strings: up to 70 KiB, across the 64 KiB body limit.
@@ -51,11 +93,16 @@ function bodies(op: Endpoint) {
     .array(fc.tuple(fc.constantFrom(...fields), fragment), { maxLength: 6 })
     .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`);
   const oneBroken = fc.tuple(fc.constantFrom(...Object.keys(example)), fragment).map(([k, v]) => {
-    const rest = Object.entries(example).filter(([name]) => name !== k).map(([name, val]) => `${JSON.stringify(name)}:${JSON.stringify(val)}`);
+    const rest = Object.entries(example)
+      .filter(([name]) => name !== k)
+      .map(([name, val]) => `${JSON.stringify(name)}:${JSON.stringify(val)}`);
     return `{${[...rest, `${JSON.stringify(k)}:${v}`].join(",")}}`;
   });
   const extraDeep = deep.map((d) => JSON.stringify(example).replace(/}$/, `,"extra":${d}}`));
-  const garbage = fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.constantFrom("", "{", "[1,", '{"value":}', "nul", "{}", "[]", '"text"', "42", "\u0000", '{"value":10}{"value":11}'));
+  const garbage = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 200 }),
+    fc.constantFrom("", "{", "[1,", '{"value":}', "nul", "{}", "[]", '"text"', "42", "\u0000", '{"value":10}{"value":11}'),
+  );
   return fc.oneof(ownFields, oneBroken, extraDeep, fragment, garbage);
 }
 
@@ -131,16 +178,19 @@ describe("fuzz: every endpoint that takes a body", () => {
 
   // Found by this fuzzer: 64 KiB of brackets overflowed the stack of the canonical JSON behind
   // Idempotency-Key (a 500). Depth is now capped where every body is read.
-  it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: a body nested 10,000 deep is a 400, with or without Idempotency-Key", async (_name, { method, path, op }) => {
-    const key = keyFor(path, op);
-    const example = JSON.stringify(op.docs.requestExample);
-    const raw = example.replace(/}$/, `,"extra":${"[".repeat(10_000)}${"]".repeat(10_000)}}`).replace("dono@padaria.example", "deep@padaria.example");
-    const variants: Record<string, string>[] = [{}, { "idempotency-key": `deep-${method}-${path}` }];
-    for (const headers of variants) {
-      const res = await api(method, pathFor(path), { apiKey: key, rawBody: raw, headers });
-      expect(res.status).toBe(400);
-      expect(errorSchemaFor(op, 400).safeParse(res.body).error).toBeUndefined();
-      expect(JSON.stringify(res.body)).toContain("nested more than");
-    }
-  });
+  it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s: a body nested 10,000 deep is a 400, with or without Idempotency-Key",
+    async (_name, { method, path, op }) => {
+      const key = keyFor(path, op);
+      const example = JSON.stringify(op.docs.requestExample);
+      const raw = example.replace(/}$/, `,"extra":${"[".repeat(10_000)}${"]".repeat(10_000)}}`).replace("dono@padaria.example", "deep@padaria.example");
+      const variants: Record<string, string>[] = [{}, { "idempotency-key": `deep-${method}-${path}` }];
+      for (const headers of variants) {
+        const res = await api(method, pathFor(path), { apiKey: key, rawBody: raw, headers });
+        expect(res.status).toBe(400);
+        expect(errorSchemaFor(op, 400).safeParse(res.body).error).toBeUndefined();
+        expect(JSON.stringify(res.body)).toContain("nested more than");
+      }
+    },
+  );
 });

@@ -45,7 +45,9 @@ async function read(res: Response): Promise<CallResult> {
 }
 
 /** A fresh merchant with its own API key; each test seeds its own. */
-export async function seedMerchant(opts: { pixKey?: string | null; accountType?: "standard" | "verified" | "business"; balanceCentavos?: number; companyName?: string } = {}) {
+export async function seedMerchant(
+  opts: { pixKey?: string | null; accountType?: "standard" | "verified" | "business"; balanceCentavos?: number; companyName?: string } = {},
+) {
   const [merchant] = await db()
     .insert(merchants)
     .values({

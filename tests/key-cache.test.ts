@@ -31,7 +31,12 @@ async function warm(key: string) {
 }
 
 const keyIdOf = async (key: string) =>
-  (await db().select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(key))))[0].id;
+  (
+    await db()
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, hashApiKey(key)))
+  )[0].id;
 
 describe("API key cache", () => {
   it("a key revoked in this process is refused on the very next request", async () => {
@@ -57,9 +62,7 @@ describe("API key cache", () => {
     expect(await until(async () => (await api("GET", "/api/v1/account", { apiKey })).body.merchant.pixKey === "loja@example.com", 2_000)).toBe(true);
 
     // A credit committed a moment ago shows at once, cache or not.
-    await db().transaction((tx) =>
-      postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: 2_345, refType: "test", refId: randomUUID() }),
-    );
+    await db().transaction((tx) => postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: 2_345, refType: "test", refId: randomUUID() }));
     expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
     expect((await api("GET", "/api/v1/account", { apiKey })).body.merchant.balance).toBe(3_345);
   });

@@ -33,7 +33,12 @@ async function createOrder(apiKey: string, type: string, value = 10): Promise<Cr
       return { id: r.body.order.id, type, paymentLinkId: r.body.order.paymentLinkId };
     }
     case "crypto_pix": {
-      const qrcode = encodeStaticBrCode({ pixKey: "fornecedor@example.com", merchantName: "Fornecedor LTDA", merchantCity: "SAO PAULO", amountCentavos: Math.round(value * 100) });
+      const qrcode = encodeStaticBrCode({
+        pixKey: "fornecedor@example.com",
+        merchantName: "Fornecedor LTDA",
+        merchantCity: "SAO PAULO",
+        amountCentavos: Math.round(value * 100),
+      });
       const r = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
       expect(r.status).toBe(201);
       return { id: decodeCryptoPixId(r.body.data.payCryptoPixId)!, type, paymentLinkId: null };

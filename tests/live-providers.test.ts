@@ -53,7 +53,11 @@ afterEach(() => {
   resetEnvForTests();
 });
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err as Error);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (err: unknown) => err as Error,
+  );
 
 describe("live rates (CoinGecko-compatible simple/price)", () => {
   it("quotes every asset in BRL from one cached request, with the source and the quote's own time", async () => {
@@ -146,7 +150,10 @@ describe("live Lightning (OpenNode charge API)", () => {
     const invoice = await openNodeLightning.createInvoice(args);
     const state = { id: invoice.id, satoshis: 8819, fiatCentavos: 5400, description: "Order x", name: "Maria", createdAt: invoice.createdAt, status: "unpaid" as const };
     const details = await openNodeLightning.describe(state);
-    expect(details).toMatchObject({ success: true, data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: "bc1qexampleaddress", auto_settle: false } });
+    expect(details).toMatchObject({
+      success: true,
+      data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: "bc1qexampleaddress", auto_settle: false },
+    });
     server.state.status = 503;
     expect(await openNodeLightning.describe(state)).toMatchObject({ success: false, data: { id: invoice.id, status: "unpaid", amount: 8819 } });
   });
@@ -200,7 +207,9 @@ describe("live mode's provider check", () => {
 
   it("names every unconfigured provider with what to set", () => {
     setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
-    expect(() => providers()).toThrow(/rates \(set RATES_URL\), pix .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/);
+    expect(() => providers()).toThrow(
+      /rates \(set RATES_URL\), pix .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/,
+    );
   });
 
   it("takes deposits only on networks that have a node", () => {

@@ -50,7 +50,9 @@ describe("GET /api/v1/openapi.json", () => {
   });
 
   it("documents BRL value on the input side: the JSON number the client sends", () => {
-    const body = doc.paths["/api/v1/order/create/pix"].post.requestBody as { content: { "application/json": { schema: { properties: Record<string, { type: string }>; required: string[] } } } };
+    const body = doc.paths["/api/v1/order/create/pix"].post.requestBody as {
+      content: { "application/json": { schema: { properties: Record<string, { type: string }>; required: string[] } } };
+    };
     const schema = body.content["application/json"].schema;
     expect(schema.properties.value.type).toBe("number");
     expect(schema.required).toContain("value");
@@ -198,13 +200,15 @@ describe("documented examples against the real handlers", () => {
     },
   );
 
-  it.each(entries.filter((e) => e.op.docs.errors?.includes(404) || e.op.docs.errors?.includes(400)).filter((e) => /\{/.test(e.path)).map((e) => [`${e.method} ${e.path}`, e] as const))(
-    "%s with an unknown id: the documented not-found status and body",
-    async (_name, { method, path, op }) => {
-      const res = await api(method, path.replace(/\{[^}]+\}/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.docs.requestExample });
-      const status = op.docs.errors!.includes(404) ? 404 : 400;
-      expect(res.status).toBe(status);
-      expect(errorSchemaFor(op, status).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
-    },
-  );
+  it.each(
+    entries
+      .filter((e) => e.op.docs.errors?.includes(404) || e.op.docs.errors?.includes(400))
+      .filter((e) => /\{/.test(e.path))
+      .map((e) => [`${e.method} ${e.path}`, e] as const),
+  )("%s with an unknown id: the documented not-found status and body", async (_name, { method, path, op }) => {
+    const res = await api(method, path.replace(/\{[^}]+\}/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.docs.requestExample });
+    const status = op.docs.errors!.includes(404) ? 404 : 400;
+    expect(res.status).toBe(status);
+    expect(errorSchemaFor(op, status).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();
+  });
 });

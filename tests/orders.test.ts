@@ -105,7 +105,11 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
     const bad = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: "abc" } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ success: false, error: expect.stringContaining("value") });
-    const unauth = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey: "sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", body: { value: 1 } });
+    const unauth = await call(createExchangeOrderEndpoint, {
+      path: "/api/v1/order/create",
+      apiKey: "sk_test_wrongwrongwrongwrongwrongwrongwrongwrong",
+      body: { value: 1 },
+    });
     expect(unauth.status).toBe(401);
     expect(unauth.body).toEqual({ success: false, error: "Invalid API key" });
   });

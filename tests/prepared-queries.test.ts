@@ -78,7 +78,11 @@ describe("prepared(): the fast execution of a Drizzle prepared query", () => {
 
   it("refuses a call that misses a placeholder, and queries it cannot decode as Drizzle would", async () => {
     const { db, sql: client } = openPool();
-    const byId = db.select().from(orders).where(eq(orders.id, sql.placeholder("id"))).prepare("test_prepared_missing");
+    const byId = db
+      .select()
+      .from(orders)
+      .where(eq(orders.id, sql.placeholder("id")))
+      .prepare("test_prepared_missing");
     expect(() => compile(client, byId).execute({})).toThrow(/No value for placeholder "id"/);
     const outer = db.select().from(apiKeys).leftJoin(merchants, eq(merchants.id, apiKeys.merchantId)).prepare("test_prepared_outer");
     expect(() => compile(client, outer)).toThrow(/outer joins/);

@@ -26,7 +26,15 @@ describe("the /api/v1 router", () => {
 
   it("refuses two declarations of one method and path", () => {
     const e = (path: string) =>
-      defineEndpoint({ method: "GET", path, caller: anyone, errorBody: messageBody, response: { status: 204, description: "" }, docs: { summary: "", description: "", tag: "Meta" }, handle: async () => new Response(null, { status: 204 }) });
+      defineEndpoint({
+        method: "GET",
+        path,
+        caller: anyone,
+        errorBody: messageBody,
+        response: { status: 204, description: "" },
+        docs: { summary: "", description: "", tag: "Meta" },
+        handle: async () => new Response(null, { status: 204 }),
+      });
     expect(() => createRouter([e("/api/v1/x"), e("/api/v1/x")])).toThrow(/Two endpoints are declared as GET \/api\/v1\/x/);
     expect(API_ENDPOINTS.length).toBeGreaterThan(25);
   });

@@ -18,7 +18,12 @@ async function createOrder(apiKey: string, kind: "pix" | "exchange" | "lightning
   const res = await api("POST", path, { apiKey, body });
   expect(res.status).toBe(kind === "pix" ? 200 : 201);
   if (kind === "pix") return { id: res.body.pixOrder._id as string, paymentLinkId: res.body.pixOrder.paymentLinkId as string, brcode: res.body.qrCode as string };
-  return { id: res.body.order.id as string, paymentLinkId: res.body.order.paymentLinkId as string, invoice: res.body.order.invoice as string | undefined, satoshis: res.body.order.satoshis as number | undefined };
+  return {
+    id: res.body.order.id as string,
+    paymentLinkId: res.body.order.paymentLinkId as string,
+    invoice: res.body.order.invoice as string | undefined,
+    satoshis: res.body.order.satoshis as number | undefined,
+  };
 }
 
 const payOrder = (apiKey: string | undefined, id: string) => api("POST", `/api/v1/sandbox/orders/${encodeURIComponent(id)}/pay`, { apiKey });
@@ -107,7 +112,10 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     const { merchant, apiKey } = await seedMerchant();
     for (const kind of ["exchange", "lightning", "pix"] as const) {
       const created = await createOrder(apiKey, kind, kind === "pix" ? { value: 5, expiresIn: 60 } : { value: 5 });
-      await db().update(orders).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(orders.id, created.id));
+      await db()
+        .update(orders)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(orders.id, created.id));
       const res = await payOrder(apiKey, created.id);
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ message: expect.any(String) });
@@ -143,7 +151,11 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
 describe("sandbox helpers in live mode", () => {
   const saved = { mode: process.env.PAYMENTS_MODE, secret: process.env.AUTH_SECRET, xpub: process.env.DEPOSIT_XPUB };
   afterEach(() => {
-    for (const [k, v] of [["PAYMENTS_MODE", saved.mode], ["AUTH_SECRET", saved.secret], ["DEPOSIT_XPUB", saved.xpub]] as const) {
+    for (const [k, v] of [
+      ["PAYMENTS_MODE", saved.mode],
+      ["AUTH_SECRET", saved.secret],
+      ["DEPOSIT_XPUB", saved.xpub],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -205,7 +217,13 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
 
   it("pix → brcode; no auth; nothing private to the merchant", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 98_765 });
-    const created = await createOrder(apiKey, "pix", { value: 45.67, orderId: "PEDIDO-SECRETO-1", cpf: "529.982.247-25", orderRequest: "REQ-XYZ-9", name: "Fulano Secreto" });
+    const created = await createOrder(apiKey, "pix", {
+      value: 45.67,
+      orderId: "PEDIDO-SECRETO-1",
+      cpf: "529.982.247-25",
+      orderRequest: "REQ-XYZ-9",
+      name: "Fulano Secreto",
+    });
     const res = await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`);
     expect(res.status).toBe(200);
     const p = res.body.payment;
@@ -256,18 +274,14 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
       payment: { address: o.address, network: "eth", asset: "USDT", amount: 18.518519, tokenAddress: "0xdAC17F958D2ee523a2206206994597C13D831ec7", remaining: 18.518519 },
     });
     // EIP-681 URI for wallets: token contract @ chain id, recipient and base units (6 decimals).
-    expect(res.body.payment.payment.qrContent).toBe(
-      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=18518519`,
-    );
+    expect(res.body.payment.payment.qrContent).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=18518519`);
     expectNothingPrivate(res.body, [merchant.id, o.id]);
 
     await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
     const partial = await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`);
     expect(partial.body.payment).toMatchObject({ status: "PARTIAL_ORDER", payment: { received: 10, remaining: 8.518519 } });
     // The wallet is asked for what is still due, not the whole amount again.
-    expect(partial.body.payment.payment.qrContent).toBe(
-      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`,
-    );
+    expect(partial.body.payment.payment.qrContent).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`);
   });
 
   it("→ 404 { message } for an unknown or malformed id, for JSON and PNG alike", async () => {
@@ -300,7 +314,7 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
       expect(width).toBeGreaterThan(100);
       expect(res.bytes.readUInt32BE(20)).toBe(width);
       const idat: Buffer[] = [];
-      for (let pos = 8; pos < res.bytes.length; ) {
+      for (let pos = 8; pos < res.bytes.length;) {
         const len = res.bytes.readUInt32BE(pos);
         const type = res.bytes.subarray(pos + 4, pos + 8).toString("latin1");
         if (type === "IDAT") idat.push(res.bytes.subarray(pos + 8, pos + 8 + len));

@@ -71,7 +71,10 @@ describe("delivery of every event type, signed (Standard Webhooks)", () => {
     const qrcode = encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria", merchantCity: "Sao Paulo", amountCentavos: 10_000 });
     const cp = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     expect(cp.status).toBe(201);
-    const cpPaid = await api("POST", `/api/v1/sandbox/crypto-pix/${cp.body.data.payCryptoPixId}/transfer`, { apiKey, body: { amount: String(cp.body.data.cryptoValue) } });
+    const cpPaid = await api("POST", `/api/v1/sandbox/crypto-pix/${cp.body.data.payCryptoPixId}/transfer`, {
+      apiKey,
+      body: { amount: String(cp.body.data.cryptoValue) },
+    });
     expect(cpPaid.body.payment.status).toBe("COMPLETED");
     // withdrawal.pix_out.status_changed and withdrawal.onchain.status_changed
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 1000 } });
@@ -126,7 +129,11 @@ describe("retries", () => {
     const rx = await receiver((r) => (r.n <= 2 ? { status: 500, body: `boom ${r.n} ` + "x".repeat(2000) } : { status: 204 }));
     const w = await hook(apiKey, rx.url);
     await emit(merchant.id, "order-retry", { n: 1 });
-    const [d] = await waitUntil("success", () => deliveriesOf(w.id), (ds) => ds[0]?.status === "succeeded");
+    const [d] = await waitUntil(
+      "success",
+      () => deliveriesOf(w.id),
+      (ds) => ds[0]?.status === "succeeded",
+    );
     expect(d).toMatchObject({ attempts: 3, lastStatusCode: 204, lastError: null, nextAttemptAt: null });
     expect(rx.received).toHaveLength(3);
     // Same webhook-id every time; each attempt signed with its own timestamp, each verifiable.
@@ -159,7 +166,11 @@ describe("retries", () => {
     });
     const w = await hook(apiKey, rx.url);
     await emit(merchant.id, "order-hang", {});
-    const [d] = await waitUntil("success", () => deliveriesOf(w.id), (ds) => ds[0]?.status === "succeeded");
+    const [d] = await waitUntil(
+      "success",
+      () => deliveriesOf(w.id),
+      (ds) => ds[0]?.status === "succeeded",
+    );
     const attempts = await db().select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt));
     expect(attempts.map((a) => [a.statusCode, a.error])).toEqual([
       [null, "timed out after 1000 ms"],
@@ -174,15 +185,26 @@ describe("retries", () => {
     const rx = await receiver((r) => (r.n === 1 ? { status: 302 } : { status: 200 }));
     const w = await hook(apiKey, rx.url);
     await emit(merchant.id, "order-redirect", {});
-    const [d] = await waitUntil("success", () => deliveriesOf(w.id), (ds) => ds[0]?.status === "succeeded");
-    const [first] = await db().select().from(webhookAttempts).where(and(eq(webhookAttempts.deliveryId, d.id), eq(webhookAttempts.attempt, 1)));
+    const [d] = await waitUntil(
+      "success",
+      () => deliveriesOf(w.id),
+      (ds) => ds[0]?.status === "succeeded",
+    );
+    const [first] = await db()
+      .select()
+      .from(webhookAttempts)
+      .where(and(eq(webhookAttempts.deliveryId, d.id), eq(webhookAttempts.attempt, 1)));
     expect(first).toMatchObject({ statusCode: 302, error: expect.stringContaining("redirects are not followed") });
 
     const closed = await receiver();
     const dead = await hook(apiKey, closed.url);
     await closed.close();
     await emit(merchant.id, "order-refused", {});
-    const [r] = await waitUntil("an attempt", () => deliveriesOf(dead.id), (ds) => ds.some((x) => x.subjectId === "order-refused" && x.attempts >= 1));
+    const [r] = await waitUntil(
+      "an attempt",
+      () => deliveriesOf(dead.id),
+      (ds) => ds.some((x) => x.subjectId === "order-refused" && x.attempts >= 1),
+    );
     expect(r.lastError).toBe("connection refused");
     expect(r.status).toBe("pending");
   });
@@ -200,7 +222,11 @@ describe("410 Gone", () => {
     await rx.waitFor("the first request", (r) => r.length === 1);
     // Same subject: waits behind the first attempt of step 1, which is answered 410.
     await emit(merchant.id, "order-gone", { step: 2 });
-    const ds = await waitUntil("410 handling", () => deliveriesOf(w.id), (x) => x.length === 2 && x.every((d) => d.status !== "pending"));
+    const ds = await waitUntil(
+      "410 handling",
+      () => deliveriesOf(w.id),
+      (x) => x.length === 2 && x.every((d) => d.status !== "pending"),
+    );
     expect(ds.map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual([
       ["failed", 1, 410],
       ["cancelled", 0, null],
@@ -284,11 +310,22 @@ describe("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", () => {
     const w = await hook(apiKey, rx.url);
     await emit(merchant.id, "order-redeliver", { v: 1 });
     await rx.waitFor("first delivery", (r) => r.length === 1);
-    const [original] = await waitUntil("first delivery stored", () => deliveriesOf(w.id), (ds) => ds[0]?.status === "succeeded");
+    const [original] = await waitUntil(
+      "first delivery stored",
+      () => deliveriesOf(w.id),
+      (ds) => ds[0]?.status === "succeeded",
+    );
 
     const res = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${original.id}/redeliver`, { apiKey });
     expect(res.status).toBe(201);
-    expect(res.body.delivery).toMatchObject({ eventId: original.eventId, eventType: "order.status_changed", status: "pending", attempts: 0, redeliveryOf: original.id, attemptsLog: [] });
+    expect(res.body.delivery).toMatchObject({
+      eventId: original.eventId,
+      eventType: "order.status_changed",
+      status: "pending",
+      attempts: 0,
+      redeliveryOf: original.id,
+      attemptsLog: [],
+    });
     expect(res.body.delivery.id).not.toBe(original.id);
     await rx.waitFor("redelivery", (r) => r.length === 2);
     expect(rx.received[1].body).toBe(rx.received[0].body);
@@ -316,8 +353,14 @@ describe("SSRF guard at connection time", () => {
     const { merchant } = await seedMerchant();
     const rx = await receiver();
     // Registered while allowed (as if its DNS pointed elsewhere then); private targets now refused.
-    const [byName] = await db().insert(webhookEndpoints).values({ merchantId: merchant.id, url: `http://localhost:${rx.port}/hooks`, secret: generateSecret() }).returning();
-    const [byLiteral] = await db().insert(webhookEndpoints).values({ merchantId: merchant.id, url: `http://[::ffff:127.0.0.1]:${rx.port}/hooks`, secret: generateSecret() }).returning();
+    const [byName] = await db()
+      .insert(webhookEndpoints)
+      .values({ merchantId: merchant.id, url: `http://localhost:${rx.port}/hooks`, secret: generateSecret() })
+      .returning();
+    const [byLiteral] = await db()
+      .insert(webhookEndpoints)
+      .values({ merchantId: merchant.id, url: `http://[::ffff:127.0.0.1]:${rx.port}/hooks`, secret: generateSecret() })
+      .returning();
     process.env.WEBHOOK_ALLOW_PRIVATE = "false";
     resetEnvForTests();
     await emit(merchant.id, "order-ssrf", {});
@@ -325,7 +368,11 @@ describe("SSRF guard at connection time", () => {
       [byName, /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
       [byLiteral, /^refused: ::ffff:7f00:1 is a loopback address/],
     ] as const) {
-      const [d] = await waitUntil("a refused attempt", () => deliveriesOf(endpoint.id), (ds) => ds[0]?.attempts >= 1);
+      const [d] = await waitUntil(
+        "a refused attempt",
+        () => deliveriesOf(endpoint.id),
+        (ds) => ds[0]?.attempts >= 1,
+      );
       expect(d.status).toBe("pending");
       expect(d.lastStatusCode).toBeNull();
       expect(d.lastError).toMatch(reason);

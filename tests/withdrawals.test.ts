@@ -228,7 +228,16 @@ describe("POST /api/v1/order/pix-out", () => {
     expect(res.body).toMatchObject({ message: expect.any(String), amount: 12_345, status: "PENDING", type: "pix_out" });
     expect(await balance(apiKey)).toBe(50_000 - 12_345);
     const [row] = await withdrawalRows(merchant.id);
-    expect(row).toMatchObject({ id: res.body.id, kind: "pix_out", pixKey: "52998224725", pixKeyType: "cpf", valueCentavos: 12_345, debitCentavos: 12_345, serviceFeeCentavos: 0, networkFeeCentavos: 0 });
+    expect(row).toMatchObject({
+      id: res.body.id,
+      kind: "pix_out",
+      pixKey: "52998224725",
+      pixKeyType: "cpf",
+      valueCentavos: 12_345,
+      debitCentavos: 12_345,
+      serviceFeeCentavos: 0,
+      networkFeeCentavos: 0,
+    });
     expect(await ledgerSum(db(), merchant.id)).toBe(50_000 - 12_345);
   });
 

@@ -45,7 +45,11 @@ function ResultScreen({ tone, title, body }: { tone: "success" | "muted"; title:
     <div className="flex flex-col items-center py-6 text-center" role="status">
       <span
         aria-hidden="true"
-        className={tone === "success" ? "grid size-16 place-items-center rounded-full bg-brand-100 text-brand-700" : "grid size-16 place-items-center rounded-full bg-slate-100 text-slate-600"}
+        className={
+          tone === "success"
+            ? "grid size-16 place-items-center rounded-full bg-brand-100 text-brand-700"
+            : "grid size-16 place-items-center rounded-full bg-slate-100 text-slate-600"
+        }
       >
         <svg viewBox="0 0 24 24" className="size-8" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
           {tone === "success" ? <path d="M5 12l5 5L20 7" /> : <path d="M12 8v5m0 3h.01M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z" />}

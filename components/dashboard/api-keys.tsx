@@ -79,7 +79,9 @@ export function ApiKeys({ keys }: { keys: ApiKeyItem[] }) {
                 <span className="rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-semibold text-slate-700">{t("developers.revoked")}</span>
               ) : (
                 <div className="flex items-center gap-3">
-                  <span className="rounded-full bg-brand-50 px-2.5 py-0.5 text-xs font-semibold text-brand-900 ring-1 ring-inset ring-brand-100">{t("developers.active")}</span>
+                  <span className="rounded-full bg-brand-50 px-2.5 py-0.5 text-xs font-semibold text-brand-900 ring-1 ring-inset ring-brand-100">
+                    {t("developers.active")}
+                  </span>
                   <RevokeButton item={k} />
                 </div>
               )}

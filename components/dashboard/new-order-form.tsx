@@ -7,17 +7,10 @@ import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { cn } from "@/components/ui/cn";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import {
-  createCryptoPixAction,
-  createDepositAction,
-  createExchangeOrderAction,
-  createLightningOrderAction,
-  createPixOrderAction,
-} from "@/lib/dashboard/actions/orders";
+import { createCryptoPixAction, createDepositAction, createExchangeOrderAction, createLightningOrderAction, createPixOrderAction } from "@/lib/dashboard/actions/orders";
 import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { formatRate, formatSpan } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
-
 
 export type NewOrderSetup = {
   rates: Record<string, string>;
@@ -104,10 +97,25 @@ export function NewOrderForm({ kind, setup }: { kind: NewOrderKind; setup: NewOr
           <FormMessage error={state.status === "error" ? state.error : undefined} />
           {kind === "crypto_pix" ? (
             <>
-              <Textarea label={t("newOrder.qrcode")} name="qrcode" rows={4} required hint={t("newOrder.qrcodeHint")} defaultValue={values?.qrcode} errors={errors?.qrcode} />
+              <Textarea
+                label={t("newOrder.qrcode")}
+                name="qrcode"
+                rows={4}
+                required
+                hint={t("newOrder.qrcodeHint")}
+                defaultValue={values?.qrcode}
+                errors={errors?.qrcode}
+              />
               <NetworkAssetPickers assets={setup.cryptoPixAssets} values={values} errors={errors} />
               <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
-              <Input label={t("newOrder.refundAddress")} name="refundAddress" optional spellCheck={false} defaultValue={values?.refundAddress} errors={errors?.refundAddress} />
+              <Input
+                label={t("newOrder.refundAddress")}
+                name="refundAddress"
+                optional
+                spellCheck={false}
+                defaultValue={values?.refundAddress}
+                errors={errors?.refundAddress}
+              />
             </>
           ) : (
             <Input

@@ -40,11 +40,21 @@ export function OrdersTable({ orders, caption }: { orders: OrderRow[]; caption: 
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-600">
           <tr>
-            <th scope="col" className="py-2 pr-4 font-semibold">{t("orders.colDate")}</th>
-            <th scope="col" className="py-2 pr-4 font-semibold">{t("orders.colKind")}</th>
-            <th scope="col" className="py-2 pr-4 font-semibold">{t("orders.colId")}</th>
-            <th scope="col" className="py-2 pr-4 text-right font-semibold">{t("orders.colAmount")}</th>
-            <th scope="col" className="py-2 font-semibold">{t("orders.colStatus")}</th>
+            <th scope="col" className="py-2 pr-4 font-semibold">
+              {t("orders.colDate")}
+            </th>
+            <th scope="col" className="py-2 pr-4 font-semibold">
+              {t("orders.colKind")}
+            </th>
+            <th scope="col" className="py-2 pr-4 font-semibold">
+              {t("orders.colId")}
+            </th>
+            <th scope="col" className="py-2 pr-4 text-right font-semibold">
+              {t("orders.colAmount")}
+            </th>
+            <th scope="col" className="py-2 font-semibold">
+              {t("orders.colStatus")}
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">

@@ -35,7 +35,13 @@ export function PaymentPanel({
         <CopyField label={t(codeLabel)} value={code} />
         {link && codeLabel !== "order.paymentLink" ? <CopyField label={t("order.paymentLink")} value={link} /> : null}
         {link ? (
-          <a href={link} target="_blank" rel="noreferrer" className="inline-flex text-sm font-semibold text-brand-700 underline-offset-2 hover:underline" data-testid="payment-link">
+          <a
+            href={link}
+            target="_blank"
+            rel="noreferrer"
+            className="inline-flex text-sm font-semibold text-brand-700 underline-offset-2 hover:underline"
+            data-testid="payment-link"
+          >
             {t("order.openLink")} ↗
           </a>
         ) : null}

@@ -29,8 +29,10 @@ export function SimulatePayment({ orderId, compact = false, onDone }: { orderId:
         {t("order.simulate")}
       </SubmitButton>
       {compact ? null : <p className="text-xs text-slate-600">{t("order.simulateHint")}</p>}
-      <FormMessage error={state.status === "error" ? (state.error ?? state.fieldErrors?.id?.[0]) : undefined} success={state.status === "success" ? state.message : undefined} />
+      <FormMessage
+        error={state.status === "error" ? (state.error ?? state.fieldErrors?.id?.[0]) : undefined}
+        success={state.status === "success" ? state.message : undefined}
+      />
     </form>
   );
 }
-

@@ -63,7 +63,11 @@ function Redeliver({ endpointId, delivery }: { endpointId: string; delivery: Del
         {t("developers.redeliver")}
       </SubmitButton>
       {state.status === "error" ? <span className="text-xs text-red-700">{state.error}</span> : null}
-      {state.status === "success" ? <span role="status" className="text-xs text-brand-900">{t("developers.redelivered")}</span> : null}
+      {state.status === "success" ? (
+        <span role="status" className="text-xs text-brand-900">
+          {t("developers.redelivered")}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -78,8 +82,7 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
           <details>
             <summary className="flex cursor-pointer flex-wrap items-center justify-between gap-2 rounded text-sm focus-visible:outline-2 focus-visible:outline-brand-700">
               <span className="min-w-0">
-                <span className="font-mono text-xs text-slate-900">{d.eventType}</span>{" "}
-                <span className="text-xs text-slate-600">{dateTime(d.createdAt)}</span>
+                <span className="font-mono text-xs text-slate-900">{d.eventType}</span> <span className="text-xs text-slate-600">{dateTime(d.createdAt)}</span>
               </span>
               <span className={`text-xs font-semibold ${DELIVERY_TONE[d.status] ?? ""}`}>
                 {t(`order.deliveryStatus.${d.status}`)} · {t("order.deliveryAttempts", { count: d.attempts })}

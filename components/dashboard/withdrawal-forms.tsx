@@ -97,12 +97,27 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
   return (
     <form onSubmit={onReview} className="space-y-4" noValidate>
       <FormMessage success={state.status === "success" ? state.message : undefined} />
-      <Input label={t("withdrawals.value")} name="value" inputMode="decimal" required value={value} onChange={(e) => setValue(e.target.value)} errors={invalid ? ["errors.amount"] : undefined} />
+      <Input
+        label={t("withdrawals.value")}
+        name="value"
+        inputMode="decimal"
+        required
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        errors={invalid ? ["errors.amount"] : undefined}
+      />
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium text-slate-800">{t("withdrawals.keyChoice")}</legend>
         {quotes.registeredKey ? (
           <label className="flex items-center gap-2 text-sm">
-            <input type="radio" name="keyChoice" value="registered" checked={choice === "registered"} onChange={() => setChoice("registered")} className="size-4 accent-brand-700" />
+            <input
+              type="radio"
+              name="keyChoice"
+              value="registered"
+              checked={choice === "registered"}
+              onChange={() => setChoice("registered")}
+              className="size-4 accent-brand-700"
+            />
             {t("withdrawals.registeredKey", { key: quotes.registeredKey })}
           </label>
         ) : (
@@ -138,7 +153,13 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
   const currentToken = tokens.includes(token as never) ? token : tokens[0];
   const preview = (v: string) =>
     previewWithdrawal(
-      { kind: "onchain", value: v, networkFeeCentavos: quotes.networkFees[network], rate: quotes.rates[currentToken as keyof typeof quotes.rates], decimals: quotes.decimals[network][currentToken as keyof typeof quotes.rates] },
+      {
+        kind: "onchain",
+        value: v,
+        networkFeeCentavos: quotes.networkFees[network],
+        rate: quotes.rates[currentToken as keyof typeof quotes.rates],
+        decimals: quotes.decimals[network][currentToken as keyof typeof quotes.rates],
+      },
       limits,
       money,
     );
@@ -175,7 +196,15 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
   return (
     <form onSubmit={onReview} className="space-y-4" noValidate>
       <FormMessage success={state.status === "success" ? state.message : undefined} />
-      <Input label={t("withdrawals.toAddress")} name="toAddress" required spellCheck={false} autoComplete="off" value={toAddress} onChange={(e) => setToAddress(e.target.value)} />
+      <Input
+        label={t("withdrawals.toAddress")}
+        name="toAddress"
+        required
+        spellCheck={false}
+        autoComplete="off"
+        value={toAddress}
+        onChange={(e) => setToAddress(e.target.value)}
+      />
       <div className="grid gap-4 sm:grid-cols-2">
         <Select
           label={t("withdrawals.network")}
@@ -187,9 +216,23 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
             { value: "bsc", label: "BNB Smart Chain" },
           ]}
         />
-        <Select label={t("withdrawals.token")} name="token" value={currentToken} onChange={(e) => setToken(e.target.value)} options={tokens.map((a) => ({ value: a, label: a }))} />
+        <Select
+          label={t("withdrawals.token")}
+          name="token"
+          value={currentToken}
+          onChange={(e) => setToken(e.target.value)}
+          options={tokens.map((a) => ({ value: a, label: a }))}
+        />
       </div>
-      <Input label={t("withdrawals.value")} name="value" inputMode="decimal" required value={value} onChange={(e) => setValue(e.target.value)} errors={invalid ? ["errors.amount"] : undefined} />
+      <Input
+        label={t("withdrawals.value")}
+        name="value"
+        inputMode="decimal"
+        required
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        errors={invalid ? ["errors.amount"] : undefined}
+      />
       {live ? (
         <div className="rounded-lg bg-slate-50 px-3 py-1" aria-live="polite">
           <p className="pt-2 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("withdrawals.breakdown")}</p>

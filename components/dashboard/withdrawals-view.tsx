@@ -83,65 +83,79 @@ export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState;
           </div>
         ) : (
           <>
-          <ul className="mt-3 divide-y divide-slate-100 md:hidden" aria-labelledby="history-title">
-            {data.history.map((w) => (
-              <li key={w.id} className="py-3" data-testid="withdrawal-row">
-                <div className="flex items-center justify-between gap-3">
-                  <span className="text-sm font-semibold text-slate-900">
-                    {money(w.debitCentavos)} · {w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}
-                  </span>
-                  <StatusBadge status={w.status} />
-                </div>
-                <p className="truncate font-mono text-xs text-slate-700">{w.destination}</p>
-                <p className="text-xs text-slate-600">
-                  {dateTime(w.createdAt)}
-                  {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
-                </p>
-                {w.failureReason ? <p className="text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</p> : null}
-              </li>
-            ))}
-          </ul>
-          <div className="mt-3 hidden overflow-x-auto md:block" tabIndex={0} role="region" aria-labelledby="history-title">
-            <table className="w-full min-w-[40rem] text-left text-sm" data-testid="withdrawal-history">
-              <caption className="sr-only">{t("withdrawals.history")}</caption>
-              <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-600">
-                <tr>
-                  <th scope="col" className="py-2 pr-3 font-semibold">{t("withdrawals.colDate")}</th>
-                  <th scope="col" className="py-2 pr-3 font-semibold">{t("withdrawals.colType")}</th>
-                  <th scope="col" className="py-2 pr-3 font-semibold">{t("withdrawals.colDestination")}</th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">{t("withdrawals.colValue")}</th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">{t("withdrawals.colFees")}</th>
-                  <th scope="col" className="py-2 pr-3 text-right font-semibold">{t("withdrawals.colTotal")}</th>
-                  <th scope="col" className="py-2 font-semibold">{t("withdrawals.colStatus")}</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {data.history.map((w) => (
-                  <tr key={w.id} data-testid="withdrawal-row">
-                    <td className="whitespace-nowrap py-2.5 pr-3 text-slate-700">{dateTime(w.createdAt)}</td>
-                    <td className="whitespace-nowrap py-2.5 pr-3">{w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}</td>
-                    <td className="max-w-[14rem] py-2.5 pr-3">
-                      <span className="block truncate font-mono text-xs" title={w.destination}>
-                        {w.destination}
-                      </span>
-                      {w.tokenAmount && w.token ? (
-                        <span className="block text-xs text-slate-600">
-                          {crypto(w.tokenAmount)} {w.token} · {w.network?.toUpperCase()}
-                        </span>
-                      ) : null}
-                      {w.failureReason ? <span className="block text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</span> : null}
-                    </td>
-                    <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
-                    <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>
-                    <td className="whitespace-nowrap py-2.5 pr-3 text-right font-medium tabular-nums">{money(w.debitCentavos)}</td>
-                    <td className="py-2.5">
-                      <StatusBadge status={w.status} />
-                    </td>
+            <ul className="mt-3 divide-y divide-slate-100 md:hidden" aria-labelledby="history-title">
+              {data.history.map((w) => (
+                <li key={w.id} className="py-3" data-testid="withdrawal-row">
+                  <div className="flex items-center justify-between gap-3">
+                    <span className="text-sm font-semibold text-slate-900">
+                      {money(w.debitCentavos)} · {w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}
+                    </span>
+                    <StatusBadge status={w.status} />
+                  </div>
+                  <p className="truncate font-mono text-xs text-slate-700">{w.destination}</p>
+                  <p className="text-xs text-slate-600">
+                    {dateTime(w.createdAt)}
+                    {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
+                  </p>
+                  {w.failureReason ? <p className="text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</p> : null}
+                </li>
+              ))}
+            </ul>
+            <div className="mt-3 hidden overflow-x-auto md:block" tabIndex={0} role="region" aria-labelledby="history-title">
+              <table className="w-full min-w-[40rem] text-left text-sm" data-testid="withdrawal-history">
+                <caption className="sr-only">{t("withdrawals.history")}</caption>
+                <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-600">
+                  <tr>
+                    <th scope="col" className="py-2 pr-3 font-semibold">
+                      {t("withdrawals.colDate")}
+                    </th>
+                    <th scope="col" className="py-2 pr-3 font-semibold">
+                      {t("withdrawals.colType")}
+                    </th>
+                    <th scope="col" className="py-2 pr-3 font-semibold">
+                      {t("withdrawals.colDestination")}
+                    </th>
+                    <th scope="col" className="py-2 pr-3 text-right font-semibold">
+                      {t("withdrawals.colValue")}
+                    </th>
+                    <th scope="col" className="py-2 pr-3 text-right font-semibold">
+                      {t("withdrawals.colFees")}
+                    </th>
+                    <th scope="col" className="py-2 pr-3 text-right font-semibold">
+                      {t("withdrawals.colTotal")}
+                    </th>
+                    <th scope="col" className="py-2 font-semibold">
+                      {t("withdrawals.colStatus")}
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {data.history.map((w) => (
+                    <tr key={w.id} data-testid="withdrawal-row">
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-slate-700">{dateTime(w.createdAt)}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3">{w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}</td>
+                      <td className="max-w-[14rem] py-2.5 pr-3">
+                        <span className="block truncate font-mono text-xs" title={w.destination}>
+                          {w.destination}
+                        </span>
+                        {w.tokenAmount && w.token ? (
+                          <span className="block text-xs text-slate-600">
+                            {crypto(w.tokenAmount)} {w.token} · {w.network?.toUpperCase()}
+                          </span>
+                        ) : null}
+                        {w.failureReason ? <span className="block text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</span> : null}
+                      </td>
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-right font-medium tabular-nums">{money(w.debitCentavos)}</td>
+                      <td className="py-2.5">
+                        <StatusBadge status={w.status} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </>
         )}
       </Card>

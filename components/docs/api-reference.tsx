@@ -116,7 +116,11 @@ function SchemaView({ doc, schema, depth = 0 }: { doc: OpenApiDocument; schema: 
             <span className="break-all font-mono text-xs font-semibold text-slate-900">{name}</span>{" "}
             <span className="break-all font-mono text-xs text-slate-600">{typeLabel(doc, prop)}</span>{" "}
             {required.has(name) ? <span className="text-xs font-medium text-red-700">required</span> : <span className="text-xs text-slate-600">optional</span>}
-            {p?.description ? <p className="text-xs text-slate-700"><Text>{p.description}</Text></p> : null}
+            {p?.description ? (
+              <p className="text-xs text-slate-700">
+                <Text>{p.description}</Text>
+              </p>
+            ) : null}
             {p?.default !== undefined ? <p className="text-xs text-slate-600">Default: {JSON.stringify(p.default)}</p> : null}
             {nested && depth < 4 ? <SchemaView doc={doc} schema={p} depth={depth + 1} /> : null}
           </li>
@@ -133,7 +137,11 @@ function Code({ label, text }: { label: string; text: string }) {
         <p className="text-xs font-medium text-slate-700">{label}</p>
         <CopyButton value={text} what={label} className="min-h-8 px-2 py-1 text-xs" />
       </div>
-      <pre tabIndex={0} aria-label={label} className="max-h-80 overflow-auto rounded-lg bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus-visible:outline-2 focus-visible:outline-brand-700">
+      <pre
+        tabIndex={0}
+        aria-label={label}
+        className="max-h-80 overflow-auto rounded-lg bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus-visible:outline-2 focus-visible:outline-brand-700"
+      >
         {text}
       </pre>
     </div>
@@ -184,7 +192,11 @@ function TryIt({ entry, creds }: { entry: Entry; creds: Credentials }) {
     try {
       const res = await fetch(url, { method, headers, body: payload });
       const type = res.headers.get("content-type") ?? "";
-      const text = type.includes("json") ? pretty(await res.json().catch(() => null)) : type.startsWith("image/") ? `(${type}, ${(await res.blob()).size} bytes)` : await res.text();
+      const text = type.includes("json")
+        ? pretty(await res.json().catch(() => null))
+        : type.startsWith("image/")
+          ? `(${type}, ${(await res.blob()).size} bytes)`
+          : await res.text();
       setResult({ status: res.status, text });
     } catch (err) {
       setError(`The request did not complete: ${err instanceof Error ? err.message : String(err)}`);
@@ -203,7 +215,11 @@ function TryIt({ entry, creds }: { entry: Entry; creds: Credentials }) {
         return (
           <div key={k}>
             <label htmlFor={`${id}-${k}`} className="block text-sm font-medium text-slate-800">
-              {p.name} <span className="font-normal text-slate-600">({p.in}{p.required ? ", required" : ""})</span>
+              {p.name}{" "}
+              <span className="font-normal text-slate-600">
+                ({p.in}
+                {p.required ? ", required" : ""})
+              </span>
             </label>
             <input
               id={`${id}-${k}`}
@@ -256,7 +272,11 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
       <h3 id={`${op.operationId}-title`} className="mt-2 text-lg font-semibold text-slate-900">
         {op.summary}
       </h3>
-      {op.description ? <p className="mt-1 text-sm text-slate-700"><Text>{op.description}</Text></p> : null}
+      {op.description ? (
+        <p className="mt-1 text-sm text-slate-700">
+          <Text>{op.description}</Text>
+        </p>
+      ) : null}
       <p className="mt-1 text-xs text-slate-600">
         {op.security.length === 0
           ? "No authentication."
@@ -276,7 +296,11 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
                   {p.in}, {typeLabel(doc, p.schema)}
                   {p.required ? ", required" : ""}
                 </span>
-                {p.description ? <p className="text-xs text-slate-700"><Text>{p.description}</Text></p> : null}
+                {p.description ? (
+                  <p className="text-xs text-slate-700">
+                    <Text>{p.description}</Text>
+                  </p>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -304,7 +328,9 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
               <details key={status} open={ok} className="rounded-lg border border-slate-200 px-3 py-2">
                 <summary className="cursor-pointer text-sm focus-visible:outline-2 focus-visible:outline-brand-700">
                   <span className={cn("font-mono font-semibold", ok ? "text-emerald-800" : "text-red-800")}>{status}</span>{" "}
-                  <span className="text-slate-700"><Text>{res.description}</Text></span>
+                  <span className="text-slate-700">
+                    <Text>{res.description}</Text>
+                  </span>
                 </summary>
                 {media?.schema ? (
                   <div className="mt-2">
@@ -337,9 +363,7 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
   const entries: Entry[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op: op as unknown as Operation })),
   );
-  const groups = doc.tags
-    .map((tag) => ({ ...tag, entries: entries.filter((e) => e.op.tags.includes(tag.name)) }))
-    .filter((g) => g.entries.length > 0);
+  const groups = doc.tags.map((tag) => ({ ...tag, entries: entries.filter((e) => e.op.tags.includes(tag.name)) })).filter((g) => g.entries.length > 0);
   const slug = (name: string) => `tag-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   const info = doc.info as { title: string; version: string; description?: string };
 
@@ -348,7 +372,11 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
       <header className="mb-8 lg:col-span-2">
         <p className="text-sm font-semibold uppercase tracking-wide text-brand-700">API reference · v{info.version}</p>
         <h1 className="mt-1 text-2xl font-bold tracking-tight sm:text-3xl">{info.title}</h1>
-        {info.description ? <p className="mt-3 max-w-3xl text-sm text-slate-700"><Text>{info.description}</Text></p> : null}
+        {info.description ? (
+          <p className="mt-3 max-w-3xl text-sm text-slate-700">
+            <Text>{info.description}</Text>
+          </p>
+        ) : null}
         <p className="mt-3 text-sm text-slate-700">
           Machine-readable:{" "}
           <a href="/api/v1/openapi.json" className="font-medium text-brand-700 underline">
@@ -430,7 +458,6 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
       </nav>
 
       <main className="min-w-0 lg:row-start-2">
-
         {groups.map((g) => (
           <section key={g.name} id={slug(g.name)} aria-labelledby={`${slug(g.name)}-title`} className="mb-10 scroll-mt-4">
             <h2 id={`${slug(g.name)}-title`} className="text-xl font-semibold text-slate-900">

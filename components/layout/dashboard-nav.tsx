@@ -40,7 +40,16 @@ export function DashboardNav() {
                   active ? "bg-brand-50 text-brand-900" : "text-slate-700 hover:bg-slate-100",
                 )}
               >
-                <svg aria-hidden="true" viewBox="0 0 24 24" className="size-4 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+                <svg
+                  aria-hidden="true"
+                  viewBox="0 0 24 24"
+                  className="size-4 shrink-0"
+                  fill="none"
+                  stroke="currentColor"
+                  strokeWidth="2"
+                  strokeLinecap="round"
+                  strokeLinejoin="round"
+                >
                   <path d={item.icon} />
                 </svg>
                 {t(item.label)}

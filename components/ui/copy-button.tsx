@@ -41,7 +41,10 @@ export function CopyField({ label, value }: { label: string; value: string }) {
       <p className="mb-1 text-sm font-medium text-slate-800">{label}</p>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
         {/* Focusable: a long code scrolls, and keyboard users must be able to scroll it. */}
-        <code tabIndex={0} className="block max-h-28 focus-visible:outline-2 focus-visible:outline-brand-700 min-w-0 flex-1 overflow-y-auto break-all rounded-lg border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs text-slate-800">
+        <code
+          tabIndex={0}
+          className="block max-h-28 focus-visible:outline-2 focus-visible:outline-brand-700 min-w-0 flex-1 overflow-y-auto break-all rounded-lg border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs text-slate-800"
+        >
           {value}
         </code>
         <CopyButton value={value} what={label} className="shrink-0" />

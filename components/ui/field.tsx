@@ -19,7 +19,17 @@ function useField(errors?: string[]) {
   return { id, hintId: `${id}-hint`, errorId: `${id}-error`, invalid, messages: errors?.map(message) ?? [] };
 }
 
-function Frame({ id, label, hint, hintId, errorId, messages, optional, className, children }: FieldProps & { id: string; hintId: string; errorId: string; messages: string[]; children: React.ReactNode }) {
+function Frame({
+  id,
+  label,
+  hint,
+  hintId,
+  errorId,
+  messages,
+  optional,
+  className,
+  children,
+}: FieldProps & { id: string; hintId: string; errorId: string; messages: string[]; children: React.ReactNode }) {
   const { t } = useI18n();
   return (
     <div className={cn("space-y-1", className)}>

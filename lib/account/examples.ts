@@ -12,7 +12,7 @@ export const accountExample = {
       "perTransaction": 5000,
       "daily": 10000,
       "usedToday": 100,
-      "remainingToday": 9900
-    }
-  }
+      "remainingToday": 9900,
+    },
+  },
 };

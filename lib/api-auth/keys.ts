@@ -18,9 +18,7 @@ export function generateApiKey(mode: KeyMode): { key: string; prefix: string; ha
 
 export function hashApiKey(key: string): string {
   const pepper = env().API_KEY_PEPPER;
-  return pepper
-    ? createHmac("sha256", pepper).update(key).digest("hex")
-    : hash("sha256", key, "hex");
+  return pepper ? createHmac("sha256", pepper).update(key).digest("hex") : hash("sha256", key, "hex");
 }
 
 const KEY_SHAPE = /^sk_(test|live)_[0-9A-Za-z]{32,}$/;

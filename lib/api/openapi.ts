@@ -167,7 +167,11 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
     const s = e.response;
     responses[String(s.status)] =
       "schema" in s
-        ? { description: s.description, headers: requestIdHeader, content: { "application/json": { schema: toSchema(s.schema, "output", components), example: s.example } } }
+        ? {
+            description: s.description,
+            headers: requestIdHeader,
+            content: { "application/json": { schema: toSchema(s.schema, "output", components), example: s.example } },
+          }
         : s.contentType
           ? { description: s.description, headers: requestIdHeader, content: { [s.contentType]: { schema: { type: "string", contentMediaType: s.contentType } } } }
           : { description: s.description, headers: requestIdHeader };
@@ -211,7 +215,10 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
 
 /** "POST /api/v1/order/create/pix" → "postOrderCreatePix" */
 function operationId(method: string, path: string): string {
-  const words = path.replace(/^\/api\/v1\//, "").split(/[/.\-{}]+/).filter(Boolean);
+  const words = path
+    .replace(/^\/api\/v1\//, "")
+    .split(/[/.\-{}]+/)
+    .filter(Boolean);
   return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
 }
 

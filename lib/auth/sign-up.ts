@@ -13,10 +13,7 @@ import { signUpForm } from "./schemas";
  */
 export const signUpAction = validatedAction(signUpForm, async (input) => {
   try {
-    await signUpMerchant(
-      { companyName: input.companyName, pixKey: input.pixKey, email: input.email, password: input.password },
-      { mode: env().PAYMENTS_MODE },
-    );
+    await signUpMerchant({ companyName: input.companyName, pixKey: input.pixKey, email: input.email, password: input.password }, { mode: env().PAYMENTS_MODE });
   } catch (err) {
     if (err instanceof InvalidInput && /already exists/.test(err.message)) throw new InvalidInput("auth.emailTaken");
     throw err;

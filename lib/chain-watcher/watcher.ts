@@ -73,7 +73,9 @@ async function assertCanonical(node: ChainReader, network: Network, logs: Transf
   const blocks = new Map(logs.map((l) => [l.blockNumber, l.blockHash]));
   for (const [blockNumber, hash] of blocks) {
     if ((await node.blockHash(blockNumber)) !== hash) {
-      throw new Error(`${network}: block ${blockNumber} was replaced after the logs were read (reorg deeper than the confirmations); the range is read again on the next pass`);
+      throw new Error(
+        `${network}: block ${blockNumber} was replaced after the logs were read (reorg deeper than the confirmations); the range is read again on the next pass`,
+      );
     }
   }
 }

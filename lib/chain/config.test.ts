@@ -42,7 +42,11 @@ describe("chain configuration from the environment", () => {
   });
 
   it("applies token and chain id overrides to one network only", () => {
-    use({ TOKEN_OVERRIDES_JSON: JSON.stringify({ polygon: { USDT: { address: TOKEN, decimals: 6 } } }), EVM_CHAIN_ID_POLYGON: "31337", EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545" });
+    use({
+      TOKEN_OVERRIDES_JSON: JSON.stringify({ polygon: { USDT: { address: TOKEN, decimals: 6 } } }),
+      EVM_CHAIN_ID_POLYGON: "31337",
+      EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545",
+    });
     expect(tokenInfo("polygon", "USDT")).toEqual({ address: TOKEN, decimals: 6 });
     expect(tokenInfo("polygon", "DAI")).toEqual({ address: "0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063", decimals: 18 });
     expect(tokenInfo("bsc", "USDT")?.decimals).toBe(18);

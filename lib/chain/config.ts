@@ -40,7 +40,8 @@ export function liveNetworks(): Network[] {
 export function checkChainConfig(): void {
   const overrides = env().TOKEN_OVERRIDES_JSON ?? {};
   for (const [network, assets] of Object.entries(overrides)) {
-    if (!isNetwork(network)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`);
+    if (!isNetwork(network))
+      throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`);
     for (const asset of Object.keys(assets)) {
       if (!isAsset(asset)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON.${network}: unknown asset ${JSON.stringify(asset)}`);
     }

@@ -3,7 +3,6 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "viem";
 import { publicKeyToAddress } from "viem/accounts";
 
-
 // m/44'/60'/0' is depth 3. A key at any other depth would derive addresses the merchant's
 // wallet never scans, so customer funds would arrive somewhere nobody looks.
 const ACCOUNT_DEPTH = 3;
@@ -33,9 +32,7 @@ function externalChainFor(xpub: string): HDKey {
   }
   if (account.privateKey !== null) throw watchOnlyError();
   if (account.depth !== ACCOUNT_DEPTH) {
-    throw new Error(
-      `Deposit xpub must be the account-level key at depth ${ACCOUNT_DEPTH} (m/44'/60'/0'), got depth ${account.depth}`,
-    );
+    throw new Error(`Deposit xpub must be the account-level key at depth ${ACCOUNT_DEPTH} (m/44'/60'/0'), got depth ${account.depth}`);
   }
   const external = account.deriveChild(0);
 
@@ -45,9 +42,7 @@ function externalChainFor(xpub: string): HDKey {
 }
 
 function watchOnlyError(): Error {
-  return new Error(
-    "Deposit keys must be watch-only: supply an extended public key (xpub), never a private key (xprv)",
-  );
+  return new Error("Deposit keys must be watch-only: supply an extended public key (xpub), never a private key (xprv)");
 }
 
 export function deriveDepositAddress(xpub: string, index: number): `0x${string}` {

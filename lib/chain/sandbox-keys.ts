@@ -5,9 +5,7 @@
 // derived addresses. Sandbox start-up refuses to pair them with a main-net node (lib/chain/config.ts).
 
 /** Private key of account index 1 (m/44'/60'/0'/0/1): signs the sandbox's hot-wallet transactions. */
-export const SANDBOX_HOT_WALLET_KEY =
-  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
+export const SANDBOX_HOT_WALLET_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 
 /** Account-level xpub (m/44'/60'/0'): sandbox deposit addresses derive from it. */
-export const SANDBOX_DEPOSIT_XPUB =
-  "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
+export const SANDBOX_DEPOSIT_XPUB = "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";

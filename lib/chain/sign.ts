@@ -23,9 +23,7 @@ export type SignErc20TransferArgs = {
   maxPriorityFeePerGas?: bigint;
 };
 
-export async function signErc20Transfer(
-  args: SignErc20TransferArgs,
-): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+export async function signErc20Transfer(args: SignErc20TransferArgs): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   const { chainId, token, to, amount, nonce } = args;
   if (!Number.isSafeInteger(chainId) || chainId <= 0) {
     throw new Error(`chainId must be a positive integer, got ${String(chainId)}`);

@@ -17,8 +17,8 @@ export const cryptoPixExample = {
     "rate": 5.4,
     "recipientName": "Maria Souza",
     "status": "PENDING",
-    "expiresAt": "2026-11-22T02:01:03.629Z"
-  }
+    "expiresAt": "2026-11-22T02:01:03.629Z",
+  },
 };
 
 export const cryptoPixGetExample = {
@@ -41,5 +41,5 @@ export const cryptoPixGetExample = {
   "pixKey": "maria@example.com",
   "recipientName": "Maria Souza",
   "expiresAt": "2026-11-22T02:01:03.629Z",
-  "createdAt": "2026-11-22T01:01:03.556Z"
+  "createdAt": "2026-11-22T01:01:03.556Z",
 };

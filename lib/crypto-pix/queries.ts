@@ -19,7 +19,11 @@ export async function paymentById(ex: Executor, id: string): Promise<CryptoPixPa
 }
 
 export async function merchantPaymentById(ex: Executor, merchantId: string, id: string): Promise<CryptoPixPayment | undefined> {
-  const [row] = await ex.select().from(cryptoPixPayments).where(and(eq(cryptoPixPayments.merchantId, merchantId), eq(cryptoPixPayments.id, id))).limit(1);
+  const [row] = await ex
+    .select()
+    .from(cryptoPixPayments)
+    .where(and(eq(cryptoPixPayments.merchantId, merchantId), eq(cryptoPixPayments.id, id)))
+    .limit(1);
   return row;
 }
 

@@ -14,8 +14,14 @@ export const payCryptoPixBody = bodyObject({
     .min(1, "must not be empty")
     .max(512, "is too long to be a PIX QR code"),
   // Checked by the service (resolveToken), which names the supported networks; see onchain/schemas.
-  network: z.unknown().optional().meta({ type: "string", enum: [...CRYPTO_PIX_NETWORKS], clientRequired: true }),
-  asset: z.unknown().optional().meta({ type: "string", enum: [...ASSETS], default: "USDT" }),
+  network: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", enum: [...CRYPTO_PIX_NETWORKS], clientRequired: true }),
+  asset: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", enum: [...ASSETS], default: "USDT" }),
   /** BRL, required only when the BR Code carries no amount. */
   value: brlValue.optional().meta({ description: "BRL; required only when the BR Code carries no amount, and must match it when it does" }),
   refundAddress: z

@@ -49,9 +49,7 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   }
   if (!pixKey) throw new InvalidInput("Invalid PIX QR code: it carries no PIX key");
   if (codeAmount !== null && input.value !== undefined && input.value !== codeAmount) {
-    throw new InvalidInput(
-      `value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`,
-    );
+    throw new InvalidInput(`value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`);
   }
   const valueCentavos = codeAmount ?? input.value;
   if (valueCentavos === undefined) {
@@ -60,39 +58,33 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   if (valueCentavos > Math.round(env().MAX_ORDER_VALUE_BRL * 100)) {
     throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`);
   }
-  const { network, asset, token } = resolveToken(
-    String(input.network ?? ""),
-    input.asset === undefined ? "USDT" : String(input.asset),
-    CRYPTO_PIX_NETWORKS,
-  );
+  const { network, asset, token } = resolveToken(String(input.network ?? ""), input.asset === undefined ? "USDT" : String(input.asset), CRYPTO_PIX_NETWORKS);
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(valueCentavos, quote.rate);
   if (belowMinimum(amount, network)) {
-    throw new InvalidInput(
-      `Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${minimumDeposit(network)} ${asset} on ${network}`,
-    );
+    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${minimumDeposit(network)} ${asset} on ${network}`);
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
     return insertPayment(tx, {
-        merchantId: merchant.id,
-        network,
-        asset,
-        tokenAddress: token.address,
-        tokenDecimals: token.decimals,
-        address,
-        walletIndex,
-        qrcode: input.qrcode,
-        pixKey: pixKey!,
-        recipientName: parsed.merchantName,
-        recipientCity: parsed.merchantCity,
-        pixTxid,
-        valueCentavos,
-        cryptoAmount: amount,
-        rate: quote.rate,
-        rateSource: quote.source,
-        rateAt: quote.at,
-        refundAddress: input.refundAddress ?? null,
+      merchantId: merchant.id,
+      network,
+      asset,
+      tokenAddress: token.address,
+      tokenDecimals: token.decimals,
+      address,
+      walletIndex,
+      qrcode: input.qrcode,
+      pixKey: pixKey!,
+      recipientName: parsed.merchantName,
+      recipientCity: parsed.merchantCity,
+      pixTxid,
+      valueCentavos,
+      cryptoAmount: amount,
+      rate: quote.rate,
+      rateSource: quote.source,
+      rateAt: quote.at,
+      refundAddress: input.refundAddress ?? null,
       expiresAt: new Date(Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000),
     });
   });

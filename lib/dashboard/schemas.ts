@@ -14,9 +14,7 @@ import { formSchema } from "@/lib/forms/form";
 
 export const settingsForm = formSchema(z.object({ companyName: companyNameField, pixKey: pixKeyField }));
 
-export const apiKeyForm = formSchema(
-  z.object({ name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong") }),
-);
+export const apiKeyForm = formSchema(z.object({ name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong") }));
 
 /** The webhooks API's own body schema (URL shape rules included). */
 export const webhookForm = formSchema(createWebhookBody);

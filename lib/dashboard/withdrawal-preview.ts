@@ -6,8 +6,7 @@ import { parseDecimalInput } from "@/lib/forms/form";
 // compute it (same fee function, same rounding). It is a preview: the service decides under lock.
 
 export type PreviewInput =
-  | { kind: "pix_out"; value: string }
-  | { kind: "onchain"; value: string; networkFeeCentavos: number; rate: string | undefined; decimals: number | undefined };
+  { kind: "pix_out"; value: string } | { kind: "onchain"; value: string; networkFeeCentavos: number; rate: string | undefined; decimals: number | undefined };
 
 export type PreviewLimits = { balanceCentavos: number; perTransaction: number; remainingToday: number };
 

@@ -9,7 +9,10 @@ import { z } from "zod";
  * Returns NaN for anything else, so a number schema refuses it with its own message.
  */
 export function parseDecimalInput(input: string): number {
-  const s = input.trim().replace(/^R\$\s*/i, "").replace(/\s/g, "");
+  const s = input
+    .trim()
+    .replace(/^R\$\s*/i, "")
+    .replace(/\s/g, "");
   if (s === "") return Number.NaN;
   let normalized: string;
   if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(s) || /^\d+,\d+$/.test(s)) {

@@ -16,11 +16,7 @@ export type ActionOutcome<D> = { data: D; message?: MessageKey; redirectTo?: und
 
 type Options = { decimalFields?: readonly string[] };
 
-export function validatedAction<S extends z.ZodType, D>(
-  schema: S,
-  action: (data: z.output<S>, formData: FormData) => Promise<ActionOutcome<D>>,
-  opts: Options = {},
-) {
+export function validatedAction<S extends z.ZodType, D>(schema: S, action: (data: z.output<S>, formData: FormData) => Promise<ActionOutcome<D>>, opts: Options = {}) {
   return async (_prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const parsed = schema.safeParse(formData);
     if (!parsed.success) {

@@ -9,10 +9,7 @@ import { reserveNonce } from "@/lib/chain/nonces";
  * Signs a token transfer from the hot wallet inside the caller's transaction (so the nonce and the
  * record of the send commit together). The caller broadcasts after commit with `broadcastSigned`.
  */
-export async function signHotWalletTransfer(
-  tx: Tx,
-  args: { network: Network; tokenAddress: string; decimals: number; to: string; amount: string },
-) {
+export async function signHotWalletTransfer(tx: Tx, args: { network: Network; tokenAddress: string; decimals: number; to: string; amount: string }) {
   const chain = providers().chain;
   const nonce = await reserveNonce(tx, chain.nonceScope(args.network), chain.hotWalletAddress(args.network), () => chain.pendingNonce(args.network));
   const signed = await chain.signTransfer({

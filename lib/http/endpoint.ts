@@ -103,9 +103,12 @@ export type Endpoint = {
 /** Statuses whose outcome is not kept for Idempotency-Key replays: a corrected retry must be able to run. */
 const NOT_REPLAYED = (status: number) => status === 401 || status === 413 || status === 429 || status >= 500;
 
-export function defineEndpoint<P extends object, B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, R extends z.ZodType | undefined = undefined>(
-  config: EndpointConfig<P, B, Q, R>,
-): Endpoint {
+export function defineEndpoint<
+  P extends object,
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  R extends z.ZodType | undefined = undefined,
+>(config: EndpointConfig<P, B, Q, R>): Endpoint {
   const def = config as unknown as Definition;
   return {
     method: def.method,

@@ -18,10 +18,16 @@ export const withdrawFailedError = z.strictObject({ message: text, success: z.li
 export const pixOutError = z.strictObject({ message: text, error: z.strictObject({ details: text }) }).meta({ id: "PixOutError" });
 
 /** `{ message, ...extra }`: most endpoints. */
-export const messageBody = errorBody((_status, message, extra) => ({ message, ...extra }), () => messageError);
+export const messageBody = errorBody(
+  (_status, message, extra) => ({ message, ...extra }),
+  () => messageError,
+);
 
 /** `{ success: false, error }`: exchange-wallet, Lightning, order lookup, on-chain lookup. */
-export const successFalseBody = errorBody((_status, message) => ({ success: false, error: message }), () => successFalseError);
+export const successFalseBody = errorBody(
+  (_status, message) => ({ success: false, error: message }),
+  () => successFalseError,
+);
 
 /** On-chain withdraw: 400 `{ message, error }`, 500 `{ message, success: false }`, 401 `{ message }`. */
 export const withdrawBody = errorBody(

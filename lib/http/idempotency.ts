@@ -30,12 +30,7 @@ export function readIdempotencyKey(req: ApiRequest): string | null {
 }
 
 const where = (s: IdempotencyScope) =>
-  and(
-    eq(idempotencyKeys.merchantId, s.merchantId),
-    eq(idempotencyKeys.key, s.key),
-    eq(idempotencyKeys.method, s.method),
-    eq(idempotencyKeys.path, s.path),
-  );
+  and(eq(idempotencyKeys.merchantId, s.merchantId), eq(idempotencyKeys.key, s.key), eq(idempotencyKeys.method, s.method), eq(idempotencyKeys.path, s.path));
 
 export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -48,7 +43,9 @@ export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
     const [row] = await db().select().from(idempotencyKeys).where(where(s));
     if (!row) continue; // released between our insert and select: try again
     if (row.expiresAt.getTime() < Date.now()) {
-      await db().delete(idempotencyKeys).where(and(where(s), lt(idempotencyKeys.expiresAt, sql`now()`)));
+      await db()
+        .delete(idempotencyKeys)
+        .where(and(where(s), lt(idempotencyKeys.expiresAt, sql`now()`)));
       continue;
     }
     if (row.bodyHash !== s.bodyHash) {
@@ -69,11 +66,16 @@ export async function completeIdempotencyKey(s: IdempotencyScope, status: number
 
 /** Forgets the claim, so a corrected retry with the same key can run (validation errors, 429, 5xx). */
 export async function releaseIdempotencyKey(s: IdempotencyScope): Promise<void> {
-  await db().delete(idempotencyKeys).where(and(where(s), eq(idempotencyKeys.state, "in_flight")));
+  await db()
+    .delete(idempotencyKeys)
+    .where(and(where(s), eq(idempotencyKeys.state, "in_flight")));
 }
 
 /** Old keys are deleted by the sweep. */
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
-  const rows = await db().delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, sql`now()`)).returning({ key: idempotencyKeys.key });
+  const rows = await db()
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
+    .returning({ key: idempotencyKeys.key });
   return rows.length;
 }

@@ -44,5 +44,7 @@ export function clientIp(req: ApiRequest): string {
 }
 
 export async function purgeOldRateLimitWindows(): Promise<void> {
-  await db().delete(rateLimits).where(lt(rateLimits.windowStart, sql`now() - interval '5 minutes'`));
+  await db()
+    .delete(rateLimits)
+    .where(lt(rateLimits.windowStart, sql`now() - interval '5 minutes'`));
 }

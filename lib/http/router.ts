@@ -56,7 +56,11 @@ export function createRouter(endpoints: readonly Endpoint[]): Router {
   }
   const paramFirst = byFirst.get("*") ?? [];
   for (const [key, routes] of byFirst) {
-    if (key !== "*") byFirst.set(key, [...routes, ...paramFirst].sort((a, b) => b.specificity - a.specificity));
+    if (key !== "*")
+      byFirst.set(
+        key,
+        [...routes, ...paramFirst].sort((a, b) => b.specificity - a.specificity),
+      );
   }
 
   function match(method: string, pathname: string): RouteMatch {

@@ -1,16 +1,7 @@
 "use client";
 
 import { createContext, useContext, useMemo } from "react";
-import {
-  DEFAULT_LOCALE,
-  formatCrypto,
-  formatDateTime,
-  formatMoney,
-  translateMaybe,
-  translator,
-  type Locale,
-  type Translator,
-} from "./index";
+import { DEFAULT_LOCALE, formatCrypto, formatDateTime, formatMoney, translateMaybe, translator, type Locale, type Translator } from "./index";
 
 type I18n = {
   locale: Locale;

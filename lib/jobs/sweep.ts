@@ -24,6 +24,6 @@ export async function runSweepSteps(steps: readonly SweepStep[]): Promise<Record
 /** Repeats a batch until it finds nothing more to do; returns the total. */
 export async function untilNone(batch: () => Promise<number>): Promise<number> {
   let total = 0;
-  for (let n = -1; n !== 0; ) total += n = await batch();
+  for (let n = -1; n !== 0;) total += n = await batch();
   return total;
 }

@@ -17,7 +17,13 @@ export const createMerchantEndpoint = defineEndpoint({
     summary: "Create a merchant",
     description: "Creates the merchant, its first API key (shown once) and, with email and password, its dashboard user. `openingBalance` (centavos) is sandbox-only.",
     tag: "Operator",
-    requestExample: { companyName: "Padaria Pão Quente", pixKey: "11222333000181", accountType: "verified", email: "dono@padaria.example", password: "correct horse battery" },
+    requestExample: {
+      companyName: "Padaria Pão Quente",
+      pixKey: "11222333000181",
+      accountType: "verified",
+      email: "dono@padaria.example",
+      password: "correct horse battery",
+    },
   },
   handle: ({ body }) => createMerchant(body, { mode: env().PAYMENTS_MODE }),
 });

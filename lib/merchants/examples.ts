@@ -7,9 +7,9 @@ export const adminCreateExample = {
     "companyName": "Padaria Pão Quente",
     "pixKey": "11222333000181",
     "accountType": "verified",
-    "balance": 0
+    "balance": 0,
   },
-  "apiKey": "sk_test_7OKYl4ipPOPg4mkbkU0UY6zHjLBFmbwMHvp8gRft"
+  "apiKey": "sk_test_7OKYl4ipPOPg4mkbkU0UY6zHjLBFmbwMHvp8gRft",
 };
 
 export const adminUpdateExample = {
@@ -18,6 +18,6 @@ export const adminUpdateExample = {
     "companyName": "Padaria Pão Quente",
     "pixKey": "11222333000181",
     "accountType": "business",
-    "balance": 0
-  }
+    "balance": 0,
+  },
 };

@@ -154,11 +154,7 @@ export async function updateMerchant(id: string, patch: UpdateMerchantInput): Pr
   return merchantView(row);
 }
 
-export async function createApiKey(
-  merchantId: string,
-  name = "default",
-  opts: { mode?: KeyMode } = {},
-): Promise<ApiKeyView & { key: string }> {
+export async function createApiKey(merchantId: string, name = "default", opts: { mode?: KeyMode } = {}): Promise<ApiKeyView & { key: string }> {
   const trimmed = name.trim();
   if (trimmed === "" || trimmed.length > 100) throw new InvalidInput("name must be 1 to 100 characters");
   await findMerchant(merchantId);

@@ -38,12 +38,15 @@ describe("conversions never favour the payer (property)", () => {
   it("satoshis × BTC rate / 10^8 ≥ value, and one satoshi less would not be", () => {
     fc.assert(
       // At most all the bitcoin there will ever be (2.1 × 10^15 satoshis).
-      fc.property(fc.tuple(centavos, btcRate).filter(([c, btc]) => brl(c).div(btc).times(1e8).lte(2.1e15)), ([c, btc]) => {
-        const sats = satoshisFor(c, btc);
-        expect(Number.isSafeInteger(sats)).toBe(true);
-        expect(new Decimal(sats).times(btc).div(1e8).gte(brl(c))).toBe(true);
-        expect(new Decimal(sats - 1).times(btc).div(1e8).lt(brl(c))).toBe(true);
-      }),
+      fc.property(
+        fc.tuple(centavos, btcRate).filter(([c, btc]) => brl(c).div(btc).times(1e8).lte(2.1e15)),
+        ([c, btc]) => {
+          const sats = satoshisFor(c, btc);
+          expect(Number.isSafeInteger(sats)).toBe(true);
+          expect(new Decimal(sats).times(btc).div(1e8).gte(brl(c))).toBe(true);
+          expect(new Decimal(sats - 1).times(btc).div(1e8).lt(brl(c))).toBe(true);
+        },
+      ),
       RUNS,
     );
   });

@@ -14,8 +14,8 @@ export const depositExample = {
     "rate": 5.4,
     "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
     "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
-    "expiresAt": "2026-11-23T01:01:03.000Z"
-  }
+    "expiresAt": "2026-11-23T01:01:03.000Z",
+  },
 };
 
 export const depositGetExample = {
@@ -31,7 +31,7 @@ export const depositGetExample = {
       "orderId": "25d34d8b-28dc-47b7-9761-c9185b682f27",
       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
       "network": "polygon",
-      "walletIndex": 0
+      "walletIndex": 0,
     },
     "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
     "createdAt": "2026-11-22T01:01:02.914Z",
@@ -42,6 +42,6 @@ export const depositGetExample = {
     "rate": 5.4,
     "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
     "expiresAt": "2026-11-23T01:01:03.000Z",
-    "final": false
-  }
+    "final": false,
+  },
 };

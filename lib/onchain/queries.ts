@@ -28,7 +28,10 @@ export async function depositByLink(ex: Executor, merchantId: string | null, pay
 }
 
 export async function merchantDepositById(ex: Executor, merchantId: string, id: string): Promise<OnchainOrder | undefined> {
-  const [row] = await ex.select().from(onchainOrders).where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
+  const [row] = await ex
+    .select()
+    .from(onchainOrders)
+    .where(and(eq(onchainOrders.merchantId, merchantId), eq(onchainOrders.id, id)));
   return row;
 }
 
@@ -49,7 +52,11 @@ export function lockExpiredOpen(ex: Executor, ids: string[] | undefined, limit: 
 }
 
 /** Closes a still-open deposit at expiry with the status and credit it ends with; undefined when it was already closed. */
-export async function closeAtExpiry(ex: Executor, id: string, close: { status: "FAILED" | "PARTIAL_ORDER"; creditedCentavos: number }): Promise<OnchainOrder | undefined> {
+export async function closeAtExpiry(
+  ex: Executor,
+  id: string,
+  close: { status: "FAILED" | "PARTIAL_ORDER"; creditedCentavos: number },
+): Promise<OnchainOrder | undefined> {
   const [after] = await ex
     .update(onchainOrders)
     .set({ status: close.status, closedAt: sql`now()`, creditedCentavos: close.creditedCentavos, updatedAt: sql`now()` })

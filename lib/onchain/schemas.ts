@@ -10,8 +10,14 @@ export const createDepositBody = bodyObject({
   value: brlValue,
   // optional(): a missing field must reach the service, which answers it like any unsupported
   // value (zod 4 treats a bare z.unknown() key as required and would answer a generic error).
-  asset: z.unknown().optional().meta({ type: "string", enum: [...ASSETS], clientRequired: true, description: "Token to receive (no BUSD on polygon)" }),
-  network: z.unknown().optional().meta({ type: "string", enum: [...NETWORKS], clientRequired: true }),
+  asset: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", enum: [...ASSETS], clientRequired: true, description: "Token to receive (no BUSD on polygon)" }),
+  network: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", enum: [...NETWORKS], clientRequired: true }),
 });
 export type CreateDepositInput = z.output<typeof createDepositBody>;
 

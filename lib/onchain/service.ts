@@ -32,26 +32,24 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(input.value, quote.rate);
   if (belowMinimum(amount, network)) {
-    throw new InvalidInput(
-      `Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${minimumDeposit(network)} ${asset} on ${network}`,
-    );
+    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${minimumDeposit(network)} ${asset} on ${network}`);
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
     return insertDeposit(tx, {
-        merchantId: merchant.id,
-        paymentLinkId: newPaymentLinkId(),
-        network,
-        asset,
-        tokenAddress: token.address,
-        tokenDecimals: token.decimals,
-        address,
-        walletIndex,
-        valueCentavos: input.value,
-        cryptoAmount: amount,
-        rate: quote.rate,
-        rateSource: quote.source,
-        rateAt: quote.at,
+      merchantId: merchant.id,
+      paymentLinkId: newPaymentLinkId(),
+      network,
+      asset,
+      tokenAddress: token.address,
+      tokenDecimals: token.decimals,
+      address,
+      walletIndex,
+      valueCentavos: input.value,
+      cryptoAmount: amount,
+      rate: quote.rate,
+      rateSource: quote.source,
+      rateAt: quote.at,
       expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
     });
   });

@@ -12,10 +12,7 @@ import { expiredOnRead } from "./service";
 // now: whoever holds an id or a payment link id and does not know the kind (the dashboard's order
 // page, its "simulate payment", the payer's checkout) looks it up here.
 
-export type AnyOrder =
-  | { kind: "order"; order: Order }
-  | { kind: "onchain"; order: OnchainOrder }
-  | { kind: "crypto_pix"; order: CryptoPixPayment };
+export type AnyOrder = { kind: "order"; order: Order } | { kind: "onchain"; order: OnchainOrder } | { kind: "crypto_pix"; order: CryptoPixPayment };
 
 /** One of the merchant's orders by id (UUID) or payment link id; null when it has none. */
 export async function findAnyOrder(merchantId: string, idOrLink: string): Promise<AnyOrder | null> {

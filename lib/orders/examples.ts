@@ -17,9 +17,10 @@ export const pixExample = {
     "splits": [],
     "createdAt": "2026-11-22T01:01:03.249Z",
     "updatedAt": "2026-11-22T01:01:03.249Z",
-    "__v": 0
+    "__v": 0,
   },
-  "qrCode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F"
+  "qrCode":
+    "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
 };
 
 export const exchangeExample = {
@@ -32,8 +33,8 @@ export const exchangeExample = {
     "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
     "createdAt": "2026-11-22T01:01:03.330Z",
     "expiresAt": "2026-11-22T01:31:03.329Z",
-    "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png"
-  }
+    "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png",
+  },
 };
 
 export const lightningExample = {
@@ -46,9 +47,10 @@ export const lightningExample = {
     "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
     "createdAt": "2026-11-22T01:01:03.386Z",
     "expiresAt": "2026-11-22T01:16:03.000Z",
-    "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
-    "satoshis": 6364
-  }
+    "invoice":
+      "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
+    "satoshis": 6364,
+  },
 };
 
 export const getOrderExample = {
@@ -60,10 +62,11 @@ export const getOrderExample = {
     "value": 35,
     "status": "PENDING",
     "createdAt": "2026-11-22T01:01:03.386Z",
-    "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
+    "invoice":
+      "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
     "satoshis": 6364,
     "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
-    "expiresAt": "2026-11-22T01:16:03.000Z"
+    "expiresAt": "2026-11-22T01:16:03.000Z",
   },
   "providerDetails": {
     "success": true,
@@ -77,15 +80,15 @@ export const getOrderExample = {
       "notes": "",
       "address": "bc1qzyzq7fz9wdp2qrndaf6n4408j9yxz6dcwrtag0",
       "metadata": {
-        "source": "sandbox"
+        "source": "sandbox",
       },
       "fiat_value": 35,
       "amount": 6364,
       "description": "Order kHdemChSOi0AqLf1ogibBn",
       "auto_settle": false,
-      "transactions": []
-    }
-  }
+      "transactions": [],
+    },
+  },
 };
 
 export const ordersExample = {
@@ -97,7 +100,7 @@ export const ordersExample = {
       "status": "COMPLETED",
       "value": 49.9,
       "createdAt": "2026-11-22T01:01:03.556Z",
-      "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm"
+      "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
     },
     {
       "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -106,7 +109,7 @@ export const ordersExample = {
       "status": "PENDING",
       "value": 35,
       "createdAt": "2026-11-22T01:01:03.386Z",
-      "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn"
+      "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
     },
     {
       "id": "70c95615-30c9-4c63-8414-686584753939",
@@ -115,8 +118,8 @@ export const ordersExample = {
       "status": "PENDING",
       "value": 150,
       "createdAt": "2026-11-22T01:01:03.330Z",
-      "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk"
-    }
+      "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
+    },
   ],
-  "nextCursor": "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0"
+  "nextCursor": "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0",
 };

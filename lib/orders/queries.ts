@@ -10,12 +10,25 @@ import { orders, type Order } from "@/db/schema";
 
 type NewOrder = typeof orders.$inferInsert;
 const ORDER_COLUMNS = [
-  "merchantId", "kind", "paymentLinkId", "hash", "valueCentavos", "reference", "provider", "providerRef", "brcode",
-  "txid", "invoice", "paymentHash", "satoshis", "rate", "rateSource", "rateAt", "expiresAt",
+  "merchantId",
+  "kind",
+  "paymentLinkId",
+  "hash",
+  "valueCentavos",
+  "reference",
+  "provider",
+  "providerRef",
+  "brcode",
+  "txid",
+  "invoice",
+  "paymentHash",
+  "satoshis",
+  "rate",
+  "rateSource",
+  "rateAt",
+  "expiresAt",
 ] as const satisfies readonly (keyof NewOrder)[];
-const NULLABLE_ORDER_COLUMNS = new Set<string>([
-  "providerRef", "brcode", "txid", "invoice", "paymentHash", "satoshis", "rate", "rateSource", "rateAt", "expiresAt",
-]);
+const NULLABLE_ORDER_COLUMNS = new Set<string>(["providerRef", "brcode", "txid", "invoice", "paymentHash", "satoshis", "rate", "rateSource", "rateAt", "expiresAt"]);
 
 // Creating orders is the API's hottest write: one prepared INSERT for every kind, built once per pool.
 // It returns only what PostgreSQL decides (the id, defaults, timestamps, and the rate as its numeric
@@ -37,11 +50,7 @@ const insertOrderQuery = () =>
       .insert(orders)
       // Nullable columns go in as bare SQL parameters: Drizzle runs each column's encoder on its
       // placeholder, and the timestamp encoder cannot take null.
-      .values(
-        Object.fromEntries(
-          ORDER_COLUMNS.map((c) => [c, NULLABLE_ORDER_COLUMNS.has(c) ? sql`${sql.placeholder(c)}` : sql.placeholder(c)]),
-        ) as unknown as NewOrder,
-      )
+      .values(Object.fromEntries(ORDER_COLUMNS.map((c) => [c, NULLABLE_ORDER_COLUMNS.has(c) ? sql`${sql.placeholder(c)}` : sql.placeholder(c)])) as unknown as NewOrder)
       .returning(DECIDED_BY_DATABASE)
       .prepare("insert_order"),
   );
@@ -126,7 +135,6 @@ const orderByLinkQuery = () =>
       .limit(1)
       .prepare("order_by_link"),
   );
-
 
 /** One of the merchant's orders by its id (a UUID, lower case). */
 export async function merchantOrderById(merchantId: string, id: string): Promise<Order | undefined> {

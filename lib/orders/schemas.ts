@@ -24,9 +24,7 @@ export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
 export const createExchangeOrderBody = bodyObject({
   value: brlValue,
   payerId: optionalText(),
-  merchant: z
-    .object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" })
-    .optional(),
+  merchant: z.object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" }).optional(),
 });
 export type CreateExchangeOrderInput = z.output<typeof createExchangeOrderBody>;
 
@@ -125,7 +123,11 @@ export const lightningProviderDetailsSchema = z
   })
   .meta({ id: "LightningProviderDetails" });
 
-export const createPixOrderResponse = z.strictObject({ message: z.string(), pixOrder: pixOrderSchema, qrCode: z.string().meta({ description: "PIX BR Code (copy and paste)" }) });
+export const createPixOrderResponse = z.strictObject({
+  message: z.string(),
+  pixOrder: pixOrderSchema,
+  qrCode: z.string().meta({ description: "PIX BR Code (copy and paste)" }),
+});
 export const createExchangeOrderResponse = z.strictObject({ message: z.string(), order: exchangeOrderSchema });
 export const createLightningOrderResponse = z.strictObject({ message: z.string(), order: lightningOrderSchema });
 export const getOrderResponse = z.strictObject({

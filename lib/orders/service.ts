@@ -31,17 +31,17 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
   const txid = newPixTxid();
   const collection = await providers().pix.createCollection({ valueCentavos: input.value, txid });
   const order = await insertOrder({
-      merchantId: merchant.id,
-      kind: "pix",
-      paymentLinkId: newPaymentLinkId(),
-      hash: newOrderHash(),
-      valueCentavos: input.value,
-      reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf"]),
-      provider: collection.provider,
-      providerRef: collection.providerRef,
-      brcode: collection.brcode,
-      txid,
-      expiresAt: input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null,
+    merchantId: merchant.id,
+    kind: "pix",
+    paymentLinkId: newPaymentLinkId(),
+    hash: newOrderHash(),
+    valueCentavos: input.value,
+    reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf"]),
+    provider: collection.provider,
+    providerRef: collection.providerRef,
+    brcode: collection.brcode,
+    txid,
+    expiresAt: input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null,
   });
   return order;
 }
@@ -56,15 +56,15 @@ export async function createExchangeOrder(merchant: MerchantProfile, input: Crea
   const reference = references(input, ["payerId"]);
   if (input.merchant?.subMerchantId) reference.subMerchantId = input.merchant.subMerchantId;
   const order = await insertOrder({
-      merchantId: merchant.id,
-      kind: "exchange",
-      paymentLinkId,
-      hash: newOrderHash(),
-      valueCentavos: input.value,
-      reference,
-      provider: providers().exchange.name,
-      providerRef: payment.providerRef,
-      expiresAt: new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000),
+    merchantId: merchant.id,
+    kind: "exchange",
+    paymentLinkId,
+    hash: newOrderHash(),
+    valueCentavos: input.value,
+    reference,
+    provider: providers().exchange.name,
+    providerRef: payment.providerRef,
+    expiresAt: new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000),
   });
   return order;
 }
@@ -89,21 +89,21 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
     throw new ProviderError(`Lightning provider error: ${status}`);
   }
   const order = await insertOrder({
-      merchantId: merchant.id,
-      kind: "lightning",
-      paymentLinkId: newPaymentLinkId(),
-      hash: newOrderHash(),
-      valueCentavos: input.value,
-      reference: references(input, ["email", "name"]),
-      provider: lightning.name,
-      providerRef: invoice.id,
-      invoice: invoice.invoice,
-      paymentHash: invoice.paymentHash,
-      satoshis,
-      rate: quote.rate,
-      rateSource: quote.source,
-      rateAt: quote.at,
-      expiresAt: invoice.expiresAt,
+    merchantId: merchant.id,
+    kind: "lightning",
+    paymentLinkId: newPaymentLinkId(),
+    hash: newOrderHash(),
+    valueCentavos: input.value,
+    reference: references(input, ["email", "name"]),
+    provider: lightning.name,
+    providerRef: invoice.id,
+    invoice: invoice.invoice,
+    paymentHash: invoice.paymentHash,
+    satoshis,
+    rate: quote.rate,
+    rateSource: quote.source,
+    rateAt: quote.at,
+    expiresAt: invoice.expiresAt,
   });
   return order;
 }
@@ -168,7 +168,10 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
   return db().transaction(async (tx) => {
     const due = await lockExpiredPending(tx, ids, batch);
     if (due.length === 0) return 0;
-    const updated = await markCancelled(tx, due.map((o) => o.id));
+    const updated = await markCancelled(
+      tx,
+      due.map((o) => o.id),
+    );
     for (const after of updated) await changeStatus(tx, { ...after, status: "PENDING" as OrderStatus }, after);
     return updated.length;
   });

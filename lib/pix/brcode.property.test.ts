@@ -102,12 +102,14 @@ describe("BR Code (property)", () => {
     const garbage = fc.oneof(
       fc.string({ unit: "binary", maxLength: 600 }),
       fc.string({ unit: "grapheme", maxLength: 200 }).map((s) => `000201${s}`),
-      input.filter((x) => classifyPixKey(x.pixKey) !== null).chain((x) => {
-        const good = encodeStaticBrCode(x);
-        return fc.tuple(fc.nat({ max: good.length }), fc.nat({ max: good.length }), fc.string({ unit: "binary", maxLength: 8 })).map(
-          ([a, b, s]) => good.slice(0, Math.min(a, b)) + s + good.slice(Math.max(a, b)),
-        );
-      }),
+      input
+        .filter((x) => classifyPixKey(x.pixKey) !== null)
+        .chain((x) => {
+          const good = encodeStaticBrCode(x);
+          return fc
+            .tuple(fc.nat({ max: good.length }), fc.nat({ max: good.length }), fc.string({ unit: "binary", maxLength: 8 }))
+            .map(([a, b, s]) => good.slice(0, Math.min(a, b)) + s + good.slice(Math.max(a, b)));
+        }),
     );
     fc.assert(
       fc.property(garbage, (s) => {

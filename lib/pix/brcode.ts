@@ -69,9 +69,7 @@ export type BrCodePayment = Pick<StaticBrCodeInput, "amountCentavos" | "txid" | 
 export function staticBrCodeEncoder(receiver: BrCodeReceiver): (payment: BrCodePayment) => string {
   const key = classifyPixKey(receiver.pixKey);
   if (key === null) {
-    throw new BrCodeError(
-      "PIX key is not a valid CPF, CNPJ, e-mail, +55 phone number or random (EVP) key",
-    );
+    throw new BrCodeError("PIX key is not a valid CPF, CNPJ, e-mail, +55 phone number or random (EVP) key");
   }
 
   const merchantName = truncate(toPlainAscii(receiver.merchantName ?? ""), NAME_MAX);
@@ -114,13 +112,7 @@ export function staticBrCodeEncoder(receiver: BrCodeReceiver): (payment: BrCodeP
     }
 
     const body =
-      head +
-      encodeTlv("26", accountInfo) +
-      category +
-      (amount === null ? "" : encodeTlv("54", amount)) +
-      place +
-      encodeTlv("62", encodeTlv("05", txid)) +
-      "6304";
+      head + encodeTlv("26", accountInfo) + category + (amount === null ? "" : encodeTlv("54", amount)) + place + encodeTlv("62", encodeTlv("05", txid)) + "6304";
     return body + crc16Ccitt(body);
   };
 }
@@ -132,9 +124,7 @@ export function encodeStaticBrCode(input: StaticBrCodeInput): string {
 function parseAmount(value: string): number {
   const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(value);
   if (m === null || value.length > 13) {
-    throw new BrCodeError(
-      `PIX QR code amount "${value}" is not a valid decimal with at most 2 decimal places`,
-    );
+    throw new BrCodeError(`PIX QR code amount "${value}" is not a valid decimal with at most 2 decimal places`);
   }
   // Built from the digit strings so that no binary floating point is ever involved.
   const centavos = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
@@ -156,9 +146,7 @@ function uniqueIds(fields: TlvField[], parentId: string | null): Map<string, str
   for (const f of fields) {
     if (map.has(f.id)) {
       throw new BrCodeError(
-        parentId === null
-          ? `PIX QR code contains field ${f.id} more than once`
-          : `PIX QR code field ${parentId} contains subfield ${f.id} more than once`,
+        parentId === null ? `PIX QR code contains field ${f.id} more than once` : `PIX QR code field ${parentId} contains subfield ${f.id} more than once`,
       );
     }
     map.set(f.id, f.value);
@@ -174,9 +162,7 @@ export function parseBrCode(input: string): ParsedBrCode {
     throw new BrCodeError(`PIX QR code is too long (more than ${MAX_INPUT_LENGTH} characters)`);
   }
   if (!code.startsWith("000201")) {
-    throw new BrCodeError(
-      "This is not a PIX QR code: it must start with the payload format indicator 000201",
-    );
+    throw new BrCodeError("This is not a PIX QR code: it must start with the payload format indicator 000201");
   }
 
   // The CRC is checked before the structure so that any typo or damage is reported as such,

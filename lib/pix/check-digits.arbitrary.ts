@@ -15,8 +15,14 @@ export function checkDigit(values: number[], weights: readonly number[]): number
   return rest < 2 ? 0 : 11 - rest;
 }
 
-export const CPF_WEIGHTS = [[10, 9, 8, 7, 6, 5, 4, 3, 2], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]] as const;
-export const CNPJ_WEIGHTS = [[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]] as const;
+export const CPF_WEIGHTS = [
+  [10, 9, 8, 7, 6, 5, 4, 3, 2],
+  [11, 10, 9, 8, 7, 6, 5, 4, 3, 2],
+] as const;
+export const CNPJ_WEIGHTS = [
+  [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+  [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+] as const;
 
 /** Appends both check digits to a base given as values (a CNPJ character weighs its code minus 48). */
 export function withCheckDigits(base: number[], weights: readonly (readonly number[])[]): number[] {
@@ -34,6 +40,9 @@ export const cnpjArb = fc
   .array(fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("")), { minLength: 12, maxLength: 12 })
   .filter((c) => new Set(c).size > 1)
   .map((c) => {
-    const digits = withCheckDigits(c.map((ch) => ch.charCodeAt(0) - 48), CNPJ_WEIGHTS).slice(12);
+    const digits = withCheckDigits(
+      c.map((ch) => ch.charCodeAt(0) - 48),
+      CNPJ_WEIGHTS,
+    ).slice(12);
     return `${c.join("")}${digits.join("")}`;
   });

@@ -92,10 +92,14 @@ describe("CNPJ (property)", () => {
 
   it("lower-case letters and letters among the check digits are refused", () => {
     fc.assert(
-      fc.property(cnpjArb.filter((c) => /[A-Z]/.test(c.slice(0, 12))), fc.constantFrom("A", "Z"), (cnpj, letter) => {
-        expect(isValidCnpj(cnpj.toLowerCase())).toBe(false);
-        expect(isValidCnpj(cnpj.slice(0, 13) + letter)).toBe(false);
-      }),
+      fc.property(
+        cnpjArb.filter((c) => /[A-Z]/.test(c.slice(0, 12))),
+        fc.constantFrom("A", "Z"),
+        (cnpj, letter) => {
+          expect(isValidCnpj(cnpj.toLowerCase())).toBe(false);
+          expect(isValidCnpj(cnpj.slice(0, 13) + letter)).toBe(false);
+        },
+      ),
       { ...RUNS, numRuns: 500 },
     );
   });

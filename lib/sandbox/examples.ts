@@ -14,7 +14,7 @@ export const depositTransferExample = {
       "orderId": "25d34d8b-28dc-47b7-9761-c9185b682f27",
       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
       "network": "polygon",
-      "walletIndex": 0
+      "walletIndex": 0,
     },
     "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
     "createdAt": "2026-11-22T01:01:02.914Z",
@@ -25,15 +25,15 @@ export const depositTransferExample = {
     "rate": 5.4,
     "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
     "expiresAt": "2026-11-23T01:01:03.000Z",
-    "final": false
+    "final": false,
   },
   "transfer": {
     "txHash": "0xd06b5a357519eff68702af4207e9b574b9ad769ad99d601355e0a165d8939851",
     "amount": 10,
     "applied": 10,
     "unapplied": 0,
-    "duplicate": false
-  }
+    "duplicate": false,
+  },
 };
 
 export const cryptoPixTransferExample = {
@@ -57,13 +57,13 @@ export const cryptoPixTransferExample = {
     "pixKey": "maria@example.com",
     "recipientName": "Maria Souza",
     "expiresAt": "2026-11-22T02:01:03.629Z",
-    "createdAt": "2026-11-22T01:01:03.556Z"
+    "createdAt": "2026-11-22T01:01:03.556Z",
   },
   "transfer": {
     "txHash": "0xab95ed3b7999c4a1443ce54b56846d83935ec881c673a4a30ad7b42df427fe67",
     "amount": 9.240741,
-    "duplicate": false
-  }
+    "duplicate": false,
+  },
 };
 
 export const sandboxPayExample = {
@@ -74,8 +74,9 @@ export const sandboxPayExample = {
     "value": 25.9,
     "status": "COMPLETED",
     "createdAt": "2026-11-22T01:01:03.249Z",
-    "brcode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
+    "brcode":
+      "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
     "link": "https://payments.example.com/pay/ydHBTADudWFSggfCB2Wkj5",
-    "paidAt": "2026-11-22T01:01:03.827Z"
-  }
+    "paidAt": "2026-11-22T01:01:03.827Z",
+  },
 };

@@ -45,7 +45,10 @@ const stillOurs = (c: ClaimedDelivery) =>
 export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome> {
   if (!c.endpointActive) {
     // Deleted or disabled after this delivery was fanned out.
-    await db().update(webhookDeliveries).set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` }).where(stillOurs(c));
+    await db()
+      .update(webhookDeliveries)
+      .set({ status: "cancelled", nextAttemptAt: null, completedAt: sql`now()` })
+      .where(stillOurs(c));
     return "cancelled";
   }
   const e = env();

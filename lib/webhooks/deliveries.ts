@@ -45,15 +45,14 @@ export function deliveryView(d: WebhookDelivery, eventType: string, attempts: We
 }
 
 /** Newest first, each with its attempts in order. */
-export async function listDeliveries(
-  merchantId: string,
-  endpointId: string,
-  q: { cursor?: string; limit: number; status?: WebhookDelivery["status"] },
-) {
+export async function listDeliveries(merchantId: string, endpointId: string, q: { cursor?: string; limit: number; status?: WebhookDelivery["status"] }) {
   const endpoint = await findEndpoint(merchantId, endpointId);
   const rows = await deliveriesPage(db(), merchantId, endpoint.id, q);
   const { page, nextCursor } = keysetPage(rows, q.limit, (r) => ({ at: r.delivery.createdAt, id: r.delivery.id }));
-  const attempts = await attemptsOf(db(), page.map((r) => r.delivery.id));
+  const attempts = await attemptsOf(
+    db(),
+    page.map((r) => r.delivery.id),
+  );
   const byDelivery = new Map<string, WebhookAttempt[]>();
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
   return { deliveries: page.map((r) => deliveryView(r.delivery, r.eventType, byDelivery.get(r.delivery.id) ?? [])), nextCursor };

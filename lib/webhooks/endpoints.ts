@@ -102,7 +102,12 @@ export const listDeliveriesEndpoint = defineEndpoint({
   caller: merchantKey,
   errorBody: messageBody,
   query: listDeliveriesQuery,
-  response: { status: 200, description: "Deliveries, newest first, each with its attempts", schema: listDeliveriesResponse, example: { deliveries: [deliveryExample], nextCursor: null } },
+  response: {
+    status: 200,
+    description: "Deliveries, newest first, each with its attempts",
+    schema: listDeliveriesResponse,
+    example: { deliveries: [deliveryExample], nextCursor: null },
+  },
   docs: {
     summary: "List deliveries of a webhook endpoint",
     description: "Each delivery with its attempts, newest first.",
@@ -160,7 +165,14 @@ export const listEventsEndpoint = defineEndpoint({
     description: "A page of events, oldest first",
     schema: listEventsResponse,
     example: {
-      events: [{ id: deliveryExample.eventId, type: "order.status_changed", createdAt: created, data: { id: "796cfaae-a257-4dff-b6d2-b02a0883eac4", status: "COMPLETED", previousStatus: "PENDING" } }],
+      events: [
+        {
+          id: deliveryExample.eventId,
+          type: "order.status_changed",
+          createdAt: created,
+          data: { id: "796cfaae-a257-4dff-b6d2-b02a0883eac4", status: "COMPLETED", previousStatus: "PENDING" },
+        },
+      ],
       nextCursor: "eyJwIjoxfQ",
       hasMore: false,
     },

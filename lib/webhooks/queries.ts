@@ -24,7 +24,10 @@ export function merchantEndpoints(ex: Executor, merchantId: string): Promise<Web
 }
 
 export async function merchantEndpoint(ex: Executor, merchantId: string, id: string): Promise<WebhookEndpoint | undefined> {
-  const [row] = await ex.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), live(merchantId)));
+  const [row] = await ex
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), live(merchantId)));
   return row;
 }
 

@@ -10,17 +10,7 @@ import net from "node:net";
 // The classification below is pure (strings in, a class out) so every range has a unit test.
 
 export type AddressClass =
-  | "public"
-  | "loopback"
-  | "private"
-  | "link-local"
-  | "cgnat"
-  | "unique-local"
-  | "unspecified"
-  | "multicast"
-  | "metadata"
-  | "reserved"
-  | "invalid";
+  "public" | "loopback" | "private" | "link-local" | "cgnat" | "unique-local" | "unspecified" | "multicast" | "metadata" | "reserved" | "invalid";
 
 /** IPv4 ranges as [first octets' value, prefix length, class], checked in order (most specific first). */
 const V4_RANGES: [string, number, AddressClass][] = [
@@ -146,9 +136,7 @@ export class ForbiddenAddressError extends Error {
   ) {
     const kind = `${/^([aeio]|unsp)/.test(addressClass) ? "an" : "a"} ${addressClass} address`;
     super(
-      host === address
-        ? `${address} is ${kind}; webhooks must reach a public address`
-        : `${host} resolves to ${address}, ${kind}; webhooks must reach a public address`,
+      host === address ? `${address} is ${kind}; webhooks must reach a public address` : `${host} resolves to ${address}, ${kind}; webhooks must reach a public address`,
     );
   }
 }
@@ -172,7 +160,10 @@ export function guardedLookup(allowPrivate: boolean): net.LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);
       if (!allowPrivate) {
-        const refused = refuseNonPublic(hostname, addresses.map((a) => a.address));
+        const refused = refuseNonPublic(
+          hostname,
+          addresses.map((a) => a.address),
+        );
         if (refused) return callback(refused, "", 0);
       }
       if (options.all) return callback(null, addresses);

@@ -44,8 +44,7 @@ export const pixOutEndpoint = defineEndpoint({
   response: { status: 201, description: "PIX withdrawal created; it is PENDING until the PIX settles", schema: pixOutResponse, example: pixOutExample },
   docs: {
     summary: "Withdraw by PIX",
-    description:
-      "Pays `value` centavos from the balance to a PIX key (the merchant's registered key when omitted). Counts against the account's withdrawal limits.",
+    description: "Pays `value` centavos from the balance to a PIX key (the merchant's registered key when omitted). Counts against the account's withdrawal limits.",
     tag: "Withdrawals",
     requestExample: { value: 5000, pixKey: "maria@example.com" },
     errorExamples: { 400: { message: "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account" } },

@@ -12,7 +12,7 @@ export const withdrawExample = {
   "amount": 5000,
   "fees": {
     "service": 0.25,
-    "network": 0.05
+    "network": 0.05,
   },
   "totalDebited": 50.3,
   "network": "polygon",
@@ -20,7 +20,7 @@ export const withdrawExample = {
   "toAddress": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
   "tokenAmount": 9.259259,
   "createdAt": "2026-11-22T01:01:03.139Z",
-  "updatedAt": "2026-11-22T01:01:03.139Z"
+  "updatedAt": "2026-11-22T01:01:03.139Z",
 };
 
 export const pixOutExample = {
@@ -32,12 +32,12 @@ export const pixOutExample = {
   "amount": 5000,
   "fees": {
     "service": 0,
-    "network": 0
+    "network": 0,
   },
   "totalDebited": 50,
   "pixKey": "m***@example.com",
   "createdAt": "2026-11-22T01:01:03.407Z",
-  "updatedAt": "2026-11-22T01:01:03.407Z"
+  "updatedAt": "2026-11-22T01:01:03.407Z",
 };
 
 export const withdrawalsExample = {
@@ -50,12 +50,12 @@ export const withdrawalsExample = {
       "amount": 5000,
       "fees": {
         "service": 0,
-        "network": 0
+        "network": 0,
       },
       "totalDebited": 50,
       "pixKey": "m***@example.com",
       "createdAt": "2026-11-22T01:01:03.407Z",
-      "updatedAt": "2026-11-22T01:01:03.407Z"
+      "updatedAt": "2026-11-22T01:01:03.407Z",
     },
     {
       "id": "97ac3816-6f74-4cb5-8a68-b2c5f4ad153a",
@@ -65,7 +65,7 @@ export const withdrawalsExample = {
       "amount": 5000,
       "fees": {
         "service": 0.25,
-        "network": 0.05
+        "network": 0.05,
       },
       "totalDebited": 50.3,
       "network": "polygon",
@@ -74,10 +74,10 @@ export const withdrawalsExample = {
       "tokenAmount": 9.259259,
       "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
       "createdAt": "2026-11-22T01:01:03.139Z",
-      "updatedAt": "2026-11-22T01:01:03.139Z"
-    }
+      "updatedAt": "2026-11-22T01:01:03.139Z",
+    },
   ],
-  "nextCursor": null
+  "nextCursor": null,
 };
 
 export const withdrawalExample = {
@@ -89,7 +89,7 @@ export const withdrawalExample = {
     "amount": 5000,
     "fees": {
       "service": 0.25,
-      "network": 0.05
+      "network": 0.05,
     },
     "totalDebited": 50.3,
     "network": "polygon",
@@ -98,6 +98,6 @@ export const withdrawalExample = {
     "tokenAmount": 9.259259,
     "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
     "createdAt": "2026-11-22T01:01:03.139Z",
-    "updatedAt": "2026-11-22T01:01:03.139Z"
-  }
+    "updatedAt": "2026-11-22T01:01:03.139Z",
+  },
 };

@@ -32,9 +32,7 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
     );
   }
   if (debitCentavos > m.balanceCentavos) {
-    throw new InsufficientBalance(
-      `Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(m.balanceCentavos)}`,
-    );
+    throw new InsufficientBalance(`Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(m.balanceCentavos)}`);
   }
   return { merchant: m as Merchant, day };
 }

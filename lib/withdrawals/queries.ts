@@ -17,12 +17,20 @@ export async function withdrawalById(ex: Executor, id: string): Promise<Withdraw
 }
 
 export async function merchantWithdrawalById(ex: Executor, merchantId: string, id: string): Promise<Withdrawal | undefined> {
-  const [w] = await ex.select().from(withdrawals).where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.id, id)));
+  const [w] = await ex
+    .select()
+    .from(withdrawals)
+    .where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.id, id)));
   return w;
 }
 
 /** Changes a PENDING withdrawal; undefined when it is no longer PENDING (or `also` did not hold). */
-export async function updatePending(ex: Executor, id: string, change: PgUpdateSetSource<typeof withdrawals>, also?: ReturnType<typeof sql>): Promise<Withdrawal | undefined> {
+export async function updatePending(
+  ex: Executor,
+  id: string,
+  change: PgUpdateSetSource<typeof withdrawals>,
+  also?: ReturnType<typeof sql>,
+): Promise<Withdrawal | undefined> {
   const [w] = await ex
     .update(withdrawals)
     .set({ ...change, updatedAt: sql`now()` })

@@ -14,7 +14,10 @@ export const onchainWithdrawBody = bodyObject({
     .refine((a) => isAddress(a, { strict: true }), "must be a valid EVM address (0x…, EIP-55 checksum if mixed-case)"),
   /** BRL (spec §2: `value` is BRL unless a field says otherwise). */
   value: brlValue,
-  token: z.unknown().optional().meta({ type: "string", enum: [...ASSETS], default: "USDT" }),
+  token: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", enum: [...ASSETS], default: "USDT" }),
   // Checked against the allowed networks by the service; a bare z.unknown() would answer a missing
   // network with zod's "expected nonoptional".
   network: z

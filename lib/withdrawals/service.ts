@@ -38,11 +38,7 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
  * broadcast after commit and confirmed by a job.
  */
 export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
-  const { network, asset, token } = resolveToken(
-    String(input.network ?? ""),
-    input.token === undefined ? "USDT" : String(input.token),
-    WITHDRAW_NETWORKS,
-  );
+  const { network, asset, token } = resolveToken(String(input.network ?? ""), input.token === undefined ? "USDT" : String(input.token), WITHDRAW_NETWORKS);
   const { rates, chain } = providers();
   const quote = await rates.quote(asset);
   const tokenAmount = tokensForWithdrawal(input.value, quote.rate, token.decimals);
@@ -55,23 +51,23 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
     const { day } = await lockAndCheck(tx, merchant.id, input.value, debit);
     const signed = await signHotWalletTransfer(tx, { network, tokenAddress: token.address, decimals: token.decimals, to: input.toAddress, amount: tokenAmount });
     const w = await insertWithdrawal(tx, {
-        merchantId: merchant.id,
-        kind: "onchain",
-        valueCentavos: input.value,
-        serviceFeeCentavos: serviceFee,
-        networkFeeCentavos: networkFee,
-        debitCentavos: debit,
-        limitDay: day,
-        network,
-        token: asset,
-        tokenAddress: token.address,
-        toAddress: input.toAddress,
-        tokenAmount,
-        rate: quote.rate,
-        txHash: signed.txHash,
-        // Kept so the job can send the same transaction again if its broadcast was lost.
-        nonce: signed.nonce,
-        rawTransaction: signed.rawTransaction,
+      merchantId: merchant.id,
+      kind: "onchain",
+      valueCentavos: input.value,
+      serviceFeeCentavos: serviceFee,
+      networkFeeCentavos: networkFee,
+      debitCentavos: debit,
+      limitDay: day,
+      network,
+      token: asset,
+      tokenAddress: token.address,
+      toAddress: input.toAddress,
+      tokenAmount,
+      rate: quote.rate,
+      txHash: signed.txHash,
+      // Kept so the job can send the same transaction again if its broadcast was lost.
+      nonce: signed.nonce,
+      rawTransaction: signed.rawTransaction,
     });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);

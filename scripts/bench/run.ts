@@ -92,7 +92,9 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
     non2xx: result.non2xx,
     rssMb: peak,
   };
-  console.log(`round ${round}  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB`);
+  console.log(
+    `round ${round}  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB`,
+  );
   return r;
 }
 
@@ -119,7 +121,9 @@ async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise
     })
   ).json();
   const auth = { authorization: `Bearer ${created.apiKey}` };
-  const order = await (await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })).json();
+  const order = await (
+    await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })
+  ).json();
   return {
     name: fastPath ? "app-fast" : "app-next",
     base,
@@ -136,7 +140,16 @@ async function startBaseline(dbUrl: string, port: number): Promise<Server> {
   // Compiled like the app's server (npm run build:server), not run through tsx: tsx's keepNames wraps
   // every closure created per request, a cost the app's bundle does not pay either.
   const outfile = "dist/bench/baseline.cjs";
-  await build({ entryPoints: ["scripts/bench/baseline.ts"], bundle: true, platform: "node", target: "node20", format: "cjs", packages: "external", outfile, logLevel: "warning" });
+  await build({
+    entryPoints: ["scripts/bench/baseline.ts"],
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    packages: "external",
+    outfile,
+    logLevel: "warning",
+  });
   const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/account`);
@@ -184,7 +197,14 @@ async function main() {
     for (let round = 1; round <= rounds; round++) {
       const order = round % 2 === 1 ? servers : [...servers].reverse();
       for (const endpoint of ENDPOINTS) {
-        for (const server of order) measured.push(await measure(server, server.endpoints.find((e) => e.name === endpoint)!, round));
+        for (const server of order)
+          measured.push(
+            await measure(
+              server,
+              server.endpoints.find((e) => e.name === endpoint)!,
+              round,
+            ),
+          );
       }
     }
   } finally {
@@ -226,7 +246,17 @@ async function main() {
   }
   console.log("\nthroughput relative to the baseline (mean of each round's ratio):");
   for (const r of ratios) console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${r.ratio}×  (rounds: ${r.perRound.join(", ")})`);
-  const report = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, rounds, results, ratios, runs: measured };
+  const report = {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    node: process.version,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    rounds,
+    results,
+    ratios,
+    runs: measured,
+  };
   fs.mkdirSync("bench", { recursive: true });
   fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");
   console.log("\nwritten: bench/results.json");

@@ -1,14 +1,7 @@
 import "server-only";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
-import {
-  events,
-  webhookDeliveries,
-  webhookEndpoints,
-  type CryptoPixPayment,
-  type OnchainOrder,
-  type Order,
-} from "@/db/schema";
+import { events, webhookDeliveries, webhookEndpoints, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { depositTransferUri } from "@/lib/chain/payment-uri";

@@ -13,7 +13,10 @@ export const ORDER_STATUS_FILTERS = ["PENDING", "COMPLETED", "PARTIAL_ORDER", "C
 export const PAGE_SIZE = 20;
 export type OrderListKind = (typeof ORDER_LIST_TYPES)[number];
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(s)));
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((s) => !Number.isNaN(Date.parse(s)));
 
 /** Query-string filters; anything malformed is dropped rather than failing the page. */
 export const dashboardOrdersQuery = z.object({
@@ -21,7 +24,13 @@ export const dashboardOrdersQuery = z.object({
   status: z.enum(ORDER_STATUS_FILTERS).optional().catch(undefined),
   from: day.optional().catch(undefined),
   to: day.optional().catch(undefined),
-  q: z.string().trim().max(100).optional().catch(undefined).transform((s) => (s ? s : undefined)),
+  q: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .catch(undefined)
+    .transform((s) => (s ? s : undefined)),
   page: z.coerce.number().int().min(1).max(10_000).catch(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).catch(PAGE_SIZE).default(PAGE_SIZE),
 });

@@ -1,12 +1,4 @@
-import {
-  BaseError,
-  createPublicClient,
-  http,
-  parseAbiItem,
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
-  type PublicClient,
-} from "viem";
+import { BaseError, createPublicClient, http, parseAbiItem, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";

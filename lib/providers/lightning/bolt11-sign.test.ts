@@ -12,9 +12,7 @@ function tag(decoded: ReturnType<typeof bolt11.decode>, name: string) {
 describe("nodePublicKey", () => {
   it("returns the compressed 33-byte key", () => {
     // Private key 1 maps to the generator point G.
-    expect(nodePublicKey("00".repeat(31) + "01")).toBe(
-      "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
-    );
+    expect(nodePublicKey("00".repeat(31) + "01")).toBe("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798");
     expect(nodePublicKey(SANDBOX_LN_NODE_KEY)).toMatch(/^0[23][0-9a-f]{64}$/);
   });
 

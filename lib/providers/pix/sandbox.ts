@@ -29,9 +29,7 @@ export const sandboxPix: PixProvider = {
   async resolveDynamic() {
     // The sandbox only ever issues static codes, so any dynamic code came from elsewhere and
     // cannot be resolved without a live PSP.
-    throw new InvalidInput(
-      "Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)",
-    );
+    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)");
   },
   async sendPayout({ pixKey }) {
     const id = `E${randomUUID().replace(/-/g, "").slice(0, 31)}`;
