@@ -16,6 +16,21 @@ export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "R
 export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
 export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
 export const WITHDRAWAL_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
+/** A Crypto-PIX refund's own progress; the payment becomes REFUNDED only once its refund is mined. */
+export const REFUND_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
+/** What a hot-wallet transaction is for: a withdrawal, a refund, or a filler for a nonce gap. */
+export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler"] as const;
+/** A version of a transaction: its payment, or a zero-value self-transfer at its nonce that cancels it. */
+export const CHAIN_TX_ATTEMPT_KINDS = ["payment", "cancellation"] as const;
+/**
+ * pending: not decided; confirmed: mined with success and its confirmations; reverted: mined and
+ * failed (the nonce is used, the gas spent); superseded: another transaction took its nonce (a
+ * cancellation of ours, or one sent outside this service).
+ */
+export const CHAIN_TX_STATUSES = ["pending", "confirmed", "reverted", "superseded"] as const;
+/** created: recorded, not yet accepted by the provider (or its answer was lost); processing: accepted, not final. */
+export const PIX_PAYOUT_STATUSES = ["created", "processing", "completed", "failed"] as const;
+export const PIX_PAYOUT_PURPOSES = ["withdrawal", "crypto_pix"] as const;
 export const LEDGER_KINDS = [
   "order_credit",
   "deposit_credit",
@@ -227,6 +242,9 @@ export const cryptoPixPayments = pgTable(
     txHash: text("tx_hash"),
     refundAddress: text("refund_address"),
     refundTxHash: text("refund_tx_hash"),
+    refundStatus: text("refund_status", { enum: REFUND_STATUSES }),
+    // When the full amount arrived: the block time of the transfer that completed it (expiry is judged by it).
+    paidAt: ts("paid_at"),
     pixPayoutId: text("pix_payout_id"),
     failureReason: text("failure_reason"),
     expiresAt: ts("expires_at").notNull(),
@@ -264,6 +282,11 @@ export const chainTransfers = pgTable(
     note: text("note"),
     blockNumber: bigint("block_number", { mode: "number" }),
     blockHash: text("block_hash"),
+    // The payment time: the block's timestamp (the sandbox helpers' transfers: when they were made).
+    blockTime: ts("block_time"),
+    // Money that did not count (after a Crypto-PIX payment closed, or beyond what was due) is sent back
+    // to its sender: PENDING until its refund transaction is decided.
+    refundStatus: text("refund_status", { enum: REFUND_STATUSES }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("chain_transfers_unique").on(t.network, t.txHash, t.logIndex), index("chain_transfers_owner").on(t.ownerId)],
@@ -464,7 +487,143 @@ export const rateLimits = pgTable(
 export const chainCursors = pgTable("chain_cursors", {
   network: text("network").primaryKey(),
   blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  // That block's timestamp: every transfer mined up to this time has been applied, so an order whose
+  // expiry is before it can be closed without losing a payment made in time.
+  blockTime: ts("block_time"),
   updatedAt: updatedAt(),
+});
+
+/**
+ * Every transaction the hot wallet signs, one row per nonce: written with its first signed attempt
+ * in the transaction that decides to send it, before any broadcast, and followed by the chain-tx job
+ * until a receipt decides it. Replacements at the same nonce are further attempts.
+ */
+export const chainTxs = pgTable(
+  "chain_txs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    purpose: text("purpose", { enum: CHAIN_TX_PURPOSES }).notNull(),
+    // The withdrawal or Crypto-PIX payment it serves (none for a filler).
+    ownerKind: text("owner_kind", { enum: ["withdrawal", "crypto_pix"] }),
+    ownerId: uuid("owner_id"),
+    // For a refund of money that arrived late: the transfer it sends back.
+    transferId: uuid("transfer_id"),
+    network: text("network").notNull(),
+    nonceScope: text("nonce_scope").notNull(),
+    fromAddress: text("from_address").notNull(),
+    nonce: integer("nonce").notNull(),
+    // Null for a zero-value self-transfer (cancellation, filler).
+    tokenAddress: text("token_address"),
+    toAddress: text("to_address").notNull(),
+    amount: crypto("amount"),
+    amountBaseUnits: numeric("amount_base_units", { precision: 78, scale: 0 }),
+    status: text("status", { enum: CHAIN_TX_STATUSES }).notNull().default("pending"),
+    // The attempt that was mined (its hash); null until then.
+    minedHash: text("mined_hash"),
+    failureReason: text("failure_reason"),
+    // Why an operator must look (fees above the cap, the node refusing it, a revert): null when all is well.
+    attention: text("attention"),
+    // One worker at a time follows a transaction, without holding a lock during node calls.
+    leaseUntil: ts("lease_until"),
+    checkedAt: ts("checked_at"),
+    decidedAt: ts("decided_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("chain_txs_nonce").on(t.nonceScope, t.nonce),
+    index("chain_txs_owner").on(t.ownerId),
+    index("chain_txs_pending")
+      .on(t.createdAt)
+      .where(sql`status = 'pending'`),
+    check("chain_txs_purpose", inList("purpose", CHAIN_TX_PURPOSES)),
+    check("chain_txs_status", inList("status", CHAIN_TX_STATUSES)),
+  ],
+);
+
+/** Each signed version of a chain transaction: the first, and replacements with higher fees at its nonce. */
+export const chainTxAttempts = pgTable(
+  "chain_tx_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    chainTxId: uuid("chain_tx_id")
+      .notNull()
+      .references(() => chainTxs.id),
+    kind: text("kind", { enum: CHAIN_TX_ATTEMPT_KINDS }).notNull().default("payment"),
+    hash: text("hash").notNull(),
+    rawTransaction: text("raw_transaction").notNull(),
+    maxFeePerGas: numeric("max_fee_per_gas", { precision: 78, scale: 0 }).notNull(),
+    maxPriorityFeePerGas: numeric("max_priority_fee_per_gas", { precision: 78, scale: 0 }).notNull(),
+    // When the node last accepted it, and the head block then: replacement is judged from it.
+    broadcastAt: ts("broadcast_at"),
+    broadcastBlock: bigint("broadcast_block", { mode: "number" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("chain_tx_attempts_hash").on(t.hash),
+    index("chain_tx_attempts_tx").on(t.chainTxId, t.id),
+    check("chain_tx_attempts_kind", inList("kind", CHAIN_TX_ATTEMPT_KINDS)),
+  ],
+);
+
+/**
+ * Every PIX the service sends (pix-out withdrawals, Crypto-PIX payouts): written in the transaction
+ * that decides to send it; its id is the idempotent id the provider is given, so sending again after
+ * a lost answer cannot pay twice. Followed until the provider says it was made or not made.
+ */
+export const pixPayouts = pgTable(
+  "pix_payouts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    purpose: text("purpose", { enum: PIX_PAYOUT_PURPOSES }).notNull(),
+    ownerId: uuid("owner_id").notNull(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    // To a key, or paying a BR Code (then the code carries the key, and the recipient's txid).
+    pixKey: text("pix_key"),
+    brcode: text("brcode"),
+    valueCentavos: centavos("value_centavos").notNull(),
+    status: text("status", { enum: PIX_PAYOUT_STATUSES }).notNull().default("created"),
+    provider: text("provider"),
+    // The provider's own id of the payment (an end-to-end id), once it gave one.
+    providerRef: text("provider_ref"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    failureReason: text("failure_reason"),
+    leaseUntil: ts("lease_until"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [
+    uniqueIndex("pix_payouts_owner").on(t.purpose, t.ownerId),
+    index("pix_payouts_open")
+      .on(t.createdAt)
+      .where(sql`status in ('created', 'processing')`),
+    check("pix_payouts_status", inList("status", PIX_PAYOUT_STATUSES)),
+    check("pix_payouts_purpose", inList("purpose", PIX_PAYOUT_PURPOSES)),
+    check("pix_payouts_destination", sql`(pix_key is not null) <> (brcode is not null)`),
+    check("pix_payouts_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** The sandbox PIX payout provider's own record of what it was asked to pay (a real PSP keeps this on its side). */
+export const sandboxPixPayouts = pgTable("sandbox_pix_payouts", {
+  id: text("id").primaryKey(),
+  destination: text("destination").notNull(),
+  valueCentavos: centavos("value_centavos").notNull(),
+  status: text("status", { enum: ["REALIZADO", "NAO_REALIZADO"] }).notNull(),
+  endToEndId: text("end_to_end_id").notNull(),
+  reason: text("reason"),
+  createdAt: createdAt(),
+});
+
+/** Facts about this deployment's database: which modes have written to it (live mode refuses a database sandbox used). */
+export const deploymentMarks = pgTable("deployment_marks", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
 });
 
 export const idempotencyKeys = pgTable(
@@ -504,3 +663,7 @@ export type OrderKind = (typeof ORDER_KINDS)[number];
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type ChainStatus = (typeof CHAIN_STATUSES)[number];
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
+export type ChainTx = typeof chainTxs.$inferSelect;
+export type ChainTxAttempt = typeof chainTxAttempts.$inferSelect;
+export type PixPayout = typeof pixPayouts.$inferSelect;
+export type ChainTransfer = typeof chainTransfers.$inferSelect;

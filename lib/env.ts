@@ -108,6 +108,15 @@ const envSchema = z
       .min(0)
       .default(7 * 24 * 60 * 60),
     CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    // A hot-wallet transaction not mined this many blocks after it was sent is replaced at its nonce
+    // with fees at least 12.5% higher, up to CHAIN_MAX_FEE_GWEI_<NET>; above that it waits and the
+    // operator is alerted (CONTRACT §10).
+    CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100_000).default(20),
+    CHAIN_MAX_FEE_GWEI_ETH: z.coerce.number().positive().default(300),
+    CHAIN_MAX_FEE_GWEI_BSC: z.coerce.number().positive().default(30),
+    CHAIN_MAX_FEE_GWEI_POLYGON: z.coerce.number().positive().default(3000),
+    // Live mode refuses a development chain id (31337, 1337) unless this says it is meant (a staging node).
+    ALLOW_TEST_CHAINS: bool.default(false),
 
     // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).
     RATES_URL: httpUrl.optional(),
@@ -143,6 +152,11 @@ const envSchema = z
     }
     if (env.PAYMENTS_MODE === "live") {
       if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
+      // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
+      if (!env.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in live mode (the embedded PostgreSQL is for sandbox only)" });
+      // Payment links, checkout pages and provider callbacks are built from it; payers and PSPs must reach it over TLS.
+      if (!env.PUBLIC_BASE_URL?.startsWith("https://"))
+        ctx.addIssue({ code: "custom", path: ["PUBLIC_BASE_URL"], message: "is required in live mode and must be an https:// URL" });
       if (!env.DEPOSIT_XPUB) ctx.addIssue({ code: "custom", path: ["DEPOSIT_XPUB"], message: "is required in live mode" });
       const anyRpc = env.EVM_RPC_URL_ETH || env.EVM_RPC_URL_BSC || env.EVM_RPC_URL_POLYGON;
       if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {

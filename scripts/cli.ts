@@ -10,6 +10,11 @@ import { ConfigError, env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";
 import { createApiKey, createMerchant, listApiKeys, listMerchants, revokeApiKey, updateMerchant } from "@/lib/merchants/service";
+import { isNetwork, NETWORKS, type Network } from "@/lib/chain/tokens";
+import { retryRefund } from "@/lib/crypto-pix/refunds";
+import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
+import { cancelChainTx } from "@/lib/hot-wallet/tracker";
+import { decodeCryptoPixId } from "@/lib/ids";
 
 // Operator CLI: the admin API's operations for someone at a shell (CONTRACT §2). Results go to
 // stdout as JSON so they can be piped; errors go to stderr with exit code 1.
@@ -23,6 +28,13 @@ const USAGE = `Usage: npm run cli -- <command>
   keys create <merchantId> [--name N]
   keys list <merchantId>
   keys revoke <merchantId> <keyId>
+  chain status [--network eth|bsc|polygon]   the hot wallet's nonces on the node and here, gaps,
+                                             and transactions an operator must look at
+  chain fill-gaps --network N                 fills nonce gaps with zero-value self-transfers
+  chain cancel <chainTxId>                    replaces a pending transaction, at its nonce, with a
+                                             zero-value self-transfer paying more (its owner fails
+                                             and is credited back if the cancellation is mined)
+  refunds retry <payCryptoPixId|paymentId>    sends again a Crypto-PIX refund the chain refused
   help
 
 Uses DATABASE_URL, or else the embedded PostgreSQL under DATA_DIR (joining it when the app is
@@ -38,10 +50,16 @@ const OPTIONS = {
   password: { type: "string" },
   "opening-balance": { type: "string" },
   name: { type: "string" },
+  network: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+function networkOption(value: string | undefined): Network {
+  if (!isNetwork(value)) throw new UsageError(`--network must be one of ${NETWORKS.join(", ")}`);
+  return value;
+}
 
 /** Digits become a number; anything else is passed through so the schema names the problem. */
 function centavos(value: string | undefined): number | string | undefined {
@@ -153,6 +171,30 @@ async function run(argv: string[]): Promise<unknown> {
       const merchantId = positional(rest, 0, "merchantId");
       const keyId = positional(rest, 1, "keyId");
       task = async () => ({ apiKey: await revokeApiKey(merchantId, keyId) });
+      break;
+    }
+    case "chain status": {
+      expectArgs(command, values, ["network"], rest, 0);
+      const networks = values.network ? [networkOption(values.network)] : NETWORKS;
+      task = async () => ({ networks: await Promise.all(networks.map((n) => nonceReport(n))) });
+      break;
+    }
+    case "chain fill-gaps": {
+      expectArgs(command, values, ["network"], rest, 0);
+      const network = networkOption(values.network);
+      task = async () => ({ filled: await fillNonceGaps(network) });
+      break;
+    }
+    case "chain cancel": {
+      expectArgs(command, values, [], rest, 1);
+      const id = positional(rest, 0, "chainTxId");
+      task = async () => ({ cancellation: await cancelChainTx(id) });
+      break;
+    }
+    case "refunds retry": {
+      expectArgs(command, values, [], rest, 1);
+      const given = positional(rest, 0, "payCryptoPixId|paymentId");
+      task = async () => ({ refundTransactions: await retryRefund(decodeCryptoPixId(given) ?? given) });
       break;
     }
     default:

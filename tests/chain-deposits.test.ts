@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
-import { chainCursors, chainTransfers, cryptoPixPayments, events, merchants, onchainOrders, withdrawals } from "@/db/schema";
-import { watchDeposits as watchNetwork } from "@/lib/worker";
+import { chainCursors, chainTransfers, chainTxs, cryptoPixPayments, events, merchants, onchainOrders, withdrawals } from "@/db/schema";
+import { runSweep, watchDeposits as watchNetwork } from "@/lib/worker";
+import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { expireDeposits } from "@/lib/onchain/service";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
-import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/pix/sandbox";
+import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
@@ -139,16 +140,40 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect(unapplied).toHaveLength(1);
   });
 
-  it("ignores transfers to unrelated addresses, and other tokens sent to the order's address", async () => {
+  it("ignores transfers to unrelated addresses; records (never applies) another token, or the right token on another network, sent to the order's address", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const o = await newDeposit(apiKey, 54); // expects USDT
+    const o = await newDeposit(apiKey, 54); // expects USDT on polygon
     await anvil.transfer(usdt, payer, randomAddress(), 10_000_000n);
-    await anvil.transfer(dai, payer, o.address, toBaseUnits("10", 18)); // DAI, not the USDT this order asked for
+    const wrongToken = await anvil.transfer(dai, payer, o.address, toBaseUnits("10", 18)); // DAI, not the USDT this order asked for
     await confirm();
     await watch();
+    await watchNetwork("bsc"); // bsc's USDT (the DAI contract on this node) to the same address: the right asset, the wrong network
     expect((await order(o.id)).status).toBe("PENDING");
-    expect(await transfersTo(o.id)).toHaveLength(0);
+    const recorded = await transfersTo(o.id);
+    expect(recorded).toHaveLength(2);
+    expect(recorded.map((t) => [t.network, t.appliedAmount, t.unappliedAmount])).toEqual([
+      ["polygon", "0.000000000000000000", "10.000000000000000000"],
+      ["bsc", "0.000000000000000000", "10.000000000000000000"],
+    ]);
+    expect(recorded[0].txHash).toBe(wrongToken.hash);
+    expect(recorded[0].note).toContain("10 DAI received on polygon: this address waits for USDT");
+    expect(recorded[1].note).toContain("received on bsc: this address waits for USDT on polygon");
+    const flagged = await db()
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
+    expect(flagged.map((e) => (e.data as { reason: string }).reason).sort()).toEqual(["wrong_network", "wrong_token"]);
     expect(await balanceOf(merchant.id)).toBe(0);
+    // The merchant's order page lists both, each saying why it did not count.
+    const detail = await getOrderDetail(merchant.id, o.id);
+    expect(detail?.transfers.map((t) => [t.network, t.amount, t.unit, t.use, t.counted])).toEqual([
+      ["Polygon", "10", "DAI", "wrong_token", "0"],
+      ["BNB Smart Chain", "10", "USDT", "wrong_network", "0"],
+    ]);
+    // Read again, nothing is recorded twice.
+    await anvil.mine(1);
+    await watch();
+    expect(await transfersTo(o.id)).toHaveLength(2);
   });
 
   it("counts two transfers of one transaction separately (same hash, two log indexes)", async () => {
@@ -225,11 +250,13 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
   it("records a transfer arriving after expiry as unapplied and flags it, crediting nothing", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const o = await newDeposit(apiKey, 54);
+    // Its expiry is before the last block the watcher read: the sweep may close it (FAILED).
     await db()
       .update(onchainOrders)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
       .where(eq(onchainOrders.id, o.id));
-    await expireDeposits([o.id]); // the sweep closed it: FAILED
+    await expireDeposits([o.id]);
+    expect((await order(o.id)).status).toBe("FAILED");
     await anvil.transfer(usdt, payer, o.address, 10_000_000n);
     await confirm();
     await watch();
@@ -279,8 +306,15 @@ describe("Crypto-PIX on a local node (bsc → anvil)", () => {
     await anvil.transfer(dai, payer2, p.address as Hex, toBaseUnits("10", 18));
     await confirm();
     await watchNetwork("bsc");
+    // The payout was not made: the refund is decided and sent at once, and counts once mined and confirmed.
+    const sending = await payment(p.id);
+    expect(sending).toMatchObject({ status: "PENDING", refundStatus: "PENDING", refundTxHash: null });
+    const [refundTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, p.id));
+    expect(refundTx).toMatchObject({ purpose: "refund", toAddress: payer2.address, amount: "10.000000000000000000" });
+    await confirm();
+    await runSweep();
     const after = await payment(p.id);
-    expect(after.status).toBe("REFUNDED");
+    expect(after).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
     expect(after.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = await anvil.client.waitForTransactionReceipt({ hash: after.refundTxHash as Hex });
     expect(receipt.status).toBe("success");

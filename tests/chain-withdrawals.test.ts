@@ -4,7 +4,7 @@ import { createWalletClient, http, parseTransaction, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { db } from "@/db";
-import { events, ledgerEntries, merchants, withdrawals } from "@/db/schema";
+import { chainTxAttempts, chainTxs, events, ledgerEntries, merchants, withdrawals } from "@/db/schema";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { processWithdrawal } from "@/lib/withdrawals/service";
@@ -78,7 +78,13 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
 
     const stored = await row(w.id);
     expect(stored.nonce).toBe(nodeNonce);
-    expect(parseTransaction(stored.rawTransaction as Hex)).toMatchObject({ chainId: 31337, nonce: nodeNonce });
+    // Recorded, signed, before it was broadcast: the transaction and its first version.
+    const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, w.id));
+    expect(chainTx).toMatchObject({ purpose: "withdrawal", nonce: nodeNonce, amount: "10.000000000000000000", status: "pending" });
+    const [attempt] = await db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, chainTx.id));
+    expect(attempt.hash).toBe(w.transactionHash);
+    expect(attempt.broadcastAt).not.toBeNull();
+    expect(parseTransaction(attempt.rawTransaction as Hex)).toMatchObject({ chainId: 31337, nonce: nodeNonce });
 
     expect(await processWithdrawal(w.id)).toBe(false); // 1 confirmation of 3
     await anvil.mine(CONFIRMATIONS - 1);
@@ -113,7 +119,7 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     await balance(merchant.id);
   });
 
-  it("a transfer that reverts on-chain (hot wallet without the token) → FAILED and the debit credited back", async () => {
+  it("a transfer that reverts on-chain (hot wallet without the token) → FAILED, credited back its value and service fee (the gas is spent)", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const to = randomAddress();
     const w = await withdraw(apiKey, { toAddress: to, value: 54, token: "DAI" });
@@ -132,7 +138,9 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
       .from(ledgerEntries)
       .where(and(eq(ledgerEntries.refId, w.id), eq(ledgerEntries.kind, "withdrawal_reversal")));
     expect(reversal).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(100_000);
+    const networkFee = Math.round(w.fees.network * 100);
+    expect(reversal[0].amountCentavos).toBe(5400 + 27);
+    expect(await balance(merchant.id)).toBe(100_000 - networkFee);
   });
 
   it("sends a transaction again when the node lost it (broadcast dropped)", async () => {

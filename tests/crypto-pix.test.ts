@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { isAddress } from "viem";
 import { createDynamicPix, hasError, parsePix } from "pix-utils";
 import { db } from "@/db";
-import { cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema";
+import { chainTxs, cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { crc16Ccitt } from "@/lib/pix/crc16";
 import { encodeTlv } from "@/lib/pix/emv";
 import { getCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
+import { runSweep } from "@/lib/worker";
 import { api, call, seedMerchant } from "./helpers";
 
 const PAY = "/api/v1/crypto-pix/onchain/pay";
@@ -345,17 +346,27 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     const partial = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
     await transfer(apiKey, partial.payCryptoPixId, { amount: "5" });
     await expireNow(partial.payCryptoPixId);
+    // Expiry decides the refund; the payment is REFUNDED once the refund's transaction is mined, not before.
+    const deciding = (await lookup(apiKey, partial.payCryptoPixId)).body;
+    expect(deciding).toMatchObject({ status: "PARTIAL_ORDER", refundStatus: "PENDING", receivedValue: 5 });
+    expect(deciding.refundHash).toBeUndefined();
+    await runSweep();
     const refunded = (await lookup(apiKey, partial.payCryptoPixId)).body;
-    expect(refunded).toMatchObject({ status: "REFUNDED", receivedValue: 5 });
+    expect(refunded).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED", receivedValue: 5 });
     expect(refunded.refundHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await statusEvents(partial.payCryptoPixId)).map((e) => [e.data.previousStatus, e.data.status])).toEqual([
       ["PENDING", "PARTIAL_ORDER"],
       ["PARTIAL_ORDER", "REFUNDED"],
     ]);
-    // A transfer after the payment is final does not reopen it.
+    // A transfer after the payment is final does not reopen it: it is sent back to its sender.
     const late = await transfer(apiKey, partial.payCryptoPixId, { amount: "13.518519" });
     expect(late.body.payment.status).toBe("REFUNDED");
     expect((await row(partial.payCryptoPixId)).unappliedAmount).toBe("13.518519000000000000");
+    const [lateRefund] = await db()
+      .select()
+      .from(chainTxs)
+      .where(and(eq(chainTxs.ownerId, (await row(partial.payCryptoPixId)).id), sql`${chainTxs.transferId} is not null`));
+    expect(lateRefund).toMatchObject({ purpose: "refund", status: "confirmed", amount: "13.518519000000000000" });
     await expectBalanceUntouched(merchant.id);
   });
 

@@ -188,10 +188,11 @@ describe("live mode's provider check", () => {
   const LIVE = {
     PAYMENTS_MODE: "live",
     AUTH_SECRET: "a".repeat(40),
+    PUBLIC_BASE_URL: "https://pay.example.com",
     DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
   };
 
-  it("accepts live rates, Lightning and chain, and still names PIX and the exchange wallet, which have no live adapter", () => {
+  it("accepts live rates, Lightning and chain, and still names PIX, PIX payouts and the exchange wallet, which have no live adapter", () => {
     setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
     const err = (() => {
       try {
@@ -202,13 +203,15 @@ describe("live mode's provider check", () => {
       }
     })();
     expect(err).toBeInstanceOf(MissingLiveProvider);
-    expect(err?.message).toBe("Live mode needs a live adapter for: pix (no live adapter exists yet), exchange (no live adapter exists yet)");
+    expect(err?.message).toBe(
+      "Live mode needs a live adapter for: pix (no live adapter exists yet), payout (no live adapter exists yet), exchange (no live adapter exists yet)",
+    );
   });
 
   it("names every unconfigured provider with what to set", () => {
     setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
     expect(() => providers()).toThrow(
-      /rates \(set RATES_URL\), pix .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/,
+      /rates \(set RATES_URL\), pix .*, payout .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/,
     );
   });
 

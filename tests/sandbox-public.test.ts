@@ -149,12 +149,13 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
 });
 
 describe("sandbox helpers in live mode", () => {
-  const saved = { mode: process.env.PAYMENTS_MODE, secret: process.env.AUTH_SECRET, xpub: process.env.DEPOSIT_XPUB };
+  const saved = { mode: process.env.PAYMENTS_MODE, secret: process.env.AUTH_SECRET, xpub: process.env.DEPOSIT_XPUB, base: process.env.PUBLIC_BASE_URL };
   afterEach(() => {
     for (const [k, v] of [
       ["PAYMENTS_MODE", saved.mode],
       ["AUTH_SECRET", saved.secret],
       ["DEPOSIT_XPUB", saved.xpub],
+      ["PUBLIC_BASE_URL", saved.base],
     ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
@@ -172,6 +173,7 @@ describe("sandbox helpers in live mode", () => {
     process.env.PAYMENTS_MODE = "live";
     process.env.AUTH_SECRET = "x".repeat(40);
     process.env.DEPOSIT_XPUB = SANDBOX_DEPOSIT_XPUB;
+    process.env.PUBLIC_BASE_URL = "https://pay.example.com";
     resetEnvForTests();
 
     const calls = [

@@ -106,7 +106,7 @@ describe("POST /api/v1/webhooks", () => {
 describe("webhook URLs in live mode (SSRF guard at registration)", () => {
   const saved = { ...process.env };
   afterEach(() => {
-    for (const k of ["PAYMENTS_MODE", "AUTH_SECRET", "DEPOSIT_XPUB", "WEBHOOK_ALLOW_PRIVATE"]) {
+    for (const k of ["PAYMENTS_MODE", "AUTH_SECRET", "DEPOSIT_XPUB", "WEBHOOK_ALLOW_PRIVATE", "PUBLIC_BASE_URL"]) {
       if (saved[k] === undefined) delete process.env[k];
       else process.env[k] = saved[k];
     }
@@ -120,6 +120,7 @@ describe("webhook URLs in live mode (SSRF guard at registration)", () => {
     process.env.PAYMENTS_MODE = "live";
     process.env.AUTH_SECRET = "x".repeat(40);
     process.env.DEPOSIT_XPUB = SANDBOX_DEPOSIT_XPUB;
+    process.env.PUBLIC_BASE_URL = "https://pay.example.com";
     resetEnvForTests();
     return key.key;
   }

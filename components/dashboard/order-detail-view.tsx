@@ -6,7 +6,7 @@ import { useCallback } from "react";
 import { Alert, Card, CardTitle, DefinitionList } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { getJson } from "@/lib/browser/fetch-json";
-import type { Fact, OrderDetail } from "@/lib/dashboard/server/order-detail";
+import type { Fact, OrderDetail, TransferLine } from "@/lib/dashboard/server/order-detail";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { formatRate, isMessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
@@ -22,6 +22,8 @@ function FactValue({ fact }: { fact: Fact }) {
       return <>{money(fact.value)}</>;
     case "date":
       return <>{dateTime(fact.value)}</>;
+    case "status":
+      return <>{t(`refundStatus.${fact.value as "PENDING" | "COMPLETED" | "FAILED"}`)}</>;
     case "crypto":
       return (
         <span className="tabular-nums">
@@ -33,6 +35,33 @@ function FactValue({ fact }: { fact: Fact }) {
     default:
       return <>{fact.value}</>;
   }
+}
+
+function TransferItem({ transfer }: { transfer: TransferLine }) {
+  const { t, crypto, dateTime } = useI18n();
+  const counted = transfer.use === "counted";
+  return (
+    <li className="flex flex-wrap items-start justify-between gap-2 py-2 text-sm" data-testid="transfer">
+      <span className="min-w-0">
+        <span className="block tabular-nums font-medium text-slate-900">
+          {crypto(transfer.amount)} {transfer.unit} · {transfer.network}
+        </span>
+        <span className="block break-all font-mono text-xs text-slate-600">{transfer.txHash}</span>
+        {transfer.fromAddress ? <span className="block break-all text-xs text-slate-600">{t("order.transferFrom", { address: transfer.fromAddress })}</span> : null}
+      </span>
+      <span className="text-right text-xs">
+        <span className={counted ? "block text-emerald-700" : "block font-medium text-amber-800"} title={transfer.note ?? undefined}>
+          {t(`transferUse.${transfer.use}`, { counted: `${crypto(transfer.counted)} ${transfer.unit}` })}
+        </span>
+        {transfer.refundStatus ? (
+          <span className="block text-slate-700">
+            {t("order.transferRefund", { status: t(`refundStatus.${transfer.refundStatus as "PENDING" | "COMPLETED" | "FAILED"}`) })}
+          </span>
+        ) : null}
+        <span className="block text-slate-600">{dateTime(transfer.at)}</span>
+      </span>
+    </li>
+  );
 }
 
 /** One order, live: polls while it can still change, so status, timeline and deliveries update alone. */
@@ -120,6 +149,21 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
           </ol>
         </Card>
       </div>
+
+      {data.kind === "onchain" || data.kind === "crypto_pix" ? (
+        <Card aria-labelledby="transfers-title">
+          <CardTitle id="transfers-title">{t("order.transfers")}</CardTitle>
+          {data.transfers.length === 0 ? (
+            <p className="mt-2 text-sm text-slate-600">{t("order.transfersEmpty")}</p>
+          ) : (
+            <ul className="mt-3 divide-y divide-slate-100">
+              {data.transfers.map((tr) => (
+                <TransferItem key={tr.id} transfer={tr} />
+              ))}
+            </ul>
+          )}
+        </Card>
+      ) : null}
 
       <Card aria-labelledby="deliveries-title">
         <CardTitle id="deliveries-title">{t("order.webhooks")}</CardTitle>

@@ -6,6 +6,9 @@ import type { IncomingTransfer } from "@/lib/chain/transfers";
 
 export type DepositTarget = { id: string; address: string; tokenAddress: string; decimals: number };
 
+/** Money that reached one of our addresses but is not what the address waits for. */
+export type StrayReason = "wrong_token" | "wrong_network";
+
 export type TransferReceiver = {
   readonly kind: string;
   /**
@@ -15,4 +18,9 @@ export type TransferReceiver = {
   targets(network: Network): Promise<DepositTarget[]>;
   /** Applies one confirmed transfer to the object `id`; false when it had been applied before. */
   apply(id: string, transfer: IncomingTransfer): Promise<boolean>;
+  /**
+   * Records a transfer to the object's address of another token, or on another network than the one
+   * it waits on: never applied, shown to the merchant. False when it had been recorded before.
+   */
+  recordStray(id: string, transfer: IncomingTransfer, reason: StrayReason): Promise<boolean>;
 };

@@ -1,6 +1,7 @@
-import { liveChainConfig } from "@/lib/chain/config";
+import { liveChainConfig, tokenInfo } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";
-import type { Network } from "@/lib/chain/tokens";
+import { ASSETS, NETWORKS, type Network } from "@/lib/chain/tokens";
+import type { IncomingTransfer } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import { fromBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
@@ -31,6 +32,9 @@ const keyOf = (token: string, to: string) => `${token.toLowerCase()}:${to.toLowe
  * `maxRanges` ranges of CHAIN_LOG_BLOCK_RANGE blocks. Safe to run again at any point: transfers
  * already applied are recognised by (network, tx hash, log index) and not counted twice, and the
  * cursor advances only after a range is fully applied, so a pass stopped midway loses nothing.
+ *
+ * Every token of the network's table is watched at every address we handed out on any network, so
+ * money of the wrong token, or sent on the wrong network, is recorded and shown instead of ignored.
  */
 export async function watchNetwork(network: Network, receivers: readonly TransferReceiver[], opts: { maxRanges?: number } = {}): Promise<WatchPass | null> {
   const node = liveChainConfig(network) ? providers().chain.reader(network) : null;
@@ -46,17 +50,32 @@ export async function watchNetwork(network: Network, receivers: readonly Transfe
   const startedAt = cursor;
   let applied = 0;
   if (cursor < safeHead) {
-    const targets = await ownedTargets(network, receivers);
-    const byKey = new Map(targets.map((t) => [keyOf(t.tokenAddress, t.address), t]));
-    const tokens = [...new Set(targets.map((t) => t.tokenAddress.toLowerCase() as `0x${string}`))];
-    const recipients = [...new Set(targets.map((t) => t.address as `0x${string}`))];
+    const here = await ownedTargets(network, receivers);
+    const elsewhere = (await Promise.all(NETWORKS.filter((n) => n !== network).map((n) => ownedTargets(n, receivers)))).flat();
+    const byKey = new Map(here.map((t) => [keyOf(t.tokenAddress, t.address), t]));
+    const byAddressHere = new Map(here.map((t) => [t.address.toLowerCase(), t]));
+    const byAddressElsewhere = new Map(elsewhere.map((t) => [t.address.toLowerCase(), t]));
+    const decimals = tokenDecimals(network, here);
+    const tokens = [...decimals.keys()] as `0x${string}`[];
+    const recipients = [...new Set([...here, ...elsewhere].map((t) => t.address as `0x${string}`))];
     for (let n = 0; cursor < safeHead && n < (opts.maxRanges ?? DEFAULT_MAX_RANGES); n++) {
       const toBlock = minBig(cursor + range, safeHead);
-      const logs = targets.length > 0 ? await node.transferLogs({ tokens, recipients, fromBlock: cursor + 1n, toBlock }) : [];
-      const matched = logs.filter((l) => l.value > 0n && byKey.has(keyOf(l.token, l.to)));
-      await assertCanonical(node, network, matched);
-      for (const l of matched) applied += await applyLog(network, byKey.get(keyOf(l.token, l.to))!, l);
-      await saveCursor(network, toBlock);
+      const logs = recipients.length > 0 ? await node.transferLogs({ tokens, recipients, fromBlock: cursor + 1n, toBlock }) : [];
+      const ours = logs.filter((l) => l.value > 0n && (byAddressHere.has(l.to.toLowerCase()) || byAddressElsewhere.has(l.to.toLowerCase())));
+      const blocks = await canonicalBlocks(node, network, ours);
+      for (const l of ours) {
+        const target = byKey.get(keyOf(l.token, l.to));
+        const paidAt = blocks.get(l.blockNumber)!;
+        if (target) {
+          applied += (await target.receiver.apply(target.id, transferOf(network, l, target.decimals, paidAt))) ? 1 : 0;
+          continue;
+        }
+        const wrongToken = byAddressHere.get(l.to.toLowerCase());
+        const stray = wrongToken ?? byAddressElsewhere.get(l.to.toLowerCase())!;
+        const amount = transferOf(network, l, decimals.get(l.token.toLowerCase()) ?? stray.decimals, paidAt);
+        await stray.receiver.recordStray(stray.id, amount, wrongToken ? "wrong_token" : "wrong_network");
+      }
+      await saveCursor(network, toBlock, (await node.block(toBlock)).timestamp);
       cursor = toBlock;
     }
   }
@@ -68,32 +87,49 @@ async function ownedTargets(network: Network, receivers: readonly TransferReceiv
   return lists.flat();
 }
 
-/** Stops the pass when a log's block is no longer canonical: nothing from a replaced block is credited. */
-async function assertCanonical(node: ChainReader, network: Network, logs: TransferLog[]): Promise<void> {
-  const blocks = new Map(logs.map((l) => [l.blockNumber, l.blockHash]));
-  for (const [blockNumber, hash] of blocks) {
-    if ((await node.blockHash(blockNumber)) !== hash) {
+/** Every token of the network's table (overrides included), and any the targets name, by address (lower case) with its decimals. */
+function tokenDecimals(network: Network, targets: DepositTarget[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const asset of ASSETS) {
+    const token = tokenInfo(network, asset);
+    if (token) out.set(token.address.toLowerCase(), token.decimals);
+  }
+  for (const t of targets) out.set(t.tokenAddress.toLowerCase(), t.decimals);
+  return out;
+}
+
+/**
+ * The payment time of each block holding one of these logs; stops the pass when a log's block is no
+ * longer canonical: nothing from a replaced block is credited.
+ */
+async function canonicalBlocks(node: ChainReader, network: Network, logs: TransferLog[]): Promise<Map<bigint, Date>> {
+  const times = new Map<bigint, Date>();
+  const hashes = new Map(logs.map((l) => [l.blockNumber, l.blockHash]));
+  for (const [blockNumber, hash] of hashes) {
+    const block = await node.block(blockNumber);
+    if (block.hash !== hash) {
       throw new Error(
         `${network}: block ${blockNumber} was replaced after the logs were read (reorg deeper than the confirmations); the range is read again on the next pass`,
       );
     }
+    times.set(blockNumber, block.timestamp);
   }
+  return times;
 }
 
-/** Applies one confirmed transfer; returns 1 when it was new, 0 when it had been applied before. */
-async function applyLog(network: Network, target: Owned, l: TransferLog): Promise<number> {
-  const fresh = await target.receiver.apply(target.id, {
+function transferOf(network: Network, l: TransferLog, decimals: number, paidAt: Date): IncomingTransfer {
+  return {
     network,
     txHash: l.transactionHash,
     logIndex: l.logIndex,
     fromAddress: l.from,
     toAddress: l.to,
     tokenAddress: l.token,
-    amount: fromBaseUnits(l.value, target.decimals),
+    amount: fromBaseUnits(l.value, decimals),
     blockNumber: Number(l.blockNumber),
     blockHash: l.blockHash,
-  });
-  return fresh ? 1 : 0;
+    blockTime: paidAt,
+  };
 }
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -14,7 +14,8 @@ afterEach(() => {
 });
 
 function use(vars: Record<string, string>) {
-  Object.assign(process.env, vars);
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved, vars);
   resetEnvForTests();
 }
 
@@ -33,12 +34,55 @@ describe("chain configuration from the environment", () => {
   });
 
   it("requires a hot-wallet key in live mode once a network has a node, and only one source of it", () => {
-    const live = { PAYMENTS_MODE: "live", AUTH_SECRET: "a".repeat(40), DEPOSIT_XPUB: "xpub-test", EVM_RPC_URL_BSC: "https://bsc.example" };
+    const live = {
+      PAYMENTS_MODE: "live",
+      AUTH_SECRET: "a".repeat(40),
+      DATABASE_URL: "postgres://payments@db.internal/payments",
+      PUBLIC_BASE_URL: "https://pay.example.com",
+      DEPOSIT_XPUB: "xpub-test",
+      EVM_RPC_URL_BSC: "https://bsc.example",
+    };
     expect(() => parseEnv(live)).toThrow(/HOT_WALLET_PRIVATE_KEY: is required in live mode/);
     expect(() => parseEnv({ ...live, HOT_WALLET_PRIVATE_KEY: KEY })).not.toThrow();
     expect(() => parseEnv({ HOT_WALLET_PRIVATE_KEY: KEY, HOT_WALLET_KEY_FILE: "/run/secrets/key" })).toThrow(/HOT_WALLET_KEY_FILE: set either/);
     expect(() => parseEnv({ HOT_WALLET_PRIVATE_KEY: "0x1234" })).toThrow(/HOT_WALLET_PRIVATE_KEY/);
     expect(() => parseEnv({ EVM_RPC_URL_ETH: "ws://node" })).toThrow(/EVM_RPC_URL_ETH/);
+  });
+
+  it("live start-up refuses the embedded database, a non-https public URL and a development chain id (CONTRACT §10)", () => {
+    const live = {
+      PAYMENTS_MODE: "live",
+      AUTH_SECRET: "a".repeat(40),
+      DEPOSIT_XPUB: "xpub-test",
+      DATABASE_URL: "postgres://db.internal/payments",
+      PUBLIC_BASE_URL: "https://pay.example.com",
+    };
+    expect(() => parseEnv(live)).not.toThrow();
+    expect(() => parseEnv({ ...live, DATABASE_URL: undefined })).toThrow(/DATABASE_URL: is required in live mode \(the embedded PostgreSQL is for sandbox only\)/);
+    expect(() => parseEnv({ ...live, PUBLIC_BASE_URL: "http://pay.example.com" })).toThrow(/PUBLIC_BASE_URL: is required in live mode and must be an https:\/\/ URL/);
+    expect(() => parseEnv({ ...live, PUBLIC_BASE_URL: undefined })).toThrow(/PUBLIC_BASE_URL/);
+
+    use({ ...live, EVM_CHAIN_ID_BSC: "31337" });
+    expect(() => checkChainConfig()).toThrow(/EVM_CHAIN_ID_BSC: 31337 is a development chain; live mode refuses it unless ALLOW_TEST_CHAINS=true/);
+    use({ ...live, EVM_CHAIN_ID_ETH: "1337", ALLOW_TEST_CHAINS: "true" });
+    expect(() => checkChainConfig()).not.toThrow();
+    use({ ...live, EVM_CHAIN_ID_POLYGON: "80002", EVM_RPC_URL_POLYGON: "https://amoy.example", HOT_WALLET_PRIVATE_KEY: KEY });
+    expect(() => checkChainConfig()).not.toThrow();
+  });
+
+  it("sandbox start-up refuses a node on a main-net chain id, public test addresses on a public test chain, and a key with no node (CONTRACT §10)", () => {
+    use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_POLYGON: "https://polygon.example" });
+    expect(() => checkChainConfig()).toThrow(/EVM_RPC_URL_POLYGON: sandbox mode refuses a node on main-net chain id 137/);
+    use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_ETH: "https://eth.example", EVM_CHAIN_ID_ETH: "56" });
+    expect(() => checkChainConfig()).toThrow(/EVM_RPC_URL_ETH: sandbox mode refuses a node on main-net chain id 56/);
+    use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_ETH: "https://sepolia.example", EVM_CHAIN_ID_ETH: "11155111" });
+    expect(() => checkChainConfig()).toThrow(/DEPOSIT_XPUB: is required in sandbox mode once eth is routed to a public test chain \(11155111\)/);
+    use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_ETH: "https://sepolia.example", EVM_CHAIN_ID_ETH: "11155111", DEPOSIT_XPUB: "xpub-of-our-own" });
+    expect(() => checkChainConfig()).not.toThrow();
+    use({ PAYMENTS_MODE: "sandbox", HOT_WALLET_PRIVATE_KEY: KEY });
+    expect(() => checkChainConfig()).toThrow(/HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node/);
+    use({ PAYMENTS_MODE: "sandbox", HOT_WALLET_PRIVATE_KEY: KEY, EVM_RPC_URL_BSC: "http://127.0.0.1:8545", EVM_CHAIN_ID_BSC: "31337" });
+    expect(() => checkChainConfig()).not.toThrow();
   });
 
   it("applies token and chain id overrides to one network only", () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parseGwei } from "viem";
 import { ConfigError, env } from "@/lib/env";
 import { SANDBOX_DEPOSIT_XPUB, SANDBOX_HOT_WALLET_KEY } from "./sandbox-keys";
 import { CHAIN_IDS, isAsset, isNetwork, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "./tokens";
@@ -38,7 +39,14 @@ export function liveNetworks(): Network[] {
  * table): checked when the providers are first built, so start-up stops with the variable named.
  */
 export function checkChainConfig(): void {
-  const overrides = env().TOKEN_OVERRIDES_JSON ?? {};
+  const e = env();
+  const problems = NETWORKS.flatMap((network) => chainProblems(network));
+  if (e.PAYMENTS_MODE === "sandbox" && (e.HOT_WALLET_PRIVATE_KEY || e.HOT_WALLET_KEY_FILE) && liveNetworks().length === 0) {
+    // Nothing in sandbox signs with it then: a real key here is a live configuration copied by mistake.
+    problems.push("HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node (EVM_RPC_URL_*); remove it");
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  const overrides = e.TOKEN_OVERRIDES_JSON ?? {};
   for (const [network, assets] of Object.entries(overrides)) {
     if (!isNetwork(network))
       throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`);
@@ -48,11 +56,68 @@ export function checkChainConfig(): void {
   }
 }
 
+// Chain ids of local development nodes (anvil, hardhat: 31337; ganache, geth --dev: 1337).
+const DEV_CHAIN_IDS = new Set([31337, 1337]);
+const MAIN_NET_CHAIN_IDS = new Set(Object.values(CHAIN_IDS));
+
+/**
+ * CONTRACT §10: sandbox money is not real, so sandbox must never sign or watch on a main-net chain,
+ * and a node it watches on a public test chain needs deposit addresses of our own (the test
+ * mnemonic's keys are public: anyone could sweep what arrives). Live mode refuses a development
+ * chain id unless ALLOW_TEST_CHAINS says a staging node is meant.
+ */
+function chainProblems(network: Network): string[] {
+  const e = env();
+  const N = network.toUpperCase();
+  const id = chainId(network);
+  const routed = rpcUrl(network) !== undefined;
+  const explicitId = { eth: e.EVM_CHAIN_ID_ETH, bsc: e.EVM_CHAIN_ID_BSC, polygon: e.EVM_CHAIN_ID_POLYGON }[network];
+  if (e.PAYMENTS_MODE === "live") {
+    return explicitId !== undefined && DEV_CHAIN_IDS.has(explicitId) && !e.ALLOW_TEST_CHAINS
+      ? [`EVM_CHAIN_ID_${N}: ${explicitId} is a development chain; live mode refuses it unless ALLOW_TEST_CHAINS=true`]
+      : [];
+  }
+  if (!routed) return [];
+  if (MAIN_NET_CHAIN_IDS.has(id))
+    return [`EVM_RPC_URL_${N}: sandbox mode refuses a node on main-net chain id ${id}; point it at a test chain and set EVM_CHAIN_ID_${N}, or run PAYMENTS_MODE=live`];
+  if (!DEV_CHAIN_IDS.has(id) && !e.DEPOSIT_XPUB)
+    return [`DEPOSIT_XPUB: is required in sandbox mode once ${network} is routed to a public test chain (${id}): the default test addresses' keys are public`];
+  return [];
+}
+
 /** The token table with TOKEN_OVERRIDES_JSON applied: what orders are created for and the watcher reads. */
 export function tokenInfo(network: Network, asset: Asset): TokenInfo | null {
   const override = env().TOKEN_OVERRIDES_JSON?.[network]?.[asset];
   if (override) return { address: override.address as `0x${string}`, decimals: override.decimals };
   return tokenFor(network, asset);
+}
+
+/** The asset a token contract is on `network` (overrides included), or null for a token outside the table. */
+export function assetOf(network: Network, tokenAddress: string): Asset | null {
+  const wanted = tokenAddress.toLowerCase();
+  for (const asset of ["USDT", "USDC", "DAI", "BUSD"] as const) {
+    if (tokenInfo(network, asset)?.address.toLowerCase() === wanted) return asset;
+  }
+  return null;
+}
+
+/** How a stray transfer is described to the merchant: what arrived where, and why it does not count. */
+export function strayNote(
+  transfer: { network: string; tokenAddress: string; amount: string },
+  expected: { network: string; asset: string },
+  reason: "wrong_token" | "wrong_network",
+): string {
+  const asset = assetOf(transfer.network as Network, transfer.tokenAddress) ?? transfer.tokenAddress;
+  return reason === "wrong_token"
+    ? `${transfer.amount} ${asset} received on ${transfer.network}: this address waits for ${expected.asset}, so it does not count; contact support to recover it`
+    : `${transfer.amount} ${asset} received on ${transfer.network}: this address waits for ${expected.asset} on ${expected.network}, so it does not count; contact support to recover it`;
+}
+
+/** The most a hot-wallet transaction on `network` may offer per gas (CHAIN_MAX_FEE_GWEI_<NET>), in wei. */
+export function maxFeeCapWei(network: Network): bigint {
+  const e = env();
+  const gwei = { eth: e.CHAIN_MAX_FEE_GWEI_ETH, bsc: e.CHAIN_MAX_FEE_GWEI_BSC, polygon: e.CHAIN_MAX_FEE_GWEI_POLYGON }[network];
+  return parseGwei(String(gwei));
 }
 
 /** Deposit addresses derive from DEPOSIT_XPUB; live mode requires it (lib/env.ts), sandbox falls back to the public test xpub. */

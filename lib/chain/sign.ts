@@ -7,8 +7,9 @@ import { privateKeyToAccount } from "viem/accounts";
 const DEFAULT_GAS = 65_000n;
 // Sandbox transactions are never broadcast, so fees only need to be plausible and consistent
 // (priority fee ≤ max fee); live mode must price from the chain instead.
-const DEFAULT_MAX_FEE_PER_GAS = parseGwei("50");
-const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei("2");
+export const SANDBOX_FEES = { maxFeePerGas: parseGwei("50"), maxPriorityFeePerGas: parseGwei("2") } as const;
+const DEFAULT_MAX_FEE_PER_GAS = SANDBOX_FEES.maxFeePerGas;
+const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = SANDBOX_FEES.maxPriorityFeePerGas;
 const MAX_UINT256 = 2n ** 256n - 1n;
 
 export type SignErc20TransferArgs = {
@@ -58,5 +59,38 @@ export async function signErc20Transfer(args: SignErc20TransferArgs): Promise<{ 
   });
   // The hash of a signed typed transaction is keccak256 of its full serialized bytes,
   // which is exactly what block explorers and eth_getTransactionByHash use.
+  return { rawTransaction, hash: keccak256(rawTransaction) };
+}
+
+// A plain value transfer between accounts costs exactly 21,000 gas.
+const SELF_TRANSFER_GAS = 21_000n;
+
+/**
+ * A zero-value transfer from the key's account to itself at `nonce`: mined, it uses the nonce and
+ * does nothing else, which is how a stuck transaction is cancelled or a nonce gap filled.
+ */
+export async function signSelfTransfer(args: {
+  privateKey: `0x${string}`;
+  chainId: number;
+  nonce: number;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+  if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0) throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
+  if (!Number.isSafeInteger(args.nonce) || args.nonce < 0) throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
+  if (args.maxPriorityFeePerGas < 0n || args.maxFeePerGas < args.maxPriorityFeePerGas) {
+    throw new Error("fees must satisfy 0 ≤ maxPriorityFeePerGas ≤ maxFeePerGas");
+  }
+  const account = privateKeyToAccount(args.privateKey);
+  const rawTransaction = await account.signTransaction({
+    type: "eip1559",
+    chainId: args.chainId,
+    nonce: args.nonce,
+    to: account.address,
+    value: 0n,
+    gas: SELF_TRANSFER_GAS,
+    maxFeePerGas: args.maxFeePerGas,
+    maxPriorityFeePerGas: args.maxPriorityFeePerGas,
+  });
   return { rawTransaction, hash: keccak256(rawTransaction) };
 }

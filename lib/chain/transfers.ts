@@ -1,5 +1,6 @@
-import type { Tx } from "@/db";
-import { chainTransfers } from "@/db/schema";
+import { asc, eq, sql } from "drizzle-orm";
+import type { Executor, Tx } from "@/db";
+import { chainTransfers, type ChainTransfer } from "@/db/schema";
 
 export type IncomingTransfer = {
   network: string;
@@ -12,6 +13,8 @@ export type IncomingTransfer = {
   /** Where the watcher found it; the sandbox helpers have no block. */
   blockNumber?: number;
   blockHash?: string;
+  /** The payment time: the block's timestamp (for the sandbox helpers' transfers, when they were made). */
+  blockTime?: Date;
 };
 
 /**
@@ -25,4 +28,14 @@ export async function recordTransfer(tx: Tx, transfer: IncomingTransfer & { owne
     .onConflictDoNothing()
     .returning({ id: chainTransfers.id });
   return row?.id ?? null;
+}
+
+/** Every token transfer recorded for an order or payment, in the order they were paid. */
+export async function transfersOf(ex: Executor, ownerId: string): Promise<ChainTransfer[]> {
+  return ex
+    .select()
+    .from(chainTransfers)
+    .where(eq(chainTransfers.ownerId, ownerId))
+    .orderBy(asc(sql`coalesce(${chainTransfers.blockTime}, ${chainTransfers.createdAt})`), asc(chainTransfers.logIndex))
+    .limit(200);
 }

@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { chainTransfers, cryptoPixPayments, type CryptoPixPayment } from "@/db/schema";
+import { chainTransfers, cryptoPixPayments, type ChainTransfer, type CryptoPixPayment } from "@/db/schema";
+import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
 // The SQL of Crypto-PIX payments, each query taking the executor (the pool or a transaction) first.
 
@@ -33,21 +34,29 @@ export async function lockPayment(ex: Executor, id: string): Promise<CryptoPixPa
   return row;
 }
 
-/** Open payments past their expiry that are not fully paid (among `ids` when given), locked; rows another sweeper holds are skipped. */
-export function lockExpiredUnpaid(ex: Executor, ids: string[] | undefined, limit: number): Promise<CryptoPixPayment[]> {
-  return ex
+const expiredUnpaid = (ids?: string[]) =>
+  and(
+    isNull(cryptoPixPayments.closedAt),
+    // Past its expiry by payment time: on a network with a node, once the watcher has read past it.
+    lt(cryptoPixPayments.expiresAt, paymentsKnownUntil(cryptoPixPayments.network)),
+    sql`${cryptoPixPayments.receivedAmount} < ${cryptoPixPayments.cryptoAmount}`,
+    ids ? inArray(cryptoPixPayments.id, ids) : undefined,
+  );
+
+/** Open, not fully paid payments past their expiry (among `ids` when given), oldest first. */
+export async function expiredUnpaidIds(ex: Executor, ids: string[] | undefined, limit: number): Promise<string[]> {
+  const rows = await ex.select({ id: cryptoPixPayments.id }).from(cryptoPixPayments).where(expiredUnpaid(ids)).orderBy(asc(cryptoPixPayments.expiresAt)).limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** One of those, locked, if it still is one and no other sweeper holds it. */
+export async function lockExpiredUnpaid(ex: Executor, id: string): Promise<CryptoPixPayment | undefined> {
+  const [row] = await ex
     .select()
     .from(cryptoPixPayments)
-    .where(
-      and(
-        isNull(cryptoPixPayments.closedAt),
-        lt(cryptoPixPayments.expiresAt, sql`now()`),
-        sql`${cryptoPixPayments.receivedAmount} < ${cryptoPixPayments.cryptoAmount}`,
-        ids ? inArray(cryptoPixPayments.id, ids) : undefined,
-      ),
-    )
-    .limit(limit)
+    .where(expiredUnpaid([id]))
     .for("update", { skipLocked: true });
+  return row;
 }
 
 /** Changes a payment; undefined when nothing matched. */
@@ -68,23 +77,6 @@ export async function closePayment(ex: Executor, id: string, change: Change): Pr
     .where(and(eq(cryptoPixPayments.id, id), isNull(cryptoPixPayments.closedAt)))
     .returning();
   return after;
-}
-
-/** Marks a fully paid, open payment's payout as requested, once: undefined when another worker got there first. */
-export async function claimPayout(ex: Executor, id: string): Promise<CryptoPixPayment | undefined> {
-  const [claimed] = await ex
-    .update(cryptoPixPayments)
-    .set({ pixPayoutId: "requested", updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(cryptoPixPayments.id, id),
-        isNull(cryptoPixPayments.closedAt),
-        isNull(cryptoPixPayments.pixPayoutId),
-        sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`,
-      ),
-    )
-    .returning();
-  return claimed;
 }
 
 /** Fully paid, open payments whose payout was never requested. */
@@ -108,9 +100,45 @@ export async function firstSender(ex: Executor, paymentId: string): Promise<stri
   return first?.from ?? null;
 }
 
-/** Notes on a recorded transfer how much of it counted towards the payment. */
-export async function noteTransferUse(ex: Executor, transferId: string, applied: string, unapplied: string): Promise<void> {
-  await ex.update(chainTransfers).set({ appliedAmount: applied, unappliedAmount: unapplied }).where(eq(chainTransfers.id, transferId));
+/** Notes on a recorded transfer how much of it counted towards the payment, and what happens to the rest. */
+export async function noteTransferUse(
+  ex: Executor,
+  transferId: string,
+  use: { applied: string; unapplied: string; note?: string; refundStatus?: "PENDING" },
+): Promise<void> {
+  await ex
+    .update(chainTransfers)
+    .set({
+      appliedAmount: use.applied,
+      unappliedAmount: use.unapplied,
+      ...(use.note ? { note: use.note } : {}),
+      ...(use.refundStatus ? { refundStatus: use.refundStatus } : {}),
+    })
+    .where(eq(chainTransfers.id, transferId));
+}
+
+export async function transferById(ex: Executor, id: string): Promise<ChainTransfer | undefined> {
+  const [row] = await ex.select().from(chainTransfers).where(eq(chainTransfers.id, id));
+  return row;
+}
+
+export async function setTransferRefund(ex: Executor, id: string, status: "COMPLETED" | "FAILED", note: string): Promise<void> {
+  await ex.update(chainTransfers).set({ refundStatus: status, note }).where(eq(chainTransfers.id, id));
+}
+
+/** Refunds decided and not yet sent: payments (transferId null) and single transfers whose refund has no live transaction. */
+export async function refundsToSend(ex: Executor, paymentId: string | null, limit: number): Promise<{ paymentId: string; transferId: string | null }[]> {
+  const onlyPayment = paymentId ? sql`and p.id = ${paymentId}` : sql``;
+  const rows = await ex.execute<{ payment_id: string; transfer_id: string | null }>(sql`
+    select p.id as payment_id, null::uuid as transfer_id from crypto_pix_payments p
+    where p.refund_status = 'PENDING' ${onlyPayment}
+      and not exists (select 1 from chain_txs c where c.owner_id = p.id and c.purpose = 'refund' and c.transfer_id is null and c.status in ('pending', 'confirmed'))
+    union all
+    select t.owner_id, t.id from chain_transfers t join crypto_pix_payments p on p.id = t.owner_id
+    where t.refund_status = 'PENDING' and t.owner_kind = 'crypto_pix' ${onlyPayment}
+      and not exists (select 1 from chain_txs c where c.transfer_id = t.id and c.status in ('pending', 'confirmed'))
+    limit ${limit}`);
+  return rows.map((r) => ({ paymentId: r.payment_id, transferId: r.transfer_id }));
 }
 
 /** Addresses money may still arrive at on `network`: open payments, and those closed within `lateWindowSeconds`. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isAddress } from "viem";
-import { CHAIN_STATUSES } from "@/db/schema";
+import { CHAIN_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
 
@@ -72,7 +72,11 @@ export const cryptoPixSchema = z
     recipientName: z.string(),
     expiresAt: isoDateTime,
     createdAt: isoDateTime,
-    refundHash: z.string().optional().meta({ description: "Present once a refund was sent" }),
+    refundStatus: z.enum(REFUND_STATUSES).optional().meta({
+      description:
+        "Present once a refund was decided: PENDING while its transaction is sent, COMPLETED when mined (the payment is then REFUNDED), FAILED when the chain refused it (an operator resolves it)",
+    }),
+    refundHash: z.string().optional().meta({ description: "The refund's transaction hash, once it is mined" }),
     failureReason: z.string().optional(),
   })
   .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis is Lightning-only and omitted" });

@@ -3,20 +3,20 @@ import { db, type Tx } from "@/db";
 import type { CryptoPixPayment, MerchantProfile } from "@/db/schema";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
-import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
+import { strayNote } from "@/lib/chain/config";
 import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";
+import type { StrayReason } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
-import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
+import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { log } from "@/lib/log";
+import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/payouts/machine";
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
-import type { Network } from "@/lib/chain/tokens";
 import {
-  claimPayout,
   closePayment,
-  firstSender,
+  expiredUnpaidIds,
   insertPayment,
   lockExpiredUnpaid,
   lockPayment,
@@ -26,6 +26,8 @@ import {
   unsettledPaymentIds,
   updatePayment,
 } from "./queries";
+import { emitStatusChange } from "./events";
+import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 
@@ -96,79 +98,67 @@ export async function findCryptoPixPayment(merchantId: string, id: string): Prom
   return paymentExpiredOnRead(row);
 }
 
-/** The payment as it stands: an open, unpaid one past its expiry is closed first, since the sweep may not have run yet. */
+/** The payment as it stands: an open, unpaid one past its expiry (by payment time) is closed first, since the sweep may not have run yet. */
 export async function paymentExpiredOnRead(row: CryptoPixPayment): Promise<CryptoPixPayment> {
   if (row.closedAt || row.expiresAt.getTime() >= Date.now() || cryptoCompare(row.receivedAmount, row.cryptoAmount) >= 0) return row;
   await expireCryptoPixPayments([row.id]);
   return (await paymentById(db(), row.id))!;
 }
 
-async function emit(tx: Tx, p: CryptoPixPayment, previousStatus: string) {
-  await recordEvent(tx, {
-    merchantId: p.merchantId,
-    type: "crypto_pix.status_changed",
-    subjectType: "crypto_pix",
-    subjectId: p.id,
-    data: { ...cryptoPixView(p), previousStatus },
-  });
+/**
+ * Closes a payment at its expiry in the caller's transaction: nothing received → FAILED; partly paid
+ * → its crypto goes back (refund decided; REFUNDED once mined). CONTRACT §6.
+ */
+async function closeAtExpiry(tx: Tx, p: CryptoPixPayment): Promise<CryptoPixPayment> {
+  if (cryptoCompare(p.receivedAmount, "0") > 0) return decideRefund(tx, p, "expired before the full amount arrived");
+  const after = await closePayment(tx, p.id, { status: "FAILED", failureReason: "expired with no payment" });
+  if (!after) return p;
+  await emitStatusChange(tx, after, p.status);
+  return after;
 }
-
-type PendingBroadcast = { network: Network; rawTransaction: string } | null;
 
 /**
- * Sends back everything the payer sent for this payment, to the refund address or else to where the
- * crypto came from, and marks it REFUNDED. Runs in the caller's transaction; returns the signed
- * transaction to broadcast after commit.
+ * Expired and not fully paid, by payment time: each payment closed in its own transaction, so one
+ * that fails is logged and the others go on. Refunds decided here are sent right after.
  */
-async function refund(tx: Tx, p: CryptoPixPayment, reason: string): Promise<{ after: CryptoPixPayment; broadcast: PendingBroadcast }> {
-  const total = cryptoAdd(p.receivedAmount, p.unappliedAmount);
-  const to = p.refundAddress ?? (await firstSender(tx, p.id));
-  let signed: { txHash: string; rawTransaction: string } | null = null;
-  if (to && cryptoCompare(total, "0") > 0) {
-    signed = await signHotWalletTransfer(tx, { network: p.network as Network, tokenAddress: p.tokenAddress, decimals: p.tokenDecimals, to, amount: total });
-  }
-  const after = await closePayment(tx, p.id, {
-    status: "REFUNDED",
-    refundTxHash: signed?.txHash ?? null,
-    failureReason: to ? reason : `${reason}; no address to refund to`,
-  });
-  if (!after) return { after: p, broadcast: null };
-  await emit(tx, after, p.status);
-  return { after, broadcast: signed ? { network: p.network as Network, rawTransaction: signed.rawTransaction } : null };
-}
-
-/** Expired and not fully paid: nothing received → FAILED; partially paid → refunded (CONTRACT §6). */
 export async function expireCryptoPixPayments(ids?: string[], batch = 200): Promise<number> {
-  const broadcasts: PendingBroadcast[] = [];
-  const n = await db().transaction(async (tx) => {
-    const due = await lockExpiredUnpaid(tx, ids, batch);
-    for (const p of due) {
-      if (p.status === "PARTIAL_ORDER") {
-        broadcasts.push((await refund(tx, p, "expired before the full amount arrived")).broadcast);
-      } else {
-        const after = await closePayment(tx, p.id, { status: "FAILED", failureReason: "expired with no payment" });
-        if (after) await emit(tx, after, p.status);
-      }
+  let closed = 0;
+  for (const id of await expiredUnpaidIds(db(), ids, batch)) {
+    try {
+      const done = await db().transaction(async (tx) => {
+        const p = await lockExpiredUnpaid(tx, id);
+        if (!p) return false;
+        await closeAtExpiry(tx, p);
+        return true;
+      });
+      if (done) closed++;
+    } catch (err) {
+      log.error("crypto-pix expiry failed for one payment; the next sweep tries again", { paymentId: id, err });
     }
-    return due.length;
-  });
-  for (const b of broadcasts) if (b) await broadcastSigned(b.network, b.rawTransaction);
-  return n;
+  }
+  return closed;
 }
 
-/**
- * Applies one confirmed crypto transfer. A partial amount gives PARTIAL_ORDER with the partial
- * fields; the full amount leaves the payment waiting for its PIX payout (settleCryptoPixPayment).
- */
-export async function applyCryptoPixTransfer(paymentId: string, transfer: IncomingTransfer) {
-  return db().transaction(async (tx) => {
-    const p = await lockPayment(tx, paymentId);
-    if (!p) throw new NotFound("Crypto-PIX payment not found");
-    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "crypto_pix", ownerId: p.id });
-    if (!transferId) return { payment: p, duplicate: true, fullyPaid: false };
+export type ApplyResult = { payment: CryptoPixPayment; duplicate: boolean; fullyPaid: boolean; payoutId: string | null };
 
-    const expired = p.expiresAt.getTime() < Date.now();
-    const open = !p.closedAt && !expired && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0;
+/**
+ * Applies one confirmed crypto transfer, once, judged by its payment time. In time and short of the
+ * amount: PARTIAL_ORDER with the partial fields. The amount reached: the PIX payout is recorded in
+ * the same transaction (lib/payouts), so it is requested exactly once. After the payment closed, or
+ * beyond what was due: the money is sent back to its sender (a refund decided for that transfer).
+ */
+export async function applyCryptoPixTransfer(paymentId: string, transfer: IncomingTransfer): Promise<ApplyResult> {
+  return db().transaction(async (tx) => {
+    let p = await lockPayment(tx, paymentId);
+    if (!p) throw new NotFound("Crypto-PIX payment not found");
+    const paidAt = transfer.blockTime ?? new Date();
+    const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "crypto_pix", ownerId: p.id });
+    if (!transferId) return { payment: p, duplicate: true, fullyPaid: false, payoutId: null };
+
+    // Paid after the expiry: the payment closes at its expiry first, as the sweep would have closed it.
+    if (!p.closedAt && paidAt.getTime() > p.expiresAt.getTime() && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0) p = await closeAtExpiry(tx, p);
+
+    const open = !p.closedAt && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0;
     const remaining = open ? cryptoSub(p.cryptoAmount, p.receivedAmount) : "0";
     const applied = open ? cryptoMin(transfer.amount, remaining) : "0";
     const unapplied = cryptoSub(transfer.amount, applied);
@@ -176,15 +166,34 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
     const fullyPaid = open && cryptoCompare(received, p.cryptoAmount) >= 0;
 
     let after = p;
+    let payoutId: string | null = null;
     if (cryptoCompare(applied, "0") > 0) {
-      after = (await updatePayment(tx, p.id, {
-        receivedAmount: received,
-        txHash: transfer.txHash.toLowerCase(),
-        ...(fullyPaid ? {} : { status: "PARTIAL_ORDER" as const, partialBrlCentavos: centavosForCrypto(received, p.rate), partialUpdatedAt: sql`now()` }),
-      }))!;
-      if (!fullyPaid) await emit(tx, after, p.status);
+      if (fullyPaid) {
+        const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
+        payoutId = payout.id;
+        after = (await updatePayment(tx, p.id, { receivedAmount: received, txHash: transfer.txHash.toLowerCase(), paidAt, pixPayoutId: payout.id }))!;
+      } else {
+        after = (await updatePayment(tx, p.id, {
+          receivedAmount: received,
+          txHash: transfer.txHash.toLowerCase(),
+          status: "PARTIAL_ORDER",
+          partialBrlCentavos: centavosForCrypto(received, p.rate),
+          partialUpdatedAt: sql`now()`,
+        }))!;
+        await emitStatusChange(tx, after, p.status);
+      }
     }
-    await noteTransferUse(tx, transferId, applied, unapplied);
+    const late = p.closedAt !== null;
+    await noteTransferUse(tx, transferId, {
+      applied,
+      unapplied,
+      ...(cryptoCompare(unapplied, "0") > 0
+        ? {
+            note: late ? "arrived after the payment closed: sent back to its sender" : "beyond the amount due: sent back to its sender",
+            refundStatus: "PENDING" as const,
+          }
+        : {}),
+    });
     if (cryptoCompare(unapplied, "0") > 0) {
       after = (await updatePayment(tx, p.id, { unappliedAmount: cryptoAdd(after.unappliedAmount, unapplied) }))!;
       await recordEvent(tx, {
@@ -192,56 +201,99 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
         type: "crypto_pix.funds_unapplied",
         subjectType: "crypto_pix",
         subjectId: p.id,
-        data: { ...cryptoPixView(after), unappliedAmount: Number(unapplied), txHash: transfer.txHash, reason: open ? "overpayment" : "after_final" },
+        data: { ...cryptoPixView(after), unappliedAmount: Number(unapplied), txHash: transfer.txHash, reason: late ? "after_final" : "overpayment", refunded: true },
       });
     }
-    return { payment: after, duplicate: false, fullyPaid };
+    return { payment: after, duplicate: false, fullyPaid, payoutId };
   });
+}
+
+/** The PIX payout of a fully paid payment was decided (lib/payouts/machine.ts): made → COMPLETED; not made → the crypto goes back. */
+export const onCryptoPixPayout: NonNullable<PayoutOwners["crypto_pix"]> = async (tx, payout, decision) => {
+  const p = await lockPayment(tx, payout.ownerId);
+  if (!p || p.closedAt) return;
+  if (decision.status === "completed") {
+    const done = await closePayment(tx, p.id, { status: "COMPLETED", pixPayoutId: decision.providerRef ?? payout.id });
+    if (done) await emitStatusChange(tx, done, p.status);
+    return;
+  }
+  await decideRefund(tx, p, decision.reason);
+};
+
+/** Sends a payment's payout now (the job would soon), and says where it stands. */
+export async function settleCryptoPixPayment(paymentId: string): Promise<CryptoPixPayment> {
+  const p = await paymentById(db(), paymentId);
+  if (!p) throw new NotFound("Crypto-PIX payment not found");
+  if (p.pixPayoutId && !p.closedAt) {
+    await advancePayout(p.pixPayoutId, { crypto_pix: onCryptoPixPayout }).catch((err: unknown) => log.warn("crypto-pix payout deferred to its job", { paymentId, err }));
+  }
+  return (await paymentById(db(), paymentId))!;
+}
+
+/** The sweep's step: a fully paid, open payment without a payout (recorded before payouts were) gets one. */
+export async function settleFullyPaidPayments(limit = 100): Promise<number> {
+  let made = 0;
+  for (const id of await unsettledPaymentIds(db(), limit)) {
+    const payoutId = await db().transaction(async (tx) => {
+      const p = await lockPayment(tx, id);
+      if (!p || p.closedAt || p.pixPayoutId || cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0) return null;
+      const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
+      await updatePayment(tx, p.id, { pixPayoutId: payout.id });
+      return payout.id;
+    });
+    if (payoutId) {
+      await requestPayout(payoutId);
+      made++;
+    }
+  }
+  return made;
 }
 
 /**
- * Pays the PIX recipient once the full crypto amount is in. Claimed with a conditional UPDATE so a
- * payout is requested once however many workers try; a failed payout refunds the crypto.
+ * After a transfer was applied (by the watcher or a sandbox helper): its payout is asked for (by the
+ * job, and right now as well), and any refund it decided is sent. Never throws: everything here is
+ * recorded already, and jobs and the sweep finish it.
  */
-export async function settleCryptoPixPayment(paymentId: string, opts: { failPix?: boolean } = {}): Promise<CryptoPixPayment> {
-  const claimed = await claimPayout(db(), paymentId);
-  if (!claimed) {
-    const current = await paymentById(db(), paymentId);
-    if (!current) throw new NotFound("Crypto-PIX payment not found");
-    if (current.closedAt || current.pixPayoutId) return current;
-    throw new Conflict("The full crypto amount has not arrived yet");
-  }
-  let result: { id: string; status: "COMPLETED" | "FAILED"; reason?: string };
-  if (opts.failPix) {
-    result = { id: "", status: "FAILED", reason: "PIX payout failed (sandbox failPix)" };
-  } else {
-    try {
-      result = await providers().pix.sendPayout({ pixKey: claimed.pixKey, valueCentavos: claimed.valueCentavos, reference: claimed.id });
-    } catch (err) {
-      log.warn("crypto-pix payout error", { paymentId, err });
-      result = { id: "", status: "FAILED", reason: "PIX payout could not be sent" };
+export async function followUpTransfer(paymentId: string, payoutId: string | null): Promise<{ refundTxIds: string[] }> {
+  try {
+    if (payoutId) {
+      await requestPayout(payoutId);
+      await advancePayout(payoutId, { crypto_pix: onCryptoPixPayout });
     }
+    return { refundTxIds: await sendDecidedRefunds(paymentId) };
+  } catch (err) {
+    log.warn("crypto-pix follow-up deferred to its jobs", { paymentId, err });
+    return { refundTxIds: [] };
   }
-  let broadcast: PendingBroadcast = null;
-  const after = await db().transaction(async (tx) => {
-    const p = (await lockPayment(tx, paymentId))!;
-    if (result.status === "COMPLETED") {
-      const done = await closePayment(tx, paymentId, { status: "COMPLETED", pixPayoutId: result.id });
-      if (done) await emit(tx, done, p.status);
-      return done ?? p;
-    }
-    const refunded = await refund(tx, p, result.reason ?? "PIX payout failed");
-    broadcast = refunded.broadcast;
-    return refunded.after;
-  });
-  const pending = broadcast as PendingBroadcast;
-  if (pending) await broadcastSigned(pending.network, pending.rawTransaction);
-  return after;
 }
 
-/** The sweep's step: fully paid payments whose payout was never requested (a crash, a failed call) are settled. */
-export async function settleFullyPaidPayments(limit = 100): Promise<number> {
-  const unsettled = await unsettledPaymentIds(db(), limit);
-  for (const id of unsettled) await settleCryptoPixPayment(id);
-  return unsettled.length;
+/**
+ * A transfer to the payment's address of another token, or on another network: recorded with an
+ * event and shown to the merchant, never applied nor sent back automatically (the hot wallet may not
+ * hold that token). False when it had been recorded before.
+ */
+export async function recordStrayPayment(paymentId: string, transfer: IncomingTransfer, reason: StrayReason): Promise<boolean> {
+  return db().transaction(async (tx) => {
+    const p = await lockPayment(tx, paymentId);
+    if (!p) throw new NotFound("Crypto-PIX payment not found");
+    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "crypto_pix", ownerId: p.id });
+    if (!transferId) return false;
+    await noteTransferUse(tx, transferId, { applied: "0", unapplied: transfer.amount, note: strayNote(transfer, p, reason) });
+    await recordEvent(tx, {
+      merchantId: p.merchantId,
+      type: "crypto_pix.funds_unapplied",
+      subjectType: "crypto_pix",
+      subjectId: p.id,
+      data: {
+        ...cryptoPixView(p),
+        unappliedAmount: Number(transfer.amount),
+        txHash: transfer.txHash,
+        reason,
+        transferNetwork: transfer.network,
+        transferToken: transfer.tokenAddress,
+        refunded: false,
+      },
+    });
+    return true;
+  });
 }

@@ -32,6 +32,7 @@ export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
     recipientName: p.recipientName,
     expiresAt: p.expiresAt.toISOString(),
     createdAt: p.createdAt.toISOString(),
+    ...(p.refundStatus ? { refundStatus: p.refundStatus } : {}),
     ...(p.refundTxHash ? { refundHash: p.refundTxHash } : {}),
     ...(p.failureReason ? { failureReason: p.failureReason } : {}),
   };

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "onchain.deposit.funds_unapplied",
   "crypto_pix.status_changed",
   "crypto_pix.funds_unapplied",
+  "crypto_pix.refund.status_changed",
   "withdrawal.onchain.status_changed",
   "withdrawal.pix_out.status_changed",
 ] as const;

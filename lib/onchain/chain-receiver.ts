@@ -2,7 +2,7 @@ import type { TransferReceiver } from "@/lib/chain-watcher/receiver";
 import { db } from "@/db";
 import { env } from "@/lib/env";
 import { watchedDeposits } from "./queries";
-import { applyDepositTransfer } from "./service";
+import { applyDepositTransfer, recordStrayDeposit } from "./service";
 
 /** On-chain deposit orders, as the deposit watcher sees them. */
 export const depositReceiver: TransferReceiver = {
@@ -11,4 +11,5 @@ export const depositReceiver: TransferReceiver = {
   async apply(id, transfer) {
     return !(await applyDepositTransfer(id, transfer)).duplicate;
   },
+  recordStray: recordStrayDeposit,
 };

@@ -1,7 +1,8 @@
-import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import { chainTransfers, onchainOrders, type OnchainOrder } from "@/db/schema";
+import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
 // The SQL of on-chain deposit orders, each query taking the executor (the pool or a transaction) first.
 
@@ -41,14 +42,24 @@ export async function lockDeposit(ex: Executor, id: string): Promise<OnchainOrde
   return row;
 }
 
-/** Open deposits past their expiry (among `ids` when given), locked; rows another sweeper holds are skipped. */
-export function lockExpiredOpen(ex: Executor, ids: string[] | undefined, limit: number): Promise<OnchainOrder[]> {
-  return ex
+// Past its expiry by payment time: on a network with a node, once the watcher has read past it.
+const expiredOpen = (ids?: string[]) =>
+  and(isNull(onchainOrders.closedAt), lt(onchainOrders.expiresAt, paymentsKnownUntil(onchainOrders.network)), ids ? inArray(onchainOrders.id, ids) : undefined);
+
+/** Open deposits past their expiry (among `ids` when given), soonest expired first. */
+export async function expiredOpenIds(ex: Executor, ids: string[] | undefined, limit: number): Promise<string[]> {
+  const rows = await ex.select({ id: onchainOrders.id }).from(onchainOrders).where(expiredOpen(ids)).orderBy(asc(onchainOrders.expiresAt)).limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** One of those, locked, if it still is one and no other sweeper holds it. */
+export async function lockExpiredOpen(ex: Executor, id: string): Promise<OnchainOrder | undefined> {
+  const [row] = await ex
     .select()
     .from(onchainOrders)
-    .where(and(isNull(onchainOrders.closedAt), lt(onchainOrders.expiresAt, sql`now()`), ids ? inArray(onchainOrders.id, ids) : undefined))
-    .limit(limit)
+    .where(expiredOpen([id]))
     .for("update", { skipLocked: true });
+  return row;
 }
 
 /** Closes a still-open deposit at expiry with the status and credit it ends with; undefined when it was already closed. */

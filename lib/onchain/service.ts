@@ -3,8 +3,11 @@ import type { MerchantProfile, OnchainOrder } from "@/db/schema";
 import { newPaymentLinkId } from "@/lib/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { ALL_NETWORKS, belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
+import { strayNote } from "@/lib/chain/config";
 import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";
+import type { StrayReason } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -15,6 +18,7 @@ import {
   closeAtExpiry,
   depositById,
   depositByLink,
+  expiredOpenIds,
   insertDeposit,
   lockDeposit,
   lockExpiredOpen,
@@ -111,29 +115,46 @@ async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
   return after;
 }
 
+/**
+ * Open deposits past their expiry by payment time (on a network with a node: once the watcher has
+ * read past it), each closed in its own transaction, so one that fails is logged and the others go on.
+ */
 export async function expireDeposits(ids?: string[], batch = 500): Promise<number> {
-  return db().transaction(async (tx) => {
-    const due = await lockExpiredOpen(tx, ids, batch);
-    for (const o of due) await closeExpired(tx, o);
-    return due.length;
-  });
+  let closed = 0;
+  for (const id of await expiredOpenIds(db(), ids, batch)) {
+    try {
+      const done = await db().transaction(async (tx) => {
+        const o = await lockExpiredOpen(tx, id);
+        if (!o) return false;
+        await closeExpired(tx, o);
+        return true;
+      });
+      if (done) closed++;
+    } catch (err) {
+      log.error("deposit expiry failed for one order; the next sweep tries again", { orderId: id, err });
+    }
+  }
+  return closed;
 }
 
 export type ApplyResult = { order: OnchainOrder; duplicate: boolean; applied: string; unapplied: string };
 
 /**
- * Applies one confirmed token transfer to a deposit order, once. Enough in total → COMPLETED and
- * credited; less → PARTIAL_ORDER. Money beyond what is due, or arriving after the order is final,
- * is kept as unapplied funds with an event: never dropped, never credited twice.
+ * Applies one confirmed token transfer to a deposit order, once, judged by its payment time (its
+ * block's timestamp). Enough in total → COMPLETED and credited; less → PARTIAL_ORDER. Money beyond
+ * what is due, or paid after the order's expiry or finality, is kept as unapplied funds with an
+ * event: never dropped, never credited twice.
  */
 export async function applyDepositTransfer(orderId: string, transfer: IncomingTransfer): Promise<ApplyResult> {
   return db().transaction(async (tx) => {
     let order = await lockDeposit(tx, orderId);
     if (!order) throw new NotFound("On-chain order not found");
-    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "onchain_order", ownerId: order.id });
+    const paidAt = transfer.blockTime ?? new Date();
+    const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "onchain_order", ownerId: order.id });
     if (!transferId) return { order, duplicate: true, applied: "0", unapplied: "0" };
 
-    if (!order.closedAt && order.expiresAt.getTime() < Date.now()) order = await closeExpired(tx, order);
+    // Paid after the expiry: the order closes at its expiry first, as the sweep would have closed it.
+    if (!order.closedAt && paidAt.getTime() > order.expiresAt.getTime()) order = await closeExpired(tx, order);
 
     const remaining = order.closedAt ? "0" : cryptoSub(order.cryptoAmount, order.receivedAmount);
     const applied = cryptoCompare(remaining, "0") > 0 ? cryptoMin(transfer.amount, remaining) : "0";
@@ -170,5 +191,34 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
       await noteTransferUse(tx, transferId, { applied });
     }
     return { order: after, duplicate: false, applied, unapplied };
+  });
+}
+
+/**
+ * A transfer to the order's address of another token, or on another network: recorded with an
+ * event and shown to the merchant, never applied. False when it had been recorded before.
+ */
+export async function recordStrayDeposit(orderId: string, transfer: IncomingTransfer, reason: StrayReason): Promise<boolean> {
+  return db().transaction(async (tx) => {
+    const order = await lockDeposit(tx, orderId);
+    if (!order) throw new NotFound("On-chain order not found");
+    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "onchain_order", ownerId: order.id });
+    if (!transferId) return false;
+    await noteTransferUse(tx, transferId, { applied: "0", unapplied: transfer.amount, note: strayNote(transfer, order, reason) });
+    await recordEvent(tx, {
+      merchantId: order.merchantId,
+      type: "onchain.deposit.funds_unapplied",
+      subjectType: "onchain_order",
+      subjectId: order.id,
+      data: {
+        ...depositView(order),
+        unappliedAmount: Number(transfer.amount),
+        txHash: transfer.txHash,
+        reason,
+        transferNetwork: transfer.network,
+        transferToken: transfer.tokenAddress,
+      },
+    });
+    return true;
   });
 }

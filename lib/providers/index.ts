@@ -1,5 +1,6 @@
 import { checkChainConfig, liveNetworks } from "@/lib/chain/config";
 import { env, type Env } from "@/lib/env";
+import { processSlot } from "@/lib/singleton";
 import { liveChain } from "./chain/live";
 import { routedChain } from "./chain/routed";
 import { sandboxChain } from "./chain/sandbox";
@@ -9,6 +10,8 @@ import type { ExchangeWalletProvider } from "./exchange/types";
 import { openNodeLightning } from "./lightning/opennode";
 import { sandboxLightning } from "./lightning/sandbox";
 import type { LightningProvider } from "./lightning/types";
+import { sandboxPayout } from "./payout/sandbox";
+import type { PixPayoutProvider } from "./payout/types";
 import { sandboxPix } from "./pix/sandbox";
 import type { PixProvider } from "./pix/types";
 import { liveRates } from "./rates/live";
@@ -18,6 +21,7 @@ import type { RatesProvider } from "./rates/types";
 export type Providers = {
   rates: RatesProvider;
   pix: PixProvider;
+  payout: PixPayoutProvider;
   exchange: ExchangeWalletProvider;
   lightning: LightningProvider;
   chain: ChainProvider;
@@ -31,6 +35,7 @@ function sandboxProviders(): Providers {
   return {
     rates: sandboxRates,
     pix: sandboxPix,
+    payout: sandboxPayout,
     exchange: sandboxExchange,
     lightning: sandboxLightning,
     chain: routedChain({ live: liveChain(sandboxRates), sandbox: sandboxChain }),
@@ -53,6 +58,7 @@ function liveAdapters(e: Env): Partial<Providers> {
 const HOW_TO_CONFIGURE: Record<keyof Providers, string> = {
   rates: "rates (set RATES_URL)",
   pix: "pix (no live adapter exists yet)",
+  payout: "payout (no live adapter exists yet)",
   exchange: "exchange (no live adapter exists yet)",
   lightning: "lightning (set LIGHTNING_API_URL and LIGHTNING_API_KEY)",
   chain: "chain (set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE)",
@@ -71,7 +77,17 @@ export function providers(): Providers {
     p = build(e);
     built.set(e, p);
   }
-  return p;
+  return overrides.value ? { ...p, ...overrides.value } : p;
+}
+
+const overrides = processSlot<Partial<Providers>>("provider-overrides");
+
+/**
+ * Tests stand a provider in for the configured one (a payout provider that loses its answers, say)
+ * and put it back with `undefined`. Production never calls this.
+ */
+export function overrideProvidersForTests(replacement: Partial<Providers> | undefined): void {
+  overrides.value = replacement;
 }
 
 function build(e: Env): Providers {

@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
-import { applyCryptoPixTransfer, findCryptoPixPayment, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
+import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
+import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCryptoPixPayout } from "@/lib/crypto-pix/service";
+import { advanceChainTx } from "@/lib/hot-wallet/tracker";
+import { decidePayout } from "@/lib/payouts/machine";
+import { rpcUrl } from "@/lib/chain/config";
+import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
@@ -23,6 +28,12 @@ export function sandboxUnavailable(): string | null {
 export type SimulatedTransfer = { amount: string; txHash?: string; from?: string };
 
 function transferTo(target: { network: string; address: string; tokenAddress: string; tokenDecimals: number }, t: SimulatedTransfer) {
+  if (rpcUrl(target.network as Network)) {
+    // The node is the only source of truth there (CONTRACT §10): a made-up transfer must never move real money.
+    throw new Conflict(
+      `${target.network} is served by an EVM node on this server (EVM_RPC_URL_${target.network.toUpperCase()}): only real transfers, read from the node, count there`,
+    );
+  }
   if (new Decimal(t.amount).decimalPlaces() > target.tokenDecimals) {
     throw new InvalidInput(`amount has more than the token's ${target.tokenDecimals} decimals`);
   }
@@ -34,6 +45,7 @@ function transferTo(target: { network: string; address: string; tokenAddress: st
     toAddress: target.address,
     tokenAddress: target.tokenAddress,
     amount: t.amount,
+    blockTime: new Date(),
   };
 }
 
@@ -62,7 +74,14 @@ export async function transferToCryptoPix(merchantId: string, paymentId: string,
 async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: SimulatedTransfer & { failPix?: boolean }) {
   const transfer = transferTo(payment, t);
   const result = await applyCryptoPixTransfer(payment.id, transfer);
-  const after = result.fullyPaid ? await settleCryptoPixPayment(payment.id, { failPix: t.failPix }) : result.payment;
+  if (result.payoutId && t.failPix) {
+    // The sandbox's way to see a PIX not made: decided as the provider's "not made" would be, without asking it.
+    await decidePayout(result.payoutId, { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" }, { crypto_pix: onCryptoPixPayout });
+  }
+  const { refundTxIds } = await followUpTransfer(payment.id, t.failPix ? null : result.payoutId);
+  // A sandbox refund is "mined" after SANDBOX_SETTLE_SECONDS: with 0 the answer already shows it REFUNDED.
+  for (const id of refundTxIds) await advanceChainTx(id, { refund: onRefundChainTx });
+  const after = (await findCryptoPixPayment(payment.merchantId, payment.id)) ?? result.payment;
   return { payment: after, duplicate: result.duplicate, txHash: transfer.txHash };
 }
 

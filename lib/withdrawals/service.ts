@@ -1,22 +1,24 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { withdrawals, type MerchantProfile, type Withdrawal } from "@/db/schema";
+import { type MerchantProfile, type Withdrawal } from "@/db/schema";
 import { keysetPage } from "@/lib/paging";
 import { isUuid } from "@/lib/ids";
 import { resolveToken } from "@/lib/chain/networks";
-import { broadcastSigned, signHotWalletTransfer } from "@/lib/hot-wallet/send";
+import { chainTxsOfOwner } from "@/lib/hot-wallet/queries";
+import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
+import { createChainTx, planSend, sendChainTx } from "@/lib/hot-wallet/transactions";
+import { payoutOf } from "@/lib/payouts/queries";
+import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/payouts/machine";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
-import { log } from "@/lib/log";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
-import type { Network } from "@/lib/chain/tokens";
 import { lockAndCheck } from "./limits";
-import { insertWithdrawal, merchantWithdrawalById, pendingWithdrawalIds, updatePending, withdrawalById, withdrawalsPage } from "./queries";
-import { enqueueWithdrawal } from "./queue";
+import { insertWithdrawal, merchantWithdrawalById, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
 import { withdrawalView } from "./views";
 
@@ -34,8 +36,10 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
 
 /**
  * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
- * signed transfer with its nonce, the withdrawal row and its event commit together; the transfer is
- * broadcast after commit and confirmed by a job.
+ * hot-wallet transaction with its nonce and signed first version, the withdrawal row and its event
+ * commit together; the transaction is broadcast after commit and followed by the chain-tx job until a
+ * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
+ * transaction begins.
  */
 export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
   const { network, asset, token } = resolveToken(String(input.network ?? ""), input.token === undefined ? "USDT" : String(input.token), WITHDRAW_NETWORKS);
@@ -43,14 +47,17 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
   const quote = await rates.quote(asset);
   const tokenAmount = tokensForWithdrawal(input.value, quote.rate, token.decimals);
   if (!new Decimal(tokenAmount).gt(0)) throw new InvalidInput("Withdrawal value is too small to send any tokens");
-  const networkFee = await chain.quoteNetworkFeeCentavos(network);
+  const plan = await planSend(network);
+  const networkFee = await chain.quoteNetworkFeeCentavos(network, plan.fees);
   const serviceFee = serviceFeeCentavos(input.value);
   const debit = input.value + serviceFee + networkFee;
 
-  const { withdrawal, rawTransaction } = await db().transaction(async (tx) => {
+  const id = randomUUID();
+  const { withdrawal, chainTxId } = await db().transaction(async (tx) => {
     const { day } = await lockAndCheck(tx, merchant.id, input.value, debit);
-    const signed = await signHotWalletTransfer(tx, { network, tokenAddress: token.address, decimals: token.decimals, to: input.toAddress, amount: tokenAmount });
+    const sent = await createChainTx(tx, plan, { purpose: "withdrawal", ownerKind: "withdrawal", ownerId: id, token, to: input.toAddress, amount: tokenAmount });
     const w = await insertWithdrawal(tx, {
+      id,
       merchantId: merchant.id,
       kind: "onchain",
       valueCentavos: input.value,
@@ -64,21 +71,18 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
       toAddress: input.toAddress,
       tokenAmount,
       rate: quote.rate,
-      txHash: signed.txHash,
-      // Kept so the job can send the same transaction again if its broadcast was lost.
-      nonce: signed.nonce,
-      rawTransaction: signed.rawTransaction,
+      txHash: sent.hash,
+      nonce: sent.chainTx.nonce,
     });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
-    return { withdrawal: w, rawTransaction: signed.rawTransaction };
+    return { withdrawal: w, chainTxId: sent.chainTx.id };
   });
-  await broadcastSigned(network, rawTransaction);
-  await enqueueWithdrawal(withdrawal.id, env().SANDBOX_SETTLE_SECONDS);
+  await sendChainTx(chainTxId, { followAfterSeconds: env().SANDBOX_SETTLE_SECONDS });
   return withdrawal;
 }
 
-/** PIX withdrawal to a key, or to the merchant's registered key when none is given. */
+/** PIX withdrawal to a key, or to the merchant's registered key when none is given: debited, and its payout recorded, in one transaction. */
 export async function createPixOut(merchant: MerchantProfile, input: PixOutInput): Promise<Withdrawal> {
   const rawKey = input.pixKey ?? merchant.pixKey;
   if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
@@ -86,7 +90,7 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
   if (!key) {
     throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key");
   }
-  const withdrawal = await db().transaction(async (tx) => {
+  const { withdrawal, payoutId } = await db().transaction(async (tx) => {
     const { day } = await lockAndCheck(tx, merchant.id, input.value, input.value);
     const w = await insertWithdrawal(tx, {
       merchantId: merchant.id,
@@ -97,75 +101,66 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
       pixKey: key.normalized,
       pixKeyType: key.type,
     });
+    const payout = await createPayout(tx, { purpose: "withdrawal", ownerId: w.id, merchantId: merchant.id, pixKey: key.normalized, valueCentavos: input.value });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
-    return w;
+    return { withdrawal: w, payoutId: payout.id };
   });
-  await enqueueWithdrawal(withdrawal.id);
+  await requestPayout(payoutId, env().SANDBOX_SETTLE_SECONDS);
   return withdrawal;
 }
 
-/** PENDING → COMPLETED, or → FAILED with the debit credited back (which also frees the daily limit). */
-async function finish(id: string, outcome: { status: "COMPLETED" } | { status: "FAILED"; reason: string }, providerRef?: string) {
-  return db().transaction(async (tx) => {
-    const w = await updatePending(tx, id, {
-      status: outcome.status,
-      failureReason: outcome.status === "FAILED" ? outcome.reason : null,
-      providerRef: providerRef ?? sql`${withdrawals.providerRef}`,
-      completedAt: outcome.status === "COMPLETED" ? sql`now()` : null,
-    });
-    if (!w) return null;
-    if (w.status === "FAILED") {
-      await postLedgerEntry(tx, { merchantId: w.merchantId, kind: "withdrawal_reversal", amountCentavos: w.debitCentavos, refType: "withdrawal", refId: w.id });
-    }
-    await emit(tx, w, "PENDING");
-    return w;
-  });
-}
+type Ending = { status: "COMPLETED"; txHash?: string; providerRef?: string | null } | { status: "FAILED"; reason: string; creditBack: "all" | "all-but-network-fee" };
 
 /**
- * Moves one PENDING withdrawal forward: a PIX-out is sent (claimed first so it is sent once); an
- * on-chain one is checked for confirmation. Returns true when it reached a final state.
+ * PENDING → COMPLETED, or → FAILED with what was not spent credited back (which also frees the
+ * daily limit), in the caller's transaction.
+ */
+async function finish(tx: Tx, id: string, outcome: Ending) {
+  const w = await updatePending(tx, id, {
+    status: outcome.status,
+    failureReason: outcome.status === "FAILED" ? outcome.reason : null,
+    ...(outcome.status === "COMPLETED" && outcome.txHash ? { txHash: outcome.txHash } : {}),
+    ...(outcome.status === "COMPLETED" && outcome.providerRef ? { providerRef: outcome.providerRef } : {}),
+    completedAt: outcome.status === "COMPLETED" ? sql`now()` : null,
+  });
+  if (!w) return null;
+  if (outcome.status === "FAILED") {
+    // A reverted transaction was mined: its gas is spent, so the network fee is not given back.
+    const credit = outcome.creditBack === "all" ? w.debitCentavos : w.debitCentavos - w.networkFeeCentavos;
+    if (credit > 0) await postLedgerEntry(tx, { merchantId: w.merchantId, kind: "withdrawal_reversal", amountCentavos: credit, refType: "withdrawal", refId: w.id });
+  }
+  await emit(tx, w, "PENDING");
+  return w;
+}
+
+/** The withdrawal's hot-wallet transaction was decided (lib/hot-wallet/tracker.ts). */
+export const onWithdrawalChainTx: ChainTxOwners["withdrawal"] = async (tx, chainTx, decision) => {
+  if (!chainTx.ownerId) return;
+  if (decision.status === "confirmed") await finish(tx, chainTx.ownerId, { status: "COMPLETED", txHash: decision.hash });
+  else if (decision.status === "reverted") await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all-but-network-fee" });
+  else await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });
+};
+
+/** The pix-out's payout was decided (lib/payouts/machine.ts): money goes back only when the provider says it was not made. */
+export const onWithdrawalPayout: PayoutOwners["withdrawal"] = async (tx, payout, decision) => {
+  if (decision.status === "completed") await finish(tx, payout.ownerId, { status: "COMPLETED", providerRef: decision.providerRef });
+  else await finish(tx, payout.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });
+};
+
+/**
+ * Moves one PENDING withdrawal forward once: a pix-out's payout is sent or read back; an on-chain
+ * one's transaction is broadcast, replaced or decided. Returns true when it reached a final state.
  */
 export async function processWithdrawal(id: string): Promise<boolean> {
   const w = await withdrawalById(db(), id);
   if (!w || w.status !== "PENDING") return true;
-  const { pix, chain } = providers();
   if (w.kind === "pix_out") {
-    // Claimed first, so the payout is requested once however many workers try.
-    const claimed = await updatePending(db(), id, { providerRef: "requested" }, sql`${withdrawals.providerRef} is null`);
-    if (!claimed) return false;
-    let result;
-    try {
-      result = await pix.sendPayout({ pixKey: w.pixKey!, valueCentavos: w.valueCentavos, reference: w.id });
-    } catch (err) {
-      // Unknown outcome: leave it claimed for an operator rather than risk paying twice.
-      log.error("pix-out payout error; left for reconciliation", { withdrawalId: id, err });
-      return false;
-    }
-    await finish(id, result.status === "COMPLETED" ? { status: "COMPLETED" } : { status: "FAILED", reason: result.reason ?? "PIX payout failed" }, result.id);
-    return true;
+    const payout = await payoutOf(db(), "withdrawal", id);
+    return payout ? advancePayout(payout.id, { withdrawal: onWithdrawalPayout }) : false;
   }
-  const outcome = await chain.transferOutcome(w.network as Network, w.txHash!, w.createdAt);
-  if (outcome.status === "pending") {
-    if (outcome.rebroadcast && w.rawTransaction) await broadcastSigned(w.network as Network, w.rawTransaction);
-    return false;
-  }
-  await finish(id, outcome.status === "confirmed" ? { status: "COMPLETED" } : { status: "FAILED", reason: outcome.reason ?? "transaction failed on-chain" });
-  return true;
-}
-
-/** The sweep's step: every PENDING withdrawal moved forward, each on its own; returns how many became final. */
-export async function processPendingWithdrawals(): Promise<number> {
-  let finished = 0;
-  for (const id of await pendingWithdrawalIds(db(), 0, 200)) {
-    try {
-      if (await processWithdrawal(id)) finished++;
-    } catch (err) {
-      log.error("withdrawal processing failed in sweep", { withdrawalId: id, err });
-    }
-  }
-  return finished;
+  const [chainTx] = await chainTxsOfOwner(db(), id);
+  return chainTx ? advanceChainTx(chainTx.id, { withdrawal: onWithdrawalChainTx }) : false;
 }
 
 export async function findWithdrawal(merchantId: string, id: string): Promise<Withdrawal> {

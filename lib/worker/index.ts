@@ -4,30 +4,57 @@ import type { TransferReceiver } from "@/lib/chain-watcher/receiver";
 import { watchNetwork, type WatchPass } from "@/lib/chain-watcher/watcher";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
-import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
+import { onRefundChainTx, sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
+import { expireCryptoPixPayments, onCryptoPixPayout, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
 import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { runSweepSteps, untilNone, type SweepStep } from "@/lib/jobs/sweep";
 import { log } from "@/lib/log";
+import { db } from "@/db";
+import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
+import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
+import { chainTxQueue } from "@/lib/hot-wallet/transactions";
+import { advancePayout, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
+import { openPayoutIds, payoutById } from "@/lib/payouts/queries";
 import { depositReceiver } from "@/lib/onchain/chain-receiver";
 import { expireDeposits } from "@/lib/onchain/service";
 import { expireOrders } from "@/lib/orders/service";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
-import { withdrawalQueue } from "@/lib/withdrawals/queue";
-import { processPendingWithdrawals, processWithdrawal } from "@/lib/withdrawals/service";
+import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // The composition root of background work: which queues exist and who works them, what the sweep
 // does, which objects the deposit watcher feeds. Domains declare their queues and steps; only this
 // module puts them together, so no domain imports the job runner's wiring, nor it theirs.
 
+/** Who finishes what when a hot-wallet transaction is decided. */
+const CHAIN_TX_OWNERS: ChainTxOwners = { withdrawal: onWithdrawalChainTx, refund: onRefundChainTx };
+/** Who finishes what when a PIX payout is decided. */
+const PAYOUT_OWNERS: PayoutOwners = { withdrawal: onWithdrawalPayout, crypto_pix: onCryptoPixPayout };
+
+/** Moves each one forward once, on its own: one that throws is logged and the others go on. */
+async function each(ids: string[], step: (id: string) => Promise<boolean>, what: string): Promise<number> {
+  let final = 0;
+  for (const id of ids) {
+    try {
+      if (await step(id)) final++;
+    } catch (err) {
+      log.error(`${what} failed in the sweep; the next sweep tries again`, { id, err });
+    }
+  }
+  return final;
+}
+
+// In this order: what expiry decides (a refund) is sent, and what was sent is followed, in one sweep.
 const SWEEP_STEPS: SweepStep[] = [
   { name: "orders", run: () => untilNone(() => expireOrders()) },
   { name: "deposits", run: () => untilNone(() => expireDeposits()) },
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "settled", run: () => settleFullyPaidPayments() },
-  { name: "withdrawals", run: processPendingWithdrawals },
+  { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
+  { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
+  { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
   { name: "rateLimitWindows", run: () => purgeOldRateLimitWindows().then(() => 0) },
 ];
@@ -57,9 +84,16 @@ export async function startWorker(): Promise<PgBoss> {
         const counts = await runSweep();
         if (Object.values(counts).some((n) => n > 0)) log.info("sweep", counts);
       }),
-      worker(withdrawalQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
-        // Not final yet (e.g. awaiting confirmations): throwing hands it back for a retry with backoff.
-        if (!(await processWithdrawal(id))) throw new Error(`withdrawal ${id} not final yet`);
+      // Not final yet (awaiting confirmations, a provider still processing): throwing hands the job
+      // back for a retry with backoff; the sweep also moves every open one forward.
+      worker(payoutQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+        if (!(await advancePayout(id, PAYOUT_OWNERS))) throw new Error(`payout ${id} not final yet`);
+        // A Crypto-PIX payout not made decided a refund: send it now rather than at the next sweep.
+        const payout = await payoutById(db(), id);
+        if (payout?.purpose === "crypto_pix") await sendDecidedRefunds(payout.ownerId);
+      }),
+      worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+        if (!(await advanceChainTx(id, CHAIN_TX_OWNERS))) throw new Error(`chain transaction ${id} not decided yet`);
       }),
       ...chain.workers,
     ],

@@ -1,10 +1,13 @@
 import "server-only";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { events, webhookDeliveries, webhookEndpoints, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
+import { events, webhookDeliveries, webhookEndpoints, type ChainTransfer, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
+import { assetOf } from "@/lib/chain/config";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
+import type { Network } from "@/lib/chain/tokens";
+import { transfersOf } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
@@ -19,10 +22,34 @@ export type Fact =
   | { label: MessageKey; type: "text" | "mono"; value: string }
   | { label: MessageKey; type: "money"; value: number }
   | { label: MessageKey; type: "date"; value: string }
+  /** A refund's state: PENDING, COMPLETED or FAILED (an operator retries a FAILED one). */
+  | { label: MessageKey; type: "status"; value: string }
   | { label: MessageKey; type: "crypto"; value: string; unit: string }
   /** `rate` BRL for one `asset`, shown as "1 USDT = R$ 5,40". */
   | { label: MessageKey; type: "rate"; value: string; asset: string };
 
+/**
+ * How a transfer to the order's address counted: all of it, part of it (the rest was more than was
+ * due), none (it came after the order closed), or none because it was another token or network.
+ */
+export type TransferUse = "counted" | "partly_counted" | "not_counted" | "wrong_token" | "wrong_network";
+
+export type TransferLine = {
+  id: string;
+  txHash: string;
+  network: string;
+  amount: string;
+  /** The token's symbol when it is in our table, else its contract address. */
+  unit: string;
+  counted: string;
+  use: TransferUse;
+  /** The payment time (block timestamp). */
+  at: string;
+  fromAddress: string | null;
+  /** Money that did not count on a Crypto-PIX payment is sent back to its sender. */
+  refundStatus: string | null;
+  note: string | null;
+};
 const NETWORK_NAMES: Record<string, string> = { eth: "Ethereum", bsc: "BNB Smart Chain", polygon: "Polygon" };
 
 export type OrderDetail = {
@@ -39,6 +66,8 @@ export type OrderDetail = {
   /** What a payer needs while the order can still be paid. */
   payment: { qrContent: string; code: string; codeLabel: MessageKey } | null;
   facts: Fact[];
+  /** Token transfers to a deposit address (on-chain and Crypto-PIX only), wrong ones included. */
+  transfers: TransferLine[];
   events: { id: string; type: string; status: string | null; at: string }[];
   deliveries: {
     id: string;
@@ -58,7 +87,9 @@ const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-function fromOrder(o: Order): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers">;
+
+function fromOrder(o: Order): Base {
   const link = paymentLink(o.paymentLinkId);
   const facts: Fact[] = [
     { label: "order.id", type: "mono", value: o.id },
@@ -103,7 +134,7 @@ function chainFacts(o: OnchainOrder | CryptoPixPayment): Fact[] {
   ];
 }
 
-function fromDeposit(o: OnchainOrder): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+function fromDeposit(o: OnchainOrder): Base {
   return {
     id: o.id,
     kind: "onchain",
@@ -125,7 +156,7 @@ function fromDeposit(o: OnchainOrder): Omit<OrderDetail, "events" | "deliveries"
   };
 }
 
-function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliveries" | "canSimulate"> {
+function fromCryptoPix(p: CryptoPixPayment): Base {
   return {
     id: p.id,
     kind: "crypto_pix",
@@ -133,7 +164,7 @@ function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliv
     valueCentavos: p.valueCentavos,
     createdAt: p.createdAt.toISOString(),
     expiresAt: p.expiresAt.toISOString(),
-    paidAt: null,
+    paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
     link: null,
@@ -145,16 +176,44 @@ function fromCryptoPix(p: CryptoPixPayment): Omit<OrderDetail, "events" | "deliv
       { label: "order.pixKey", type: "mono", value: p.pixKey },
       ...chainFacts(p),
       ...(p.refundAddress ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }] : []),
+      ...(p.refundStatus ? [{ label: "order.refundStatus" as const, type: "status" as const, value: p.refundStatus }] : []),
+      ...(p.refundTxHash ? [{ label: "order.refundTx" as const, type: "mono" as const, value: p.refundTxHash }] : []),
     ],
   };
 }
 
+function transferUse(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): TransferUse {
+  if (t.network !== o.network) return "wrong_network";
+  if (t.tokenAddress.toLowerCase() !== o.tokenAddress.toLowerCase()) return "wrong_token";
+  const counted = new Decimal(t.appliedAmount);
+  if (counted.gte(t.amount)) return "counted";
+  return counted.gt(0) ? "partly_counted" : "not_counted";
+}
+
+function transferLine(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): TransferLine {
+  return {
+    id: t.id,
+    txHash: t.txHash,
+    network: NETWORK_NAMES[t.network] ?? t.network,
+    amount: new Decimal(t.amount).toFixed(),
+    unit: assetOf(t.network as Network, t.tokenAddress) ?? t.tokenAddress,
+    counted: new Decimal(t.appliedAmount).toFixed(),
+    use: transferUse(t, o),
+    at: (t.blockTime ?? t.createdAt).toISOString(),
+    fromAddress: t.fromAddress,
+    refundStatus: t.refundStatus,
+    note: t.note,
+  };
+}
+
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
-async function loadOrder(merchantId: string, id: string) {
+async function loadOrder(merchantId: string, id: string): Promise<(Base & { transfers: TransferLine[] }) | null> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order") return fromOrder(found.order);
-  return found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order);
+  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [] };
+  const order = found.order;
+  const transfers = (await transfersOf(db(), order.id)).map((t) => transferLine(t, order));
+  return { ...(found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order)), transfers };
 }
 
 export async function getOrderDetail(merchantId: string, id: string): Promise<OrderDetail | null> {
@@ -162,9 +221,15 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
   if (!isUuid(id) || !isUuid(merchantId)) return null;
   const base = await loadOrder(merchantId, id.toLowerCase());
   if (!base) return null;
+  // A refund's event carries the payment too: the timeline shows the refund's own status.
   const [eventRows, deliveryRows] = await Promise.all([
     db()
-      .select({ id: events.id, type: events.type, status: sql<string | null>`${events.data}->>'status'`, at: events.createdAt })
+      .select({
+        id: events.id,
+        type: events.type,
+        status: sql<string | null>`coalesce(${events.data}->'refund'->>'status', ${events.data}->>'status')`,
+        at: events.createdAt,
+      })
       .from(events)
       .where(and(eq(events.merchantId, merchantId), eq(events.subjectId, base.id)))
       .orderBy(asc(events.seq))

@@ -1,15 +1,15 @@
-import { BaseError, createPublicClient, http, parseAbiItem, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from "viem";
+import { BaseError, createPublicClient, http, parseAbiItem, RpcRequestError, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";
-import { signErc20Transfer } from "@/lib/chain/sign";
+import { signErc20Transfer, signSelfTransfer } from "@/lib/chain/sign";
 import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { brlToCentavosUp, Decimal, fromBaseUnits } from "@/lib/money";
 import type { NativeSymbol, RatesProvider } from "@/lib/providers/rates/types";
 import { processSingleton } from "@/lib/singleton";
-import type { ChainProvider, ChainReader, TransferLog, TransferOutcome } from "./types";
+import type { ChainProvider, ChainReader, Fees, NonceState, TransferLog } from "./types";
 
 // The chain adapter for networks with an EVM_RPC_URL_*: reads and broadcasts through that node with
 // viem. Keys never leave the process: transactions are signed locally and sent raw.
@@ -24,7 +24,6 @@ const FEE_CACHE_MS = 10_000;
 
 const NATIVE: Record<Network, NativeSymbol> = { eth: "ETH", bsc: "BNB", polygon: "POL" };
 
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 type Entry = { key: string; cfg: NetworkChainConfig; client: PublicClient; fees?: { at: number; value: Fees } };
 const entries = processSingleton("evm-clients", () => new Map<Network, Entry>());
 
@@ -58,9 +57,9 @@ function nodeFailure(network: Network, what: string, err: unknown): UpstreamUnav
   return new UpstreamUnavailable(`EVM node for ${network} failed to ${what}: ${reason}`);
 }
 
-async function fees(network: Network): Promise<Fees> {
+async function fees(network: Network, opts: { fresh?: boolean } = {}): Promise<Fees> {
   const entry = entryFor(network);
-  if (entry.fees && Date.now() - entry.fees.at < FEE_CACHE_MS) return entry.fees.value;
+  if (!opts.fresh && entry.fees && Date.now() - entry.fees.at < FEE_CACHE_MS) return entry.fees.value;
   const value = await rpc(network, "estimate fees", () => entry.client.estimateFeesPerGas());
   entry.fees = { at: Date.now(), value: { maxFeePerGas: value.maxFeePerGas, maxPriorityFeePerGas: value.maxPriorityFeePerGas } };
   return entry.fees.value;
@@ -75,61 +74,119 @@ function hotWallet(): PrivateKeyAccount {
   return wallet.account;
 }
 
-// Messages a node gives when the transaction, or one with its nonce, is already in: a rebroadcast
-// that finds it there has done its job.
-const ALREADY_SENT = /already known|known transaction|nonce too low|already imported|transaction already exists/i;
+// What nodes (geth, erigon, bor, bsc, anvil, public providers) answer to a broadcast, by meaning.
+const KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(tx|transaction)?pool/i;
+const NONCE_USED = /nonce too low|nonce has already been used|old nonce|invalid nonce/i;
+const UNDERPRICED = /underpriced|fee too low|gas price too low|replacement fee too low|less than (the )?block base fee/i;
 
 /** The `ChainProvider` for networks with an RPC URL; `rates` prices the gas in BRL. */
 export const liveChain = (rates: RatesProvider): ChainProvider => ({
   name: "evm-node",
-  async quoteNetworkFeeCentavos(network) {
-    const { maxFeePerGas } = await fees(network);
+  async quoteNetworkFeeCentavos(network, given) {
+    const { maxFeePerGas } = given ?? (await fees(network));
     const native = await rates.quote(NATIVE[network]);
     const nativeCost = fromBaseUnits(ERC20_TRANSFER_GAS * maxFeePerGas, 18);
     return brlToCentavosUp(new Decimal(nativeCost).times(native.rate).toFixed());
   },
+  fees,
   hotWalletAddress() {
     return hotWallet().address;
   },
-  // A nonce belongs to an account on a chain: two networks pointed at one node (tests do) share it.
+  // A nonce belongs to an account on a chain: two networks pointed at one node (tests do) share it,
+  // and a new hot-wallet key starts a sequence of its own.
   nonceScope(network) {
-    return `chain:${entryFor(network).cfg.chainId}`;
+    return `chain:${entryFor(network).cfg.chainId}:${hotWallet().address.toLowerCase()}`;
   },
   async pendingNonce(network) {
     const { client } = entryFor(network);
     return rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockTag: "pending" }));
   },
-  async signTransfer({ network, token, to, amount, nonce }) {
-    const { maxFeePerGas, maxPriorityFeePerGas } = await fees(network);
-    const signed = await signErc20Transfer({
-      privateKey: hotWalletKey(),
-      chainId: entryFor(network).cfg.chainId,
-      token,
-      to,
-      amount,
-      nonce,
-      gas: ERC20_TRANSFER_GAS,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
-    });
-    return { txHash: signed.hash, rawTransaction: signed.rawTransaction };
+  async minedNonce(network) {
+    const { client } = entryFor(network);
+    return rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockTag: "latest" }));
+  },
+  async signTransfer({ network, token, to, amount, nonce, fees }) {
+    return signErc20Transfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, token, to, amount, nonce, gas: ERC20_TRANSFER_GAS, ...fees });
+  },
+  async signSelfTransfer({ network, nonce, fees }) {
+    return signSelfTransfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, nonce, ...fees });
   },
   async broadcast(network, rawTransaction) {
     const { client } = entryFor(network);
     try {
       await client.sendRawTransaction({ serializedTransaction: rawTransaction as `0x${string}` });
+      return { result: "accepted" };
     } catch (err) {
-      const text = err instanceof BaseError ? `${err.shortMessage} ${err.details}` : String(err);
-      if (ALREADY_SENT.test(text)) return;
-      throw nodeFailure(network, "broadcast a transaction", err);
+      // A node's refusal is an answer; a timeout or a reset is not (the node may have taken it): that throws.
+      if (!(err instanceof BaseError) || !isNodeAnswer(err)) throw nodeFailure(network, "broadcast a transaction", err);
+      const text = `${err.shortMessage} ${err.details ?? ""}`;
+      if (KNOWN.test(text)) return { result: "known" };
+      if (NONCE_USED.test(text)) return { result: "nonce-used" };
+      if (UNDERPRICED.test(text)) return { result: "underpriced" };
+      return { result: "rejected", reason: err.shortMessage };
     }
   },
-  async transferOutcome(network, txHash) {
-    return readOutcome(network, txHash as `0x${string}`);
-  },
+  headBlock: (network) => rpc(network, "read the head block", () => entryFor(network).client.getBlockNumber({ cacheTime: 0 })),
+  nonceState: (network, q) => readNonceState(network, q),
   reader: (network) => (liveChainConfig(network) ? nodeReader(network) : null),
 });
 
+/** A JSON-RPC error object from the node (it answered), rather than a failed or timed-out request. */
+function isNodeAnswer(err: BaseError): boolean {
+  return err.walk((e) => e instanceof RpcRequestError) !== null;
+}
+
+/**
+ * A transaction counts once it has the network's confirmations in a block that is still canonical;
+ * a revert is final only then too (a reorg could still include it differently). With none of our
+ * hashes mined, the nonce is "taken" only when the account's count at the safe head has passed it.
+ */
+async function readNonceState(network: Network, q: { nonce: number; hashes: string[] }): Promise<NonceState> {
+  const { client } = entryFor(network);
+  const head = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
+  const required = BigInt(confirmationsRequired(network));
+  for (const hash of [...q.hashes].reverse()) {
+    const receipt = await rpc(network, "read a receipt", () =>
+      client.getTransactionReceipt({ hash: hash as `0x${string}` }).catch((err: unknown) => {
+        if (err instanceof TransactionReceiptNotFoundError) return null;
+        throw err;
+      }),
+    );
+    if (!receipt) continue;
+    let final = head - receipt.blockNumber + 1n >= required;
+    if (final) {
+      const block = await rpc(network, "read a block", () => client.getBlock({ blockNumber: receipt.blockNumber }));
+      final = block.hash === receipt.blockHash;
+    }
+    return { state: "mined", hash, success: receipt.status === "success", final };
+  }
+  const safeHead = head - required + 1n;
+  if (safeHead >= 0n) {
+    const minedCount = await rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockNumber: safeHead }));
+    if (minedCount > q.nonce) {
+      // Read the receipts once more: one may have been mined between the reads above and this one.
+      for (const hash of q.hashes) {
+        const late = await client.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => null);
+        if (late) return { state: "mined", hash, success: late.status === "success", final: false };
+      }
+      return { state: "taken" };
+    }
+  }
+  const known: string[] = [];
+  for (const hash of q.hashes) {
+    const seen = await rpc(network, "read a transaction", () =>
+      client.getTransaction({ hash: hash as `0x${string}` }).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof TransactionNotFoundError) return false;
+          throw err;
+        },
+      ),
+    );
+    if (seen) known.push(hash);
+  }
+  return { state: "pending", known };
+}
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 // Topic filters with thousands of OR-ed values are refused by some providers; chunks stay well inside.
 const RECIPIENT_CHUNK = 200;
@@ -137,10 +194,11 @@ const RECIPIENT_CHUNK = 200;
 function nodeReader(network: Network): ChainReader {
   const { client } = entryFor(network);
   return {
+    chainId: () => rpc(network, "read its chain id", () => client.getChainId()),
     headBlock: () => rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 })),
-    async blockHash(blockNumber) {
+    async block(blockNumber) {
       const block = await rpc(network, "read a block", () => client.getBlock({ blockNumber }));
-      return block.hash;
+      return { hash: block.hash, timestamp: new Date(Number(block.timestamp) * 1000) };
     },
     async transferLogs({ tokens, recipients, fromBlock, toBlock }) {
       const logs: TransferLog[] = [];
@@ -168,36 +226,4 @@ function nodeReader(network: Network): ChainReader {
       return logs.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
     },
   };
-}
-
-/**
- * A transaction counts once it has the network's confirmations in a block that is still canonical;
- * a revert is final only then too (a reorg could still include it differently). Until then: pending.
- */
-async function readOutcome(network: Network, hash: `0x${string}`): Promise<TransferOutcome> {
-  const { client } = entryFor(network);
-  const receipt = await rpc(network, "read a receipt", () =>
-    client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-      if (err instanceof TransactionReceiptNotFoundError) return null;
-      throw err;
-    }),
-  );
-  if (!receipt) {
-    const known = await rpc(network, "read a transaction", () =>
-      client.getTransaction({ hash }).then(
-        () => true,
-        (err: unknown) => {
-          if (err instanceof TransactionNotFoundError) return false;
-          throw err;
-        },
-      ),
-    );
-    return { status: "pending", rebroadcast: !known };
-  }
-  const head = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
-  const confirmations = head - receipt.blockNumber + 1n;
-  if (confirmations < BigInt(confirmationsRequired(network))) return { status: "pending" };
-  const block = await rpc(network, "read a block", () => client.getBlock({ blockNumber: receipt.blockNumber }));
-  if (block.hash !== receipt.blockHash) return { status: "pending" };
-  return receipt.status === "success" ? { status: "confirmed" } : { status: "failed", reason: "transaction reverted on-chain" };
 }

@@ -13,13 +13,17 @@ export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvi
   const pick = (network: Network) => (rpcUrl(network) || env().PAYMENTS_MODE === "live" ? adapters.live : adapters.sandbox);
   return {
     name: "chain",
-    quoteNetworkFeeCentavos: (network) => pick(network).quoteNetworkFeeCentavos(network),
+    quoteNetworkFeeCentavos: (network, fees) => pick(network).quoteNetworkFeeCentavos(network, fees),
+    fees: (network, opts) => pick(network).fees(network, opts),
     hotWalletAddress: (network) => pick(network).hotWalletAddress(network),
     nonceScope: (network) => pick(network).nonceScope(network),
     pendingNonce: (network) => pick(network).pendingNonce(network),
+    minedNonce: (network) => pick(network).minedNonce(network),
     signTransfer: (args) => pick(args.network).signTransfer(args),
+    signSelfTransfer: (args) => pick(args.network).signSelfTransfer(args),
     broadcast: (network, raw) => pick(network).broadcast(network, raw),
-    transferOutcome: (network, txHash, sentAt) => pick(network).transferOutcome(network, txHash, sentAt),
+    headBlock: (network) => pick(network).headBlock(network),
+    nonceState: (network, q) => pick(network).nonceState(network, q),
     reader: (network) => pick(network).reader(network),
   };
 }

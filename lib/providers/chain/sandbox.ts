@@ -1,17 +1,18 @@
 import { privateKeyToAccount } from "viem/accounts";
+import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
+import { SANDBOX_FEES, signErc20Transfer, signSelfTransfer } from "@/lib/chain/sign";
+import { CHAIN_IDS, type Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { brlToCentavosUp } from "@/lib/money";
-import { signErc20Transfer } from "@/lib/chain/sign";
-import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
-import { CHAIN_IDS, type Network } from "@/lib/chain/tokens";
 import type { ChainProvider } from "./types";
 
 const hotWallet = privateKeyToAccount(SANDBOX_HOT_WALLET_KEY);
 
 /**
  * Sandbox chain: transactions are genuinely signed by a public test key (so hashes and raw
- * transactions are real), but never broadcast; they count as confirmed SANDBOX_SETTLE_SECONDS after
- * sending.
+ * transactions are real), but never broadcast: a node accepts each at once, and its first version
+ * counts as mined with success SANDBOX_SETTLE_SECONDS after it was made. The head never moves, so
+ * nothing is ever replaced.
  */
 export const sandboxChain: ChainProvider = {
   name: "sandbox-chain",
@@ -19,6 +20,9 @@ export const sandboxChain: ChainProvider = {
     const e = env();
     const brl = { eth: e.SANDBOX_NETWORK_FEE_BRL_ETH, bsc: e.SANDBOX_NETWORK_FEE_BRL_BSC, polygon: e.SANDBOX_NETWORK_FEE_BRL_POLYGON }[network];
     return brlToCentavosUp(brl);
+  },
+  async fees() {
+    return { ...SANDBOX_FEES };
   },
   hotWalletAddress() {
     return hotWallet.address;
@@ -30,14 +34,24 @@ export const sandboxChain: ChainProvider = {
   async pendingNonce() {
     return 0;
   },
-  async signTransfer({ network, token, to, amount, nonce }) {
-    const signed = await signErc20Transfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], token, to, amount, nonce });
-    return { txHash: signed.hash, rawTransaction: signed.rawTransaction };
+  async minedNonce() {
+    return null;
   },
-  async broadcast() {},
-  async transferOutcome(_network, _txHash, sentAt) {
+  async signTransfer({ network, token, to, amount, nonce, fees }) {
+    return signErc20Transfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], token, to, amount, nonce, ...fees });
+  },
+  async signSelfTransfer({ network, nonce, fees }) {
+    return signSelfTransfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], nonce, ...fees });
+  },
+  async broadcast() {
+    return { result: "accepted" };
+  },
+  async headBlock() {
+    return 0n;
+  },
+  async nonceState(_network, { hashes, sentAt }) {
     const settled = Date.now() - sentAt.getTime() >= env().SANDBOX_SETTLE_SECONDS * 1000;
-    return { status: settled ? "confirmed" : "pending" };
+    return settled ? { state: "mined", hash: hashes[0], success: true, final: true } : { state: "pending", known: hashes };
   },
   // Nothing to watch: sandbox deposits arrive through the sandbox helpers.
   reader: () => null,

@@ -1,8 +1,23 @@
 import type { Network } from "@/lib/chain/tokens";
 
-export type SentTransfer = { txHash: string; rawTransaction: string };
-/** `rebroadcast`: the node has never seen the transaction (its broadcast was lost), so send it again. */
-export type TransferOutcome = { status: "pending" | "confirmed" | "failed"; reason?: string; rebroadcast?: boolean };
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+export type SignedTx = { hash: `0x${string}`; rawTransaction: `0x${string}` };
+
+/**
+ * What a node said to a broadcast. accepted: it took it; known: it had it already; nonce-used: a
+ * transaction with this nonce is already mined (ours or another); underpriced: a replacement that
+ * does not pay enough more than the one it replaces; rejected: anything else the node refused
+ * (insufficient funds for gas, …), with its words. A transport failure throws: the outcome is unknown.
+ */
+export type BroadcastResult = { result: "accepted" | "known" | "nonce-used" | "underpriced" } | { result: "rejected"; reason: string };
+
+/**
+ * Where one of our nonces stands. mined: one of the given hashes is in a block (final once it has the
+ * network's confirmations in a block that is still canonical); taken: at the safe head the account
+ * has passed this nonce and none of our hashes is mined (another transaction used it); pending:
+ * nothing mined yet, `known` lists the hashes the node still holds.
+ */
+export type NonceState = { state: "mined"; hash: string; success: boolean; final: boolean } | { state: "taken" } | { state: "pending"; known: string[] };
 
 /** An ERC-20 Transfer log in a mined block. */
 export type TransferLog = {
@@ -18,18 +33,22 @@ export type TransferLog = {
 
 /** What the deposit watcher reads from a network's node. */
 export interface ChainReader {
+  /** The chain id the node serves (eth_chainId): start-up compares it with the one we sign for. */
+  chainId(): Promise<number>;
   /** The latest block number, never cached. */
   headBlock(): Promise<bigint>;
   /** Transfer logs of `tokens` to `recipients` in [fromBlock, toBlock], in block then log order. */
   transferLogs(q: { tokens: `0x${string}`[]; recipients: `0x${string}`[]; fromBlock: bigint; toBlock: bigint }): Promise<TransferLog[]>;
-  /** The canonical block's hash at a height, to tell a reorg. */
-  blockHash(blockNumber: bigint): Promise<`0x${string}`>;
+  /** The canonical block at a height: its hash (to tell a reorg) and its timestamp (the payment time of what it holds). */
+  block(blockNumber: bigint): Promise<{ hash: `0x${string}`; timestamp: Date }>;
 }
 
 export interface ChainProvider {
   readonly name: string;
-  /** Gas for one token transfer on `network`, quoted in BRL centavos. */
-  quoteNetworkFeeCentavos(network: Network): Promise<number>;
+  /** Gas for one token transfer on `network` at `fees` (the current estimate when omitted), quoted in BRL centavos. */
+  quoteNetworkFeeCentavos(network: Network, fees?: Fees): Promise<number>;
+  /** The fees a transaction sent now should offer; `fresh` asks the node even when a recent estimate is kept. */
+  fees(network: Network, opts?: { fresh?: boolean }): Promise<Fees>;
   /** The hot wallet's address on `network`, which nonces are tracked for. */
   hotWalletAddress(network: Network): `0x${string}`;
   /**
@@ -39,11 +58,17 @@ export interface ChainProvider {
   nonceScope(network: Network): string;
   /** The hot wallet's next nonce as the node counts it (pending transactions included): where our own count starts. */
   pendingNonce(network: Network): Promise<number>;
-  /** Signs a token transfer with the given nonce; `broadcast` sends it. Split so the nonce is taken in our transaction. */
-  signTransfer(args: { network: Network; token: `0x${string}`; to: `0x${string}`; amount: bigint; nonce: number }): Promise<SentTransfer>;
-  broadcast(network: Network, rawTransaction: string): Promise<void>;
-  /** Where a sent transaction stands. */
-  transferOutcome(network: Network, txHash: string, sentAt: Date): Promise<TransferOutcome>;
+  /** How many of the hot wallet's transactions are mined (the latest block's count), or null where no node is. */
+  minedNonce(network: Network): Promise<number | null>;
+  /** Signs a token transfer at a nonce and fees, locally: no node is asked, so it can run inside a database transaction. */
+  signTransfer(args: { network: Network; token: `0x${string}`; to: `0x${string}`; amount: bigint; nonce: number; fees: Fees }): Promise<SignedTx>;
+  /** Signs a zero-value transfer to the hot wallet itself at a nonce: what cancels a transaction, or fills a nonce gap. */
+  signSelfTransfer(args: { network: Network; nonce: number; fees: Fees }): Promise<SignedTx>;
+  broadcast(network: Network, rawTransaction: string): Promise<BroadcastResult>;
+  /** The latest block number: replacement is timed in blocks. */
+  headBlock(network: Network): Promise<bigint>;
+  /** Where our transaction at `nonce` stands; `hashes` are all its signed versions, `sentAt` when the first was made. */
+  nonceState(network: Network, q: { nonce: number; hashes: string[]; sentAt: Date }): Promise<NonceState>;
   /** The node to watch for deposits on `network`, or null where no node is (sandbox transfers are simulated). */
   reader(network: Network): ChainReader | null;
 }

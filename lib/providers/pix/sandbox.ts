@@ -1,11 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { env, type Env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
 import { staticBrCodeEncoder } from "@/lib/pix/brcode";
 import type { PixProvider } from "./types";
-
-/** Payouts to this key fail in the sandbox, so merchants can exercise their failure handling. */
-export const SANDBOX_FAILING_PIX_KEY = "payout.fail@example.com";
 
 // The receiver's half of every code is validated and encoded once per configuration, not per order.
 const encoders = new WeakMap<Env, ReturnType<typeof staticBrCodeEncoder>>();
@@ -30,12 +26,5 @@ export const sandboxPix: PixProvider = {
     // The sandbox only ever issues static codes, so any dynamic code came from elsewhere and
     // cannot be resolved without a live PSP.
     throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)");
-  },
-  async sendPayout({ pixKey }) {
-    const id = `E${randomUUID().replace(/-/g, "").slice(0, 31)}`;
-    if (pixKey.toLowerCase() === SANDBOX_FAILING_PIX_KEY) {
-      return { id, status: "FAILED", reason: "Recipient bank rejected the transfer (sandbox failing key)" };
-    }
-    return { id, status: "COMPLETED" };
   },
 };

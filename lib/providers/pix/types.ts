@@ -1,7 +1,6 @@
 import type { ParsedBrCode } from "@/lib/pix/brcode";
 
 export type PixCollection = { brcode: string; provider: string; providerRef: string };
-export type PixPayoutResult = { id: string; status: "COMPLETED" | "FAILED"; reason?: string };
 
 export interface PixProvider {
   readonly name: string;
@@ -9,6 +8,4 @@ export interface PixProvider {
   createCollection(args: { valueCentavos: number; txid: string; description?: string }): Promise<PixCollection>;
   /** Reads a dynamic BR Code's payload from its PSP; never fetches arbitrary URLs from the API process. */
   resolveDynamic(code: ParsedBrCode): Promise<{ pixKey: string; amountCentavos: number | null; txid: string | null }>;
-  /** Sends BRL to a PIX key. */
-  sendPayout(args: { pixKey: string; valueCentavos: number; reference: string }): Promise<PixPayoutResult>;
 }

@@ -1,0 +1,126 @@
+import { sql } from "drizzle-orm";
+import { db, type Tx } from "@/db";
+import type { ChainTx } from "@/db/schema";
+import { reserveNonce } from "@/lib/chain/nonces";
+import type { Network } from "@/lib/chain/tokens";
+import { jobQueue } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import { toBaseUnits } from "@/lib/money";
+import { providers } from "@/lib/providers";
+import type { Fees } from "@/lib/providers/chain/types";
+import { attemptsOf, chainTxById, insertAttempt, insertChainTx, markBroadcast } from "./queries";
+
+// Sending from the hot wallet (CONTRACT §10). A transaction is recorded, with its nonce and its first
+// signed version, in the same database transaction as the decision to send it (a withdrawal, a
+// refund), before anything is broadcast; then it is broadcast, and the chain-tx job (./tracker.ts)
+// follows it until a receipt decides it. The node is asked what it must be asked (fees, where the
+// nonce count starts) before that database transaction begins, so no lock is ever held during a
+// node call.
+
+/** Follows one transaction to its end (lib/worker works it with advanceChainTx); retried with backoff until decided. */
+export const chainTxQueue = jobQueue<{ id: string }>("chain-tx", {
+  retryLimit: 10_000,
+  retryDelay: 2,
+  retryBackoff: true,
+  retryDelayMax: 30,
+  expireInSeconds: 120,
+});
+
+export type ChainSendPlan = { network: Network; fees: Fees; nonceScope: string; from: `0x${string}`; nonceStart: number | null };
+
+/**
+ * What must be read from the node before sending on `network`: the fees to offer, and, when the hot
+ * wallet has no count of its own in this scope yet (or the key changed), the node's pending nonce.
+ */
+export async function planSend(network: Network): Promise<ChainSendPlan> {
+  const chain = providers().chain;
+  const nonceScope = chain.nonceScope(network);
+  const from = chain.hotWalletAddress(network);
+  const fees = await chain.fees(network);
+  const [row] = await db().execute<{ address: string }>(sql`select address from hot_wallet_nonces where network = ${nonceScope}`);
+  const nonceStart = row?.address === from ? null : await chain.pendingNonce(network);
+  return { network, fees, nonceScope, from, nonceStart };
+}
+
+export type NewChainTx =
+  | {
+      purpose: "withdrawal" | "refund";
+      ownerKind: "withdrawal" | "crypto_pix";
+      ownerId: string;
+      transferId?: string;
+      token: { address: string; decimals: number };
+      to: string;
+      /** Tokens, as an exact decimal string. */
+      amount: string;
+    }
+  /** A zero-value transfer to the hot wallet at a nonce nothing of ours uses: fills a gap (./gaps.ts). */
+  | { purpose: "filler"; nonce: number };
+
+/**
+ * In the caller's transaction: takes the next nonce, signs (locally), and records the transaction
+ * and its first version. Nothing leaves the process here; `sendChainTx` broadcasts after commit.
+ */
+export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainTx): Promise<{ chainTx: ChainTx; hash: `0x${string}` }> {
+  const chain = providers().chain;
+  const network = plan.network;
+  const nonce = spec.purpose === "filler" ? spec.nonce : await reserveNonce(tx, plan.nonceScope, plan.from, plan.nonceStart ?? (() => chain.pendingNonce(network)));
+  const fields =
+    spec.purpose === "filler"
+      ? { tokenAddress: null, toAddress: plan.from, amount: null, amountBaseUnits: null }
+      : {
+          ownerKind: spec.ownerKind,
+          ownerId: spec.ownerId,
+          transferId: spec.transferId ?? null,
+          tokenAddress: spec.token.address,
+          toAddress: spec.to,
+          amount: spec.amount,
+          amountBaseUnits: toBaseUnits(spec.amount, spec.token.decimals).toString(),
+        };
+  const signed =
+    spec.purpose === "filler"
+      ? await chain.signSelfTransfer({ network, nonce, fees: plan.fees })
+      : await chain.signTransfer({
+          network,
+          token: spec.token.address as `0x${string}`,
+          to: spec.to as `0x${string}`,
+          amount: toBaseUnits(spec.amount, spec.token.decimals),
+          nonce,
+          fees: plan.fees,
+        });
+  const chainTx = await insertChainTx(tx, { purpose: spec.purpose, network, nonceScope: plan.nonceScope, fromAddress: plan.from, nonce, ...fields });
+  await insertAttempt(tx, {
+    chainTxId: chainTx.id,
+    hash: signed.hash,
+    rawTransaction: signed.rawTransaction,
+    maxFeePerGas: plan.fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas.toString(),
+  });
+  return { chainTx, hash: signed.hash };
+}
+
+/**
+ * After the record committed: broadcasts its newest version once and asks the job to follow it.
+ * Never throws: the record is there, and the job sends it again while no node has it.
+ */
+export async function sendChainTx(id: string, opts: { followAfterSeconds?: number } = {}): Promise<void> {
+  try {
+    const chainTx = await chainTxById(db(), id);
+    const latest = chainTx && (await attemptsOf(db(), id)).at(-1);
+    if (chainTx && latest) await broadcastAttempt(chainTx, latest);
+  } catch (err) {
+    log.warn("broadcast failed; the chain-tx job sends it again", { chainTxId: id, err });
+  }
+  await chainTxQueue.send({ id }, { startAfterSeconds: opts.followAfterSeconds ?? 1, singletonKey: id });
+}
+
+/** One broadcast of a signed version; records when (and at which head) the node took it. */
+export async function broadcastAttempt(chainTx: ChainTx, attempt: { id: number; rawTransaction: string }) {
+  const chain = providers().chain;
+  const network = chainTx.network as Network;
+  const answer = await chain.broadcast(network, attempt.rawTransaction);
+  if (answer.result === "accepted" || answer.result === "known") {
+    const head = await chain.headBlock(network).catch(() => null);
+    await markBroadcast(db(), attempt.id, head);
+  }
+  return answer;
+}
