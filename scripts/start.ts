@@ -52,6 +52,19 @@ async function main() {
   const { url, embedded } = await ensureDatabase();
   console.log(`database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}`);
 
+  const { checkDeployment, DeploymentRefused } = await import("@/lib/deployment/guards");
+  try {
+    await checkDeployment();
+  } catch (err) {
+    if (err instanceof DeploymentRefused) {
+      console.error(`Refusing to start in ${e.PAYMENTS_MODE} mode: ${err.message}`);
+      await closeDb().catch(() => {});
+      await embedded?.stop().catch(() => {});
+      process.exit(1);
+    }
+    throw err;
+  }
+
   if (e.PAYMENTS_MODE === "sandbox" && e.SEED_DEMO_MERCHANT) {
     const { seedDemoMerchant } = await import("@/lib/merchants/service");
     const demo = await seedDemoMerchant();
