@@ -9,6 +9,8 @@ import { crc16Ccitt } from "@/lib/pix/crc16";
 import { encodeTlv } from "@/lib/pix/emv";
 import { getCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import { runSweep } from "@/lib/worker";
+import { UpstreamUnavailable } from "@/lib/errors";
+import { overrideProvidersForTests, providers } from "@/lib/providers";
 import { api, call, seedMerchant } from "./helpers";
 
 const PAY = "/api/v1/crypto-pix/onchain/pay";
@@ -368,6 +370,51 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
       .where(and(eq(chainTxs.ownerId, (await row(partial.payCryptoPixId)).id), sql`${chainTxs.transferId} is not null`));
     expect(lateRefund).toMatchObject({ purpose: "refund", status: "confirmed", amount: "13.518519000000000000" });
     await expectBalanceUntouched(merchant.id);
+  });
+
+  it("a refund that cannot be sent (the eth node fails) holds back nothing else: other payments expire and refund, the sweep goes on, and it is sent once the node answers", async () => {
+    const { apiKey } = await seedMerchant();
+    const onEth = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "eth", asset: "DAI" });
+    const onBsc = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
+    const idle = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
+    await transfer(apiKey, onEth.payCryptoPixId, { amount: "5" });
+    await transfer(apiKey, onBsc.payCryptoPixId, { amount: "5" });
+    for (const p of [onEth, onBsc, idle]) await expireNow(p.payCryptoPixId);
+
+    const chain = providers().chain;
+    overrideProvidersForTests({
+      chain: {
+        ...chain,
+        fees: async (network, opts) => {
+          if (network === "eth") throw new UpstreamUnavailable("EVM node for eth failed to estimate fees: timeout");
+          return chain.fees(network, opts);
+        },
+      },
+    });
+    try {
+      await runSweep();
+    } finally {
+      overrideProvidersForTests(undefined);
+    }
+    // Each payment closed in its own transaction; the eth refund is decided but not sent, the others went on.
+    expect(await row(onEth.payCryptoPixId)).toMatchObject({ status: "PARTIAL_ORDER", refundStatus: "PENDING" });
+    expect(
+      await db()
+        .select()
+        .from(chainTxs)
+        .where(eq(chainTxs.ownerId, internalId(onEth.payCryptoPixId))),
+    ).toEqual([]);
+    expect(await row(onBsc.payCryptoPixId)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
+    expect((await row(idle.payCryptoPixId)).status).toBe("FAILED");
+
+    await runSweep();
+    expect(await row(onEth.payCryptoPixId)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
+    expect(
+      await db()
+        .select()
+        .from(chainTxs)
+        .where(eq(chainTxs.ownerId, internalId(onEth.payCryptoPixId))),
+    ).toHaveLength(1);
   });
 
   it("→ 400 { message } for a malformed or absurdly large transfer amount; nothing recorded", async () => {
