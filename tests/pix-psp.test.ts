@@ -1,0 +1,748 @@
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { hasError, isDynamicPix, parsePix } from "pix-utils";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { crc16, readBrCode, staticBrCode } from "./fixtures/pix-psp/brcode";
+import { ERRATA, loadPixOpenApi, pixOpenApi } from "./fixtures/pix-psp/openapi";
+import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
+
+// Tests of the test PSP itself: that it enforces mutual TLS and OAuth, speaks API Pix as the Central
+// Bank's document says (and notices when a client or it does not), pays, notifies, refunds, sends Efí
+// payouts and injects its faults. Each describe ends with no violation recorded for correct traffic.
+
+const RECEIVER_KEY = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906";
+const PAYOUT_KEY = "pagamentos@pixcrypto.example";
+const E2E = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
+
+type Cert = "client" | "pfx" | "untrusted" | "none";
+type Res = { status: number; headers: http.IncomingHttpHeaders; body: any };
+
+/** A tiny mTLS client: one fresh connection per call, so every call makes its own handshake. */
+function call(
+  psp: PixPsp,
+  method: string,
+  path: string,
+  o: { json?: unknown; raw?: string; contentType?: string; token?: string; basic?: [string, string]; cert?: Cert; timeoutMs?: number; host?: string } = {},
+): Promise<Res> {
+  const f = psp.files;
+  const cert = o.cert ?? "client";
+  const tls =
+    cert === "client"
+      ? { cert: fs.readFileSync(f.clientCert), key: fs.readFileSync(f.clientKey) }
+      : cert === "pfx"
+        ? { pfx: fs.readFileSync(f.pfx), passphrase: f.pfxPassphrase }
+        : cert === "untrusted"
+          ? { cert: fs.readFileSync(f.untrustedCert), key: fs.readFileSync(f.untrustedKey) }
+          : {};
+  const data = o.json !== undefined ? JSON.stringify(o.json) : o.raw;
+  const headers: Record<string, string> = {};
+  if (data !== undefined) headers["content-type"] = o.contentType ?? "application/json";
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  if (o.basic) headers.authorization = `Basic ${Buffer.from(o.basic.join(":")).toString("base64")}`;
+  const url = new URL(psp.origin + path);
+  if (o.host) url.hostname = o.host;
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method, headers, ca: fs.readFileSync(f.ca), agent: false, ...tls }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on("error", reject);
+    });
+    if (o.timeoutMs) req.setTimeout(o.timeoutMs, () => req.destroy(new Error("client timeout")));
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+async function getToken(psp: PixPsp, scope?: string): Promise<string> {
+  const res = await call(psp, "POST", "/oauth/token", {
+    raw: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ""}`,
+    contentType: "application/x-www-form-urlencoded",
+    basic: [psp.clientId, psp.clientSecret],
+  });
+  expect(res.status).toBe(200);
+  return res.body.access_token;
+}
+
+/** Where our service would listen for notifications: plain http on 127.0.0.1. */
+async function startReceiver(status = 200) {
+  const got: { path: string; body: any; at: number }[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      got.push({ path: req.url ?? "", body: JSON.parse(raw), at: Date.now() });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/pix-psp`;
+  return { url, got, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let seq = 0;
+const txidOf = () => `pixpsptest${Date.now().toString(36)}${String(seq++).padStart(4, "0")}`.padEnd(30, "0").slice(0, 30);
+const cobBody = (valor = "12.34", extra: Record<string, unknown> = {}) => ({
+  calendario: { expiracao: 3600 },
+  valor: { original: valor },
+  chave: RECEIVER_KEY,
+  solicitacaoPagador: "Pedido 123",
+  ...extra,
+});
+
+describe("the test PSP", () => {
+  let psp: PixPsp;
+  let token: string;
+  const pix = (method: string, path: string, json?: unknown) => call(psp, method, `/v2${path}`, { json, token });
+
+  beforeAll(async () => {
+    psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, pageSize: 2, quiet: true });
+    token = await getToken(psp);
+  });
+  afterAll(() => psp.close());
+  // Every correct exchange in these tests must satisfy the document; tests that send wrong things on
+  // purpose check and clear what they caused.
+  afterEach(() => expect(psp.violations).toEqual([]));
+
+  const takeViolations = () => psp.violations.splice(0);
+
+  describe("mutual TLS", () => {
+    it("refuses a client without a certificate and one whose certificate the CA did not sign", async () => {
+      const before = psp.requests.length;
+      const tlsBefore = psp.tlsErrors.length;
+      await expect(call(psp, "POST", "/oauth/token", { cert: "none", basic: [psp.clientId, psp.clientSecret], raw: "grant_type=client_credentials" })).rejects.toThrow();
+      await expect(
+        call(psp, "POST", "/oauth/token", { cert: "untrusted", basic: [psp.clientId, psp.clientSecret], raw: "grant_type=client_credentials" }),
+      ).rejects.toThrow();
+      expect(psp.requests.length).toBe(before); // no HTTP request got through
+      expect(psp.tlsErrors.length).toBeGreaterThanOrEqual(tlsBefore + 2);
+    });
+
+    it("serves our certificate as PEM and as PKCS#12, under 127.0.0.1 and localhost", async () => {
+      const pem = await call(psp, "POST", "/oauth/token", {
+        basic: [psp.clientId, psp.clientSecret],
+        raw: "grant_type=client_credentials",
+        contentType: "application/x-www-form-urlencoded",
+      });
+      const pfx = await call(psp, "POST", "/oauth/token", {
+        cert: "pfx",
+        host: "localhost",
+        basic: [psp.clientId, psp.clientSecret],
+        raw: "grant_type=client_credentials",
+        contentType: "application/x-www-form-urlencoded",
+      });
+      expect([pem.status, pfx.status]).toEqual([200, 200]);
+    });
+  });
+
+  describe("OAuth2", () => {
+    it("issues bearer tokens for the client's credentials only", async () => {
+      const issued = psp.tokensIssued;
+      const ok = await call(psp, "POST", "/oauth/token", { json: { grant_type: "client_credentials" }, basic: [psp.clientId, psp.clientSecret] });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: expect.stringContaining("cob.write") });
+      expect(ok.headers["cache-control"]).toBe("no-store");
+      expect(psp.tokensIssued).toBe(issued + 1);
+
+      const wrong = await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials", basic: [psp.clientId, "wrong"] });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
+      expect((await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials" })).status).toBe(401);
+      expect((await call(psp, "POST", "/oauth/token", { raw: "grant_type=password", basic: [psp.clientId, psp.clientSecret] })).status).toBe(400);
+    });
+
+    it("answers a missing or revoked token with the document's 403 AcessoNegado, and a new token works", async () => {
+      const none = await call(psp, "GET", "/v2/cob/" + txidOf());
+      expect(none.status).toBe(403);
+      expect(none.headers["content-type"]).toBe("application/problem+json");
+      expect(none.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/AcessoNegado");
+
+      const old = await getToken(psp);
+      expect((await call(psp, "GET", "/v2/cob/" + txidOf(), { token: old })).status).toBe(404);
+      psp.faults.expireTokensNow = true;
+      expect((await call(psp, "GET", "/v2/cob/" + txidOf(), { token: old })).status).toBe(403);
+      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x1", { token: old })).status).toBe(401);
+      const fresh = await getToken(psp);
+      expect((await call(psp, "GET", "/v2/cob/" + txidOf(), { token: fresh })).status).toBe(404);
+      psp.faults.expireTokensNow = false;
+      token = fresh;
+    });
+
+    it("refuses an operation outside the token's scope", async () => {
+      const readOnly = await getToken(psp, "cob.read");
+      const res = await call(psp, "PUT", `/v2/cob/${txidOf()}`, { token: readOnly, json: cobBody() });
+      expect(res.status).toBe(403);
+      expect(res.body.detail).toContain("cob.write");
+    });
+
+    it("lets a token expire after tokenTtlSeconds, and answers 401 when asked to", async () => {
+      const short = await startPixPsp({ receiverKey: RECEIVER_KEY, tokenTtlSeconds: 1, authFailureStatus: 401, quiet: true });
+      try {
+        const t = await getToken(short);
+        expect((await call(short, "GET", "/v2/cob/" + txidOf(), { token: t })).status).toBe(404);
+        await new Promise((r) => setTimeout(r, 1100));
+        const expired = await call(short, "GET", "/v2/cob/" + txidOf(), { token: t });
+        expect(expired.status).toBe(401);
+        expect(expired.headers["www-authenticate"]).toContain("invalid_token");
+        expect(short.violations).toEqual([]);
+      } finally {
+        await short.close();
+      }
+    });
+  });
+
+  describe("charges (cob)", () => {
+    it("creates a charge as the document's CobGerada, with a dynamic BR Code that pix-utils reads", async () => {
+      const txid = txidOf();
+      const res = await pix("PUT", `/cob/${txid}`, cobBody("12.34", { devedor: { cpf: "12345678909", nome: "Fulano de Tal" } }));
+      expect(res.status).toBe(201);
+      const c = res.body;
+      expect(c).toMatchObject({ txid, revisao: 0, status: "ATIVA", valor: { original: "12.34" }, chave: RECEIVER_KEY, solicitacaoPagador: "Pedido 123" });
+      expect(c.devedor).toEqual({ cpf: "12345678909", nome: "Fulano de Tal" });
+      expect(c.calendario).toEqual({ criacao: expect.any(String), expiracao: 3600 });
+      expect(c.loc).toMatchObject({ id: expect.any(Number), location: c.location, tipoCob: "cob", txid });
+
+      const code: string = c.pixCopiaECola;
+      expect(code.slice(-4)).toBe(crc16(code.slice(0, -4)));
+      expect(code).toMatch(/^000201010212/); // payload format 01, point of initiation 12
+      expect(code).toContain("0503***");
+      const parsed = parsePix(code);
+      if (hasError(parsed)) throw new Error(parsed.message);
+      expect(isDynamicPix(parsed)).toBe(true);
+      if (!isDynamicPix(parsed)) return;
+      expect(parsed.url).toBe(c.location);
+      expect(parsed.merchantCategoryCode).toBe("0000");
+      expect(parsed.transactionCurrency).toBe("986");
+      expect(readBrCode(code)).toMatchObject({ location: c.location, valor: null, chave: null });
+
+      const got = await pix("GET", `/cob/${txid}`);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(c);
+    });
+
+    it("revises, removes and refuses to change what is no longer ATIVA", async () => {
+      const txid = txidOf();
+      await pix("PUT", `/cob/${txid}`, cobBody("10.00"));
+      // The same PUT again changes nothing: the same charge, same revision.
+      const again = await pix("PUT", `/cob/${txid}`, cobBody("10.00"));
+      expect(again.status).toBe(201);
+      expect(again.body.revisao).toBe(0);
+
+      const patched = await pix("PATCH", `/cob/${txid}`, { valor: { original: "11.00" } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ revisao: 1, valor: { original: "11.00" } });
+      expect((await pix("GET", `/cob/${txid}?revisao=0`)).body.valor.original).toBe("10.00");
+      expect((await pix("GET", `/cob/${txid}?revisao=7`)).status).toBe(400);
+
+      const both = await pix("PATCH", `/cob/${txid}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR", solicitacaoPagador: "x" });
+      expect(both.status).toBe(400);
+      const removed = await pix("PATCH", `/cob/${txid}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+      expect(removed.body).toMatchObject({ status: "REMOVIDA_PELO_USUARIO_RECEBEDOR", revisao: 2 });
+      const late = await pix("PATCH", `/cob/${txid}`, { valor: { original: "1.00" } });
+      expect(late.status).toBe(400);
+      expect(late.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida");
+      expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(400);
+      await expect(psp.pay(txid)).rejects.toThrow(/REMOVIDA/);
+      expect((await pix("GET", `/cob/${txidOf()}`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado");
+    });
+
+    it("answers 400 with violacoes and records a violation for what breaks the document", async () => {
+      const badValor = await pix("PUT", `/cob/${txidOf()}`, cobBody("12.3"));
+      expect(badValor.status).toBe(400);
+      expect(badValor.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida");
+      expect(badValor.body.violacoes).toContainEqual(expect.objectContaining({ propriedade: "cob.valor.original" }));
+      expect(takeViolations()).toEqual([expect.stringMatching(/^PUT \/v2\/cob\/\w+: request body \/valor\/original: must match pattern/)]);
+
+      const shortTxid = await pix("PUT", "/cob/abcdefghij", cobBody());
+      expect(shortTxid.status).toBe(400);
+      expect(takeViolations()).toEqual([expect.stringContaining("path parameter txid: must match pattern")]);
+
+      // Beyond the document: a misspelt field would be silently ignored by a PSP.
+      const typo = await pix("PUT", `/cob/${txidOf()}`, { ...cobBody(), solicitacaoPagadr: "x" });
+      expect(typo.status).toBe(400);
+      expect(takeViolations()).toEqual([expect.stringContaining("/solicitacaoPagadr: is not a property the document defines")]);
+
+      // Within the document but refused by the PSP: no violation, still a 400.
+      const foreign = await pix("PUT", `/cob/${txidOf()}`, { ...cobBody(), chave: "someone-else@example.com" });
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.violacoes[0].propriedade).toBe("cob.chave");
+      const zero = await pix("PUT", `/cob/${txidOf()}`, cobBody("0.00"));
+      expect(zero.status).toBe(400);
+    });
+  });
+
+  describe("payments, notifications, listing", () => {
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    beforeAll(async () => {
+      receiver = await startReceiver();
+    });
+    afterAll(() => receiver.close());
+
+    it("registers, shows and deletes a webhook for the receiver's key only", async () => {
+      expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
+      expect((await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url })).status).toBe(200);
+      expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).body).toEqual({ webhookUrl: receiver.url, chave: RECEIVER_KEY, criacao: expect.any(String) });
+      expect((await pix("PUT", "/webhook/someone@example.com", { webhookUrl: receiver.url })).status).toBe(400);
+      expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(204);
+      expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
+      expect(psp.webhooks.size).toBe(0);
+      await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
+    });
+
+    it("pays a charge: CONCLUIDA, GET /pix/{e2eid}, and { pix: [...] } posted to <webhookUrl>/pix", async () => {
+      const txid = txidOf();
+      await pix("PUT", `/cob/${txid}`, cobBody("25.00"));
+      const before = receiver.got.length;
+      const paid = await psp.pay(txid, { infoPagador: "obrigado" });
+      expect(paid.endToEndId).toMatch(E2E);
+      expect(paid).toMatchObject({ txid, valor: "25.00", chave: RECEIVER_KEY, infoPagador: "obrigado" });
+
+      const cob = (await pix("GET", `/cob/${txid}`)).body;
+      expect(cob.status).toBe("CONCLUIDA");
+      expect(cob.pix).toEqual([paid]);
+      expect((await pix("GET", `/pix/${paid.endToEndId}`)).body).toEqual(paid);
+      expect((await pix("GET", `/pix/E12345678202001011200abcdefghijk`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado");
+
+      expect(receiver.got.length).toBe(before + 1);
+      expect(receiver.got.at(-1)).toMatchObject({ path: "/hooks/pix-psp/pix", body: { pix: [paid] } });
+      await expect(psp.pay(txid)).rejects.toThrow(/CONCLUIDA/);
+    });
+
+    it("drops, repeats and delays notifications when told to", async () => {
+      const [a, b, c] = [txidOf(), txidOf(), txidOf()];
+      for (const t of [a, b, c]) await pix("PUT", `/cob/${t}`, cobBody("1.00"));
+      const count = () => receiver.got.length;
+
+      let n = count();
+      psp.faults.dropNotifications = true;
+      await psp.pay(a);
+      expect(count()).toBe(n);
+      psp.faults.dropNotifications = false;
+
+      n = count();
+      psp.faults.duplicateNotifications = true;
+      const pb = await psp.pay(b);
+      expect(receiver.got.slice(n).map((g) => g.body.pix[0].endToEndId)).toEqual([pb.endToEndId, pb.endToEndId]);
+      psp.faults.duplicateNotifications = false;
+
+      n = count();
+      psp.faults.notificationDelayMs = 150;
+      const t0 = Date.now();
+      await psp.pay(c);
+      expect(count()).toBe(n); // pay() returned before the late notification
+      await psp.idle();
+      expect(count()).toBe(n + 1);
+      expect(receiver.got.at(-1)!.at - t0).toBeGreaterThanOrEqual(140);
+      psp.faults.notificationDelayMs = 0;
+    });
+
+    it("forges a notification for a Pix the PSP never saw", async () => {
+      const txid = txidOf();
+      await pix("PUT", `/cob/${txid}`, cobBody("99.90"));
+      const status = await psp.forgeNotification(txid);
+      expect(status).toBe(200);
+      const forged = receiver.got.at(-1)!.body.pix[0];
+      expect(forged).toMatchObject({ txid, valor: "99.90", chave: RECEIVER_KEY });
+      expect(forged.endToEndId).toMatch(E2E);
+      expect((await pix("GET", `/pix/${forged.endToEndId}`)).status).toBe(404);
+      expect(psp.charges.get(txid)!.status).toBe("ATIVA");
+    });
+
+    it("notifies over mutual TLS with a certificate from the test CA; a forger has none", async () => {
+      const f = psp.files;
+      const peers: string[] = [];
+      const server = https.createServer(
+        { key: fs.readFileSync(f.serverKey), cert: fs.readFileSync(f.serverCert), ca: fs.readFileSync(f.ca), requestCert: true, rejectUnauthorized: true },
+        (req, res) => {
+          peers.push((req.socket as TLSSocket).getPeerCertificate().subject.CN as string);
+          req.resume();
+          req.on("end", () => res.writeHead(200).end());
+        },
+      );
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      try {
+        const txid = txidOf();
+        await pix("PUT", `/cob/${txid}`, cobBody("3.00"));
+        await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: url });
+        const paid = await psp.pay(txid, { notify: false });
+        expect(await psp.notify([paid])).toBe(200);
+        expect(peers).toEqual(["pix-psp webhook client"]);
+        expect(await psp.forgeNotification(txid)).toBe(0); // refused in the handshake
+      } finally {
+        await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    });
+
+    it("lists received Pix by horario, with the document's parameter names and pagination", async () => {
+      const base = new Date("2030-01-01T10:00:00.000Z");
+      const paid = [];
+      for (let i = 0; i < 5; i++) {
+        const txid = txidOf();
+        await pix("PUT", `/cob/${txid}`, cobBody(`${i + 1}.00`));
+        paid.push(await psp.pay(txid, { horario: new Date(base.getTime() + i * 60_000), notify: false, force: true }));
+      }
+      const q = (extra = "") => `/pix?inicio=2030-01-01T10:00:00Z&fim=2030-01-01T10:04:00Z${extra}`;
+      const page0 = (await pix("GET", q())).body;
+      expect(page0.parametros).toEqual({
+        inicio: "2030-01-01T10:00:00Z",
+        fim: "2030-01-01T10:04:00Z",
+        paginacao: { paginaAtual: 0, itensPorPagina: 2, quantidadeDePaginas: 3, quantidadeTotalDeItens: 5 },
+      });
+      const pages = [page0.pix];
+      for (const p of [1, 2]) pages.push((await pix("GET", q(`&paginacao.paginaAtual=${p}`))).body.pix);
+      expect(pages.flat().map((p: any) => p.endToEndId)).toEqual(paid.map((p) => p.endToEndId));
+      expect((await pix("GET", q("&paginacao.itensPorPagina=10"))).body.pix).toHaveLength(5);
+      expect((await pix("GET", q(`&txid=${paid[3].txid}`))).body.pix).toEqual([paid[3]]);
+      expect((await pix("GET", "/pix?inicio=2030-01-01T10:01:30Z&fim=2030-01-01T10:02:30Z")).body.pix).toEqual([paid[2]]);
+
+      const backwards = await pix("GET", "/pix?inicio=2030-01-02T00:00:00Z&fim=2030-01-01T00:00:00Z");
+      expect(backwards.status).toBe(400);
+      expect(backwards.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixConsultaInvalida");
+
+      // What a client gets wrong: a short parameter name, a missing fim, a date without a zone.
+      const wrong = await pix("GET", "/pix?inicio=2030-01-01T10:00:00&paginaAtual=1");
+      expect(wrong.status).toBe(400);
+      const v = takeViolations();
+      expect(v).toContainEqual(expect.stringContaining("query parameter paginaAtual: is not a parameter of GET /pix"));
+      expect(v).toContainEqual(expect.stringContaining("query parameter fim: must have required property 'fim'"));
+      expect(v).toContainEqual(expect.stringContaining('query parameter inicio: must match format "date-time"'));
+    });
+  });
+
+  describe("devoluções", () => {
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    beforeAll(async () => {
+      receiver = await startReceiver();
+      await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
+    });
+    afterAll(() => receiver.close());
+
+    async function paidPix(valor: string) {
+      const txid = txidOf();
+      await pix("PUT", `/cob/${txid}`, cobBody(valor));
+      return psp.pay(txid, { notify: false });
+    }
+
+    it("is idempotent by id, and never returns more than the Pix", async () => {
+      const p = await paidPix("10.00");
+      const first = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "4.00" });
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({ id: "dev1", valor: "4.00", natureza: "ORIGINAL", status: "DEVOLVIDO" });
+      expect(first.body.rtrId).toMatch(/^D\d{8}\d{12}[a-zA-Z0-9]{11}$/);
+      expect(first.body.horario).toEqual({ solicitacao: expect.any(String), liquidacao: expect.any(String) });
+      const again = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "4.00" });
+      expect(again.body).toEqual(first.body);
+      expect(psp.received.get(p.endToEndId)!.devolucoes).toHaveLength(1);
+
+      const reused = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "5.00" });
+      expect(reused.status).toBe(400);
+      const over = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev2`, { valor: "6.01" });
+      expect(over.status).toBe(400);
+      expect(over.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida");
+      expect((await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev2`, { valor: "6.00" })).status).toBe(201);
+      expect((await pix("GET", `/pix/${p.endToEndId}`)).body.devolucoes.map((d: any) => d.id)).toEqual(["dev1", "dev2"]);
+      expect((await pix("PUT", `/pix/E12345678202001011200abcdefghijk/devolucao/x`, { valor: "1.00" })).status).toBe(404);
+      expect((await pix("GET", `/pix/${p.endToEndId}/devolucao/nope`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixDevolucaoNaoEncontrada");
+    });
+
+    it("stays EM_PROCESSAMENTO until settled, then notifies; NAO_REALIZADO gives nothing back", async () => {
+      const p = await paidPix("8.00");
+      psp.faults.refundOutcome = () => "EM_PROCESSAMENTO";
+      const r = await pix("PUT", `/pix/${p.endToEndId}/devolucao/late1`, { valor: "8.00", descricao: "estorno" });
+      psp.faults.refundOutcome = () => "DEVOLVIDO";
+      expect(r.body).toMatchObject({ status: "EM_PROCESSAMENTO", descricao: "estorno" });
+      expect(r.body.horario.liquidacao).toBeUndefined();
+
+      const n = receiver.got.length;
+      await psp.settleRefund(p.endToEndId, "late1", "NAO_REALIZADO");
+      const shown = (await pix("GET", `/pix/${p.endToEndId}/devolucao/late1`)).body;
+      expect(shown).toMatchObject({ status: "NAO_REALIZADO", motivo: expect.any(String) });
+      expect(receiver.got.length).toBe(n + 1);
+      expect(receiver.got.at(-1)!.body.pix[0].devolucoes[0]).toMatchObject({ id: "late1", status: "NAO_REALIZADO" });
+      await expect(psp.settleRefund(p.endToEndId, "late1", "DEVOLVIDO")).rejects.toThrow();
+
+      // The refused devolução returned nothing, so the whole value can still go back.
+      const retry = await pix("PUT", `/pix/${p.endToEndId}/devolucao/late2`, { valor: "8.00" });
+      expect(retry.body.status).toBe("DEVOLVIDO");
+    });
+  });
+
+  describe("Efí payouts", () => {
+    const efi = (method: string, path: string, json?: unknown, o: { timeoutMs?: number } = {}) => call(psp, method, path, { json, token, ...o });
+    const sendBody = (valor = "15.00", chave = "fornecedor@example.com") => ({ valor, pagador: { chave: PAYOUT_KEY, infoPagador: "saque 42" }, favorecido: { chave } });
+
+    it("sends once per idEnvio: the same body again is the same payment, another body a 409", async () => {
+      const made = psp.payoutsMade;
+      const res = await efi("PUT", "/v2/gn/pix/saque42a", sendBody());
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        idEnvio: "saque42a",
+        e2eId: expect.stringMatching(E2E),
+        valor: "15.00",
+        horario: { solicitacao: expect.any(String) },
+        status: "EM_PROCESSAMENTO",
+      });
+      const again = await efi("PUT", "/v2/gn/pix/saque42a", sendBody());
+      expect(again.body).toEqual(res.body);
+      expect(psp.payoutsMade).toBe(made + 1);
+
+      const other = await efi("PUT", "/v2/gn/pix/saque42a", sendBody("16.00"));
+      expect(other.status).toBe(409);
+      expect(other.body.nome).toBe("id_envio_duplicado");
+
+      const got = await efi("GET", "/v2/gn/pix/enviados/id-envio/saque42a");
+      expect(got.body).toMatchObject({
+        endToEndId: res.body.e2eId,
+        idEnvio: "saque42a",
+        valor: "15.00",
+        chave: PAYOUT_KEY,
+        status: "REALIZADO",
+        infoPagador: "saque 42",
+        horario: { solicitacao: expect.any(String), liquidacao: expect.any(String) },
+        favorecido: { chave: "fornecedor@example.com" },
+      });
+      expect((await efi("GET", `/v2/gn/pix/enviados/${res.body.e2eId}`)).body.idEnvio).toBe("saque42a");
+      const unknown = await efi("GET", "/v2/gn/pix/enviados/id-envio/nuncaexistiu");
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixEnviadoNaoEncontrado");
+    });
+
+    it("refuses another payer key and shapes Efí does not take", async () => {
+      const foreign = await efi("PUT", "/v2/gn/pix/saque43", { ...sendBody(), pagador: { chave: "outra@example.com" } });
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.nome).toBe("chave_invalida");
+      expect(takeViolations()).toEqual([]);
+
+      const shape = await efi("PUT", "/v2/gn/pix/saque44", { ...sendBody(), valor: 15 });
+      expect(shape.status).toBe(400);
+      expect(shape.body.nome).toBe("json_invalido");
+      expect(takeViolations()).toEqual([expect.stringContaining("/valor must be string")]);
+
+      // Efí names the code field pixCopiaECola.
+      const named = await efi("PUT", "/v2/gn/pix/saque45/qrcode", { pagador: { chave: PAYOUT_KEY }, qrcode: "000201" });
+      expect(named.status).toBe(400);
+      expect(takeViolations()).toEqual(expect.arrayContaining([expect.stringContaining("qrcode")]));
+      expect((await efi("PUT", "/v2/gn/pix/saque46", undefined)).status).toBe(400);
+      expect(takeViolations()).toContainEqual(expect.stringContaining("(root) must have required property 'valor'"));
+      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/saque42a")).status).toBe(401);
+    });
+
+    it("pays a BR Code: the amount from field 54, or for its own dynamic code from the charge", async () => {
+      const code = staticBrCode({ chave: "loja@example.com", valor: "7.50", merchantName: "Loja", merchantCity: "Recife" });
+      const res = await efi("PUT", "/v2/gn/pix/qr1/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code });
+      expect(res.status).toBe(201);
+      expect(res.body.valor).toBe("7.50");
+      expect(psp.payouts.get("qr1")!.favorecido).toEqual({ chave: "loja@example.com" });
+
+      const txid = txidOf();
+      const cob = (await pix("PUT", `/cob/${txid}`, cobBody("3.21"))).body;
+      const dyn = await efi("PUT", "/v2/gn/pix/qr2/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: cob.pixCopiaECola });
+      expect(dyn.body.valor).toBe("3.21");
+
+      const noAmount = staticBrCode({ chave: "loja@example.com", merchantName: "Loja", merchantCity: "Recife" });
+      const refused = await efi("PUT", "/v2/gn/pix/qr3/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: noAmount });
+      expect(refused.status).toBe(400);
+      expect(refused.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/QrcodeOperacaoInvalida");
+      const badCrc = await efi("PUT", "/v2/gn/pix/qr4/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code.slice(0, -4) + "0000" });
+      expect(badCrc.status).toBe(400);
+    });
+
+    it("loses the answer after paying; the payout is there to read, and a retry pays nothing more", async () => {
+      const made = psp.payoutsMade;
+      psp.faults.loseNextPayoutResponse = 1;
+      await expect(efi("PUT", "/v2/gn/pix/lost1", sendBody("2.00"))).rejects.toThrow();
+      expect(psp.payoutsMade).toBe(made + 1);
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/lost1")).body.status).toBe("REALIZADO");
+      const retry = await efi("PUT", "/v2/gn/pix/lost1", sendBody("2.00"));
+      expect(retry.status).toBe(201);
+      expect(retry.body.e2eId).toBe(psp.payouts.get("lost1")!.endToEndId);
+      expect(psp.payoutsMade).toBe(made + 1);
+    });
+
+    it("ends NAO_REALIZADO, or stays EM_PROCESSAMENTO until settled", async () => {
+      psp.faults.payoutOutcome = ({ valorCentavos }) => (valorCentavos > 2000 ? "NAO_REALIZADO" : "EM_PROCESSAMENTO");
+      try {
+        await efi("PUT", "/v2/gn/pix/big1", sendBody("20.01"));
+        await efi("PUT", "/v2/gn/pix/slow1", sendBody("20.00"));
+      } finally {
+        psp.faults.payoutOutcome = () => "REALIZADO";
+      }
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/big1")).body.status).toBe("NAO_REALIZADO");
+      const slow = (await efi("GET", "/v2/gn/pix/enviados/id-envio/slow1")).body;
+      expect(slow.status).toBe("EM_PROCESSAMENTO");
+      expect(slow.horario.liquidacao).toBeUndefined();
+      psp.settlePayout("slow1", "REALIZADO");
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/slow1")).body.status).toBe("REALIZADO");
+      expect(() => psp.settlePayout("slow1", "NAO_REALIZADO")).toThrow();
+    });
+  });
+
+  describe("failNext and delayNext", () => {
+    it("answers the next matching requests with the injected status, then normally", async () => {
+      const txid = txidOf();
+      psp.faults.failNext.push({ path: /\/cob\//, status: 503, count: 2 });
+      for (let i = 0; i < 2; i++) {
+        const res = await pix("PUT", `/cob/${txid}`, cobBody());
+        expect(res.status).toBe(503);
+        expect(res.body).toMatchObject({ type: "https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel", status: 503 });
+      }
+      expect(psp.charges.has(txid)).toBe(false); // a failure injected before the work
+      expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(201);
+      expect(psp.faults.failNext).toEqual([]);
+
+      psp.faults.failNext.push({ path: /^\/oauth\/token$/, status: 500, count: 1 });
+      const failed = await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials", basic: [psp.clientId, psp.clientSecret] });
+      expect(failed.status).toBe(500);
+      psp.faults.failNext.push({ path: /^\/v2\/gn\//, status: 500, count: 1 });
+      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x", { token })).body.nome).toBe("erro_interno_servidor");
+    });
+
+    it("delays the answer after doing the work: a client that times out has created the charge", async () => {
+      const txid = txidOf();
+      psp.faults.delayNext.push({ path: new RegExp(`/cob/${txid}$`), ms: 300, count: 1 });
+      const t0 = Date.now();
+      expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(201);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+      // The same, with a client that gives up first.
+      const txid2 = txidOf();
+      psp.faults.delayNext.push({ path: new RegExp(`/cob/${txid2}$`), ms: 400, count: 1 });
+      await expect(call(psp, "PUT", `/v2/cob/${txid2}`, { json: cobBody(), token, timeoutMs: 100 })).rejects.toThrow("client timeout");
+      expect(psp.charges.get(txid2)?.status).toBe("ATIVA");
+      expect((await pix("GET", `/cob/${txid2}`)).status).toBe(200);
+
+      psp.faults.delayNext.push({ path: /\/v2\/gn\/pix\/slowsend$/, ms: 300, count: 1 });
+      await expect(
+        call(psp, "PUT", "/v2/gn/pix/slowsend", {
+          json: { valor: "1.00", pagador: { chave: PAYOUT_KEY }, favorecido: { chave: "x@example.com" } },
+          token,
+          timeoutMs: 100,
+        }),
+      ).rejects.toThrow();
+      expect(psp.payouts.get("slowsend")?.status).toBe("REALIZADO");
+    });
+
+    it("records every request it served, with the status it answered (0: none)", async () => {
+      const txid = txidOf();
+      psp.faults.failNext.push({ path: /\/cob\//, status: 500, count: 1 });
+      await pix("GET", `/cob/${txid}?revisao=0`);
+      await pix("GET", `/cob/${txid}`);
+      expect(psp.requests.slice(-2)).toEqual([
+        { method: "GET", path: `/v2/cob/${txid}?revisao=0`, status: 500, at: expect.any(Number) },
+        { method: "GET", path: `/v2/cob/${txid}`, status: 404, at: expect.any(Number) },
+      ]);
+      expect(psp.requests.find((r) => r.path === "/v2/gn/pix/lost1" && r.status === 0)).toBeDefined();
+    });
+  });
+});
+
+describe("the test PSP's options", () => {
+  it("serves API Pix under another base path, rejects a second PUT /cob and a reused idEnvio when told to", async () => {
+    const psp = await startPixPsp({ receiverKey: RECEIVER_KEY, basePath: "/api/v2/", duplicateCobPut: "reject", efiSameIdEnvio: "conflict", quiet: true });
+    try {
+      expect(psp.apiUrl).toBe(`${psp.origin}/api/v2`);
+      const token = await getToken(psp);
+      const txid = txidOf();
+      expect((await call(psp, "PUT", `/api/v2/cob/${txid}`, { json: cobBody(), token })).status).toBe(201);
+      const again = await call(psp, "PUT", `/api/v2/cob/${txid}`, { json: cobBody(), token });
+      expect(again.status).toBe(400);
+      expect(again.body.violacoes[0].propriedade).toBe("cob.txid");
+      expect((await call(psp, "GET", `/v2/cob/${txid}`, { token })).status).toBe(404);
+
+      const send = { valor: "1.00", pagador: { chave: RECEIVER_KEY }, favorecido: { chave: "x@example.com" } };
+      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token })).status).toBe(201);
+      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token })).status).toBe(409);
+      expect(psp.payoutsMade).toBe(1);
+      expect(psp.violations).toEqual([]);
+    } finally {
+      await psp.close();
+    }
+    expect(fs.existsSync(psp.files.dir)).toBe(false); // no key material left behind
+  });
+});
+
+describe("the OpenAPI validator", () => {
+  const api = pixOpenApi();
+  const now = new Date().toISOString();
+  const cob = {
+    calendario: { criacao: now, expiracao: 3600 },
+    txid: "a".repeat(30),
+    revisao: 0,
+    loc: { id: 1, location: "qr.example/v2/x", tipoCob: "cob", criacao: now, txid: "a".repeat(30) },
+    location: "qr.example/v2/x",
+    status: "ATIVA",
+    valor: { original: "1.00" },
+    chave: RECEIVER_KEY,
+    pixCopiaECola: "000201",
+  };
+  const put = api.match("PUT", `/cob/${"a".repeat(30)}`)!;
+
+  it("accepts a right response and flags a wrong one", () => {
+    expect(api.validateResponse(put, { status: 201, contentType: "application/json", body: cob })).toEqual([]);
+    const { revisao: _r, ...noRevisao } = cob;
+    expect(api.validateResponse(put, { status: 201, contentType: "application/json", body: { ...noRevisao, status: "PAGA" } }).sort()).toEqual([
+      "response 201 body /revisao: must have required property 'revisao'",
+      "response 201 body /status: must be equal to one of the allowed values (ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP)",
+    ]);
+    expect(api.validateResponse(put, { status: 201, contentType: "text/plain", body: cob })[0]).toContain("content-type text/plain");
+    expect(api.validateResponse(put, { status: 409, contentType: "application/problem+json", body: {} })).toEqual([
+      "status 409 is not a documented response of PUT /cob/{txid}",
+    ]);
+    expect(api.validateResponse(put, { status: 503, contentType: "application/problem+json", body: { type: "about:blank", title: "x", status: 503 } })).toEqual([
+      "problem type about:blank is not https://pix.bcb.gov.br/api/v2/error/<TipoErro>",
+    ]);
+  });
+
+  it("takes readOnly properties out of what a request must send, not out of a response", () => {
+    // PayloadLocation requires id, location and criacao, all readOnly.
+    expect(api.validateSchema("PayloadLocation", { tipoCob: "cob" }, "request")).toEqual([]);
+    expect(api.validateSchema("PayloadLocation", { tipoCob: "cob" }, "response")).toHaveLength(3);
+  });
+
+  it("anchors the document's patterns", () => {
+    const raw = loadPixOpenApi({ anchorPatterns: false });
+    expect(raw.validateSchema("TxId", "a".repeat(40), "request")).toEqual([]);
+    expect(api.validateSchema("TxId", "a".repeat(40), "request")).not.toEqual([]);
+    expect(api.validateSchema("EndToEndId", "E12345678202009091221abcdef12345", "response")).toEqual([]);
+  });
+
+  it("needs each of its errata: the document's own examples fail without them", () => {
+    const raw = loadPixOpenApi({ errata: false });
+    const cases: Record<string, [string, unknown]> = {
+      "cpf-pattern-slashes": ["PessoaFisica", { cpf: "12345678909", nome: "Fulano" }],
+      "pix-consultados-required": [
+        "PixConsultados",
+        { parametros: { inicio: now, fim: now, paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 } }, pix: [] },
+      ],
+      "webhook-completo-chave": ["WebhookCompleto", { webhookUrl: "https://pix.example.com/api/webhook/", chave: RECEIVER_KEY, criacao: now }],
+      "location-without-scheme": ["CobGerada", cob],
+    };
+    expect(Object.keys(cases).sort()).toEqual(ERRATA.map((e) => e.id).sort());
+    for (const [id, [schema, value]] of Object.entries(cases)) {
+      expect(raw.validateSchema(schema, value, "response"), id).not.toEqual([]);
+      expect(api.validateSchema(schema, value, "response"), id).toEqual([]);
+    }
+  });
+
+  it("checks notification bodies against the webhook callback's schema", () => {
+    expect(api.validateNotification({ pix: [{ endToEndId: "E12345678202009091221abcdef12345", valor: "1.00", horario: now }] })).toEqual([]);
+    expect(api.validateNotification({ pix: [{ endToEndId: "E1", valor: "1", horario: "ontem" }], extra: 1 })).toEqual([
+      "notification body /pix/0/endToEndId: must NOT have fewer than 32 characters",
+      'notification body /pix/0/endToEndId: must match pattern "^(?:[a-zA-Z0-9]{32})$"',
+      'notification body /pix/0/valor: must match pattern "^(?:\\d{1,10}\\.\\d{2})$"',
+      'notification body /pix/0/horario: must match format "date-time"',
+      "notification body /extra: is not a property the document defines",
+    ]);
+  });
+
+  it("matches literal path segments before parameters", () => {
+    expect(api.match("GET", "/pix")!.template).toBe("/pix");
+    expect(api.match("GET", "/qualquercoisa")!.template).toBe("/{pixUrlAccessToken}");
+    expect(api.match("POST", "/pix")).toBeNull();
+  });
+});
