@@ -1,5 +1,22 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, check, date, index, integer, jsonb, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 // Money: BRL as integer centavos in bigint columns (read as JS numbers: every figure we store
 // stays far below 2^53 centavos). Crypto: numeric(38,18) read as exact decimal strings.
@@ -16,7 +33,7 @@ export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "R
 export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
 export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
 export const WITHDRAWAL_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
-/** A Crypto-PIX refund's own progress; the payment becomes REFUNDED only once its refund is mined. */
+/** A refund's own progress (Crypto-PIX and order refunds): PENDING until the chain or the provider decides it. */
 export const REFUND_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
 /** What a hot-wallet transaction is for: a withdrawal, a refund, or a filler for a nonce gap. */
 export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler"] as const;
@@ -31,6 +48,8 @@ export const CHAIN_TX_STATUSES = ["pending", "confirmed", "reverted", "supersede
 /** created: recorded, not yet accepted by the provider (or its answer was lost); processing: accepted, not final. */
 export const PIX_PAYOUT_STATUSES = ["created", "processing", "completed", "failed"] as const;
 export const PIX_PAYOUT_PURPOSES = ["withdrawal", "crypto_pix"] as const;
+/** Why a received PIX was not applied to an order (it stays on record, for a refund or an operator). */
+export const PIX_RECEIPT_REASONS = ["wrong_value", "unknown_txid", "order_not_pending", "after_expiry"] as const;
 export const LEDGER_KINDS = [
   "order_credit",
   "deposit_credit",
@@ -38,6 +57,7 @@ export const LEDGER_KINDS = [
   "refund_debit",
   "withdrawal_debit",
   "withdrawal_reversal",
+  "refund_reversal",
   "adjustment",
 ] as const;
 
@@ -619,6 +639,84 @@ export const sandboxPixPayouts = pgTable("sandbox_pix_payouts", {
   createdAt: createdAt(),
 });
 
+/**
+ * Every PIX received at the service's key, as the PSP reported it (confirmed by reading it back, or
+ * from the PSP's own list): the end-to-end id makes a payment count once however often it is notified.
+ * Applied to its order, or kept unapplied with the reason (a wrong value, no such order, …).
+ */
+export const pixReceipts = pgTable(
+  "pix_receipts",
+  {
+    endToEndId: text("end_to_end_id").primaryKey(),
+    txid: text("txid"),
+    orderId: uuid("order_id").references(() => orders.id),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    valueCentavos: centavos("value_centavos").notNull(),
+    // The payment time the PSP reports (`horario`): what expiry is judged by.
+    paidAt: ts("paid_at").notNull(),
+    applied: boolean("applied").notNull(),
+    unappliedReason: text("unapplied_reason", { enum: PIX_RECEIPT_REASONS }),
+    // How we learnt of it: a notification (then confirmed by GET /pix/{e2eid}) or the reconciliation poll.
+    source: text("source", { enum: ["notification", "poll", "sandbox"] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("pix_receipts_order").on(t.orderId),
+    check("pix_receipts_reason", sql`applied = (unapplied_reason is null)`),
+    check("pix_receipts_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/**
+ * Refunds of PIX and exchange-wallet orders (CONTRACT §11). The merchant is debited when one is
+ * requested and credited back if the provider says it was not made; its id (without dashes) is the
+ * provider's idempotent id (API Pix `devolucao/{id}`, Binance Pay `refundRequestId`).
+ */
+export const orderRefunds = pgTable(
+  "order_refunds",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    valueCentavos: centavos("value_centavos").notNull(),
+    reason: text("reason"),
+    status: text("status", { enum: REFUND_STATUSES }).notNull().default("PENDING"),
+    provider: text("provider").notNull(),
+    // What the provider refunds against: the PIX's end-to-end id, the exchange payment's id.
+    paymentRef: text("payment_ref").notNull(),
+    // The provider's id of the refund itself (API Pix rtrId), once it gave one.
+    providerRef: text("provider_ref"),
+    // Whether the provider has seen it: until then a read that finds nothing means "send it".
+    sentAt: ts("sent_at"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    failureReason: text("failure_reason"),
+    leaseUntil: ts("lease_until"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    decidedAt: ts("decided_at"),
+  },
+  (t) => [
+    index("order_refunds_order").on(t.orderId, t.createdAt),
+    index("order_refunds_open")
+      .on(t.createdAt)
+      .where(sql`status = 'PENDING'`),
+    check("order_refunds_status", inList("status", REFUND_STATUSES)),
+    check("order_refunds_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** Where each provider poll has read up to (the API Pix reconciliation window's start, …). */
+export const providerCursors = pgTable("provider_cursors", {
+  name: text("name").primaryKey(),
+  position: ts("position").notNull(),
+  updatedAt: updatedAt(),
+});
+
 /** Facts about this deployment's database: which modes have written to it (live mode refuses a database sandbox used). */
 export const deploymentMarks = pgTable("deployment_marks", {
   name: text("name").primaryKey(),
@@ -667,3 +765,5 @@ export type ChainTx = typeof chainTxs.$inferSelect;
 export type ChainTxAttempt = typeof chainTxAttempts.$inferSelect;
 export type PixPayout = typeof pixPayouts.$inferSelect;
 export type ChainTransfer = typeof chainTransfers.$inferSelect;
+export type PixReceipt = typeof pixReceipts.$inferSelect;
+export type OrderRefund = typeof orderRefunds.$inferSelect;

@@ -32,6 +32,7 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await page.getByLabel("Valor (R$)").fill("150,00");
   await page.getByRole("button", { name: "Criar pedido" }).click();
   await expect(page).toHaveURL(/\/dashboard\/orders\/[0-9a-f-]{36}$/);
+  const orderUrl = page.url();
   await expect(STATUS(page)).toHaveText("Pendente");
   await expect(page.getByTestId("order-amount")).toHaveText(/R\$\s150,00/);
   await expect(page.getByText(/^000201/)).toBeVisible();
@@ -72,6 +73,15 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(row).toContainText("Concluído", { timeout: 20_000 });
   await expect(page.getByTestId("withdraw-balance")).toHaveText(/R\$\s100,00/);
   await payer.close();
+
+  // A partial refund from the order's page: listed as made, on the timeline, the order still COMPLETED.
+  await page.goto(orderUrl);
+  await page.getByLabel("Valor a devolver (R$)").fill("30,00");
+  await page.getByRole("button", { name: "Devolver ao pagador" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Devolução feita" })).toBeVisible();
+  await expect(page.getByTestId("refund")).toContainText(/R\$\s30,00[\s\S]*Concluído/);
+  await expect(page.getByText(/^refund\.status_changed \(R\$\s30,00\) → Concluído$/)).toBeVisible();
+  await expect(STATUS(page)).toHaveText("Concluído");
 
   // Signing out ends the session.
   await page.getByRole("button", { name: "Sair" }).click();

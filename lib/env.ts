@@ -18,6 +18,14 @@ const httpUrl = z
   .string()
   .url()
   .regex(/^https?:\/\//, "must be an http(s) URL");
+/** The receiving key sandbox BR Codes use; live PIX must receive at the service's own key. */
+export const SANDBOX_PIX_RECEIVER_KEY = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906";
+
+// Providers holding money speak TLS only (API Pix requires mutual TLS).
+const httpsUrl = z
+  .string()
+  .url()
+  .regex(/^https:\/\//, "must be an https URL");
 const chainId = z.coerce.number().int().positive();
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key");
 const tokenEntry = z.object({
@@ -43,129 +51,190 @@ const tokenOverrides = z
 // connections postgres.js pipelines more queries per socket write and PostgreSQL switches less.
 export const DEFAULT_DB_POOL_SIZE = Math.min(10, 2 * availableParallelism() + 1);
 
-const envSchema = z
-  .object({
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    PAYMENTS_MODE: z.enum(["sandbox", "live"]).default("sandbox"),
-    DATABASE_URL: z.string().url().optional(),
-    DATA_DIR: z.string().default(".data"),
-    EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
-    DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(DEFAULT_DB_POOL_SIZE),
-    HOST: z.string().min(1).default("127.0.0.1"),
-    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-    PUBLIC_BASE_URL: z.string().url().optional(),
-    AUTH_SECRET: z.string().min(32).optional(),
-    ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
-    API_KEY_PEPPER: z.string().optional(),
-    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-    // Requests per minute per API key (and per client address on public routes); 0 turns it off.
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-    JOBS_ENABLED: bool.default(true),
-    // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
-    API_FAST_PATH: bool.default(true),
-    SEED_DEMO_MERCHANT: bool.default(true),
+const envFields = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PAYMENTS_MODE: z.enum(["sandbox", "live"]).default("sandbox"),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(DEFAULT_DB_POOL_SIZE),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  AUTH_SECRET: z.string().min(32).optional(),
+  ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  API_KEY_PEPPER: z.string().optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Requests per minute per API key (and per client address on public routes); 0 turns it off.
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  JOBS_ENABLED: bool.default(true),
+  // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
+  API_FAST_PATH: bool.default(true),
+  SEED_DEMO_MERCHANT: bool.default(true),
 
-    MAX_ORDER_VALUE_BRL: z.coerce.number().positive().default(1_000_000),
-    EXPIRY_LIGHTNING_SECONDS: seconds(15 * 60),
-    EXPIRY_EXCHANGE_SECONDS: seconds(30 * 60),
-    EXPIRY_ONCHAIN_SECONDS: seconds(24 * 60 * 60),
-    EXPIRY_CRYPTO_PIX_SECONDS: seconds(60 * 60),
-    EXPIRY_SWEEP_SECONDS: seconds(30),
+  MAX_ORDER_VALUE_BRL: z.coerce.number().positive().default(1_000_000),
+  EXPIRY_LIGHTNING_SECONDS: seconds(15 * 60),
+  EXPIRY_EXCHANGE_SECONDS: seconds(30 * 60),
+  EXPIRY_ONCHAIN_SECONDS: seconds(24 * 60 * 60),
+  EXPIRY_CRYPTO_PIX_SECONDS: seconds(60 * 60),
+  EXPIRY_SWEEP_SECONDS: seconds(30),
 
-    // Where payers send PIX: the service's own receiving key, never the merchant's (CONTRACT §8).
-    PIX_RECEIVER_KEY: z.string().default("7d9f0335-8dcc-4054-9bf9-0dbd61d36906"),
-    PIX_RECEIVER_NAME: z.string().min(1).default("PIXCRYPTO PAGAMENTOS"),
-    PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
+  // Where payers send PIX: the service's own receiving key, never the merchant's (CONTRACT §8).
+  PIX_RECEIVER_KEY: z.string().min(1).max(77).default(SANDBOX_PIX_RECEIVER_KEY),
+  PIX_RECEIVER_NAME: z.string().min(1).default("PIXCRYPTO PAGAMENTOS"),
+  PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
 
-    DEPOSIT_XPUB: z.string().optional(),
-    MIN_DEPOSIT_ETH: decimalString("10"),
-    MIN_DEPOSIT_BSC: decimalString("1"),
-    MIN_DEPOSIT_POLYGON: decimalString("1"),
-    CONFIRMATIONS_ETH: z.coerce.number().int().min(0).default(12),
-    CONFIRMATIONS_BSC: z.coerce.number().int().min(0).default(15),
-    CONFIRMATIONS_POLYGON: z.coerce.number().int().min(0).default(128),
+  DEPOSIT_XPUB: z.string().optional(),
+  MIN_DEPOSIT_ETH: decimalString("10"),
+  MIN_DEPOSIT_BSC: decimalString("1"),
+  MIN_DEPOSIT_POLYGON: decimalString("1"),
+  CONFIRMATIONS_ETH: z.coerce.number().int().min(0).default(12),
+  CONFIRMATIONS_BSC: z.coerce.number().int().min(0).default(15),
+  CONFIRMATIONS_POLYGON: z.coerce.number().int().min(0).default(128),
 
-    // Real chains (lib/chain/config.ts). A network with an RPC URL is watched and paid through the
-    // node, in sandbox mode too, so the real watcher can run against a local node.
-    EVM_RPC_URL_ETH: httpUrl.optional(),
-    EVM_RPC_URL_BSC: httpUrl.optional(),
-    EVM_RPC_URL_POLYGON: httpUrl.optional(),
-    // Test networks (anvil: 31337) sign with their own chain id; unset uses the real one.
-    EVM_CHAIN_ID_ETH: chainId.optional(),
-    EVM_CHAIN_ID_BSC: chainId.optional(),
-    EVM_CHAIN_ID_POLYGON: chainId.optional(),
-    // Replaces entries of the token table, for test networks: {"polygon":{"USDT":{"address":"0x…","decimals":6}}}
-    TOKEN_OVERRIDES_JSON: tokenOverrides.optional(),
-    // Signs withdrawals and Crypto-PIX refunds. One of the two; the file keeps the key out of the environment.
-    HOT_WALLET_PRIVATE_KEY: privateKey.optional(),
-    HOT_WALLET_KEY_FILE: z.string().min(1).optional(),
-    CHAIN_POLL_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
-    CHAIN_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2000),
-    // Closed orders stay watched this long, so money sent late is recorded and flagged, not missed.
-    CHAIN_LATE_WINDOW_SECONDS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .default(7 * 24 * 60 * 60),
-    CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-    // A hot-wallet transaction not mined this many blocks after it was sent is replaced at its nonce
-    // with fees at least 12.5% higher, up to CHAIN_MAX_FEE_GWEI_<NET>; above that it waits and the
-    // operator is alerted (CONTRACT §10).
-    CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100_000).default(20),
-    CHAIN_MAX_FEE_GWEI_ETH: z.coerce.number().positive().default(300),
-    CHAIN_MAX_FEE_GWEI_BSC: z.coerce.number().positive().default(30),
-    CHAIN_MAX_FEE_GWEI_POLYGON: z.coerce.number().positive().default(3000),
-    // Live mode refuses a development chain id (31337, 1337) unless this says it is meant (a staging node).
-    ALLOW_TEST_CHAINS: bool.default(false),
+  // Real chains (lib/chain/config.ts). A network with an RPC URL is watched and paid through the
+  // node, in sandbox mode too, so the real watcher can run against a local node.
+  EVM_RPC_URL_ETH: httpUrl.optional(),
+  EVM_RPC_URL_BSC: httpUrl.optional(),
+  EVM_RPC_URL_POLYGON: httpUrl.optional(),
+  // Test networks (anvil: 31337) sign with their own chain id; unset uses the real one.
+  EVM_CHAIN_ID_ETH: chainId.optional(),
+  EVM_CHAIN_ID_BSC: chainId.optional(),
+  EVM_CHAIN_ID_POLYGON: chainId.optional(),
+  // Replaces entries of the token table, for test networks: {"polygon":{"USDT":{"address":"0x…","decimals":6}}}
+  TOKEN_OVERRIDES_JSON: tokenOverrides.optional(),
+  // Signs withdrawals and Crypto-PIX refunds. One of the two; the file keeps the key out of the environment.
+  HOT_WALLET_PRIVATE_KEY: privateKey.optional(),
+  HOT_WALLET_KEY_FILE: z.string().min(1).optional(),
+  CHAIN_POLL_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
+  CHAIN_LOG_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(2000),
+  // Closed orders stay watched this long, so money sent late is recorded and flagged, not missed.
+  CHAIN_LATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(7 * 24 * 60 * 60),
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // A hot-wallet transaction not mined this many blocks after it was sent is replaced at its nonce
+  // with fees at least 12.5% higher, up to CHAIN_MAX_FEE_GWEI_<NET>; above that it waits and the
+  // operator is alerted (CONTRACT §10).
+  CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100_000).default(20),
+  CHAIN_MAX_FEE_GWEI_ETH: z.coerce.number().positive().default(300),
+  CHAIN_MAX_FEE_GWEI_BSC: z.coerce.number().positive().default(30),
+  CHAIN_MAX_FEE_GWEI_POLYGON: z.coerce.number().positive().default(3000),
+  // Live mode refuses a development chain id (31337, 1337) unless this says it is meant (a staging node).
+  ALLOW_TEST_CHAINS: bool.default(false),
 
-    // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).
-    RATES_URL: httpUrl.optional(),
-    RATES_API_KEY: z.string().min(1).optional(),
-    RATES_API_KEY_HEADER: z.string().min(1).default("x-cg-demo-api-key"),
-    RATES_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
-    RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600),
-    RATES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  // Live PIX collection: any PSP's BCB "API Pix" v2 (lib/providers/pix/api-pix.ts, CONTRACT §10).
+  PIX_API_URL: httpsUrl.optional(),
+  PIX_OAUTH_URL: httpsUrl.optional(),
+  PIX_CLIENT_ID: z.string().min(1).optional(),
+  PIX_CLIENT_SECRET: z.string().min(1).optional(),
+  PIX_CLIENT_SECRET_FILE: z.string().min(1).optional(),
+  // The mTLS client certificate the PSP issued: PEM certificate and key, or a PKCS#12 bundle.
+  PIX_CERT_FILE: z.string().min(1).optional(),
+  PIX_KEY_FILE: z.string().min(1).optional(),
+  PIX_PFX_FILE: z.string().min(1).optional(),
+  PIX_PFX_PASSPHRASE: z.string().optional(),
+  PIX_PFX_PASSPHRASE_FILE: z.string().min(1).optional(),
+  PIX_CA_FILE: z.string().min(1).optional(),
+  // The secret path segment of the notification receiver: /api/v1/providers/pix/{token}/pix.
+  PIX_WEBHOOK_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{32,}$/, "must be at least 32 random letters, digits, - or _")
+    .optional(),
+  PIX_REGISTER_WEBHOOK: bool.default(false),
+  // Reconciliation: the PSP's list of received PIX is read this often, so a lost notification only delays a payment.
+  PIX_POLL_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  PIX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Live PIX payouts (pix-out, Crypto-PIX): the adapter and the key money leaves from (CONTRACT §10).
+  PIX_PAYOUT_PROVIDER: z.enum(["efi"]).optional(),
+  PIX_PAYOUT_URL: httpsUrl.optional(),
+  PIX_PAYOUT_KEY: z.string().min(1).optional(),
 
-    // Live Lightning: OpenNode's charge API (lib/providers/lightning/opennode.ts).
-    LIGHTNING_API_URL: httpUrl.optional(),
-    LIGHTNING_API_KEY: z.string().min(1).optional(),
-    LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).
+  RATES_URL: httpUrl.optional(),
+  RATES_API_KEY: z.string().min(1).optional(),
+  RATES_API_KEY_HEADER: z.string().min(1).default("x-cg-demo-api-key"),
+  RATES_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600),
+  RATES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 
-    // Sandbox quotes: fixed so a merchant can predict the figures while integrating.
-    SANDBOX_RATE_USD_BRL: decimalString("5.40"),
-    SANDBOX_RATE_BTC_BRL: decimalString("550000.00"),
-    SANDBOX_NETWORK_FEE_BRL_ETH: decimalString("12.00"),
-    SANDBOX_NETWORK_FEE_BRL_BSC: decimalString("0.30"),
-    SANDBOX_NETWORK_FEE_BRL_POLYGON: decimalString("0.05"),
-    SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).default(2),
+  // Live Lightning: OpenNode's charge API (lib/providers/lightning/opennode.ts).
+  LIGHTNING_API_URL: httpUrl.optional(),
+  LIGHTNING_API_KEY: z.string().min(1).optional(),
+  LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 
-    // Webhooks: the retry schedule is expressed in steps of this base (5 s = Standard Webhooks' first
-    // retry); tests shrink it so failure paths run in a second or two.
-    WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(5),
-    // Unset: private addresses are allowed in sandbox and refused in live mode.
-    WEBHOOK_ALLOW_PRIVATE: bool.optional(),
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  })
-  .superRefine((env, ctx) => {
-    if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
-      ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
+  // Sandbox quotes: fixed so a merchant can predict the figures while integrating.
+  SANDBOX_RATE_USD_BRL: decimalString("5.40"),
+  SANDBOX_RATE_BTC_BRL: decimalString("550000.00"),
+  SANDBOX_NETWORK_FEE_BRL_ETH: decimalString("12.00"),
+  SANDBOX_NETWORK_FEE_BRL_BSC: decimalString("0.30"),
+  SANDBOX_NETWORK_FEE_BRL_POLYGON: decimalString("0.05"),
+  SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).default(2),
+
+  // Webhooks: the retry schedule is expressed in steps of this base (5 s = Standard Webhooks' first
+  // retry); tests shrink it so failure paths run in a second or two.
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().max(3600).default(5),
+  // Unset: private addresses are allowed in sandbox and refused in live mode.
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+});
+
+const envSchema = envFields.superRefine((env, ctx) => {
+  if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
+    ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
+  }
+  pixProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
+  if (env.PAYMENTS_MODE === "live") {
+    if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
+    // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
+    if (!env.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in live mode (the embedded PostgreSQL is for sandbox only)" });
+    // Payment links, checkout pages and provider callbacks are built from it; payers and PSPs must reach it over TLS.
+    if (!env.PUBLIC_BASE_URL?.startsWith("https://"))
+      ctx.addIssue({ code: "custom", path: ["PUBLIC_BASE_URL"], message: "is required in live mode and must be an https:// URL" });
+    if (!env.DEPOSIT_XPUB) ctx.addIssue({ code: "custom", path: ["DEPOSIT_XPUB"], message: "is required in live mode" });
+    const anyRpc = env.EVM_RPC_URL_ETH || env.EVM_RPC_URL_BSC || env.EVM_RPC_URL_POLYGON;
+    if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {
+      ctx.addIssue({ code: "custom", path: ["HOT_WALLET_PRIVATE_KEY"], message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set" });
     }
-    if (env.PAYMENTS_MODE === "live") {
-      if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
-      // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
-      if (!env.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in live mode (the embedded PostgreSQL is for sandbox only)" });
-      // Payment links, checkout pages and provider callbacks are built from it; payers and PSPs must reach it over TLS.
-      if (!env.PUBLIC_BASE_URL?.startsWith("https://"))
-        ctx.addIssue({ code: "custom", path: ["PUBLIC_BASE_URL"], message: "is required in live mode and must be an https:// URL" });
-      if (!env.DEPOSIT_XPUB) ctx.addIssue({ code: "custom", path: ["DEPOSIT_XPUB"], message: "is required in live mode" });
-      const anyRpc = env.EVM_RPC_URL_ETH || env.EVM_RPC_URL_BSC || env.EVM_RPC_URL_POLYGON;
-      if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {
-        ctx.addIssue({ code: "custom", path: ["HOT_WALLET_PRIVATE_KEY"], message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set" });
-      }
-    }
-  });
+  }
+});
 
 export type Env = z.infer<typeof envSchema>;
+
+// A PIX rail is configured all at once or not at all: half a configuration (a URL without its
+// certificate) is a mistake to report at start-up, not a rail that fails on the first payment.
+function pixProblems(env: z.infer<typeof envFields>): { variable: string; message: string }[] {
+  const out: { variable: string; message: string }[] = [];
+  const credentialsNeeded = env.PIX_API_URL || env.PIX_PAYOUT_PROVIDER;
+  const who = env.PIX_API_URL ? "PIX_API_URL" : "PIX_PAYOUT_PROVIDER";
+  if (env.PIX_CLIENT_SECRET && env.PIX_CLIENT_SECRET_FILE)
+    out.push({ variable: "PIX_CLIENT_SECRET_FILE", message: "set either PIX_CLIENT_SECRET or PIX_CLIENT_SECRET_FILE, not both" });
+  if (env.PIX_PFX_PASSPHRASE && env.PIX_PFX_PASSPHRASE_FILE)
+    out.push({ variable: "PIX_PFX_PASSPHRASE_FILE", message: "set either PIX_PFX_PASSPHRASE or PIX_PFX_PASSPHRASE_FILE, not both" });
+  if ((env.PIX_CERT_FILE || env.PIX_KEY_FILE) && env.PIX_PFX_FILE)
+    out.push({ variable: "PIX_PFX_FILE", message: "set either PIX_CERT_FILE + PIX_KEY_FILE or PIX_PFX_FILE, not both" });
+  if (Boolean(env.PIX_CERT_FILE) !== Boolean(env.PIX_KEY_FILE))
+    out.push({ variable: env.PIX_CERT_FILE ? "PIX_KEY_FILE" : "PIX_CERT_FILE", message: "PIX_CERT_FILE and PIX_KEY_FILE go together" });
+  if (credentialsNeeded) {
+    if (!env.PIX_CLIENT_ID) out.push({ variable: "PIX_CLIENT_ID", message: `is required once ${who} is set` });
+    if (!env.PIX_CLIENT_SECRET && !env.PIX_CLIENT_SECRET_FILE)
+      out.push({ variable: "PIX_CLIENT_SECRET", message: `is required (or PIX_CLIENT_SECRET_FILE) once ${who} is set` });
+    if (!env.PIX_CERT_FILE && !env.PIX_PFX_FILE)
+      out.push({ variable: "PIX_CERT_FILE", message: `the PSP's mTLS client certificate is required once ${who} is set: PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE` });
+  }
+  if (env.PIX_REGISTER_WEBHOOK && !env.PIX_WEBHOOK_TOKEN)
+    out.push({ variable: "PIX_WEBHOOK_TOKEN", message: "is required once PIX_REGISTER_WEBHOOK=true: it is the secret part of the receiver's URL" });
+  if (env.PIX_PAYOUT_PROVIDER && !env.PIX_API_URL && !env.PIX_PAYOUT_URL)
+    out.push({ variable: "PIX_PAYOUT_URL", message: "is required once PIX_PAYOUT_PROVIDER is set without PIX_API_URL (it defaults to PIX_API_URL's origin)" });
+  if (env.PIX_PAYOUT_PROVIDER && !env.PIX_PAYOUT_KEY)
+    out.push({ variable: "PIX_PAYOUT_KEY", message: "is required once PIX_PAYOUT_PROVIDER is set: the key money leaves from" });
+  if (env.PAYMENTS_MODE === "live" && env.PIX_API_URL && env.PIX_RECEIVER_KEY === SANDBOX_PIX_RECEIVER_KEY) {
+    out.push({ variable: "PIX_RECEIVER_KEY", message: "is still the sandbox default: set the service's own DICT key before taking live PIX" });
+  }
+  return out;
+}
 
 export class ConfigError extends Error {}
 

@@ -32,14 +32,10 @@ async function main() {
     }
     throw err;
   }
-  const { providers, MissingLiveProvider } = await import("@/lib/providers");
+  const { providers } = await import("@/lib/providers");
   try {
     providers();
   } catch (err) {
-    if (err instanceof MissingLiveProvider) {
-      console.error(`Refusing to start in live mode: ${err.message}`);
-      process.exit(1);
-    }
     if (err instanceof ConfigError) {
       console.error(err.message);
       process.exit(1);
@@ -75,8 +71,24 @@ async function main() {
     }
   }
 
+  if (e.PAYMENTS_MODE === "live") {
+    const { railStates } = await import("@/lib/providers/rails");
+    for (const [rail, off] of Object.entries(railStates())) console.log(off ? `  ${rail}: off (${off})` : `  ${rail}: on`);
+  }
+
   const { startWorker, stopWorker } = await import("@/lib/worker");
   if (e.JOBS_ENABLED) await startWorker();
+
+  if (e.PAYMENTS_MODE === "live" && e.PIX_API_URL && e.PIX_REGISTER_WEBHOOK && e.PIX_WEBHOOK_TOKEN) {
+    // The URL holds the token: it is sent to the PSP, never printed.
+    const { registerPixWebhook } = await import("@/lib/providers/pix/api-pix");
+    try {
+      await registerPixWebhook(`${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`);
+      console.log("PIX notifications: webhook registered at the PSP");
+    } catch (err) {
+      console.error(`PIX notifications: registration failed, payments are still found by reconciliation: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
 
   const { default: next } = await import("next");
   const host = e.HOST;

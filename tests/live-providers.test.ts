@@ -4,7 +4,8 @@ import bolt11 from "bolt11";
 import { resolveToken } from "@/lib/chain/networks";
 import { resetEnvForTests } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
-import { MissingLiveProvider, providers } from "@/lib/providers";
+import { providers } from "@/lib/providers";
+import { RailNotEnabled, railStates } from "@/lib/providers/rails";
 import { openNodeLightning } from "@/lib/providers/lightning/opennode";
 import { liveRates, resetRatesCacheForTests } from "@/lib/providers/rates/live";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
@@ -192,27 +193,33 @@ describe("live mode's provider check", () => {
     DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
   };
 
-  it("accepts live rates, Lightning and chain, and still names PIX, PIX payouts and the exchange wallet, which have no live adapter", () => {
+  it("starts with the rails it has; each one off names what to set, and its provider answers that 400", () => {
     setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
-    const err = (() => {
-      try {
-        providers();
-        return null;
-      } catch (e) {
-        return e as Error;
-      }
-    })();
-    expect(err).toBeInstanceOf(MissingLiveProvider);
-    expect(err?.message).toBe(
-      "Live mode needs a live adapter for: pix (no live adapter exists yet), payout (no live adapter exists yet), exchange (no live adapter exists yet)",
-    );
+    expect(railStates()).toEqual({
+      pix: "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
+      exchange: "Exchange-wallet payments are not enabled on this server: no live exchange-wallet provider is configured",
+      lightning: null,
+      onchain: null,
+      onchain_withdrawal: null,
+      pix_out: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
+      crypto_pix: "Crypto-PIX is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
+    });
+    const p = providers();
+    expect(p.lightning.name).toBe("opennode");
+    expect(p.pix.name).toBe("pix-not-configured");
+    expect(() => p.pix.createCollection({ valueCentavos: 100 })).toThrow(RailNotEnabled);
+    expect(() => p.payout.read("x")).toThrow("PIX withdrawals are not enabled on this server");
   });
 
-  it("names every unconfigured provider with what to set", () => {
+  it("with nothing configured, every rail is off and says why", () => {
     setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
-    expect(() => providers()).toThrow(
-      /rates \(set RATES_URL\), pix .*, payout .*, exchange .*, lightning \(set LIGHTNING_API_URL and LIGHTNING_API_KEY\), chain \(set an EVM_RPC_URL_\*/,
+    const states = railStates();
+    expect(Object.values(states).every((s) => s !== null)).toBe(true);
+    expect(states.lightning).toBe("Lightning is not enabled on this server: set LIGHTNING_API_URL and LIGHTNING_API_KEY; set RATES_URL");
+    expect(states.onchain).toBe(
+      "On-chain deposits are not enabled on this server: set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE); set RATES_URL",
     );
+    expect(providers().rates.name).toBe("rates-not-configured");
   });
 
   it("takes deposits only on networks that have a node", () => {

@@ -126,6 +126,10 @@ describe("documented examples against the real handlers", () => {
     ids.withdrawal = withdrawal.body.id;
     ids.exchange = exchange.body.order.paymentLinkId;
     ids.merchant = merchant.body.merchant.id;
+    // A paid order for the refund's documented request.
+    const refundable = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
+    await api("POST", `/api/v1/sandbox/orders/${refundable.body.pixOrder._id}/pay`, { apiKey });
+    ids.refundable = refundable.body.pixOrder._id;
     // A webhook endpoint with one delivery: an order paid after it was registered.
     const hook = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks", description: "documented examples" } });
     ids.webhook = hook.body.webhook.id;
@@ -140,6 +144,7 @@ describe("documented examples against the real handlers", () => {
     const values: Record<string, string> = {
       "/api/v1/onchain/order/{id}": ids.deposit,
       "/api/v1/order/{id}": ids.order,
+      "/api/v1/order/{id}/refund": ids.refundable,
       "/api/v1/crypto-pix/order/{id}": ids.cryptoPix,
       "/api/v1/withdrawals/{id}": ids.withdrawal,
       "/api/v1/admin/merchants/{id}": ids.merchant,
@@ -151,6 +156,7 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/webhooks/{id}": ids.webhook,
       "/api/v1/webhooks/{id}/deliveries": ids.webhook,
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,
+      "/api/v1/providers/pix/{token}/pix": process.env.PIX_WEBHOOK_TOKEN!,
     };
     return path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000");
   }

@@ -8,11 +8,12 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { cn } from "@/components/ui/cn";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createCryptoPixAction, createDepositAction, createExchangeOrderAction, createLightningOrderAction, createPixOrderAction } from "@/lib/dashboard/actions/orders";
-import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
+import type { NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { formatRate, formatSpan } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 
 export type NewOrderSetup = {
+  /** BRL rates for the hints, by symbol; a symbol missing has no hint. */
   rates: Record<string, string>;
   expirySeconds: Record<"exchange" | "lightning" | "onchain" | "crypto_pix", number>;
   /** Assets available per network, for deposits and Crypto-PIX. */
@@ -58,23 +59,20 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
 }
 
 /** One form per kind of order; all post to server actions validated by the API's own schemas. */
-export function NewOrderForm({ kind, setup }: { kind: NewOrderKind; setup: NewOrderSetup }) {
+export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds: readonly NewOrderKind[]; setup: NewOrderSetup }) {
   const { t, locale } = useI18n();
   const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
   const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
-  const rateLines =
-    kind === "lightning"
-      ? [t("order.rateValue", { asset: "BTC", rate: formatRate(setup.rates.BTC, locale) })]
-      : kind === "onchain" || kind === "crypto_pix"
-        ? ["USDT", "USDC", "DAI"].map((a) => t("order.rateValue", { asset: a, rate: formatRate(setup.rates[a], locale) }))
-        : [];
+  const rateLines = (kind === "lightning" ? ["BTC"] : kind === "onchain" || kind === "crypto_pix" ? ["USDT", "USDC", "DAI"] : [])
+    .filter((a) => setup.rates[a] !== undefined)
+    .map((a) => t("order.rateValue", { asset: a, rate: formatRate(setup.rates[a], locale) }));
   return (
     <div className="space-y-4">
       <nav aria-label={t("newOrder.kindLabel")}>
         <ul className="flex flex-wrap gap-2">
-          {NEW_ORDER_KINDS.map((k) => (
+          {kinds.map((k) => (
             <li key={k}>
               <Link
                 href={`/dashboard/orders/new?kind=${k}`}

@@ -11,6 +11,7 @@ import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { formatRate, isMessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 import { PaymentPanel } from "./payment-panel";
+import { RefundsPanel } from "./refunds-panel";
 import { SimulatePayment } from "./simulate-payment";
 
 function FactValue({ fact }: { fact: Fact }) {
@@ -76,9 +77,10 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
     refetchInterval: (q) => (q.state.data?.final ? POLL_MS * 4 : POLL_MS),
   });
   const refresh = useCallback(() => void client.invalidateQueries({ queryKey: queryKeys.order(initial.id) }), [client, initial.id]);
-  const eventLabel = (type: string, status: string | null) => {
+  const eventLabel = (type: string, status: string | null, valueCentavos: number | null) => {
     const key = `status.${status}`;
-    return status && isMessageKey(key) ? `${type} → ${t(key)}` : type;
+    const what = valueCentavos === null ? type : `${type} (${money(valueCentavos)})`;
+    return status && isMessageKey(key) ? `${what} → ${t(key)}` : what;
   };
   return (
     <div className="space-y-6">
@@ -142,13 +144,15 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
             {data.events.map((e) => (
               <li key={e.id} className="relative">
                 <span aria-hidden="true" className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-brand-500 ring-4 ring-white" />
-                <p className="break-words font-mono text-xs font-medium text-slate-900">{eventLabel(e.type, e.status)}</p>
+                <p className="break-words font-mono text-xs font-medium text-slate-900">{eventLabel(e.type, e.status, e.valueCentavos)}</p>
                 <p className="text-xs text-slate-600">{dateTime(e.at)}</p>
               </li>
             ))}
           </ol>
         </Card>
       </div>
+
+      {data.refundable || data.refunds.length > 0 ? <RefundsPanel order={data} /> : null}
 
       {data.kind === "onchain" || data.kind === "crypto_pix" ? (
         <Card aria-labelledby="transfers-title">

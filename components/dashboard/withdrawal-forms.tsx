@@ -138,7 +138,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
 
 export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
   const { t, money } = useI18n();
-  const [network, setNetwork] = useState<WithdrawNetwork>("polygon");
+  const [network, setNetwork] = useState<WithdrawNetwork>(quotes.networks.includes("polygon") ? "polygon" : quotes.networks[0]);
   const [token, setToken] = useState("USDT");
   const [toAddress, setToAddress] = useState("");
   const [value, setValue] = useState("");
@@ -211,10 +211,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
           name="network"
           value={network}
           onChange={(e) => setNetwork(e.target.value as WithdrawNetwork)}
-          options={[
-            { value: "polygon", label: "Polygon" },
-            { value: "bsc", label: "BNB Smart Chain" },
-          ]}
+          options={quotes.networks.map((n) => ({ value: n, label: n === "polygon" ? "Polygon" : "BNB Smart Chain" }))}
         />
         <Select
           label={t("withdrawals.token")}

@@ -13,7 +13,7 @@ import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
 export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState; quotes: WithdrawalQuotes }) {
   const { t, money, dateTime, crypto } = useI18n();
-  const [tab, setTab] = useState<"pix" | "onchain">("pix");
+  const [tab, setTab] = useState<"pix" | "onchain">(quotes.kinds[0] ?? "pix");
   const { data } = useQuery({
     queryKey: queryKeys.withdrawals(),
     queryFn: () => getJson<WithdrawalState>("/dashboard/api/withdrawals"),
@@ -29,7 +29,7 @@ export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState;
             {tab === "pix" ? t("withdrawals.newPix") : t("withdrawals.newOnchain")}
           </h2>
           <div className="mb-5 inline-flex rounded-lg border border-slate-300 p-0.5" role="group" aria-label={t("withdrawals.title")}>
-            {(["pix", "onchain"] as const).map((k) => (
+            {quotes.kinds.map((k) => (
               <button
                 key={k}
                 type="button"
@@ -44,7 +44,13 @@ export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState;
               </button>
             ))}
           </div>
-          {tab === "pix" ? <PixOutForm quotes={quotes} limits={limits} /> : <OnchainForm quotes={quotes} limits={limits} />}
+          {quotes.kinds.length === 0 ? (
+            <p className="text-sm text-slate-600">{t("withdrawals.noRails")}</p>
+          ) : tab === "pix" ? (
+            <PixOutForm quotes={quotes} limits={limits} />
+          ) : (
+            <OnchainForm quotes={quotes} limits={limits} />
+          )}
         </Card>
         <Card aria-labelledby="limits-title">
           <CardTitle id="limits-title">{t("withdrawals.limits")}</CardTitle>

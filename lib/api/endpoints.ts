@@ -6,6 +6,8 @@ import { createRouter } from "@/lib/http/router";
 import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
 import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
 import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
+import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
+import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
 import { SANDBOX_ENDPOINTS } from "@/lib/sandbox/endpoints";
 import { WEBHOOK_ENDPOINTS } from "@/lib/webhooks/endpoints";
 import { getWithdrawalEndpoint, listWithdrawalsEndpoint, onchainWithdrawEndpoint, pixOutEndpoint } from "@/lib/withdrawals/endpoints";
@@ -24,6 +26,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   createLightningOrderEndpoint,
   pixOutEndpoint,
   getOrderEndpoint,
+  refundOrderEndpoint,
   listOrdersEndpoint,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
@@ -34,6 +37,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   ...CHECKOUT_ENDPOINTS,
   openApiEndpoint(openApiJson),
   ...WEBHOOK_ENDPOINTS,
+  ...PIX_COLLECTION_ENDPOINTS,
 ];
 
 export const apiRouter = createRouter(API_ENDPOINTS);

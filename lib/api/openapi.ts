@@ -20,6 +20,7 @@ export const TAGS = [
   { name: "Sandbox", description: "Test helpers, sandbox mode only (404 in live mode)" },
   { name: "Webhooks", description: "Webhook endpoints, their deliveries, and the event log" },
   { name: "Operator", description: "Provisioning with ADMIN_TOKEN (404 when it is unset)" },
+  { name: "Provider callbacks", description: "Where payment providers notify us (live mode, when configured; 404 otherwise)" },
   { name: "Meta", description: "This document" },
 ] as const;
 

@@ -30,9 +30,11 @@ import { emitStatusChange } from "./events";
 import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
+import { requireRail } from "@/lib/providers/rails";
 
 /** Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. */
 export async function createCryptoPixPayment(merchant: MerchantProfile, input: PayCryptoPixInput): Promise<CryptoPixPayment> {
+  requireRail("crypto_pix");
   let parsed;
   try {
     parsed = parseBrCode(input.qrcode);

@@ -3,6 +3,7 @@ import { brlValue, bodyObject } from "@/lib/fields";
 import { payCryptoPixBody } from "@/lib/crypto-pix/schemas";
 import { createDepositBody } from "@/lib/onchain/schemas";
 import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";
+import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { onchainWithdrawBody, pixOutBody } from "@/lib/withdrawals/schemas";
 import { companyNameField, pixKeyField } from "@/lib/forms/fields";
@@ -33,3 +34,6 @@ export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DE
 export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutBody.shape.pixKey }), { decimal: DECIMAL_FIELDS });
 
 export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
+
+/** The refund API's own body, plus the order it refunds. */
+export const refundForm = formSchema(refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }) }), { decimal: DECIMAL_FIELDS });

@@ -4,6 +4,8 @@ import { fanOutEvent } from "@/lib/webhooks/fanout";
 
 export const EVENT_TYPES = [
   "order.status_changed",
+  "order.funds_unapplied",
+  "refund.status_changed",
   "onchain.deposit.status_changed",
   "onchain.deposit.funds_unapplied",
   "crypto_pix.status_changed",

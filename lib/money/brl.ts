@@ -27,3 +27,17 @@ export function centavosToBrl(centavos: number): number {
 export function formatBrl(centavos: number, locale = "pt-BR"): string {
   return new Intl.NumberFormat(locale, { style: "currency", currency: "BRL" }).format(centavos / 100);
 }
+
+/** Centavos as PSPs write amounts ("valor": "12.34"; API Pix pattern \d{1,10}\.\d{2}). */
+export function centavosToDecimalString(centavos: number): string {
+  if (!Number.isSafeInteger(centavos) || centavos < 0) throw new RangeError(`not a centavo amount: ${centavos}`);
+  return `${Math.floor(centavos / 100)}.${String(centavos % 100).padStart(2, "0")}`;
+}
+
+/** A PSP's "12.34" as integer centavos, exactly; null for anything else (no rounding of "12.345" or "1e3"). */
+export function decimalStringToCentavos(value: string): number | null {
+  const m = /^(\d{1,13})\.(\d{2})$/.exec(value);
+  if (!m) return null;
+  const centavos = Number(m[1]) * 100 + Number(m[2]);
+  return Number.isSafeInteger(centavos) ? centavos : null;
+}

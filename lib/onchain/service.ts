@@ -28,8 +28,10 @@ import {
 } from "./queries";
 import type { CreateDepositInput } from "./schemas";
 import { depositView } from "./views";
+import { requireRail } from "@/lib/providers/rails";
 
 export async function createDeposit(merchant: MerchantProfile, input: CreateDepositInput): Promise<OnchainOrder> {
+  requireRail("onchain");
   const { network, asset, token } = resolveToken(String(input.network ?? ""), String(input.asset ?? ""), ALL_NETWORKS, {
     networkExtra: () => ({ supportedNetworks: [...ALL_NETWORKS] }),
   });

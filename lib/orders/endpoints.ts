@@ -15,8 +15,8 @@ import {
   listOrdersQuery,
   listOrdersResponse,
 } from "./schemas";
-import { createExchangeOrder, createLightningOrder, createPixOrder, findOrder, lightningProviderDetails } from "./service";
-import { exchangeOrderView, lightningOrderView, orderView, pixOrderView } from "./views";
+import { createExchangeOrder, createLightningOrder, createPixOrder, findOrder, lightningProviderDetails, orderRefunds } from "./service";
+import { exchangeOrderView, lightningOrderView, orderView, pixOrderView, refundView } from "./views";
 
 const TAG = "PIX and wallet orders";
 
@@ -93,7 +93,8 @@ export const getOrderEndpoint = defineEndpoint({
   response: { status: 200, description: "The order", schema: getOrderResponse, example: getOrderExample },
   docs: {
     summary: "Look up an order",
-    description: "PIX, exchange-wallet or Lightning order, by id or payment link id. `providerDetails` appears only for Lightning orders.",
+    description:
+      "PIX, exchange-wallet or Lightning order, by id or payment link id. `providerDetails` appears only for Lightning orders. `refunds` lists the order's refunds (POST /api/v1/order/{id}/refund), oldest first; [] when it has none.",
     tag: TAG,
     params: { id: "Order id (UUID) or payment link id" },
     errors: [404],
@@ -105,6 +106,7 @@ export const getOrderEndpoint = defineEndpoint({
       message: "Order retrieved successfully",
       order: orderView(order),
       ...(order.kind === "lightning" ? { providerDetails: await lightningProviderDetails(order) } : {}),
+      refunds: (await orderRefunds(order)).map(refundView),
     };
   },
 });

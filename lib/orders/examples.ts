@@ -89,6 +89,7 @@ export const getOrderExample = {
       "transactions": [],
     },
   },
+  "refunds": [],
 };
 
 export const ordersExample = {

@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "@/db";
 import { prepared } from "@/db/prepared";
-import { orders, type Order } from "@/db/schema";
+import { orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
 
 // The SQL of PIX, exchange-wallet and Lightning orders. Each query takes the executor first (the
 // pool or a transaction); the service (./service.ts) decides what happens, these say how it is
@@ -172,6 +172,15 @@ export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<
   return updated;
 }
 
+/** PENDING orders past their expiry (among `ids` when given), unlocked: what a sweep is about to look at. */
+export function dueOrders(ex: Executor, ids: string[] | undefined, limit: number): Promise<Order[]> {
+  return ex
+    .select()
+    .from(orders)
+    .where(and(eq(orders.status, "PENDING"), isNotNull(orders.expiresAt), lt(orders.expiresAt, sql`now()`), ids ? inArray(orders.id, ids) : undefined))
+    .limit(limit);
+}
+
 /** PENDING orders past their expiry (among `ids` when given), locked; rows another sweeper holds are skipped. */
 export function lockExpiredPending(ex: Executor, ids: string[] | undefined, limit: number): Promise<Order[]> {
   return ex
@@ -189,4 +198,52 @@ export function markCancelled(ex: Executor, ids: string[]): Promise<Order[]> {
     .set({ status: "CANCELLED", version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
     .where(and(inArray(orders.id, ids), eq(orders.status, "PENDING")))
     .returning();
+}
+
+/** The PIX order a charge's txid belongs to, locked for the payment being applied. */
+export async function lockOrderByTxid(ex: Executor, txid: string): Promise<Order | undefined> {
+  const [row] = await ex.select().from(orders).where(eq(orders.txid, txid)).for("update");
+  return row;
+}
+
+/** Records a received PIX once; false when its end-to-end id was recorded before. */
+export async function insertPixReceipt(ex: Executor, values: typeof pixReceipts.$inferInsert): Promise<boolean> {
+  const rows = await ex.insert(pixReceipts).values(values).onConflictDoNothing().returning({ id: pixReceipts.endToEndId });
+  return rows.length > 0;
+}
+
+export async function receiptExists(ex: Executor, endToEndId: string): Promise<boolean> {
+  const rows = await ex.select({ id: pixReceipts.endToEndId }).from(pixReceipts).where(eq(pixReceipts.endToEndId, endToEndId));
+  return rows.length > 0;
+}
+
+/** The PIX that paid an order (what a refund sends back against). */
+export async function appliedReceiptOf(ex: Executor, orderId: string): Promise<PixReceipt | undefined> {
+  const [row] = await ex
+    .select()
+    .from(pixReceipts)
+    .where(and(eq(pixReceipts.orderId, orderId), eq(pixReceipts.applied, true)))
+    .limit(1);
+  return row;
+}
+
+/** One order, locked until the transaction ends: what serialises its refunds' requests and decisions. */
+export async function lockOrder(ex: Executor, id: string): Promise<Order | undefined> {
+  const [row] = await ex.select().from(orders).where(eq(orders.id, id)).for("update");
+  return row;
+}
+
+/** COMPLETED → REFUND (its refunds reached its value); undefined when it was not COMPLETED. */
+export async function markRefunded(ex: Executor, id: string): Promise<Order | undefined> {
+  const [updated] = await ex
+    .update(orders)
+    .set({ status: "REFUND", version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
+    .where(and(eq(orders.id, id), eq(orders.status, "COMPLETED")))
+    .returning();
+  return updated;
+}
+
+/** An order's refunds, oldest first (the lookup's `refunds`; lib/refunds writes them). */
+export function refundsOfOrder(ex: Executor, orderId: string): Promise<OrderRefund[]> {
+  return ex.select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt), asc(orderRefunds.id));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ORDER_KINDS, ORDER_STATUSES } from "@/db/schema";
+import { ORDER_KINDS, ORDER_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { messageError } from "@/lib/http/error-body";
 import { bodyObject, brlAmount, brlValue, cnpjField, cpfField, emailField, isoDateTime, optionalText, urlField } from "@/lib/fields";
 
@@ -130,10 +130,28 @@ export const createPixOrderResponse = z.strictObject({
 });
 export const createExchangeOrderResponse = z.strictObject({ message: z.string(), order: exchangeOrderSchema });
 export const createLightningOrderResponse = z.strictObject({ message: z.string(), order: lightningOrderSchema });
+/**
+ * CONTRACT §11: one refund of a PIX or exchange-wallet order, as its 201 and the order lookup show it.
+ * Defined here because the lookup lists them; lib/refunds requests and decides them.
+ */
+export const refundViewSchema = z
+  .strictObject({
+    id: z.uuid(),
+    orderId: z.uuid(),
+    value: brlAmount,
+    status: z
+      .enum(REFUND_STATUSES)
+      .meta({ description: "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back" }),
+    createdAt: isoDateTime,
+  })
+  .meta({ id: "Refund" });
+export type RefundView = z.infer<typeof refundViewSchema>;
+
 export const getOrderResponse = z.strictObject({
   message: z.string(),
   order: orderViewSchema,
   providerDetails: lightningProviderDetailsSchema.optional().meta({ description: "Present only for Lightning orders" }),
+  refunds: z.array(refundViewSchema).meta({ description: "The order's refunds, oldest first; [] when it has none" }),
 });
 export type CreatePixOrderResponse = z.infer<typeof createPixOrderResponse>;
 export type CreateExchangeOrderResponse = z.infer<typeof createExchangeOrderResponse>;

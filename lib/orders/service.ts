@@ -1,15 +1,30 @@
 import { db, type Tx } from "@/db";
-import type { MerchantProfile, Order, OrderStatus } from "@/db/schema";
-import { isUuid, newOrderHash, newPaymentLinkId, newPixTxid } from "@/lib/ids";
+import type { MerchantProfile, Order, OrderRefund, OrderStatus } from "@/db/schema";
+import { isUuid, newOrderHash, newPaymentLinkId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound, ProviderError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { log } from "@/lib/log";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { satoshisFor } from "@/lib/money";
 import { providers } from "@/lib/providers";
+import { RailNotEnabled, requireRail } from "@/lib/providers/rails";
+import { API_PIX_PROVIDER } from "@/lib/providers/pix/api-pix";
+import type { CollectionPayer } from "@/lib/providers/pix/types";
 import type { CreateExchangeOrderInput, CreateLightningOrderInput, CreatePixOrderInput } from "./schemas";
-import { insertOrder, lockExpiredPending, markCancelled, markPaid, merchantOrderById, merchantOrderByLink, orderById } from "./queries";
+import {
+  dueOrders,
+  insertOrder,
+  lockExpiredPending,
+  markCancelled,
+  markPaid,
+  markRefunded,
+  merchantOrderById,
+  merchantOrderByLink,
+  orderById,
+  refundsOfOrder,
+} from "./queries";
 import { orderView } from "./views";
 
 function references(input: Record<string, unknown>, keys: string[]): Record<string, string> {
@@ -21,15 +36,31 @@ function references(input: Record<string, unknown>, keys: string[]): Record<stri
   return out;
 }
 
+/** The payer named on the charge (API Pix `devedor`): only with a name and a CPF or a numeric CNPJ, as the document requires. */
+function payerOf(input: CreatePixOrderInput): CollectionPayer | undefined {
+  if (!input.name) return undefined;
+  if (input.cpf) return { name: input.name, cpf: input.cpf };
+  if (input.cnpj && /^\d{14}$/.test(input.cnpj)) return { name: input.name, cnpj: input.cnpj };
+  return undefined;
+}
+
 export async function createPixOrder(merchant: MerchantProfile, input: CreatePixOrderInput): Promise<Order> {
+  requireRail("pix");
   if (!merchant.pixKey) {
     // The PSP needs a payout destination for the merchant before it will collect for it.
     throw new InvalidInput("The merchant has no registered PIX key: register one before creating PIX orders", {
       details: { pixKey: null, identifier: merchant.id },
     });
   }
-  const txid = newPixTxid();
-  const collection = await providers().pix.createCollection({ valueCentavos: input.value, txid });
+  const expiresAt = input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null;
+  const collection = await providers()
+    .pix.createCollection({ valueCentavos: input.value, expiresInSeconds: input.expiresIn ?? null, payer: payerOf(input) })
+    .catch((err: unknown) => {
+      // The PSP refused the charge: the spec's create-PIX 400, with the details it names.
+      if (err instanceof InvalidInput && !(err instanceof RailNotEnabled))
+        throw new InvalidInput(err.message, { details: { pixKey: merchant.pixKey, identifier: merchant.id } });
+      throw err;
+    });
   const order = await insertOrder({
     merchantId: merchant.id,
     kind: "pix",
@@ -40,13 +71,14 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
     provider: collection.provider,
     providerRef: collection.providerRef,
     brcode: collection.brcode,
-    txid,
-    expiresAt: input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null,
+    txid: collection.txid,
+    expiresAt,
   });
   return order;
 }
 
 export async function createExchangeOrder(merchant: MerchantProfile, input: CreateExchangeOrderInput): Promise<Order> {
+  requireRail("exchange");
   const paymentLinkId = newPaymentLinkId();
   const payment = await providers().exchange.createPayment({
     valueCentavos: input.value,
@@ -70,6 +102,7 @@ export async function createExchangeOrder(merchant: MerchantProfile, input: Crea
 }
 
 export async function createLightningOrder(merchant: MerchantProfile, input: CreateLightningOrderInput): Promise<Order> {
+  requireRail("lightning");
   const { rates, lightning } = providers();
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(input.value, quote.rate);
@@ -134,22 +167,28 @@ async function changeStatus(tx: Tx, before: Order, after: Order) {
   });
 }
 
+/**
+ * In the caller's transaction: PENDING → COMPLETED with the ledger credit and the event, when the
+ * order was PENDING and `paidAt` is within its expiry; undefined otherwise (nothing written).
+ */
+export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date): Promise<Order | undefined> {
+  const updated = await markPaid(tx, orderId, paidAt);
+  if (!updated) return undefined;
+  await postLedgerEntry(tx, {
+    merchantId: updated.merchantId,
+    kind: "order_credit",
+    amountCentavos: updated.valueCentavos,
+    refType: "order",
+    refId: updated.id,
+    description: `${updated.kind} order ${updated.paymentLinkId}`,
+  });
+  await changeStatus(tx, { ...updated, status: "PENDING" }, updated);
+  return updated;
+}
+
 /** PENDING → COMPLETED: one transaction with the ledger credit and the event. */
 export async function completeOrder(orderId: string, paidAt: Date = new Date()): Promise<Order> {
-  const result = await db().transaction(async (tx) => {
-    const updated = await markPaid(tx, orderId, paidAt);
-    if (!updated) return null;
-    await postLedgerEntry(tx, {
-      merchantId: updated.merchantId,
-      kind: "order_credit",
-      amountCentavos: updated.valueCentavos,
-      refType: "order",
-      refId: updated.id,
-      description: `${updated.kind} order ${updated.paymentLinkId}`,
-    });
-    await changeStatus(tx, { ...updated, status: "PENDING" }, updated);
-    return updated;
-  });
+  const result = await db().transaction((tx) => markOrderPaid(tx, orderId, paidAt));
   if (result) return result;
   const current = await orderById(db(), orderId);
   if (!current) throw new NotFound("Order not found");
@@ -165,8 +204,9 @@ export async function completeOrder(orderId: string, paidAt: Date = new Date()):
  * orders (expire-on-read); otherwise it sweeps a batch. Rows locked by another sweeper are skipped.
  */
 export async function expireOrders(ids?: string[], batch = 500): Promise<number> {
+  const removable = await removeChargesAtPsp(ids, batch);
   return db().transaction(async (tx) => {
-    const due = await lockExpiredPending(tx, ids, batch);
+    const due = (await lockExpiredPending(tx, ids, batch)).filter((o) => removable(o));
     if (due.length === 0) return 0;
     const updated = await markCancelled(
       tx,
@@ -175,6 +215,28 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
     for (const after of updated) await changeStatus(tx, { ...after, status: "PENDING" as OrderStatus }, after);
     return updated.length;
   });
+}
+
+/**
+ * A charge a PSP holds is removed there before its order is cancelled here (CONTRACT §10): an order
+ * whose charge the PSP says was paid, or that it could not be asked about, stays PENDING, and the
+ * payment is applied when it is read (notification, reconciliation). Returns which due orders may be
+ * cancelled.
+ */
+async function removeChargesAtPsp(ids: string[] | undefined, batch: number): Promise<(o: Order) => boolean> {
+  const atPsp = (await dueOrders(db(), ids, batch)).filter((o) => o.kind === "pix" && o.txid && o.provider === API_PIX_PROVIDER);
+  if (atPsp.length === 0) return () => true;
+  const keep = new Set<string>();
+  for (const o of atPsp) {
+    try {
+      const outcome = await providers().pix.cancelCollection(o.txid!);
+      if (outcome === "paid") keep.add(o.id);
+    } catch (err) {
+      keep.add(o.id);
+      log.warn("PIX charge could not be removed at the PSP; the order stays PENDING until it can", { orderId: o.id, err });
+    }
+  }
+  return (o) => !keep.has(o.id);
 }
 
 export async function lightningProviderDetails(order: Order) {
@@ -188,4 +250,21 @@ export async function lightningProviderDetails(order: Order) {
     createdAt: order.createdAt,
     status,
   });
+}
+
+/**
+ * In the caller's transaction: COMPLETED → REFUND with its event, once the order's COMPLETED refunds
+ * reached its value (lib/refunds decides that, holding the order's row lock); undefined when the
+ * order was not COMPLETED.
+ */
+export async function markOrderRefunded(tx: Tx, orderId: string): Promise<Order | undefined> {
+  const updated = await markRefunded(tx, orderId);
+  if (updated) await changeStatus(tx, { ...updated, status: "COMPLETED" }, updated);
+  return updated;
+}
+
+/** The order's refunds for its lookup: only a paid PIX or exchange-wallet order can have any, so the others cost no query. */
+export async function orderRefunds(order: Order): Promise<OrderRefund[]> {
+  if (order.kind === "lightning" || (order.status !== "COMPLETED" && order.status !== "REFUND")) return [];
+  return refundsOfOrder(db(), order.id);
 }

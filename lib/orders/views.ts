@@ -1,7 +1,7 @@
-import type { Order } from "@/db/schema";
+import type { Order, OrderRefund } from "@/db/schema";
 import { paymentLink, qrCodeLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
-import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView } from "./schemas";
+import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView, RefundView } from "./schemas";
 
 /** Spec §2.1: the generic lookup view. Kind-specific fields are omitted for other kinds, never null. */
 export function orderView(o: Order): OrderView {
@@ -63,4 +63,9 @@ export function exchangeOrderView(o: Order): ExchangeOrderView {
 /** Spec §2.4: the Lightning creation view; `satoshis` is the exact amount to pay (CONTRACT §5). */
 export function lightningOrderView(o: Order): LightningOrderView {
   return { ...createdOrderBase(o), invoice: o.invoice!, satoshis: o.satoshis! };
+}
+
+/** CONTRACT §11: a refund as its 201, the order lookup and its events show it. */
+export function refundView(r: OrderRefund): RefundView {
+  return { id: r.id, orderId: r.orderId, value: centavosToBrl(r.valueCentavos), status: r.status, createdAt: r.createdAt.toISOString() };
 }

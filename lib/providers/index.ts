@@ -10,13 +10,16 @@ import type { ExchangeWalletProvider } from "./exchange/types";
 import { openNodeLightning } from "./lightning/opennode";
 import { sandboxLightning } from "./lightning/sandbox";
 import type { LightningProvider } from "./lightning/types";
+import { efiPayout } from "./payout/efi";
 import { sandboxPayout } from "./payout/sandbox";
 import type { PixPayoutProvider } from "./payout/types";
+import { apiPix } from "./pix/api-pix";
 import { sandboxPix } from "./pix/sandbox";
 import type { PixProvider } from "./pix/types";
 import { liveRates } from "./rates/live";
 import { sandboxRates } from "./rates/sandbox";
 import type { RatesProvider } from "./rates/types";
+import { RailNotEnabled, railOffReason } from "./rails";
 
 export type Providers = {
   rates: RatesProvider;
@@ -43,28 +46,34 @@ function sandboxProviders(): Providers {
 }
 
 /**
- * Live adapters, each present only when its configuration is. Live mode refuses to start while any
- * provider it would use has none, naming it (CONTRACT §1), rather than taking real money through a
- * sandbox. PIX and the exchange wallet have no live adapter yet.
+ * Live adapters where their configuration is, and where it is not, a stand-in that answers the
+ * rail's 400 naming what to set (lib/providers/rails.ts): live mode starts with the rails it has
+ * (CONTRACT §10), never with a sandbox adapter taking real money.
  */
-function liveAdapters(e: Env): Partial<Providers> {
+function liveProviders(e: Env): Providers {
+  const rates = e.RATES_URL ? liveRates : notConfigured<RatesProvider>("rates", "Live rates are not configured on this server: set RATES_URL");
   return {
-    rates: e.RATES_URL ? liveRates : undefined,
-    lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : undefined,
-    chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(liveRates), sandbox: sandboxChain }) : undefined,
+    rates,
+    pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
+    payout: e.PIX_PAYOUT_PROVIDER === "efi" ? efiPayout : notConfigured<PixPayoutProvider>("payout", railOffReason("pix_out")!),
+    exchange: notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
+    lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : notConfigured<LightningProvider>("lightning", railOffReason("lightning")!),
+    chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(rates), sandbox: sandboxChain }) : notConfigured<ChainProvider>("chain", railOffReason("onchain")!),
   };
 }
 
-const HOW_TO_CONFIGURE: Record<keyof Providers, string> = {
-  rates: "rates (set RATES_URL)",
-  pix: "pix (no live adapter exists yet)",
-  payout: "payout (no live adapter exists yet)",
-  exchange: "exchange (no live adapter exists yet)",
-  lightning: "lightning (set LIGHTNING_API_URL and LIGHTNING_API_KEY)",
-  chain: "chain (set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE)",
-};
-
-export class MissingLiveProvider extends Error {}
+/** A provider for a rail that is off: every call answers the rail's 400; its name says what it is. */
+function notConfigured<T extends object>(kind: string, reason: string): T {
+  return new Proxy({} as T, {
+    get(_target, prop) {
+      if (prop === "name") return `${kind}-not-configured`;
+      if (prop === "then") return undefined;
+      return () => {
+        throw new RailNotEnabled(reason);
+      };
+    },
+  });
+}
 
 // Built once per configuration (tests change it between files; production never does).
 const built = new WeakMap<Env, Providers>();
@@ -92,11 +101,5 @@ export function overrideProvidersForTests(replacement: Partial<Providers> | unde
 
 function build(e: Env): Providers {
   checkChainConfig();
-  if (e.PAYMENTS_MODE === "sandbox") return sandboxProviders();
-  const live = liveAdapters(e);
-  const missing = (Object.keys(HOW_TO_CONFIGURE) as (keyof Providers)[]).filter((k) => !live[k]);
-  if (missing.length > 0) {
-    throw new MissingLiveProvider(`Live mode needs a live adapter for: ${missing.map((k) => HOW_TO_CONFIGURE[k]).join(", ")}`);
-  }
-  return live as Providers;
+  return e.PAYMENTS_MODE === "sandbox" ? sandboxProviders() : liveProviders(e);
 }

@@ -11,7 +11,9 @@ import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
 import { applyDepositTransfer, findDeposit } from "@/lib/onchain/service";
 import { findAnyOrder } from "@/lib/orders/any-order";
+import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { completeOrder, findOrder } from "@/lib/orders/service";
+import { randomBase62 } from "@/lib/ids";
 
 // Sandbox payments (CONTRACT §8), for the API's sandbox helpers and the dashboard's "simulate
 // payment" alike: they run the same service functions a provider's notification or the chain watcher
@@ -49,10 +51,27 @@ function transferTo(target: { network: string; address: string; tokenAddress: st
   };
 }
 
-/** A PENDING PIX, exchange-wallet or Lightning order, by id or payment link id, becomes COMPLETED. */
+/**
+ * A PENDING PIX, exchange-wallet or Lightning order, by id or payment link id, becomes COMPLETED. A
+ * PIX order is paid as the PSP would report it: a received PIX with its end-to-end id (what a refund
+ * later sends back against), applied by the same code as a live notification.
+ */
 export async function payOrder(merchantId: string, idOrLink: string): Promise<Order> {
   const order = await findOrder(merchantId, idOrLink);
+  if (order.kind !== "pix" || order.status !== "PENDING" || !order.txid) return completeOrder(order.id);
+  const paid = await applyReceivedPix(
+    { endToEndId: sandboxEndToEndId(), txid: order.txid, valueCentavos: order.valueCentavos, paidAt: new Date(), chave: env().PIX_RECEIVER_KEY },
+    "sandbox",
+  );
+  if (!paid.duplicate && paid.applied && paid.order) return paid.order;
+  // Expired or paid meanwhile: answered like any other order that cannot be paid.
   return completeOrder(order.id);
+}
+
+/** A PIX end-to-end id as the SPI forms it: E, the payer's PSP (ISPB 00000000 here), the minute, 11 random characters. */
+function sandboxEndToEndId(now = new Date()): string {
+  const minute = now.toISOString().slice(0, 16).replace(/[-T:]/g, "");
+  return `E00000000${minute}${randomBase62(11)}`;
 }
 
 /** A confirmed token transfer to a deposit's address. */

@@ -21,6 +21,7 @@ import { lockAndCheck } from "./limits";
 import { insertWithdrawal, merchantWithdrawalById, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
 import { withdrawalView } from "./views";
+import { requireRail } from "@/lib/providers/rails";
 
 const eventType = (w: Withdrawal) => (w.kind === "onchain" ? "withdrawal.onchain.status_changed" : "withdrawal.pix_out.status_changed");
 
@@ -42,6 +43,7 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
  * transaction begins.
  */
 export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
+  requireRail("onchain_withdrawal");
   const { network, asset, token } = resolveToken(String(input.network ?? ""), input.token === undefined ? "USDT" : String(input.token), WITHDRAW_NETWORKS);
   const { rates, chain } = providers();
   const quote = await rates.quote(asset);
@@ -84,6 +86,7 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
 
 /** PIX withdrawal to a key, or to the merchant's registered key when none is given: debited, and its payout recorded, in one transaction. */
 export async function createPixOut(merchant: MerchantProfile, input: PixOutInput): Promise<Withdrawal> {
+  requireRail("pix_out");
   const rawKey = input.pixKey ?? merchant.pixKey;
   if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
   const key = classifyPixKey(rawKey);

@@ -21,6 +21,11 @@ import { openPayoutIds, payoutById } from "@/lib/payouts/queries";
 import { depositReceiver } from "@/lib/onchain/chain-receiver";
 import { expireDeposits } from "@/lib/onchain/service";
 import { expireOrders } from "@/lib/orders/service";
+import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
+import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
+import { railEnabled } from "@/lib/providers/rails";
+import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
+import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
@@ -54,6 +59,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "settled", run: () => settleFullyPaidPayments() },
   { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
+  { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
   { name: "rateLimitWindows", run: () => purgeOldRateLimitWindows().then(() => 0) },
@@ -78,6 +84,8 @@ export function watchDeposits(network: Network, opts: { maxRanges?: number } = {
 /** Starts the job runner and the webhook dispatcher; a second call returns the running queue. */
 export async function startWorker(): Promise<PgBoss> {
   const chain = chainWatchJobs(TRANSFER_RECEIVERS);
+  // Sandbox PIX has no PSP to read; live PIX is reconciled by reading the PSP's list.
+  const pixPolled = env().PAYMENTS_MODE === "live" && railEnabled("pix");
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -92,12 +100,24 @@ export async function startWorker(): Promise<PgBoss> {
         const payout = await payoutById(db(), id);
         if (payout?.purpose === "crypto_pix") await sendDecidedRefunds(payout.ownerId);
       }),
+      worker(refundQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+        if (!(await advanceRefund(id))) throw new Error(`order refund ${id} not final yet`);
+      }),
       worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
         if (!(await advanceChainTx(id, CHAIN_TX_OWNERS))) throw new Error(`chain transaction ${id} not decided yet`);
       }),
+      // A notified PIX is read back from the PSP; a read that fails is retried with backoff.
+      worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId }) => {
+        await confirmNotifiedPix(endToEndId);
+      }),
+      ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
       ...chain.workers,
     ],
-    recurring: [{ queue: sweepQueue, tickSeconds: env().EXPIRY_SWEEP_SECONDS }, ...chain.recurring],
+    recurring: [
+      { queue: sweepQueue, tickSeconds: env().EXPIRY_SWEEP_SECONDS },
+      ...(pixPolled ? [{ queue: pixReconcileQueue, tickSeconds: env().PIX_POLL_SECONDS }] : []),
+      ...chain.recurring,
+    ],
   });
   await startWebhookDispatcher();
   return boss;

@@ -12,6 +12,7 @@ import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
+import { refundsOfOrder } from "@/lib/orders/queries";
 import type { OrderListKind } from "./orders";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
@@ -68,7 +69,8 @@ export type OrderDetail = {
   facts: Fact[];
   /** Token transfers to a deposit address (on-chain and Crypto-PIX only), wrong ones included. */
   transfers: TransferLine[];
-  events: { id: string; type: string; status: string | null; at: string }[];
+  /** `valueCentavos`: a refund's amount, on its events (null on the others). */
+  events: { id: string; type: string; status: string | null; valueCentavos: number | null; at: string }[];
   deliveries: {
     id: string;
     endpointUrl: string;
@@ -80,6 +82,19 @@ export type OrderDetail = {
     at: string;
   }[];
   canSimulate: boolean;
+  /** A PIX or exchange-wallet order's refunds, oldest first ([] for other kinds). */
+  refunds: RefundLine[];
+  /** Set when the order can be refunded now: what is left (its value less the refunds that did not fail). */
+  refundable: { leftCentavos: number; sandbox: boolean } | null;
+};
+
+export type RefundLine = {
+  id: string;
+  valueCentavos: number;
+  status: "PENDING" | "COMPLETED" | "FAILED";
+  reason: string | null;
+  failureReason: string | null;
+  createdAt: string;
 };
 
 const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
@@ -87,7 +102,7 @@ const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers">;
+type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable">;
 
 function fromOrder(o: Order): Base {
   const link = paymentLink(o.paymentLinkId);
@@ -207,13 +222,35 @@ function transferLine(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): Tra
 }
 
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
-async function loadOrder(merchantId: string, id: string): Promise<(Base & { transfers: TransferLine[] }) | null> {
+async function loadOrder(merchantId: string, id: string): Promise<(Base & Pick<OrderDetail, "transfers" | "refunds" | "refundable">) | null> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [] };
+  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)) };
   const order = found.order;
   const transfers = (await transfersOf(db(), order.id)).map((t) => transferLine(t, order));
-  return { ...(found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order)), transfers };
+  return { ...(found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order)), transfers, refunds: [], refundable: null };
+}
+
+/**
+ * A paid PIX or exchange-wallet order's refunds, and what is left to refund (CONTRACT §11): a preview
+ * for the form; the service decides again under the order's row lock.
+ */
+async function refundsOf(o: Order): Promise<Pick<OrderDetail, "refunds" | "refundable">> {
+  if (o.kind === "lightning" || (o.status !== "COMPLETED" && o.status !== "REFUND")) return { refunds: [], refundable: null };
+  const rows = await refundsOfOrder(db(), o.id);
+  const held = rows.filter((r) => r.status !== "FAILED").reduce((sum, r) => sum + r.valueCentavos, 0);
+  const left = o.valueCentavos - held;
+  return {
+    refunds: rows.map((r) => ({
+      id: r.id,
+      valueCentavos: r.valueCentavos,
+      status: r.status,
+      reason: r.reason,
+      failureReason: r.failureReason,
+      createdAt: r.createdAt.toISOString(),
+    })),
+    refundable: o.status === "COMPLETED" && left > 0 ? { leftCentavos: left, sandbox: env().PAYMENTS_MODE === "sandbox" } : null,
+  };
 }
 
 export async function getOrderDetail(merchantId: string, id: string): Promise<OrderDetail | null> {
@@ -228,6 +265,7 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
         id: events.id,
         type: events.type,
         status: sql<string | null>`coalesce(${events.data}->'refund'->>'status', ${events.data}->>'status')`,
+        valueCentavos: sql<number | null>`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,
         at: events.createdAt,
       })
       .from(events)

@@ -4,7 +4,10 @@ import { db } from "@/db";
 import { merchants, type Merchant, type Withdrawal } from "@/db/schema";
 import { tokenFor, ASSETS, type Asset } from "@/lib/chain/tokens";
 import { maskPixKey } from "@/lib/pix/keys";
+import { liveNetworks } from "@/lib/chain/config";
+import { env } from "@/lib/env";
 import { providers } from "@/lib/providers";
+import { railEnabled } from "@/lib/providers/rails";
 import { remainingLimits } from "@/lib/withdrawals/limits";
 import { listWithdrawals } from "@/lib/withdrawals/service";
 
@@ -37,6 +40,10 @@ export type WithdrawalState = {
 };
 
 export type WithdrawalQuotes = {
+  /** What this server can send now (CONTRACT §10: live mode has the rails it is configured with). */
+  kinds: ("pix" | "onchain")[];
+  /** Networks an on-chain withdrawal can go to. */
+  networks: WithdrawNetwork[];
   registeredKey: string | null;
   networkFees: Record<WithdrawNetwork, number>;
   /** BRL per token, decimal strings. */
@@ -73,10 +80,24 @@ export async function getWithdrawalState(merchantId: string): Promise<Withdrawal
 
 /** Network fees and rates quoted now, for the forms' breakdown. */
 export async function getWithdrawalQuotes(merchant: Merchant): Promise<WithdrawalQuotes> {
+  const kinds = [...(railEnabled("pix_out") ? (["pix"] as const) : []), ...(railEnabled("onchain_withdrawal") ? (["onchain"] as const) : [])];
+  const networks = WITHDRAW_NETWORKS.filter((n) => env().PAYMENTS_MODE === "sandbox" || liveNetworks().includes(n));
+  if (!kinds.includes("onchain")) {
+    const none = { bsc: [], polygon: [] };
+    return {
+      kinds,
+      networks: [],
+      registeredKey: merchant.pixKey ? maskPixKey(merchant.pixKey) : null,
+      networkFees: { bsc: 0, polygon: 0 },
+      rates: {},
+      tokens: none,
+      decimals: { bsc: {}, polygon: {} },
+    };
+  }
   const { chain, rates } = providers();
   const [bscFee, polygonFee, ...quotes] = await Promise.all([
-    chain.quoteNetworkFeeCentavos("bsc"),
-    chain.quoteNetworkFeeCentavos("polygon"),
+    networks.includes("bsc") ? chain.quoteNetworkFeeCentavos("bsc") : 0,
+    networks.includes("polygon") ? chain.quoteNetworkFeeCentavos("polygon") : 0,
     ...ASSETS.map((a) => rates.quote(a)),
   ]);
   const tokens = {} as Record<WithdrawNetwork, Asset[]>;
@@ -86,6 +107,8 @@ export async function getWithdrawalQuotes(merchant: Merchant): Promise<Withdrawa
     decimals[n] = Object.fromEntries(tokens[n].map((a) => [a, tokenFor(n, a)!.decimals]));
   }
   return {
+    kinds,
+    networks,
     registeredKey: merchant.pixKey ? maskPixKey(merchant.pixKey) : null,
     networkFees: { bsc: bscFee, polygon: polygonFee },
     rates: Object.fromEntries(ASSETS.map((a, i) => [a, quotes[i].rate])),

@@ -1,6 +1,8 @@
 import { env, type Env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
+import { newPixTxid } from "@/lib/ids";
 import { staticBrCodeEncoder } from "@/lib/pix/brcode";
+import { sandboxRefunder } from "../refund/sandbox";
 import type { PixProvider } from "./types";
 
 // The receiver's half of every code is validated and encoded once per configuration, not per order.
@@ -18,10 +20,20 @@ function receiverEncoder() {
 
 export const sandboxPix: PixProvider = {
   name: "sandbox-pix",
-  async createCollection({ valueCentavos, txid, description }) {
+  async createCollection({ valueCentavos, description }) {
+    // A static code's txid (field 62-05) holds at most 25 characters.
+    const txid = newPixTxid();
     const brcode = receiverEncoder()({ amountCentavos: valueCentavos, txid, description });
-    return { brcode, provider: "sandbox-pix", providerRef: txid };
+    return { brcode, txid, provider: "sandbox-pix", providerRef: txid };
   },
+  async cancelCollection() {
+    return "removed";
+  },
+  // The sandbox's payments are made by its helpers and applied directly; it has nothing to report.
+  async readPayment() {
+    return null;
+  },
+  ...sandboxRefunder,
   async resolveDynamic() {
     // The sandbox only ever issues static codes, so any dynamic code came from elsewhere and
     // cannot be resolved without a live PSP.

@@ -1,11 +1,36 @@
 import type { ParsedBrCode } from "@/lib/pix/brcode";
+import type { Refunder } from "../refund/types";
 
-export type PixCollection = { brcode: string; provider: string; providerRef: string };
+/** A charge: its BR Code and its txid (chosen by the adapter: static codes carry at most 25 characters, API Pix charges 26–35). */
+export type PixCollection = { brcode: string; txid: string; provider: string; providerRef: string };
 
-export interface PixProvider {
+/** A PIX received at the service's key, as the PSP reports it. */
+export type ReceivedPix = {
+  endToEndId: string;
+  /** The charge it paid; null for a payment to the key without one (a static code of someone else's). */
+  txid: string | null;
+  valueCentavos: number;
+  /** The payment time (`horario`): what expiry is judged by. */
+  paidAt: Date;
+  /** The key that received it: only the service's own counts. */
+  chave: string | null;
+};
+
+export type CollectionPayer = { name: string } & ({ cpf: string } | { cnpj: string });
+
+export interface PixProvider extends Refunder {
   readonly name: string;
   /** A BR Code that pays the service's receiving key for exactly this order. */
-  createCollection(args: { valueCentavos: number; txid: string; description?: string }): Promise<PixCollection>;
+  createCollection(args: { valueCentavos: number; description?: string; expiresInSeconds?: number | null; payer?: CollectionPayer }): Promise<PixCollection>;
+  /**
+   * Stops a charge from being paid (expiry, cancellation). "paid": too late, the PSP says it was paid
+   * (the payment is then read and applied); "gone": the PSP no longer has it open.
+   */
+  cancelCollection(txid: string): Promise<"removed" | "paid" | "gone">;
+  /** One received payment by end-to-end id, or null when the PSP has none: a notification is believed only if this agrees. */
+  readPayment(endToEndId: string): Promise<ReceivedPix | null>;
+  /** Payments received in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
+  listPayments?(window: { from: Date; to: Date; page: number }): Promise<{ items: ReceivedPix[]; pages: number }>;
   /** Reads a dynamic BR Code's payload from its PSP; never fetches arbitrary URLs from the API process. */
   resolveDynamic(code: ParsedBrCode): Promise<{ pixKey: string; amountCentavos: number | null; txid: string | null }>;
 }

@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import { NewOrderForm } from "@/components/dashboard/new-order-form";
 import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
-import { PageHeader } from "@/components/ui/card";
+import { Alert, PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { providers } from "@/lib/providers";
+import { railEnabled } from "@/lib/providers/rails";
+import { liveNetworks } from "@/lib/chain/config";
 import { ASSETS, NETWORKS, tokenFor, type Network } from "@/lib/chain/tokens";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -14,18 +16,33 @@ export async function generateMetadata(): Promise<Metadata> {
 
 function assetsOn(networks: readonly Network[]) {
   const live = env().PAYMENTS_MODE === "live";
-  // Live mode refuses BUSD (no longer minted), so the picker does not offer it there.
-  return Object.fromEntries(networks.map((n) => [n, ASSETS.filter((a) => tokenFor(n, a) && !(live && a === "BUSD"))]));
+  // Live mode takes money only on networks with a node, and refuses BUSD (no longer minted).
+  const usable = live ? networks.filter((n) => liveNetworks().includes(n)) : networks;
+  return Object.fromEntries(usable.map((n) => [n, ASSETS.filter((a) => tokenFor(n, a) && !(live && a === "BUSD"))]));
+}
+
+/** Today's rates for the form's hints; none when the rate source is off or failing (the form then shows no hint). */
+async function hintRates(symbols: readonly ("USDT" | "USDC" | "DAI" | "BTC")[]): Promise<Record<string, string>> {
+  const { rates } = providers();
+  const quotes = await Promise.allSettled(symbols.map((s) => rates.quote(s)));
+  return Object.fromEntries(symbols.flatMap((s, i) => (quotes[i].status === "fulfilled" ? [[s, quotes[i].value.rate]] : [])));
 }
 
 export default async function NewOrderPage({ searchParams }: { searchParams: Promise<{ kind?: string }> }) {
   await requireMerchant();
   const { t } = await getI18n();
   const requested = (await searchParams).kind;
-  const kind: NewOrderKind = NEW_ORDER_KINDS.find((k) => k === requested) ?? "pix";
-  const { rates } = providers();
-  const symbols = ["USDT", "USDC", "DAI", "BTC"] as const;
-  const quotes = await Promise.all(symbols.map((s) => rates.quote(s)));
+  // Live mode offers only the rails this server has (CONTRACT §10).
+  const kinds = NEW_ORDER_KINDS.filter((k) => railEnabled(k));
+  if (kinds.length === 0) {
+    return (
+      <>
+        <PageHeader title={t("newOrder.title")} />
+        <Alert tone="info">{t("newOrder.noRails")}</Alert>
+      </>
+    );
+  }
+  const kind: NewOrderKind = kinds.find((k) => k === requested) ?? kinds[0];
   const e = env();
   return (
     <>
@@ -33,8 +50,9 @@ export default async function NewOrderPage({ searchParams }: { searchParams: Pro
       <NewOrderForm
         key={kind}
         kind={kind}
+        kinds={kinds}
         setup={{
-          rates: Object.fromEntries(symbols.map((s, i) => [s, quotes[i].rate])),
+          rates: await hintRates(["USDT", "USDC", "DAI", "BTC"]),
           expirySeconds: {
             exchange: e.EXPIRY_EXCHANGE_SECONDS,
             lightning: e.EXPIRY_LIGHTNING_SECONDS,

@@ -1,0 +1,19 @@
+"use server";
+
+import { requestRefund } from "@/lib/refunds/service";
+import { merchantAction } from "@/lib/dashboard/server/merchant-action";
+import { DECIMAL_FIELDS, refundForm } from "../schemas";
+
+// A refund from the order's page: the same service call as POST /api/v1/order/{id}/refund, which
+// checks what is left and the balance again under the order's and the merchant's row locks.
+
+const MESSAGES = { PENDING: "refunds.pending", COMPLETED: "refunds.completed", FAILED: "refunds.failed" } as const;
+
+export const refundOrderAction = merchantAction(
+  refundForm,
+  async ({ id, ...input }, { merchant }) => {
+    const refund = await requestRefund(merchant, id, input);
+    return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
+  },
+  { decimalFields: DECIMAL_FIELDS },
+);

@@ -1,0 +1,67 @@
+import { db } from "@/db";
+import type { Order, PixReceipt } from "@/db/schema";
+import { env } from "@/lib/env";
+import { recordEvent } from "@/lib/events/outbox";
+import { log } from "@/lib/log";
+import { centavosToBrl } from "@/lib/money";
+import type { ReceivedPix } from "@/lib/providers/pix/types";
+import { insertPixReceipt, lockOrderByTxid } from "./queries";
+import { markOrderPaid } from "./service";
+import { orderView } from "./views";
+
+// A PIX received at the service's key (CONTRACT §10), once the PSP has vouched for it: read back
+// after a notification, listed by the reconciliation poll, or reported paid when a charge was being
+// removed. It counts once (its end-to-end id), completes its order when it pays exactly the order's
+// value within its expiry (judged by the PSP's `horario`), and is otherwise kept as unapplied funds
+// with the reason, on the order when there is one, so nothing received is ever dropped.
+
+export type ReceiptSource = PixReceipt["source"];
+export type ReceiptOutcome = { duplicate: true } | { duplicate: false; applied: boolean; reason: PixReceipt["unappliedReason"]; order: Order | null };
+
+export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource): Promise<ReceiptOutcome> {
+  if (pix.chave !== null && pix.chave !== env().PIX_RECEIVER_KEY) {
+    // The PSP listed a payment to another of the account's keys: not ours to apply.
+    log.warn("PIX received at another key ignored", { endToEndId: pix.endToEndId, source });
+    return { duplicate: false, applied: false, reason: "unknown_txid", order: null };
+  }
+  return db().transaction(async (tx) => {
+    const order = pix.txid ? ((await lockOrderByTxid(tx, pix.txid)) ?? null) : null;
+    const reason = !order
+      ? ("unknown_txid" as const)
+      : pix.valueCentavos !== order.valueCentavos
+        ? ("wrong_value" as const)
+        : order.status !== "PENDING"
+          ? ("order_not_pending" as const)
+          : order.expiresAt && pix.paidAt.getTime() > order.expiresAt.getTime()
+            ? ("after_expiry" as const)
+            : null;
+    const recorded = await insertPixReceipt(tx, {
+      endToEndId: pix.endToEndId,
+      txid: pix.txid,
+      orderId: order?.id ?? null,
+      merchantId: order?.merchantId ?? null,
+      valueCentavos: pix.valueCentavos,
+      paidAt: pix.paidAt,
+      applied: reason === null,
+      unappliedReason: reason,
+      source,
+    });
+    if (!recorded) return { duplicate: true } as const;
+    if (!order) {
+      log.warn("PIX received for no order: kept as unapplied funds", { endToEndId: pix.endToEndId, txid: pix.txid, source });
+      return { duplicate: false, applied: false, reason, order: null } as const;
+    }
+    if (reason === null) {
+      const paid = await markOrderPaid(tx, order.id, pix.paidAt);
+      return { duplicate: false, applied: true, reason: null, order: paid ?? order } as const;
+    }
+    await recordEvent(tx, {
+      merchantId: order.merchantId,
+      type: "order.funds_unapplied",
+      subjectType: "order",
+      subjectId: order.id,
+      data: { ...orderView(order), unappliedValue: centavosToBrl(pix.valueCentavos), endToEndId: pix.endToEndId, paidAt: pix.paidAt.toISOString(), reason },
+    });
+    return { duplicate: false, applied: false, reason, order } as const;
+  });
+}

@@ -1,0 +1,71 @@
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { env } from "@/lib/env";
+import { NotFound } from "@/lib/errors";
+import type { Caller } from "@/lib/http/endpoint";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import { messageBody } from "@/lib/http/error-body";
+import { railEnabled } from "@/lib/providers/rails";
+import { acceptPixNotification, pixNotificationBody } from "./notifications";
+
+// The API Pix notification receiver: POST {PUBLIC_BASE_URL}/api/v1/providers/pix/{token}/pix
+// (CONTRACT §10). The token in the path keeps strangers from making us read at all; what they could
+// post would change nothing anyway (./notifications.ts).
+
+const NOBODY = Object.freeze({});
+
+/** The PSP: identified by the path's token, not rate-limited per address (its notifications come in bursts from a few addresses). */
+const psp: Caller<object> = {
+  authenticate: () => NOBODY,
+  docs: { security: [], schemes: {}, statuses: [] },
+};
+
+function tokenMatches(given: string): boolean {
+  const expected = env().PIX_WEBHOOK_TOKEN;
+  if (!expected) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export const pixNotificationEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/providers/pix/{token}/pix",
+  caller: psp,
+  errorBody: messageBody,
+  body: pixNotificationBody,
+  // Sandbox too, when a token is set: nothing notified can be confirmed there, but the wiring can be tried.
+  unavailable: () => (railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server"),
+  response: {
+    status: 200,
+    description: "Received: each PIX is read back from the PSP before it counts",
+    schema: z.strictObject({ received: z.number().int() }),
+    example: { received: 1 },
+  },
+  docs: {
+    summary: "API Pix notification receiver (for the PSP)",
+    description:
+      "Where the PSP posts received PIX (register `{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}` with `PUT /webhook/{chave}`; the PSP appends `/pix`). Nothing in the body is trusted: every end-to-end id is read back with `GET /pix/{e2eid}` and only what the PSP answers is applied.",
+    tag: "Provider callbacks",
+    params: { token: "PIX_WEBHOOK_TOKEN" },
+    requestExample: {
+      pix: [
+        {
+          endToEndId: "E12345678202611241530abcdefghijk",
+          txid: "7978c0c97ea847e78e8849634473c1f1",
+          valor: "25.90",
+          horario: "2026-11-24T15:30:12.000Z",
+          infoPagador: "pedido-1042",
+        },
+      ],
+    },
+    errors: [400, 404],
+    errorExamples: { 404: { message: "Not found" } },
+  },
+  async handle({ params, body }) {
+    if (!tokenMatches(params.token)) throw new NotFound("Not found");
+    return { received: await acceptPixNotification(body) };
+  },
+});
+
+export const PIX_COLLECTION_ENDPOINTS = [pixNotificationEndpoint];

@@ -1,0 +1,54 @@
+import { sql } from "drizzle-orm";
+import { db } from "@/db";
+import { providerCursors } from "@/db/schema";
+import { jobQueue } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import { applyReceivedPix } from "@/lib/orders/pix-receipts";
+import { providers } from "@/lib/providers";
+
+// Reconciliation (CONTRACT §10): every PIX_POLL_SECONDS the PSP's own list of received PIX is read
+// over a moving window and each one applied (once: its end-to-end id), so a notification that never
+// came only delays a payment. The window starts where the last complete read ended, minus an overlap
+// for payments the PSP lists late, and is read in slices of at most a day.
+
+const CURSOR = "api-pix:received";
+const OVERLAP_MS = 10 * 60 * 1000;
+const FIRST_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+const SLICE_MS = 24 * 60 * 60 * 1000;
+const MAX_PAGES = 100;
+
+export const pixReconcileQueue = jobQueue<object>("pix-reconcile", { policy: "stately", retryLimit: 0, expireInSeconds: 600 });
+
+export type ReconcilePass = { from: Date; to: Date; seen: number; applied: number; unapplied: number };
+
+export async function reconcileReceivedPix(now = new Date()): Promise<ReconcilePass | null> {
+  const pix = providers().pix;
+  if (!pix.listPayments) return null;
+  const [cursor] = await db()
+    .select()
+    .from(providerCursors)
+    .where(sql`${providerCursors.name} = ${CURSOR}`);
+  const from = new Date((cursor?.position.getTime() ?? now.getTime() - FIRST_LOOKBACK_MS) - OVERLAP_MS);
+  const pass: ReconcilePass = { from, to: now, seen: 0, applied: 0, unapplied: 0 };
+  for (let start = from.getTime(); start < now.getTime(); start += SLICE_MS) {
+    const window = { from: new Date(start), to: new Date(Math.min(start + SLICE_MS, now.getTime())) };
+    for (let page = 0, pages = 1; page < pages && page < MAX_PAGES; page++) {
+      const listed = await pix.listPayments({ ...window, page });
+      pages = listed.pages;
+      for (const item of listed.items) {
+        pass.seen++;
+        const outcome = await applyReceivedPix(item, "poll");
+        if (outcome.duplicate) continue;
+        if (outcome.applied) pass.applied++;
+        else pass.unapplied++;
+        log.info("PIX found by reconciliation", { endToEndId: item.endToEndId, applied: outcome.applied, reason: outcome.reason });
+      }
+    }
+  }
+  // Only a window read to its end moves the cursor: a failure above leaves it for the next pass.
+  await db()
+    .insert(providerCursors)
+    .values({ name: CURSOR, position: now })
+    .onConflictDoUpdate({ target: providerCursors.name, set: { position: now, updatedAt: sql`now()` } });
+  return pass;
+}

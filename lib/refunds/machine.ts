@@ -1,0 +1,139 @@
+import { db } from "@/db";
+import type { Order, OrderRefund } from "@/db/schema";
+import { recordEvent } from "@/lib/events/outbox";
+import { jobQueue } from "@/lib/jobs/queue";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { log } from "@/lib/log";
+import { lockOrder, orderById } from "@/lib/orders/queries";
+import { markOrderRefunded } from "@/lib/orders/service";
+import { providers } from "@/lib/providers";
+import type { Refunder, RefundState } from "@/lib/providers/refund/types";
+import { finishRefund, leaseRefund, noteRefund, refundById, refundedCentavos } from "./queries";
+import { refundEventData } from "./views";
+
+// Every refund of a PIX or exchange-wallet order, as one state machine (CONTRACT §10 and §11: an
+// outcome we do not know is not a failure). A refund is recorded PENDING, with its ledger debit and
+// event, in the database transaction that accepts it (./service.ts); its id without dashes is the
+// idempotent id the provider gets. Then, outside any transaction, under a lease:
+//   never sent (sentAt null) → sentAt is written, then the provider is asked. It accepts
+//                (PROCESSING), decides at once, or the call fails in transport: then nothing is known,
+//                the refund stays PENDING and the next try reads it by id first.
+//   sent before → read by id: PROCESSING waits, a final answer decides, and null (the provider never
+//                received it) sends it again with the same id, which the provider cannot take twice.
+// Only the provider's word decides: COMPLETED (the money went back; the order becomes REFUND when
+// its COMPLETED refunds reach its value) or FAILED (the debit is credited back). Each decision, its
+// ledger entry and its events commit together.
+
+/** Sends and follows one refund (lib/worker works it with advanceRefund); retried with backoff until final. */
+export const refundQueue = jobQueue<{ id: string }>("order-refund", {
+  retryLimit: 10_000,
+  retryDelay: 2,
+  retryBackoff: true,
+  retryDelayMax: 60,
+  expireInSeconds: 120,
+});
+
+export type RefundDecision = { status: "COMPLETED"; providerRef: string | null } | { status: "FAILED"; providerRef: string | null; reason: string };
+
+const LEASE_SECONDS = 60;
+
+/** After the record committed: asks the job to move it forward (after `delaySeconds`). */
+export function followRefund(id: string, delaySeconds = 0): Promise<void> {
+  return refundQueue.send({ id }, { startAfterSeconds: delaySeconds, singletonKey: id });
+}
+
+/** The provider's id for a refund: ours without dashes (32 letters and digits). */
+export const providerRefundId = (refund: Pick<OrderRefund, "id">) => refund.id.replace(/-/g, "");
+
+/** Who sends a refund back: the provider that was paid. */
+export function refunderFor(kind: Order["kind"]): Refunder & { name: string } {
+  if (kind === "pix") return providers().pix;
+  if (kind === "exchange") return providers().exchange;
+  throw new Error(`${kind} orders have no refunder`);
+}
+
+/** Moves one refund forward once; true when it is final (or was already). */
+export async function advanceRefund(id: string): Promise<boolean> {
+  const refund = await leaseRefund(db(), id, LEASE_SECONDS);
+  if (!refund) {
+    // Final, unknown, or leased by another worker right now.
+    const row = await refundById(db(), id);
+    return row !== undefined && row.status !== "PENDING";
+  }
+  const order = await orderById(db(), refund.orderId);
+  const request = { id: providerRefundId(refund), paymentRef: refund.paymentRef, valueCentavos: refund.valueCentavos, reason: refund.reason ?? undefined };
+  let state: RefundState | null;
+  try {
+    const refunder = refunderFor(order!.kind);
+    // Sent before (an answer may have been lost): ask first, and send only what it never received.
+    state = refund.sentAt !== null ? await refunder.readRefund(request) : null;
+    if (state === null) {
+      await noteRefund(db(), id, { sending: true, lastError: null, keepLease: true });
+      state = await refunder.refund(request);
+    }
+  } catch (err) {
+    // Unknown outcome: never a failure. The next try reads it by id.
+    const message = err instanceof Error ? err.message : String(err);
+    log.warn("refund outcome unknown; it is read back by its id", { refundId: id, err });
+    await noteRefund(db(), id, { lastError: message.slice(0, 500) });
+    return false;
+  }
+  if (state.status === "PROCESSING") {
+    await noteRefund(db(), id, { providerRef: state.providerRef ?? null, lastError: null });
+    return false;
+  }
+  await decideRefund(
+    id,
+    state.status === "COMPLETED"
+      ? { status: "COMPLETED", providerRef: state.providerRef ?? null }
+      : { status: "FAILED", providerRef: state.providerRef ?? null, reason: state.reason ?? "the provider did not make the refund" },
+  );
+  return true;
+}
+
+/**
+ * Records the provider's final word in one database transaction: the refund's status, and then
+ * either the order's COMPLETED → REFUND (when its COMPLETED refunds now reach its value) or the
+ * credit back of a FAILED refund's debit, with their events. Nothing when it was already decided.
+ */
+export async function decideRefund(id: string, decision: RefundDecision): Promise<OrderRefund | undefined> {
+  const decided = await db().transaction(async (tx) => {
+    const pending = await refundById(tx, id);
+    if (!pending || pending.status !== "PENDING") return undefined;
+    // The order's row lock serialises the decisions (and requests) of its refunds, so two refunds
+    // completing together both see each other when they add up what went back.
+    const order = (await lockOrder(tx, pending.orderId))!;
+    const refund = await finishRefund(tx, id, {
+      status: decision.status,
+      providerRef: decision.providerRef,
+      failureReason: decision.status === "FAILED" ? decision.reason.slice(0, 500) : null,
+    });
+    if (!refund) return undefined;
+    let becomesRefund = false;
+    if (decision.status === "COMPLETED") {
+      becomesRefund = order.status === "COMPLETED" && (await refundedCentavos(tx, order.id, ["COMPLETED"])) >= order.valueCentavos;
+    } else {
+      await postLedgerEntry(tx, {
+        merchantId: refund.merchantId,
+        kind: "refund_reversal",
+        amountCentavos: refund.valueCentavos,
+        refType: "refund",
+        refId: refund.id,
+        description: `refund of order ${order.paymentLinkId} not made`,
+      });
+    }
+    // The refund's event first (with the order as this decision leaves it), then the order's own:
+    // both on the order's subject, so a webhook endpoint receives them in this order.
+    await recordEvent(tx, {
+      merchantId: refund.merchantId,
+      type: "refund.status_changed",
+      subjectType: "order",
+      subjectId: order.id,
+      data: refundEventData(refund, becomesRefund ? { ...order, status: "REFUND" } : order, "PENDING"),
+    });
+    if (becomesRefund && !(await markOrderRefunded(tx, order.id))) throw new Error(`order ${order.id} was locked COMPLETED and could not become REFUND`);
+    return refund;
+  });
+  if (decided) log.info("refund decided", { refundId: id, status: decision.status });
+  return decided;
+}

@@ -1,0 +1,92 @@
+import { db } from "@/db";
+import type { MerchantProfile, OrderRefund } from "@/db/schema";
+import { Conflict, InsufficientBalance, InvalidInput, NotFound } from "@/lib/errors";
+import { recordEvent } from "@/lib/events/outbox";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { log } from "@/lib/log";
+import { formatBrl } from "@/lib/money";
+import { findAnyOrder } from "@/lib/orders/any-order";
+import { appliedReceiptOf, lockOrder } from "@/lib/orders/queries";
+import { requireRail } from "@/lib/providers/rails";
+import { advanceRefund, followRefund, refunderFor } from "./machine";
+import { insertRefund, lockedBalance, refundById, refundedCentavos } from "./queries";
+import type { RefundOrderInput } from "./schemas";
+import { refundEventData } from "./views";
+
+// Requesting a refund of an order (CONTRACT §11). What is left to refund is the order's value less
+// every refund not FAILED (PENDING ones included), so two requests can never refund more than was
+// paid together; the order becomes REFUND only when its COMPLETED refunds reach its value
+// (./machine.ts). The merchant pays for the refund when it is requested: the balance must cover it.
+
+/**
+ * Accepts a refund (its row, its ledger debit and its event in one transaction, under the order's
+ * and then the merchant's row lock), then asks the provider once right away: a sandbox refund is
+ * already COMPLETED or FAILED when this returns; one whose outcome is unknown stays PENDING and is
+ * followed by the job queue and the sweep.
+ */
+export async function requestRefund(merchant: MerchantProfile, idOrLink: string, input: RefundOrderInput): Promise<OrderRefund> {
+  const found = await findAnyOrder(merchant.id, idOrLink);
+  if (!found) throw new NotFound("Order not found");
+  if (found.kind !== "order") throw new Conflict("On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified");
+  const { kind } = found.order;
+  if (kind === "lightning") {
+    throw new InvalidInput("Lightning orders cannot be refunded: a Lightning payment cannot be sent back without an invoice from the payer");
+  }
+  // Nothing is written for a rail this server cannot reach (live mode without its provider).
+  requireRail(kind);
+  const reason = input.reason ? input.reason : null;
+
+  const refund = await db().transaction(async (tx) => {
+    const order = (await lockOrder(tx, found.order.id))!;
+    if (order.status === "REFUND") throw new InvalidInput("This order has already been refunded in full: nothing is left to refund");
+    if (order.status !== "COMPLETED") throw new InvalidInput(`Only COMPLETED orders can be refunded; this order is ${order.status}`);
+    const paymentRef = kind === "pix" ? (await appliedReceiptOf(tx, order.id))?.endToEndId : order.providerRef;
+    if (!paymentRef) {
+      throw new InvalidInput("This order cannot be refunded through the API: there is no record of the payment that completed it (it predates payment receipts)");
+    }
+    const left = order.valueCentavos - (await refundedCentavos(tx, order.id, ["PENDING", "COMPLETED"]));
+    if (left <= 0) throw new InvalidInput("Nothing is left to refund on this order: the refunds already requested cover its value");
+    const value = input.value ?? left;
+    if (value > left) {
+      throw new InvalidInput(`Refund value exceeds what is left to refund on this order: ${formatBrl(left)} of ${formatBrl(order.valueCentavos)} is left`);
+    }
+    const balance = await lockedBalance(tx, merchant.id);
+    if (value > balance) {
+      throw new InsufficientBalance(`Insufficient balance: this refund needs ${formatBrl(value)} and the available balance is ${formatBrl(balance)}`);
+    }
+    const row = await insertRefund(tx, {
+      orderId: order.id,
+      merchantId: merchant.id,
+      valueCentavos: value,
+      reason,
+      provider: refunderFor(kind).name,
+      paymentRef,
+    });
+    await postLedgerEntry(tx, {
+      merchantId: merchant.id,
+      kind: "refund_debit",
+      amountCentavos: -value,
+      refType: "refund",
+      refId: row.id,
+      description: `refund of order ${order.paymentLinkId}`,
+    });
+    await recordEvent(tx, {
+      merchantId: merchant.id,
+      type: "refund.status_changed",
+      subjectType: "order",
+      subjectId: order.id,
+      data: refundEventData(row, order, null),
+    });
+    return row;
+  });
+
+  let final = false;
+  try {
+    final = await advanceRefund(refund.id);
+  } catch (err) {
+    // Recorded and debited: the job queue and the sweep take it from here.
+    log.error("refund could not be sent right away; it is followed in the background", { refundId: refund.id, err });
+  }
+  if (!final) await followRefund(refund.id, 5);
+  return (await refundById(db(), refund.id)) ?? refund;
+}
