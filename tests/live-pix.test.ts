@@ -416,13 +416,15 @@ describe("live PIX payouts through Efí", () => {
     await stopWorker();
     const { merchant, apiKey } = await liveMerchant(100_000);
     psp.faults.loseNextPayoutResponse = 1;
+    const madeBefore = psp.payoutsMade;
     const res = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, res.body.id));
     // The answer was lost: nothing is decided, and nothing is paid twice.
     for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, { withdrawal: onWithdrawalPayout });
     expect((await payoutRow(payout.id)).status).toBe("completed");
-    expect(psp.payoutsMade).toBe(1);
+    expect(psp.payoutsMade - madeBefore, JSON.stringify(psp.requests.filter((r) => r.path.includes("/gn/")))).toBe(1);
+    expect([...psp.payouts.values()].filter((p) => p.idEnvio === providerPayoutId(payout))).toHaveLength(1);
     const [w] = await db().select().from(withdrawals).where(eq(withdrawals.id, res.body.id));
     expect(w.status).toBe("COMPLETED");
     await balanceMatchesLedger(merchant.id);
