@@ -12,7 +12,8 @@ import { orderView } from "./views";
 // A PIX received at the service's key (CONTRACT §10), once the PSP has vouched for it: read back
 // after a notification, listed by the reconciliation poll, or reported paid when a charge was being
 // removed. It counts once (its end-to-end id), completes its order when it pays exactly the order's
-// value within its expiry (judged by the PSP's `horario`), and is otherwise kept as unapplied funds
+// value within its expiry (judged by the PSP's `horario`: an order already cancelled at expiry still
+// completes when the payment was made in time), and is otherwise kept as unapplied funds
 // with the reason, on the order when there is one, so nothing received is ever dropped.
 
 export type ReceiptSource = PixReceipt["source"];
@@ -30,7 +31,7 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource):
       ? ("unknown_txid" as const)
       : pix.valueCentavos !== order.valueCentavos
         ? ("wrong_value" as const)
-        : order.status !== "PENDING"
+        : order.status !== "PENDING" && order.status !== "CANCELLED"
           ? ("order_not_pending" as const)
           : order.expiresAt && pix.paidAt.getTime() > order.expiresAt.getTime()
             ? ("after_expiry" as const)

@@ -160,14 +160,22 @@ export async function orderById(ex: Executor, id: string): Promise<Order | undef
 }
 
 /**
- * PENDING → COMPLETED. The WHERE clause is the rule: only a PENDING order not past its expiry at the
- * moment it was paid can complete. Undefined when the order did not qualify.
+ * PENDING (or CANCELLED) → COMPLETED. The WHERE clause is the rule (CONTRACT §6): an order completes
+ * when it was paid, by the provider's own clock, no later than its expiry. That includes an order the
+ * sweep already cancelled because the provider reported the payment late: expiry is judged by the
+ * payment time, not by when we learnt of it. Undefined when the order did not qualify.
  */
 export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<Order | undefined> {
   const [updated] = await ex
     .update(orders)
     .set({ status: "COMPLETED", paidAt, version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
-    .where(and(eq(orders.id, id), eq(orders.status, "PENDING"), or(sql`${orders.expiresAt} is null`, sql`${orders.expiresAt} >= ${paidAt.toISOString()}`)))
+    .where(
+      and(
+        eq(orders.id, id),
+        inArray(orders.status, ["PENDING", "CANCELLED"]),
+        or(sql`${orders.expiresAt} is null`, sql`${orders.expiresAt} >= ${paidAt.toISOString()}`),
+      ),
+    )
     .returning();
   return updated;
 }

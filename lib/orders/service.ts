@@ -17,6 +17,7 @@ import {
   dueOrders,
   insertOrder,
   lockExpiredPending,
+  lockOrder,
   markCancelled,
   markPaid,
   markRefunded,
@@ -168,10 +169,13 @@ async function changeStatus(tx: Tx, before: Order, after: Order) {
 }
 
 /**
- * In the caller's transaction: PENDING → COMPLETED with the ledger credit and the event, when the
- * order was PENDING and `paidAt` is within its expiry; undefined otherwise (nothing written).
+ * In the caller's transaction: PENDING (or CANCELLED, paid in time but reported late) → COMPLETED with
+ * the ledger credit and the event, when `paidAt` is within the order's expiry; undefined otherwise
+ * (nothing written).
  */
 export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date): Promise<Order | undefined> {
+  const before = await lockOrder(tx, orderId);
+  if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
   const updated = await markPaid(tx, orderId, paidAt);
   if (!updated) return undefined;
   await postLedgerEntry(tx, {
@@ -182,7 +186,7 @@ export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date): Prom
     refId: updated.id,
     description: `${updated.kind} order ${updated.paymentLinkId}`,
   });
-  await changeStatus(tx, { ...updated, status: "PENDING" }, updated);
+  await changeStatus(tx, before, updated);
   return updated;
 }
 
