@@ -145,6 +145,29 @@ describe("order expiry", () => {
     expect(await ledgerSum(db(), merchant.id)).toBe(1_000);
   });
 
+  it("an order the sweep already cancelled completes when the provider reports a payment made before its expiry (settled at 899 s, reported at 901 s)", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const ln = await createLightning(apiKey, 10);
+    const [row] = await db()
+      .update(orders)
+      .set({ expiresAt: new Date(Date.now() - 2000) })
+      .where(eq(orders.id, ln.id))
+      .returning();
+    await runSweep();
+    expect((await orderRow(ln.id)).status).toBe("CANCELLED");
+    const settledAt = new Date(row.expiresAt!.getTime() - 1000);
+    const completed = await completeOrder(ln.id, settledAt);
+    expect(completed).toMatchObject({ status: "COMPLETED", paidAt: settledAt });
+    expect((await statusEvents(ln.id)).map((e) => [e.data.previousStatus, e.data.status])).toEqual([
+      ["PENDING", "CANCELLED"],
+      ["CANCELLED", "COMPLETED"],
+    ]);
+    expect(await ledgerSum(db(), merchant.id)).toBe(1_000);
+    // Reported again: nothing changes, nothing is credited twice.
+    await expect(completeOrder(ln.id, settledAt)).rejects.toThrow("Order is COMPLETED, not PENDING");
+    expect(await ledgerSum(db(), merchant.id)).toBe(1_000);
+  });
+
   it("a PIX order with expiresIn: 60 has expiresAt; one without never expires", async () => {
     const { apiKey } = await seedMerchant();
     const timed = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10, expiresIn: 60 } });
