@@ -170,11 +170,7 @@ export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<
     .update(orders)
     .set({ status: "COMPLETED", paidAt, version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
     .where(
-      and(
-        eq(orders.id, id),
-        inArray(orders.status, ["PENDING", "CANCELLED"]),
-        or(sql`${orders.expiresAt} is null`, sql`${orders.expiresAt} >= ${paidAt.toISOString()}`),
-      ),
+      and(eq(orders.id, id), inArray(orders.status, ["PENDING", "CANCELLED"]), or(sql`${orders.expiresAt} is null`, sql`${orders.expiresAt} >= ${paidAt.toISOString()}`)),
     )
     .returning();
   return updated;
