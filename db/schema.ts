@@ -140,6 +140,8 @@ export const orders = pgTable(
     rateAt: ts("rate_at"),
     expiresAt: ts("expires_at"),
     paidAt: ts("paid_at"),
+    // What the provider gave the payer beside the QR code (Binance Pay: checkoutUrl, deeplink, universalUrl).
+    payLinks: jsonb("pay_links").$type<Record<string, string>>(),
     version: integer("version").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -157,6 +159,14 @@ export const orders = pgTable(
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
     index("orders_merchant_created").on(t.merchantId, t.createdAt),
+    // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
+    // the polls walk those a payment could still arrive for; PIX orders are found by txid instead.
+    index("orders_provider_ref")
+      .on(t.provider, t.providerRef)
+      .where(sql`kind in ('lightning', 'exchange')`),
+    index("orders_awaiting_provider")
+      .on(t.provider, t.expiresAt)
+      .where(sql`kind in ('lightning', 'exchange') and status in ('PENDING', 'CANCELLED')`),
     index("orders_pending_expiry")
       .on(t.expiresAt)
       .where(sql`status = 'PENDING' and expires_at is not null`),
@@ -710,12 +720,45 @@ export const orderRefunds = pgTable(
   ],
 );
 
-/** Where each provider poll has read up to (the API Pix reconciliation window's start, …). */
+/** Where each provider poll or stream has read up to (the API Pix reconciliation window, LND's settle index, …). */
 export const providerCursors = pgTable("provider_cursors", {
   name: text("name").primaryKey(),
   position: ts("position").notNull(),
+  // A provider's own counter, for streams that resume from one (LND's settle_index).
+  sequence: bigint("sequence", { mode: "number" }),
   updatedAt: updatedAt(),
 });
+
+/**
+ * Payments a Lightning or exchange-wallet provider reported for an order, once each (provider,
+ * its payment's id): applied (the order completed) or kept as unapplied funds with the reason (paid
+ * after the expiry). PIX payments have their own record (pix_receipts), which also holds PIX that
+ * belong to no order.
+ */
+export const orderReceipts = pgTable(
+  "order_receipts",
+  {
+    provider: text("provider").notNull(),
+    paymentRef: text("payment_ref").notNull(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    // The provider's payment time: what expiry is judged by.
+    paidAt: ts("paid_at").notNull(),
+    applied: boolean("applied").notNull(),
+    unappliedReason: text("unapplied_reason", { enum: PIX_RECEIPT_REASONS }),
+    source: text("source", { enum: ["notification", "poll", "stream", "sandbox"] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.provider, t.paymentRef] }),
+    index("order_receipts_order").on(t.orderId),
+    check("order_receipts_reason", sql`applied = (unapplied_reason is null)`),
+  ],
+);
 
 /** Facts about this deployment's database: which modes have written to it (live mode refuses a database sandbox used). */
 export const deploymentMarks = pgTable("deployment_marks", {
@@ -767,3 +810,4 @@ export type PixPayout = typeof pixPayouts.$inferSelect;
 export type ChainTransfer = typeof chainTransfers.$inferSelect;
 export type PixReceipt = typeof pixReceipts.$inferSelect;
 export type OrderRefund = typeof orderRefunds.$inferSelect;
+export type OrderReceipt = typeof orderReceipts.$inferSelect;

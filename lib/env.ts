@@ -164,6 +164,9 @@ const envFields = z.object({
   LIGHTNING_API_URL: httpUrl.optional(),
   LIGHTNING_API_KEY: z.string().min(1).optional(),
   LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Lightning and exchange-wallet providers are also polled for their open orders this often, so a
+  // lost notification only delays a payment.
+  PROVIDER_POLL_SECONDS: z.coerce.number().min(1).max(3600).default(30),
 
   // Sandbox quotes: fixed so a merchant can predict the figures while integrating.
   SANDBOX_RATE_USD_BRL: decimalString("5.40"),

@@ -165,7 +165,10 @@ describe("documented examples against the real handlers", () => {
 
   // Every endpoint answers its documented request with its documented status; DELETE /webhooks/{id}
   // (204, no body) runs last, so the endpoint is still there for the others.
-  const documented = [...entries].sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+  // Provider callbacks that do not exist in this configuration (a live provider's) are tested with
+  // their provider's test server instead (tests/live-*.test.ts).
+  const available = entries.filter((e) => !e.op.unavailable?.());
+  const documented = [...available].sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
   it.each(documented.map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s: the documented request gives the documented status and a body its schema accepts",
     async (_name, { method, path, op }) => {
@@ -194,7 +197,7 @@ describe("documented examples against the real handlers", () => {
     },
   );
 
-  it.each(entries.filter((e) => e.op.body).map((e) => [`${e.method} ${e.path}`, e] as const))(
+  it.each(available.filter((e) => e.op.body).map((e) => [`${e.method} ${e.path}`, e] as const))(
     "%s: 400 for a wrong body and 413 for a huge one, in the documented error body",
     async (_name, { method, path, op }) => {
       const bad = await api(method, pathFor(path), { apiKey: keyFor(op), body: [] });

@@ -6,6 +6,7 @@ import { createRouter } from "@/lib/http/router";
 import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
 import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
 import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
+import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
 import { SANDBOX_ENDPOINTS } from "@/lib/sandbox/endpoints";
@@ -38,6 +39,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   openApiEndpoint(openApiJson),
   ...WEBHOOK_ENDPOINTS,
   ...PIX_COLLECTION_ENDPOINTS,
+  ...LIGHTNING_ENDPOINTS,
 ];
 
 export const apiRouter = createRouter(API_ENDPOINTS);

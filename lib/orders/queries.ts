@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "@/db";
 import { prepared } from "@/db/prepared";
-import { orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
+import { orderReceipts, orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
 
 // The SQL of PIX, exchange-wallet and Lightning orders. Each query takes the executor first (the
 // pool or a transaction); the service (./service.ts) decides what happens, these say how it is
@@ -103,10 +103,17 @@ export async function insertOrder(values: NewOrder): Promise<Order> {
     rateAt: sent.rateAt,
     expiresAt: sent.expiresAt,
     paidAt: generated.paidAt,
+    payLinks: null,
     version: generated.version,
     createdAt: generated.createdAt,
     updatedAt: generated.updatedAt,
   };
+}
+
+/** An order with what only some providers return (pay links): the plain insert, off the hot path. */
+export async function insertOrderWithLinks(ex: Executor, values: NewOrder & { payLinks: Record<string, string> }): Promise<Order> {
+  const [row] = await ex.insert(orders).values(values).returning();
+  return row;
 }
 
 // Order lookups are the API's hottest reads: prepared once per pool.
@@ -250,4 +257,40 @@ export async function markRefunded(ex: Executor, id: string): Promise<Order | un
 /** An order's refunds, oldest first (the lookup's `refunds`; lib/refunds writes them). */
 export function refundsOfOrder(ex: Executor, orderId: string): Promise<OrderRefund[]> {
   return ex.select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt), asc(orderRefunds.id));
+}
+
+/** Records a provider's payment once; false when (provider, payment) was recorded before. */
+export async function insertOrderReceipt(ex: Executor, values: typeof orderReceipts.$inferInsert): Promise<boolean> {
+  const rows = await ex.insert(orderReceipts).values(values).onConflictDoNothing().returning({ ref: orderReceipts.paymentRef });
+  return rows.length > 0;
+}
+
+/**
+ * Orders of a kind at a provider whose payment could still arrive or be reported: PENDING ones, and
+ * ones cancelled at expiry within `lateWindowSeconds` (a payment made in time may be reported late).
+ */
+export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provider: string, lateWindowSeconds: number, limit: number): Promise<Order[]> {
+  return ex
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.kind, kind),
+        eq(orders.provider, provider),
+        inArray(orders.status, ["PENDING", "CANCELLED"]),
+        // Every Lightning and exchange-wallet order has an expiry; PENDING ones past it are about to be cancelled.
+        sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`,
+      ),
+    )
+    .orderBy(orders.expiresAt)
+    .limit(limit);
+}
+
+export async function orderByProviderRef(ex: Executor, provider: string, providerRef: string): Promise<Order | undefined> {
+  const [row] = await ex
+    .select()
+    .from(orders)
+    .where(and(eq(orders.provider, provider), eq(orders.providerRef, providerRef)))
+    .limit(1);
+  return row;
 }

@@ -24,6 +24,7 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { railEnabled } from "@/lib/providers/rails";
+import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
@@ -86,6 +87,7 @@ export async function startWorker(): Promise<PgBoss> {
   const chain = chainWatchJobs(TRANSFER_RECEIVERS);
   // Sandbox PIX has no PSP to read; live PIX is reconciled by reading the PSP's list.
   const pixPolled = env().PAYMENTS_MODE === "live" && railEnabled("pix");
+  const lightningPolled = env().PAYMENTS_MODE === "live" && railEnabled("lightning");
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -111,11 +113,13 @@ export async function startWorker(): Promise<PgBoss> {
         await confirmNotifiedPix(endToEndId);
       }),
       ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
+      ...(lightningPolled ? [worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileLightning()))] : []),
       ...chain.workers,
     ],
     recurring: [
       { queue: sweepQueue, tickSeconds: env().EXPIRY_SWEEP_SECONDS },
       ...(pixPolled ? [{ queue: pixReconcileQueue, tickSeconds: env().PIX_POLL_SECONDS }] : []),
+      ...(lightningPolled ? [{ queue: lightningReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...chain.recurring,
     ],
   });

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import bolt11 from "bolt11";
 import { z } from "zod";
-import { env } from "@/lib/env";
+import { env, publicBaseUrl } from "@/lib/env";
 import { centavosToBrl } from "@/lib/money";
 import { requestJson } from "@/lib/providers/http/client";
 import type { InvoiceState, LightningProvider, LightningProviderDetails, RemoteInvoice } from "./types";
@@ -57,15 +57,25 @@ function tag(decoded: ReturnType<typeof bolt11.decode>, name: string): unknown {
 
 const seconds = (s: number | null | undefined) => (s ? new Date(s * 1000) : null);
 
+export const OPENNODE_PROVIDER = "opennode";
+
 export const openNodeLightning: LightningProvider = {
-  name: "opennode",
+  name: OPENNODE_PROVIDER,
   async createInvoice({ satoshis, description, expirySeconds, name }) {
     const { base, key, timeoutMs } = config();
     const body = await requestJson(`${base}/v1/charges`, {
       method: "POST",
       headers: { authorization: key },
       // No currency: the amount is then in satoshis, the exact figure fixed on the order.
-      body: { amount: satoshis, description, ttl: Math.max(1, Math.ceil(expirySeconds / 60)), auto_settle: false, ...(name ? { customer_name: name } : {}) },
+      body: {
+        amount: satoshis,
+        description,
+        ttl: Math.max(1, Math.ceil(expirySeconds / 60)),
+        auto_settle: false,
+        // Where OpenNode says the charge was paid (lib/lightning/endpoints.ts); a poll backs it up.
+        callback_url: `${publicBaseUrl()}/api/v1/providers/opennode/webhook`,
+        ...(name ? { customer_name: name } : {}),
+      },
       timeoutMs,
     });
     const c = parseCharge(body);
