@@ -152,6 +152,13 @@ const envFields = z.object({
   PIX_PAYOUT_URL: httpsUrl.optional(),
   PIX_PAYOUT_KEY: z.string().min(1).optional(),
 
+  // Live exchange-wallet orders: Binance Pay's merchant API (lib/providers/exchange/binance-pay.ts).
+  BINANCE_PAY_URL: httpUrl.default("https://bpay.binanceapi.com"),
+  BINANCE_PAY_API_KEY: z.string().min(1).optional(),
+  BINANCE_PAY_SECRET_KEY: z.string().min(1).optional(),
+  BINANCE_PAY_SECRET_KEY_FILE: z.string().min(1).optional(),
+  BINANCE_PAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+
   // Live rates: a CoinGecko-compatible simple/price endpoint (lib/providers/rates/live.ts).
   RATES_URL: httpUrl.optional(),
   RATES_API_KEY: z.string().min(1).optional(),
@@ -227,6 +234,10 @@ function pixProblems(env: z.infer<typeof envFields>): { variable: string; messag
     if (!env.PIX_CERT_FILE && !env.PIX_PFX_FILE)
       out.push({ variable: "PIX_CERT_FILE", message: `the PSP's mTLS client certificate is required once ${who} is set: PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE` });
   }
+  if (env.BINANCE_PAY_API_KEY && !env.BINANCE_PAY_SECRET_KEY && !env.BINANCE_PAY_SECRET_KEY_FILE)
+    out.push({ variable: "BINANCE_PAY_SECRET_KEY", message: "is required (or BINANCE_PAY_SECRET_KEY_FILE) once BINANCE_PAY_API_KEY is set" });
+  if (env.BINANCE_PAY_SECRET_KEY && env.BINANCE_PAY_SECRET_KEY_FILE)
+    out.push({ variable: "BINANCE_PAY_SECRET_KEY_FILE", message: "set either BINANCE_PAY_SECRET_KEY or BINANCE_PAY_SECRET_KEY_FILE, not both" });
   if (env.PIX_REGISTER_WEBHOOK && !env.PIX_WEBHOOK_TOKEN)
     out.push({ variable: "PIX_WEBHOOK_TOKEN", message: "is required once PIX_REGISTER_WEBHOOK=true: it is the secret part of the receiver's URL" });
   if (env.PIX_PAYOUT_PROVIDER && !env.PIX_API_URL && !env.PIX_PAYOUT_URL)

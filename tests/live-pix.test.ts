@@ -522,7 +522,10 @@ describe("a live server without PIX configured", () => {
     });
     const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
     expect(exchange.status).toBe(400);
-    expect(exchange.body).toEqual({ success: false, error: "Exchange-wallet payments are not enabled on this server: no live exchange-wallet provider is configured" });
+    expect(exchange.body).toEqual({
+      success: false,
+      error: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
+    });
     // The receiver does not exist without PIX.
     const notified = await fetch(`${receiverBase}/pix`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pix: [] }) });
     expect(notified.status).toBe(404);

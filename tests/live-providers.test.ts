@@ -197,7 +197,7 @@ describe("live mode's provider check", () => {
     setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
     expect(railStates()).toEqual({
       pix: "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
-      exchange: "Exchange-wallet payments are not enabled on this server: no live exchange-wallet provider is configured",
+      exchange: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
       lightning: null,
       onchain: null,
       onchain_withdrawal: null,

@@ -204,6 +204,18 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(await balance(merchant.id)).toBe(0);
   });
 
+  it("an exchange-wallet order takes at most 10 refunds, the last for everything that is left (Binance Pay refunds the remainder on its 10th)", async () => {
+    const { apiKey } = await seedMerchant();
+    const id = await paidExchangeOrder(apiKey, 20);
+    for (let i = 0; i < 9; i++) expect((await refund(apiKey, id, { value: 1 })).status).toBe(201);
+    const partial = await refund(apiKey, id, { value: 1 });
+    expect(partial.status).toBe(400);
+    expect(partial.body.error).toMatch(/^An exchange-wallet order takes at most 10 refunds: the last one must refund everything that is left \(R\$\s11,00\)$/);
+    const last = await refund(apiKey, id, { value: 11 });
+    expect(last.body.refund).toMatchObject({ value: 11, status: "COMPLETED" });
+    expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
+  });
+
   it("→ 400 for a Lightning order, 409 for an on-chain deposit", async () => {
     const { apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const ln = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 20 } });

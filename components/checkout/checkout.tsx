@@ -18,6 +18,8 @@ type Instructions = {
   code: { label: "order.brcode" | "order.invoice" | "order.address" | "order.paymentLink"; value: string };
   chain?: { amount: number; remaining: number; asset: string; network: string };
   satoshis?: number;
+  /** The exchange wallet's own checkout page and app link (Binance Pay). */
+  openIn?: { checkoutUrl?: string; deeplink?: string };
 };
 
 /** The public view's payment data, read by method into one shape. */
@@ -35,8 +37,10 @@ function instructionsFor(p: PublicPayment): Instructions {
         code: { label: "order.address", value: text("address") },
         chain: { amount: Number(pay.amount ?? 0), remaining: Number(pay.remaining ?? 0), asset: text("asset"), network: text("network") },
       };
-    default:
-      return { qrContent: pay.qrContent, code: { label: "order.paymentLink", value: p.link } };
+    default: {
+      const openIn = { checkoutUrl: pay.checkoutUrl ? text("checkoutUrl") : undefined, deeplink: pay.deeplink ? text("deeplink") : undefined };
+      return { qrContent: pay.qrContent, code: { label: "order.paymentLink", value: p.link }, ...(openIn.checkoutUrl || openIn.deeplink ? { openIn } : {}) };
+    }
   }
 }
 
@@ -121,7 +125,27 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
           <QrCode value={pay.qrContent} label={t("order.qrAlt", { amount })} size={240} />
           {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
         </div>
-        <CopyField label={t(pay.code.label)} value={pay.code.value} />
+        {pay.openIn ? (
+          <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+            {pay.openIn.deeplink ? (
+              <a href={pay.openIn.deeplink} className="rounded-lg bg-slate-900 px-4 py-2 text-center text-sm font-semibold text-white hover:bg-slate-800">
+                {t("pay.openApp")}
+              </a>
+            ) : null}
+            {pay.openIn.checkoutUrl ? (
+              <a
+                href={pay.openIn.checkoutUrl}
+                target="_blank"
+                rel="noopener noreferrer"
+                className="rounded-lg border border-slate-300 px-4 py-2 text-center text-sm font-semibold text-slate-800 hover:bg-slate-50"
+              >
+                {t("pay.openCheckout")}
+              </a>
+            ) : null}
+          </div>
+        ) : (
+          <CopyField label={t(pay.code.label)} value={pay.code.value} />
+        )}
         <p className="flex items-center justify-center gap-2 text-sm text-slate-600" aria-live="polite">
           <Spinner /> {t("pay.waiting")}
         </p>

@@ -6,6 +6,7 @@ import { createRouter } from "@/lib/http/router";
 import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
 import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
 import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
+import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
 import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
@@ -40,6 +41,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   ...WEBHOOK_ENDPOINTS,
   ...PIX_COLLECTION_ENDPOINTS,
   ...LIGHTNING_ENDPOINTS,
+  ...EXCHANGE_WALLET_ENDPOINTS,
 ];
 
 export const apiRouter = createRouter(API_ENDPOINTS);

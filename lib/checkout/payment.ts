@@ -43,7 +43,18 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
         payment: { invoice: order.invoice!, satoshis: order.satoshis!, qrContent: `lightning:${order.invoice!.toUpperCase()}` },
       };
     }
-    return { ...base, method: "exchange", payment: { qrCodeLink: qrCodeLink(paymentLinkId), qrContent: link } };
+    // A provider's own payment (Binance Pay): its QR, checkout page and app link; the sandbox's: this page.
+    const links = order.payLinks ?? {};
+    return {
+      ...base,
+      method: "exchange",
+      payment: {
+        qrCodeLink: links.qrcodeLink ?? qrCodeLink(paymentLinkId),
+        qrContent: links.qrContent ?? link,
+        ...(links.checkoutUrl ? { checkoutUrl: links.checkoutUrl } : {}),
+        ...(links.deeplink ? { deeplink: links.deeplink } : {}),
+      },
+    };
   }
   const dep = found.order;
   // Exact decimals (CONTRACT §5): float subtraction would show a payer 8.518519000000001.

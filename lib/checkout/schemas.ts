@@ -22,7 +22,16 @@ export const publicPaymentSchema = z
   .discriminatedUnion("method", [
     z.strictObject({ ...orderBase, method: z.literal("pix"), payment: z.strictObject({ brcode: z.string(), qrContent }) }),
     z.strictObject({ ...orderBase, method: z.literal("lightning"), payment: z.strictObject({ invoice: z.string(), satoshis: z.int(), qrContent }) }),
-    z.strictObject({ ...orderBase, method: z.literal("exchange"), payment: z.strictObject({ qrCodeLink: urlField, qrContent }) }),
+    z.strictObject({
+      ...orderBase,
+      method: z.literal("exchange"),
+      payment: z.strictObject({
+        qrCodeLink: urlField,
+        qrContent,
+        checkoutUrl: urlField.optional().meta({ description: "The exchange wallet's own checkout page, when it has one" }),
+        deeplink: z.string().optional().meta({ description: "Opens the exchange wallet's app on the payment, when it has one" }),
+      }),
+    }),
     z.strictObject({
       ...base,
       method: z.literal("onchain"),

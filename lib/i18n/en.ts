@@ -355,6 +355,8 @@ export const en: Record<MessageKey, string> = {
   "pay.instructions.lightning": "Scan the invoice with your Lightning wallet.",
   "pay.instructions.onchain": "Send exactly the amount below, of the token and network shown, to this address.",
   "pay.sendExactly": "Send exactly",
+  "pay.openApp": "Open in the exchange app",
+  "pay.openCheckout": "Open the exchange's payment page",
   "pay.waiting": "Waiting for payment…",
   "pay.successTitle": "Payment confirmed!",
   "pay.successBody": "{merchant} received your payment of {amount}. You can close this page.",

@@ -353,6 +353,8 @@ export const ptBR = {
   "pay.instructions.lightning": "Leia a fatura com sua carteira Lightning.",
   "pay.instructions.onchain": "Envie exatamente o valor abaixo do token e rede indicados para este endereço.",
   "pay.sendExactly": "Envie exatamente",
+  "pay.openApp": "Abrir no app da exchange",
+  "pay.openCheckout": "Abrir a página de pagamento da exchange",
   "pay.waiting": "Aguardando pagamento…",
   "pay.successTitle": "Pagamento confirmado!",
   "pay.successBody": "{merchant} recebeu seu pagamento de {amount}. Você já pode fechar esta página.",

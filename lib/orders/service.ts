@@ -16,6 +16,7 @@ import type { CreateExchangeOrderInput, CreateLightningOrderInput, CreatePixOrde
 import {
   dueOrders,
   insertOrder,
+  insertOrderWithLinks,
   lockExpiredPending,
   lockOrder,
   markCancelled,
@@ -81,25 +82,30 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
 export async function createExchangeOrder(merchant: MerchantProfile, input: CreateExchangeOrderInput): Promise<Order> {
   requireRail("exchange");
   const paymentLinkId = newPaymentLinkId();
-  const payment = await providers().exchange.createPayment({
+  const expiresAt = new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000);
+  const exchange = providers().exchange;
+  const payment = await exchange.createPayment({
     valueCentavos: input.value,
     paymentLinkId,
     payLink: paymentLink(paymentLinkId),
+    // The provider's order expires with ours: nobody can pay it after we stopped waiting.
+    expiresAt,
+    description: `${merchant.companyName} - R$ ${(input.value / 100).toFixed(2)}`,
   });
   const reference = references(input, ["payerId"]);
   if (input.merchant?.subMerchantId) reference.subMerchantId = input.merchant.subMerchantId;
-  const order = await insertOrder({
+  const values = {
     merchantId: merchant.id,
-    kind: "exchange",
+    kind: "exchange" as const,
     paymentLinkId,
     hash: newOrderHash(),
     valueCentavos: input.value,
     reference,
-    provider: providers().exchange.name,
+    provider: exchange.name,
     providerRef: payment.providerRef,
-    expiresAt: new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000),
-  });
-  return order;
+    expiresAt,
+  };
+  return payment.links ? insertOrderWithLinks(db(), { ...values, payLinks: payment.links }) : insertOrder(values);
 }
 
 export async function createLightningOrder(merchant: MerchantProfile, input: CreateLightningOrderInput): Promise<Order> {
@@ -222,22 +228,26 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
 }
 
 /**
- * A charge a PSP holds is removed there before its order is cancelled here (CONTRACT §10): an order
- * whose charge the PSP says was paid, or that it could not be asked about, stays PENDING, and the
- * payment is applied when it is read (notification, reconciliation). Returns which due orders may be
- * cancelled.
+ * A charge a PSP holds (API Pix) or an order an exchange wallet holds (Binance Pay) is removed there
+ * before its order is cancelled here (CONTRACT §10): an order the provider says was paid, or that it
+ * could not be asked about, stays PENDING, and the payment is applied when it is read (notification,
+ * poll). Returns which due orders may be cancelled.
  */
 async function removeChargesAtPsp(ids: string[] | undefined, batch: number): Promise<(o: Order) => boolean> {
-  const atPsp = (await dueOrders(db(), ids, batch)).filter((o) => o.kind === "pix" && o.txid && o.provider === API_PIX_PROVIDER);
-  if (atPsp.length === 0) return () => true;
+  const { pix, exchange } = providers();
+  const atProvider = (await dueOrders(db(), ids, batch)).filter(
+    (o) => (o.kind === "pix" && o.txid && o.provider === API_PIX_PROVIDER) || (o.kind === "exchange" && exchange.closePayment && o.provider === exchange.name),
+  );
+  if (atProvider.length === 0) return () => true;
   const keep = new Set<string>();
-  for (const o of atPsp) {
+  for (const o of atProvider) {
     try {
-      const outcome = await providers().pix.cancelCollection(o.txid!);
+      const outcome =
+        o.kind === "pix" ? await pix.cancelCollection(o.txid!) : await exchange.closePayment!({ merchantTradeNo: o.paymentLinkId, providerRef: o.providerRef ?? "" });
       if (outcome === "paid") keep.add(o.id);
     } catch (err) {
       keep.add(o.id);
-      log.warn("PIX charge could not be removed at the PSP; the order stays PENDING until it can", { orderId: o.id, err });
+      log.warn("the provider could not be asked to close the order; it stays PENDING until it can", { orderId: o.id, err });
     }
   }
   return (o) => !keep.has(o.id);

@@ -13,7 +13,7 @@ export function orderView(o: Order): OrderView {
     status: o.status,
     createdAt: o.createdAt.toISOString(),
     ...(o.kind === "pix" ? { brcode: o.brcode! } : {}),
-    ...(o.kind === "exchange" ? { qrCodeLink: qrCodeLink(o.paymentLinkId) } : {}),
+    ...(o.kind === "exchange" ? { qrCodeLink: o.payLinks?.qrcodeLink ?? qrCodeLink(o.paymentLinkId) } : {}),
     ...(o.kind === "lightning" ? { invoice: o.invoice!, satoshis: o.satoshis! } : {}),
     link: paymentLink(o.paymentLinkId),
     ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
@@ -57,7 +57,8 @@ function createdOrderBase(o: Order) {
 
 /** Spec §2.4: the exchange-wallet creation view. */
 export function exchangeOrderView(o: Order): ExchangeOrderView {
-  return { ...createdOrderBase(o), qrCodeLink: qrCodeLink(o.paymentLinkId) };
+  // The provider's own QR image where it gave one (Binance Pay's qrcodeLink), else ours.
+  return { ...createdOrderBase(o), qrCodeLink: o.payLinks?.qrcodeLink ?? qrCodeLink(o.paymentLinkId) };
 }
 
 /** Spec §2.4: the Lightning creation view; `satoshis` is the exact amount to pay (CONTRACT §5). */

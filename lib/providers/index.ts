@@ -5,6 +5,7 @@ import { liveChain } from "./chain/live";
 import { routedChain } from "./chain/routed";
 import { sandboxChain } from "./chain/sandbox";
 import type { ChainProvider } from "./chain/types";
+import { binancePay } from "./exchange/binance-pay";
 import { sandboxExchange } from "./exchange/sandbox";
 import type { ExchangeWalletProvider } from "./exchange/types";
 import { openNodeLightning } from "./lightning/opennode";
@@ -56,7 +57,7 @@ function liveProviders(e: Env): Providers {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
     payout: e.PIX_PAYOUT_PROVIDER === "efi" ? efiPayout : notConfigured<PixPayoutProvider>("payout", railOffReason("pix_out")!),
-    exchange: notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
+    exchange: e.BINANCE_PAY_API_KEY ? binancePay : notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
     lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : notConfigured<LightningProvider>("lightning", railOffReason("lightning")!),
     chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(rates), sandbox: sandboxChain }) : notConfigured<ChainProvider>("chain", railOffReason("onchain")!),
   };

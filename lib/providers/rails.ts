@@ -28,7 +28,7 @@ function offBecause(rail: Rail, e: Env): string | null {
     case "pix":
       return missing("PIX collection", e.PIX_API_URL ? null : `set ${PIX_SETTINGS}`);
     case "exchange":
-      return "Exchange-wallet payments are not enabled on this server: no live exchange-wallet provider is configured";
+      return missing("Exchange-wallet payments", e.BINANCE_PAY_API_KEY ? null : "set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY");
     case "lightning":
       return missing("Lightning", e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? null : "set LIGHTNING_API_URL and LIGHTNING_API_KEY", rates);
     case "onchain":

@@ -61,7 +61,13 @@ export async function advanceRefund(id: string): Promise<boolean> {
     return row !== undefined && row.status !== "PENDING";
   }
   const order = await orderById(db(), refund.orderId);
-  const request = { id: providerRefundId(refund), paymentRef: refund.paymentRef, valueCentavos: refund.valueCentavos, reason: refund.reason ?? undefined };
+  const request = {
+    id: providerRefundId(refund),
+    paymentRef: refund.paymentRef,
+    valueCentavos: refund.valueCentavos,
+    orderValueCentavos: order?.valueCentavos,
+    reason: refund.reason ?? undefined,
+  };
   let state: RefundState | null;
   try {
     const refunder = refunderFor(order!.kind);

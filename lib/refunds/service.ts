@@ -6,7 +6,7 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
-import { appliedReceiptOf, lockOrder } from "@/lib/orders/queries";
+import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
 import { requireRail } from "@/lib/providers/rails";
 import { advanceRefund, followRefund, refunderFor } from "./machine";
 import { insertRefund, lockedBalance, refundById, refundedCentavos } from "./queries";
@@ -17,6 +17,9 @@ import { refundEventData } from "./views";
 // every refund not FAILED (PENDING ones included), so two requests can never refund more than was
 // paid together; the order becomes REFUND only when its COMPLETED refunds reach its value
 // (./machine.ts). The merchant pays for the refund when it is requested: the balance must cover it.
+
+/** Binance Pay's limit of refunds per order (its 10th refunds all that is left, whatever it asks). */
+const MAX_EXCHANGE_REFUNDS = 10;
 
 /**
  * Accepts a refund (its row, its ledger debit and its event in one transaction, under the order's
@@ -49,6 +52,13 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
     const value = input.value ?? left;
     if (value > left) {
       throw new InvalidInput(`Refund value exceeds what is left to refund on this order: ${formatBrl(left)} of ${formatBrl(order.valueCentavos)} is left`);
+    }
+    // Binance Pay takes at most 10 refunds of an order, and the 10th refunds whatever is left whatever
+    // it asks: so the last one must be for exactly that.
+    if (kind === "exchange" && (await refundsOfOrder(tx, order.id)).length >= MAX_EXCHANGE_REFUNDS - 1 && value !== left) {
+      throw new InvalidInput(
+        `An exchange-wallet order takes at most ${MAX_EXCHANGE_REFUNDS} refunds: the last one must refund everything that is left (${formatBrl(left)})`,
+      );
     }
     const balance = await lockedBalance(tx, merchant.id);
     if (value > balance) {

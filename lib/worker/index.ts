@@ -25,6 +25,7 @@ import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifi
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { railEnabled } from "@/lib/providers/rails";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
+import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
@@ -88,6 +89,7 @@ export async function startWorker(): Promise<PgBoss> {
   // Sandbox PIX has no PSP to read; live PIX is reconciled by reading the PSP's list.
   const pixPolled = env().PAYMENTS_MODE === "live" && railEnabled("pix");
   const lightningPolled = env().PAYMENTS_MODE === "live" && railEnabled("lightning");
+  const exchangePolled = env().PAYMENTS_MODE === "live" && railEnabled("exchange");
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -114,12 +116,14 @@ export async function startWorker(): Promise<PgBoss> {
       }),
       ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
       ...(lightningPolled ? [worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileLightning()))] : []),
+      ...(exchangePolled ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))] : []),
       ...chain.workers,
     ],
     recurring: [
       { queue: sweepQueue, tickSeconds: env().EXPIRY_SWEEP_SECONDS },
       ...(pixPolled ? [{ queue: pixReconcileQueue, tickSeconds: env().PIX_POLL_SECONDS }] : []),
       ...(lightningPolled ? [{ queue: lightningReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
+      ...(exchangePolled ? [{ queue: exchangeReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...chain.recurring,
     ],
   });

@@ -73,3 +73,41 @@ function upstreamMessage(body: unknown): string {
   const msg = [o.message, o.error, nested?.message, nested?.error_message, o.status].find((v) => typeof v === "string" && v.length > 0);
   return typeof msg === "string" ? `: ${msg.slice(0, 200)}` : "";
 }
+
+export type TextRequest = {
+  method: "GET" | "POST";
+  /** Built again for every attempt: a signature over a timestamp and a nonce must be fresh each time. */
+  headers: () => Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  retries?: number;
+  /** An answer that is a decided one whatever its HTTP status (a provider's error body): returned, not thrown. */
+  acceptBody?: (status: number, body: string) => boolean;
+};
+
+/** A request whose answer is read as text (for a provider whose body must be parsed with care); retried like requestJson. */
+export async function requestText(url: string, req: TextRequest): Promise<string> {
+  const attempts = 1 + (req.retries ?? 0);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await textOnce(url, req);
+    } catch (err) {
+      if (!(err instanceof UpstreamHttpError) || !retryable(err) || attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, RETRY_BASE_MS * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+async function textOnce(url: string, req: TextRequest): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: req.method, headers: req.headers(), body: req.body, signal: AbortSignal.timeout(req.timeoutMs), redirect: "error" });
+  } catch (err) {
+    const name = err instanceof Error ? err.name : "";
+    if (name === "TimeoutError" || name === "AbortError") throw new UpstreamHttpError("timeout", `no answer within ${req.timeoutMs} ms`);
+    throw new UpstreamHttpError("network", `unreachable (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const text = await res.text().catch(() => "");
+  if (res.ok || req.acceptBody?.(res.status, text)) return text;
+  throw new UpstreamHttpError(res.status, `HTTP ${res.status}`);
+}

@@ -12,6 +12,8 @@ export type RefundRequest = {
   /** What is refunded: the PIX's end-to-end id, the exchange payment's id. */
   paymentRef: string;
   valueCentavos: number;
+  /** The whole order's value: a provider that refunds in another currency refunds the same share of it. */
+  orderValueCentavos?: number;
   reason?: string;
 };
 
