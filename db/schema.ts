@@ -248,12 +248,12 @@ export const cryptoPixPayments = pgTable(
       .references(() => merchants.id),
     network: text("network").notNull(),
     asset: text("asset").notNull(),
-    tokenAddress: text("token_address").notNull(),
-    tokenDecimals: integer("token_decimals").notNull(),
+    // On a chain: the token and the deposit address. Over Lightning there is neither: `address` holds
+    // the invoice to pay, and crypto_pix_invoices the rest.
+    tokenAddress: text("token_address"),
+    tokenDecimals: integer("token_decimals"),
     address: text("address").notNull(),
-    walletIndex: integer("wallet_index")
-      .notNull()
-      .references(() => depositAddresses.walletIndex),
+    walletIndex: integer("wallet_index").references(() => depositAddresses.walletIndex),
     status: text("status", { enum: CHAIN_STATUSES }).notNull().default("PENDING"),
     qrcode: text("qrcode").notNull(),
     pixKey: text("pix_key").notNull(),
@@ -760,6 +760,39 @@ export const orderReceipts = pgTable(
   ],
 );
 
+/**
+ * The hold invoice of a Crypto-PIX payment over Lightning: the payer's payment is held (ACCEPTED) until
+ * the PIX is confirmed, then settled with the preimage; cancelled when the PIX was not made, so the
+ * payer's sats go back by themselves. `action` is what still has to be done at the node.
+ */
+export const cryptoPixInvoices = pgTable(
+  "crypto_pix_invoices",
+  {
+    paymentId: uuid("payment_id")
+      .primaryKey()
+      .references(() => cryptoPixPayments.id),
+    provider: text("provider").notNull(),
+    paymentHash: text("payment_hash").notNull(),
+    // Only this settles the invoice: kept until it is used. It reveals nothing once the payment settled.
+    preimage: text("preimage").notNull(),
+    satoshis: bigint("satoshis", { mode: "number" }).notNull(),
+    state: text("state", { enum: ["open", "accepted", "settled", "canceled"] })
+      .notNull()
+      .default("open"),
+    acceptedAt: ts("accepted_at"),
+    action: text("action", { enum: ["settle", "cancel"] }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("crypto_pix_invoices_hash").on(t.paymentHash),
+    index("crypto_pix_invoices_pending")
+      .on(t.createdAt)
+      .where(sql`action is not null or state in ('open', 'accepted')`),
+  ],
+);
+
 /** Facts about this deployment's database: which modes have written to it (live mode refuses a database sandbox used). */
 export const deploymentMarks = pgTable("deployment_marks", {
   name: text("name").primaryKey(),
@@ -811,3 +844,4 @@ export type ChainTransfer = typeof chainTransfers.$inferSelect;
 export type PixReceipt = typeof pixReceipts.$inferSelect;
 export type OrderRefund = typeof orderRefunds.$inferSelect;
 export type OrderReceipt = typeof orderReceipts.$inferSelect;
+export type CryptoPixInvoice = typeof cryptoPixInvoices.$inferSelect;

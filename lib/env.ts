@@ -168,6 +168,16 @@ const envFields = z.object({
   RATES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 
   // Live Lightning: OpenNode's charge API (lib/providers/lightning/opennode.ts).
+  // Which Lightning provider live mode uses: LND over REST (LND_*) or OpenNode (LIGHTNING_API_*).
+  LIGHTNING_BACKEND: z.enum(["lnd", "opennode"]).optional(),
+  LND_REST_URL: httpsUrl.optional(),
+  LND_MACAROON_HEX: z
+    .string()
+    .regex(/^[0-9a-fA-F]+$/, "must be hex")
+    .optional(),
+  LND_MACAROON_FILE: z.string().min(1).optional(),
+  LND_TLS_CERT_FILE: z.string().min(1).optional(),
+  LND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   LIGHTNING_API_URL: httpUrl.optional(),
   LIGHTNING_API_KEY: z.string().min(1).optional(),
   LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
@@ -238,6 +248,15 @@ function pixProblems(env: z.infer<typeof envFields>): { variable: string; messag
     out.push({ variable: "BINANCE_PAY_SECRET_KEY", message: "is required (or BINANCE_PAY_SECRET_KEY_FILE) once BINANCE_PAY_API_KEY is set" });
   if (env.BINANCE_PAY_SECRET_KEY && env.BINANCE_PAY_SECRET_KEY_FILE)
     out.push({ variable: "BINANCE_PAY_SECRET_KEY_FILE", message: "set either BINANCE_PAY_SECRET_KEY or BINANCE_PAY_SECRET_KEY_FILE, not both" });
+  if (env.LIGHTNING_BACKEND === "lnd") {
+    if (!env.LND_REST_URL) out.push({ variable: "LND_REST_URL", message: "is required once LIGHTNING_BACKEND=lnd" });
+    if (!env.LND_MACAROON_HEX && !env.LND_MACAROON_FILE)
+      out.push({ variable: "LND_MACAROON_FILE", message: "is required (or LND_MACAROON_HEX) once LIGHTNING_BACKEND=lnd: an invoice macaroon" });
+    if (!env.LND_TLS_CERT_FILE) out.push({ variable: "LND_TLS_CERT_FILE", message: "is required once LIGHTNING_BACKEND=lnd: the node's TLS certificate, pinned" });
+  }
+  if (env.LND_MACAROON_HEX && env.LND_MACAROON_FILE) out.push({ variable: "LND_MACAROON_FILE", message: "set either LND_MACAROON_HEX or LND_MACAROON_FILE, not both" });
+  if (env.LIGHTNING_BACKEND === "opennode" && !(env.LIGHTNING_API_URL && env.LIGHTNING_API_KEY))
+    out.push({ variable: "LIGHTNING_API_URL", message: "LIGHTNING_API_URL and LIGHTNING_API_KEY are required once LIGHTNING_BACKEND=opennode" });
   if (env.PIX_REGISTER_WEBHOOK && !env.PIX_WEBHOOK_TOKEN)
     out.push({ variable: "PIX_WEBHOOK_TOKEN", message: "is required once PIX_REGISTER_WEBHOOK=true: it is the secret part of the receiver's URL" });
   if (env.PIX_PAYOUT_PROVIDER && !env.PIX_API_URL && !env.PIX_PAYOUT_URL)

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { isAddress } from "viem";
+import bolt11 from "bolt11";
 import { createDynamicPix, hasError, parsePix } from "pix-utils";
 import { db } from "@/db";
-import { chainTxs, cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema";
+import { chainTxs, cryptoPixInvoices, cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { crc16Ccitt } from "@/lib/pix/crc16";
 import { encodeTlv } from "@/lib/pix/emv";
@@ -436,5 +437,84 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: expect.any(String) });
     expect((await lookup(a.apiKey, created.payCryptoPixId)).body.status).toBe("PENDING");
+  });
+});
+
+describe("Crypto-PIX over Lightning (sandbox)", () => {
+  it("→ 201 with a hold invoice for the BRL value at the locked BTC quote; the lookup has btcQuote and satoshis", async () => {
+    const { apiKey } = await seedMerchant();
+    const res = await pay(apiKey, { qrcode: staticCode(10_000), network: "lightning" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const data = res.body.data;
+    // R$ 100 at R$ 550,000 per BTC: 18,182 sats (rounded up, against the payer's favour never ours).
+    expect(data).toMatchObject({ network: "lightning", asset: "BTC", value: 100, satoshis: "18182", cryptoValue: 0.00018182, rate: 550000 });
+    expect(data.tokenAddress).toBeUndefined();
+    const decoded = bolt11.decode(data.address);
+    expect(decoded.satoshis).toBe(18182);
+    const [invoice] = await db()
+      .select()
+      .from(cryptoPixInvoices)
+      .where(eq(cryptoPixInvoices.paymentId, internalId(data.payCryptoPixId)));
+    expect(decoded.tags.find((t) => t.tagName === "payment_hash")?.data).toBe(invoice.paymentHash);
+    expect(invoice).toMatchObject({ state: "open", satoshis: 18182, action: null });
+    const looked = (await lookup(apiKey, data.payCryptoPixId)).body;
+    expect(looked).toMatchObject({ network: "lightning", asset: "BTC", btcQuote: 550000, satoshis: "18182", status: "PENDING", address: data.address });
+  });
+
+  it("paid: the invoice is held, the PIX is sent, and only then the invoice is settled → COMPLETED", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
+    const paid = await transfer(apiKey, created.payCryptoPixId, { amount: String(created.cryptoValue) });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.payment).toMatchObject({ status: "COMPLETED", receivedValue: created.cryptoValue });
+    const [invoice] = await db()
+      .select()
+      .from(cryptoPixInvoices)
+      .where(eq(cryptoPixInvoices.paymentId, internalId(created.payCryptoPixId)));
+    expect(invoice).toMatchObject({ state: "settled", action: null });
+    await expectBalanceUntouched(merchant.id);
+  });
+
+  it("the PIX not made (failPix): the invoice is cancelled, so the payer's sats go back by themselves → REFUNDED", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
+    const res = await transfer(apiKey, created.payCryptoPixId, { amount: String(created.cryptoValue), failPix: true });
+    expect(res.body.payment).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED", failureReason: "PIX payout failed (sandbox failPix)" });
+    expect(res.body.payment.refundHash).toBeUndefined();
+    const [invoice] = await db()
+      .select()
+      .from(cryptoPixInvoices)
+      .where(eq(cryptoPixInvoices.paymentId, internalId(created.payCryptoPixId)));
+    expect(invoice).toMatchObject({ state: "canceled", action: null });
+    expect((await statusEvents(created.payCryptoPixId)).map((e) => e.data.status)).toEqual(["REFUNDED"]);
+    await expectBalanceUntouched(merchant.id);
+  });
+
+  it("unpaid at expiry: FAILED, and the invoice is cancelled so nobody can pay it later", async () => {
+    const { apiKey } = await seedMerchant();
+    const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
+    await expireNow(created.payCryptoPixId);
+    expect((await lookup(apiKey, created.payCryptoPixId)).body.status).toBe("FAILED");
+    await runSweep();
+    const [invoice] = await db()
+      .select()
+      .from(cryptoPixInvoices)
+      .where(eq(cryptoPixInvoices.paymentId, internalId(created.payCryptoPixId)));
+    expect(invoice).toMatchObject({ state: "canceled", action: null });
+    const late = await transfer(apiKey, created.payCryptoPixId, { amount: String(created.cryptoValue) });
+    expect(late.status).toBe(409);
+  });
+
+  it("→ 400 for another asset, a refundAddress, or a partial amount", async () => {
+    const { apiKey } = await seedMerchant();
+    const usdt = await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning", asset: "USDT" });
+    expect(usdt.status).toBe(400);
+    expect(usdt.body.message).toBe('Token not supported: "USDT". Over Lightning the asset is BTC');
+    const refund = await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning", refundAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+    expect(refund.status).toBe(400);
+    const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
+    const partial = await transfer(apiKey, created.payCryptoPixId, { amount: "0.00000001" });
+    expect(partial.status).toBe(400);
+    expect(partial.body.message).toMatch(/^A Lightning invoice is paid in full: amount must be /);
   });
 });

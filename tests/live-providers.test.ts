@@ -215,7 +215,9 @@ describe("live mode's provider check", () => {
     setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
     const states = railStates();
     expect(Object.values(states).every((s) => s !== null)).toBe(true);
-    expect(states.lightning).toBe("Lightning is not enabled on this server: set LIGHTNING_API_URL and LIGHTNING_API_KEY; set RATES_URL");
+    expect(states.lightning).toBe(
+      "Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode); set RATES_URL",
+    );
     expect(states.onchain).toBe(
       "On-chain deposits are not enabled on this server: set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE); set RATES_URL",
     );

@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { chainTransfers, cryptoPixPayments, type ChainTransfer, type CryptoPixPayment } from "@/db/schema";
+import { chainTransfers, cryptoPixInvoices, cryptoPixPayments, type ChainTransfer, type CryptoPixInvoice, type CryptoPixPayment } from "@/db/schema";
 import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
 // The SQL of Crypto-PIX payments, each query taking the executor (the pool or a transaction) first.
@@ -142,10 +142,50 @@ export async function refundsToSend(ex: Executor, paymentId: string | null, limi
 }
 
 /** Addresses money may still arrive at on `network`: open payments, and those closed within `lateWindowSeconds`. */
-export function watchedPayments(ex: Executor, network: string, lateWindowSeconds: number) {
+export async function watchedPayments(ex: Executor, network: string, lateWindowSeconds: number) {
   const since = sql`now() - make_interval(secs => ${lateWindowSeconds})`;
-  return ex
+  const rows = await ex
     .select({ id: cryptoPixPayments.id, address: cryptoPixPayments.address, tokenAddress: cryptoPixPayments.tokenAddress, decimals: cryptoPixPayments.tokenDecimals })
     .from(cryptoPixPayments)
     .where(and(eq(cryptoPixPayments.network, network), or(isNull(cryptoPixPayments.closedAt), gt(cryptoPixPayments.closedAt, since))));
+  // A chain network's payments all have their token (only Lightning ones have none).
+  return rows.flatMap((r) => (r.tokenAddress !== null && r.decimals !== null ? [{ ...r, tokenAddress: r.tokenAddress, decimals: r.decimals }] : []));
+}
+
+export async function insertInvoice(ex: Executor, values: PgInsertValue<typeof cryptoPixInvoices>): Promise<void> {
+  await ex.insert(cryptoPixInvoices).values(values);
+}
+
+export async function lockInvoiceByHash(ex: Executor, paymentHash: string): Promise<CryptoPixInvoice | undefined> {
+  const [row] = await ex.select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentHash, paymentHash)).for("update");
+  return row;
+}
+
+export async function invoiceOf(ex: Executor, paymentId: string): Promise<CryptoPixInvoice | undefined> {
+  const [row] = await ex.select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentId, paymentId));
+  return row;
+}
+
+export async function updateInvoice(ex: Executor, paymentId: string, change: PgUpdateSetSource<typeof cryptoPixInvoices>): Promise<void> {
+  await ex
+    .update(cryptoPixInvoices)
+    .set({ ...change, updatedAt: sql`now()` })
+    .where(eq(cryptoPixInvoices.paymentId, paymentId));
+}
+
+/** Hold invoices with something to do at the node (settle, cancel), oldest first. */
+export async function invoicesWithAction(ex: Executor, limit: number): Promise<CryptoPixInvoice[]> {
+  return ex.select().from(cryptoPixInvoices).where(isNotNull(cryptoPixInvoices.action)).orderBy(asc(cryptoPixInvoices.updatedAt)).limit(limit);
+}
+
+/** Hold invoices of open payments not yet seen paid: what the poll asks the node about. */
+export async function openInvoices(ex: Executor, limit: number): Promise<CryptoPixInvoice[]> {
+  return ex
+    .select({ invoice: cryptoPixInvoices })
+    .from(cryptoPixInvoices)
+    .innerJoin(cryptoPixPayments, eq(cryptoPixPayments.id, cryptoPixInvoices.paymentId))
+    .where(and(eq(cryptoPixInvoices.state, "open"), isNull(cryptoPixPayments.closedAt)))
+    .orderBy(asc(cryptoPixInvoices.createdAt))
+    .limit(limit)
+    .then((rows) => rows.map((r) => r.invoice));
 }

@@ -5,6 +5,7 @@ import type { Network } from "@/lib/chain/tokens";
 import { Conflict, NotFound } from "@/lib/errors";
 import type { ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { createChainTx, planSend, sendChainTx } from "@/lib/hot-wallet/transactions";
+import { chainPayment } from "./kinds";
 import { log } from "@/lib/log";
 import { cryptoCompare } from "@/lib/money";
 import { emitRefundChange, emitStatusChange } from "./events";
@@ -63,7 +64,7 @@ async function sendRefund(paymentId: string, transferId: string | null): Promise
       ownerKind: "crypto_pix",
       ownerId: payment.id,
       transferId: transferId ?? undefined,
-      token: { address: payment.tokenAddress, decimals: payment.tokenDecimals },
+      token: { address: chainPayment(payment).tokenAddress, decimals: chainPayment(payment).tokenDecimals },
       to,
       amount,
     });

@@ -4,8 +4,12 @@ import { CHAIN_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
 
-/** Networks Crypto-PIX takes payment on (spec §4.6). */
+/** Chains Crypto-PIX takes payment on (spec §4.6). */
 export const CRYPTO_PIX_NETWORKS = ["bsc", "eth"] as const;
+/** …and Lightning (spec §2.6: "the value lightning also occurs"): a hold invoice, settled once the PIX is made. */
+export const CRYPTO_PIX_ANY_NETWORKS = [...CRYPTO_PIX_NETWORKS, "lightning"] as const;
+const PAID_ASSETS = [...ASSETS, "BTC"] as const;
+const payTo = z.string().meta({ description: "Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning" });
 
 export const payCryptoPixBody = bodyObject({
   qrcode: z
@@ -17,7 +21,7 @@ export const payCryptoPixBody = bodyObject({
   network: z
     .unknown()
     .optional()
-    .meta({ type: "string", enum: [...CRYPTO_PIX_NETWORKS], clientRequired: true }),
+    .meta({ type: "string", enum: [...CRYPTO_PIX_ANY_NETWORKS], clientRequired: true }),
   asset: z
     .unknown()
     .optional()
@@ -38,12 +42,13 @@ export const cryptoPixCreatedSchema = z
     pixKey: z.string().meta({ description: "The PIX key the BR Code pays" }),
     payCryptoPixId: z.string().meta({ description: "base64url id for GET /api/v1/crypto-pix/order/{id}" }),
     value: brlAmount,
-    address: evmAddress.meta({ description: "Send the crypto here" }),
-    network: z.enum(CRYPTO_PIX_NETWORKS),
-    asset: z.enum(ASSETS),
-    tokenAddress: evmAddress,
-    cryptoValue: cryptoAmount.meta({ description: "Tokens to send, rounded up to 6 decimals" }),
-    rate: z.number().meta({ description: "BRL per token, fixed when the request was received" }),
+    address: payTo,
+    network: z.enum(CRYPTO_PIX_ANY_NETWORKS),
+    asset: z.enum(PAID_ASSETS),
+    tokenAddress: evmAddress.optional().meta({ description: "The token's contract; absent over Lightning" }),
+    cryptoValue: cryptoAmount.meta({ description: "Tokens to send, rounded up to 6 decimals; BTC over Lightning" }),
+    satoshis: z.string().optional().meta({ description: "Lightning only: the invoice's amount in satoshis" }),
+    rate: z.number().meta({ description: "BRL per token (per BTC over Lightning), fixed when the request was received" }),
     recipientName: z.string(),
     status: z.enum(CHAIN_STATUSES),
     expiresAt: isoDateTime,
@@ -57,9 +62,9 @@ export const cryptoPixSchema = z
     cryptoValue: cryptoAmount,
     updatedAt: isoDateTime,
     status: z.enum(CHAIN_STATUSES),
-    network: z.enum(CRYPTO_PIX_NETWORKS),
-    asset: z.enum(ASSETS),
-    address: evmAddress,
+    network: z.enum(CRYPTO_PIX_ANY_NETWORKS),
+    asset: z.enum(PAID_ASSETS),
+    address: payTo,
     receivedValue: cryptoAmount,
     originalCryptoValue: cryptoAmount,
     partialUpdatedAt: isoDateTime.nullable(),
@@ -67,7 +72,8 @@ export const cryptoPixSchema = z
     isPartial: z.boolean(),
     remaining: cryptoAmount,
     hash: z.string().meta({ description: "Transaction hash of the payer's transfer; empty until one arrives" }),
-    btcQuote: z.number().meta({ description: "Always 0 outside Lightning" }),
+    btcQuote: z.number().meta({ description: "BRL per BTC over Lightning; always 0 on other networks" }),
+    satoshis: z.string().optional().meta({ description: "Lightning only: the invoice's amount in satoshis" }),
     pixKey: z.string(),
     recipientName: z.string(),
     expiresAt: isoDateTime,
@@ -79,7 +85,7 @@ export const cryptoPixSchema = z
     refundHash: z.string().optional().meta({ description: "The refund's transaction hash, once it is mined" }),
     failureReason: z.string().optional(),
   })
-  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis is Lightning-only and omitted" });
+  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis only over Lightning" });
 export type CryptoPixView = z.infer<typeof cryptoPixSchema>;
 
 export const payCryptoPixResponse = z.strictObject({ data: cryptoPixCreatedSchema });

@@ -27,6 +27,8 @@ import {
   updatePayment,
 } from "./queries";
 import { emitStatusChange } from "./events";
+import { overLightning, LIGHTNING_NETWORK } from "./kinds";
+import { closeLightningAtExpiry, createLightningPayment, mayExpireLightning, onLightningPayout } from "./lightning";
 import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
@@ -34,7 +36,6 @@ import { requireRail } from "@/lib/providers/rails";
 
 /** Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. */
 export async function createCryptoPixPayment(merchant: MerchantProfile, input: PayCryptoPixInput): Promise<CryptoPixPayment> {
-  requireRail("crypto_pix");
   let parsed;
   try {
     parsed = parseBrCode(input.qrcode);
@@ -62,6 +63,16 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   if (valueCentavos > Math.round(env().MAX_ORDER_VALUE_BRL * 100)) {
     throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`);
   }
+  if (input.network === LIGHTNING_NETWORK) {
+    if (input.asset !== undefined && input.asset !== "BTC")
+      throw new InvalidInput(`Token not supported: ${JSON.stringify(input.asset)}. Over Lightning the asset is BTC`);
+    return createLightningPayment(
+      merchant,
+      { qrcode: input.qrcode, pixKey, recipientName: parsed.merchantName, recipientCity: parsed.merchantCity, pixTxid, valueCentavos },
+      { refundAddress: input.refundAddress },
+    );
+  }
+  requireRail("crypto_pix");
   const { network, asset, token } = resolveToken(String(input.network ?? ""), input.asset === undefined ? "USDT" : String(input.asset), CRYPTO_PIX_NETWORKS);
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(valueCentavos, quote.rate);
@@ -112,6 +123,7 @@ export async function paymentExpiredOnRead(row: CryptoPixPayment): Promise<Crypt
  * → its crypto goes back (refund decided; REFUNDED once mined). CONTRACT §6.
  */
 async function closeAtExpiry(tx: Tx, p: CryptoPixPayment): Promise<CryptoPixPayment> {
+  if (overLightning(p)) return closeLightningAtExpiry(tx, p);
   if (cryptoCompare(p.receivedAmount, "0") > 0) return decideRefund(tx, p, "expired before the full amount arrived");
   const after = await closePayment(tx, p.id, { status: "FAILED", failureReason: "expired with no payment" });
   if (!after) return p;
@@ -127,6 +139,9 @@ export async function expireCryptoPixPayments(ids?: string[], batch = 200): Prom
   let closed = 0;
   for (const id of await expiredUnpaidIds(db(), ids, batch)) {
     try {
+      // A Lightning payment's node is asked first: an invoice it accepted in time is a payment made.
+      const row = await paymentById(db(), id);
+      if (row && overLightning(row) && !(await mayExpireLightning(row))) continue;
       const done = await db().transaction(async (tx) => {
         const p = await lockExpiredUnpaid(tx, id);
         if (!p) return false;
@@ -214,6 +229,7 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
 export const onCryptoPixPayout: NonNullable<PayoutOwners["crypto_pix"]> = async (tx, payout, decision) => {
   const p = await lockPayment(tx, payout.ownerId);
   if (!p || p.closedAt) return;
+  if (overLightning(p)) return onLightningPayout(tx, p, decision);
   if (decision.status === "completed") {
     const done = await closePayment(tx, p.id, { status: "COMPLETED", pixPayoutId: decision.providerRef ?? payout.id });
     if (done) await emitStatusChange(tx, done, p.status);

@@ -1,13 +1,17 @@
 import type { CryptoPixPayment } from "@/db/schema";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
-import type { Asset } from "@/lib/chain/tokens";
+
+import { overLightning } from "./kinds";
 import type { CryptoPixView, PayCryptoPixResponse } from "./schemas";
 
 // network and asset are text columns, written only after resolveToken accepted them for Crypto-PIX.
 type CryptoPixNetwork = CryptoPixView["network"];
 
-/** Spec §2.6: top-level fields of the Crypto-PIX lookup. `satoshis` is Lightning-only, so absent here. */
+/** The invoice's satoshis, from its BTC amount (8 decimals, exact). */
+const satoshisOf = (p: CryptoPixPayment) => new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0);
+
+/** Spec §2.6: top-level fields of the Crypto-PIX lookup. `satoshis` only over Lightning. */
 export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
   const remaining = Decimal.max(0, new Decimal(p.cryptoAmount).minus(p.receivedAmount)).toFixed();
   const isPartial = p.status === "PARTIAL_ORDER";
@@ -18,7 +22,7 @@ export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
     updatedAt: p.updatedAt.toISOString(),
     status: p.status,
     network: p.network as CryptoPixNetwork,
-    asset: p.asset as Asset,
+    asset: p.asset as CryptoPixView["asset"],
     address: p.address,
     receivedValue: cryptoToNumber(p.receivedAmount),
     originalCryptoValue: cryptoToNumber(p.cryptoAmount),
@@ -27,7 +31,8 @@ export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
     isPartial,
     remaining: cryptoToNumber(remaining),
     hash: p.txHash ?? "",
-    btcQuote: 0,
+    btcQuote: overLightning(p) ? cryptoToNumber(p.rate) : 0,
+    ...(overLightning(p) ? { satoshis: satoshisOf(p) } : {}),
     pixKey: p.pixKey,
     recipientName: p.recipientName,
     expiresAt: p.expiresAt.toISOString(),
@@ -46,9 +51,10 @@ export function cryptoPixCreatedView(p: CryptoPixPayment): PayCryptoPixResponse[
     value: centavosToBrl(p.valueCentavos),
     address: p.address,
     network: p.network as CryptoPixNetwork,
-    asset: p.asset as Asset,
-    tokenAddress: p.tokenAddress,
+    asset: p.asset as CryptoPixView["asset"],
+    ...(p.tokenAddress ? { tokenAddress: p.tokenAddress } : {}),
     cryptoValue: cryptoToNumber(p.cryptoAmount),
+    ...(overLightning(p) ? { satoshis: satoshisOf(p) } : {}),
     rate: cryptoToNumber(p.rate),
     recipientName: p.recipientName,
     status: p.status,

@@ -8,6 +8,7 @@ import type { ChainProvider } from "./chain/types";
 import { binancePay } from "./exchange/binance-pay";
 import { sandboxExchange } from "./exchange/sandbox";
 import type { ExchangeWalletProvider } from "./exchange/types";
+import { lndLightning } from "./lightning/lnd";
 import { openNodeLightning } from "./lightning/opennode";
 import { sandboxLightning } from "./lightning/sandbox";
 import type { LightningProvider } from "./lightning/types";
@@ -58,7 +59,12 @@ function liveProviders(e: Env): Providers {
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
     payout: e.PIX_PAYOUT_PROVIDER === "efi" ? efiPayout : notConfigured<PixPayoutProvider>("payout", railOffReason("pix_out")!),
     exchange: e.BINANCE_PAY_API_KEY ? binancePay : notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
-    lightning: e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? openNodeLightning : notConfigured<LightningProvider>("lightning", railOffReason("lightning")!),
+    lightning:
+      e.LIGHTNING_BACKEND === "lnd"
+        ? lndLightning
+        : e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY
+          ? openNodeLightning
+          : notConfigured<LightningProvider>("lightning", railOffReason("lightning")!),
     chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(rates), sandbox: sandboxChain }) : notConfigured<ChainProvider>("chain", railOffReason("onchain")!),
   };
 }

@@ -11,6 +11,7 @@ export type Rail = (typeof RAILS)[number];
 /** A rail's endpoint called while the rail is not configured: the endpoint's own 400. */
 export class RailNotEnabled extends InvalidInput {}
 
+const LIGHTNING_SETTINGS = "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode)";
 const PIX_SETTINGS = "PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)";
 
 /** Why a rail is off in this configuration, or null when it is on. */
@@ -30,7 +31,7 @@ function offBecause(rail: Rail, e: Env): string | null {
     case "exchange":
       return missing("Exchange-wallet payments", e.BINANCE_PAY_API_KEY ? null : "set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY");
     case "lightning":
-      return missing("Lightning", e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY ? null : "set LIGHTNING_API_URL and LIGHTNING_API_KEY", rates);
+      return missing("Lightning", e.LIGHTNING_BACKEND === "lnd" || (e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY) ? null : LIGHTNING_SETTINGS, rates);
     case "onchain":
       return missing("On-chain deposits", chain, rates);
     case "onchain_withdrawal":

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { db } from "@/db";
 import type { CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
 import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
-import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCryptoPixPayout } from "@/lib/crypto-pix/service";
+import { chainPayment, overLightning } from "@/lib/crypto-pix/kinds";
+import { onInvoiceAccepted, runInvoiceActions } from "@/lib/crypto-pix/lightning";
+import { invoiceOf } from "@/lib/crypto-pix/queries";
+import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCryptoPixPayout, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { decidePayout } from "@/lib/payouts/machine";
 import { rpcUrl } from "@/lib/chain/config";
@@ -91,7 +95,8 @@ export async function transferToCryptoPix(merchantId: string, paymentId: string,
 }
 
 async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: SimulatedTransfer & { failPix?: boolean }) {
-  const transfer = transferTo(payment, t);
+  if (overLightning(payment)) return payLightningCryptoPix(payment, t);
+  const transfer = transferTo(chainPayment(payment), t);
   const result = await applyCryptoPixTransfer(payment.id, transfer);
   if (result.payoutId && t.failPix) {
     // The sandbox's way to see a PIX not made: decided as the provider's "not made" would be, without asking it.
@@ -102,6 +107,32 @@ async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: Simulate
   for (const id of refundTxIds) await advanceChainTx(id, { refund: onRefundChainTx });
   const after = (await findCryptoPixPayment(payment.merchantId, payment.id)) ?? result.payment;
   return { payment: after, duplicate: result.duplicate, txHash: transfer.txHash };
+}
+
+/**
+ * The sandbox payer pays a Crypto-PIX payment's hold invoice, in full (a Lightning invoice is paid in
+ * one go): the node holds it, the PIX is sent, and the invoice is settled — or cancelled with failPix,
+ * the sats going back by themselves.
+ */
+async function payLightningCryptoPix(payment: CryptoPixPayment, t: SimulatedTransfer & { failPix?: boolean }) {
+  if (!new Decimal(t.amount).eq(payment.cryptoAmount)) {
+    throw new InvalidInput(`A Lightning invoice is paid in full: amount must be ${new Decimal(payment.cryptoAmount).toFixed()} BTC`);
+  }
+  if (payment.closedAt || payment.pixPayoutId) throw new Conflict(`This payment's invoice can no longer be paid (it is ${payment.status})`);
+  const invoice = await invoiceOf(db(), payment.id);
+  if (!invoice) throw new NotFound("Crypto-PIX payment not found");
+  await onInvoiceAccepted(invoice.paymentHash, new Date());
+  const accepted = (await findCryptoPixPayment(payment.merchantId, payment.id))!;
+  if (accepted.pixPayoutId) {
+    if (t.failPix) {
+      await decidePayout(accepted.pixPayoutId, { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" }, { crypto_pix: onCryptoPixPayout });
+    } else {
+      await settleCryptoPixPayment(payment.id);
+    }
+  }
+  await runInvoiceActions();
+  const after = await findCryptoPixPayment(payment.merchantId, payment.id);
+  return { payment: after, duplicate: false, txHash: invoice.paymentHash };
 }
 
 function stillDue(target: { cryptoAmount: string; receivedAmount: string }): string {

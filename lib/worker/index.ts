@@ -5,6 +5,7 @@ import { watchNetwork, type WatchPass } from "@/lib/chain-watcher/watcher";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
 import { onRefundChainTx, sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
+import { invoiceActionQueue, onStreamedHoldInvoice, reconcileHoldInvoices, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { expireCryptoPixPayments, onCryptoPixPayout, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
@@ -25,6 +26,7 @@ import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifi
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { railEnabled } from "@/lib/providers/rails";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
+import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
@@ -61,6 +63,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "settled", run: () => settleFullyPaidPayments() },
   { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
+  { name: "holdInvoices", run: () => runInvoiceActions() },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
@@ -102,7 +105,11 @@ export async function startWorker(): Promise<PgBoss> {
         if (!(await advancePayout(id, PAYOUT_OWNERS))) throw new Error(`payout ${id} not final yet`);
         // A Crypto-PIX payout not made decided a refund: send it now rather than at the next sweep.
         const payout = await payoutById(db(), id);
-        if (payout?.purpose === "crypto_pix") await sendDecidedRefunds(payout.ownerId);
+        if (payout?.purpose === "crypto_pix") {
+          await sendDecidedRefunds(payout.ownerId);
+          // Over Lightning: the hold invoice is settled (PIX made) or cancelled (not made) now.
+          await runInvoiceActions();
+        }
       }),
       worker(refundQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
         if (!(await advanceRefund(id))) throw new Error(`order refund ${id} not final yet`);
@@ -115,7 +122,15 @@ export async function startWorker(): Promise<PgBoss> {
         await confirmNotifiedPix(endToEndId);
       }),
       ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
-      ...(lightningPolled ? [worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileLightning()))] : []),
+      worker(invoiceActionQueue, { pollingIntervalSeconds: 1 }, async () => void (await runInvoiceActions())),
+      ...(lightningPolled
+        ? [
+            worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => {
+              await reconcileLightning();
+              await reconcileHoldInvoices();
+            }),
+          ]
+        : []),
       ...(exchangePolled ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))] : []),
       ...chain.workers,
     ],
@@ -128,10 +143,13 @@ export async function startWorker(): Promise<PgBoss> {
     ],
   });
   await startWebhookDispatcher();
+  // A node that streams its invoices (LND) is followed live; the poll above is its backstop.
+  if (lightningPolled) startInvoiceStream([onStreamedHoldInvoice]);
   return boss;
 }
 
 export async function stopWorker(): Promise<void> {
+  await stopInvoiceStream();
   await stopWebhookDispatcher();
   await stopJobs();
 }

@@ -11,6 +11,7 @@ import { transfersOf } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
+import { chainPayment, overLightning, type ChainPayment } from "@/lib/crypto-pix/kinds";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import type { OrderListKind } from "./orders";
@@ -135,7 +136,7 @@ function fromOrder(o: Order): Base {
   };
 }
 
-function chainFacts(o: OnchainOrder | CryptoPixPayment): Fact[] {
+function chainFacts(o: OnchainOrder | ChainPayment): Fact[] {
   return [
     { label: "order.network", type: "text", value: NETWORK_NAMES[o.network] ?? o.network },
     { label: "order.cryptoAmount", type: "crypto", value: new Decimal(o.cryptoAmount).toFixed(), unit: o.asset },
@@ -171,6 +172,21 @@ function fromDeposit(o: OnchainOrder): Base {
   };
 }
 
+/** How the payer pays a Crypto-PIX payment: the chain transfer, or the Lightning invoice. */
+function payCryptoPix(p: CryptoPixPayment): OrderDetail["payment"] {
+  if (overLightning(p)) return { qrContent: `lightning:${p.address.toUpperCase()}`, code: p.address, codeLabel: "order.invoice" };
+  return { qrContent: depositTransferUri(chainPayment(p)), code: p.address, codeLabel: "order.address" };
+}
+
+function lightningFacts(p: CryptoPixPayment): Fact[] {
+  return [
+    { label: "order.network", type: "text", value: "Lightning" },
+    { label: "order.satoshis", type: "crypto", value: new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0), unit: "sats" },
+    { label: "order.rate", type: "rate", value: new Decimal(p.rate).toFixed(), asset: "BTC" },
+    { label: "order.received", type: "crypto", value: new Decimal(p.receivedAmount).toFixed(), unit: "BTC" },
+  ];
+}
+
 function fromCryptoPix(p: CryptoPixPayment): Base {
   return {
     id: p.id,
@@ -183,13 +199,13 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
     final: p.closedAt !== null,
     paymentLinkId: null,
     link: null,
-    payment: !p.closedAt && open(p.status, p.expiresAt) ? { qrContent: depositTransferUri(p), code: p.address, codeLabel: "order.address" } : null,
+    payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
     facts: [
       { label: "order.id", type: "mono", value: p.id },
       { label: "order.payCryptoPixId", type: "mono", value: encodeCryptoPixId(p.id) },
       { label: "order.recipient", type: "text", value: `${p.recipientName} (${p.recipientCity})` },
       { label: "order.pixKey", type: "mono", value: p.pixKey },
-      ...chainFacts(p),
+      ...(overLightning(p) ? lightningFacts(p) : chainFacts(chainPayment(p))),
       ...(p.refundAddress ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }] : []),
       ...(p.refundStatus ? [{ label: "order.refundStatus" as const, type: "status" as const, value: p.refundStatus }] : []),
       ...(p.refundTxHash ? [{ label: "order.refundTx" as const, type: "mono" as const, value: p.refundTxHash }] : []),
@@ -199,7 +215,7 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
 
 function transferUse(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): TransferUse {
   if (t.network !== o.network) return "wrong_network";
-  if (t.tokenAddress.toLowerCase() !== o.tokenAddress.toLowerCase()) return "wrong_token";
+  if (t.tokenAddress.toLowerCase() !== o.tokenAddress?.toLowerCase()) return "wrong_token";
   const counted = new Decimal(t.appliedAmount);
   if (counted.gte(t.amount)) return "counted";
   return counted.gt(0) ? "partly_counted" : "not_counted";

@@ -14,6 +14,11 @@ export function mtlsAgent(identity: TlsIdentity): https.Agent {
   return new https.Agent({ keepAlive: true, maxSockets: 16, cert: identity.cert, key: identity.key, pfx: identity.pfx, passphrase: identity.passphrase, ca });
 }
 
+/** Trusts only this certificate (a Lightning node's self-signed one): pinned, not added to the public roots. */
+export function pinnedAgent(cert: Buffer): https.Agent {
+  return new https.Agent({ keepAlive: true, maxSockets: 16, ca: [cert] });
+}
+
 export type HttpsAnswer = { status: number; contentType: string; text: string; json: unknown };
 
 export type HttpsCall = {

@@ -26,6 +26,19 @@ export const sandboxLightning: LightningProvider = {
       expiresAt: new Date(signed.expiresAt * 1000),
     };
   },
+  // Hold invoices: the sandbox's node is this table's state; the sandbox helper plays the payer.
+  async createHoldInvoice({ paymentHash, satoshis, description, expirySeconds }) {
+    const signed = createSignedInvoice({ satoshis, description, expirySeconds, nodePrivateKey: SANDBOX_LN_NODE_KEY, paymentHash });
+    return {
+      id: signed.paymentHash,
+      invoice: signed.invoice,
+      paymentHash: signed.paymentHash,
+      createdAt: new Date(signed.timestamp * 1000),
+      expiresAt: new Date(signed.expiresAt * 1000),
+    };
+  },
+  async settleHoldInvoice() {},
+  async cancelHoldInvoice() {},
   async describe(state) {
     return {
       success: true,
