@@ -156,7 +156,7 @@ export async function mayExpireLightning(p: CryptoPixPayment): Promise<boolean> 
 export async function runInvoiceActions(limit = 100): Promise<number> {
   const lightning = providers().lightning;
   let done = 0;
-  for (const invoice of await invoicesWithAction(db(), limit)) {
+  for (const invoice of await invoicesWithAction(db(), lightning.name, limit)) {
     try {
       if (invoice.action === "settle") await lightning.settleHoldInvoice!(invoice.preimage);
       else await lightning.cancelHoldInvoice!(invoice.paymentHash);
@@ -193,7 +193,7 @@ export async function reconcileHoldInvoices(): Promise<number> {
   const lightning = providers().lightning;
   if (!lightning.readInvoice || env().PAYMENTS_MODE !== "live") return 0;
   let accepted = 0;
-  for (const invoice of await openInvoices(db(), 200)) {
+  for (const invoice of await openInvoices(db(), lightning.name, 200)) {
     try {
       const remote = await lightning.readInvoice(invoice.paymentHash);
       if (remote.accepted && remote.acceptedAt && (await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt))) accepted++;

@@ -174,17 +174,23 @@ export async function updateInvoice(ex: Executor, paymentId: string, change: PgU
 }
 
 /** Hold invoices with something to do at the node (settle, cancel), oldest first. */
-export async function invoicesWithAction(ex: Executor, limit: number): Promise<CryptoPixInvoice[]> {
-  return ex.select().from(cryptoPixInvoices).where(isNotNull(cryptoPixInvoices.action)).orderBy(asc(cryptoPixInvoices.updatedAt)).limit(limit);
+/** Only the given provider's: a node never hears of another's invoices (sandbox ones, or a node replaced). */
+export async function invoicesWithAction(ex: Executor, provider: string, limit: number): Promise<CryptoPixInvoice[]> {
+  return ex
+    .select()
+    .from(cryptoPixInvoices)
+    .where(and(isNotNull(cryptoPixInvoices.action), eq(cryptoPixInvoices.provider, provider)))
+    .orderBy(asc(cryptoPixInvoices.updatedAt))
+    .limit(limit);
 }
 
 /** Hold invoices of open payments not yet seen paid: what the poll asks the node about. */
-export async function openInvoices(ex: Executor, limit: number): Promise<CryptoPixInvoice[]> {
+export async function openInvoices(ex: Executor, provider: string, limit: number): Promise<CryptoPixInvoice[]> {
   return ex
     .select({ invoice: cryptoPixInvoices })
     .from(cryptoPixInvoices)
     .innerJoin(cryptoPixPayments, eq(cryptoPixPayments.id, cryptoPixInvoices.paymentId))
-    .where(and(eq(cryptoPixInvoices.state, "open"), isNull(cryptoPixPayments.closedAt)))
+    .where(and(eq(cryptoPixInvoices.state, "open"), eq(cryptoPixInvoices.provider, provider), isNull(cryptoPixPayments.closedAt)))
     .orderBy(asc(cryptoPixInvoices.createdAt))
     .limit(limit)
     .then((rows) => rows.map((r) => r.invoice));

@@ -27,6 +27,7 @@ import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/re
 import { railEnabled } from "@/lib/providers/rails";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
+import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
@@ -63,7 +64,13 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "settled", run: () => settleFullyPaidPayments() },
   { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
-  { name: "holdInvoices", run: () => runInvoiceActions() },
+  {
+    name: "holdInvoices",
+    run: async () => {
+      await followOpenHoldInvoices();
+      return runInvoiceActions();
+    },
+  },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
@@ -150,6 +157,7 @@ export async function startWorker(): Promise<PgBoss> {
 
 export async function stopWorker(): Promise<void> {
   await stopInvoiceStream();
+  stopFollowingHoldInvoices();
   await stopWebhookDispatcher();
   await stopJobs();
 }

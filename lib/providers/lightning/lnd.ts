@@ -14,6 +14,8 @@ import type { LightningInvoice, LightningProvider, RemoteInvoice, StreamedInvoic
 //   GET  /v1/invoice/{r_hash hex}      read one back (state, settle_date)
 //   GET  /v1/invoices/subscribe        the node's stream of invoices, resumed from a settle_index
 //   POST /v2/invoices/hodl|settle|cancel   hold invoices (Crypto-PIX over Lightning)
+//   GET  /v2/invoices/subscribe/{hash} one invoice's stream: the all-invoices stream never reports a
+//                                      hold invoice ACCEPTED or CANCELED (lnd keeps those for these)
 // TLS is pinned to the node's own certificate, and the macaroon (sent as Grpc-Metadata-macaroon)
 // should be an invoice macaroon: it can make and read invoices but never spend.
 // Proto3 JSON: 64-bit integers are strings, bytes are base64.
@@ -109,6 +111,50 @@ async function lookup(hashHex: string): Promise<Json> {
   return answer.json as Json;
 }
 
+/**
+ * A grpc-gateway stream: one JSON message per line, `{ result }` or `{ error }`. Each invoice is handed
+ * over in order, the next only once the previous one has been applied. Resolves when the node ends
+ * the stream; throws when it fails or is cut.
+ */
+function follow(pathAndQuery: string, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void> {
+  const n = node();
+  return new Promise<void>((resolve, reject) => {
+    const req = https.request(`${n.base}${pathAndQuery}`, { method: "GET", agent: n.agent, headers: { "Grpc-Metadata-macaroon": n.macaroon }, signal }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new UpstreamUnavailable(`LND node refused the invoice stream: HTTP ${res.statusCode}`));
+        return;
+      }
+      let buffer = "";
+      let chain = Promise.resolve();
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        let nl;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl).trim();
+          buffer = buffer.slice(nl + 1);
+          if (!line) continue;
+          chain = chain.then(async () => {
+            const msg = JSON.parse(line) as Json;
+            if (msg.error) throw new UpstreamUnavailable(`LND invoice stream error: ${JSON.stringify(msg.error).slice(0, 200)}`);
+            if (msg.result && typeof msg.result === "object") await onInvoice(remote(msg.result as Json));
+          });
+          chain.catch((err: unknown) => {
+            req.destroy();
+            reject(err);
+          });
+        }
+      });
+      res.on("end", () => void chain.then(resolve, reject));
+      res.on("error", (err) => reject(new UpstreamUnavailable(`LND invoice stream cut: ${err.message}`)));
+      res.on("aborted", () => reject(new UpstreamUnavailable("LND invoice stream cut")));
+    });
+    req.on("error", (err) => reject(signal.aborted ? err : new UpstreamUnavailable(`LND invoice stream failed: ${err.message}`)));
+    req.end();
+  });
+}
+
 export const lndLightning: LightningProvider = {
   name: LND_PROVIDER,
 
@@ -122,7 +168,8 @@ export const lndLightning: LightningProvider = {
       0,
     );
     const o = (answer.json ?? {}) as Json;
-    if (answer.status !== 200 || typeof o.r_hash !== "string" || typeof o.payment_request !== "string") throw new Error(problem(answer));
+    if (answer.status !== 200 || typeof o.r_hash !== "string" || typeof o.payment_request !== "string")
+      throw new UpstreamUnavailable(`LND node refused to create the invoice: ${problem(answer)}`);
     return checked(o.payment_request, b64ToHex(o.r_hash), satoshis);
   },
 
@@ -176,45 +223,13 @@ export const lndLightning: LightningProvider = {
     return remote(await lookup(id));
   },
 
-  async followInvoices(afterSettleIndex, signal, onInvoice) {
-    const n = node();
-    const url = `${n.base}/v1/invoices/subscribe?settle_index=${afterSettleIndex}`;
-    await new Promise<void>((resolve, reject) => {
-      const req = https.request(url, { method: "GET", agent: n.agent, headers: { "Grpc-Metadata-macaroon": n.macaroon }, signal }, (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          reject(new UpstreamUnavailable(`LND node refused the invoice stream: HTTP ${res.statusCode}`));
-          return;
-        }
-        let buffer = "";
-        // One line at a time, in order: the next waits until the previous one has been applied.
-        let chain = Promise.resolve();
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          let nl;
-          while ((nl = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (!line) continue;
-            chain = chain.then(async () => {
-              const msg = JSON.parse(line) as Json;
-              if (msg.error) throw new UpstreamUnavailable(`LND invoice stream error: ${JSON.stringify(msg.error).slice(0, 200)}`);
-              if (msg.result && typeof msg.result === "object") await onInvoice(remote(msg.result as Json));
-            });
-            chain.catch((err: unknown) => {
-              req.destroy();
-              reject(err);
-            });
-          }
-        });
-        res.on("end", () => void chain.then(resolve, reject));
-        res.on("error", (err) => reject(new UpstreamUnavailable(`LND invoice stream cut: ${err.message}`)));
-        res.on("aborted", () => reject(new UpstreamUnavailable("LND invoice stream cut")));
-      });
-      req.on("error", (err) => reject(signal.aborted ? err : new UpstreamUnavailable(`LND invoice stream failed: ${err.message}`)));
-      req.end();
-    });
+  followInvoices(afterSettleIndex, signal, onInvoice) {
+    return follow(`/v1/invoices/subscribe?settle_index=${afterSettleIndex}`, signal, onInvoice);
+  },
+
+  followInvoice(paymentHash, signal, onInvoice) {
+    // REST path bytes are base64url (invoices.swagger.json).
+    return follow(`/v2/invoices/subscribe/${Buffer.from(paymentHash, "hex").toString("base64url")}`, signal, onInvoice);
   },
 
   async createHoldInvoice({ paymentHash, satoshis, description, expirySeconds }) {
@@ -226,7 +241,7 @@ export const lndLightning: LightningProvider = {
       0,
     );
     const o = (answer.json ?? {}) as Json;
-    if (answer.status !== 200 || typeof o.payment_request !== "string") throw new Error(problem(answer));
+    if (answer.status !== 200 || typeof o.payment_request !== "string") throw new UpstreamUnavailable(`LND node refused to create the hold invoice: ${problem(answer)}`);
     return checked(o.payment_request, paymentHash, satoshis);
   },
 

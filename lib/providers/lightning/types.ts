@@ -61,6 +61,11 @@ export interface LightningProvider {
    * stream ends or `signal` aborts. Resolves when the node closes it; throws when it fails.
    */
   followInvoices?(afterSettleIndex: number, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void>;
+  /**
+   * One invoice's changes, its current state first (LND's single-invoice stream: the only one that
+   * reports a hold invoice ACCEPTED or CANCELED). Resolves when the node ends the stream.
+   */
+  followInvoice?(paymentHash: string, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void>;
   /** Hold invoices (LND): the payment is accepted and held until we settle it with the preimage, or cancel it (the payer's funds go back). */
   createHoldInvoice?(args: { paymentHash: string; satoshis: number; description: string; expirySeconds: number }): Promise<LightningInvoice>;
   settleHoldInvoice?(preimage: string): Promise<void>;
