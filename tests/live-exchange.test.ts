@@ -129,6 +129,30 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     expect((await row(order.id)).status).toBe("COMPLETED");
   });
 
+  it("our server restarts while the payment is notified: the poll after the restart completes it, and the late retries change nothing", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const { order } = await exchangeOrder(apiKey, 10);
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+    // Every attempt finds nothing listening.
+    const paid = await binance.pay(order.paymentLinkId);
+    await binance.idle();
+    expect(binance.notifications.filter((n) => n.merchantTradeNo === order.paymentLinkId).every((n) => !n.acknowledged)).toBe(true);
+    expect((await row(order.id)).status).toBe("PENDING");
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    // The first poll of the restarted process.
+    await reconcileExchange();
+    expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: new Date(paid.transactTime!) });
+    // Binance's retries arrive after the restart, twice.
+    binance.faults.duplicateNotifications = true;
+    expect(await binance.notify(order.paymentLinkId)).toBe(200);
+    expect(await balance(merchant.id)).toBe(1000);
+    expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id))).toHaveLength(1);
+  });
+
   it("with the notification lost, the poll completes the order", async () => {
     const { merchant, apiKey } = await liveMerchant();
     const { order } = await exchangeOrder(apiKey, 12);

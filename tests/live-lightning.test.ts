@@ -101,6 +101,27 @@ describe("live Lightning through OpenNode", () => {
     expect(await balance(merchant.id)).toBe(0);
   });
 
+  it("our server restarts while the charge is paid: the poll after the restart completes it, and a late callback changes nothing", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 11);
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+    const settledAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    // The callback finds nothing listening (no answer).
+    expect(await provider.payCharge(order.providerRef!, { at: settledAt })).toEqual([0]);
+    expect((await row(order.id)).status).toBe("PENDING");
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    await reconcileLightning();
+    expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: settledAt });
+    expect(await provider.postCallback(order.providerRef!)).toBe(200);
+    expect(await provider.postCallback(order.providerRef!)).toBe(200);
+    expect(await balance(merchant.id)).toBe(1100);
+    expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id))).toHaveLength(1);
+  });
+
   it("with the callback lost, the poll completes the order", async () => {
     const { merchant, apiKey } = await liveMerchant();
     const order = await lightningOrder(apiKey, 12);
