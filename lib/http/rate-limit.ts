@@ -1,4 +1,5 @@
 import { lt, sql } from "drizzle-orm";
+import postgres from "postgres";
 import { db, openPool } from "@/db";
 import { rateLimits } from "@/db/schema";
 import { env } from "@/lib/env";
@@ -52,7 +53,13 @@ type Count = {
   pending: number;
 };
 
-export type LimiterOptions = { syncIntervalMs?: number; maxKeys?: number; now?: () => number };
+export type LimiterOptions = {
+  syncIntervalMs?: number;
+  maxKeys?: number;
+  now?: () => number;
+  /** The database the counts are shared in; default: the app's pool's. */
+  databaseUrl?: () => string;
+};
 
 export class SharedRateLimiter {
   private readonly counts = new Map<string, Count>();
@@ -63,11 +70,28 @@ export class SharedRateLimiter {
   private syncing = false;
   private queue: Promise<void> = Promise.resolve();
   private failing = false;
+  private readonly databaseUrl: () => string;
+  private client: { url: string; sql: postgres.Sql } | undefined;
 
   constructor(opts: LimiterOptions = {}) {
     this.syncIntervalMs = opts.syncIntervalMs ?? SYNC_INTERVAL_MS;
     this.maxKeys = opts.maxKeys ?? MAX_KEYS;
     this.now = opts.now ?? Date.now;
+    this.databaseUrl = opts.databaseUrl ?? (() => openPool().url);
+  }
+
+  /**
+   * A connection of its own: a sync writes one row per active key (tens of milliseconds with
+   * thousands of keys), and requests that postgres.js queued behind it on a pool connection would
+   * wait that long. Closed when idle.
+   */
+  private connection(): postgres.Sql {
+    const url = this.databaseUrl();
+    if (this.client?.url !== url) {
+      void this.client?.sql.end({ timeout: 1 });
+      this.client = { url, sql: postgres(url, { max: 1, idle_timeout: 10, onnotice: () => {}, connection: { application_name: "payments-rate-limit" } }) };
+    }
+    return this.client.sql;
   }
 
   /**
@@ -111,6 +135,8 @@ export class SharedRateLimiter {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    void this.client?.sql.end({ timeout: 1 });
+    this.client = undefined;
   }
 
   private startTimer(): NodeJS.Timeout {
@@ -145,9 +171,9 @@ export class SharedRateLimiter {
     batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.syncing = true;
     try {
-      const rows = await openPool().sql.unsafe<{ key: string; count: number }[]>(
+      const rows = await this.connection().unsafe<{ key: string; count: number }[]>(
         `insert into rate_limits (key, window_start, count)
-         select r.k, to_timestamp(r.w / 1000.0), r.c from jsonb_to_recordset($1::jsonb) as r(k text, w bigint, c int)
+         select r.k, to_timestamp(r.w / 1000.0), r.c from jsonb_to_recordset($1::text::jsonb) as r(k text, w bigint, c int)
          on conflict (key, window_start) do update set count = rate_limits.count + excluded.count
          returning key, count`,
         [JSON.stringify(batch.map((b) => ({ k: b.key, w: b.count.window, c: b.sent })))],
