@@ -65,8 +65,12 @@ const envFields = z.object({
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   API_KEY_PEPPER: z.string().optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  // Requests per minute per API key (and per client address on public routes); 0 turns it off.
+  // Requests per minute per API key, and per client address on public routes, failed authentication
+  // and the operator API; 0 turns them off (lib/http/rate-limit.ts).
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Proxies in front of the server whose X-Forwarded-For entries are trusted, counted from the right;
+  // 0: the client's address is the socket's (lib/http/client-address.ts).
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   JOBS_ENABLED: bool.default(true),
   // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
   API_FAST_PATH: bool.default(true),

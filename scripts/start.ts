@@ -96,11 +96,15 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
   const { dispatchApi, isApiPath } = await import("@/lib/api/serve");
+  const { stampClientAddress } = await import("@/lib/http/client-address");
+  const proxyHops = e.TRUST_PROXY_HOPS;
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
   // API_FAST_PATH=false; everything else is Next's.
   const fastPath = e.API_FAST_PATH;
   const baseUrl = `http://${host}:${e.PORT}`;
   const server = http.createServer((req, res) => {
+    // Before anything reads the request: the one place the client's address is decided (CONTRACT §9).
+    stampClientAddress(req, proxyHops);
     const next = () =>
       handle(req, res).catch((err: unknown) => {
         console.error(err);

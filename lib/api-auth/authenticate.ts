@@ -62,8 +62,9 @@ type ApiKeyAuth = { merchant: MerchantProfile; keyId: string };
 /**
  * The merchant behind the request's API key, and which key it was (rate limits count per key).
  * Answers synchronously when the key is in memory, the common case, so that case awaits nothing.
+ * `beforeLookup` runs (and may throw) before a key not in memory is looked up in the database.
  */
-export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKeyAuth> {
+export function authenticateApiKey(req: ApiRequest, beforeLookup?: () => void): ApiKeyAuth | Promise<ApiKeyAuth> {
   const key = extractApiKey(req);
   if (key === null) {
     throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
@@ -79,6 +80,7 @@ export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKey
     touch(cached.keyId);
     return cached;
   }
+  beforeLookup?.();
   return lookupKey(hash);
 }
 

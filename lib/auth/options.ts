@@ -2,6 +2,7 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env, publicBaseUrl } from "@/lib/env";
+import { clientAddress } from "@/lib/http/client-address";
 import { takeSignInAttempt, TOO_MANY_ATTEMPTS } from "./throttle";
 import { authenticate } from "./users";
 
@@ -11,6 +12,12 @@ import { authenticate } from "./users";
 const SESSION_MAX_AGE = 60 * 60 * 12; // a working day; the dashboard moves money
 
 let cached: NextAuthOptions | null = null;
+
+/** next-auth passes the request's headers to authorize as a plain object (lower-case names). */
+function headerValue(headers: Record<string, unknown> | undefined, name: string): string | null {
+  const value = headers?.[name];
+  return typeof value === "string" ? value : null;
+}
 
 export function authOptions(): NextAuthOptions {
   if (cached) return cached;
@@ -25,10 +32,11 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: "E-mail",
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           if (!credentials) return null;
-          // next-auth hands a thrown message to the sign-in form as `error`.
-          if (!(await takeSignInAttempt(String(credentials.email ?? "")))) throw new Error(TOO_MANY_ATTEMPTS);
+          // Before the password is hashed. next-auth hands a thrown message to the sign-in form as `error`.
+          const address = clientAddress({ get: (name) => headerValue(req?.headers, name) });
+          if (!(await takeSignInAttempt(String(credentials.email ?? ""), address))) throw new Error(TOO_MANY_ATTEMPTS);
           const user = await authenticate(String(credentials.email ?? ""), String(credentials.password ?? ""));
           return user ? { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId } : null;
         },

@@ -65,6 +65,7 @@ export const en: Record<MessageKey, string> = {
   "auth.signingIn": "Signing in…",
   "auth.creating": "Creating account…",
   "auth.tooManyAttempts": "Too many sign-in attempts. Wait a minute and try again.",
+  "auth.tooManySignUps": "Too many accounts created from this address. Wait a minute and try again.",
   "auth.invalidCredentials": "Wrong e-mail or password.",
   "auth.noAccount": "No account yet?",
   "auth.haveAccount": "Already have an account?",

@@ -63,6 +63,7 @@ export const ptBR = {
   "auth.signingIn": "Entrando…",
   "auth.creating": "Criando conta…",
   "auth.tooManyAttempts": "Muitas tentativas de entrar. Aguarde um minuto e tente de novo.",
+  "auth.tooManySignUps": "Muitas contas criadas a partir deste endereço. Aguarde um minuto e tente de novo.",
   "auth.invalidCredentials": "E-mail ou senha incorretos.",
   "auth.noAccount": "Ainda não tem conta?",
   "auth.haveAccount": "Já tem conta?",
