@@ -10,7 +10,7 @@ import { db } from "@/db";
 import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
 import type { OpsOptions } from "@/lib/ops/endpoints";
-import { NEWEST_MIGRATION } from "@/lib/ops/readiness";
+import { markDraining, NEWEST_MIGRATION } from "@/lib/ops/readiness";
 import { createAppServer } from "@/lib/server/http";
 import { startWorker, stopWorker } from "@/lib/worker";
 import { api, seedMerchant } from "./helpers";
@@ -273,5 +273,21 @@ describe("GET /metrics", () => {
       for (const state of ["ready", "deferred", "active", "failed"])
         expect(sample(after, "payments_job_queue_jobs", { queue: "sweep", state })).toBeGreaterThanOrEqual(0);
     });
+  });
+});
+
+// Last in this file: draining cannot be undone, as in a real shutdown.
+describe("once shutdown has begun (lib/server/shutdown.ts marks it)", () => {
+  it("/readyz → 503 naming shutdown, /healthz still 200, and every answer closes its connection", async () => {
+    const s = await serve({ readiness: { jobsExpected: false } });
+    expect((await get(s, "/readyz")).status).toBe(200);
+    markDraining();
+    const res = await get(s, "/readyz");
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ failed: ["shutdown"], checks: { shutdown: "shutting down", database: "ok", migrations: "ok" } });
+    expect(res.headers.get("connection")).toBe("close");
+    const health = await get(s, "/healthz");
+    expect(health.status).toBe(200);
+    expect(health.headers.get("connection")).toBe("close");
   });
 });
