@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -175,7 +174,12 @@ describe("GET /metrics", () => {
 
   it("→ 401 without a token or with a wrong one, 200 with it (from the variable or from METRICS_TOKEN_FILE)", async () => {
     setEnv({ METRICS_TOKEN: TOKEN });
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
+      { authorization: `Basic ${TOKEN}` },
+    ]) {
       const res = await get(main, "/metrics", headers);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toContain("Bearer");
