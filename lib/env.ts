@@ -72,6 +72,11 @@ const envFields = z.object({
   // 0: the client's address is the socket's (lib/http/client-address.ts).
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   JOBS_ENABLED: bool.default(true),
+  // GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it does not exist (404).
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  METRICS_TOKEN_FILE: z.string().min(1).optional(),
+  // On SIGTERM/SIGINT: how long requests in flight and running jobs get to finish.
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
   API_FAST_PATH: bool.default(true),
   SEED_DEMO_MERCHANT: bool.default(true),
@@ -206,6 +211,9 @@ const envFields = z.object({
 });
 
 const envSchema = envFields.superRefine((env, ctx) => {
+  if (env.METRICS_TOKEN && env.METRICS_TOKEN_FILE) {
+    ctx.addIssue({ code: "custom", path: ["METRICS_TOKEN_FILE"], message: "set either METRICS_TOKEN or METRICS_TOKEN_FILE, not both" });
+  }
   if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
     ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
   }

@@ -88,10 +88,25 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   return boss;
 }
 
-export async function stopJobs(): Promise<void> {
+/** How many jobs wait and run per queue, as pg-boss last counted them (its monitor, once a minute). */
+export type QueueDepth = { name: string; ready: number; deferred: number; active: number; failed: number };
+
+/** Every queue's depth, or null when this process runs no job runner. */
+export async function queueDepths(): Promise<QueueDepth[] | null> {
+  const state = running.value;
+  if (!state) return null;
+  const queues = await state.boss.getQueues();
+  return queues.map((q) => ({ name: q.name, ready: q.readyCount, deferred: q.deferredCount, active: q.activeCount, failed: q.failedCount }));
+}
+
+/**
+ * Stops taking jobs and lets the running ones finish, for at most `timeoutMs` (pg-boss then fails
+ * what is still running, and another instance retries it: jobs are at-least-once).
+ */
+export async function stopJobs(timeoutMs = 10_000): Promise<void> {
   const state = running.value;
   running.value = undefined;
   if (!state) return;
   for (const t of state.timers) clearInterval(t);
-  await state.boss.stop({ graceful: true, timeout: 10_000 });
+  await state.boss.stop({ graceful: true, timeout: timeoutMs });
 }

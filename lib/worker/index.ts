@@ -10,7 +10,7 @@ import { expireCryptoPixPayments, onCryptoPixPayout, settleFullyPaidPayments } f
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
-import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
+import { isRunning as jobsRunning, jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { runSweepSteps, untilNone, type SweepStep } from "@/lib/jobs/sweep";
 import { log } from "@/lib/log";
 import { db } from "@/db";
@@ -31,7 +31,7 @@ import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-
 import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
-import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
+import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // The composition root of background work: which queues exist and who works them, what the sweep
@@ -155,9 +155,18 @@ export async function startWorker(): Promise<PgBoss> {
   return boss;
 }
 
-export async function stopWorker(): Promise<void> {
+/** Whether this process's job runner and webhook dispatcher are running (readiness, lib/ops). */
+export function workerRunning(): boolean {
+  return jobsRunning() && webhookDispatcherRunning();
+}
+
+/**
+ * Stops taking new work and lets what runs finish: the invoice stream first (it only feeds work), then
+ * the dispatcher (attempts in flight end within WEBHOOK_TIMEOUT_MS) and the job runner (running jobs
+ * get `timeoutMs`) together.
+ */
+export async function stopWorker(timeoutMs?: number): Promise<void> {
   await stopInvoiceStream();
   stopFollowingHoldInvoices();
-  await stopWebhookDispatcher();
-  await stopJobs();
+  await Promise.all([stopWebhookDispatcher(), stopJobs(timeoutMs)]);
 }
