@@ -12,7 +12,7 @@ import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
-import { describeZodError } from "./validation";
+import { describeZodError, refuseUnstorableText } from "./validation";
 
 // One declaration per endpoint: its method and path, who may call it, its error body, the schemas
 // of what it reads and answers, its documentation, and what it does. The router (./router.ts) is
@@ -178,18 +178,22 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       if (limiting) await limiting;
     }
 
+    refuseUnstorableText(params, "path");
     let body: unknown = undefined;
     let raw: unknown = undefined;
     if (def.body) {
       const text = readBodyText(req);
       raw = parseJsonBody(typeof text === "string" ? text : await text);
+      refuseUnstorableText(raw, "body");
       const parsed = def.body.safeParse(raw);
       if (!parsed.success) return fail(400, describeZodError(parsed.error));
       body = parsed.data;
     }
     let query: unknown = undefined;
     if (def.query) {
-      const parsed = def.query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+      const given = Object.fromEntries(new URL(req.url).searchParams);
+      refuseUnstorableText(given, "query");
+      const parsed = def.query.safeParse(given);
       if (!parsed.success) return fail(400, describeZodError(parsed.error));
       query = parsed.data;
     }

@@ -1,0 +1,41 @@
+// PostgreSQL refuses two kinds of string JavaScript accepts: NUL (U+0000) in text and jsonb, and a
+// lone UTF-16 surrogate ("\ud800", legal in JSON) in jsonb, which it cannot turn into UTF-8. Either
+// one reaching a query fails it, and a failed query is a 500. Every input boundary (API bodies, query
+// strings and path parameters; dashboard forms and query strings) checks its strings here first, so
+// such input is a 400 naming the field before any work is done, whatever field it arrives in.
+
+export const UNSTORABLE_TEXT_MESSAGE = "must not contain NUL characters or unpaired UTF-16 surrogates";
+
+// NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one (code
+// units, hence no `u` flag; String#isWellFormed is newer than our TypeScript lib target).
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when PostgreSQL can store the string in text and jsonb columns. */
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/**
+ * The path ("devedor.name", "items.2", or "" for the value itself) of the first string in a parsed
+ * JSON value, object keys included, that PostgreSQL cannot store; null when there is none. Depth is
+ * bounded by the caller (request bodies are capped at 32 levels before they are parsed).
+ */
+export function findUnstorableText(value: unknown, path: readonly (string | number)[] = []): string | null {
+  if (typeof value === "string") return isStorableText(value) ? null : path.join(".");
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnstorableText(value[i], [...path, i]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      // A key is named by its position, not its text: the text is what cannot be shown.
+      if (!isStorableText(k)) return [...path, "(a field name)"].join(".");
+      const found = findUnstorableText(v, [...path, k]);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}

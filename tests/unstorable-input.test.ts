@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { api, seedMerchant } from "./helpers";
+
+// Input PostgreSQL cannot store (NUL, lone surrogates), impossible dates and cursors: each was a 500
+// before it was refused at the request boundary (lib/http/validation.ts refuseUnstorableText).
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+const UUID = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906";
+
+describe("input PostgreSQL cannot store is a 400 in the endpoint's shape", () => {
+  it("GET /api/v1/orders?q=%00 → 400 naming q", async () => {
+    const { apiKey } = await seedMerchant();
+    for (const q of ["%00", "a%00b", "%ED%A0%80"]) {
+      const res = await api("GET", `/api/v1/orders?q=${q}`, { apiKey });
+      if (q === "%ED%A0%80") {
+        // Not UTF-8: the URL parser reads it as U+FFFD, which is storable and matches nothing.
+        expect(res.status).toBe(200);
+        continue;
+      }
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: "Invalid request: q: must not contain NUL characters or unpaired UTF-16 surrogates" });
+    }
+  });
+
+  it('POST /api/v1/order/create/pix → 400 when "name" holds a lone surrogate or NUL, and nothing is created', async () => {
+    const { apiKey } = await seedMerchant();
+    for (const raw of ['{"value": 10, "name": "\\ud800abc"}', '{"value": 10, "name": "a\\u0000b"}', '{"value": 10, "\\udc00": 1}']) {
+      const res = await api("POST", "/api/v1/order/create/pix", { apiKey, rawBody: raw, headers: { "idempotency-key": `bad-${raw.length}` } });
+      expect(res.status, raw).toBe(400);
+      expect(res.body.message).toMatch(/^Invalid request: (name|\(a field name\)): must not contain NUL/);
+    }
+    const list = await api("GET", "/api/v1/orders", { apiKey });
+    expect(list.body.orders).toHaveLength(0);
+  });
+
+  it("a surrogate pair (an emoji) is fine", async () => {
+    const { apiKey } = await seedMerchant();
+    const res = await api("POST", "/api/v1/order/create/pix", { apiKey, rawBody: '{"value": 10, "name": "Jo\\u00e3o \\ud83d\\ude00"}' });
+    expect(res.status).toBe(200);
+  });
+
+  it("GET /api/v1/order/%00 → 400 in { success: false, error }", async () => {
+    const { apiKey } = await seedMerchant();
+    const res = await api("GET", "/api/v1/order/a%00b", { apiKey });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: "Invalid request: id: must not contain NUL characters or unpaired UTF-16 surrogates" });
+  });
+
+  it("GET /api/v1/orders: cursors dated year 0, year 275760, Feb 31, or holding huge numbers → 400", async () => {
+    const { apiKey } = await seedMerchant();
+    const cursors = [
+      b64url({ at: "0000-01-01T00:00:00.000Z", id: UUID }),
+      b64url({ at: "+275760-09-13T00:00:00.000Z", id: UUID }),
+      b64url({ at: "2024-02-31T00:00:00.000Z", id: UUID }),
+      b64url({ at: 1e400, id: UUID }),
+      b64url({ at: "2024-01-01T00:00:00.000Z", id: 18446744073709551616 }),
+      "9".repeat(200),
+      "%00",
+    ];
+    for (const cursor of cursors) {
+      const res = await api("GET", `/api/v1/orders?cursor=${cursor}`, { apiKey });
+      expect(res.status, cursor).toBe(400);
+      expect(Object.keys(res.body)).toEqual(["message"]);
+    }
+    for (const limit of ["1e400", "18446744073709551616", "-1", "NaN"]) {
+      expect((await api("GET", `/api/v1/orders?limit=${limit}`, { apiKey })).status).toBe(400);
+    }
+  });
+});
