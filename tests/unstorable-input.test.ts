@@ -1,4 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
+import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/server/orders";
 import { api, seedMerchant } from "./helpers";
 
 // Input PostgreSQL cannot store (NUL, lone surrogates), impossible dates and cursors: each was a 500
@@ -65,5 +68,55 @@ describe("input PostgreSQL cannot store is a 400 in the endpoint's shape", () =>
     for (const limit of ["1e400", "18446744073709551616", "-1", "NaN"]) {
       expect((await api("GET", `/api/v1/orders?limit=${limit}`, { apiKey })).status).toBe(400);
     }
+  });
+});
+
+describe("dashboard: the order list's query string and the order page's id", () => {
+  const wild = fc.oneof(
+    fc.constantFrom(
+      "2024-02-31",
+      "0000-01-01",
+      "99999-01-01",
+      "2024-13-01",
+      "-2024-01-01",
+      "2024-02-29",
+      "\u0000",
+      "a\u0000b",
+      "\ud800abc",
+      "9".repeat(30),
+      "1e400",
+      "-1",
+      "NaN",
+    ),
+    fc.string({ unit: "binary", maxLength: 20 }),
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  );
+
+  it("any from, to, q, kind, status, page and limit: the page loads (malformed filters are dropped)", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
+    const names = fc.constantFrom("from", "to", "q", "kind", "status", "page", "limit", "\u0000");
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(names, wild, { maxKeys: 5 }), async (params) => {
+        const result = await listDashboardOrders(merchant.id, dashboardOrdersQuery.parse(params));
+        expect(result.page).toBeGreaterThanOrEqual(1);
+      }),
+      { numRuns: 300, seed: 20261124 },
+    );
+  });
+
+  it("the cases that were 500s: from=2024-02-31, from=0000-01-01, q=NUL", async () => {
+    expect(dashboardOrdersQuery.parse({ from: "2024-02-31", to: "0000-01-01", q: "\u0000" })).toEqual({ page: 1, limit: 20 });
+    expect(dashboardOrdersQuery.parse({ from: "2024-02-29", q: " abc " })).toMatchObject({ from: "2024-02-29", q: "abc" });
+  });
+
+  it("an order page for any id is the order or not found, never an error", async () => {
+    const { merchant } = await seedMerchant();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(wild, fc.uuid().map(String)), async (id) => {
+        expect(await getOrderDetail(merchant.id, id)).toBeNull();
+      }),
+      { numRuns: 100, seed: 20261124 },
+    );
   });
 });

@@ -2,6 +2,7 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env, publicBaseUrl } from "@/lib/env";
+import { isStorableText } from "@/lib/storable-text";
 import { takeSignInAttempt, TOO_MANY_ATTEMPTS } from "./throttle";
 import { authenticate } from "./users";
 
@@ -27,6 +28,8 @@ export function authOptions(): NextAuthOptions {
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials) {
           if (!credentials) return null;
+          // No stored e-mail holds a NUL, and PostgreSQL would refuse the throttle's key: wrong credentials.
+          if (!isStorableText(String(credentials.email ?? ""))) return null;
           // next-auth hands a thrown message to the sign-in form as `error`.
           if (!(await takeSignInAttempt(String(credentials.email ?? "")))) throw new Error(TOO_MANY_ATTEMPTS);
           const user = await authenticate(String(credentials.email ?? ""), String(credentials.password ?? ""));
