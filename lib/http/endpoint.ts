@@ -6,7 +6,7 @@ import { withRequestContext } from "@/lib/request-context";
 import { parseJsonBody, readBodyText } from "./body";
 import { bodyHash } from "./canonical-json";
 import type { ErrorBody } from "./error-body";
-import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyScope } from "./idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, keepIdempotencyClaim, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency";
 import { jsonResponseText, setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { pathOf, type ApiRequest } from "./request";
@@ -148,7 +148,8 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const started = performance.now();
   const path = pathOf(req.url);
   let owner: string | undefined;
-  let idempotency: IdempotencyScope | null = null;
+  let idempotency: IdempotencyClaim | null = null;
+  let stopRenewing: (() => void) | null = null;
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
@@ -205,10 +206,12 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       if (claim.kind === "replay") {
         return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
       }
-      idempotency = scope;
+      idempotency = claim.claim;
+      stopRenewing = keepIdempotencyClaim(idempotency);
     }
 
     const result = await def.handle({ ...principal, req, requestId, params, body, query });
+    stopRenewing?.();
     const res = result instanceof Response ? result : json(def.response.status, result);
     if (idempotency) {
       if (NOT_REPLAYED(res.status)) {
@@ -220,6 +223,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     }
     return finish(res);
   } catch (err) {
+    stopRenewing?.();
     const failed = idempotency;
     const domain = err instanceof DomainError;
     const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
