@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findUnstorableText, isStorableText } from "./storable-text";
+import { findUnstorableText, isStorableText, toStorableText } from "./storable-text";
 
 // The oracle: a string PostgreSQL can store is one that survives UTF-8 unchanged and holds no NUL.
 const survivesUtf8 = (s: string) => !s.includes("\0") && Buffer.from(s, "utf8").toString("utf8") === s;
@@ -35,5 +35,16 @@ describe("findUnstorableText", () => {
     expect(findUnstorableText({ "\u0000": 1 })).toBe("(a field name)");
     expect(findUnstorableText("\u0000")).toBe("");
     expect(findUnstorableText({ value: 10, name: "Loja 😀", tags: [null, true, 1.5] })).toBeNull();
+  });
+});
+
+describe("toStorableText", () => {
+  it("replaces exactly what a UTF-8 round trip replaces, and NUL", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 20 }), (s) => {
+        const fixed = toStorableText(s);
+        return isStorableText(fixed) && fixed === Buffer.from(s, "utf8").toString("utf8").replaceAll("\0", "\ufffd");
+      }),
+    );
   });
 });

@@ -1,8 +1,9 @@
 // PostgreSQL refuses two kinds of string JavaScript accepts: NUL (U+0000) in text and jsonb, and a
 // lone UTF-16 surrogate ("\ud800", legal in JSON) in jsonb, which it cannot turn into UTF-8. Either
-// one reaching a query fails it, and a failed query is a 500. Every input boundary (API bodies, query
-// strings and path parameters; dashboard forms and query strings) checks its strings here first, so
-// such input is a 400 naming the field before any work is done, whatever field it arrives in.
+// one reaching a query fails it, and a failed query is a 500. Every input boundary checks its strings
+// here first, whatever field they arrive in: API bodies and query strings answer 400 naming the field,
+// API path ids answer as unknown ids, dashboard forms show the field's error and dashboard filters
+// are dropped, all before any work is done.
 
 export const UNSTORABLE_TEXT_MESSAGE = "must not contain NUL characters or unpaired UTF-16 surrogates";
 
@@ -10,9 +11,16 @@ export const UNSTORABLE_TEXT_MESSAGE = "must not contain NUL characters or unpai
 // units, hence no `u` flag; String#isWellFormed is newer than our TypeScript lib target).
 const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+
 /** True when PostgreSQL can store the string in text and jsonb columns. */
 export function isStorableText(s: string): boolean {
   return !UNSTORABLE.test(s);
+}
+
+/** The string with each NUL and lone surrogate replaced by U+FFFD, as a UTF-8 decoder would. */
+export function toStorableText(s: string): string {
+  return s.replace(UNSTORABLE_ALL, "\ufffd");
 }
 
 /**

@@ -42,11 +42,17 @@ describe("input PostgreSQL cannot store is a 400 in the endpoint's shape", () =>
     expect(res.status).toBe(200);
   });
 
-  it("GET /api/v1/order/%00 → 400 in { success: false, error }", async () => {
+  it("a path id holding NUL or a lone surrogate answers exactly as an unknown id", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await api("GET", "/api/v1/order/a%00b", { apiKey });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: "Invalid request: id: must not contain NUL characters or unpaired UTF-16 surrogates" });
+    const unknown = await api("GET", `/api/v1/order/${UUID}`, { apiKey });
+    expect(unknown).toMatchObject({ status: 404, body: { success: false, error: "Order not found" } });
+    for (const id of ["a%00b", "%00", "%ED%A0%80", UUID + "%00"]) {
+      const res = await api("GET", `/api/v1/order/${id}`, { apiKey });
+      expect(res.status, id).toBe(404);
+      expect(res.body).toEqual(unknown.body);
+    }
+    const refund = await api("POST", "/api/v1/order/a%00b/refund", { apiKey, body: {} });
+    expect(refund.status).toBe(404);
   });
 
   it("GET /api/v1/orders: cursors dated year 0, year 275760, Feb 31, or holding huge numbers → 400", async () => {

@@ -12,7 +12,7 @@ import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
-import { describeZodError, refuseUnstorableText } from "./validation";
+import { describeZodError, refuseUnstorableText, storablePathParams } from "./validation";
 
 // One declaration per endpoint: its method and path, who may call it, its error body, the schemas
 // of what it reads and answers, its documentation, and what it does. The router (./router.ts) is
@@ -179,7 +179,6 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       if (limiting) await limiting;
     }
 
-    refuseUnstorableText(params, "path");
     let body: unknown = undefined;
     let raw: unknown = undefined;
     if (def.body) {
@@ -210,7 +209,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       stopRenewing = keepIdempotencyClaim(idempotency);
     }
 
-    const result = await def.handle({ ...principal, req, requestId, params, body, query });
+    const result = await def.handle({ ...principal, req, requestId, params: storablePathParams(params), body, query });
     stopRenewing?.();
     const res = result instanceof Response ? result : json(def.response.status, result);
     if (idempotency) {
