@@ -96,6 +96,7 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
   const { dispatchApi, isApiPath } = await import("@/lib/api/serve");
+  const { log } = await import("@/lib/log");
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
   // API_FAST_PATH=false; everything else is Next's.
   const fastPath = e.API_FAST_PATH;
@@ -103,7 +104,8 @@ async function main() {
   const server = http.createServer((req, res) => {
     const next = () =>
       handle(req, res).catch((err: unknown) => {
-        console.error(err);
+        // Through the logger, which keeps a database error's bound values out of the line.
+        log.error("unhandled error in Next's request handler", { err });
         if (!res.headersSent) res.writeHead(500).end();
       });
     if (fastPath && isApiPath(req.url ?? "/")) void dispatchApi(req, res, baseUrl);
