@@ -815,7 +815,12 @@ export const idempotencyKeys = pgTable(
       .default("in_flight"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    // While in flight: which request holds the key, and until when. The holder renews the lease while
+    // it runs; a lease that ran out means its holder died, and a retry may take the key over.
+    claimId: uuid("claim_id"),
+    leaseUntil: ts("lease_until"),
     createdAt: createdAt(),
+    /** When the row is forgotten (24 h): a retry after that runs as new. */
     expiresAt: ts("expires_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.merchantId, t.key, t.method, t.path] })],

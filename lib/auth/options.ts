@@ -3,6 +3,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env, publicBaseUrl } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
+import { isStorableText } from "@/lib/storable-text";
 import { takeSignInAttempt, TOO_MANY_ATTEMPTS } from "./throttle";
 import { authenticate } from "./users";
 
@@ -34,6 +35,8 @@ export function authOptions(): NextAuthOptions {
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, req) {
           if (!credentials) return null;
+          // No stored e-mail holds a NUL, and PostgreSQL would refuse the throttle's key: wrong credentials.
+          if (!isStorableText(String(credentials.email ?? ""))) return null;
           // Before the password is hashed. next-auth hands a thrown message to the sign-in form as `error`.
           const address = clientAddress({ get: (name) => headerValue(req?.headers, name) });
           if (!(await takeSignInAttempt(String(credentials.email ?? ""), address))) throw new Error(TOO_MANY_ATTEMPTS);

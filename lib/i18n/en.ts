@@ -75,6 +75,7 @@ export const en: Record<MessageKey, string> = {
   "errors.email": "Enter a valid e-mail address.",
   "errors.passwordShort": "The password needs at least 8 characters.",
   "errors.tooLong": "Text is too long.",
+  "errors.invalidText": "Remove the control characters (NUL) from this field.",
   "errors.pixKey": "Invalid PIX key: use a CPF, CNPJ, e-mail, mobile (+55 with area code) or random key.",
   "errors.amount": "Enter an amount in BRL, for example 10.50.",
   "errors.notFoundTitle": "Page not found",

@@ -73,6 +73,7 @@ export const ptBR = {
   "errors.email": "Informe um e-mail válido.",
   "errors.passwordShort": "A senha precisa ter pelo menos 8 caracteres.",
   "errors.tooLong": "Texto longo demais.",
+  "errors.invalidText": "Remova os caracteres de controle (NUL) deste campo.",
   "errors.pixKey": "Chave PIX inválida: use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
   "errors.amount": "Informe um valor em reais, por exemplo 10,50.",
   "errors.notFoundTitle": "Página não encontrada",

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { dispatchApi, isApiPath } from "@/lib/api/serve";
 import { stampClientAddress } from "@/lib/http/client-address";
+import { log } from "@/lib/log";
 import { NEXT_ROUTE, observeRequest } from "@/lib/metrics/http";
 import { opsPath, serveOps, type OpsOptions } from "@/lib/ops/endpoints";
 import { isDraining } from "@/lib/ops/readiness";
@@ -41,7 +42,8 @@ export function createAppServer(opts: AppServerOptions): http.Server {
       // /api/v1 paths Next serves (API_FAST_PATH=false, non-canonical forms) are measured by the router.
       if (!url.startsWith("/api/v1")) res.once("finish", () => observeRequest(req.method ?? "GET", NEXT_ROUTE, res.statusCode, startedAt));
       opts.next(req, res).catch((err: unknown) => {
-        console.error(err);
+        // Through the logger, which keeps a database error's bound values out of the line.
+        log.error("unhandled error in Next's request handler", { err });
         if (!res.headersSent) res.writeHead(500).end();
       });
     }
