@@ -6,31 +6,54 @@ import { useRouter } from "next/navigation";
 import { useActionState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
+import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 
-type State = { error?: string; email?: string };
+type State = { error?: string; email?: string; askCode?: boolean };
 
-export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+// lib/auth/sign-in's messages (a client component cannot import that server module).
+const ERRORS: Record<string, MessageKey> = {
+  TooManyAttempts: "auth.tooManyAttempts",
+  TwoFactorRequired: "auth.twoFactorRequired",
+  TwoFactorInvalid: "auth.twoFactorInvalid",
+};
+
+/** E-mail and password; once the server says the account has a second factor, its code too. */
+export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notice?: MessageKey }) {
   const { t } = useI18n();
   const router = useRouter();
-  const [state, action] = useActionState<State, FormData>(async (_prev, form) => {
+  const [state, action] = useActionState<State, FormData>(async (prev, form) => {
     const email = String(form.get("email") ?? "");
-    const result = await signIn("credentials", { email, password: String(form.get("password") ?? ""), redirect: false });
-    // TooManyAttempts is lib/auth/throttle's message (a client component cannot import that server module).
-    if (result?.error === "TooManyAttempts") return { error: "auth.tooManyAttempts", email };
-    if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email };
+    const result = await signIn("credentials", {
+      email,
+      password: String(form.get("password") ?? ""),
+      otp: String(form.get("otp") ?? ""),
+      redirect: false,
+    });
+    const known = result?.error ? ERRORS[result.error] : undefined;
+    const askCode = prev.askCode || result?.error === "TwoFactorRequired" || result?.error === "TwoFactorInvalid";
+    if (known) return { error: known, email, askCode };
+    if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email, askCode };
     router.replace(callbackUrl);
     router.refresh();
     return { email };
   }, {});
   return (
     <form action={action} className="space-y-4" noValidate>
-      <FormMessage error={state.error} />
+      <FormMessage error={state.error} success={!state.error ? notice : undefined} />
       <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
       <Input label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+      {state.askCode ? (
+        <Input label={t("auth.otp")} name="otp" autoComplete="one-time-code" inputMode="numeric" required autoFocus maxLength={32} hint={t("auth.otpHint")} />
+      ) : null}
       <SubmitButton pendingLabel={t("auth.signingIn")} className="w-full">
         {t("auth.submitSignIn")}
       </SubmitButton>
+      <p className="text-center text-sm text-slate-600">
+        <Link href="/forgot-password" className="font-semibold text-brand-700 underline-offset-2 hover:underline">
+          {t("auth.forgotPassword")}
+        </Link>
+      </p>
       <p className="text-center text-sm text-slate-600">
         {t("auth.noAccount")}{" "}
         <Link href="/signup" className="font-semibold text-brand-700 underline-offset-2 hover:underline">

@@ -5,6 +5,7 @@ import { useActionState, useEffect } from "react";
 import { Alert, EmptyState } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage, Input } from "@/components/ui/field";
+import { StepUpField } from "@/components/security/step-up";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createWebhookAction, deleteWebhookAction, redeliverAction } from "@/lib/dashboard/actions/developers";
@@ -110,7 +111,7 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
 }
 
 /** Endpoints (the secret shown once), each with its delivery log and redeliver; polled so new deliveries appear. */
-export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
+export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; canManage: boolean }) {
   const { t } = useI18n();
   const [state, action] = useActionState<ActionState<{ url: string; secret: string }>, FormData>(createWebhookAction, idle);
   useRefreshOnSuccess(state);
@@ -134,25 +135,30 @@ export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
           </div>
         </Alert>
       ) : null}
-      <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" noValidate>
-        <Input
-          label={t("developers.webhookUrl")}
-          name="url"
-          type="url"
-          required
-          placeholder="https://example.com/webhooks"
-          defaultValue={state.status === "error" ? state.values?.url : undefined}
-          errors={state.status === "error" ? state.fieldErrors?.url : undefined}
-        />
-        <Input
-          label={t("developers.webhookDescription")}
-          name="description"
-          optional
-          defaultValue={state.status === "error" ? state.values?.description : undefined}
-          errors={state.status === "error" ? state.fieldErrors?.description : undefined}
-        />
-        <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
-      </form>
+      {canManage ? (
+        <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" noValidate>
+          <Input
+            label={t("developers.webhookUrl")}
+            name="url"
+            type="url"
+            required
+            placeholder="https://example.com/webhooks"
+            defaultValue={state.status === "error" ? state.values?.url : undefined}
+            errors={state.status === "error" ? state.fieldErrors?.url : undefined}
+          />
+          <Input
+            label={t("developers.webhookDescription")}
+            name="description"
+            optional
+            defaultValue={state.status === "error" ? state.values?.description : undefined}
+            errors={state.status === "error" ? state.fieldErrors?.description : undefined}
+          />
+          <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
+          <div className="sm:col-span-3">
+            <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
+          </div>
+        </form>
+      ) : null}
       {state.status === "error" && !state.fieldErrors ? <FormMessage error={state.error} /> : null}
       {data.endpoints.length === 0 ? (
         <EmptyState title={t("developers.noWebhooks")} />

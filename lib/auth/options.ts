@@ -12,6 +12,17 @@ import { signInWithPassword, signedOut } from "./sign-in";
 
 let cached: NextAuthOptions | null = null;
 
+/**
+ * The session cookie, said outright rather than left to next-auth's defaults: HttpOnly (no script
+ * reads it), Secure and __Secure- prefixed behind https, SameSite=Lax (not sent on cross-site POSTs).
+ */
+export function sessionCookie(secure: boolean) {
+  return {
+    name: `${secure ? "__Secure-" : ""}next-auth.session-token`,
+    options: { httpOnly: true, sameSite: "lax" as const, path: "/", secure },
+  };
+}
+
 /** Messages next-auth hands the sign-in form as `error` (a client component cannot import server modules). */
 export const SIGN_IN_ERRORS = ["TooManyAttempts", "TwoFactorRequired", "TwoFactorInvalid"] as const;
 
@@ -26,14 +37,7 @@ export function authOptions(): NextAuthOptions {
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/signin" },
     useSecureCookies: secure,
-    // Said outright rather than left to next-auth's defaults: HttpOnly (no script reads it), Secure
-    // and __Secure- prefixed behind https, SameSite=Lax (not sent on cross-site POSTs).
-    cookies: {
-      sessionToken: {
-        name: `${secure ? "__Secure-" : ""}next-auth.session-token`,
-        options: { httpOnly: true, sameSite: "lax", path: "/", secure },
-      },
-    },
+    cookies: { sessionToken: sessionCookie(secure) },
     providers: [
       CredentialsProvider({
         name: "E-mail",

@@ -1,3 +1,5 @@
+import { env } from "@/lib/env";
+import { HSTS } from "./csp";
 import { setResponseHeader } from "./json-response";
 
 // Headers every answer carries, pages and API alike: next.config.ts sets them on what Next serves,
@@ -13,5 +15,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 export function withSecurityHeaders(res: Response): Response {
   for (const name in SECURITY_HEADERS) setResponseHeader(res, name, SECURITY_HEADERS[name]);
+  // Live mode is served over https only (lib/env refuses a plain-http PUBLIC_BASE_URL there).
+  if (env().PAYMENTS_MODE === "live") setResponseHeader(res, "strict-transport-security", HSTS);
   return res;
 }

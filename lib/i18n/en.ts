@@ -506,7 +506,7 @@ export const en: Record<MessageKey, string> = {
   "audit.action.team.roleChanged": "Role changed",
   "audit.action.team.removed": "Member removed",
   "outbox.title": "Mail outbox",
-  "outbox.hint": "No SMTP server is configured (SMTP_URL), so the mails the service sends about this account are kept here.",
+  "outbox.hint": "No SMTP server is configured (SMTP_URL), so the mails the service sends you (and, if you manage the team, invitations) are kept here.",
   "outbox.to": "To",
   "outbox.empty": "No mail yet.",
   "developers.scope": "Access",

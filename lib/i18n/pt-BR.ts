@@ -505,7 +505,8 @@ export const ptBR = {
   "audit.action.team.roleChanged": "Papel alterado",
   "audit.action.team.removed": "Membro removido",
   "outbox.title": "Caixa de saída de e-mails",
-  "outbox.hint": "Nenhum servidor SMTP está configurado (SMTP_URL), então os e-mails que o serviço envia sobre esta conta ficam aqui.",
+  "outbox.hint":
+    "Nenhum servidor SMTP está configurado (SMTP_URL), então os e-mails que o serviço envia para você (e, se você gerencia a equipe, os convites) ficam aqui.",
   "outbox.to": "Para",
   "outbox.empty": "Nenhum e-mail ainda.",
   "developers.scope": "Acesso",

@@ -1,7 +1,7 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "@/db";
-import { mailOutbox } from "@/db/schema";
+import { mailOutbox, users } from "@/db/schema";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
@@ -50,12 +50,18 @@ export async function sendMail(mail: Mail): Promise<MailResult> {
   }
 }
 
-/** The outbox of mails sent about this merchant (to its team and invitees), newest first. */
-export async function outboxFor(merchantId: string, limit = 50) {
+/**
+ * The outbox as one team member may read it, newest first: mails addressed to them, and, for those
+ * who manage the team, invitations to people who have no account yet. Never another member's mail:
+ * a reset link is for its owner's eyes only.
+ */
+export async function outboxFor(merchantId: string, reader: { email: string; seesInvitations: boolean }, limit = 50) {
+  const mine = eq(sql`lower(${mailOutbox.toAddress})`, reader.email.toLowerCase());
+  const toOutsider = sql`not exists (select 1 from ${users} where lower(${users.email}) = lower(${mailOutbox.toAddress}))`;
   return db()
     .select()
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.merchantId, merchantId), eq(mailOutbox.status, "outbox")))
+    .where(and(eq(mailOutbox.merchantId, merchantId), eq(mailOutbox.status, "outbox"), reader.seesInvitations ? or(mine, toOutsider) : mine))
     .orderBy(desc(mailOutbox.createdAt))
     .limit(limit);
 }

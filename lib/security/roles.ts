@@ -16,7 +16,6 @@ export const PERMISSIONS = [
   "team.manage",
   "team.manageOwners",
   "audit.view",
-  "mail.view",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -31,6 +31,8 @@ export function merchantAction<S extends z.ZodType, D>(
       const refused = await stepUp<D>(signedIn, formData);
       if (refused) return refused;
     }
+    // The code has done its job; the form's own schema (often the API's strict body) never sees it.
+    formData.delete(STEP_UP_FIELD);
     return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, formData);
   };
 }
