@@ -248,6 +248,22 @@ describe("audit trail", () => {
   });
 });
 
+describe("API actions on the trail", () => {
+  it("a webhook created or deleted with an API key, and a withdrawal, are audited; the owners are mailed about the webhook", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
+    const owner = await seedUser(merchant.id);
+    const created = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks" }, headers: { "x-forwarded-for": "198.51.100.7" } });
+    expect(created.status).toBe(201);
+    expect((await api("DELETE", `/api/v1/webhooks/${created.body.webhook.id}`, { apiKey })).status).toBe(204);
+    expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } })).status).toBe(201);
+    const rows = await db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchant.id));
+    expect(rows.map((r) => r.action).sort()).toEqual(["webhook.created", "webhook.deleted", "withdrawal.requested"]);
+    expect(rows.find((r) => r.action === "webhook.created")).toMatchObject({ ip: "198.51.100.7", actor: expect.stringMatching(/^API key /) });
+    const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
+    expect(mails).toMatchObject([{ toAddress: owner.email, body: expect.stringContaining("http://127.0.0.1:9/hooks") }]);
+  });
+});
+
 describe("mail", () => {
   const received: { to: string; body: string }[] = [];
   let server: SMTPServer;

@@ -9,7 +9,9 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 
-type State = { error?: string; email?: string; askCode?: boolean };
+// While the code is asked for, the password typed a moment ago stays in this page's memory (React
+// resets the form after each submit) so the person types only the code.
+type State = { error?: string; email?: string; askCode?: boolean; password?: string };
 
 // lib/auth/sign-in's messages (a client component cannot import that server module).
 const ERRORS: Record<string, MessageKey> = {
@@ -24,16 +26,17 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
   const router = useRouter();
   const [state, action] = useActionState<State, FormData>(async (prev, form) => {
     const email = String(form.get("email") ?? "");
+    const password = String(form.get("password") ?? "");
     const result = await signIn("credentials", {
       email,
-      password: String(form.get("password") ?? ""),
+      password,
       otp: String(form.get("otp") ?? ""),
       redirect: false,
     });
     const known = result?.error ? ERRORS[result.error] : undefined;
     const askCode = prev.askCode || result?.error === "TwoFactorRequired" || result?.error === "TwoFactorInvalid";
-    if (known) return { error: known, email, askCode };
-    if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email, askCode };
+    if (known) return { error: known, email, askCode, password: askCode ? password : undefined };
+    if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email };
     router.replace(callbackUrl);
     router.refresh();
     return { email };
@@ -41,11 +44,18 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
   return (
     <form action={action} className="space-y-4" noValidate>
       <FormMessage error={state.error} success={!state.error ? notice : undefined} />
-      <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
-      <Input label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
-      {state.askCode ? (
-        <Input label={t("auth.otp")} name="otp" autoComplete="one-time-code" inputMode="numeric" required autoFocus maxLength={32} hint={t("auth.otpHint")} />
-      ) : null}
+      {state.askCode && state.password ? (
+        <>
+          <input type="hidden" name="email" value={state.email} />
+          <input type="hidden" name="password" value={state.password} />
+          <Input label={t("auth.otp")} name="otp" autoComplete="one-time-code" inputMode="numeric" required autoFocus maxLength={32} hint={t("auth.otpHint")} />
+        </>
+      ) : (
+        <>
+          <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
+          <Input label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+        </>
+      )}
       <SubmitButton pendingLabel={t("auth.signingIn")} className="w-full">
         {t("auth.submitSignIn")}
       </SubmitButton>

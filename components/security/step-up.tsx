@@ -37,7 +37,6 @@ export function StepUpField({ errors }: { errors?: string[] }) {
       name="otp"
       autoComplete="one-time-code"
       inputMode="numeric"
-      required
       maxLength={32}
       hint={t("security.stepUpHint", { minutes })}
       errors={errors}

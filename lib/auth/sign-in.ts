@@ -7,8 +7,9 @@ import { addressOf, headerGetter, type HeaderBag } from "./client-address";
 import { takeSignInAttempt, TOO_MANY_ATTEMPTS } from "./throttle";
 import { authenticate } from "./users";
 
-// Sign-in: password first, then the second factor when the user has one. A successful sign-in with
-// a second factor counts as a fresh step-up. Every outcome but a malformed form is audited.
+// Sign-in: password first, then the second factor when the user has one. The sign-in code is not a
+// step-up: moving money asks for a code of its own, so a session left open (or taken over) cannot
+// withdraw on the strength of how it began. Every outcome but a malformed form is audited.
 
 export async function signInWithPassword(credentials: Record<string, string | undefined>, rawHeaders: HeaderBag) {
   const email = String(credentials.email ?? "");
@@ -19,7 +20,6 @@ export async function signInWithPassword(credentials: Record<string, string | un
   const user = await authenticate(email, String(credentials.password ?? ""));
   if (!user) return null;
   const actor = { merchantId: user.merchantId, userId: user.id, email: user.email, ip };
-  let stepUp = false;
   if (user.twoFactor) {
     const otp = String(credentials.otp ?? "").trim();
     if (otp === "") throw new Error("TwoFactorRequired");
@@ -29,9 +29,8 @@ export async function signInWithPassword(credentials: Record<string, string | un
       throw new Error("TwoFactorInvalid");
     }
     if (factor === "recovery") await audit(actor, "twoFactor.recoveryCodeUsed");
-    stepUp = true;
   }
-  const session = await createSession(user.id, { ip, userAgent: headers.get("user-agent"), stepUp });
+  const session = await createSession(user.id, { ip, userAgent: headers.get("user-agent") });
   await audit(actor, "auth.signIn", session.id, { secondFactor: user.twoFactor });
   return { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId, sessionId: session.id };
 }

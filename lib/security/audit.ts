@@ -36,6 +36,11 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type Actor = { merchantId: string | null; userId: string | null; email: string; ip: string | null };
 
+/** An API key acting for its merchant: named by the key's id, which the Developers page lists. */
+export function apiKeyActor(merchantId: string, keyId: string, ip: string): Actor {
+  return { merchantId, userId: null, email: `API key ${keyId}`, ip };
+}
+
 export async function audit(actor: Actor, action: AuditAction, target?: string | null, details?: Record<string, unknown>, executor: Executor = db()): Promise<void> {
   await executor.insert(auditEvents).values({
     merchantId: actor.merchantId,

@@ -10,13 +10,12 @@ import { env } from "@/lib/env";
 export type UserSession = typeof userSessions.$inferSelect;
 export const SESSION_MAX_AGE_SECONDS = 60 * 60 * 12; // a working day; the dashboard moves money
 
-export async function createSession(userId: string, from: { ip?: string | null; userAgent?: string | null; stepUp?: boolean }): Promise<UserSession> {
+export async function createSession(userId: string, from: { ip?: string | null; userAgent?: string | null }): Promise<UserSession> {
   const [row] = await db()
     .insert(userSessions)
     .values({
       userId,
       expiresAt: sql`now() + make_interval(secs => ${SESSION_MAX_AGE_SECONDS})`,
-      stepUpAt: from.stepUp ? sql`now()` : null,
       ip: from.ip?.slice(0, 64) ?? null,
       userAgent: from.userAgent?.slice(0, 300) ?? null,
     })
