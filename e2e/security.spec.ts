@@ -45,6 +45,7 @@ async function signOut(page: Page) {
 }
 
 test("2FA: turned on from the Security page, then sign-in asks for the code and refuses a wrong one", async ({ page, request, context }) => {
+  test.setTimeout(120_000);
   const m = await seedMerchant(request);
   await signIn(page, m.email);
   const secret = await enableTwoFactor(page);
@@ -75,6 +76,8 @@ test("2FA: turned on from the Security page, then sign-in asks for the code and 
 });
 
 test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new payout key is held and alerts the owners", async ({ page, request }) => {
+  // Three codes in a row: each must come from a new 30-second step (a code is good once).
+  test.setTimeout(150_000);
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   await signIn(page, m.email);
 

@@ -9,6 +9,7 @@ import { hashPassword, verifyPassword } from "@/lib/passwords";
 import { updateMerchant, confirmPayoutKey } from "@/lib/merchants/service";
 import { sendMail } from "@/lib/mail/mailer";
 import { audit } from "@/lib/security/audit";
+import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { changePassword, createPasswordReset, resetLinkIsLive, resetPassword } from "@/lib/security/passwords";
 import { createSession, liveSession, revokeOtherSessions, revokeSession } from "@/lib/security/sessions";
 import { acceptInvitation, changeRole, inviteMember, openInvitation, removeMember } from "@/lib/security/team";
@@ -92,6 +93,17 @@ describe("server-side sessions", () => {
     expect(await revokeOtherSessions(user.id, b.id)).toBe(1);
     expect(await liveSession(b.id, user.id)).not.toBeNull();
     expect(await liveSession(c.id, user.id)).toBeNull();
+  });
+
+  it("the sweep drops sessions ended a month ago and keeps the rest", async () => {
+    const { merchant } = await seedMerchant();
+    const user = await seedUser(merchant.id);
+    const [old, revokedLongAgo, open] = [await createSession(user.id, {}), await createSession(user.id, {}), await createSession(user.id, {})];
+    await db().execute(sql`update user_sessions set expires_at = now() - interval '31 days' where id = ${old.id}`);
+    await db().execute(sql`update user_sessions set revoked_at = now() - interval '31 days' where id = ${revokedLongAgo.id}`);
+    expect(await purgeSpentAccountRows()).toBeGreaterThanOrEqual(2);
+    const left = await db().execute<{ id: string }>(sql`select id from user_sessions where user_id = ${user.id}`);
+    expect(left.map((r) => r.id)).toEqual([open.id]);
   });
 
   it("a session id is only good for its own user", async () => {

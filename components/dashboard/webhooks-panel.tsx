@@ -73,7 +73,7 @@ function Redeliver({ endpointId, delivery }: { endpointId: string; delivery: Del
   );
 }
 
-function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
+function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: boolean }) {
   const { t, dateTime } = useI18n();
   if (endpoint.deliveries.length === 0) return <p className="text-sm text-slate-600">{t("developers.noDeliveries")}</p>;
   return (
@@ -101,7 +101,7 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                 </ol>
               ) : null}
               {d.lastError ? <p className="break-words text-xs text-red-700">{d.lastError}</p> : null}
-              {d.status !== "pending" ? <Redeliver endpointId={endpoint.id} delivery={d} /> : null}
+              {d.status !== "pending" && canManage ? <Redeliver endpointId={endpoint.id} delivery={d} /> : null}
             </div>
           </details>
         </li>
@@ -172,10 +172,10 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
                   {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
                   {e.status === "disabled" ? <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p> : null}
                 </div>
-                <DeleteEndpoint endpoint={e} />
+                {canManage ? <DeleteEndpoint endpoint={e} /> : null}
               </div>
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("developers.deliveries")}</h3>
-              <DeliveryLog endpoint={e} />
+              <DeliveryLog endpoint={e} canManage={canManage} />
             </li>
           ))}
         </ul>

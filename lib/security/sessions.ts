@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { userSessions } from "@/db/schema";
 import { env } from "@/lib/env";
@@ -78,11 +78,4 @@ export async function markStepUp(sessionId: string): Promise<void> {
 /** A second factor proved on this session within the last STEP_UP_MINUTES. */
 export function stepUpIsFresh(session: Pick<UserSession, "stepUpAt">, now = Date.now()): boolean {
   return session.stepUpAt !== null && session.stepUpAt.getTime() > now - env().STEP_UP_MINUTES * 60_000;
-}
-
-/** Rows of sessions that ended more than a month ago: they only matter for the sessions list. */
-export async function purgeOldSessions(): Promise<void> {
-  await db()
-    .delete(userSessions)
-    .where(lt(userSessions.expiresAt, sql`now() - interval '30 days'`));
 }

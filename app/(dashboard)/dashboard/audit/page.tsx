@@ -31,7 +31,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         {rows.length === 0 ? (
           <EmptyState title={t("audit.empty")} />
         ) : (
-          <div className="overflow-x-auto">
+          // Focusable, so the table can be scrolled sideways from the keyboard on a phone.
+          <div className="overflow-x-auto" tabIndex={0} role="region" aria-label={t("audit.title")}>
             <table className="w-full text-left text-sm" data-testid="audit-table">
               <thead className="border-b border-slate-200 text-xs uppercase text-slate-600">
                 <tr>
