@@ -19,7 +19,7 @@ test.beforeAll(async () => {
       stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
       stream.on("end", () => {
         // Plain-text mail: undo quoted-printable soft breaks and escapes so links read whole.
-        const text = raw.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+        const text = raw.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
         inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), text });
         callback();
       });
@@ -113,7 +113,8 @@ test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new pay
   await expect(page.getByRole("status").filter({ hasText: "Salvo." })).toBeVisible();
   await expect(page.getByTestId("payout-hold")).toBeVisible();
   const alert = await mailTo(m.email, /novo-destino@example\.com/);
-  expect(alert.text).toContain("Alerta de seguran");
+  expect(alert.text).toContain("A chave PIX de recebimento foi alterada para novo-destino@example.com.");
+  expect(alert.text).toContain(`Por: ${m.email}`);
 
   await page.goto("/dashboard/withdrawals");
   await page.getByLabel("Valor (R$)").fill("10");

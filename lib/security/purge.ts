@@ -16,9 +16,6 @@ export async function purgeSpentAccountRows(): Promise<number> {
     .delete(passwordResets)
     .where(lt(passwordResets.expiresAt, sql`now() - interval '1 day'`))
     .returning({ id: passwordResets.id });
-  const invitations = await db()
-    .delete(teamInvitations)
-    .where(lt(teamInvitations.expiresAt, monthAgo))
-    .returning({ id: teamInvitations.id });
+  const invitations = await db().delete(teamInvitations).where(lt(teamInvitations.expiresAt, monthAgo)).returning({ id: teamInvitations.id });
   return sessions.length + resets.length + invitations.length;
 }

@@ -53,7 +53,7 @@ export default async function DevelopersPage() {
           <WebhooksPanel initial={webhooks} canManage={can(role, "webhooks.manage")} />
         </Card>
 
-        {sandbox ? (
+        {sandbox && can(role, "orders.create") ? (
           <Card aria-labelledby="sandbox-title">
             <CardTitle id="sandbox-title">{t("developers.sandbox")}</CardTitle>
             <p className="mb-4 mt-1 text-sm text-slate-600">{t("developers.sandboxBody")}</p>
