@@ -1,6 +1,7 @@
 "use server";
 
 import { headers } from "next/headers";
+import { after } from "next/server";
 import { publicBaseUrl } from "@/lib/env";
 import { validatedAction } from "@/lib/forms/validated-action";
 import { getI18n, getLocale } from "@/lib/i18n/server";
@@ -24,8 +25,12 @@ export const requestPasswordResetAction = validatedAction(forgotPasswordForm, as
     if (reset) {
       const ip = addressOf(await headers());
       const link = `${publicBaseUrl()}/reset-password?token=${reset.token}`;
-      await sendMail({ ...passwordResetMail(await getLocale(), link, RESET_MINUTES), to: reset.user.email, merchantId: reset.user.merchantId });
-      await audit({ merchantId: reset.user.merchantId, userId: reset.user.id, email: reset.user.email, ip }, "auth.passwordResetRequested", reset.user.id);
+      const mail = passwordResetMail(await getLocale(), link, RESET_MINUTES);
+      // Sent after the answer: how long an SMTP server takes must not tell who has an account.
+      after(async () => {
+        await sendMail({ ...mail, to: reset.user.email, merchantId: reset.user.merchantId });
+        await audit({ merchantId: reset.user.merchantId, userId: reset.user.id, email: reset.user.email, ip }, "auth.passwordResetRequested", reset.user.id);
+      });
     }
   }
   return { data: { minutes: RESET_MINUTES } };
