@@ -162,6 +162,23 @@ test("a viewer invited by e-mail can read but cannot withdraw or manage the team
   expect(team!.status()).toBe(404);
   await vp.goto("/dashboard/developers");
   await expect(vp.getByRole("button", { name: "Criar chave" })).toHaveCount(0);
+
+  // The server action itself checks the role: the owner's own request, replayed with the viewer's
+  // session, is refused and changes nothing.
+  await page.goto("/dashboard/settings");
+  const posted = page.waitForRequest((r) => r.method() === "POST" && r.headers()["next-action"] !== undefined);
+  await page.getByLabel("Nome da empresa").fill("Loja do Dono");
+  await page.getByRole("button", { name: "Salvar" }).first().click();
+  const captured = await posted;
+  await expect(page.getByTestId("merchant-name")).toHaveText("Loja do Dono");
+  const replay = await vp.request.post(captured.url(), {
+    headers: captured.headers(),
+    data: Buffer.from(captured.postDataBuffer()!.toString("latin1").replace("Loja do Dono", "Loja do Leitor"), "latin1"),
+  });
+  expect(replay.status()).toBe(200);
+  expect(await replay.text()).toContain("security.notAllowed");
+  await vp.goto("/dashboard");
+  await expect(vp.getByTestId("merchant-name")).toHaveText("Loja do Dono");
   await viewer.close();
 
   // The owner heard of the new member, and the trail shows who joined.

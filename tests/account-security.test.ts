@@ -7,7 +7,7 @@ import { apiKeys, auditEvents, mailOutbox, merchants, users } from "@/db/schema"
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { hashPassword, verifyPassword } from "@/lib/passwords";
 import { updateMerchant, confirmPayoutKey } from "@/lib/merchants/service";
-import { sendMail } from "@/lib/mail/mailer";
+import { outboxFor, sendMail } from "@/lib/mail/mailer";
 import { audit } from "@/lib/security/audit";
 import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { changePassword, createPasswordReset, resetLinkIsLive, resetPassword } from "@/lib/security/passwords";
@@ -306,6 +306,15 @@ describe("mail", () => {
     expect(await sendMail({ to: "a@loja.com.br", subject: "Oi", text: "corpo", merchantId: merchant.id })).toBe("outbox");
     const [row] = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
     expect(row).toMatchObject({ status: "outbox", body: "corpo" });
+  });
+
+  it("the outbox shows each member their own mail, and invitations to outsiders only to team managers", async () => {
+    const { merchant } = await seedMerchant();
+    const [owner, dev] = [await seedUser(merchant.id), await seedUser(merchant.id, "developer")];
+    for (const to of [owner.email, dev.email, "outsider@elsewhere.example"]) await sendMail({ to, subject: `para ${to}`, text: "x", merchantId: merchant.id });
+    const seen = async (email: string, seesInvitations: boolean) => (await outboxFor(merchant.id, { email, seesInvitations })).map((m) => m.toAddress).sort();
+    expect(await seen(owner.email.toUpperCase(), true)).toEqual([owner.email, "outsider@elsewhere.example"].sort());
+    expect(await seen(dev.email, false)).toEqual([dev.email]);
   });
 
   it("with SMTP_URL it reaches the SMTP server, and the stored row keeps no body", async () => {
