@@ -202,6 +202,17 @@ test("a revoked session is refused: signed out from another browser, and a copie
   await expect(page.getByTestId("session-row")).toHaveCount(1);
   await op.goto("/dashboard");
   await expect(op).toHaveURL(/\/signin/);
+
+  // Signed in again there, then "sign out everywhere else" from here.
+  await signIn(op, m.email);
+  await page.reload();
+  await expect(page.getByTestId("session-row")).toHaveCount(2);
+  await page.getByRole("button", { name: "Sair de todos os outros lugares" }).click();
+  await expect(page.getByText("Outras sessões encerradas: 1.")).toBeVisible();
+  await op.goto("/dashboard");
+  await expect(op).toHaveURL(/\/signin/);
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/dashboard$/);
   await other.close();
 
   // A copy of this browser's cookie works until this browser signs out, then it is refused too.

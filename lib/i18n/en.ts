@@ -427,7 +427,7 @@ export const en: Record<MessageKey, string> = {
   "security.revoke": "Sign out",
   "security.revokeOthers": "Sign out everywhere else",
   "security.revoked": "Session signed out.",
-  "security.revokedOthers": "{count} other sessions signed out.",
+  "security.revokedOthers": "Other sessions signed out: {count}.",
   "security.notAllowed": "Your role does not allow this.",
   "security.twoFactorNeeded": "Turn on two-factor authentication (Security page) before doing this.",
   "security.stepUpNeeded": "Confirm with a code from your authenticator app.",

@@ -425,7 +425,7 @@ export const ptBR = {
   "security.revoke": "Encerrar",
   "security.revokeOthers": "Sair de todos os outros lugares",
   "security.revoked": "Sessão encerrada.",
-  "security.revokedOthers": "{count} outras sessões encerradas.",
+  "security.revokedOthers": "Outras sessões encerradas: {count}.",
   "security.notAllowed": "Seu papel na equipe não permite isto.",
   "security.twoFactorNeeded": "Ative a autenticação em dois fatores (página Segurança) antes de fazer isto.",
   "security.stepUpNeeded": "Confirme com um código do seu app autenticador.",
