@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 
-import { SECURITY_HEADERS } from "./lib/http/security-headers";
+import { SECURITY_HEADERS } from "./lib/http/static-headers";
 
 // The API router sets the same headers on every /api/v1 answer, so both serving paths send them.
 const securityHeaders = Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value }));

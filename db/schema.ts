@@ -28,6 +28,9 @@ const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
+/** Dashboard roles, most powerful first (lib/auth/roles.ts says what each may do). */
+export const USER_ROLES = ["owner", "admin", "finance", "developer", "viewer"] as const;
+export const API_KEY_SCOPES = ["full", "read"] as const;
 export const ORDER_KINDS = ["pix", "exchange", "lightning"] as const;
 export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND"] as const;
 export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
@@ -70,6 +73,10 @@ export const merchants = pgTable(
     companyName: text("company_name").notNull(),
     pixKey: text("pix_key"),
     pixKeyType: text("pix_key_type"),
+    // When the payout key last changed, and whether an owner has since confirmed it: a withdrawal
+    // to a key changed recently needs that confirmation (lib/security/payout-hold.ts).
+    pixKeyChangedAt: ts("pix_key_changed_at"),
+    pixKeyConfirmedAt: ts("pix_key_confirmed_at"),
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
     // Kept equal to the ledger sum in the same transaction as every ledger insert; the row is
     // also the lock that serialises a merchant's withdrawals.
@@ -90,9 +97,134 @@ export const users = pgTable(
     email: text("email").notNull(),
     name: text("name"),
     passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull().default("owner"),
+    // TOTP secret, sealed with a key derived from AUTH_SECRET (lib/security/sealed.ts); set while
+    // enrolling, live once totp_enabled_at is set. totp_last_step stops a code from being used twice.
+    totpSecret: text("totp_secret"),
+    totpEnabledAt: ts("totp_enabled_at"),
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    passwordChangedAt: ts("password_changed_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`)],
+  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`), check("users_role", inList("role", USER_ROLES)), index("users_merchant").on(t.merchantId)],
+);
+
+/** One-time recovery codes for a lost authenticator: only their SHA-256 is kept. */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("recovery_codes_user_hash").on(t.userId, t.codeHash)],
+);
+
+/**
+ * Dashboard sessions. The signed cookie names a row here; a session is valid only while its row is
+ * neither revoked nor expired, so signing out ends it on the server. step_up_at is when the session
+ * last proved a second factor (money moves need it recent).
+ */
+export const userSessions = pgTable(
+  "user_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+    stepUpAt: ts("step_up_at"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("user_sessions_user").on(t.userId, t.createdAt)],
+);
+
+/** Password reset links: single use, short-lived, only the token's SHA-256 stored. */
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("password_resets_token").on(t.tokenHash)],
+);
+
+/** Invitations to join a merchant's team with a role; accepted once, through a link sent by e-mail. */
+export const teamInvitations = pgTable(
+  "team_invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    email: text("email").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    invitedBy: uuid("invited_by").references(() => users.id, { onDelete: "set null" }),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("team_invitations_token").on(t.tokenHash),
+    index("team_invitations_merchant").on(t.merchantId),
+    check("team_invitations_role", inList("role", USER_ROLES)),
+  ],
+);
+
+/**
+ * Every security- and money-relevant action: who, what, when, from which address. Append-only: a
+ * trigger (migration) refuses UPDATE and DELETE.
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    userId: uuid("user_id"),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    details: jsonb("details").$type<Record<string, unknown>>(),
+    ip: text("ip"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_events_merchant").on(t.merchantId, t.id)],
+);
+
+/**
+ * Mail the service sends. With SMTP_URL set a row records the attempt (its body cleared once sent:
+ * reset links must not rest in the database); without it (sandbox) the body stays, and the
+ * dashboard's outbox shows it.
+ */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body"),
+    status: text("status", { enum: ["outbox", "sent", "failed"] }).notNull(),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("mail_outbox_merchant").on(t.merchantId, t.createdAt)],
 );
 
 export const apiKeys = pgTable(
@@ -106,6 +238,8 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
     mode: text("mode", { enum: ["sandbox", "live"] }).notNull(),
+    // "read": GET only; every write is refused with 403.
+    scope: text("scope", { enum: API_KEY_SCOPES }).notNull().default("full"),
     createdAt: createdAt(),
     lastUsedAt: ts("last_used_at"),
     revokedAt: ts("revoked_at"),
@@ -827,6 +961,10 @@ export const idempotencyKeys = pgTable(
 );
 
 export type Merchant = typeof merchants.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type UserRole = (typeof USER_ROLES)[number];
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+export type AuditEvent = typeof auditEvents.$inferSelect;
 /** What an API request knows of its merchant: everything but the balance, which is always read fresh. */
 export type MerchantProfile = Omit<Merchant, "balanceCentavos" | "updatedAt">;
 export type Order = typeof orders.$inferSelect;

@@ -208,6 +208,17 @@ const envFields = z.object({
   // Unset: private addresses are allowed in sandbox and refused in live mode.
   WEBHOOK_ALLOW_PRIVATE: bool.optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+
+  // Account security (docs/security.md). Mail: SMTP_URL (smtp:// or smtps://, credentials in the
+  // URL); unset, mail goes to the dashboard's outbox. A payout key changed less than
+  // PAYOUT_KEY_HOLD_HOURS ago (0: never held) needs an owner's confirmation before money goes to it.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("PixCrypto <no-reply@pixcrypto.invalid>"),
+  PAYOUT_KEY_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  STEP_UP_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
 });
 
 const envSchema = envFields.superRefine((env, ctx) => {

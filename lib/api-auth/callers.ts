@@ -1,6 +1,6 @@
-import type { MerchantProfile } from "@/db/schema";
+import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
-import { NotFound, Unauthorized } from "@/lib/errors";
+import { Forbidden, NotFound, Unauthorized } from "@/lib/errors";
 import { addressBucket, clientAddress } from "@/lib/http/client-address";
 import type { Caller } from "@/lib/http/endpoint";
 import type { ApiRequest } from "@/lib/http/request";
@@ -11,7 +11,7 @@ import { authenticateAdmin, authenticateApiKey } from "./authenticate";
 // apply before a caller is known (CONTRACT §9): failed API-key authentication and the operator API,
 // each at RATE_LIMIT_PER_MINUTE per client address.
 
-type KeyPrincipal = { merchant: MerchantProfile; keyId: string };
+type KeyPrincipal = { merchant: MerchantProfile; keyId: string; scope: ApiKeyScope };
 
 const failedAuthBucket = (req: ApiRequest) => `authfail:${addressBucket(clientAddress(req.headers))}`;
 
@@ -40,9 +40,19 @@ function countFailure(req: ApiRequest, err: unknown): Promise<never> {
   throw err;
 }
 
+// A read-only key may read; anything else it sends is refused before the body is even parsed.
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+function scoped(req: ApiRequest, p: KeyPrincipal): KeyPrincipal {
+  if (p.scope === "read" && !READS.has(req.method)) throw new Forbidden("This API key is read-only: use a key with full access to make changes");
+  return p;
+}
+
 /** A merchant's API key, in either header form the spec shows (CONTRACT §3); rate-limited per key. */
 export const merchantKey: Caller<KeyPrincipal> = {
-  authenticate: authenticateKey,
+  authenticate(req) {
+    const p = authenticateKey(req);
+    return p instanceof Promise ? p.then((r) => scoped(req, r)) : scoped(req, p);
+  },
   rateLimitBucket: (p) => `key:${p.keyId}`,
   ownerId: (p) => p.merchant.id,
   docs: {
@@ -51,7 +61,7 @@ export const merchantKey: Caller<KeyPrincipal> = {
       bearerAuth: { type: "http", scheme: "bearer", description: "`Authorization: Bearer sk_test_…` (or sk_live_…)" },
       bearerHeader: { type: "apiKey", in: "header", name: "Bearer", description: "The API key in a header named `Bearer`, as the spec's deposit sample sends it" },
     },
-    statuses: [401, 429],
+    statuses: [401, 403, 429],
     curlHeader: "Authorization: Bearer sk_test_…",
   },
 };

@@ -64,8 +64,11 @@ export function formSchema<S extends z.ZodType>(schema: S, kinds: FormFieldKinds
   }, schema);
 }
 
+/** Fields never echoed back: passwords and one-time codes. */
+export const SECRET_FIELDS = ["password", "currentPassword", "newPassword", "otp", "code"] as const;
+
 /** Echoed back to the form after an error so React's reset refills it (never passwords). */
-export function echoValues(formData: FormData, omit: readonly string[] = ["password"]): Record<string, string> {
+export function echoValues(formData: FormData, omit: readonly string[] = SECRET_FIELDS): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, raw] of formData.entries()) {
     if (key.startsWith("$ACTION") || typeof raw !== "string" || omit.includes(key)) continue;

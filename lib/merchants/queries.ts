@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
+import { apiKeys, merchants, users, type ApiKeyScope, type Merchant } from "@/db/schema";
 
 // The SQL of merchants, their API keys and their users, each query taking the executor first.
 
@@ -12,9 +12,10 @@ const apiKeyColumns = {
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
+  scope: apiKeys.scope,
 };
 
-export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; scope: ApiKeyScope };
 
 export async function insertMerchant(ex: Executor, values: PgInsertValue<typeof merchants>): Promise<Merchant> {
   const [row] = await ex.insert(merchants).values(values).returning();

@@ -25,6 +25,7 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { railEnabled } from "@/lib/providers/rails";
+import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
@@ -75,6 +76,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
   { name: "rateLimitWindows", run: () => purgeOldRateLimitWindows().then(() => 0) },
+  { name: "spentAccountRows", run: purgeSpentAccountRows },
 ];
 
 const TRANSFER_RECEIVERS: readonly TransferReceiver[] = [depositReceiver, cryptoPixReceiver];
