@@ -16,6 +16,7 @@ import { acceptInvitation, changeRole, inviteMember, openInvitation, removeMembe
 import { currentTotp } from "@/lib/security/totp";
 import { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor, twoFactorStatus, verifySecondFactor } from "@/lib/security/two-factor";
 import { resetEnvForTests } from "@/lib/env";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { api, seedMerchant } from "./helpers";
 
 async function seedUser(merchantId: string, role: "owner" | "admin" | "finance" | "developer" | "viewer" = "owner", password = "correct horse") {
@@ -264,7 +265,7 @@ describe("API actions on the trail", () => {
   it("a webhook created or deleted with an API key, and a withdrawal, are audited; the owners are mailed about the webhook", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
     const owner = await seedUser(merchant.id);
-    const created = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks" }, headers: { "x-forwarded-for": "198.51.100.7" } });
+    const created = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks" }, headers: { [CLIENT_ADDRESS_HEADER]: "198.51.100.7" } });
     expect(created.status).toBe(201);
     expect((await api("DELETE", `/api/v1/webhooks/${created.body.webhook.id}`, { apiKey })).status).toBe(204);
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } })).status).toBe(201);
