@@ -10,6 +10,16 @@ import { processSlot } from "@/lib/singleton";
 
 type QueueOptions = Omit<Queue, "name">;
 
+// A job held by an instance that died (SIGKILL, a lost machine) must come back within 30 s: the
+// worker refreshes each running job's heartbeat every HEARTBEAT_SECONDS / 2, and every live
+// instance's supervisor fails a job whose heartbeat is older than HEARTBEAT_SECONDS, checking every
+// SUPERVISE_SECONDS. A failed job is retried by its queue's policy (the sweep, with no retries, is
+// simply started again by the next tick), so the worst case is 10 + 5 s plus one poll. Without a
+// heartbeat only expireInSeconds would free it, after minutes, and a "stately" sweep blocks every
+// instance's sweeps until then. pg-boss refuses heartbeats under 10 s.
+const HEARTBEAT_SECONDS = 10;
+const SUPERVISE_SECONDS = 5;
+
 export type JobQueue<T extends object> = {
   readonly name: string;
   readonly options: QueueOptions;
@@ -36,7 +46,7 @@ const running = processSlot<State>("jobs");
 export function jobQueue<T extends object>(name: string, options: QueueOptions): JobQueue<T> {
   return {
     name,
-    options,
+    options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
     async send(data, opts = {}) {
       const state = running.value;
       if (!state) return;
@@ -61,7 +71,13 @@ export function isRunning(): boolean {
 /** Starts pg-boss and the plan's workers and schedules; a second call returns the running queue. */
 export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   if (running.value) return running.value.boss;
-  const boss = new PgBoss({ connectionString: databaseUrl(), schema: "pgboss", max: 4 });
+  const boss = new PgBoss({
+    connectionString: databaseUrl(),
+    schema: "pgboss",
+    max: 4,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+  });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).
     if ((err as { code?: string }).code === "57P01") return;
@@ -69,7 +85,13 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   });
   await boss.start();
   const queues = new Map([...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]));
-  for (const q of queues.values()) await boss.createQueue(q.name, q.options);
+  for (const q of queues.values()) {
+    await boss.createQueue(q.name, q.options);
+    // createQueue keeps an existing queue as it was: a database made by an older version gets the
+    // current options (the heartbeat above) this way. The policy cannot change after creation.
+    const { policy: _policy, ...changeable } = q.options;
+    await boss.updateQueue(q.name, changeable);
+  }
   for (const w of plan.workers) {
     await boss.work<object>(w.queue.name, { pollingIntervalSeconds: w.pollingIntervalSeconds, batchSize: w.batchSize ?? 1 }, async (jobs) => {
       for (const job of jobs) await w.work(job.data);

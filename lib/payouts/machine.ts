@@ -31,7 +31,11 @@ export type PayoutDecision = { status: "completed"; providerRef: string | null }
 /** What each kind of owner does when its payout is decided (the worker's composition root supplies them). */
 export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout: PixPayout, decision: PayoutDecision) => Promise<void>>>;
 
-const LEASE_SECONDS = 60;
+// How long one worker may talk to the provider about a payout before another may: also how long a
+// payout held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
+// it costs at most a second read, or a second send under the same idempotent id: never a second
+// payment, and the decision is written once (WHERE status is open).
+const LEASE_SECONDS = 20;
 
 export type NewPayout = { purpose: PixPayout["purpose"]; ownerId: string; merchantId: string; valueCentavos: number } & ({ pixKey: string } | { brcode: string });
 
