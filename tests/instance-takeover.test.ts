@@ -127,7 +127,7 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
       await a.waitFor(new RegExp(`^payout-in-flight ${providerPayoutId(payout)}$`));
       const held = (await sweeps()).filter((s) => s.state === "active");
       expect(held).toHaveLength(1);
-      const b = await startInstance({});
+      await startInstance({});
       // Both alive, past the order's expiry: the sweep A holds is the only one.
       const [order] = await db().select().from(orders).where(eq(orders.id, orderId));
       await new Promise((r) => setTimeout(r, Math.max(0, order.expiresAt!.getTime() - Date.now()) + 2_500));

@@ -13,6 +13,7 @@ import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
 import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { runSweepSteps, untilNone, type SweepStep } from "@/lib/jobs/sweep";
 import { log } from "@/lib/log";
+import { foldBalances } from "@/lib/ledger/ledger";
 import { db } from "@/db";
 import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
 import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
@@ -66,6 +67,8 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "holdInvoices", run: () => runInvoiceActions() },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
+  // Credits wait in unfolded_credits until a debit or this folds them: it keeps balance reads short.
+  { name: "balances", run: () => foldBalances() },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
   { name: "rateLimitWindows", run: () => purgeOldRateLimitWindows().then(() => 0) },
 ];
