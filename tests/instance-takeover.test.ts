@@ -123,7 +123,7 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
         .set({ expiresAt: sql`now() + interval '4 seconds'` })
         .where(eq(orders.id, orderId));
 
-      const a = await startInstance({ PAYOUT_STALL: stall });
+      const a = await startInstance({ PAYOUT_STALL: stall, PAYOUT_STALL_ID: providerPayoutId(payout) });
       await a.waitFor(new RegExp(`^payout-in-flight ${providerPayoutId(payout)}$`));
       const held = (await sweeps()).filter((s) => s.state === "active");
       expect(held).toHaveLength(1);
@@ -136,7 +136,7 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
       await stopInstance(a.child, "SIGKILL");
       const killedAt = Date.now();
 
-      await waitUntil("a sweep completed by the surviving instance", sweeps, (all) => all.some((s) => s.completed !== null && s.completed > killedAt), TAKEOVER_MS);
+      await waitUntil("a sweep completed by the surviving instance", sweeps, (all) => all.some((s) => s.state === "completed" && s.completed! > killedAt), TAKEOVER_MS);
       const sweptAfter = Date.now() - killedAt;
       await waitUntil(
         "the order that fell due expired",

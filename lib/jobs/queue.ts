@@ -13,12 +13,16 @@ type QueueOptions = Omit<Queue, "name">;
 // A job held by an instance that died (SIGKILL, a lost machine) must come back within 30 s: the
 // worker refreshes each running job's heartbeat every HEARTBEAT_SECONDS / 2, and every live
 // instance's supervisor fails a job whose heartbeat is older than HEARTBEAT_SECONDS, checking every
-// SUPERVISE_SECONDS. A failed job is retried by its queue's policy (the sweep, with no retries, is
-// simply started again by the next tick), so the worst case is 10 + 5 s plus one poll. Without a
-// heartbeat only expireInSeconds would free it, after minutes, and a "stately" sweep blocks every
-// instance's sweeps until then. pg-boss refuses heartbeats under 10 s.
+// SUPERVISE_SECONDS. A failed job is retried by its queue's policy; the sweep, with no retries, is
+// started again by the next tick once the instances know its key is no longer active: a stately
+// queue's fetch skips keys its cached queue stats list as active, and those stats are recomputed by
+// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 2 s plus
+// one poll. With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
+// cache) a dead instance's sweep blocked every instance's sweeps for minutes. pg-boss refuses
+// heartbeats under 10 s.
 const HEARTBEAT_SECONDS = 10;
-const SUPERVISE_SECONDS = 5;
+const SUPERVISE_SECONDS = 3;
+const QUEUE_CACHE_SECONDS = 2;
 
 export type JobQueue<T extends object> = {
   readonly name: string;
@@ -77,6 +81,7 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     max: 4,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
+    queueCacheIntervalSeconds: QUEUE_CACHE_SECONDS,
   });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).

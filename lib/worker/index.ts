@@ -18,7 +18,7 @@ import { db } from "@/db";
 import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
 import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { chainTxQueue } from "@/lib/hot-wallet/transactions";
-import { advancePayout, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
+import { advancePayout, followLeasedPayouts, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
 import { openPayoutIds, payoutById } from "@/lib/payouts/queries";
 import { depositReceiver } from "@/lib/onchain/chain-receiver";
 import { expireDeposits } from "@/lib/onchain/service";
@@ -63,6 +63,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "settled", run: () => settleFullyPaidPayments() },
   { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
+  { name: "leasedPayouts", run: () => followLeasedPayouts() },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
   { name: "holdInvoices", run: () => runInvoiceActions() },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
