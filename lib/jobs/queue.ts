@@ -35,7 +35,7 @@ export type JobQueue<T extends object> = {
 };
 
 /** Takes one job's data; throwing hands the job back for a retry with the queue's backoff. */
-export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; work(data: object): Promise<void> };
+export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; concurrency?: number; work(data: object): Promise<void> };
 
 /** A job run every `tickSeconds` by each instance's own timer, and once a minute by a durable schedule if every timer stops. */
 export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
@@ -64,7 +64,12 @@ export function jobQueue<T extends object>(name: string, options: QueueOptions):
 }
 
 /** Typed worker for a queue: the plan holds workers of any data. */
-export function worker<T extends object>(queue: JobQueue<T>, opts: { pollingIntervalSeconds: number; batchSize?: number }, work: (data: T) => Promise<void>): JobWorker {
+/** `concurrency`: how many batches this instance works at once (each fetched on its own). */
+export function worker<T extends object>(
+  queue: JobQueue<T>,
+  opts: { pollingIntervalSeconds: number; batchSize?: number; concurrency?: number },
+  work: (data: T) => Promise<void>,
+): JobWorker {
   return { queue: queue as JobQueue<object>, ...opts, work: work as (data: object) => Promise<void> };
 }
 
@@ -98,8 +103,24 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     await boss.updateQueue(q.name, changeable);
   }
   for (const w of plan.workers) {
-    await boss.work<object>(w.queue.name, { pollingIntervalSeconds: w.pollingIntervalSeconds, batchSize: w.batchSize ?? 1 }, async (jobs) => {
-      for (const job of jobs) await w.work(job.data);
+    // A batch's jobs run side by side and settle one by one: one that throws is retried alone, not
+    // with its whole batch. While fetches come back full the worker fetches again at once instead
+    // of waiting for its next poll, so a backlog drains at the speed of the work, not of the poll.
+    const options = {
+      pollingIntervalSeconds: w.pollingIntervalSeconds,
+      batchSize: w.batchSize ?? 1,
+      localConcurrency: w.concurrency ?? 1,
+      burstWhenBatchFull: true,
+      perJobResults: true,
+    } as const;
+    await boss.work<object, unknown, typeof options>(w.queue.name, options, async (jobs) => {
+      const outcomes = await Promise.allSettled(jobs.map((job) => w.work(job.data)));
+      return jobs.map((job, i) => {
+        const outcome = outcomes[i];
+        if (outcome.status === "fulfilled") return { id: job.id, status: "completed" as const };
+        const reason: unknown = outcome.reason;
+        return { id: job.id, status: "failed" as const, output: { message: reason instanceof Error ? reason.message : String(reason) } };
+      });
     });
   }
   const timers: NodeJS.Timeout[] = [];

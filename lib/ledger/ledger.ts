@@ -1,7 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { db } from "@/db";
-import { ledgerEntries, merchants, unfoldedCredits, type LedgerEntry } from "@/db/schema";
+import { ledgerEntries, merchants, type LedgerEntry } from "@/db/schema";
 
 // The append-only ledger and the balance it backs. A merchant's balance is merchants.balance_centavos
 // (the folded part) plus its unfolded_credits, and equals the sum of its ledger entries in every
@@ -25,12 +25,22 @@ export type LedgerPosting = Pick<LedgerEntry, "merchantId" | "kind" | "amountCen
  * lockBalance); a credit takes none.
  */
 export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<boolean> {
+  if (posting.amountCentavos > 0) {
+    // One statement for both rows: a credit is on every payment's path, inside its transaction.
+    const rows = await tx.execute(sql`
+      with entry as (
+        insert into ledger_entries (merchant_id, kind, amount_centavos, ref_type, ref_id, description)
+        values (${posting.merchantId}, ${posting.kind}, ${posting.amountCentavos}, ${posting.refType}, ${posting.refId}, ${posting.description ?? null})
+        on conflict do nothing
+        returning id
+      )
+      insert into unfolded_credits (entry_id, merchant_id, amount_centavos)
+      select id, ${posting.merchantId}, ${posting.amountCentavos} from entry
+      returning entry_id`);
+    return rows.length > 0;
+  }
   const inserted = await tx.insert(ledgerEntries).values(posting).onConflictDoNothing().returning({ id: ledgerEntries.id });
   if (inserted.length === 0) return false;
-  if (posting.amountCentavos > 0) {
-    await tx.insert(unfoldedCredits).values({ entryId: inserted[0].id, merchantId: posting.merchantId, amountCentavos: posting.amountCentavos });
-    return true;
-  }
   await lockRow(tx, posting.merchantId);
   await foldLocked(tx, posting.merchantId, posting.amountCentavos);
   return true;

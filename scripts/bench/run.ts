@@ -7,11 +7,13 @@ import { build } from "esbuild";
 import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
+import { runMixed, type MixedResult } from "./mixed";
 
 // `npm run bench`: the built app (through Next, then with the /api/v1 fast path) against a minimal
 // node:http + postgres.js server doing the same single INSERT / SELECT (the app's own statements, on
 // the app's tables: scripts/bench/baseline.ts), on one fresh PostgreSQL.
-// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json.
+// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json. Then the mixed
+// load (scripts/bench/mixed.ts) on the fast path, unless BENCH_MIXED=false.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -182,6 +184,7 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const servers: Server[] = [];
   const measured: (Result & { round: number })[] = [];
+  let mixed: MixedResult | null = null;
   try {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
     // in turn, round after round: every ratio compares runs minutes apart, not a whole suite apart, on
@@ -207,6 +210,8 @@ async function main() {
           );
       }
     }
+    const fast = servers.find((s) => s.name === "app-fast");
+    if (fast && process.env.BENCH_MIXED !== "false") mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS });
   } finally {
     for (const server of servers) await stop(server.child);
     await pg.stop();
@@ -256,6 +261,7 @@ async function main() {
     results,
     ratios,
     runs: measured,
+    mixed,
   };
   fs.mkdirSync("bench", { recursive: true });
   fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");
