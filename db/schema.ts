@@ -78,8 +78,9 @@ export const merchants = pgTable(
     pixKeyChangedAt: ts("pix_key_changed_at"),
     pixKeyConfirmedAt: ts("pix_key_confirmed_at"),
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
-    // Kept equal to the ledger sum in the same transaction as every ledger insert; the row is
-    // also the lock that serialises a merchant's withdrawals.
+    // The folded part of the balance: the balance is this plus the merchant's unfolded_credits,
+    // which always equals the ledger sum (lib/ledger/ledger.ts). Debits move it directly; the row is
+    // also the lock that serialises a merchant's debits, and never one of its credits.
     balanceCentavos: centavos("balance_centavos").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -530,6 +531,24 @@ export const ledgerEntries = pgTable(
     check("ledger_entries_kind", inList("kind", LEDGER_KINDS)),
     check("ledger_entries_non_zero", sql`amount_centavos <> 0`),
   ],
+);
+
+/**
+ * Credits not yet folded into merchants.balance_centavos: written with their ledger entry instead of
+ * updating the merchant row, so a merchant's incoming payments never wait on each other or on its
+ * debits. A debit (under the merchant row's lock) or the sweep moves them into the row and deletes
+ * them in one transaction. The merchant is the entry's, copied so a balance read sums by index.
+ */
+export const unfoldedCredits = pgTable(
+  "unfolded_credits",
+  {
+    entryId: bigint("entry_id", { mode: "number" })
+      .primaryKey()
+      .references(() => ledgerEntries.id),
+    merchantId: uuid("merchant_id").notNull(),
+    amountCentavos: centavos("amount_centavos").notNull(),
+  },
+  (t) => [index("unfolded_credits_merchant").on(t.merchantId), check("unfolded_credits_positive", sql`amount_centavos > 0`)],
 );
 
 /** The outbox: written in the transaction of the change it describes, delivered afterwards. */

@@ -102,7 +102,7 @@ async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueAp
       description: "Opening balance (sandbox)",
     });
   }
-  // Read back: the ledger posting moved the balance after the insert returned.
+  // Read back: the opening balance was posted after the insert returned.
   return { merchant: merchantView((await merchantById(tx, row.id))!), apiKey };
 }
 

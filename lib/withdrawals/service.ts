@@ -116,7 +116,8 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
     await emit(tx, w, null);
     return { withdrawal: w, payoutId: payout.id };
   });
-  await requestPayout(payoutId, env().SANDBOX_SETTLE_SECONDS);
+  // The sandbox's pix-outs stay PENDING a moment, as a PSP's would; a live one is sent at once.
+  await requestPayout(payoutId, env().PAYMENTS_MODE === "sandbox" ? env().SANDBOX_SETTLE_SECONDS : 0);
   return withdrawal;
 }
 

@@ -9,6 +9,7 @@ import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
+import { runMixed, type MixedResult } from "./mixed";
 
 // `npm run bench`: the built app as production runs it, side by side with what it is measured
 // against, on one fresh PostgreSQL:
@@ -21,7 +22,8 @@ import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
 // BENCH_API_KEYS keys of one merchant (a merchant may hold many), each request taking the next key,
 // so the budget scales with the keys and no request is refused: the same code path and the same
 // per-key work production does, with as many keys as merchants sending that load would hold.
-// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json.
+// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json. Then the mixed
+// load (scripts/bench/mixed.ts) on the app, unless BENCH_MIXED=false.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -278,6 +280,7 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const servers: Server[] = [];
   const measured: (Result & { round: number })[] = [];
+  let mixed: MixedResult | null = null;
   try {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
     // in turn, round after round, in the opposite order every other round: every ratio compares runs
@@ -301,6 +304,8 @@ async function main() {
         }
       }
     }
+    const fast = servers.find((s) => s.name === "app");
+    if (fast && process.env.BENCH_MIXED !== "false") mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS });
   } finally {
     for (const server of servers) await stop(server.child);
     await pg.stop();
@@ -364,6 +369,7 @@ async function main() {
     results,
     ratios,
     runs: measured,
+    mixed,
   };
   fs.mkdirSync("bench", { recursive: true });
   fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");
