@@ -17,6 +17,7 @@ import { currentTotp } from "@/lib/security/totp";
 import { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor, twoFactorStatus, verifySecondFactor } from "@/lib/security/two-factor";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
+import { balanceOf } from "@/lib/ledger/ledger";
 import { api, seedMerchant } from "./helpers";
 
 async function seedUser(merchantId: string, role: "owner" | "admin" | "finance" | "developer" | "viewer" = "owner", password = "correct horse") {
@@ -225,8 +226,7 @@ describe("read-only API keys", () => {
     expect(out.body.error.details).toContain("read-only");
     const wh = await api("DELETE", `/api/v1/webhooks/${crypto.randomUUID()}`, { apiKey: key });
     expect(wh.status).toBe(403);
-    const [m] = await db().select().from(merchants).where(eq(merchants.id, merchant.id));
-    expect(m.balanceCentavos).toBe(100_000);
+    expect(await balanceOf(db(), merchant.id)).toBe(100_000);
   });
 });
 
