@@ -142,6 +142,14 @@ export const orders = pgTable(
     paidAt: ts("paid_at"),
     // What the provider gave the payer beside the QR code (Binance Pay: checkoutUrl, deeplink, universalUrl).
     payLinks: jsonb("pay_links").$type<Record<string, string>>(),
+    // What the dashboard and GET /api/v1/orders?q= search: the ids and every reference the client sent,
+    // lower-cased, CPF/CNPJ as bare characters (they are stored so). A trigram index makes a substring of
+    // it (a partial id, part of a name) an index lookup.
+    searchText: text("search_text")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`lower(id::text || ' ' || payment_link_id || ' ' || coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))`,
+      ),
     version: integer("version").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -159,6 +167,8 @@ export const orders = pgTable(
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
     index("orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("orders_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
     // the polls walk those a payment could still arrive for; PIX orders are found by txid instead.
     index("orders_provider_ref")
@@ -224,11 +234,17 @@ export const onchainOrders = pgTable(
     completedAt: ts("completed_at"),
     // Set when the order can no longer change: COMPLETED, FAILED, or a PARTIAL_ORDER closed at expiry.
     closedAt: ts("closed_at"),
+    // Searched like orders.search_text: its ids and its deposit address.
+    searchText: text("search_text")
+      .notNull()
+      .generatedAlwaysAs(sql`lower(id::text || ' ' || payment_link_id || ' ' || address)`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
+    index("onchain_orders_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("onchain_orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
     index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
     index("onchain_orders_open_expiry")
@@ -279,11 +295,19 @@ export const cryptoPixPayments = pgTable(
     failureReason: text("failure_reason"),
     expiresAt: ts("expires_at").notNull(),
     closedAt: ts("closed_at"),
+    // Searched like orders.search_text: its id, who the PIX pays, and the payer's transaction.
+    searchText: text("search_text")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`lower(id::text || ' ' || recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)`,
+      ),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
+    index("crypto_pix_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("crypto_pix_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
     index("crypto_pix_open_expiry")
       .on(t.expiresAt)
@@ -388,11 +412,16 @@ export const ledgerEntries = pgTable(
     refType: text("ref_type").notNull(),
     refId: text("ref_id").notNull(),
     description: text("description"),
+    // The merchant's balance right after this entry: the statement's running balance. Entries of one
+    // merchant are numbered under its row lock (postLedgerEntry), so id order is the order they applied.
+    balanceAfterCentavos: centavos("balance_after_centavos").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("ledger_entries_once").on(t.kind, t.refType, t.refId),
     index("ledger_entries_merchant").on(t.merchantId, t.id),
+    // The statement's date filter (São Paulo days) and its CSV export of a range.
+    index("ledger_entries_merchant_created").on(t.merchantId, t.createdAt),
     check("ledger_entries_kind", inList("kind", LEDGER_KINDS)),
     check("ledger_entries_non_zero", sql`amount_centavos <> 0`),
   ],
