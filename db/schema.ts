@@ -61,6 +61,22 @@ export const LEDGER_KINDS = [
   "adjustment",
 ] as const;
 
+/**
+ * What order search (lib/orders/search.ts) looks in, per table: the ids and every reference the client
+ * sent, lower-cased (CPF/CNPJ are stored bare). Each is the expression of a pg_trgm GIN index, so a
+ * substring of it (a partial id, part of a name) is an index lookup; queries must spell it exactly so
+ * the planner matches the index, hence one definition for both.
+ */
+export const ORDER_SEARCH_TEXT = {
+  orders: sql.raw(
+    "lower(id::text || ' ' || payment_link_id || ' ' || coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
+  ),
+  onchain_orders: sql.raw("lower(id::text || ' ' || payment_link_id || ' ' || address)"),
+  crypto_pix_payments: sql.raw(
+    "lower(id::text || ' ' || recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)",
+  ),
+};
+
 const inList = (column: string, values: readonly string[]) => sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const merchants = pgTable(
@@ -142,14 +158,6 @@ export const orders = pgTable(
     paidAt: ts("paid_at"),
     // What the provider gave the payer beside the QR code (Binance Pay: checkoutUrl, deeplink, universalUrl).
     payLinks: jsonb("pay_links").$type<Record<string, string>>(),
-    // What the dashboard and GET /api/v1/orders?q= search: the ids and every reference the client sent,
-    // lower-cased, CPF/CNPJ as bare characters (they are stored so). A trigram index makes a substring of
-    // it (a partial id, part of a name) an index lookup.
-    searchText: text("search_text")
-      .notNull()
-      .generatedAlwaysAs(
-        sql`lower(id::text || ' ' || payment_link_id || ' ' || coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))`,
-      ),
     version: integer("version").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -166,8 +174,8 @@ export const orders = pgTable(
     uniqueIndex("orders_payment_hash")
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
-    index("orders_merchant_created").on(t.merchantId, t.createdAt),
-    index("orders_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
+    index("orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.orders}) gin_trgm_ops`),
     index("orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
     // the polls walk those a payment could still arrive for; PIX orders are found by txid instead.
@@ -234,19 +242,15 @@ export const onchainOrders = pgTable(
     completedAt: ts("completed_at"),
     // Set when the order can no longer change: COMPLETED, FAILED, or a PARTIAL_ORDER closed at expiry.
     closedAt: ts("closed_at"),
-    // Searched like orders.search_text: its ids and its deposit address.
-    searchText: text("search_text")
-      .notNull()
-      .generatedAlwaysAs(sql`lower(id::text || ' ' || payment_link_id || ' ' || address)`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
-    index("onchain_orders_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("onchain_orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.onchain_orders}) gin_trgm_ops`),
     index("onchain_orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
-    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("onchain_orders_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),
@@ -295,20 +299,14 @@ export const cryptoPixPayments = pgTable(
     failureReason: text("failure_reason"),
     expiresAt: ts("expires_at").notNull(),
     closedAt: ts("closed_at"),
-    // Searched like orders.search_text: its id, who the PIX pays, and the payer's transaction.
-    searchText: text("search_text")
-      .notNull()
-      .generatedAlwaysAs(
-        sql`lower(id::text || ' ' || recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)`,
-      ),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
-    index("crypto_pix_search").using("gin", t.searchText.op("gin_trgm_ops")),
+    index("crypto_pix_search").using("gin", sql`(${ORDER_SEARCH_TEXT.crypto_pix_payments}) gin_trgm_ops`),
     index("crypto_pix_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
-    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
+    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("crypto_pix_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),

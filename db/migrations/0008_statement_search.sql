@@ -1,18 +1,21 @@
--- Trigram indexes for order search (docs/api.md, GET /api/v1/orders?q=); pg_trgm is a trusted extension since PostgreSQL 13.
+DROP INDEX "crypto_pix_merchant_created";--> statement-breakpoint
+DROP INDEX "onchain_orders_merchant_created";--> statement-breakpoint
+DROP INDEX "orders_merchant_created";--> statement-breakpoint
+-- Order search's trigram indexes (lib/orders/search.ts); pg_trgm is a trusted extension since PostgreSQL 13.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
-ALTER TABLE "crypto_pix_payments" ADD COLUMN "search_text" text GENERATED ALWAYS AS (lower(id::text || ' ' || recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)) STORED NOT NULL;--> statement-breakpoint
 ALTER TABLE "ledger_entries" ADD COLUMN "balance_after_centavos" bigint;--> statement-breakpoint
--- Existing entries: the running sum in id order, the order postLedgerEntry now numbers them in.
+-- Existing entries: the running sum in id order, the order postLedgerEntry numbers them in.
 UPDATE "ledger_entries" l SET "balance_after_centavos" = r.balance
   FROM (SELECT id, sum(amount_centavos) OVER (PARTITION BY merchant_id ORDER BY id) AS balance FROM "ledger_entries") r
   WHERE l.id = r.id;--> statement-breakpoint
 ALTER TABLE "ledger_entries" ALTER COLUMN "balance_after_centavos" SET NOT NULL;--> statement-breakpoint
-ALTER TABLE "onchain_orders" ADD COLUMN "search_text" text GENERATED ALWAYS AS (lower(id::text || ' ' || payment_link_id || ' ' || address)) STORED NOT NULL;--> statement-breakpoint
-ALTER TABLE "orders" ADD COLUMN "search_text" text GENERATED ALWAYS AS (lower(id::text || ' ' || payment_link_id || ' ' || coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))) STORED NOT NULL;--> statement-breakpoint
-CREATE INDEX "crypto_pix_search" ON "crypto_pix_payments" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "crypto_pix_search" ON "crypto_pix_payments" USING gin ((lower(id::text || ' ' || recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)) gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "crypto_pix_merchant_value" ON "crypto_pix_payments" USING btree ("merchant_id","value_centavos","created_at");--> statement-breakpoint
 CREATE INDEX "ledger_entries_merchant_created" ON "ledger_entries" USING btree ("merchant_id","created_at");--> statement-breakpoint
-CREATE INDEX "onchain_orders_search" ON "onchain_orders" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "onchain_orders_search" ON "onchain_orders" USING gin ((lower(id::text || ' ' || payment_link_id || ' ' || address)) gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "onchain_orders_merchant_value" ON "onchain_orders" USING btree ("merchant_id","value_centavos","created_at");--> statement-breakpoint
-CREATE INDEX "orders_search" ON "orders" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "orders_merchant_value" ON "orders" USING btree ("merchant_id","value_centavos","created_at");
+CREATE INDEX "orders_search" ON "orders" USING gin ((lower(id::text || ' ' || payment_link_id || ' ' || coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))) gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "orders_merchant_value" ON "orders" USING btree ("merchant_id","value_centavos","created_at");--> statement-breakpoint
+CREATE INDEX "crypto_pix_merchant_created" ON "crypto_pix_payments" USING btree ("merchant_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "onchain_orders_merchant_created" ON "onchain_orders" USING btree ("merchant_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "orders_merchant_created" ON "orders" USING btree ("merchant_id","created_at","id");
