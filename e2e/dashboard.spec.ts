@@ -306,7 +306,7 @@ test("every kind of order is created from the dashboard, listed, filtered and se
   const rows = page.getByTestId("order-row").filter({ visible: true });
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("Concluído");
-  await page.getByLabel("Buscar por ID ou link de pagamento").fill(pix.pixOrder.paymentLinkId);
+  await page.getByLabel("Buscar pedidos").fill(pix.pixOrder.paymentLinkId);
   await page.getByLabel("Tipo").selectOption("");
   await page.getByRole("button", { name: "Filtrar" }).click();
   await expect(page).toHaveURL(new RegExp(`q=${pix.pixOrder.paymentLinkId}`));
