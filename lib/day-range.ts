@@ -8,7 +8,9 @@ import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 export const saoPauloMidnight = (day: string, plusDays = 0) => sql`((${day}::date + ${plusDays}::int)::timestamp at time zone 'America/Sao_Paulo')`;
 
 export function saoPauloDayRange(column: SQLWrapper, from?: string, to?: string): SQL | undefined {
-  const parts = [from ? sql`${column} >= ${saoPauloMidnight(from)}` : undefined, to ? sql`${column} < ${saoPauloMidnight(to, 1)}` : undefined].filter((p) => p !== undefined);
+  const parts = [from ? sql`${column} >= ${saoPauloMidnight(from)}` : undefined, to ? sql`${column} < ${saoPauloMidnight(to, 1)}` : undefined].filter(
+    (p) => p !== undefined,
+  );
   return parts.length ? sql.join(parts, sql` and `) : undefined;
 }
 

@@ -404,7 +404,8 @@ export const en: Record<MessageKey, string> = {
   "export.title": "Export",
   "export.csv": "Download CSV",
   "export.excel": "Download for Excel",
-  "export.hint": "The period and filters above apply to the file. CSV: comma-separated, amounts like 1234.56, for accounting software. Excel: semicolons and decimal commas, opens directly in Excel set to Portuguese.",
+  "export.hint":
+    "The period and filters above apply to the file. CSV: comma-separated, amounts like 1234.56, for accounting software. Excel: semicolons and decimal commas, opens directly in Excel set to Portuguese.",
   "export.signedOut": "Your session has ended. Sign in again to export.",
   "export.unknown": "There is no such export.",
   "export.invalidDate": "Dates must be real days written YYYY-MM-DD.",

@@ -402,7 +402,8 @@ export const ptBR = {
   "export.title": "Exportar",
   "export.csv": "Baixar CSV",
   "export.excel": "Baixar para Excel",
-  "export.hint": "O período e os filtros acima valem para o arquivo. CSV: separado por vírgulas, valores como 1234.56, para sistemas contábeis. Excel: ponto e vírgula e vírgula decimal, abre direto no Excel em português.",
+  "export.hint":
+    "O período e os filtros acima valem para o arquivo. CSV: separado por vírgulas, valores como 1234.56, para sistemas contábeis. Excel: ponto e vírgula e vírgula decimal, abre direto no Excel em português.",
   "export.signedOut": "Sua sessão expirou. Entre novamente para exportar.",
   "export.unknown": "Esta exportação não existe.",
   "export.invalidDate": "Datas devem ser dias reais no formato AAAA-MM-DD.",
