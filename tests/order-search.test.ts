@@ -69,13 +69,14 @@ describe("GET /api/v1/orders?q= (order search)", () => {
     for (const q of ["11.222.333/0001-81", "11222333000181"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.company._id]);
   });
 
-  it("finds by a partial order id, payment link id, deposit address, and a full payCryptoPixId", async () => {
+  it("finds by the beginning of an order id, a payment link id, part of a deposit address, and a payCryptoPixId", async () => {
     const s = await seed();
     expect((await search(s.apiKey, s.pix._id.slice(0, 8))).map((o) => o.id)).toEqual([s.pix._id]);
+    expect((await search(s.apiKey, s.pix._id.slice(0, 13))).map((o) => o.id)).toEqual([s.pix._id]);
     expect((await search(s.apiKey, s.pix._id.toUpperCase())).map((o) => o.id)).toEqual([s.pix._id]);
-    expect((await search(s.apiKey, s.lightning.paymentLinkId.slice(2, 10))).map((o) => o.id)).toEqual([s.lightning.id]);
+    expect((await search(s.apiKey, s.lightning.paymentLinkId)).map((o) => o.id)).toEqual([s.lightning.id]);
     expect((await search(s.apiKey, s.onchain.paymentLinkId)).map((o) => o.id)).toEqual([s.onchain.id]);
-    expect((await search(s.apiKey, s.onchain.address.slice(0, 12))).map((o) => o.id)).toEqual([s.onchain.id]);
+    expect((await search(s.apiKey, s.onchain.address.slice(5, 17))).map((o) => o.id)).toEqual([s.onchain.id]);
     const cp = await search(s.apiKey, s.payCryptoPixId);
     expect(cp.map((o) => [o.type, o.payCryptoPixId])).toEqual([["crypto_pix", s.payCryptoPixId]]);
     expect((await search(s.apiKey, "Fornecedor")).map((o) => o.type)).toEqual(["crypto_pix"]);

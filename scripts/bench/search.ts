@@ -77,6 +77,7 @@ async function main() {
   const cpf = row.cpf;
   const reais = `${Math.floor(Number(row.value_centavos) / 100)},${String(Number(row.value_centavos) % 100).padStart(2, "0")}`;
   const searches: [string, string][] = [
+    ["(no search: the newest page)", ""],
     ["merchant's orderId, exact", row.order_id],
     ["orderId, partial (PED-07300…)", row.order_id.slice(0, 9)],
     ["customer name, full", "Maria Oliveira"],
@@ -84,7 +85,7 @@ async function main() {
     ["CPF, masked", `${cpf.slice(0, 3)}.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-${cpf.slice(9)}`],
     ["CPF, digits", cpf],
     ["order id, first 8 characters", row.id.slice(0, 8)],
-    ["payment link id, 6 characters", row.payment_link_id.slice(3, 9)],
+    ["payment link id", row.payment_link_id],
     ["amount, pt-BR", reais],
     ["full order id", row.id],
     ["nothing matches", "zzqxw"],
