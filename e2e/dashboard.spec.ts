@@ -173,6 +173,7 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     ["new-onchain", "/dashboard/orders/new?kind=onchain"],
     ["new-crypto-pix", "/dashboard/orders/new?kind=crypto_pix"],
     ["withdrawals", "/dashboard/withdrawals"],
+    ["statement", "/dashboard/statement"],
     ["developers", "/dashboard/developers"],
     ["settings", "/dashboard/settings"],
     ["pay-pix", `/pay/${pix.pixOrder.paymentLinkId}`],
