@@ -24,7 +24,12 @@ export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<b
     for update
     on conflict do nothing
     returning id`);
-  if (inserted.length === 0) return false;
+  if (inserted.length === 0) {
+    // No row: the entry exists already, or the merchant does not (a bug, never a duplicate to ignore).
+    const [merchant] = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, posting.merchantId));
+    if (!merchant) throw new Error(`postLedgerEntry: no merchant ${posting.merchantId}`);
+    return false;
+  }
   await tx
     .update(merchants)
     .set({ balanceCentavos: sql`${merchants.balanceCentavos} + ${posting.amountCentavos}`, updatedAt: sql`now()` })
