@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { api, PASSWORD, seedMerchant, signIn, uniqueEmail } from "./helpers";
+import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, uniqueEmail } from "./helpers";
 
 // The merchant dashboard and the payer's checkout, in a real browser against the built app.
 
@@ -19,6 +19,9 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByTestId("merchant-name")).toHaveText("Padaria Pão Quente");
   await expect(page.getByTestId("balance")).toHaveText(/R\$\s0,00/);
+
+  // Keys and withdrawals need a second factor: turned on first (the enrolment counts as a fresh one).
+  await enableTwoFactor(page);
 
   // An API key, shown once.
   await page.getByRole("link", { name: "Desenvolvedores" }).first().click();
@@ -176,6 +179,9 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     ["statement", "/dashboard/statement"],
     ["developers", "/dashboard/developers"],
     ["settings", "/dashboard/settings"],
+    ["security", "/dashboard/security"],
+    ["team", "/dashboard/team"],
+    ["audit", "/dashboard/audit"],
     ["pay-pix", `/pay/${pix.pixOrder.paymentLinkId}`],
     ["pay-onchain", `/pay/${deposit.order.paymentLinkId}`],
     ["pay-lightning", `/pay/${ln.order.paymentLinkId}`],
@@ -211,6 +217,7 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     for (const [name, url] of [
       ["signin", "/signin"],
       ["signup", "/signup"],
+      ["forgot-password", "/forgot-password"],
     ] as const) {
       await page.goto(url);
       const results = await new AxeBuilder({ page }).analyze();
@@ -237,6 +244,7 @@ test("webhook endpoints: the secret is shown once, deliveries are logged and can
   try {
     const m = await seedMerchant(request);
     await signIn(page, m.email);
+    await enableTwoFactor(page);
     await page.goto("/dashboard/developers");
     await page.getByLabel("URL do endpoint").fill(url);
     await page.getByRole("button", { name: "Adicionar endpoint" }).click();

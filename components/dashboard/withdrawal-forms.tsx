@@ -11,6 +11,7 @@ import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/wit
 import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
 import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/withdrawals";
 import { useI18n } from "@/lib/i18n/client";
+import { StepUpField } from "@/components/security/step-up";
 
 // Two steps: fill in, then review the breakdown and limits and confirm. Only the confirm step
 // posts to the server action, which checks everything again under the merchant's row lock.
@@ -89,6 +90,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
         {choice === "other" ? <input type="hidden" name="pixKey" value={pixKey} /> : null}
         <Breakdown preview={review} destination={destination} />
         <Problems preview={review} />
+        <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={state.status === "error" ? (state.error ?? Object.values(state.fieldErrors ?? {})[0]?.[0]) : undefined} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
       </form>
@@ -182,10 +184,18 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         <input type="hidden" name="token" value={currentToken} />
         <Breakdown preview={review} destination={`${toAddress} (${network.toUpperCase()})`} tokenLabel={currentToken} />
         <Problems preview={review} />
+        <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage
           error={
             state.status === "error"
-              ? [state.error, ...Object.entries(state.fieldErrors ?? {}).map(([f, m]) => `${f}: ${m.join(" ")}`)].filter(Boolean).join(" ")
+              ? [
+                  state.error,
+                  ...Object.entries(state.fieldErrors ?? {})
+                    .filter(([f]) => f !== "otp")
+                    .map(([f, m]) => `${f}: ${m.join(" ")}`),
+                ]
+                  .filter(Boolean)
+                  .join(" ")
               : undefined
           }
         />

@@ -11,7 +11,7 @@ import type { WithdrawalQuotes, WithdrawalState } from "@/lib/dashboard/server/w
 import { useI18n } from "@/lib/i18n/client";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
-export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState; quotes: WithdrawalQuotes }) {
+export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: WithdrawalState; quotes: WithdrawalQuotes; canWithdraw: boolean }) {
   const { t, money, dateTime, crypto } = useI18n();
   const [tab, setTab] = useState<"pix" | "onchain">(quotes.kinds[0] ?? "pix");
   const { data } = useQuery({
@@ -46,6 +46,10 @@ export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState;
           </div>
           {quotes.kinds.length === 0 ? (
             <p className="text-sm text-slate-600">{t("withdrawals.noRails")}</p>
+          ) : !canWithdraw ? (
+            <p className="text-sm text-slate-600" data-testid="withdraw-not-allowed">
+              {t("security.notAllowed")}
+            </p>
           ) : tab === "pix" ? (
             <PixOutForm quotes={quotes} limits={limits} />
           ) : (

@@ -14,6 +14,10 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/developers", label: "nav.developers", icon: "M8 9l-4 3 4 3M16 9l4 3-4 3M14 5l-4 14" },
   { href: "/dashboard/settings", label: "nav.settings", icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2m12 0h2M12 4v2m0 12v2" },
+  { href: "/dashboard/security", label: "nav.security", icon: "M12 3l7 3v5c0 5-3.5 8.5-7 10-3.5-1.5-7-5-7-10V6l7-3z" },
+  { href: "/dashboard/team", label: "nav.team", icon: "M16 19v-1a4 4 0 0 0-8 0v1M12 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6z" },
+  { href: "/dashboard/audit", label: "nav.audit", icon: "M9 5h6M9 9h6M9 13h4M6 3h12v18H6z" },
+  { href: "/dashboard/outbox", label: "nav.outbox", icon: "M4 6h16v12H4zM4 6l8 7 8-7" },
 ];
 
 function isActive(pathname: string, href: string) {
@@ -22,14 +26,14 @@ function isActive(pathname: string, href: string) {
   return pathname.startsWith(href);
 }
 
-/** Sidebar on desktop, a scrollable row of tabs on phones. */
-export function DashboardNav() {
+/** Sidebar on desktop, a scrollable row of tabs on phones; `hidden` are the pages this user's role cannot open. */
+export function DashboardNav({ hidden = [] }: { hidden?: string[] }) {
   const { t } = useI18n();
   const pathname = usePathname();
   return (
     <nav aria-label={t("nav.main")}>
       <ul className="flex gap-1 overflow-x-auto pb-1 lg:flex-col lg:overflow-visible lg:pb-0">
-        {ITEMS.map((item) => {
+        {ITEMS.filter((item) => !hidden.includes(item.href)).map((item) => {
           const active = isActive(pathname, item.href);
           return (
             <li key={item.href} className="shrink-0">

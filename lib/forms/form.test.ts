@@ -50,3 +50,22 @@ describe("form parsing", () => {
     expect(echoValues(fd({ email: "a@b.co", password: "secret123" }))).toEqual({ email: "a@b.co" });
   });
 });
+
+describe("formSchema and text PostgreSQL cannot store", () => {
+  it("answers a field holding NUL with that field's error, whatever the schema", () => {
+    const schema = formSchema(z.object({ companyName: z.string(), note: z.string().optional() }));
+    const f = new FormData();
+    f.append("companyName", "Padaria\u0000");
+    f.append("note", "ok");
+    const parsed = schema.safeParse(f);
+    expect(parsed.success).toBe(false);
+    expect(fieldErrors(parsed.error!)).toEqual({ companyName: ["errors.invalidText"] });
+  });
+
+  it("a NUL in a field's name is a form-level error", () => {
+    const f = new FormData();
+    f.append("a\u0000", "x");
+    const parsed = formSchema(z.object({})).safeParse(f);
+    expect(fieldErrors(parsed.error!)).toEqual({ _form: ["errors.invalidText"] });
+  });
+});

@@ -2,6 +2,9 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { db } from "@/db";
+import { decodeCryptoPixId } from "@/lib/ids";
+import { isStorableText } from "@/lib/storable-text";
+import { isCalendarDay } from "@/lib/dashboard/days";
 import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
 import { orderSearchCondition, parseOrderSearch } from "@/lib/orders/search";
 
@@ -13,27 +16,33 @@ export const ORDER_STATUS_FILTERS = ["PENDING", "COMPLETED", "PARTIAL_ORDER", "C
 export const PAGE_SIZE = 20;
 export type OrderListKind = (typeof ORDER_LIST_TYPES)[number];
 
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((s) => !Number.isNaN(Date.parse(s)));
+const day = z.string().refine(isCalendarDay);
+
+/** Query parameters holding text PostgreSQL cannot store (NUL) are dropped, like any other malformed filter. */
+const storableOnly = (input: unknown) =>
+  input && typeof input === "object"
+    ? Object.fromEntries(Object.entries(input).filter(([k, v]) => isStorableText(k) && (typeof v !== "string" || isStorableText(v))))
+    : input;
 
 /** Query-string filters; anything malformed is dropped rather than failing the page. */
-export const dashboardOrdersQuery = z.object({
-  kind: z.enum(ORDER_LIST_TYPES).optional().catch(undefined),
-  status: z.enum(ORDER_STATUS_FILTERS).optional().catch(undefined),
-  from: day.optional().catch(undefined),
-  to: day.optional().catch(undefined),
-  q: z
-    .string()
-    .trim()
-    .max(100)
-    .optional()
-    .catch(undefined)
-    .transform((s) => (s ? s : undefined)),
-  page: z.coerce.number().int().min(1).max(10_000).catch(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).catch(PAGE_SIZE).default(PAGE_SIZE),
-});
+export const dashboardOrdersQuery = z.preprocess(
+  storableOnly,
+  z.object({
+    kind: z.enum(ORDER_LIST_TYPES).optional().catch(undefined),
+    status: z.enum(ORDER_STATUS_FILTERS).optional().catch(undefined),
+    from: day.optional().catch(undefined),
+    to: day.optional().catch(undefined),
+    q: z
+      .string()
+      .trim()
+      .max(100)
+      .optional()
+      .catch(undefined)
+      .transform((s) => (s ? s : undefined)),
+    page: z.coerce.number().int().min(1).max(10_000).catch(1).default(1),
+    limit: z.coerce.number().int().min(1).max(100).catch(PAGE_SIZE).default(PAGE_SIZE),
+  }),
+);
 export type DashboardOrdersQuery = Partial<Omit<z.output<typeof dashboardOrdersQuery>, "page" | "limit">> & { page: number; limit: number };
 
 export type OrderRow = {

@@ -41,15 +41,13 @@ export type Statement = {
   closingCentavos: number;
 };
 
-/** The balance after the last entry before `instant` (0 before the first entry). */
+/** The balance after every entry made before `instant`: their sum (0 before the first entry). */
 async function balanceBefore(merchantId: string, instant: SQL): Promise<number> {
   const [row] = await db()
-    .select({ balance: ledgerEntries.balanceAfterCentavos })
+    .select({ balance: sql<string>`coalesce(sum(${ledgerEntries.amountCentavos}), 0)` })
     .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.merchantId, merchantId), lt(ledgerEntries.createdAt, instant)))
-    .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
-    .limit(1);
-  return row?.balance ?? 0;
+    .where(and(eq(ledgerEntries.merchantId, merchantId), lt(ledgerEntries.createdAt, instant)));
+  return Number(row.balance);
 }
 
 export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {

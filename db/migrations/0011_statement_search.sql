@@ -3,12 +3,6 @@ DROP INDEX "onchain_orders_merchant_created";--> statement-breakpoint
 DROP INDEX "orders_merchant_created";--> statement-breakpoint
 -- Order search's trigram indexes (lib/orders/search.ts); pg_trgm is a trusted extension since PostgreSQL 13.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
-ALTER TABLE "ledger_entries" ADD COLUMN "balance_after_centavos" bigint;--> statement-breakpoint
--- Existing entries: the running sum in id order, the order postLedgerEntry numbers them in.
-UPDATE "ledger_entries" l SET "balance_after_centavos" = r.balance
-  FROM (SELECT id, sum(amount_centavos) OVER (PARTITION BY merchant_id ORDER BY id) AS balance FROM "ledger_entries") r
-  WHERE l.id = r.id;--> statement-breakpoint
-ALTER TABLE "ledger_entries" ALTER COLUMN "balance_after_centavos" SET NOT NULL;--> statement-breakpoint
 CREATE INDEX "crypto_pix_search" ON "crypto_pix_payments" USING gin ((lower(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)) gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "crypto_pix_merchant_value" ON "crypto_pix_payments" USING btree ("merchant_id","value_centavos","created_at");--> statement-breakpoint
 CREATE INDEX "ledger_entries_merchant_created" ON "ledger_entries" USING btree ("merchant_id","created_at");--> statement-breakpoint
