@@ -64,6 +64,23 @@ export const LEDGER_KINDS = [
   "adjustment",
 ] as const;
 
+/**
+ * What order search (lib/orders/search.ts) looks in for a substring, per table: the references the
+ * client sent (orderId, name, e-mail, payer id, CPF/CNPJ stored bare, …), lower-cased. Each is the
+ * expression of a pg_trgm GIN index, so part of a name or reference is an index lookup; queries must
+ * spell it exactly so the planner matches the index, hence one definition for both. Ids are left out:
+ * random text costs the most trigrams to index (measured: the order id and payment link id were ~60% of
+ * an order's trigrams and of the index's cost per insert), and search finds them by prefix through
+ * their own indexes instead.
+ */
+export const ORDER_SEARCH_TEXT = {
+  orders: sql.raw(
+    "lower(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
+  ),
+  onchain_orders: sql.raw("lower(address)"),
+  crypto_pix_payments: sql.raw("lower(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)"),
+};
+
 const inList = (column: string, values: readonly string[]) => sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const merchants = pgTable(
@@ -293,7 +310,9 @@ export const orders = pgTable(
     uniqueIndex("orders_payment_hash")
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
-    index("orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
+    index("orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.orders}) gin_trgm_ops`),
+    index("orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
     // the polls walk those a payment could still arrive for; PIX orders are found by txid instead.
     index("orders_provider_ref")
@@ -364,8 +383,10 @@ export const onchainOrders = pgTable(
   },
   (t) => [
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
+    index("onchain_orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.onchain_orders}) gin_trgm_ops`),
+    index("onchain_orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
-    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("onchain_orders_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),
@@ -419,7 +440,9 @@ export const cryptoPixPayments = pgTable(
   },
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
-    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
+    index("crypto_pix_search").using("gin", sql`(${ORDER_SEARCH_TEXT.crypto_pix_payments}) gin_trgm_ops`),
+    index("crypto_pix_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
+    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("crypto_pix_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),
@@ -528,6 +551,8 @@ export const ledgerEntries = pgTable(
   (t) => [
     uniqueIndex("ledger_entries_once").on(t.kind, t.refType, t.refId),
     index("ledger_entries_merchant").on(t.merchantId, t.id),
+    // The statement's date filter (São Paulo days) and its CSV export of a range.
+    index("ledger_entries_merchant_created").on(t.merchantId, t.createdAt),
     check("ledger_entries_kind", inList("kind", LEDGER_KINDS)),
     check("ledger_entries_non_zero", sql`amount_centavos <> 0`),
   ],

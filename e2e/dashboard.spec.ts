@@ -176,6 +176,7 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     ["new-onchain", "/dashboard/orders/new?kind=onchain"],
     ["new-crypto-pix", "/dashboard/orders/new?kind=crypto_pix"],
     ["withdrawals", "/dashboard/withdrawals"],
+    ["statement", "/dashboard/statement"],
     ["developers", "/dashboard/developers"],
     ["settings", "/dashboard/settings"],
     ["security", "/dashboard/security"],
@@ -314,7 +315,7 @@ test("every kind of order is created from the dashboard, listed, filtered and se
   const rows = page.getByTestId("order-row").filter({ visible: true });
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("Concluído");
-  await page.getByLabel("Buscar por ID ou link de pagamento").fill(pix.pixOrder.paymentLinkId);
+  await page.getByLabel("Buscar pedidos").fill(pix.pixOrder.paymentLinkId);
   await page.getByLabel("Tipo").selectOption("");
   await page.getByRole("button", { name: "Filtrar" }).click();
   await expect(page).toHaveURL(new RegExp(`q=${pix.pixOrder.paymentLinkId}`));

@@ -10,6 +10,7 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
   { href: "/dashboard", label: "nav.overview", icon: "M3 12l9-8 9 8M5 10v10h14V10" },
   { href: "/dashboard/orders", label: "nav.orders", icon: "M4 6h16M4 12h16M4 18h10" },
   { href: "/dashboard/orders/new", label: "nav.newOrder", icon: "M12 5v14M5 12h14" },
+  { href: "/dashboard/statement", label: "nav.statement", icon: "M6 3h9l3 3v15H6zM9 9h6M9 13h6M9 17h4" },
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/developers", label: "nav.developers", icon: "M8 9l-4 3 4 3M16 9l4 3-4 3M14 5l-4 14" },
   { href: "/dashboard/settings", label: "nav.settings", icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2m12 0h2M12 4v2m0 12v2" },

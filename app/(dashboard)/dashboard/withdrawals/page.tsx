@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ExportLinks } from "@/components/dashboard/export-links";
 import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
@@ -17,6 +18,9 @@ export default async function WithdrawalsPage() {
     <>
       <PageHeader title={t("withdrawals.title")} />
       <WithdrawalsView initial={state} quotes={quotes} canWithdraw={can(role, "withdrawals.create")} />
+      <div className="mt-4">
+        <ExportLinks name="withdrawals" params={{}} />
+      </div>
     </>
   );
 }
