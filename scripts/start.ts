@@ -21,6 +21,7 @@ function ensureAuthSecret(dataDir: string) {
 
 async function main() {
   const { env, ConfigError, publicBaseUrl } = await import("@/lib/env");
+  const { localLinksWarning } = await import("@/lib/links");
   let e;
   try {
     ensureAuthSecret(process.env.DATA_DIR || ".data");
@@ -112,6 +113,8 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));
   console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${fastPath ? "fast path" : "through Next"})`);
+  const linksWarning = localLinksWarning(e.PUBLIC_BASE_URL, publicBaseUrl());
+  if (linksWarning) console.warn(linksWarning);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

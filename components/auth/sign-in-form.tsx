@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { useI18n } from "@/lib/i18n/client";
@@ -13,6 +13,8 @@ type State = { error?: string; email?: string };
 export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
   const { t } = useI18n();
   const router = useRouter();
+  // Controlled, so React's reset after the action does not clear it: a mistyped e-mail should not cost the password too.
+  const [password, setPassword] = useState("");
   const [state, action] = useActionState<State, FormData>(async (_prev, form) => {
     const email = String(form.get("email") ?? "");
     const result = await signIn("credentials", { email, password: String(form.get("password") ?? ""), redirect: false });
@@ -27,7 +29,15 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
     <form action={action} className="space-y-4" noValidate>
       <FormMessage error={state.error} />
       <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
-      <Input label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+      <Input
+        label={t("auth.password")}
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+      />
       <SubmitButton pendingLabel={t("auth.signingIn")} className="w-full">
         {t("auth.submitSignIn")}
       </SubmitButton>

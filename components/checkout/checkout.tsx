@@ -8,6 +8,7 @@ import { QrCode } from "@/components/ui/qr-code";
 import { Spinner } from "@/components/ui/spinner";
 import { getJson } from "@/lib/browser/fetch-json";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
+import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
 
@@ -112,7 +113,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
               {crypto(p.status === "PARTIAL_ORDER" ? pay.chain.remaining : pay.chain.amount)} {pay.chain.asset}
             </p>
             <p className="text-slate-600">
-              {t("order.network")}: <span className="font-semibold uppercase text-slate-800">{pay.chain.network}</span>
+              {t("order.network")}: <span className="font-semibold text-slate-800">{networkName(pay.chain.network)}</span>
             </p>
           </div>
         ) : null}

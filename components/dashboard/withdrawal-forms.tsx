@@ -10,6 +10,7 @@ import { idle, type ActionState } from "@/lib/forms/action-state";
 import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
 import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
 import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/withdrawals";
+import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 
 // Two steps: fill in, then review the breakdown and limits and confirm. Only the confirm step
@@ -180,7 +181,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         <input type="hidden" name="toAddress" value={toAddress} />
         <input type="hidden" name="network" value={network} />
         <input type="hidden" name="token" value={currentToken} />
-        <Breakdown preview={review} destination={`${toAddress} (${network.toUpperCase()})`} tokenLabel={currentToken} />
+        <Breakdown preview={review} destination={`${toAddress} (${networkName(network)})`} tokenLabel={currentToken} />
         <Problems preview={review} />
         <FormMessage
           error={
@@ -211,7 +212,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
           name="network"
           value={network}
           onChange={(e) => setNetwork(e.target.value as WithdrawNetwork)}
-          options={quotes.networks.map((n) => ({ value: n, label: n === "polygon" ? "Polygon" : "BNB Smart Chain" }))}
+          options={quotes.networks.map((n) => ({ value: n, label: networkName(n) }))}
         />
         <Select
           label={t("withdrawals.token")}

@@ -7,6 +7,7 @@ import { paymentLink } from "@/lib/links";
 import { assetOf } from "@/lib/chain/config";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
 import type { Network } from "@/lib/chain/tokens";
+import { networkName } from "@/lib/chain/network-names";
 import { transfersOf } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
@@ -52,7 +53,19 @@ export type TransferLine = {
   refundStatus: string | null;
   note: string | null;
 };
-const NETWORK_NAMES: Record<string, string> = { eth: "Ethereum", bsc: "BNB Smart Chain", polygon: "Polygon" };
+
+/** The creation request's reference fields (lib/orders/service references()), each under its own label. */
+const REFERENCE_LABELS: Record<string, MessageKey> = {
+  orderId: "order.ref.orderId",
+  name: "order.ref.name",
+  cpf: "order.ref.cpf",
+  cnpj: "order.ref.cnpj",
+  email: "order.ref.email",
+  payerId: "order.ref.payerId",
+  subMerchantId: "order.ref.subMerchantId",
+  orderRequest: "order.ref.orderRequest",
+  merchant: "order.ref.merchant",
+};
 
 export type OrderDetail = {
   id: string;
@@ -119,7 +132,9 @@ function fromOrder(o: Order): Base {
     facts.push({ label: "order.satoshis", type: "crypto", value: String(o.satoshis ?? 0), unit: "sats" });
   }
   if (o.rate) facts.push({ label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: "BTC" });
-  for (const [k, v] of Object.entries(o.reference)) facts.push({ label: "order.references", type: "text", value: `${k}: ${v}` });
+  // The merchant's own references first: they are how the merchant knows this order.
+  const references = Object.entries(o.reference).map(([k, v]): Fact => ({ label: REFERENCE_LABELS[k] ?? "order.ref.other", type: "text", value: v }));
+  facts.unshift(...references);
   return {
     id: o.id,
     kind: o.kind,
@@ -138,7 +153,7 @@ function fromOrder(o: Order): Base {
 
 function chainFacts(o: OnchainOrder | ChainPayment): Fact[] {
   return [
-    { label: "order.network", type: "text", value: NETWORK_NAMES[o.network] ?? o.network },
+    { label: "order.network", type: "text", value: networkName(o.network) },
     { label: "order.cryptoAmount", type: "crypto", value: new Decimal(o.cryptoAmount).toFixed(), unit: o.asset },
     { label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: o.asset },
     { label: "order.received", type: "crypto", value: new Decimal(o.receivedAmount).toFixed(), unit: o.asset },
@@ -225,7 +240,7 @@ function transferLine(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): Tra
   return {
     id: t.id,
     txHash: t.txHash,
-    network: NETWORK_NAMES[t.network] ?? t.network,
+    network: networkName(t.network),
     amount: new Decimal(t.amount).toFixed(),
     unit: assetOf(t.network as Network, t.tokenAddress) ?? t.tokenAddress,
     counted: new Decimal(t.appliedAmount).toFixed(),
