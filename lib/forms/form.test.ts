@@ -43,7 +43,9 @@ describe("form parsing", () => {
     const bad = schema.safeParse(fd({ value: "10,001" }));
     expect(bad.success).toBe(false);
     const text = schema.safeParse(fd({ value: "dez" }));
-    expect(text.success || fieldErrors(text.error, ["value"])).toEqual({ value: ["errors.amount"] });
+    expect(text.success || fieldErrors(text.error, { locale: "pt-BR", decimalFields: ["value"] })).toEqual({
+      value: ["Valor: informe um valor em reais, por exemplo 10,50."],
+    });
   });
 
   it("never echoes passwords", () => {

@@ -8,11 +8,16 @@ import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 /** The full key is returned to the browser once, in this response; only its hash is stored. */
-export const createApiKeyAction = merchantAction(apiKeyForm, async ({ name }, { merchant }) => {
-  const key = await createApiKey(merchant.id, name);
-  revalidatePath("/dashboard/developers");
-  return { data: { key: key.key, name: key.name } };
-});
+export const createApiKeyAction = merchantAction(
+  apiKeyForm,
+  async ({ name }, { merchant }) => {
+    const key = await createApiKey(merchant.id, name);
+    revalidatePath("/dashboard/developers");
+    return { data: { key: key.key, name: key.name } };
+  },
+  // `name` is the key's name here, not a customer's.
+  { labels: { name: "developers.keyName" } },
+);
 
 export const revokeApiKeyAction = merchantAction(orderIdForm, async ({ id }, { merchant }) => {
   await revokeApiKey(merchant.id, id);
