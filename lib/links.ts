@@ -21,3 +21,8 @@ export function localLinksWarning(publicBaseUrlSetting: string | undefined, base
   const why = publicBaseUrlSetting ? `PUBLIC_BASE_URL is ${publicBaseUrlSetting}` : "PUBLIC_BASE_URL is not set";
   return `warning: ${why}, so payment links and QR codes point at ${base}, which a payer's phone cannot open. Set PUBLIC_BASE_URL to the address payers reach (docs/configuration.md).`;
 }
+
+/** The payer's page of a Crypto-PIX payment: what to send, where, and what became of it. */
+export function cryptoPixPayLink(payCryptoPixId: string): string {
+  return `${publicBaseUrl()}/pay/crypto-pix/${payCryptoPixId}`;
+}

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { events, webhookDeliveries, webhookEndpoints, type ChainTransfer, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
-import { paymentLink } from "@/lib/links";
+import { cryptoPixPayLink, paymentLink } from "@/lib/links";
 import { assetOf } from "@/lib/chain/config";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
 import type { Network } from "@/lib/chain/tokens";
@@ -213,7 +213,8 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
     paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
-    link: null,
+    // The payer's page, keyed by payCryptoPixId (Crypto-PIX payments have no payment link id).
+    link: cryptoPixPayLink(encodeCryptoPixId(p.id)),
     payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
     facts: [
       { label: "order.id", type: "mono", value: p.id },
