@@ -32,7 +32,7 @@ function rich(template: string, nodes: Record<string, React.ReactNode>): React.R
 }
 
 const code = (text: string) => (
-  <code translate="no" className="rounded bg-slate-100 px-1">
+  <code translate="no" className="rounded bg-slate-100 px-1 text-slate-800">
     {text}
   </code>
 );
@@ -130,7 +130,7 @@ export default async function Home() {
         </div>
       </section>
 
-      <footer className="mt-12 text-sm text-slate-500">{rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}</footer>
+      <footer className="mt-12 text-sm text-slate-600">{rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}</footer>
     </main>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { Card } from "@/components/ui/card";
 import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
@@ -63,6 +63,11 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
 export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds: readonly NewOrderKind[]; setup: NewOrderSetup }) {
   const { t, tp, locale } = useI18n();
   const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
+  // React resets the form after each answer, which puts a controlled <select> back on its first
+  // option while its state still holds the merchant's pick; remounting the pickers on each answer
+  // shows the pick again (the error may name that network).
+  const [answers, setAnswers] = useState(0);
+  useEffect(() => setAnswers((n) => n + 1), [state]);
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
   const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
@@ -107,7 +112,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 defaultValue={values?.qrcode}
                 errors={errors?.qrcode}
               />
-              <NetworkAssetPickers assets={setup.cryptoPixAssets} values={values} errors={errors} />
+              <NetworkAssetPickers key={answers} assets={setup.cryptoPixAssets} values={values} errors={errors} />
               <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
               <Input
                 label={t("newOrder.refundAddress")}
@@ -154,7 +159,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
               <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
             </div>
           ) : null}
-          {kind === "onchain" ? <NetworkAssetPickers assets={setup.depositAssets} values={values} errors={errors} /> : null}
+          {kind === "onchain" ? <NetworkAssetPickers key={answers} assets={setup.depositAssets} values={values} errors={errors} /> : null}
           {rateLines.length > 0 || expiry ? (
             <div className="rounded-lg bg-slate-50 px-3 py-2 text-xs text-slate-700">
               {rateLines.length > 0 ? (

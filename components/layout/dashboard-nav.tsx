@@ -45,7 +45,7 @@ function useOverflow(pathname: string) {
   return { ref, more };
 }
 
-const FADE = "pointer-events-none absolute inset-y-0 flex w-10 items-center from-white via-white/90 to-transparent lg:hidden";
+const FADE = "absolute inset-y-0 flex w-10 items-center from-white via-white/90 to-transparent lg:hidden";
 
 /** Sidebar on desktop; on phones a row of tabs that scrolls, with a fade and an arrow where more tabs are. */
 export function DashboardNav() {
@@ -54,7 +54,7 @@ export function DashboardNav() {
   const { ref, more } = useOverflow(pathname);
   return (
     <nav aria-label={t("nav.main")} className="relative">
-      {more.left ? <span aria-hidden="true" className={cn(FADE, "left-0 justify-start bg-gradient-to-r")} /> : null}
+      {more.left ? <span aria-hidden="true" className={cn(FADE, "pointer-events-none left-0 justify-start bg-gradient-to-r")} /> : null}
       {more.right ? (
         <button
           type="button"
@@ -62,7 +62,7 @@ export function DashboardNav() {
           title={t("nav.more")}
           data-testid="nav-more"
           onClick={() => ref.current?.scrollBy({ left: ref.current.clientWidth * 0.6, behavior: "smooth" })}
-          className={cn(FADE, "pointer-events-auto right-0 justify-end bg-gradient-to-l pr-0.5 text-slate-700")}
+          className={cn(FADE, "right-0 justify-end bg-gradient-to-l pr-0.5 text-slate-700")}
         >
           <svg aria-hidden="true" viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
             <path d="M9 6l6 6-6 6" />

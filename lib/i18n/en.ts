@@ -460,7 +460,7 @@ export const en: Record<MessageKey, string> = {
   "errors.field.brcodeTooLong": "{label}: too long to be a PIX code.",
   "errors.field.oneOf": "{label}: pick one of the options.",
   "errors.field.invalid": "{label}: invalid value.",
-  "errors.field.pixKey": "{label}: not a valid PIX key. Use a CPF, CNPJ, e-mail, phone (+55 and area code) or random key.",
+  "errors.field.pixKey": "{label}: not a valid key. Use a CPF, CNPJ, e-mail, phone (+55 and area code) or random key.",
   "errors.field.pixKeyCpf": "{label}: looks like a CPF, but the check digits do not match.",
   "errors.field.pixKeyCnpj": "{label}: looks like a CNPJ, but the check digits do not match.",
   "errors.field.pixKeyPhone": "{label}: a phone number as a PIX key needs +55 and the area code, for example +5511998765432.",

@@ -447,7 +447,7 @@ export const ptBR = {
   "errors.field.wholeNumber": "{label}: informe um número inteiro.",
   "errors.field.expiresIn": "{label}: entre 1 minuto e 1 ano.",
   "errors.field.evmAddress":
-    "{label}: endereço inválido. Use 0x e 40 caracteres hexadecimais; com maiúsculas e minúsculas misturadas, o checksum (EIP-55) precisa conferir.",
+    "{label}: não é um endereço válido. Use 0x e 40 caracteres hexadecimais; com maiúsculas e minúsculas misturadas, o checksum (EIP-55) precisa conferir.",
   "errors.field.cpf": "{label}: CPF inválido (os dígitos verificadores não conferem).",
   "errors.field.cnpj": "{label}: CNPJ inválido (os dígitos verificadores não conferem).",
   "errors.field.email": "{label}: informe um e-mail válido.",
@@ -459,7 +459,7 @@ export const ptBR = {
   "errors.field.brcodeTooLong": "{label}: longo demais para ser um código PIX.",
   "errors.field.oneOf": "{label}: escolha uma das opções.",
   "errors.field.invalid": "{label}: valor inválido.",
-  "errors.field.pixKey": "{label}: chave PIX inválida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
+  "errors.field.pixKey": "{label}: não é uma chave válida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
   "errors.field.pixKeyCpf": "{label}: parece um CPF, mas os dígitos verificadores não conferem.",
   "errors.field.pixKeyCnpj": "{label}: parece um CNPJ, mas os dígitos verificadores não conferem.",
   "errors.field.pixKeyPhone": "{label}: celular como chave PIX vai com +55 e DDD, por exemplo +5511998765432.",

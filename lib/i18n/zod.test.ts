@@ -6,7 +6,6 @@ import { pixKeyField } from "@/lib/forms/fields";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
 import { createPixOrderBody } from "@/lib/orders/schemas";
-import { ptBR } from "./pt-BR";
 
 // The one error map, over the API's own schemas: every issue a form can meet reads in the visitor's
 // language with the field's name, and never as the API's English or a raw catalog key.
@@ -37,10 +36,12 @@ describe("the dashboard's zod error map", () => {
 
   it("words addresses, CPFs, URLs and PIX keys", () => {
     const w = errorsOf(onchainWithdrawBody, { value: "10", network: "bsc", toAddress: "0x52908400098527886E0F7030069857D2E4169EE7".replace("E7", "e7") });
-    expect(w.toAddress[0]).toMatch(/^Endereço da carteira: endereço inválido/);
+    expect(w.toAddress[0]).toMatch(/^Endereço da carteira: não é um endereço válido/);
     expect(errorsOf(bodyObject({ cpf: cpfField }), { cpf: "123.456.789-00" }).cpf[0]).toBe("CPF do cliente: CPF inválido (os dígitos verificadores não conferem).");
     expect(errorsOf(createWebhookBody, { url: "not a url" }).url[0]).toMatch(/^URL do endpoint: informe um endereço completo/);
-    expect(errorsOf(z.object({ pixKey: pixKeyField }), { pixKey: "x" }).pixKey[0]).toBe(ptBR["errors.pixKey"]);
+    expect(errorsOf(z.object({ pixKey: pixKeyField }), { pixKey: "x" }).pixKey[0]).toBe(
+      "Chave PIX: não é uma chave válida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
+    );
   });
 
   it("leaves no English and no raw key in any message of the order forms, in pt-BR", () => {

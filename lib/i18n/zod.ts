@@ -12,6 +12,13 @@ export type ZodIssue = z.core.$ZodIssue & { input?: unknown };
 
 type Rule = [RegExp, MessageKey, ((m: RegExpMatchArray) => Vars)?];
 
+/** Older catalog messages our own schemas use, and their forms that name the field. */
+const WITH_LABEL: Partial<Record<MessageKey, MessageKey>> = {
+  "errors.required": "errors.field.required",
+  "errors.email": "errors.field.email",
+  "errors.pixKey": "errors.field.pixKey",
+};
+
 /** The API's refinement messages (lib/fields.ts and the request schemas of lib/<domain>/schemas.ts). */
 const API_MESSAGES: Rule[] = [
   [/^is required/, "errors.field.required"],
@@ -61,7 +68,7 @@ function byCode(issue: ZodIssue): [MessageKey, Vars?] {
 
 /** What a person reads for one zod issue on the field labelled `label`, in their language. */
 export function issueMessage(issue: ZodIssue, locale: Locale, label: string): string {
-  if (isMessageKey(issue.message)) return translate(locale, issue.message, { label });
+  if (isMessageKey(issue.message)) return translate(locale, WITH_LABEL[issue.message] ?? issue.message, { label });
   let found: [MessageKey, Vars?] | undefined;
   for (const [pattern, key, vars] of API_MESSAGES) {
     const m = issue.message.match(pattern);

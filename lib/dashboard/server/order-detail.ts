@@ -54,7 +54,10 @@ export type TransferLine = {
   note: string | null;
 };
 
-/** The creation request's reference fields (lib/orders/service references()), each under its own label. */
+/**
+ * The creation request's reference fields (lib/orders/service references()), each under its own
+ * label, in this order (the merchant's own id first): they are how the merchant knows the order.
+ */
 const REFERENCE_LABELS: Record<string, MessageKey> = {
   orderId: "order.ref.orderId",
   name: "order.ref.name",
@@ -77,6 +80,8 @@ export type OrderDetail = {
   paidAt: string | null;
   final: boolean;
   paymentLinkId: string | null;
+  /** The merchant's own order id (the creation request's `orderId`), when it sent one. */
+  merchantOrderId: string | null;
   link: string | null;
   /** What a payer needs while the order can still be paid. */
   payment: { qrContent: string; code: string; codeLabel: MessageKey } | null;
@@ -111,6 +116,22 @@ export type RefundLine = {
   createdAt: string;
 };
 
+const REFERENCE_ORDER = Object.keys(REFERENCE_LABELS);
+
+function referenceFacts(reference: Record<string, string>): Fact[] {
+  const rank = (k: string) => (REFERENCE_ORDER.includes(k) ? REFERENCE_ORDER.indexOf(k) : REFERENCE_ORDER.length);
+  return Object.entries(reference)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([k, v]) => ({ label: REFERENCE_LABELS[k] ?? "order.ref.other", type: "text", value: k === "cpf" || k === "cnpj" ? formatTaxId(v) : v }));
+}
+
+/** 52998224725 → 529.982.247-25; 11222333000181 → 11.222.333/0001-81 (the alphanumeric CNPJ too). */
+function formatTaxId(v: string): string {
+  if (/^\d{11}$/.test(v)) return v.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4");
+  if (/^[0-9A-Z]{12}\d{2}$/.test(v)) return v.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, "$1.$2.$3/$4-$5");
+  return v;
+}
+
 const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
@@ -132,9 +153,7 @@ function fromOrder(o: Order): Base {
     facts.push({ label: "order.satoshis", type: "crypto", value: String(o.satoshis ?? 0), unit: "sats" });
   }
   if (o.rate) facts.push({ label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: "BTC" });
-  // The merchant's own references first: they are how the merchant knows this order.
-  const references = Object.entries(o.reference).map(([k, v]): Fact => ({ label: REFERENCE_LABELS[k] ?? "order.ref.other", type: "text", value: v }));
-  facts.unshift(...references);
+  facts.unshift(...referenceFacts(o.reference));
   return {
     id: o.id,
     kind: o.kind,
@@ -145,6 +164,7 @@ function fromOrder(o: Order): Base {
     paidAt: o.paidAt?.toISOString() ?? null,
     final: o.status !== "PENDING",
     paymentLinkId: o.paymentLinkId,
+    merchantOrderId: o.reference.orderId ?? null,
     link,
     payment: open(o.status, o.expiresAt) ? payment : null,
     facts,
@@ -176,6 +196,7 @@ function fromDeposit(o: OnchainOrder): Base {
     paidAt: o.completedAt?.toISOString() ?? null,
     final: o.closedAt !== null,
     paymentLinkId: o.paymentLinkId,
+    merchantOrderId: null,
     link: paymentLink(o.paymentLinkId),
     payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" } : null,
     facts: [
@@ -213,6 +234,7 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
     paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
+    merchantOrderId: null,
     // The payer's page, keyed by payCryptoPixId (Crypto-PIX payments have no payment link id).
     link: cryptoPixPayLink(encodeCryptoPixId(p.id)),
     payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
