@@ -105,7 +105,8 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
             items={[
               { label: t("order.created"), value: dateTime(data.createdAt) },
               { label: t("order.expires"), value: data.expiresAt ? dateTime(data.expiresAt) : t("order.noExpiry") },
-              ...(data.paidAt ? [{ label: t("order.paidAt"), value: dateTime(data.paidAt) }] : []),
+              // A Crypto-PIX payment's paidAt is when the crypto arrived in full, not when its PIX was paid.
+              ...(data.paidAt ? [{ label: t(data.kind === "crypto_pix" ? "order.cryptoReceivedAt" : "order.paidAt"), value: dateTime(data.paidAt) }] : []),
               ...(data.link ? [{ label: t("order.paymentLink"), value: <span className="break-all font-mono text-xs">{data.link}</span> }] : []),
             ]}
           />

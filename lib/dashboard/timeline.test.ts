@@ -7,7 +7,7 @@ describe("timelineLine", () => {
     expect(timelineLine({ type: "order.status_changed", status: "COMPLETED", valueCentavos: null })).toEqual({ key: "timeline.paid", tone: "good" });
     expect(timelineLine({ type: "order.status_changed", status: "CANCELLED", valueCentavos: null }).key).toBe("timeline.expired");
     expect(timelineLine({ type: "onchain.deposit.status_changed", status: "PARTIAL_ORDER", valueCentavos: null }).key).toBe("timeline.partial");
-    expect(timelineLine({ type: "crypto_pix.status_changed", status: "REFUNDED", valueCentavos: null }).key).toBe("timeline.cryptoRefunded");
+    expect(timelineLine({ type: "crypto_pix.status_changed", status: "REFUNDED", valueCentavos: null }).key).toBe("timeline.cryptoPixClosedRefunded");
   });
 
   it("carries a refund's amount", () => {

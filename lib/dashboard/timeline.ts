@@ -23,7 +23,7 @@ const BY_STATUS: Record<string, Partial<Record<string, TimelineLine>>> = {
     COMPLETED: { key: "timeline.pixSent", tone: "good" },
     PARTIAL_ORDER: { key: "timeline.partial", tone: "neutral" },
     FAILED: { key: "timeline.expired", tone: "neutral" },
-    REFUNDED: { key: "timeline.cryptoRefunded", tone: "neutral" },
+    REFUNDED: { key: "timeline.cryptoPixClosedRefunded", tone: "neutral" },
   },
   "crypto_pix.refund.status_changed": {
     PENDING: { key: "timeline.cryptoRefundSent", tone: "neutral" },

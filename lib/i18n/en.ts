@@ -197,7 +197,7 @@ export const en: Record<MessageKey, string> = {
   "order.countdownLabel": "Time left",
   "order.id": "Order ID (PixCrypto)",
   "order.paymentLinkId": "Link id",
-  "order.payCryptoPixId": "payCryptoPixId",
+  "order.payCryptoPixId": "Payment ID (payCryptoPixId)",
 
   "refunds.title": "Refunds",
   "refunds.empty": "No refunds of this order.",
@@ -401,6 +401,8 @@ export const en: Record<MessageKey, string> = {
   "timeline.refundFailed": "Refund of {amount} not made; the amount went back to your balance",
   "timeline.unapplied": "Money arrived beyond what was due or after closing: kept as unapplied funds",
   "timeline.updated": "Order updated",
+  "timeline.cryptoPixClosedRefunded": "Closed: the PIX was not paid and the crypto went back to the payer",
+  "order.cryptoReceivedAt": "Crypto received",
   "nav.more": "More options: swipe sideways",
   "home.tagline": "Get paid by PIX, Lightning and stablecoins.",
   "home.intro":

@@ -195,7 +195,7 @@ export const ptBR = {
   "order.countdownLabel": "Tempo restante",
   "order.id": "ID do pedido (PixCrypto)",
   "order.paymentLinkId": "ID do link",
-  "order.payCryptoPixId": "payCryptoPixId",
+  "order.payCryptoPixId": "ID do pagamento (payCryptoPixId)",
 
   "refunds.title": "Devoluções",
   "refunds.empty": "Nenhuma devolução deste pedido.",
@@ -399,6 +399,8 @@ export const ptBR = {
   "timeline.refundFailed": "Devolução de {amount} não foi feita; o valor voltou ao seu saldo",
   "timeline.unapplied": "Chegou dinheiro além do devido ou depois do encerramento: guardado como fundos não aplicados",
   "timeline.updated": "Pedido atualizado",
+  "timeline.cryptoPixClosedRefunded": "Encerrado: o PIX não foi pago e a cripto voltou ao pagador",
+  "order.cryptoReceivedAt": "Cripto recebida em",
   "nav.more": "Mais opções: deslize para o lado",
   "home.tagline": "Receba em PIX, Lightning e stablecoins.",
   "home.intro":
