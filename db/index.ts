@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { env } from "@/lib/env";
@@ -10,7 +11,8 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Either the pool or a transaction: query functions accept both. */
 export type Executor = Db | Tx;
 
-export type Pool = { sql: postgres.Sql; db: Db; url: string };
+/** `applicationName` tells this process's connections apart in pg_stat_activity (pool metrics, lib/ops). */
+export type Pool = { sql: postgres.Sql; db: Db; url: string; applicationName: string };
 
 // Next's bundle and the server's own copy of lib/ are two module instances in one process, and must
 // share one pool rather than open two.
@@ -25,13 +27,15 @@ export function databaseUrl(): string {
 }
 
 function open(url: string): Pool {
+  // Unique per process (instances in containers are often all pid 1), within PostgreSQL's 63 bytes.
+  const applicationName = `payments:${process.pid}:${randomBytes(3).toString("hex")}`;
   const sql = postgres(url, {
     max: env().DB_POOL_SIZE,
     onnotice: () => {},
     // bigint/numeric come back as strings; the schema's column modes decide how they are read.
-    connection: { application_name: "payments" },
+    connection: { application_name: applicationName },
   });
-  return { sql, db: drizzle(sql, { schema }), url };
+  return { sql, db: drizzle(sql, { schema }), url, applicationName };
 }
 
 export function getPool(): Pool {

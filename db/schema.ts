@@ -28,6 +28,9 @@ const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
+/** Dashboard roles, most powerful first (lib/auth/roles.ts says what each may do). */
+export const USER_ROLES = ["owner", "admin", "finance", "developer", "viewer"] as const;
+export const API_KEY_SCOPES = ["full", "read"] as const;
 export const ORDER_KINDS = ["pix", "exchange", "lightning"] as const;
 export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND"] as const;
 export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
@@ -61,6 +64,23 @@ export const LEDGER_KINDS = [
   "adjustment",
 ] as const;
 
+/**
+ * What order search (lib/orders/search.ts) looks in for a substring, per table: the references the
+ * client sent (orderId, name, e-mail, payer id, CPF/CNPJ stored bare, …), lower-cased. Each is the
+ * expression of a pg_trgm GIN index, so part of a name or reference is an index lookup; queries must
+ * spell it exactly so the planner matches the index, hence one definition for both. Ids are left out:
+ * random text costs the most trigrams to index (measured: the order id and payment link id were ~60% of
+ * an order's trigrams and of the index's cost per insert), and search finds them by prefix through
+ * their own indexes instead.
+ */
+export const ORDER_SEARCH_TEXT = {
+  orders: sql.raw(
+    "lower(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
+  ),
+  onchain_orders: sql.raw("lower(address)"),
+  crypto_pix_payments: sql.raw("lower(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)"),
+};
+
 const inList = (column: string, values: readonly string[]) => sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const merchants = pgTable(
@@ -70,9 +90,14 @@ export const merchants = pgTable(
     companyName: text("company_name").notNull(),
     pixKey: text("pix_key"),
     pixKeyType: text("pix_key_type"),
+    // When the payout key last changed, and whether an owner has since confirmed it: a withdrawal
+    // to a key changed recently needs that confirmation (lib/security/payout-hold.ts).
+    pixKeyChangedAt: ts("pix_key_changed_at"),
+    pixKeyConfirmedAt: ts("pix_key_confirmed_at"),
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
-    // Kept equal to the ledger sum in the same transaction as every ledger insert; the row is
-    // also the lock that serialises a merchant's withdrawals.
+    // The folded part of the balance: the balance is this plus the merchant's unfolded_credits,
+    // which always equals the ledger sum (lib/ledger/ledger.ts). Debits move it directly; the row is
+    // also the lock that serialises a merchant's debits, and never one of its credits.
     balanceCentavos: centavos("balance_centavos").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -90,9 +115,134 @@ export const users = pgTable(
     email: text("email").notNull(),
     name: text("name"),
     passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull().default("owner"),
+    // TOTP secret, sealed with a key derived from AUTH_SECRET (lib/security/sealed.ts); set while
+    // enrolling, live once totp_enabled_at is set. totp_last_step stops a code from being used twice.
+    totpSecret: text("totp_secret"),
+    totpEnabledAt: ts("totp_enabled_at"),
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    passwordChangedAt: ts("password_changed_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`)],
+  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`), check("users_role", inList("role", USER_ROLES)), index("users_merchant").on(t.merchantId)],
+);
+
+/** One-time recovery codes for a lost authenticator: only their SHA-256 is kept. */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("recovery_codes_user_hash").on(t.userId, t.codeHash)],
+);
+
+/**
+ * Dashboard sessions. The signed cookie names a row here; a session is valid only while its row is
+ * neither revoked nor expired, so signing out ends it on the server. step_up_at is when the session
+ * last proved a second factor (money moves need it recent).
+ */
+export const userSessions = pgTable(
+  "user_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+    stepUpAt: ts("step_up_at"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("user_sessions_user").on(t.userId, t.createdAt)],
+);
+
+/** Password reset links: single use, short-lived, only the token's SHA-256 stored. */
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("password_resets_token").on(t.tokenHash)],
+);
+
+/** Invitations to join a merchant's team with a role; accepted once, through a link sent by e-mail. */
+export const teamInvitations = pgTable(
+  "team_invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    email: text("email").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    invitedBy: uuid("invited_by").references(() => users.id, { onDelete: "set null" }),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("team_invitations_token").on(t.tokenHash),
+    index("team_invitations_merchant").on(t.merchantId),
+    check("team_invitations_role", inList("role", USER_ROLES)),
+  ],
+);
+
+/**
+ * Every security- and money-relevant action: who, what, when, from which address. Append-only: a
+ * trigger (migration) refuses UPDATE and DELETE.
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    userId: uuid("user_id"),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    details: jsonb("details").$type<Record<string, unknown>>(),
+    ip: text("ip"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_events_merchant").on(t.merchantId, t.id)],
+);
+
+/**
+ * Mail the service sends. With SMTP_URL set a row records the attempt (its body cleared once sent:
+ * reset links must not rest in the database); without it (sandbox) the body stays, and the
+ * dashboard's outbox shows it.
+ */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body"),
+    status: text("status", { enum: ["outbox", "sent", "failed"] }).notNull(),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("mail_outbox_merchant").on(t.merchantId, t.createdAt)],
 );
 
 export const apiKeys = pgTable(
@@ -106,6 +256,8 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
     mode: text("mode", { enum: ["sandbox", "live"] }).notNull(),
+    // "read": GET only; every write is refused with 403.
+    scope: text("scope", { enum: API_KEY_SCOPES }).notNull().default("full"),
     createdAt: createdAt(),
     lastUsedAt: ts("last_used_at"),
     revokedAt: ts("revoked_at"),
@@ -158,7 +310,9 @@ export const orders = pgTable(
     uniqueIndex("orders_payment_hash")
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
-    index("orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
+    index("orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.orders}) gin_trgm_ops`),
+    index("orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
     // the polls walk those a payment could still arrive for; PIX orders are found by txid instead.
     index("orders_provider_ref")
@@ -229,8 +383,10 @@ export const onchainOrders = pgTable(
   },
   (t) => [
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
+    index("onchain_orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.onchain_orders}) gin_trgm_ops`),
+    index("onchain_orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
-    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt),
+    index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("onchain_orders_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),
@@ -284,7 +440,9 @@ export const cryptoPixPayments = pgTable(
   },
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
-    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt),
+    index("crypto_pix_search").using("gin", sql`(${ORDER_SEARCH_TEXT.crypto_pix_payments}) gin_trgm_ops`),
+    index("crypto_pix_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
+    index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("crypto_pix_open_expiry")
       .on(t.expiresAt)
       .where(sql`closed_at is null`),
@@ -393,9 +551,29 @@ export const ledgerEntries = pgTable(
   (t) => [
     uniqueIndex("ledger_entries_once").on(t.kind, t.refType, t.refId),
     index("ledger_entries_merchant").on(t.merchantId, t.id),
+    // The statement's date filter (São Paulo days) and its CSV export of a range.
+    index("ledger_entries_merchant_created").on(t.merchantId, t.createdAt),
     check("ledger_entries_kind", inList("kind", LEDGER_KINDS)),
     check("ledger_entries_non_zero", sql`amount_centavos <> 0`),
   ],
+);
+
+/**
+ * Credits not yet folded into merchants.balance_centavos: written with their ledger entry instead of
+ * updating the merchant row, so a merchant's incoming payments never wait on each other or on its
+ * debits. A debit (under the merchant row's lock) or the sweep moves them into the row and deletes
+ * them in one transaction. The merchant is the entry's, copied so a balance read sums by index.
+ */
+export const unfoldedCredits = pgTable(
+  "unfolded_credits",
+  {
+    entryId: bigint("entry_id", { mode: "number" })
+      .primaryKey()
+      .references(() => ledgerEntries.id),
+    merchantId: uuid("merchant_id").notNull(),
+    amountCentavos: centavos("amount_centavos").notNull(),
+  },
+  (t) => [index("unfolded_credits_merchant").on(t.merchantId), check("unfolded_credits_positive", sql`amount_centavos > 0`)],
 );
 
 /** The outbox: written in the transaction of the change it describes, delivered afterwards. */
@@ -815,13 +993,22 @@ export const idempotencyKeys = pgTable(
       .default("in_flight"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    // While in flight: which request holds the key, and until when. The holder renews the lease while
+    // it runs; a lease that ran out means its holder died, and a retry may take the key over.
+    claimId: uuid("claim_id"),
+    leaseUntil: ts("lease_until"),
     createdAt: createdAt(),
+    /** When the row is forgotten (24 h): a retry after that runs as new. */
     expiresAt: ts("expires_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.merchantId, t.key, t.method, t.path] })],
 );
 
 export type Merchant = typeof merchants.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type UserRole = (typeof USER_ROLES)[number];
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+export type AuditEvent = typeof auditEvents.$inferSelect;
 /** What an API request knows of its merchant: everything but the balance, which is always read fresh. */
 export type MerchantProfile = Omit<Merchant, "balanceCentavos" | "updatedAt">;
 export type Order = typeof orders.$inferSelect;

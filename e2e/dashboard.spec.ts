@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { api, PASSWORD, seedMerchant, signIn, uniqueEmail } from "./helpers";
+import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, uniqueEmail } from "./helpers";
 
 // The merchant dashboard and the payer's checkout, in a real browser against the built app.
 
@@ -19,6 +19,9 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByTestId("merchant-name")).toHaveText("Padaria Pão Quente");
   await expect(page.getByTestId("balance")).toHaveText(/R\$\s0,00/);
+
+  // Keys and withdrawals need a second factor: turned on first (the enrolment counts as a fresh one).
+  await enableTwoFactor(page);
 
   // An API key, shown once.
   await page.getByRole("link", { name: "Desenvolvedores" }).first().click();
@@ -174,8 +177,12 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     ["new-onchain", "/dashboard/orders/new?kind=onchain"],
     ["new-crypto-pix", "/dashboard/orders/new?kind=crypto_pix"],
     ["withdrawals", "/dashboard/withdrawals"],
+    ["statement", "/dashboard/statement"],
     ["developers", "/dashboard/developers"],
     ["settings", "/dashboard/settings"],
+    ["security", "/dashboard/security"],
+    ["team", "/dashboard/team"],
+    ["audit", "/dashboard/audit"],
     ["pay-pix", `/pay/${pix.pixOrder.paymentLinkId}`],
     ["pay-onchain", `/pay/${deposit.order.paymentLinkId}`],
     ["pay-lightning", `/pay/${ln.order.paymentLinkId}`],
@@ -211,6 +218,7 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
     for (const [name, url] of [
       ["signin", "/signin"],
       ["signup", "/signup"],
+      ["forgot-password", "/forgot-password"],
     ] as const) {
       await page.goto(url);
       const results = await new AxeBuilder({ page }).analyze();
@@ -237,6 +245,7 @@ test("webhook endpoints: the secret is shown once, deliveries are logged and can
   try {
     const m = await seedMerchant(request);
     await signIn(page, m.email);
+    await enableTwoFactor(page);
     await page.goto("/dashboard/developers");
     await page.getByLabel("URL do endpoint").fill(url);
     await page.getByRole("button", { name: "Adicionar endpoint" }).click();
@@ -307,7 +316,7 @@ test("every kind of order is created from the dashboard, listed, filtered and se
   const rows = page.getByTestId("order-row").filter({ visible: true });
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("Concluído");
-  await page.getByLabel("Buscar por ID ou link de pagamento").fill(pix.pixOrder.paymentLinkId);
+  await page.getByLabel("Buscar pedidos").fill(pix.pixOrder.paymentLinkId);
   await page.getByLabel("Tipo").selectOption("");
   await page.getByRole("button", { name: "Filtrar" }).click();
   await expect(page).toHaveURL(new RegExp(`q=${pix.pixOrder.paymentLinkId}`));

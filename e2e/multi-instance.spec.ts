@@ -90,7 +90,7 @@ test("two instances share the work: every order expires once, every withdrawal s
     expect([...received.values()].filter((n) => n > 1)).toEqual([]);
 
     const [{ balance, ledger }] = await sql`
-      select m.balance_centavos::bigint as balance, (select coalesce(sum(amount_centavos), 0) from ledger_entries where merchant_id = m.id)::bigint as ledger
+      select (m.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u where u.merchant_id = m.id), 0))::bigint as balance, (select coalesce(sum(amount_centavos), 0) from ledger_entries where merchant_id = m.id)::bigint as ledger
       from merchants m where m.id = ${merchant.id}`;
     expect(balance).toBe(ledger);
   } finally {

@@ -65,9 +65,18 @@ const envFields = z.object({
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   API_KEY_PEPPER: z.string().optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  // Requests per minute per API key (and per client address on public routes); 0 turns it off.
+  // Requests per minute per API key, and per client address on public routes, failed authentication
+  // and the operator API; 0 turns them off (lib/http/rate-limit.ts).
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Proxies in front of the server whose X-Forwarded-For entries are trusted, counted from the right;
+  // 0: the client's address is the socket's (lib/http/client-address.ts).
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   JOBS_ENABLED: bool.default(true),
+  // GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it does not exist (404).
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  METRICS_TOKEN_FILE: z.string().min(1).optional(),
+  // On SIGTERM/SIGINT: how long requests in flight and running jobs get to finish.
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   // Serve /api/v1 straight from the route table instead of through Next's router (same handlers).
   API_FAST_PATH: bool.default(true),
   SEED_DEMO_MERCHANT: bool.default(true),
@@ -199,9 +208,23 @@ const envFields = z.object({
   // Unset: private addresses are allowed in sandbox and refused in live mode.
   WEBHOOK_ALLOW_PRIVATE: bool.optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+
+  // Account security (docs/security.md). Mail: SMTP_URL (smtp:// or smtps://, credentials in the
+  // URL); unset, mail goes to the dashboard's outbox. A payout key changed less than
+  // PAYOUT_KEY_HOLD_HOURS ago (0: never held) needs an owner's confirmation before money goes to it.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("PixCrypto <no-reply@pixcrypto.invalid>"),
+  PAYOUT_KEY_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  STEP_UP_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
 });
 
 const envSchema = envFields.superRefine((env, ctx) => {
+  if (env.METRICS_TOKEN && env.METRICS_TOKEN_FILE) {
+    ctx.addIssue({ code: "custom", path: ["METRICS_TOKEN_FILE"], message: "set either METRICS_TOKEN or METRICS_TOKEN_FILE, not both" });
+  }
   if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
     ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
   }

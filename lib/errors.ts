@@ -26,6 +26,10 @@ export class NotFound extends DomainError {
 export class Conflict extends DomainError {
   override readonly status: number = 409;
 }
+/** Authenticated, but this credential may not do this (a read-only API key writing). */
+export class Forbidden extends DomainError {
+  override readonly status: number = 403;
+}
 export class Unauthorized extends DomainError {
   override readonly status: number = 401;
 }

@@ -1,9 +1,10 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { log, LOG_REDACT_PATHS, setLoggerForTests } from "./log";
+import { createLogger, log, setLoggerForTests } from "./log";
 import { withRequestContext } from "./request-context";
 
+/** The service's own logger configuration, writing to memory. */
 function capture() {
   const lines: string[] = [];
   const stream = new Writable({
@@ -12,15 +13,7 @@ function capture() {
       cb();
     },
   });
-  const logger = pino(
-    {
-      base: undefined,
-      redact: { paths: LOG_REDACT_PATHS, censor: "[redacted]" },
-      mixin: () => ({}),
-    },
-    stream,
-  );
-  return { lines, logger };
+  return { lines, logger: createLogger(stream) };
 }
 
 describe("log", () => {
@@ -55,5 +48,43 @@ describe("log", () => {
       log.warn("deep inside a service");
     });
     expect(JSON.parse(lines[0])).toMatchObject({ requestId: "req_test123", msg: "deep inside a service" });
+  });
+
+  it("writes an error's message, stack and fields, and its cause", () => {
+    const { lines, logger } = capture();
+    setLoggerForTests(logger);
+    const err = Object.assign(new Error("provider answered 503", { cause: new TypeError("fetch failed") }), { status: 503 });
+    log.error("payout failed", { err });
+    const line = JSON.parse(lines[0]);
+    expect(line.err).toMatchObject({ type: "Error", message: "provider answered 503", status: 503, cause: { type: "TypeError", message: "fetch failed" } });
+    expect(line.err.stack).toContain("provider answered 503");
+  });
+
+  it("never writes a database error's bound values, under any field name", () => {
+    const { lines, logger } = capture();
+    setLoggerForTests(logger);
+    const MARK = "52998224725-MARKER";
+    // As postgres.js builds them in debug mode (enumerable parameters), and as drizzle wraps them.
+    const pgError = Object.assign(new Error(`invalid input syntax for type uuid: "${MARK}"`), {
+      name: "PostgresError",
+      severity: "ERROR",
+      code: "22P02",
+      routine: "string_to_uuid",
+      detail: `Key (pix_key)=(${MARK}) already exists.`,
+      where: `unnamed portal parameter $1 = '${MARK}'`,
+      query: "select $1::uuid",
+      parameters: [MARK],
+      args: [MARK],
+    });
+    const wrapped = Object.assign(new Error(`Failed query: select $1::uuid\nparams: ${MARK}`, { cause: pgError }), { query: "select $1::uuid", params: [MARK] });
+    log.error("a", { err: pgError });
+    log.error("b", { err: wrapped });
+    log.warn("c", { failure: wrapped, cause: pgError });
+    const text = lines.join("");
+    expect(text).not.toContain("MARKER");
+    const b = JSON.parse(lines[1]);
+    expect(b.err.message).toBe("Failed query: select $1::uuid");
+    expect(b.err.cause).toMatchObject({ code: "22P02", routine: "string_to_uuid", message: 'invalid input syntax for type uuid: "[redacted]"' });
+    expect(JSON.parse(lines[2]).failure.cause.code).toBe("22P02");
   });
 });

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -34,8 +33,10 @@ async function main() {
     throw err;
   }
   const { providers } = await import("@/lib/providers");
+  const { metricsToken } = await import("@/lib/ops/endpoints");
   try {
     providers();
+    metricsToken();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -95,40 +96,26 @@ async function main() {
   const host = e.HOST;
   const app = next({ dev, dir: process.cwd(), hostname: host, port: e.PORT });
   await app.prepare();
-  const handle = app.getRequestHandler();
-  const { dispatchApi, isApiPath } = await import("@/lib/api/serve");
+  const { createAppServer } = await import("@/lib/server/http");
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
-  // API_FAST_PATH=false; everything else is Next's.
-  const fastPath = e.API_FAST_PATH;
-  const baseUrl = `http://${host}:${e.PORT}`;
-  const server = http.createServer((req, res) => {
-    const next = () =>
-      handle(req, res).catch((err: unknown) => {
-        console.error(err);
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    if (fastPath && isApiPath(req.url ?? "/")) void dispatchApi(req, res, baseUrl);
-    else void next();
-  });
-  server.keepAliveTimeout = 65_000;
+  // API_FAST_PATH=false; /healthz, /readyz and /metrics are answered before either; the rest is Next's.
+  const server = createAppServer({ next: app.getRequestHandler(), fastPath: e.API_FAST_PATH, baseUrl: `http://${host}:${e.PORT}`, proxyHops: e.TRUST_PROXY_HOPS });
   await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));
-  console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${fastPath ? "fast path" : "through Next"})`);
+  console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${e.API_FAST_PATH ? "fast path" : "through Next"})`);
   const linksWarning = localLinksWarning(e.PUBLIC_BASE_URL, publicBaseUrl());
   if (linksWarning) console.warn(linksWarning);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
-    server.close();
-    await stopWorker().catch(() => {});
-    await closeDb().catch(() => {});
-    await embedded?.stop().catch(() => {});
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  const { shutdownOnSignals } = await import("@/lib/server/shutdown");
+  shutdownOnSignals({
+    server,
+    timeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    stopWorker: e.JOBS_ENABLED ? stopWorker : undefined,
+    close: [
+      { name: "Next", run: () => app.close() },
+      { name: "the database pool", run: closeDb },
+      ...(embedded ? [{ name: "the embedded database", run: () => embedded.stop() }] : []),
+    ],
+  });
 }
 
 main().catch((err) => {

@@ -255,7 +255,7 @@ describe("API keys", () => {
     const listed = await listApiKeys(merchant.id);
     expect(listed.map((k) => k.name)).toEqual(["test", "checkout"]);
     for (const k of listed) {
-      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt"]);
+      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt", "scope"]);
     }
 
     const revoked = await revokeApiKey(merchant.id, created.id);

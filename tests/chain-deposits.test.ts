@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
-import { chainCursors, chainTransfers, chainTxs, cryptoPixPayments, events, merchants, onchainOrders, withdrawals } from "@/db/schema";
+import { chainCursors, chainTransfers, chainTxs, cryptoPixPayments, events, onchainOrders, withdrawals } from "@/db/schema";
 import { runSweep, watchDeposits as watchNetwork } from "@/lib/worker";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { expireDeposits } from "@/lib/onchain/service";
+import { metricsRegistry } from "@/lib/metrics/registry";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
@@ -64,10 +65,10 @@ async function transfersTo(ownerId: string) {
 }
 
 async function balanceOf(merchantId: string) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
   // The balance shown must always equal the ledger.
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 const watch = () => watchNetwork("polygon");
@@ -227,6 +228,28 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect(replay?.applied).toBe(0);
     expect(await balanceOf(merchant.id)).toBe(3 * 5400);
     for (const o of orders) expect(await transfersTo(o.id)).toHaveLength(1);
+  });
+
+  it("reports after each pass how many blocks it is behind the node's head, and when it passed (GET /metrics)", async () => {
+    const read = async (name: string) => (await metricsRegistry.getSingleMetric(name)!.get()).values.find((v) => v.labels.network === "polygon")?.value;
+    await watch();
+    // Caught up: the cursor is at the safe head, the confirmations' blocks behind the head.
+    expect(await read("payments_chain_watcher_blocks_behind_head")).toBe(CONFIRMATIONS - 1);
+    expect(Math.abs((await read("payments_chain_watcher_last_pass_timestamp_seconds"))! - Date.now() / 1000)).toBeLessThan(5);
+
+    await anvil.mine(10);
+    process.env.CHAIN_LOG_BLOCK_RANGE = "1";
+    const { resetEnvForTests } = await import("@/lib/env");
+    resetEnvForTests();
+    try {
+      await watchNetwork("polygon", { maxRanges: 1 }); // one block of the ten
+    } finally {
+      delete process.env.CHAIN_LOG_BLOCK_RANGE;
+      resetEnvForTests();
+    }
+    expect(await read("payments_chain_watcher_blocks_behind_head")).toBe(CONFIRMATIONS - 1 + 9);
+    await watch();
+    expect(await read("payments_chain_watcher_blocks_behind_head")).toBe(CONFIRMATIONS - 1);
   });
 
   it("never credits a transfer whose block is reorganised away before its confirmations", async () => {

@@ -4,12 +4,12 @@ import { createWalletClient, encodeAbiParameters, http, keccak256, pad, parseGwe
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { db } from "@/db";
-import { chainTxAttempts, chainTxs, cryptoPixPayments, events, ledgerEntries, merchants, onchainOrders, withdrawals } from "@/db/schema";
+import { chainTxAttempts, chainTxs, cryptoPixPayments, events, ledgerEntries, onchainOrders, withdrawals } from "@/db/schema";
 import { onRefundChainTx, retryRefund } from "@/lib/crypto-pix/refunds";
 import { resetEnvForTests } from "@/lib/env";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
 import { advanceChainTx, cancelChainTx } from "@/lib/hot-wallet/tracker";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
@@ -72,9 +72,9 @@ const inMempool = (hash: string) => anvil.client.getTransaction({ hash: hash as 
 
 /** The balance shown always equals the ledger; returns it. */
 async function balance(merchantId: string) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 async function withdraw(apiKey: string, body: Record<string, unknown>) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eq, inArray, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { hotWalletNonces, merchants, withdrawals } from "@/db/schema";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { hotWalletNonces, withdrawals } from "@/db/schema";
+import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { tokenFor, CHAIN_IDS } from "@/lib/chain/tokens";
 import { signErc20Transfer } from "@/lib/chain/sign";
@@ -14,8 +14,7 @@ const PIX_OUT = "/api/v1/order/pix-out";
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
 async function storedBalance(merchantId: string): Promise<number> {
-  const [m] = await db().select({ b: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchantId));
-  return m.b;
+  return balanceOf(db(), merchantId);
 }
 
 describe("concurrent withdrawals", () => {

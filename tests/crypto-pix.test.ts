@@ -4,7 +4,8 @@ import { isAddress } from "viem";
 import bolt11 from "bolt11";
 import { createDynamicPix, hasError, parsePix } from "pix-utils";
 import { db } from "@/db";
-import { chainTxs, cryptoPixInvoices, cryptoPixPayments, events, ledgerEntries, merchants } from "@/db/schema";
+import { chainTxs, cryptoPixInvoices, cryptoPixPayments, events, ledgerEntries } from "@/db/schema";
+import { balanceOf } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { crc16Ccitt } from "@/lib/pix/crc16";
 import { encodeTlv } from "@/lib/pix/emv";
@@ -78,8 +79,7 @@ async function statusEvents(payCryptoPixId: string) {
 }
 
 async function expectBalanceUntouched(merchantId: string, centavos = 0) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(centavos);
+  expect(await balanceOf(db(), merchantId)).toBe(centavos);
   const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, merchantId));
   expect(entries.filter((e) => e.kind !== "adjustment")).toEqual([]);
 }

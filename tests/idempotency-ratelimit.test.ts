@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys, withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { api, seedMerchant } from "./helpers";
 
 const WITHDRAW = "/api/v1/onchain/withdraw/initiate";
@@ -86,6 +87,7 @@ describe("Idempotency-Key", () => {
   });
 });
 
+// The limiter's own behaviour (windows, instances, addresses) is in tests/rate-limit.test.ts.
 describe("rate limit", () => {
   afterEach(() => {
     process.env.RATE_LIMIT_PER_MINUTE = "100000";
@@ -115,7 +117,7 @@ describe("rate limit", () => {
   it("limits public routes per client address", async () => {
     process.env.RATE_LIMIT_PER_MINUTE = "3";
     resetEnvForTests();
-    const headers = { "x-forwarded-for": `203.0.113.${Math.floor(Math.random() * 200)}` };
+    const headers = { [CLIENT_ADDRESS_HEADER]: `203.0.113.${Math.floor(Math.random() * 200)}` };
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await api("GET", "/api/v1/public/payments/nope", { headers })).status);
     expect(statuses).toContain(429);

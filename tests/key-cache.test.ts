@@ -84,9 +84,9 @@ describe("API key cache", () => {
     const entry = cachedKey(hash)!;
     const before = cacheGeneration();
     forgetMerchant(merchant.id);
-    rememberKey(hash, entry.keyId, entry.merchant, before);
+    rememberKey(hash, entry.keyId, entry.scope, entry.merchant, before);
     expect(cachedKey(hash)).toBeUndefined();
-    rememberKey(hash, entry.keyId, entry.merchant, cacheGeneration());
+    rememberKey(hash, entry.keyId, entry.scope, entry.merchant, cacheGeneration());
     expect(cachedKey(hash)).toBeDefined();
   });
 });

@@ -10,7 +10,7 @@ import { apiKeys, cryptoPixPayments, events, orders, pixPayouts, pixReceipts, wi
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
@@ -92,10 +92,9 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => 
 }
 
 async function balanceMatchesLedger(merchantId: string) {
-  const { merchants } = await import("@/db/schema");
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 beforeAll(async () => {

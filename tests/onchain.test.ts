@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import { getAddress, isAddress } from "viem";
 import { db } from "@/db";
-import { chainTransfers, depositAddresses, events, merchants, onchainOrders } from "@/db/schema";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { chainTransfers, depositAddresses, events, onchainOrders } from "@/db/schema";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { deriveDepositAddress } from "@/lib/chain/hd";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
@@ -49,9 +49,9 @@ async function balance(apiKey: string): Promise<number> {
 }
 
 async function expectLedgerConsistent(merchantId: string) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 async function orderRow(paymentLinkId: string) {

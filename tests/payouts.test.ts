@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
-import { cryptoPixPayments, merchants, pixPayouts, sandboxPixPayouts, withdrawals } from "@/db/schema";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { cryptoPixPayments, pixPayouts, sandboxPixPayouts, withdrawals } from "@/db/schema";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { providerPayoutId } from "@/lib/payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { overrideProvidersForTests } from "@/lib/providers";
@@ -26,9 +26,9 @@ const madeAtProvider = async (payoutId: string) =>
     .where(eq(sandboxPixPayouts.id, providerPayoutId({ id: payoutId })));
 
 async function balance(merchantId: string) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 async function pixOut(apiKey: string, value: number, pixKey?: string) {

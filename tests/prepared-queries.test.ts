@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openPool } from "@/db";
 import { compile } from "@/db/prepared";
 import { apiKeys, merchants, orders } from "@/db/schema";
+import { foldBalances } from "@/lib/ledger/ledger";
 import { createLightningOrder, createPixOrder } from "@/lib/orders/service";
 import { hashApiKey } from "@/lib/api-auth/keys";
 import { seedMerchant } from "./helpers";
@@ -38,6 +39,7 @@ describe("prepared(): the fast execution of a Drizzle prepared query", () => {
 
   it("nests joined columns and decodes SQL expressions with their declared decoder", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 12345 });
+    await foldBalances(); // the seeded credit, moved into the row this query reads
     const { db, sql: client } = openPool();
     const { balanceCentavos: _b, ...profile } = getTableColumns(merchants);
     const query = db

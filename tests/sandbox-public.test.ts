@@ -3,9 +3,9 @@ import { and, asc, eq } from "drizzle-orm";
 import bolt11 from "bolt11";
 import { inflateSync } from "node:zlib";
 import { db } from "@/db";
-import { events, merchants, orders } from "@/db/schema";
+import { events, orders } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { ledgerSum } from "@/lib/ledger/ledger";
+import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { apiRouter } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
@@ -35,9 +35,9 @@ async function balance(apiKey: string): Promise<number> {
 }
 
 async function ledgerMatches(merchantId: string) {
-  const [m] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
-  expect(m.balanceCentavos).toBe(await ledgerSum(db(), merchantId));
-  return m.balanceCentavos;
+  const shown = await shownBalanceOf(db(), merchantId);
+  expect(shown).toBe(await ledgerSum(db(), merchantId));
+  return shown;
 }
 
 const orderEvents = (orderId: string) =>

@@ -5,6 +5,7 @@ process.env.DATABASE_URL = inject("databaseUrl");
 process.env.PAYMENTS_MODE ??= "sandbox";
 process.env.LOG_LEVEL ??= "silent";
 process.env.ADMIN_TOKEN ??= "test-admin-token-0123456789abcdefghijklmnop";
+process.env.AUTH_SECRET ??= "test-auth-secret-0123456789abcdefghijklmnop";
 process.env.PUBLIC_BASE_URL ??= "http://localhost:3000";
 process.env.SANDBOX_SETTLE_SECONDS ??= "0";
 process.env.PIX_WEBHOOK_TOKEN ??= "test-pix-webhook-token-0123456789abcdef";

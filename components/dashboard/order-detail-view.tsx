@@ -75,7 +75,8 @@ function TransferItem({ transfer }: { transfer: TransferLine }) {
 }
 
 /** One order, live: polls while it can still change, so status, timeline and deliveries update alone. */
-export function OrderDetailView({ initial }: { initial: OrderDetail }) {
+/** `canRefund` / `canSimulate`: what this user's role allows (the actions check again). */
+export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: OrderDetail; canRefund: boolean; canSimulate: boolean }) {
   const { t, tp, money, dateTime } = useI18n();
   const client = useQueryClient();
   const { data } = useQuery({
@@ -118,7 +119,7 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
           <CardTitle id="pay-title">{t("order.pay")}</CardTitle>
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("order.payHint")}</p>
           <PaymentPanel {...data.payment} link={data.link} valueCentavos={data.valueCentavos} expiresAt={data.expiresAt} onExpire={refresh} />
-          {data.canSimulate ? (
+          {data.canSimulate && canSimulate ? (
             <div className="mt-6 border-t border-slate-100 pt-4">
               <SimulatePayment orderId={data.id} />
             </div>
@@ -160,7 +161,7 @@ export function OrderDetailView({ initial }: { initial: OrderDetail }) {
         </Card>
       </div>
 
-      {data.refundable || data.refunds.length > 0 ? <RefundsPanel order={data} /> : null}
+      {(data.refundable && canRefund) || data.refunds.length > 0 ? <RefundsPanel order={canRefund ? data : { ...data, refundable: null }} /> : null}
 
       {data.kind === "onchain" || data.kind === "crypto_pix" ? (
         <Card aria-labelledby="transfers-title">

@@ -11,7 +11,7 @@ import { useI18n } from "@/lib/i18n/client";
 import { OrdersTable } from "./orders-table";
 import { ReceivedChart } from "./received-chart";
 
-function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId?: string }) {
+function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: React.ReactNode; testId?: string }) {
   return (
     <Card className="!p-4 sm:!p-5">
       <p className="text-sm text-slate-600">{label}</p>
@@ -36,7 +36,19 @@ export function OverviewLive({ initial }: { initial: Overview }) {
   return (
     <div className="space-y-6">
       <div className="grid gap-4 sm:grid-cols-3">
-        <Stat label={t("overview.balance")} value={money(data.balanceCentavos)} hint={t("overview.balanceHint")} testId="balance" />
+        <Stat
+          label={t("overview.balance")}
+          value={money(data.balanceCentavos)}
+          hint={
+            <>
+              {t("overview.balanceHint")}{" "}
+              <Link href="/dashboard/statement" className="font-semibold text-brand-700 underline underline-offset-2" data-testid="balance-statement-link">
+                {t("overview.balanceLink")}
+              </Link>
+            </>
+          }
+          testId="balance"
+        />
         <Stat label={t("overview.today")} value={money(data.today.centavos)} hint={tp("overview.todayCount", data.today.count)} testId="today" />
         <Stat label={t("overview.month")} value={money(month)} />
       </div>

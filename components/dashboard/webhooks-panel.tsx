@@ -5,6 +5,7 @@ import { useActionState, useEffect } from "react";
 import { Alert, EmptyState } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FormMessage, Input } from "@/components/ui/field";
+import { StepUpField } from "@/components/security/step-up";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createWebhookAction, deleteWebhookAction, redeliverAction } from "@/lib/dashboard/actions/developers";
@@ -72,7 +73,7 @@ function Redeliver({ endpointId, delivery }: { endpointId: string; delivery: Del
   );
 }
 
-function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
+function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: boolean }) {
   const { t, tp, dateTime } = useI18n();
   if (endpoint.deliveries.length === 0) return <p className="text-sm text-slate-600">{t("developers.noDeliveries")}</p>;
   return (
@@ -100,7 +101,7 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                 </ol>
               ) : null}
               {d.lastError ? <p className="break-words text-xs text-red-700">{d.lastError}</p> : null}
-              {d.status !== "pending" ? <Redeliver endpointId={endpoint.id} delivery={d} /> : null}
+              {d.status !== "pending" && canManage ? <Redeliver endpointId={endpoint.id} delivery={d} /> : null}
             </div>
           </details>
         </li>
@@ -110,7 +111,7 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
 }
 
 /** Endpoints (the secret shown once), each with its delivery log and redeliver; polled so new deliveries appear. */
-export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
+export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; canManage: boolean }) {
   const { t } = useI18n();
   const [state, action] = useActionState<ActionState<{ url: string; secret: string }>, FormData>(createWebhookAction, idle);
   useRefreshOnSuccess(state);
@@ -134,25 +135,30 @@ export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
           </div>
         </Alert>
       ) : null}
-      <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" noValidate>
-        <Input
-          label={t("developers.webhookUrl")}
-          name="url"
-          type="url"
-          required
-          placeholder="https://example.com/webhooks"
-          defaultValue={state.status === "error" ? state.values?.url : undefined}
-          errors={state.status === "error" ? state.fieldErrors?.url : undefined}
-        />
-        <Input
-          label={t("developers.webhookDescription")}
-          name="description"
-          optional
-          defaultValue={state.status === "error" ? state.values?.description : undefined}
-          errors={state.status === "error" ? state.fieldErrors?.description : undefined}
-        />
-        <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
-      </form>
+      {canManage ? (
+        <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" noValidate>
+          <Input
+            label={t("developers.webhookUrl")}
+            name="url"
+            type="url"
+            required
+            placeholder="https://example.com/webhooks"
+            defaultValue={state.status === "error" ? state.values?.url : undefined}
+            errors={state.status === "error" ? state.fieldErrors?.url : undefined}
+          />
+          <Input
+            label={t("developers.webhookDescription")}
+            name="description"
+            optional
+            defaultValue={state.status === "error" ? state.values?.description : undefined}
+            errors={state.status === "error" ? state.fieldErrors?.description : undefined}
+          />
+          <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
+          <div className="sm:col-span-3">
+            <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
+          </div>
+        </form>
+      ) : null}
       {state.status === "error" && !state.fieldErrors ? <FormMessage error={state.error} /> : null}
       {data.endpoints.length === 0 ? (
         <EmptyState title={t("developers.noWebhooks")} />
@@ -166,10 +172,10 @@ export function WebhooksPanel({ initial }: { initial: WebhookPanel }) {
                   {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
                   {e.status === "disabled" ? <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p> : null}
                 </div>
-                <DeleteEndpoint endpoint={e} />
+                {canManage ? <DeleteEndpoint endpoint={e} /> : null}
               </div>
               <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("developers.deliveries")}</h3>
-              <DeliveryLog endpoint={e} />
+              <DeliveryLog endpoint={e} canManage={canManage} />
             </li>
           ))}
         </ul>

@@ -15,6 +15,10 @@ import { useI18n } from "@/lib/i18n/client";
 import { issueMessage, type ZodIssue } from "@/lib/i18n/zod";
 import { pixOutDestination, withdrawalAddress } from "@/lib/withdrawals/destination";
 import type { Locale } from "@/lib/i18n";
+import { StepUpField } from "@/components/security/step-up";
+
+// The field the step-up code travels in (lib/dashboard/server/merchant-action.ts, a server-only module).
+const STEP_UP_FIELD_NAME = "otp";
 
 // Two steps: fill in, then review the breakdown and limits and confirm. The destination is checked
 // before the review with the schema the API and the server action use (lib/withdrawals/destination):
@@ -27,10 +31,15 @@ function destinationErrors(schema: typeof pixOutDestination | typeof withdrawalA
   return parsed.success ? undefined : parsed.error.issues.map((issue) => issueMessage(issue as ZodIssue, locale, label));
 }
 
-/** A server action's answer on the review step, where the fields are hidden: every message it carries. */
+/**
+ * A server action's answer on the review step, where the fields are hidden: every message it carries,
+ * but the step-up code's, which its own field shows.
+ */
 function reviewError(state: ActionState<{ id: string }>): string | undefined {
   if (state.status !== "error") return undefined;
-  const fields = Object.values(state.fieldErrors ?? {}).flat();
+  const fields = Object.entries(state.fieldErrors ?? {})
+    .filter(([field]) => field !== STEP_UP_FIELD_NAME)
+    .flatMap(([, messages]) => messages);
   return fields.length > 0 ? fields.join(" ") : state.error;
 }
 
@@ -111,6 +120,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
         {choice === "other" ? <input type="hidden" name="pixKey" value={pixKey} /> : null}
         <Breakdown preview={review} destination={destination} />
         <Problems preview={review} />
+        <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
       </form>
@@ -221,6 +231,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         <input type="hidden" name="token" value={currentToken} />
         <Breakdown preview={review} destination={`${toAddress} (${networkName(network)})`} tokenLabel={currentToken} />
         <Problems preview={review} />
+        <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
       </form>

@@ -12,7 +12,7 @@ import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
-export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState; quotes: WithdrawalQuotes }) {
+export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: WithdrawalState; quotes: WithdrawalQuotes; canWithdraw: boolean }) {
   const { t, money, dateTime, crypto } = useI18n();
   const [tab, setTab] = useState<"pix" | "onchain">(quotes.kinds[0] ?? "pix");
   const { data } = useQuery({
@@ -47,6 +47,10 @@ export function WithdrawalsView({ initial, quotes }: { initial: WithdrawalState;
           </div>
           {quotes.kinds.length === 0 ? (
             <p className="text-sm text-slate-600">{t("withdrawals.noRails")}</p>
+          ) : !canWithdraw ? (
+            <p className="text-sm text-slate-600" data-testid="withdraw-not-allowed">
+              {t("security.notAllowed")}
+            </p>
           ) : tab === "pix" ? (
             <PixOutForm quotes={quotes} limits={limits} />
           ) : (

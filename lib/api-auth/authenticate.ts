@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import { db } from "@/db";
 import { prepared } from "@/db/prepared";
-import { apiKeys, merchants, type MerchantProfile } from "@/db/schema";
+import { apiKeys, merchants, type ApiKeyScope, type MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -32,7 +32,7 @@ const { balanceCentavos: _balance, updatedAt: _updated, ...profileColumns } = ge
 const keyLookup = () =>
   prepared("api_key_lookup", (d) =>
     d
-      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, merchant: profileColumns })
+      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, scope: apiKeys.scope, merchant: profileColumns })
       .from(apiKeys)
       .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
       .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
@@ -57,13 +57,14 @@ export async function authenticateMerchant(req: ApiRequest): Promise<MerchantPro
   return (await authenticateApiKey(req)).merchant;
 }
 
-type ApiKeyAuth = { merchant: MerchantProfile; keyId: string };
+type ApiKeyAuth = { merchant: MerchantProfile; keyId: string; scope: ApiKeyScope };
 
 /**
  * The merchant behind the request's API key, and which key it was (rate limits count per key).
  * Answers synchronously when the key is in memory, the common case, so that case awaits nothing.
+ * `beforeLookup` runs (and may throw) before a key not in memory is looked up in the database.
  */
-export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKeyAuth> {
+export function authenticateApiKey(req: ApiRequest, beforeLookup?: () => void): ApiKeyAuth | Promise<ApiKeyAuth> {
   const key = extractApiKey(req);
   if (key === null) {
     throw new Unauthorized("Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)");
@@ -79,6 +80,7 @@ export function authenticateApiKey(req: ApiRequest): ApiKeyAuth | Promise<ApiKey
     touch(cached.keyId);
     return cached;
   }
+  beforeLookup?.();
   return lookupKey(hash);
 }
 
@@ -87,9 +89,9 @@ async function lookupKey(hash: string): Promise<ApiKeyAuth> {
   const [row] = await keyLookup().execute({ hash });
   if (!row) throw new Unauthorized("Invalid API key");
   if (row.revokedAt) throw new Unauthorized("This API key has been revoked");
-  rememberKey(hash, row.keyId, row.merchant, generation);
+  rememberKey(hash, row.keyId, row.scope, row.merchant, generation);
   touch(row.keyId);
-  return { merchant: row.merchant, keyId: row.keyId };
+  return { merchant: row.merchant, keyId: row.keyId, scope: row.scope };
 }
 
 export function authenticateAdmin(req: ApiRequest): boolean {

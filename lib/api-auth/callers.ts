@@ -1,15 +1,58 @@
-import type { MerchantProfile } from "@/db/schema";
+import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
-import { NotFound, Unauthorized } from "@/lib/errors";
+import { Forbidden, NotFound, Unauthorized } from "@/lib/errors";
+import { addressBucket, clientAddress } from "@/lib/http/client-address";
 import type { Caller } from "@/lib/http/endpoint";
-import { clientIp } from "@/lib/http/rate-limit";
+import type { ApiRequest } from "@/lib/http/request";
+import { checkRateLimit, enforceRateLimit } from "@/lib/http/rate-limit";
 import { authenticateAdmin, authenticateApiKey } from "./authenticate";
 
-// The three kinds of caller of /api/v1, as endpoints declare them.
+// The three kinds of caller of /api/v1, as endpoints declare them, and the per-address limits that
+// apply before a caller is known (CONTRACT §9): failed API-key authentication and the operator API,
+// each at RATE_LIMIT_PER_MINUTE per client address.
+
+type KeyPrincipal = { merchant: MerchantProfile; keyId: string; scope: ApiKeyScope };
+
+const failedAuthBucket = (req: ApiRequest) => `authfail:${addressBucket(clientAddress(req.headers))}`;
+
+/**
+ * A failed authentication counts against the client's address; past the limit the client gets 429
+ * rather than 401, and a key not in memory is no longer looked up in the database (the expensive
+ * part) at all. A key served from memory always passes: a neighbour behind the same address cannot
+ * lock a working integration out.
+ */
+function authenticateKey(req: ApiRequest): KeyPrincipal | Promise<KeyPrincipal> {
+  let result: KeyPrincipal | Promise<KeyPrincipal>;
+  try {
+    result = authenticateApiKey(req, () => checkRateLimit(failedAuthBucket(req)));
+  } catch (err) {
+    return countFailure(req, err);
+  }
+  return result instanceof Promise ? result.catch((err: unknown) => countFailure(req, err)) : result;
+}
+
+/** Rethrows `err`, or RateLimited when this failure is over the address's allowance. */
+function countFailure(req: ApiRequest, err: unknown): Promise<never> {
+  if (err instanceof Unauthorized) {
+    const limiting = enforceRateLimit(failedAuthBucket(req));
+    if (limiting) return limiting.then(() => Promise.reject(err));
+  }
+  throw err;
+}
+
+// A read-only key may read; anything else it sends is refused before the body is even parsed.
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+function scoped(req: ApiRequest, p: KeyPrincipal): KeyPrincipal {
+  if (p.scope === "read" && !READS.has(req.method)) throw new Forbidden("This API key is read-only: use a key with full access to make changes");
+  return p;
+}
 
 /** A merchant's API key, in either header form the spec shows (CONTRACT §3); rate-limited per key. */
-export const merchantKey: Caller<{ merchant: MerchantProfile; keyId: string }> = {
-  authenticate: authenticateApiKey,
+export const merchantKey: Caller<KeyPrincipal> = {
+  authenticate(req) {
+    const p = authenticateKey(req);
+    return p instanceof Promise ? p.then((r) => scoped(req, r)) : scoped(req, p);
+  },
   rateLimitBucket: (p) => `key:${p.keyId}`,
   ownerId: (p) => p.merchant.id,
   docs: {
@@ -18,24 +61,30 @@ export const merchantKey: Caller<{ merchant: MerchantProfile; keyId: string }> =
       bearerAuth: { type: "http", scheme: "bearer", description: "`Authorization: Bearer sk_test_…` (or sk_live_…)" },
       bearerHeader: { type: "apiKey", in: "header", name: "Bearer", description: "The API key in a header named `Bearer`, as the spec's deposit sample sends it" },
     },
-    statuses: [401, 429],
+    statuses: [401, 403, 429],
     curlHeader: "Authorization: Bearer sk_test_…",
   },
 };
 
 const NOBODY = Object.freeze({});
 
+function admitOperator(req: ApiRequest): object {
+  if (!authenticateAdmin(req)) throw new Unauthorized("Invalid operator token");
+  return NOBODY;
+}
+
 /** The operator, with ADMIN_TOKEN; without it the operator API does not exist at all (CONTRACT §2). */
 export const operator: Caller<object> = {
   authenticate(req) {
     if (!env().ADMIN_TOKEN) throw new NotFound("Not found");
-    if (!authenticateAdmin(req)) throw new Unauthorized("Invalid operator token");
-    return NOBODY;
+    // Every operator request counts, whether its token is right or not.
+    const limiting = enforceRateLimit(`op:${addressBucket(clientAddress(req.headers))}`);
+    return limiting ? limiting.then(() => admitOperator(req)) : admitOperator(req);
   },
   docs: {
     security: [{ adminToken: [] }],
     schemes: { adminToken: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <ADMIN_TOKEN>` (operator API)" } },
-    statuses: [401, 404],
+    statuses: [401, 404, 429],
     curlHeader: "Authorization: Bearer <ADMIN_TOKEN>",
   },
 };
@@ -43,6 +92,6 @@ export const operator: Caller<object> = {
 /** Anyone (payer pages, the OpenAPI document); rate-limited per client address. */
 export const anyone: Caller<object> = {
   authenticate: () => NOBODY,
-  rateLimitBucket: (_p, req) => `ip:${clientIp(req)}`,
+  rateLimitBucket: (_p, req) => `ip:${addressBucket(clientAddress(req.headers))}`,
   docs: { security: [], schemes: {}, statuses: [429] },
 };

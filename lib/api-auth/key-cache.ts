@@ -1,5 +1,5 @@
 import { openPool, type Pool } from "@/db";
-import type { MerchantProfile } from "@/db/schema";
+import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 
@@ -17,7 +17,7 @@ export const AUTH_CHANGED_CHANNEL = "api_auth_changed";
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
-type Entry = { keyId: string; merchant: MerchantProfile; expiresAt: number };
+type Entry = { keyId: string; scope: ApiKeyScope; merchant: MerchantProfile; expiresAt: number };
 type State = {
   pool: Pool;
   listening: boolean;
@@ -80,11 +80,11 @@ export function cachedKey(hash: string): Entry | undefined {
   return entry;
 }
 
-export function rememberKey(hash: string, keyId: string, merchant: MerchantProfile, generation: number): void {
+export function rememberKey(hash: string, keyId: string, scope: ApiKeyScope, merchant: MerchantProfile, generation: number): void {
   const s = state();
   if (!s.listening || s.generation !== generation) return;
   if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);
-  s.entries.set(hash, { keyId, merchant, expiresAt: Date.now() + TTL_MS });
+  s.entries.set(hash, { keyId, scope, merchant, expiresAt: Date.now() + TTL_MS });
 }
 
 /** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */

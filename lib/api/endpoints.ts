@@ -4,6 +4,7 @@ import { CRYPTO_PIX_ENDPOINTS } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { createRouter } from "@/lib/http/router";
 import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
+import { observeRequest, UNMATCHED_ROUTE } from "@/lib/metrics/http";
 import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
 import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
 import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
@@ -44,7 +45,9 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   ...EXCHANGE_WALLET_ENDPOINTS,
 ];
 
-export const apiRouter = createRouter(API_ENDPOINTS);
+export const apiRouter = createRouter(API_ENDPOINTS, {
+  observe: (method, route, status, startedAt) => observeRequest(method, route ?? UNMATCHED_ROUTE, status, startedAt),
+});
 
 let documentJson: string | null = null;
 

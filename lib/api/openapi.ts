@@ -158,7 +158,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
         name: "Idempotency-Key",
         in: "header",
         required: false,
-        description: "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body",
+        description:
+          "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409; if that request died, its 60 s lease runs out and the next retry is processed.",
         schema: { type: "string", minLength: 1, maxLength: 255 },
       });
     }

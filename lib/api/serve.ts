@@ -31,7 +31,7 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
   try {
     // Lookups come back synchronously: awaiting only real promises keeps promise creation (and
     // every AsyncLocalStorage's hook on it) off their path.
-    const pending = toApiRequest(req, baseUrl, req.socket.remoteAddress);
+    const pending = toApiRequest(req, baseUrl);
     const request = pending instanceof Promise ? await pending : pending;
     const writing = writeWebResponse(res, await apiRouter.handle(request));
     if (writing) await writing;

@@ -1,13 +1,20 @@
 import { z } from "zod";
-import { companyNameField, pixKeyField } from "@/lib/forms/fields";
+import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
 
 /** Self-service sign-up: the merchant, its payout PIX key, and its first user. */
 export const signUpForm = formSchema(
   z.object({
     companyName: companyNameField,
-    email: z.email({ error: "errors.email" }).max(254, "errors.tooLong"),
-    password: z.string({ error: "errors.passwordShort" }).min(8, "errors.passwordShort").max(200, "errors.tooLong"),
+    email: emailField,
+    password: newPasswordField,
     pixKey: pixKeyField,
   }),
 );
+
+// Links sent by mail carry a token the form posts back; the service checks it (lib/security/tokens.ts).
+const token = z.string().max(100);
+
+export const forgotPasswordForm = formSchema(z.object({ email: emailField }));
+export const resetPasswordForm = formSchema(z.object({ token, password: newPasswordField }));
+export const acceptInviteForm = formSchema(z.object({ token, name: z.string().trim().max(120, "errors.tooLong").default(""), password: newPasswordField }));

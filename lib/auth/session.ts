@@ -2,29 +2,59 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { db } from "@/db";
-import { merchants, type Merchant } from "@/db/schema";
+import { merchants, users, type Merchant, type UserRole } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
+import type { Actor } from "@/lib/security/audit";
+import { can, type Permission } from "@/lib/security/roles";
+import { liveSession, stepUpIsFresh } from "@/lib/security/sessions";
 import { RETURN_TO_HEADER, signInUrl } from "./callback-url";
+import { addressOf } from "./client-address";
 import { authOptions } from "./options";
-import { userBelongsTo } from "./users";
 
-export type SignedIn = { merchant: Merchant; userId: string; email: string };
+export type SignedIn = {
+  merchant: Merchant;
+  userId: string;
+  email: string;
+  role: UserRole;
+  sessionId: string;
+  /** The user has a second factor enrolled. */
+  twoFactor: boolean;
+  /** This session proved a second factor within the last STEP_UP_MINUTES. */
+  stepUpFresh: boolean;
+  ip: string;
+};
 
 /**
- * The signed-in user's merchant, read fresh from the database (balance, PIX key), or null. Cached
- * per request so a layout and its page share one lookup. A session whose user was removed or moved
- * to another merchant counts as signed out.
+ * The signed-in user and their merchant, read fresh from the database (balance, PIX key, role), or
+ * null. Cached per request so a layout and its page share one lookup. A cookie whose session row
+ * was revoked or expired, or whose user was removed or moved to another merchant, counts as signed out.
  */
 export const currentMerchant = cache(async (): Promise<SignedIn | null> => {
   const session = await getServerSession(authOptions());
-  const user = session?.user;
-  if (!user?.merchantId || !user.id || !isUuid(user.merchantId) || !isUuid(user.id)) return null;
-  if (!(await userBelongsTo(user.id, user.merchantId))) return null;
-  const [merchant] = await db().select().from(merchants).where(eq(merchants.id, user.merchantId)).limit(1);
-  return merchant ? { merchant, userId: user.id, email: user.email } : null;
+  const claimed = session?.user;
+  if (!claimed?.merchantId || !claimed.id || !claimed.sessionId || !isUuid(claimed.merchantId) || !isUuid(claimed.id) || !isUuid(claimed.sessionId)) return null;
+  const row = await liveSession(claimed.sessionId, claimed.id);
+  if (!row) return null;
+  const [found] = await db()
+    .select({ user: users, merchant: merchants })
+    .from(users)
+    .innerJoin(merchants, eq(merchants.id, users.merchantId))
+    .where(eq(users.id, claimed.id))
+    .limit(1);
+  if (!found || found.user.merchantId !== claimed.merchantId) return null;
+  return {
+    merchant: found.merchant,
+    userId: found.user.id,
+    email: found.user.email,
+    role: found.user.role,
+    sessionId: row.id,
+    twoFactor: found.user.totpEnabledAt !== null,
+    stepUpFresh: found.user.totpEnabledAt !== null && stepUpIsFresh(row),
+    ip: addressOf(await headers()),
+  };
 });
 
 /**
@@ -35,4 +65,15 @@ export async function requireMerchant(): Promise<SignedIn> {
   const signedIn = await currentMerchant();
   if (!signedIn) redirect(signInUrl((await headers()).get(RETURN_TO_HEADER)));
   return signedIn;
+}
+
+/** For pages a role may not open: the same 404 as a page that does not exist. */
+export async function requirePermission(permission: Permission): Promise<SignedIn> {
+  const signedIn = await requireMerchant();
+  if (!can(signedIn.role, permission)) notFound();
+  return signedIn;
+}
+
+export function actorOf(s: SignedIn): Actor {
+  return { merchantId: s.merchant.id, userId: s.userId, email: s.email, ip: s.ip };
 }

@@ -12,7 +12,7 @@ async function timingDummy(): Promise<string> {
   return dummyHash;
 }
 
-export type AuthenticatedUser = { id: string; email: string; name: string | null; merchantId: string };
+export type AuthenticatedUser = { id: string; email: string; name: string | null; merchantId: string; twoFactor: boolean };
 
 /** The dashboard user for these credentials, or null. E-mails compare case-insensitively. */
 export async function authenticate(email: string, password: string): Promise<AuthenticatedUser | null> {
@@ -28,11 +28,5 @@ export async function authenticate(email: string, password: string): Promise<Aut
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
-  return { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId };
-}
-
-/** The user still exists and still belongs to the merchant the session names. */
-export async function userBelongsTo(userId: string, merchantId: string): Promise<boolean> {
-  const [row] = await db().select({ merchantId: users.merchantId }).from(users).where(eq(users.id, userId)).limit(1);
-  return row?.merchantId === merchantId;
+  return { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId, twoFactor: user.totpEnabledAt !== null };
 }

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { jobQueue, worker, type JobPlan } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import type { TransferReceiver } from "./receiver";
+import { observePassFailure } from "./metrics";
 import { watchNetwork } from "./watcher";
 
 /**
@@ -29,6 +30,7 @@ async function pass(network: Network, receivers: readonly TransferReceiver[]): P
   } catch (err) {
     // Nothing was skipped: the cursor stayed where it was and the next tick reads the range again.
     log.warn("chain watcher pass failed", { network, err });
+    observePassFailure(network);
     throw err;
   }
 }

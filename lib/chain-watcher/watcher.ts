@@ -7,6 +7,7 @@ import { fromBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
 import type { ChainReader, TransferLog } from "@/lib/providers/chain/types";
 import { readCursor, saveCursor } from "./cursor";
+import { observePass } from "./metrics";
 import type { DepositTarget, TransferReceiver } from "./receiver";
 
 // The deposit watcher: reads ERC-20 Transfer logs to our deposit addresses through the chain
@@ -79,6 +80,7 @@ export async function watchNetwork(network: Network, receivers: readonly Transfe
       cursor = toBlock;
     }
   }
+  observePass(network, head, cursor);
   return { network, fromBlock: Number(startedAt + 1n), toBlock: Number(cursor), safeHead: Number(safeHead), applied };
 }
 

@@ -7,16 +7,32 @@ import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
-import { companyNameField, pixKeyField } from "@/lib/forms/fields";
+import { API_KEY_SCOPES, USER_ROLES } from "@/db/schema";
+import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
 
 // The dashboard's forms. Orders and withdrawals reuse the API's request schemas through
 // formSchema(), so a form accepts exactly what the API accepts; the dashboard-only forms (settings,
 // keys) carry catalog keys as messages so they are shown in the visitor's language.
 
-export const settingsForm = formSchema(z.object({ companyName: companyNameField, pixKey: pixKeyField }));
+export const companyForm = formSchema(z.object({ companyName: companyNameField }));
+export const payoutKeyForm = formSchema(z.object({ pixKey: pixKeyField }));
 
-export const apiKeyForm = formSchema(z.object({ name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong") }));
+export const apiKeyForm = formSchema(
+  z.object({
+    name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong"),
+    scope: z.enum(API_KEY_SCOPES).default("full"),
+  }),
+);
+
+// Account security (lib/dashboard/actions/security.ts, team.ts).
+const code = z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(32, "errors.tooLong");
+export const totpCodeForm = formSchema(z.object({ code }));
+export const passwordChangeForm = formSchema(
+  z.object({ currentPassword: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024), newPassword: newPasswordField }),
+);
+export const inviteForm = formSchema(z.object({ email: emailField, role: z.enum(USER_ROLES, { error: "errors.required" }) }));
+export const memberRoleForm = formSchema(z.object({ id: z.uuid(), role: z.enum(USER_ROLES, { error: "errors.required" }) }));
 
 /** The webhooks API's own body schema (URL shape rules included). */
 export const webhookForm = formSchema(createWebhookBody);
@@ -36,6 +52,9 @@ export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DE
  * checked as the form checked it before its review step (type and check digits).
  */
 export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutDestination.optional() }), { decimal: DECIMAL_FIELDS });
+
+/** Forms whose only content is the button (and a step-up code). */
+export const emptyForm = formSchema(z.object({}));
 
 export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { brlValue } from "@/lib/fields";
 import { echoValues, fieldErrors, formSchema, formToObject, parseDecimalInput } from "./form";
+import { translate } from "@/lib/i18n";
 
 describe("parseDecimalInput", () => {
   it.each([
@@ -50,5 +51,24 @@ describe("form parsing", () => {
 
   it("never echoes passwords", () => {
     expect(echoValues(fd({ email: "a@b.co", password: "secret123" }))).toEqual({ email: "a@b.co" });
+  });
+});
+
+describe("formSchema and text PostgreSQL cannot store", () => {
+  it("answers a field holding NUL with that field's error, whatever the schema", () => {
+    const schema = formSchema(z.object({ companyName: z.string(), note: z.string().optional() }));
+    const f = new FormData();
+    f.append("companyName", "Padaria\u0000");
+    f.append("note", "ok");
+    const parsed = schema.safeParse(f);
+    expect(parsed.success).toBe(false);
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ companyName: [translate("pt-BR", "errors.invalidText")] });
+  });
+
+  it("a NUL in a field's name is a form-level error", () => {
+    const f = new FormData();
+    f.append("a\u0000", "x");
+    const parsed = formSchema(z.object({})).safeParse(f);
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ _form: [translate("pt-BR", "errors.invalidText")] });
   });
 });

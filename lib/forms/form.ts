@@ -2,6 +2,7 @@ import { z } from "zod";
 import { translate, type Locale, type MessageKey } from "@/lib/i18n";
 import { issueMessage, type ZodIssue } from "@/lib/i18n/zod";
 import { FIELD_LABELS } from "./labels";
+import { isStorableText } from "@/lib/storable-text";
 
 // FormData carries strings; the API schemas expect JSON types. These helpers turn a submitted form
 // into the object an API client would have sent, then let the API's own zod schema judge it, so the
@@ -50,13 +51,27 @@ export function formToObject(formData: FormData, kinds: FormFieldKinds = {}): Re
   return out;
 }
 
-/** Wraps an API schema so it accepts FormData-shaped input (z.preprocess around the same schema). */
+/**
+ * Wraps an API schema so it accepts FormData-shaped input (z.preprocess around the same schema).
+ * Every server action parses through one, so this is where a field PostgreSQL could not store (a
+ * NUL a crafted request can carry) becomes that field's error instead of a failed query.
+ */
 export function formSchema<S extends z.ZodType>(schema: S, kinds: FormFieldKinds = {}) {
-  return z.preprocess((input) => (input instanceof FormData ? formToObject(input, kinds) : input), schema);
+  return z.preprocess((input, ctx) => {
+    if (!(input instanceof FormData)) return input;
+    for (const [key, raw] of input.entries()) {
+      if (!isStorableText(key)) ctx.addIssue({ code: "custom", path: [], message: "errors.invalidText", input: key });
+      else if (typeof raw === "string" && !isStorableText(raw)) ctx.addIssue({ code: "custom", path: [key], message: "errors.invalidText", input: raw });
+    }
+    return formToObject(input, kinds);
+  }, schema);
 }
 
+/** Fields never echoed back: passwords and one-time codes. */
+export const SECRET_FIELDS = ["password", "currentPassword", "newPassword", "otp", "code"] as const;
+
 /** Echoed back to the form after an error so React's reset refills it (never passwords). */
-export function echoValues(formData: FormData, omit: readonly string[] = ["password"]): Record<string, string> {
+export function echoValues(formData: FormData, omit: readonly string[] = SECRET_FIELDS): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, raw] of formData.entries()) {
     if (key.startsWith("$ACTION") || typeof raw !== "string" || omit.includes(key)) continue;

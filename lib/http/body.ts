@@ -67,8 +67,6 @@ function nestedDeeperThan(text: string, max: number): boolean {
 export function parseJsonBody(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === "") return {};
-  // PostgreSQL cannot store NUL in text or jsonb: refuse it here rather than fail on write.
-  if (/\\u0000/i.test(trimmed) || trimmed.includes("\0")) throw new InvalidInput("Request body must not contain NUL characters");
   if (nestedDeeperThan(trimmed, MAX_JSON_DEPTH)) throw new InvalidInput(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
     return JSON.parse(trimmed);

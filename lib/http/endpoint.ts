@@ -6,13 +6,13 @@ import { withRequestContext } from "@/lib/request-context";
 import { parseJsonBody, readBodyText } from "./body";
 import { bodyHash } from "./canonical-json";
 import type { ErrorBody } from "./error-body";
-import { claimIdempotencyKey, completeIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyScope } from "./idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, keepIdempotencyClaim, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency";
 import { jsonResponseText, setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
-import { describeZodError } from "./validation";
+import { describeZodError, refuseUnstorableText, storablePathParams } from "./validation";
 
 // One declaration per endpoint: its method and path, who may call it, its error body, the schemas
 // of what it reads and answers, its documentation, and what it does. The router (./router.ts) is
@@ -148,7 +148,8 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const started = performance.now();
   const path = pathOf(req.url);
   let owner: string | undefined;
-  let idempotency: IdempotencyScope | null = null;
+  let idempotency: IdempotencyClaim | null = null;
+  let stopRenewing: (() => void) | null = null;
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
@@ -183,13 +184,16 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     if (def.body) {
       const text = readBodyText(req);
       raw = parseJsonBody(typeof text === "string" ? text : await text);
+      refuseUnstorableText(raw, "body");
       const parsed = def.body.safeParse(raw);
       if (!parsed.success) return fail(400, describeZodError(parsed.error));
       body = parsed.data;
     }
     let query: unknown = undefined;
     if (def.query) {
-      const parsed = def.query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+      const given = Object.fromEntries(new URL(req.url).searchParams);
+      refuseUnstorableText(given, "query");
+      const parsed = def.query.safeParse(given);
       if (!parsed.success) return fail(400, describeZodError(parsed.error));
       query = parsed.data;
     }
@@ -201,10 +205,12 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       if (claim.kind === "replay") {
         return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
       }
-      idempotency = scope;
+      idempotency = claim.claim;
+      stopRenewing = keepIdempotencyClaim(idempotency);
     }
 
-    const result = await def.handle({ ...principal, req, requestId, params, body, query });
+    const result = await def.handle({ ...principal, req, requestId, params: storablePathParams(params), body, query });
+    stopRenewing?.();
     const res = result instanceof Response ? result : json(def.response.status, result);
     if (idempotency) {
       if (NOT_REPLAYED(res.status)) {
@@ -216,6 +222,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     }
     return finish(res);
   } catch (err) {
+    stopRenewing?.();
     const failed = idempotency;
     const domain = err instanceof DomainError;
     const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;

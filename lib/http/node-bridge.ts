@@ -12,12 +12,12 @@ import { jsonResponseFields, jsonResponseText } from "@/lib/http/json-response";
  * The request as handlers see it. Synchronous for requests without a body (every lookup), so they
  * create no promise here: each one costs a pass through every AsyncLocalStorage in the process,
  * Next's included. A body is read to at most MAX_BODY_BYTES + 1 bytes: enough for the handler to
- * answer 413 in its own shape.
+ * answer 413 in its own shape. The client's address is in the header the server stamped
+ * (client-address.ts), never taken from the socket here.
  */
-export function toApiRequest(req: IncomingMessage, baseUrl: string, remoteAddress?: string): ApiRequest | Promise<ApiRequest> {
+export function toApiRequest(req: IncomingMessage, baseUrl: string): ApiRequest | Promise<ApiRequest> {
   const method = req.method ?? "GET";
   const extra: Record<string, string> = {};
-  if (remoteAddress && req.headers["x-forwarded-for"] === undefined) extra["x-forwarded-for"] = remoteAddress;
   const plain = (): ApiRequest => ({ method, url: baseUrl + (req.url ?? "/"), headers: new PlainHeaders(req.rawHeaders, extra) });
   if (method === "GET" || method === "HEAD") return plain();
   return new Promise((resolve, reject) => {

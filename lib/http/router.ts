@@ -11,6 +11,12 @@ import { withSecurityHeaders } from "./security-headers";
 
 export type RouteMatch = { endpoint: Endpoint; params: Record<string, string> } | { allowed: string[] } | null;
 
+/**
+ * Told of every answer: the method, the matched endpoint's path template (null when none matched),
+ * the status, and performance.now() when the request reached the router.
+ */
+export type AnswerObserver = (method: string, route: string | null, status: number, startedAt: number) => void;
+
 export type Router = {
   /** The endpoint for a method and a path, with decoded params; the methods the path has otherwise. */
   match(method: string, pathname: string): RouteMatch;
@@ -36,7 +42,7 @@ function compile(e: Endpoint): Compiled {
   return { method: e.method, pattern: new RegExp(`^/${pattern}$`), names, endpoint: e, specificity };
 }
 
-export function createRouter(endpoints: readonly Endpoint[]): Router {
+export function createRouter(endpoints: readonly Endpoint[], opts: { observe?: AnswerObserver } = {}): Router {
   const seen = new Set<string>();
   for (const e of endpoints) {
     const key = `${e.method} ${e.path}`;
@@ -86,21 +92,36 @@ export function createRouter(endpoints: readonly Endpoint[]): Router {
     return allowed.length ? { allowed } : null;
   }
 
+  const { observe } = opts;
+
   function handle(req: ApiRequest): Promise<Response> {
+    const method = req.method;
+    const startedAt = observe ? performance.now() : 0;
+    const ownAnswer = (res: Response) => {
+      observe?.(method, null, res.status, startedAt);
+      return Promise.resolve(own(res));
+    };
     try {
       const pathname = pathOf(req.url);
-      const method = req.method;
       // HEAD is GET without the body: Node's HTTP server drops the body and keeps the headers.
       const found = match(method === "HEAD" ? "GET" : method, pathname);
-      // The endpoint adds the security headers itself (endpoint.ts), so its answer is passed on as it is.
-      if (found && "endpoint" in found) return found.endpoint.serve(req, found.params);
-      if (!found) return Promise.resolve(own(json(404, { message: `Not found: ${method} ${pathname}` })));
+      if (found && "endpoint" in found) {
+        // The endpoint adds the security headers itself (endpoint.ts), so its answer is passed on as it is.
+        const served = found.endpoint.serve(req, found.params);
+        if (!observe) return served;
+        const route = found.endpoint.path;
+        return served.then((res) => {
+          observe(method, route, res.status, startedAt);
+          return res;
+        });
+      }
+      if (!found) return ownAnswer(json(404, { message: `Not found: ${method} ${pathname}` }));
       const allow = allowHeader(found.allowed);
-      if (method === "OPTIONS") return Promise.resolve(own(new Response(null, { status: 204, headers: { allow, "cache-control": "no-store" } })));
-      return Promise.resolve(own(json(405, { message: `Method ${method} not allowed on ${pathname}` }, { allow })));
+      if (method === "OPTIONS") return ownAnswer(new Response(null, { status: 204, headers: { allow, "cache-control": "no-store" } }));
+      return ownAnswer(json(405, { message: `Method ${method} not allowed on ${pathname}` }, { allow }));
     } catch {
       // Endpoints answer their own errors; this is the router's own failure, which has no endpoint's shape.
-      return Promise.resolve(own(json(500, { message: "Internal error" })));
+      return ownAnswer(json(500, { message: "Internal error" }));
     }
   }
 

@@ -10,6 +10,20 @@ import { processSlot } from "@/lib/singleton";
 
 type QueueOptions = Omit<Queue, "name">;
 
+// A job held by an instance that died (SIGKILL, a lost machine) must come back within 30 s: the
+// worker refreshes each running job's heartbeat every HEARTBEAT_SECONDS / 2, and every live
+// instance's supervisor fails a job whose heartbeat is older than HEARTBEAT_SECONDS, checking every
+// SUPERVISE_SECONDS. A failed job is retried by its queue's policy; the sweep, with no retries, is
+// started again by the next tick once the instances know its key is no longer active: a stately
+// queue's fetch skips keys its cached queue stats list as active, and those stats are recomputed by
+// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 2 s plus
+// one poll. With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
+// cache) a dead instance's sweep blocked every instance's sweeps for minutes. pg-boss refuses
+// heartbeats under 10 s.
+const HEARTBEAT_SECONDS = 10;
+const SUPERVISE_SECONDS = 3;
+const QUEUE_CACHE_SECONDS = 2;
+
 export type JobQueue<T extends object> = {
   readonly name: string;
   readonly options: QueueOptions;
@@ -21,7 +35,7 @@ export type JobQueue<T extends object> = {
 };
 
 /** Takes one job's data; throwing hands the job back for a retry with the queue's backoff. */
-export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; work(data: object): Promise<void> };
+export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; concurrency?: number; work(data: object): Promise<void> };
 
 /** A job run every `tickSeconds` by each instance's own timer, and once a minute by a durable schedule if every timer stops. */
 export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
@@ -36,7 +50,7 @@ const running = processSlot<State>("jobs");
 export function jobQueue<T extends object>(name: string, options: QueueOptions): JobQueue<T> {
   return {
     name,
-    options,
+    options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
     async send(data, opts = {}) {
       const state = running.value;
       if (!state) return;
@@ -50,7 +64,12 @@ export function jobQueue<T extends object>(name: string, options: QueueOptions):
 }
 
 /** Typed worker for a queue: the plan holds workers of any data. */
-export function worker<T extends object>(queue: JobQueue<T>, opts: { pollingIntervalSeconds: number; batchSize?: number }, work: (data: T) => Promise<void>): JobWorker {
+/** `concurrency`: how many batches this instance works at once (each fetched on its own). */
+export function worker<T extends object>(
+  queue: JobQueue<T>,
+  opts: { pollingIntervalSeconds: number; batchSize?: number; concurrency?: number },
+  work: (data: T) => Promise<void>,
+): JobWorker {
   return { queue: queue as JobQueue<object>, ...opts, work: work as (data: object) => Promise<void> };
 }
 
@@ -61,7 +80,14 @@ export function isRunning(): boolean {
 /** Starts pg-boss and the plan's workers and schedules; a second call returns the running queue. */
 export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   if (running.value) return running.value.boss;
-  const boss = new PgBoss({ connectionString: databaseUrl(), schema: "pgboss", max: 4 });
+  const boss = new PgBoss({
+    connectionString: databaseUrl(),
+    schema: "pgboss",
+    max: 4,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+    queueCacheIntervalSeconds: QUEUE_CACHE_SECONDS,
+  });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).
     if ((err as { code?: string }).code === "57P01") return;
@@ -69,10 +95,32 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   });
   await boss.start();
   const queues = new Map([...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]));
-  for (const q of queues.values()) await boss.createQueue(q.name, q.options);
+  for (const q of queues.values()) {
+    await boss.createQueue(q.name, q.options);
+    // createQueue keeps an existing queue as it was: a database made by an older version gets the
+    // current options (the heartbeat above) this way. The policy cannot change after creation.
+    const { policy: _policy, ...changeable } = q.options;
+    await boss.updateQueue(q.name, changeable);
+  }
   for (const w of plan.workers) {
-    await boss.work<object>(w.queue.name, { pollingIntervalSeconds: w.pollingIntervalSeconds, batchSize: w.batchSize ?? 1 }, async (jobs) => {
-      for (const job of jobs) await w.work(job.data);
+    // A batch's jobs run side by side and settle one by one: one that throws is retried alone, not
+    // with its whole batch. While fetches come back full the worker fetches again at once instead
+    // of waiting for its next poll, so a backlog drains at the speed of the work, not of the poll.
+    const options = {
+      pollingIntervalSeconds: w.pollingIntervalSeconds,
+      batchSize: w.batchSize ?? 1,
+      localConcurrency: w.concurrency ?? 1,
+      burstWhenBatchFull: true,
+      perJobResults: true,
+    } as const;
+    await boss.work<object, unknown, typeof options>(w.queue.name, options, async (jobs) => {
+      const outcomes = await Promise.allSettled(jobs.map((job) => w.work(job.data)));
+      return jobs.map((job, i) => {
+        const outcome = outcomes[i];
+        if (outcome.status === "fulfilled") return { id: job.id, status: "completed" as const };
+        const reason: unknown = outcome.reason;
+        return { id: job.id, status: "failed" as const, output: { message: reason instanceof Error ? reason.message : String(reason) } };
+      });
     });
   }
   const timers: NodeJS.Timeout[] = [];
@@ -88,10 +136,25 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   return boss;
 }
 
-export async function stopJobs(): Promise<void> {
+/** How many jobs wait and run per queue, as pg-boss last counted them (its monitor, once a minute). */
+export type QueueDepth = { name: string; ready: number; deferred: number; active: number; failed: number };
+
+/** Every queue's depth, or null when this process runs no job runner. */
+export async function queueDepths(): Promise<QueueDepth[] | null> {
+  const state = running.value;
+  if (!state) return null;
+  const queues = await state.boss.getQueues();
+  return queues.map((q) => ({ name: q.name, ready: q.readyCount, deferred: q.deferredCount, active: q.activeCount, failed: q.failedCount }));
+}
+
+/**
+ * Stops taking jobs and lets the running ones finish, for at most `timeoutMs` (pg-boss then fails
+ * what is still running, and another instance retries it: jobs are at-least-once).
+ */
+export async function stopJobs(timeoutMs = 10_000): Promise<void> {
   const state = running.value;
   running.value = undefined;
   if (!state) return;
   for (const t of state.timers) clearInterval(t);
-  await state.boss.stop({ graceful: true, timeout: 10_000 });
+  await state.boss.stop({ graceful: true, timeout: timeoutMs });
 }

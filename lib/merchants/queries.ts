@@ -1,7 +1,8 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
+import { apiKeys, merchants, users, type ApiKeyScope, type Merchant } from "@/db/schema";
+import { shownBalance } from "@/lib/ledger/ledger";
 
 // The SQL of merchants, their API keys and their users, each query taking the executor first.
 
@@ -12,22 +13,26 @@ const apiKeyColumns = {
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
+  scope: apiKeys.scope,
 };
 
-export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; scope: ApiKeyScope };
 
 export async function insertMerchant(ex: Executor, values: PgInsertValue<typeof merchants>): Promise<Merchant> {
   const [row] = await ex.insert(merchants).values(values).returning();
   return row;
 }
 
+/** A merchant's columns, its balance as shown (the row holds only its folded part: lib/ledger). */
+const merchantColumns = () => ({ ...getTableColumns(merchants), balanceCentavos: shownBalance() });
+
 export async function merchantById(ex: Executor, id: string): Promise<Merchant | undefined> {
-  const [row] = await ex.select().from(merchants).where(eq(merchants.id, id));
+  const [row] = await ex.select(merchantColumns()).from(merchants).where(eq(merchants.id, id));
   return row;
 }
 
 export function allMerchants(ex: Executor): Promise<Merchant[]> {
-  return ex.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.id));
+  return ex.select(merchantColumns()).from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.id));
 }
 
 export async function anyMerchantExists(ex: Executor): Promise<boolean> {
@@ -40,7 +45,7 @@ export async function updateMerchantRow(ex: Executor, id: string, change: PgUpda
     .update(merchants)
     .set({ ...change, updatedAt: sql`now()` })
     .where(eq(merchants.id, id))
-    .returning();
+    .returning(merchantColumns());
   return row;
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import type { Merchant } from "@/db/schema";
+import { merchants, type ApiKeyScope, type Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
 import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
 import { forgetMerchant } from "@/lib/api-auth/key-cache";
@@ -50,6 +50,16 @@ function normalisePixKey(key: string): { pixKey: string; pixKeyType: string } {
   return { pixKey: classified.normalized, pixKeyType: classified.type };
 }
 
+/** A new payout key starts its hold (lib/security/payout-hold.ts); saving the same key again does not. */
+function payoutKeyChange(next: { pixKey: string; pixKeyType: string }) {
+  const changed = sql`${merchants.pixKey} is distinct from ${next.pixKey}`;
+  return {
+    ...next,
+    pixKeyChangedAt: sql`case when ${changed} then now() else ${merchants.pixKeyChangedAt} end`,
+    pixKeyConfirmedAt: sql`case when ${changed} then null else ${merchants.pixKeyConfirmedAt} end`,
+  };
+}
+
 /** True when `err` (or what it wraps: drizzle wraps driver errors) is a unique violation of `constraint`. */
 function isUniqueViolation(err: unknown, constraint: string): boolean {
   for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -92,7 +102,7 @@ async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueAp
       description: "Opening balance (sandbox)",
     });
   }
-  // Read back: the ledger posting moved the balance after the insert returned.
+  // Read back: the opening balance was posted after the insert returned.
   return { merchant: merchantView((await merchantById(tx, row.id))!), apiKey };
 }
 
@@ -147,20 +157,28 @@ export async function updateMerchant(id: string, patch: UpdateMerchantInput): Pr
   const row = await updateMerchantRow(db(), id, {
     ...(patch.accountType !== undefined ? { accountType: patch.accountType } : {}),
     ...(patch.companyName !== undefined ? { companyName: patch.companyName } : {}),
-    ...(patch.pixKey !== undefined ? normalisePixKey(patch.pixKey) : {}),
+    ...(patch.pixKey !== undefined ? payoutKeyChange(normalisePixKey(patch.pixKey)) : {}),
   });
   if (!row) throw new NotFound("Merchant not found");
   forgetMerchant(id);
   return merchantView(row);
 }
 
-export async function createApiKey(merchantId: string, name = "default", opts: { mode?: KeyMode } = {}): Promise<ApiKeyView & { key: string }> {
+/** An owner vouches for the current payout key, ending its hold; the key's own change time stays. */
+export async function confirmPayoutKey(id: string): Promise<void> {
+  const row = await updateMerchantRow(db(), id, { pixKeyConfirmedAt: sql`now()` });
+  if (!row) throw new NotFound("Merchant not found");
+  forgetMerchant(id);
+}
+
+/** `scope: "read"` makes a key that may only read: the API refuses its writes with 403. */
+export async function createApiKey(merchantId: string, name = "default", opts: { mode?: KeyMode; scope?: ApiKeyScope } = {}): Promise<ApiKeyView & { key: string }> {
   const trimmed = name.trim();
   if (trimmed === "" || trimmed.length > 100) throw new InvalidInput("name must be 1 to 100 characters");
   await findMerchant(merchantId);
   const mode = opts.mode ?? env().PAYMENTS_MODE;
   const key = generateApiKey(mode);
-  const row = await insertApiKey(db(), { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode });
+  const row = await insertApiKey(db(), { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode, scope: opts.scope ?? "full" });
   // The full key exists only in this return value: only its hash is stored.
   return { ...row, key: key.key };
 }

@@ -53,7 +53,7 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource):
       return { duplicate: false, applied: false, reason, order: null } as const;
     }
     if (reason === null) {
-      const paid = await markOrderPaid(tx, order.id, pix.paidAt);
+      const paid = await markOrderPaid(tx, order.id, pix.paidAt, order);
       return { duplicate: false, applied: true, reason: null, order: paid ?? order } as const;
     }
     await recordEvent(tx, {

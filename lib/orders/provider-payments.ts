@@ -37,7 +37,7 @@ export async function applyProviderPayment(payment: ProviderPayment): Promise<Pr
     });
     if (!recorded) return { duplicate: true } as const;
     if (reason === null) {
-      const paid = await markOrderPaid(tx, order.id, payment.paidAt);
+      const paid = await markOrderPaid(tx, order.id, payment.paidAt, order);
       log.info("order paid", { orderId: order.id, provider: payment.provider, source: payment.source });
       return { duplicate: false, applied: true, reason, order: paid ?? order } as const;
     }

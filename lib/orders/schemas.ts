@@ -174,7 +174,10 @@ export const listOrdersQuery = z.object({
   status: z.enum(ANY_ORDER_STATUSES, { error: "is not a known status" }).optional(),
   limit: z.coerce.number({ error: "must be a number" }).int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
-  q: z.string().trim().max(100).optional(),
+  q: z.string().trim().max(100).optional().meta({
+    description:
+      "Search: part of the client's references (orderId, name, CPF/CNPJ masked or bare, e-mail, payer id; 3+ characters), the beginning of an id (6+ hex digits), a payment link id, a payCryptoPixId, or an amount (25,90 or 25.90)",
+  }),
 });
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
 

@@ -179,8 +179,9 @@ async function changeStatus(tx: Tx, before: Order, after: Order) {
  * the ledger credit and the event, when `paidAt` is within the order's expiry; undefined otherwise
  * (nothing written).
  */
-export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date): Promise<Order | undefined> {
-  const before = await lockOrder(tx, orderId);
+export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date, locked?: Order): Promise<Order | undefined> {
+  // `locked`: the caller already holds the order's row lock in `tx` (and read it then).
+  const before = locked ?? (await lockOrder(tx, orderId));
   if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
   const updated = await markPaid(tx, orderId, paidAt);
   if (!updated) return undefined;

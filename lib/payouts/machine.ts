@@ -4,7 +4,7 @@ import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { providers } from "@/lib/providers";
 import type { PayoutState } from "@/lib/providers/payout/types";
-import { finishPayout, insertPayout, leasePayout, notePayout, payoutById } from "./queries";
+import { finishPayout, insertPayout, leasedPayouts, leasePayout, notePayout, payoutById } from "./queries";
 
 // Every PIX the service sends, as one state machine (CONTRACT §10: an outcome we do not know is not a
 // failure). A payout is recorded (status created) in the same database transaction as the decision
@@ -31,7 +31,11 @@ export type PayoutDecision = { status: "completed"; providerRef: string | null }
 /** What each kind of owner does when its payout is decided (the worker's composition root supplies them). */
 export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout: PixPayout, decision: PayoutDecision) => Promise<void>>>;
 
-const LEASE_SECONDS = 60;
+// How long one worker may talk to the provider about a payout before another may: also how long a
+// payout held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
+// it costs at most a second read, or a second send under the same idempotent id: never a second
+// payment, and the decision is written once (WHERE status is open).
+const LEASE_SECONDS = 15;
 
 export type NewPayout = { purpose: PixPayout["purpose"]; ownerId: string; merchantId: string; valueCentavos: number } & ({ pixKey: string } | { brcode: string });
 
@@ -43,6 +47,17 @@ export function createPayout(tx: Tx, payout: NewPayout): Promise<PixPayout> {
 /** After the record committed: asks the job to send it (after `delaySeconds`). */
 export function requestPayout(id: string, delaySeconds = 0): Promise<void> {
   return payoutQueue.send({ id }, { startAfterSeconds: delaySeconds, singletonKey: id });
+}
+
+/**
+ * The sweep's follow-up of payouts leased right now: a job for each when its lease ends, so one held
+ * by an instance that died is read back seconds after the lease, not at the next sweep. (One whose
+ * call ends in time finds it final, or leases it again, and does what any job would.)
+ */
+export async function followLeasedPayouts(limit = 200): Promise<number> {
+  const leased = await leasedPayouts(db(), limit);
+  for (const { id, secondsLeft } of leased) await payoutQueue.send({ id }, { startAfterSeconds: secondsLeft + 1, singletonKey: `${id}:lease` });
+  return leased.length;
 }
 
 /** The provider's id for a payout: ours without dashes (PSPs take 1–35 alphanumerics). */

@@ -85,3 +85,14 @@ export async function openPayoutIds(ex: Executor, limit: number): Promise<string
     .limit(limit);
   return rows.map((r) => r.id);
 }
+
+/** Open payouts another worker is talking to the provider about right now, and when its lease ends. */
+export async function leasedPayouts(ex: Executor, limit: number): Promise<{ id: string; secondsLeft: number }[]> {
+  const rows = await ex
+    .select({ id: pixPayouts.id, secondsLeft: sql<number>`ceil(extract(epoch from ${pixPayouts.leaseUntil} - now()))::int` })
+    .from(pixPayouts)
+    .where(and(inArray(pixPayouts.status, ["created", "processing"]), sql`${pixPayouts.leaseUntil} > now()`))
+    .orderBy(asc(pixPayouts.leaseUntil))
+    .limit(limit);
+  return rows;
+}

@@ -5,6 +5,8 @@ import { refundExample } from "./examples";
 import { refundOrderBody, refundOrderResponse } from "./schemas";
 import { requestRefund } from "./service";
 import { refundView } from "./views";
+import { clientAddress } from "@/lib/http/client-address";
+import { apiKeyActor, audit } from "@/lib/security/audit";
 
 export const refundOrderEndpoint = defineEndpoint({
   method: "POST",
@@ -32,7 +34,12 @@ export const refundOrderEndpoint = defineEndpoint({
       409: { message: "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified" },
     },
   },
-  async handle({ merchant, params, body }) {
-    return { refund: refundView(await requestRefund(merchant, params.id, body)) };
+  async handle({ merchant, keyId, req, params, body }) {
+    const refund = await requestRefund(merchant, params.id, body);
+    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "refund.requested", refund.id, {
+      orderId: refund.orderId,
+      valueCentavos: refund.valueCentavos,
+    });
+    return { refund: refundView(refund) };
   },
 });

@@ -35,7 +35,11 @@ export const refundQueue = jobQueue<{ id: string }>("order-refund", {
 
 export type RefundDecision = { status: "COMPLETED"; providerRef: string | null } | { status: "FAILED"; providerRef: string | null; reason: string };
 
-const LEASE_SECONDS = 60;
+// How long one worker may talk to the provider about a refund before another may: also how long a
+// refund held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
+// it costs at most a second read, or a second send under the same idempotent id: never a second
+// payment, and the decision is written once (WHERE status is open).
+const LEASE_SECONDS = 15;
 
 /** After the record committed: asks the job to move it forward (after `delaySeconds`). */
 export function followRefund(id: string, delaySeconds = 0): Promise<void> {

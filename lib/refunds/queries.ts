@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { merchants, orderRefunds, type OrderRefund } from "@/db/schema";
+import { orderRefunds, type OrderRefund } from "@/db/schema";
 
 // The SQL of order refunds (CONTRACT §11), each query taking the executor first. An order's list of
 // refunds for its lookup is lib/orders' (refundsOfOrder), which may not depend on this folder.
@@ -25,12 +25,6 @@ export async function refundedCentavos(ex: Executor, orderId: string, statuses: 
     .from(orderRefunds)
     .where(and(eq(orderRefunds.orderId, orderId), inArray(orderRefunds.status, [...statuses])));
   return Number(row.sum);
-}
-
-/** The merchant's balance, its row locked until the transaction ends (as withdrawals lock it). */
-export async function lockedBalance(ex: Executor, merchantId: string): Promise<number> {
-  const [row] = await ex.select({ balance: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchantId)).for("update");
-  return row.balance;
 }
 
 /** The right to talk to the provider about one PENDING refund for `seconds`, without holding a lock. */

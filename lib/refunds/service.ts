@@ -2,14 +2,14 @@ import { db } from "@/db";
 import type { MerchantProfile, OrderRefund } from "@/db/schema";
 import { Conflict, InsufficientBalance, InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
 import { requireRail } from "@/lib/providers/rails";
 import { advanceRefund, followRefund, refunderFor } from "./machine";
-import { insertRefund, lockedBalance, refundById, refundedCentavos } from "./queries";
+import { insertRefund, refundById, refundedCentavos } from "./queries";
 import type { RefundOrderInput } from "./schemas";
 import { refundEventData } from "./views";
 
@@ -60,7 +60,7 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
         `An exchange-wallet order takes at most ${MAX_EXCHANGE_REFUNDS} refunds: the last one must refund everything that is left (${formatBrl(left)})`,
       );
     }
-    const balance = await lockedBalance(tx, merchant.id);
+    const balance = await lockBalance(tx, merchant.id);
     if (value > balance) {
       throw new InsufficientBalance(`Insufficient balance: this refund needs ${formatBrl(value)} and the available balance is ${formatBrl(balance)}`);
     }

@@ -24,6 +24,8 @@ export type ClaimedDelivery = {
   secret: string;
   endpointActive: boolean;
   event: EventRow;
+  /** Sent again by hand (the dashboard's redeliver), long after its event. */
+  redelivery: boolean;
 };
 
 export type AttemptOutcome = "succeeded" | "retry" | "failed" | "gone" | "cancelled";

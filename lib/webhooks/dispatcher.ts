@@ -5,6 +5,7 @@ import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import { deliverClaimed, type ClaimedDelivery } from "./deliver";
 import { DISPATCH_CHANNEL } from "./fanout";
+import { observeAttempt } from "./metrics";
 
 // The dispatcher: claims due deliveries and sends them, a few at a time, in every jobs-enabled process.
 //
@@ -54,6 +55,7 @@ type ClaimRow = {
   event_type: string;
   event_data: Record<string, unknown>;
   event_created_at: string;
+  redelivery: boolean;
 };
 
 /** Claims up to `limit` due deliveries, respecting per-subject order and per-endpoint limits. */
@@ -90,7 +92,8 @@ export async function claimDue(limit: number, busy: Map<string, number> = new Ma
       and d.status = 'pending' and d.next_attempt_at <= now()
     returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at::text as lease_until,
               w.url, w.secret, (w.deleted_at is null and w.disabled_at is null) as endpoint_active,
-              e.id as event_id, e.type as event_type, e.data as event_data, e.created_at as event_created_at`);
+              e.id as event_id, e.type as event_type, e.data as event_data, e.created_at as event_created_at,
+              d.redelivery_of is not null as redelivery`);
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
@@ -100,6 +103,7 @@ export async function claimDue(limit: number, busy: Map<string, number> = new Ma
     secret: r.secret,
     endpointActive: r.endpoint_active,
     event: { id: r.event_id, type: r.event_type, data: r.event_data, createdAt: new Date(r.event_created_at) },
+    redelivery: r.redelivery,
   }));
 }
 
@@ -164,8 +168,12 @@ class Dispatcher {
 
   private launch(c: ClaimedDelivery): void {
     this.perEndpoint.set(c.endpointId, (this.perEndpoint.get(c.endpointId) ?? 0) + 1);
+    const startedAt = performance.now();
     const task = deliverClaimed(c)
-      .then((outcome) => log.debug("webhook attempt", { deliveryId: c.id, eventId: c.event.id, attempt: c.attempts + 1, outcome }))
+      .then((outcome) => {
+        observeAttempt(outcome, (performance.now() - startedAt) / 1000, c.event, c.redelivery);
+        log.debug("webhook attempt", { deliveryId: c.id, eventId: c.event.id, attempt: c.attempts + 1, outcome });
+      })
       .catch((err: unknown) => log.error("webhook delivery failed; retried after its lease", { deliveryId: c.id, err }))
       .finally(() => {
         this.inFlight.delete(task);
@@ -196,6 +204,10 @@ export async function startWebhookDispatcher(): Promise<void> {
   const d = new Dispatcher();
   running.value = d;
   await d.start();
+}
+
+export function webhookDispatcherRunning(): boolean {
+  return running.value !== undefined;
 }
 
 export async function stopWebhookDispatcher(): Promise<void> {

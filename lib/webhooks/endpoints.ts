@@ -1,7 +1,11 @@
 import { merchantKey } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
+import { clientAddress } from "@/lib/http/client-address";
 import { json } from "@/lib/http/respond";
+import { DEFAULT_LOCALE } from "@/lib/i18n";
+import { alertAdmins } from "@/lib/security/alerts";
+import { apiKeyActor, audit } from "@/lib/security/audit";
 import { listDeliveries, redeliver } from "./deliveries";
 import { createEndpoint, deleteEndpoint, listEndpoints } from "./registry";
 import { listEvents } from "./events-api";
@@ -63,7 +67,14 @@ export const createWebhookEndpoint = defineEndpoint({
     tag: TAG,
     requestExample: { url: "https://shop.example.com/hooks/payments", description: "Order updates" },
   },
-  handle: async ({ merchant, body }) => ({ webhook: await createEndpoint(merchant.id, body) }),
+  async handle({ merchant, keyId, req, body }) {
+    const webhook = await createEndpoint(merchant.id, body);
+    // Where the merchant's data goes changed: audited and the owners told, as from the dashboard.
+    const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
+    await audit(actor, "webhook.created", webhook.id, { url: webhook.url });
+    await alertAdmins({ ...actor, merchantId: merchant.id }, "webhook", webhook.url, DEFAULT_LOCALE);
+    return { webhook };
+  },
 });
 
 export const listWebhooksEndpoint = defineEndpoint({
@@ -90,8 +101,9 @@ export const deleteWebhookEndpoint = defineEndpoint({
     errors: [404],
     errorExamples: { 404: { message: "Webhook not found" } },
   },
-  async handle({ merchant, params }) {
+  async handle({ merchant, keyId, req, params }) {
     await deleteEndpoint(merchant.id, params.id);
+    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "webhook.deleted", params.id);
     return json(204, null);
   },
 });

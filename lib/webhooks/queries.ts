@@ -92,3 +92,23 @@ export async function insertDelivery(ex: Executor, values: PgInsertValue<typeof 
   const [row] = await ex.insert(webhookDeliveries).values(values).returning();
   return row;
 }
+
+/** Deliveries not yet decided, shared by every instance: due now (waiting for a dispatcher) or waiting out a retry's backoff. */
+export type DeliveryBacklog = { due: number; scheduled: number; oldestDueSeconds: number };
+
+export async function deliveryBacklog(ex: Executor): Promise<DeliveryBacklog> {
+  // Pending rows only, through the partial index webhook_deliveries_due. A delivery being sent holds a
+  // lease (next_attempt_at moved forward), so it counts as scheduled, not due.
+  const [row] = await ex
+    .select({
+      due: sql<number>`count(*) filter (where ${webhookDeliveries.nextAttemptAt} <= now())`.mapWith(Number),
+      scheduled: sql<number>`count(*) filter (where ${webhookDeliveries.nextAttemptAt} > now())`.mapWith(Number),
+      oldestDueSeconds:
+        sql<number>`coalesce(extract(epoch from now() - min(${webhookDeliveries.nextAttemptAt}) filter (where ${webhookDeliveries.nextAttemptAt} <= now())), 0)`.mapWith(
+          Number,
+        ),
+    })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.status, "pending"));
+  return row;
+}

@@ -1,6 +1,8 @@
 import { merchantKey } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, pixOutBody as pixOutErrorBody, withdrawBody } from "@/lib/http/error-body";
+import { clientAddress } from "@/lib/http/client-address";
+import { apiKeyActor, audit } from "@/lib/security/audit";
 import { pixOutExample, withdrawalExample, withdrawalsExample, withdrawExample } from "./examples";
 import {
   getWithdrawalResponse,
@@ -29,8 +31,14 @@ export const onchainWithdrawEndpoint = defineEndpoint({
     requestExample: { toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", value: 50, token: "USDT", network: "polygon" },
     errorExamples: { 400: { message: "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00" } },
   },
-  async handle({ merchant, body }) {
+  async handle({ merchant, keyId, req, body }) {
     const w = await initiateOnchainWithdrawal(merchant, body);
+    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "withdrawal.requested", w.id, {
+      kind: "onchain",
+      valueCentavos: w.valueCentavos,
+      toAddress: w.toAddress,
+      network: w.network,
+    });
     return { message: "Withdrawal initiated", transactionHash: w.txHash!, success: true as const, ...withdrawalView(w) };
   },
 });
@@ -49,8 +57,13 @@ export const pixOutEndpoint = defineEndpoint({
     requestExample: { value: 5000, pixKey: "maria@example.com" },
     errorExamples: { 400: { message: "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account" } },
   },
-  async handle({ merchant, body }) {
+  async handle({ merchant, keyId, req, body }) {
     const w = await createPixOut(merchant, body);
+    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "withdrawal.requested", w.id, {
+      kind: "pix_out",
+      valueCentavos: w.valueCentavos,
+      pixKey: w.pixKey,
+    });
     return { message: "PIX withdrawal created", ...withdrawalView(w), amount: w.valueCentavos };
   },
 });

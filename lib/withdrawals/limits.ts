@@ -1,23 +1,29 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Tx } from "@/db";
 import { prepared } from "@/db/prepared";
-import { merchants, withdrawals, type Merchant } from "@/db/schema";
+import { merchants, type Merchant } from "@/db/schema";
+import { lockBalance, shownBalance } from "@/lib/ledger/ledger";
 import { InsufficientBalance, LimitExceeded, NotFound } from "@/lib/errors";
 import { formatBrl, saoPauloDay, WITHDRAWAL_LIMITS } from "@/lib/money";
 
 /**
- * Locks the merchant row, then checks the per-transaction limit, the São Paulo daily limit (every
- * withdrawal of the day that has not failed) and the balance. Holding the lock until commit is what
- * makes 50 simultaneous withdrawals unable to overdraw or pass a limit together.
+ * Locks the merchant row (folding its unfolded credits into it: lib/ledger), then checks the
+ * per-transaction limit, the São Paulo daily limit (every withdrawal of the day that has not failed)
+ * and the balance. Holding the lock until commit is what makes 50 simultaneous withdrawals unable to
+ * overdraw or pass a limit together; credits arriving meanwhile do not wait for it.
  */
 export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: number, debitCentavos: number) {
-  const [m] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
-  const limits = WITHDRAWAL_LIMITS[m.accountType];
+  const balance = await lockBalance(tx, merchantId);
   const day = saoPauloDay();
-  const [{ used }] = await tx
-    .select({ used: sql<string>`coalesce(sum(${withdrawals.valueCentavos}), 0)` })
-    .from(withdrawals)
-    .where(and(eq(withdrawals.merchantId, merchantId), eq(withdrawals.limitDay, day), ne(withdrawals.status, "FAILED")));
+  const [{ merchant: m, used }] = await tx
+    .select({
+      merchant: merchants,
+      used: sql<string>`(select coalesce(sum(w.value_centavos), 0) from withdrawals w
+        where w.merchant_id = merchants.id and w.limit_day = ${day} and w.status <> 'FAILED')`,
+    })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
+  const limits = WITHDRAWAL_LIMITS[m.accountType];
   const left = limits.daily - Number(used);
   if (valueCentavos > limits.perTransaction) {
     // CONTRACT §6: the message names the limit and what is left.
@@ -31,10 +37,11 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
       `Daily withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.daily)} per day and ${formatBrl(Math.max(0, left))} is left today`,
     );
   }
-  if (debitCentavos > m.balanceCentavos) {
-    throw new InsufficientBalance(`Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(m.balanceCentavos)}`);
+  if (debitCentavos > balance) {
+    throw new InsufficientBalance(`Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(balance)}`);
   }
-  return { merchant: m as Merchant, day };
+  // The row as locked, for checks on what it holds (the payout key's hold).
+  return { day, merchant: m };
 }
 
 function limitsLeft(accountType: Merchant["accountType"], used: number) {
@@ -70,7 +77,7 @@ const balanceAndUsedTodayQuery = () =>
   prepared("balance_and_used_today", (d) =>
     d
       .select({
-        balanceCentavos: merchants.balanceCentavos,
+        balanceCentavos: shownBalance(),
         // Spelled out with an alias: Drizzle leaves single-table columns unqualified, and a bare "id"
         // inside the subquery would mean the withdrawal's.
         used: sql<string>`(select coalesce(sum(w.value_centavos), 0) from withdrawals w

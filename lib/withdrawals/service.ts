@@ -17,6 +17,7 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
+import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
 import { lockAndCheck } from "./limits";
 import { insertWithdrawal, merchantWithdrawalById, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
@@ -94,7 +95,13 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
     throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key");
   }
   const { withdrawal, payoutId } = await db().transaction(async (tx) => {
-    const { day } = await lockAndCheck(tx, merchant.id, input.value, input.value);
+    const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, input.value);
+    const heldUntil = locked.pixKey === key.normalized ? payoutKeyHeldUntil(locked) : null;
+    if (heldUntil) {
+      throw new InvalidInput(
+        `The registered PIX key was changed recently: withdrawals to it wait until ${heldUntil.toISOString()} unless an owner confirms the change in the dashboard`,
+      );
+    }
     const w = await insertWithdrawal(tx, {
       merchantId: merchant.id,
       kind: "pix_out",
@@ -109,7 +116,8 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
     await emit(tx, w, null);
     return { withdrawal: w, payoutId: payout.id };
   });
-  await requestPayout(payoutId, env().SANDBOX_SETTLE_SECONDS);
+  // The sandbox's pix-outs stay PENDING a moment, as a PSP's would; a live one is sent at once.
+  await requestPayout(payoutId, env().PAYMENTS_MODE === "sandbox" ? env().SANDBOX_SETTLE_SECONDS : 0);
   return withdrawal;
 }
 

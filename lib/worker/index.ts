@@ -10,14 +10,15 @@ import { expireCryptoPixPayments, onCryptoPixPayout, settleFullyPaidPayments } f
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
-import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
+import { isRunning as jobsRunning, jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { runSweepSteps, untilNone, type SweepStep } from "@/lib/jobs/sweep";
 import { log } from "@/lib/log";
+import { foldBalances } from "@/lib/ledger/ledger";
 import { db } from "@/db";
 import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
 import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { chainTxQueue } from "@/lib/hot-wallet/transactions";
-import { advancePayout, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
+import { advancePayout, followLeasedPayouts, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
 import { openPayoutIds, payoutById } from "@/lib/payouts/queries";
 import { depositReceiver } from "@/lib/onchain/chain-receiver";
 import { expireDeposits } from "@/lib/onchain/service";
@@ -25,13 +26,14 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { railEnabled } from "@/lib/providers/rails";
+import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
-import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
+import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // The composition root of background work: which queues exist and who works them, what the sweep
@@ -63,6 +65,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "settled", run: () => settleFullyPaidPayments() },
   { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
+  { name: "leasedPayouts", run: () => followLeasedPayouts() },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
   {
     name: "holdInvoices",
@@ -73,8 +76,11 @@ const SWEEP_STEPS: SweepStep[] = [
   },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
   { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
+  // Credits wait in unfolded_credits until a debit or this folds them: it keeps balance reads short.
+  { name: "balances", run: () => foldBalances() },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
   { name: "rateLimitWindows", run: () => purgeOldRateLimitWindows().then(() => 0) },
+  { name: "spentAccountRows", run: purgeSpentAccountRows },
 ];
 
 const TRANSFER_RECEIVERS: readonly TransferReceiver[] = [depositReceiver, cryptoPixReceiver];
@@ -107,8 +113,10 @@ export async function startWorker(): Promise<PgBoss> {
         if (Object.values(counts).some((n) => n > 0)) log.info("sweep", counts);
       }),
       // Not final yet (awaiting confirmations, a provider still processing): throwing hands the job
-      // back for a retry with backoff; the sweep also moves every open one forward.
-      worker(payoutQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+      // back for a retry with backoff; the sweep also moves every open one forward. Payouts are
+      // worked by several batches at once: one batch at a time, due jobs waited for the slowest
+      // of the batch before them (pix-outs completed 38-66 s after their request under load).
+      worker(payoutQueue, { pollingIntervalSeconds: 0.5, batchSize: 10, concurrency: 4 }, async ({ id }) => {
         if (!(await advancePayout(id, PAYOUT_OWNERS))) throw new Error(`payout ${id} not final yet`);
         // A Crypto-PIX payout not made decided a refund: send it now rather than at the next sweep.
         const payout = await payoutById(db(), id);
@@ -118,7 +126,7 @@ export async function startWorker(): Promise<PgBoss> {
           await runInvoiceActions();
         }
       }),
-      worker(refundQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+      worker(refundQueue, { pollingIntervalSeconds: 1, batchSize: 20 }, async ({ id }) => {
         if (!(await advanceRefund(id))) throw new Error(`order refund ${id} not final yet`);
       }),
       worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
@@ -155,9 +163,18 @@ export async function startWorker(): Promise<PgBoss> {
   return boss;
 }
 
-export async function stopWorker(): Promise<void> {
+/** Whether this process's job runner and webhook dispatcher are running (readiness, lib/ops). */
+export function workerRunning(): boolean {
+  return jobsRunning() && webhookDispatcherRunning();
+}
+
+/**
+ * Stops taking new work and lets what runs finish: the invoice stream first (it only feeds work), then
+ * the dispatcher (attempts in flight end within WEBHOOK_TIMEOUT_MS) and the job runner (running jobs
+ * get `timeoutMs`) together.
+ */
+export async function stopWorker(timeoutMs?: number): Promise<void> {
   await stopInvoiceStream();
   stopFollowingHoldInvoices();
-  await stopWebhookDispatcher();
-  await stopJobs();
+  await Promise.all([stopWebhookDispatcher(), stopJobs(timeoutMs)]);
 }

@@ -4,19 +4,33 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { build } from "esbuild";
+import postgres from "postgres";
 import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
+import { generateApiKey } from "@/lib/api-auth/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
+import { runMixed, type MixedResult } from "./mixed";
 
-// `npm run bench`: the built app (through Next, then with the /api/v1 fast path) against a minimal
-// node:http + postgres.js server doing the same single INSERT / SELECT (the app's own statements, on
-// the app's tables: scripts/bench/baseline.ts), on one fresh PostgreSQL.
-// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json.
+// `npm run bench`: the built app as production runs it, side by side with what it is measured
+// against, on one fresh PostgreSQL:
+//   bare          node:http + postgres.js, one INSERT / one SELECT on a one-table schema (bare.ts)
+//   baseline      node:http + postgres.js running the app's own statements on its tables (baseline.ts)
+//   app           `npm start` as deployed: the fast path, the rate limiter ON at its default budget
+//   app-nolimit   the same with RATE_LIMIT_PER_MINUTE=0: the limiter's own cost is app ÷ app-nolimit
+//   app-next      (BENCH_SERVERS only) /api/v1 through Next's router
+// The limiter stays at its default (600 per API key per minute) and the load is spread over
+// BENCH_API_KEYS keys of one merchant (a merchant may hold many), each request taking the next key,
+// so the budget scales with the keys and no request is refused: the same code path and the same
+// per-key work production does, with as many keys as merchants sending that load would hold.
+// Prints throughput, p50/p99 latency and peak memory, and writes bench/results.json. Then the mixed
+// load (scripts/bench/mixed.ts) on the app, unless BENCH_MIXED=false.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ADMIN = "bench-admin-token-0123456789abcdefghijklmnop";
+// 2,000 keys × 600 per minute = 20,000 requests per second before any key reaches its limit.
+const API_KEYS = Number(process.env.BENCH_API_KEYS ?? 2000);
 // Every server gets the pool the app would choose here: the ratio is about what a server does per
 // request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
 const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
@@ -50,16 +64,39 @@ function rssMb(pid: number): number {
   }
 }
 
-async function load(opts: { url: string; method: "GET" | "POST"; headers?: Record<string, string>; body?: string }, pid: number, duration: number) {
+type Target = { url: string; method: "GET" | "POST"; headerSets: Record<string, string>[]; body?: string };
+
+/** Each request takes the next of the target's header sets (one per API key); every server gets the same number, so the load generator works alike. */
+async function load(target: Target, pid: number, duration: number) {
   let peak = rssMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
-  const result = await autocannon({ url: opts.url, method: opts.method, headers: opts.headers, body: opts.body, connections: CONNECTIONS, duration });
+  const { headerSets } = target;
+  let next = 0;
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: target.method,
+        path: new URL(target.url).pathname,
+        body: target.body,
+        headers: headerSets[0],
+        setupRequest: (req) => {
+          req.headers = headerSets[next++ % headerSets.length];
+          return req;
+        },
+      },
+    ],
+  });
   clearInterval(timer);
   return { result, peak };
 }
 
-function start(cmd: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function start(cmd: string, args: string[], env: Record<string, string>, withheld: string[] = []): ChildProcess {
+  const inherited = { ...process.env };
+  for (const name of withheld) delete inherited[name];
+  const child = spawn(cmd, args, { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(args[args.length - 1] ?? cmd)}] ${d}`));
   child.stdout?.resume();
   return child;
@@ -71,13 +108,14 @@ async function stop(child: ChildProcess) {
   await new Promise((r) => child.once("exit", r));
 }
 
-type Endpoint = { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
-type Server = { name: string; base: string; child: ChildProcess; endpoints: Endpoint[] };
+type Endpoint = { name: string; method: "GET" | "POST"; path: string; body?: string };
+type Server = { name: string; base: string; child: ChildProcess; endpoints: Endpoint[]; authorizations: string[] };
 
 const ENDPOINTS = ["POST /order/create/pix", "GET /order/{id}", "GET /account"] as const;
 
 async function measure(server: Server, e: Endpoint, round: number): Promise<Result & { round: number }> {
-  const target = { url: server.base + e.path, method: e.method, headers: { "content-type": "application/json", ...e.headers }, body: e.body };
+  const headerSets = server.authorizations.map((authorization) => ({ "content-type": "application/json", authorization }));
+  const target: Target = { url: server.base + e.path, method: e.method, headerSets, body: e.body };
   const pid = server.child.pid!;
   await load(target, pid, WARMUP);
   const { result, peak } = await load(target, pid, DURATION);
@@ -93,24 +131,28 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
     rssMb: peak,
   };
   console.log(
-    `round ${round}  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB`,
+    `round ${round}  ${r.server.padEnd(11)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB`,
   );
   return r;
 }
 
-async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise<Server> {
-  const child = start(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], {
+type AppKind = { name: string; fastPath: boolean; limiter: boolean };
+
+async function startApp(dbUrl: string, kind: AppKind, port: number): Promise<Server> {
+  const env: Record<string, string> = {
     DATABASE_URL: dbUrl,
     PORT: String(port),
     HOST: "127.0.0.1",
     NODE_ENV: "production",
-    RATE_LIMIT_PER_MINUTE: "0",
     LOG_LEVEL: "warn",
     ADMIN_TOKEN: ADMIN,
     SEED_DEMO_MERCHANT: "false",
-    API_FAST_PATH: String(fastPath),
+    API_FAST_PATH: String(kind.fastPath),
     DB_POOL_SIZE: POOL_SIZE,
-  });
+  };
+  if (!kind.limiter) env.RATE_LIMIT_PER_MINUTE = "0";
+  // The limiter's default is the app's own: whatever this shell sets is not passed on.
+  const child = start(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], env, ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS"]);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/`);
   const created = await (
@@ -120,36 +162,73 @@ async function startApp(dbUrl: string, fastPath: boolean, port: number): Promise
       body: JSON.stringify({ companyName: "Bench", pixKey: "52998224725" }),
     })
   ).json();
-  const auth = { authorization: `Bearer ${created.apiKey}` };
+  const keys = [created.apiKey as string, ...(await addApiKeys(dbUrl, created.merchant.id, API_KEYS - 1))];
   const order = await (
-    await fetch(`${base}/api/v1/order/create/pix`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"value":10}' })
+    await fetch(`${base}/api/v1/order/create/pix`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" },
+      body: '{"value":10}',
+    })
   ).json();
   return {
-    name: fastPath ? "app-fast" : "app-next",
+    name: kind.name,
     base,
     child,
+    authorizations: keys.map((k) => `Bearer ${k}`),
     endpoints: [
-      { name: ENDPOINTS[0], method: "POST", path: "/api/v1/order/create/pix", headers: auth, body: '{"value":10.5}' },
-      { name: ENDPOINTS[1], method: "GET", path: `/api/v1/order/${order.pixOrder._id}`, headers: auth },
-      { name: ENDPOINTS[2], method: "GET", path: "/api/v1/account", headers: auth },
+      { name: ENDPOINTS[0], method: "POST", path: "/api/v1/order/create/pix", body: '{"value":10.5}' },
+      { name: ENDPOINTS[1], method: "GET", path: `/api/v1/order/${order.pixOrder._id}` },
+      { name: ENDPOINTS[2], method: "GET", path: "/api/v1/account" },
+    ],
+  };
+}
+
+/** More keys for one merchant, as its Developers page would issue them (the API shows a key once, so they are made here). */
+async function addApiKeys(dbUrl: string, merchantId: string, count: number): Promise<string[]> {
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  try {
+    const keys = Array.from({ length: count }, () => generateApiKey("sandbox"));
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = keys.slice(i, i + 500).map((k, j) => ({ merchant_id: merchantId, name: `bench-${i + j}`, prefix: k.prefix, key_hash: k.hash, mode: "sandbox" }));
+      await sql`insert into api_keys ${sql(rows)}`;
+    }
+    return keys.map((k) => k.key);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Header values shaped like the app's, for servers that read none: the load generator does the same work for every server. */
+const unusedAuthorizations = () => Array.from({ length: API_KEYS }, () => `Bearer ${generateApiKey("sandbox").key}`);
+
+async function compile(entry: string, outfile: string) {
+  // Compiled like the app's server (npm run build:server), not run through tsx: tsx's keepNames wraps
+  // every closure created per request, a cost the app's bundle does not pay either.
+  await build({ entryPoints: [entry], bundle: true, platform: "node", target: "node20", format: "cjs", packages: "external", outfile, logLevel: "warning" });
+}
+
+async function startBare(dbUrl: string, port: number): Promise<Server> {
+  const outfile = "dist/bench/bare.cjs";
+  await compile("scripts/bench/bare.ts", outfile);
+  const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/nothing`);
+  const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
+  return {
+    name: "bare",
+    base,
+    child,
+    authorizations: unusedAuthorizations(),
+    endpoints: [
+      { name: ENDPOINTS[0], method: "POST", path: "/order", body: '{"value":10.5}' },
+      { name: ENDPOINTS[1], method: "GET", path: `/order/${order.id}` },
     ],
   };
 }
 
 async function startBaseline(dbUrl: string, port: number): Promise<Server> {
-  // Compiled like the app's server (npm run build:server), not run through tsx: tsx's keepNames wraps
-  // every closure created per request, a cost the app's bundle does not pay either.
   const outfile = "dist/bench/baseline.cjs";
-  await build({
-    entryPoints: ["scripts/bench/baseline.ts"],
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    packages: "external",
-    outfile,
-    logLevel: "warning",
-  });
+  await compile("scripts/bench/baseline.ts", outfile);
   const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/account`);
@@ -158,6 +237,7 @@ async function startBaseline(dbUrl: string, port: number): Promise<Server> {
     name: "baseline",
     base,
     child,
+    authorizations: unusedAuthorizations(),
     endpoints: [
       { name: ENDPOINTS[0], method: "POST", path: "/order", body: '{"value":10.5}' },
       { name: ENDPOINTS[1], method: "GET", path: `/order/${order.id}` },
@@ -169,6 +249,22 @@ async function startBaseline(dbUrl: string, port: number): Promise<Server> {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+const SERVERS = ["bare", "baseline", "app", "app-nolimit", "app-next"] as const;
+const APPS: Record<string, AppKind> = {
+  app: { name: "app", fastPath: true, limiter: true },
+  "app-nolimit": { name: "app-nolimit", fastPath: true, limiter: false },
+  "app-next": { name: "app-next", fastPath: false, limiter: true },
+};
+// What is compared with what: [server, reference]. The first two are issue 15's targets; the third is
+// the limiter's own cost.
+const COMPARISONS: [string, string][] = [
+  ["app", "bare"],
+  ["app", "baseline"],
+  ["app", "app-nolimit"],
+  ["app-nolimit", "bare"],
+  ["app-next", "baseline"],
+];
+
 async function main() {
   if (!fs.existsSync(".next/BUILD_ID") || !fs.existsSync("dist/server/start.cjs")) {
     console.error("No build found: run `npm run build` first (npm run bench does).");
@@ -177,36 +273,39 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-bench-"));
   fs.chmodSync(dir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 54400 + Math.floor(Math.random() * 500), database: "bench", persistent: false });
-  // BENCH_SERVERS narrows a run (e.g. "baseline,app-fast") while profiling; the default runs all three.
-  const wanted = (process.env.BENCH_SERVERS ?? "baseline,app-next,app-fast").split(",");
+  // BENCH_SERVERS narrows a run (e.g. "bare,app") or adds app-next.
+  const wanted = (process.env.BENCH_SERVERS ?? "bare,baseline,app,app-nolimit").split(",");
+  const unknown = wanted.filter((w) => !(SERVERS as readonly string[]).includes(w));
+  if (unknown.length) throw new Error(`BENCH_SERVERS: unknown ${unknown.join(", ")} (known: ${SERVERS.join(", ")})`);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const servers: Server[] = [];
   const measured: (Result & { round: number })[] = [];
+  let mixed: MixedResult | null = null;
   try {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
-    // in turn, round after round: every ratio compares runs minutes apart, not a whole suite apart, on
-    // a machine whose speed drifts.
-    // The baseline and the fast path are measured back to back, and every other round in the
-    // opposite order, so a drift of the machine's speed (±15% over minutes here) weighs on both
+    // in turn, round after round, in the opposite order every other round: every ratio compares runs
+    // measured back to back, so a drift of the machine's speed (±15% over minutes here) weighs on both
     // sides of a ratio alike instead of on one.
     // The baseline runs the app's statements on the app's tables: the schema must exist first.
     await runMigrations(pg.url);
-    if (wanted.includes("baseline")) servers.push(await startBaseline(pg.url, 3401));
-    if (wanted.includes("app-fast")) servers.push(await startApp(pg.url, true, 3403));
-    if (wanted.includes("app-next")) servers.push(await startApp(pg.url, false, 3402));
+    let port = 3401;
+    for (const name of SERVERS) {
+      if (!wanted.includes(name)) continue;
+      if (name === "bare") servers.push(await startBare(pg.url, port++));
+      else if (name === "baseline") servers.push(await startBaseline(pg.url, port++));
+      else servers.push(await startApp(pg.url, APPS[name], port++));
+    }
     for (let round = 1; round <= rounds; round++) {
       const order = round % 2 === 1 ? servers : [...servers].reverse();
       for (const endpoint of ENDPOINTS) {
-        for (const server of order)
-          measured.push(
-            await measure(
-              server,
-              server.endpoints.find((e) => e.name === endpoint)!,
-              round,
-            ),
-          );
+        for (const server of order) {
+          const e = server.endpoints.find((x) => x.name === endpoint);
+          if (e) measured.push(await measure(server, e, round));
+        }
       }
     }
+    const fast = servers.find((s) => s.name === "app");
+    if (fast && process.env.BENCH_MIXED !== "false") mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS });
   } finally {
     for (const server of servers) await stop(server.child);
     await pg.stop();
@@ -214,48 +313,63 @@ async function main() {
 
   // Throughput: the mean over rounds; latency and memory: the worst round.
   const results: Result[] = servers.flatMap((server) =>
-    ENDPOINTS.map((endpoint) => {
+    ENDPOINTS.flatMap((endpoint) => {
       const runs = measured.filter((m) => m.server === server.name && m.endpoint === endpoint);
-      return {
-        server: server.name,
-        endpoint,
-        rps: Math.round(mean(runs.map((r) => r.rps))),
-        p50: Math.max(...runs.map((r) => r.p50)),
-        p99: Math.max(...runs.map((r) => r.p99)),
-        errors: runs.reduce((a, r) => a + r.errors, 0),
-        non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
-        rssMb: Math.max(...runs.map((r) => r.rssMb)),
-      };
+      if (!runs.length) return [];
+      return [
+        {
+          server: server.name,
+          endpoint,
+          rps: Math.round(mean(runs.map((r) => r.rps))),
+          p50: Math.max(...runs.map((r) => r.p50)),
+          p99: Math.max(...runs.map((r) => r.p99)),
+          errors: runs.reduce((a, r) => a + r.errors, 0),
+          non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+          rssMb: Math.max(...runs.map((r) => r.rssMb)),
+        },
+      ];
     }),
   );
-  // Each round's ratio pairs runs measured back to back; the figure is their mean.
-  const ratios = ["app-next", "app-fast"].flatMap((server) =>
+  // Each round's ratio pairs runs measured back to back; the figure is their mean. p99 compares the worst rounds.
+  const ratios = COMPARISONS.flatMap(([server, reference]) =>
     ENDPOINTS.flatMap((endpoint) => {
       const perRound: number[] = [];
       for (let round = 1; round <= rounds; round++) {
         const r = measured.find((x) => x.server === server && x.endpoint === endpoint && x.round === round);
-        const b = measured.find((x) => x.server === "baseline" && x.endpoint === endpoint && x.round === round);
+        const b = measured.find((x) => x.server === reference && x.endpoint === endpoint && x.round === round);
         if (r && b) perRound.push(r.rps / b.rps);
       }
-      return perRound.length ? [{ server, endpoint, ratio: round2(mean(perRound)), perRound: perRound.map(round2) }] : [];
+      const r = results.find((x) => x.server === server && x.endpoint === endpoint);
+      const b = results.find((x) => x.server === reference && x.endpoint === endpoint);
+      if (!perRound.length || !r || !b) return [];
+      return [{ server, reference, endpoint, ratio: round2(mean(perRound)), perRound: perRound.map(round2), p99Ratio: round2(r.p99 / Math.max(1, b.p99)) }];
     }),
   );
-  console.log(`\nmean over ${rounds} round(s):`);
+  console.log(`\nmean over ${rounds} round(s), ${CONNECTIONS} connections, ${API_KEYS} API keys per app:`);
   for (const r of results) {
-    console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ≤ ${r.p50} ms  p99 ≤ ${r.p99} ms  rss ≤ ${r.rssMb} MB`);
+    const refused = r.non2xx ? `  non-2xx ${r.non2xx}` : "";
+    console.log(
+      `  ${r.server.padEnd(11)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ≤ ${r.p50} ms  p99 ≤ ${r.p99} ms  rss ≤ ${r.rssMb} MB${refused}`,
+    );
   }
-  console.log("\nthroughput relative to the baseline (mean of each round's ratio):");
-  for (const r of ratios) console.log(`  ${r.server.padEnd(10)} ${r.endpoint.padEnd(24)} ${r.ratio}×  (rounds: ${r.perRound.join(", ")})`);
+  console.log("\nthroughput relative to a reference (mean of each round's ratio), and p99 relative to its p99:");
+  for (const r of ratios) {
+    console.log(`  ${`${r.server} ÷ ${r.reference}`.padEnd(24)} ${r.endpoint.padEnd(24)} ${r.ratio}×  (rounds: ${r.perRound.join(", ")})  p99 ${r.p99Ratio}×`);
+  }
+  const app = results.filter((r) => r.server === "app");
+  if (app.length) console.log(`\npeak RSS of the app (limiter on): ${Math.max(...app.map((r) => r.rssMb))} MB`);
   const report = {
     date: new Date().toISOString(),
     cpus: os.cpus().length,
     node: process.version,
     connections: CONNECTIONS,
     durationSeconds: DURATION,
+    apiKeys: API_KEYS,
     rounds,
     results,
     ratios,
     runs: measured,
+    mixed,
   };
   fs.mkdirSync("bench", { recursive: true });
   fs.writeFileSync("bench/results.json", JSON.stringify(report, null, 2) + "\n");

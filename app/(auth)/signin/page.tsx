@@ -12,14 +12,15 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const callbackUrl = safeCallbackUrl((await searchParams).callbackUrl);
+  const params = await searchParams;
+  const callbackUrl = safeCallbackUrl(params.callbackUrl);
   if (await currentMerchant()) redirect(callbackUrl);
   const { t } = await getI18n();
   return (
     <Card>
       <h1 className="text-xl font-bold text-slate-900">{t("auth.signInTitle")}</h1>
       <p className="mb-6 mt-1 text-sm text-slate-600">{t("auth.signInSubtitle")}</p>
-      <SignInForm callbackUrl={callbackUrl} />
+      <SignInForm callbackUrl={callbackUrl} notice={params.reset ? "auth.resetDone" : params.joined ? "auth.inviteDone" : undefined} />
     </Card>
   );
 }

@@ -2,14 +2,28 @@ import { DashboardNav } from "@/components/layout/dashboard-nav";
 import { LanguageSwitch } from "@/components/layout/language-switch";
 import { Logo } from "@/components/layout/logo";
 import { SignOutButton } from "@/components/layout/sign-out-button";
+import { StepUpProvider } from "@/components/security/step-up";
 import { requireMerchant } from "@/lib/auth/session";
+import type { UserRole } from "@/db/schema";
+import { can } from "@/lib/security/roles";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
+
+/** Pages a role cannot open are left out of the navigation (and answer 404 if opened anyway). */
+function hiddenPages(role: UserRole): string[] {
+  const hidden: string[] = [];
+  if (!can(role, "orders.create")) hidden.push("/dashboard/orders/new");
+  if (!can(role, "team.manage")) hidden.push("/dashboard/team");
+  if (!can(role, "audit.view")) hidden.push("/dashboard/audit");
+  // The outbox exists only while no SMTP server is configured.
+  if (env().SMTP_URL) hidden.push("/dashboard/outbox");
+  return hidden;
+}
 
 // Every dashboard page sits behind this check; pages and actions check again themselves
 // (requireMerchant is cached per request), since a layout does not guard server actions.
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const { merchant, email } = await requireMerchant();
+  const { merchant, email, role, twoFactor, stepUpFresh } = await requireMerchant();
   const { locale, t } = await getI18n();
   const sandbox = env().PAYMENTS_MODE === "sandbox";
   return (
@@ -41,10 +55,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
       </header>
       <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:grid lg:grid-cols-[13rem_1fr] lg:gap-8">
         <aside className="border-b border-slate-200 py-3 lg:border-0 lg:py-8">
-          <DashboardNav />
+          <DashboardNav hidden={hiddenPages(role)} />
         </aside>
         <main id="content" className="min-w-0 py-6 lg:py-8">
-          {children}
+          <StepUpProvider value={{ twoFactor, needed: !stepUpFresh, minutes: env().STEP_UP_MINUTES }}>{children}</StepUpProvider>
         </main>
       </div>
     </div>

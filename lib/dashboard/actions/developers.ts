@@ -1,44 +1,75 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { actorOf } from "@/lib/auth/session";
+import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
+import { alertAdmins } from "@/lib/security/alerts";
+import { audit } from "@/lib/security/audit";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
+// A new key or webhook decides who can act for the merchant and where its data goes: developers
+// and admins only, with a fresh second factor, audited, and the owners and admins are told.
+
 /** The full key is returned to the browser once, in this response; only its hash is stored. */
 export const createApiKeyAction = merchantAction(
   apiKeyForm,
-  async ({ name }, { merchant }) => {
-    const key = await createApiKey(merchant.id, name);
+  async ({ name, scope }, signedIn) => {
+    const key = await createApiKey(signedIn.merchant.id, name, { scope });
+    const actor = actorOf(signedIn);
+    await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scope });
+    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${scope})`, await getLocale());
     revalidatePath("/dashboard/developers");
     return { data: { key: key.key, name: key.name } };
   },
   // `name` is the key's name here, not a customer's.
-  { labels: { name: "developers.keyName" } },
+  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName" } },
 );
 
-export const revokeApiKeyAction = merchantAction(orderIdForm, async ({ id }, { merchant }) => {
-  await revokeApiKey(merchant.id, id);
-  revalidatePath("/dashboard/developers");
-  return { data: { id } };
-});
+export const revokeApiKeyAction = merchantAction(
+  orderIdForm,
+  async ({ id }, signedIn) => {
+    const key = await revokeApiKey(signedIn.merchant.id, id);
+    await audit(actorOf(signedIn), "apiKey.revoked", id, { name: key.name, prefix: key.prefix });
+    revalidatePath("/dashboard/developers");
+    return { data: { id } };
+  },
+  { permission: "apiKeys.manage" },
+);
 
 /** The signing secret is returned to the browser once, in this response. */
-export const createWebhookAction = merchantAction(webhookForm, async (input, { merchant }) => {
-  const created = await createEndpoint(merchant.id, input);
-  revalidatePath("/dashboard/developers");
-  return { data: { url: created.url, secret: created.secret } };
-});
+export const createWebhookAction = merchantAction(
+  webhookForm,
+  async (input, signedIn) => {
+    const created = await createEndpoint(signedIn.merchant.id, input);
+    const actor = actorOf(signedIn);
+    await audit(actor, "webhook.created", created.id, { url: created.url });
+    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "webhook", created.url, await getLocale());
+    revalidatePath("/dashboard/developers");
+    return { data: { url: created.url, secret: created.secret } };
+  },
+  { permission: "webhooks.manage", stepUp: true },
+);
 
-export const deleteWebhookAction = merchantAction(orderIdForm, async ({ id }, { merchant }) => {
-  await deleteEndpoint(merchant.id, id);
-  revalidatePath("/dashboard/developers");
-  return { data: { id } };
-});
+export const deleteWebhookAction = merchantAction(
+  orderIdForm,
+  async ({ id }, signedIn) => {
+    await deleteEndpoint(signedIn.merchant.id, id);
+    await audit(actorOf(signedIn), "webhook.deleted", id);
+    revalidatePath("/dashboard/developers");
+    return { data: { id } };
+  },
+  { permission: "webhooks.manage" },
+);
 
-export const redeliverAction = merchantAction(redeliverForm, async ({ endpointId, deliveryId }, { merchant }) => {
-  await redeliver(merchant.id, endpointId, deliveryId);
-  return { data: { deliveryId }, message: "developers.redelivered" as const };
-});
+export const redeliverAction = merchantAction(
+  redeliverForm,
+  async ({ endpointId, deliveryId }, { merchant }) => {
+    await redeliver(merchant.id, endpointId, deliveryId);
+    return { data: { deliveryId }, message: "developers.redelivered" as const };
+  },
+  { permission: "webhooks.manage" },
+);

@@ -10,7 +10,7 @@ import { cryptoPixOrderForm, DECIMAL_FIELDS, depositOrderForm, exchangeOrderForm
 // Each kind of order through the same service call its API endpoint makes, with the signed-in
 // merchant; on success the order's page shows the QR, code, link and countdown.
 
-const opts = { decimalFields: DECIMAL_FIELDS };
+const opts = { decimalFields: DECIMAL_FIELDS, permission: "orders.create" as const };
 const toOrder = (id: string) => ({ redirectTo: `/dashboard/orders/${id}` });
 
 export const createPixOrderAction = merchantAction(pixOrderForm, async (input, { merchant }) => toOrder((await createPixOrder(merchant, input)).id), opts);
@@ -28,7 +28,11 @@ export const createDepositAction = merchantAction(depositOrderForm, async (input
 export const createCryptoPixAction = merchantAction(cryptoPixOrderForm, async (input, { merchant }) => toOrder((await createCryptoPixPayment(merchant, input)).id), opts);
 
 /** Sandbox only: pays what is still due, like the sandbox API helpers. */
-export const simulatePaymentAction = merchantAction(orderIdForm, async ({ id }, { merchant }) => {
-  await payInFull(merchant.id, id);
-  return { data: { id }, message: "order.simulated" as const };
-});
+export const simulatePaymentAction = merchantAction(
+  orderIdForm,
+  async ({ id }, { merchant }) => {
+    await payInFull(merchant.id, id);
+    return { data: { id }, message: "order.simulated" as const };
+  },
+  { permission: "orders.create" },
+);

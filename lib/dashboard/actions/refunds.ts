@@ -1,6 +1,8 @@
 "use server";
 
+import { actorOf } from "@/lib/auth/session";
 import { requestRefund } from "@/lib/refunds/service";
+import { audit } from "@/lib/security/audit";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, refundForm } from "../schemas";
 
@@ -11,9 +13,10 @@ const MESSAGES = { PENDING: "refunds.pending", COMPLETED: "refunds.completed", F
 
 export const refundOrderAction = merchantAction(
   refundForm,
-  async ({ id, ...input }, { merchant }) => {
-    const refund = await requestRefund(merchant, id, input);
+  async ({ id, ...input }, signedIn) => {
+    const refund = await requestRefund(signedIn.merchant, id, input);
+    await audit(actorOf(signedIn), "refund.requested", refund.id, { orderId: id, valueCentavos: refund.valueCentavos });
     return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
   },
-  { decimalFields: DECIMAL_FIELDS },
+  { decimalFields: DECIMAL_FIELDS, permission: "refunds.create" },
 );

@@ -2,17 +2,57 @@
 
 import { revalidatePath } from "next/cache";
 import { cookies } from "next/headers";
+import { actorOf } from "@/lib/auth/session";
 import { isLocale, LANG_COOKIE } from "@/lib/i18n";
-import { updateMerchant } from "@/lib/merchants/service";
+import { getLocale } from "@/lib/i18n/server";
+import { confirmPayoutKey, updateMerchant } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
-import { settingsForm } from "../schemas";
+import { alertAdmins } from "@/lib/security/alerts";
+import { audit } from "@/lib/security/audit";
+import { companyForm, emptyForm, payoutKeyForm } from "../schemas";
 
-/** Company name and PIX key only: the account type is the operator's to change (CONTRACT §2). */
-export const updateSettingsAction = merchantAction(settingsForm, async ({ companyName, pixKey }, { merchant }) => {
-  await updateMerchant(merchant.id, { companyName, pixKey });
-  revalidatePath("/dashboard", "layout");
-  return { data: null, message: "common.saved" as const };
-});
+// Company name and payout PIX key only: the account type is the operator's to change (CONTRACT §2).
+// The payout key decides where withdrawals go, so changing it takes a fresh second factor, is
+// audited, alerts the owners and admins, and starts the key's hold (lib/security/payout-hold.ts).
+
+export const updateCompanyAction = merchantAction(
+  companyForm,
+  async ({ companyName }, signedIn) => {
+    await updateMerchant(signedIn.merchant.id, { companyName });
+    await audit(actorOf(signedIn), "company.changed", signedIn.merchant.id, { from: signedIn.merchant.companyName, to: companyName });
+    revalidatePath("/dashboard", "layout");
+    return { data: null, message: "common.saved" as const };
+  },
+  { permission: "company.edit" },
+);
+
+export const updatePayoutKeyAction = merchantAction(
+  payoutKeyForm,
+  async ({ pixKey }, signedIn) => {
+    const before = signedIn.merchant.pixKey;
+    const updated = await updateMerchant(signedIn.merchant.id, { pixKey });
+    if (updated.pixKey !== before) {
+      const actor = actorOf(signedIn);
+      await audit(actor, "payoutKey.changed", signedIn.merchant.id, { from: before, to: updated.pixKey });
+      await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "payoutKey", updated.pixKey ?? "", await getLocale());
+    }
+    revalidatePath("/dashboard", "layout");
+    return { data: null, message: "common.saved" as const };
+  },
+  { permission: "payoutKey.change", stepUp: true },
+);
+
+/** An owner vouches for a recently changed payout key, so withdrawals to it need not wait. */
+export const confirmPayoutKeyAction = merchantAction(
+  emptyForm,
+  async (_input, signedIn) => {
+    await confirmPayoutKey(signedIn.merchant.id);
+    await audit(actorOf(signedIn), "payoutKey.confirmed", signedIn.merchant.id, { pixKey: signedIn.merchant.pixKey });
+    revalidatePath("/dashboard", "layout");
+    return { data: null, message: "settings.payoutConfirmed" as const };
+  },
+  { permission: "payoutKey.confirm", stepUp: true },
+);
 
 /** The language switch: a cookie for a year; works without JavaScript (a plain form post). */
 export async function setLanguageAction(formData: FormData): Promise<void> {

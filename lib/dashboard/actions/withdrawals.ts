@@ -1,18 +1,34 @@
 "use server";
 
+import { actorOf } from "@/lib/auth/session";
+import { InvalidInput } from "@/lib/errors";
+import { getI18n } from "@/lib/i18n/server";
+import { formatDateTime } from "@/lib/i18n";
+import { classifyPixKey } from "@/lib/pix/keys";
+import { audit } from "@/lib/security/audit";
+import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
 import { createPixOut, initiateOnchainWithdrawal } from "@/lib/withdrawals/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, onchainWithdrawForm, pixOutForm } from "../schemas";
 
-// Limits, balance and fees are checked again by the service under the merchant's row lock: what
-// the form showed was a preview, this is the decision.
+// Limits, balance, fees and the payout key's hold are checked again by the service under the
+// merchant's row lock: what the form showed was a preview, this is the decision. Money leaves only
+// for a role allowed to move it, with a fresh second factor, and every request is audited.
 
-const opts = { decimalFields: DECIMAL_FIELDS };
+const opts = { decimalFields: DECIMAL_FIELDS, permission: "withdrawals.create" as const, stepUp: true };
 
 export const pixOutAction = merchantAction(
   pixOutForm,
-  async (input, { merchant }) => {
+  async (input, signedIn) => {
+    const { merchant } = signedIn;
+    const toRegistered = !input.pixKey || classifyPixKey(input.pixKey)?.normalized === merchant.pixKey;
+    const heldUntil = toRegistered ? payoutKeyHeldUntil(merchant) : null;
+    if (heldUntil) {
+      const { locale, t } = await getI18n();
+      throw new InvalidInput(t("withdrawals.payoutHeld", { until: formatDateTime(heldUntil, locale) }));
+    }
     const w = await createPixOut(merchant, input);
+    await audit(actorOf(signedIn), "withdrawal.requested", w.id, { kind: "pix_out", valueCentavos: w.valueCentavos, pixKey: w.pixKey });
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },
   opts,
@@ -20,8 +36,9 @@ export const pixOutAction = merchantAction(
 
 export const onchainWithdrawAction = merchantAction(
   onchainWithdrawForm,
-  async (input, { merchant }) => {
-    const w = await initiateOnchainWithdrawal(merchant, input);
+  async (input, signedIn) => {
+    const w = await initiateOnchainWithdrawal(signedIn.merchant, input);
+    await audit(actorOf(signedIn), "withdrawal.requested", w.id, { kind: "onchain", valueCentavos: w.valueCentavos, toAddress: w.toAddress, network: w.network });
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },
   opts,

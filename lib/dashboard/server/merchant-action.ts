@@ -1,17 +1,51 @@
 import "server-only";
 import type { z } from "zod";
-import { requireMerchant, type SignedIn } from "@/lib/auth/session";
+import { actorOf, requireMerchant, type SignedIn } from "@/lib/auth/session";
 import type { ActionState } from "@/lib/forms/action-state";
+import { echoValues } from "@/lib/forms/form";
 import { validatedAction, type ActionOutcome } from "@/lib/forms/validated-action";
+import { audit } from "@/lib/security/audit";
+import { can, type Permission } from "@/lib/security/roles";
+import { markStepUp } from "@/lib/security/sessions";
+import { verifySecondFactor } from "@/lib/security/two-factor";
 
-/** validatedAction for the dashboard: the session is checked before anything else is read. */
+// validatedAction for the dashboard: the session is checked before anything else is read, then the
+// role, then (for money moves and changes to where money or data goes) a fresh second factor. A
+// session that proved one within STEP_UP_MINUTES passes; otherwise the form's `otp` field must
+// carry a code, which also refreshes the session's step-up.
+
+type Options = Parameters<typeof validatedAction>[2] & { permission?: Permission; stepUp?: boolean };
+
+/** The form field a step-up code travels in. */
+export const STEP_UP_FIELD = "otp";
+
 export function merchantAction<S extends z.ZodType, D>(
   schema: S,
   action: (data: z.output<S>, signedIn: SignedIn, formData: FormData) => Promise<ActionOutcome<D>>,
-  opts: Parameters<typeof validatedAction>[2] = {},
+  opts: Options = {},
 ) {
   return async (prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const signedIn = await requireMerchant();
-    return validatedAction(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, formData);
+    if (opts.permission && !can(signedIn.role, opts.permission)) return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
+    if (opts.stepUp) {
+      const refused = await stepUp<D>(signedIn, formData);
+      if (refused) return refused;
+    }
+    // The code has done its job; the form's own schema (often the API's strict body) never sees it.
+    formData.delete(STEP_UP_FIELD);
+    return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, formData);
   };
+}
+
+async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<ActionState<D> | null> {
+  if (!signedIn.twoFactor) return { status: "error", error: "security.twoFactorNeeded", values: echoValues(formData) };
+  if (signedIn.stepUpFresh) return null;
+  const code = String(formData.get(STEP_UP_FIELD) ?? "");
+  const factor = code.trim() === "" ? null : await verifySecondFactor(signedIn.userId, code);
+  if (!factor) {
+    return { status: "error", error: "security.stepUpNeeded", fieldErrors: { [STEP_UP_FIELD]: ["security.wrongCode"] }, values: echoValues(formData) };
+  }
+  if (factor === "recovery") await audit(actorOf(signedIn), "twoFactor.recoveryCodeUsed");
+  await markStepUp(signedIn.sessionId);
+  return null;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants } from "@/db/schema";
+import { shownBalance } from "@/lib/ledger/ledger";
 import { saoPauloDay } from "@/lib/money";
 import { fillDays, lastDays } from "@/lib/dashboard/days";
 import { listDashboardOrders, type OrderRow } from "./orders";
@@ -23,7 +24,7 @@ export async function getOverview(merchantId: string): Promise<Overview> {
   const today = saoPauloDay();
   const days = lastDays(today, DAYS);
   const [[merchant], rows, latest] = await Promise.all([
-    db().select({ balance: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchantId)),
+    db().select({ balance: shownBalance() }).from(merchants).where(eq(merchants.id, merchantId)),
     db().execute<{ day: string; total: string; n: string }>(sql`
       select to_char((created_at at time zone 'America/Sao_Paulo')::date, 'YYYY-MM-DD') as day,
              sum(amount_centavos) as total, count(*) as n

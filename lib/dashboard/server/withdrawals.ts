@@ -10,6 +10,7 @@ import { providers } from "@/lib/providers";
 import { railEnabled } from "@/lib/providers/rails";
 import { remainingLimits } from "@/lib/withdrawals/limits";
 import { listWithdrawals } from "@/lib/withdrawals/service";
+import { shownBalance } from "@/lib/ledger/ledger";
 
 // What the withdrawal forms need to show the fee breakdown and the limits before submitting, and
 // the history. The figures are quotes: the service fixes the real ones when the request is accepted.
@@ -73,9 +74,12 @@ function row(w: Withdrawal): WithdrawalRow {
 
 /** Balance, limits left today and the latest withdrawals: what the page polls. */
 export async function getWithdrawalState(merchantId: string): Promise<WithdrawalState> {
-  const [merchant] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
+  const [merchant] = await db()
+    .select({ id: merchants.id, accountType: merchants.accountType, balance: shownBalance() })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
   const [limits, { withdrawals }] = await Promise.all([remainingLimits(merchant), listWithdrawals(merchantId, 50)]);
-  return { balanceCentavos: merchant.balanceCentavos, limits, history: withdrawals.map(row) };
+  return { balanceCentavos: merchant.balance, limits, history: withdrawals.map(row) };
 }
 
 /** Network fees and rates quoted now, for the forms' breakdown. */

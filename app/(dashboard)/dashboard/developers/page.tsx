@@ -11,13 +11,14 @@ import { getWebhookPanel } from "@/lib/dashboard/server/webhooks";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { listApiKeys } from "@/lib/merchants/service";
+import { can } from "@/lib/security/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("developers.title") };
 }
 
 export default async function DevelopersPage() {
-  const { merchant } = await requireMerchant();
+  const { merchant, role } = await requireMerchant();
   const sandbox = env().PAYMENTS_MODE === "sandbox";
   const [{ t }, keys, webhooks, pending] = await Promise.all([
     getI18n(),
@@ -33,10 +34,12 @@ export default async function DevelopersPage() {
           <CardTitle id="keys-title">{t("developers.apiKeys")}</CardTitle>
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("developers.apiKeysBody")}</p>
           <ApiKeys
+            canManage={can(role, "apiKeys.manage")}
             keys={keys.map((k) => ({
               id: k.id,
               name: k.name,
               prefix: k.prefix,
+              scope: k.scope,
               createdAt: k.createdAt.toISOString(),
               lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
               revokedAt: k.revokedAt?.toISOString() ?? null,
@@ -47,10 +50,10 @@ export default async function DevelopersPage() {
         <Card aria-labelledby="webhooks-title">
           <CardTitle id="webhooks-title">{t("developers.webhooks")}</CardTitle>
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("developers.webhooksBody")}</p>
-          <WebhooksPanel initial={webhooks} />
+          <WebhooksPanel initial={webhooks} canManage={can(role, "webhooks.manage")} />
         </Card>
 
-        {sandbox ? (
+        {sandbox && can(role, "orders.create") ? (
           <Card aria-labelledby="sandbox-title">
             <CardTitle id="sandbox-title">{t("developers.sandbox")}</CardTitle>
             <p className="mb-4 mt-1 text-sm text-slate-600">{t("developers.sandboxBody")}</p>

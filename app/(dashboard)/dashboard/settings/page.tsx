@@ -1,17 +1,20 @@
 import type { Metadata } from "next";
-import { SettingsForm } from "@/components/dashboard/settings-form";
+import { CompanyForm, PayoutKeyForm, PayoutKeyHold } from "@/components/dashboard/settings-form";
 import { Card, CardTitle, DefinitionList, PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
 import { formatMoney } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { WITHDRAWAL_LIMITS } from "@/lib/money";
+import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
+import { can } from "@/lib/security/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("settings.title") };
 }
 
 export default async function SettingsPage() {
-  const { merchant } = await requireMerchant();
+  const { merchant, role } = await requireMerchant();
+  const heldUntil = payoutKeyHeldUntil(merchant);
   const { locale, t } = await getI18n();
   const limits = WITHDRAWAL_LIMITS[merchant.accountType];
   return (
@@ -22,7 +25,19 @@ export default async function SettingsPage() {
           <CardTitle id="company-title" className="mb-4">
             {t("settings.company")}
           </CardTitle>
-          <SettingsForm companyName={merchant.companyName} pixKey={merchant.pixKey ?? ""} />
+          {heldUntil ? <PayoutKeyHold until={heldUntil.toISOString()} canConfirm={can(role, "payoutKey.confirm")} /> : null}
+          <div className="space-y-6">
+            {can(role, "company.edit") ? (
+              <CompanyForm companyName={merchant.companyName} />
+            ) : (
+              <DefinitionList items={[{ label: t("settings.companyName"), value: merchant.companyName }]} />
+            )}
+            {can(role, "payoutKey.change") ? (
+              <PayoutKeyForm pixKey={merchant.pixKey ?? ""} />
+            ) : (
+              <DefinitionList items={[{ label: t("settings.pixKey"), value: merchant.pixKey ?? t("common.none") }]} />
+            )}
+          </div>
         </Card>
         <Card aria-labelledby="account-title">
           <CardTitle id="account-title">{t("settings.account")}</CardTitle>

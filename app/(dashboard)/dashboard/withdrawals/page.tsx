@@ -1,21 +1,26 @@
 import type { Metadata } from "next";
+import { ExportLinks } from "@/components/dashboard/export-links";
 import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
 import { getWithdrawalQuotes, getWithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { getI18n } from "@/lib/i18n/server";
+import { can } from "@/lib/security/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("withdrawals.title") };
 }
 
 export default async function WithdrawalsPage() {
-  const { merchant } = await requireMerchant();
+  const { merchant, role } = await requireMerchant();
   const [{ t }, state, quotes] = await Promise.all([getI18n(), getWithdrawalState(merchant.id), getWithdrawalQuotes(merchant)]);
   return (
     <>
       <PageHeader title={t("withdrawals.title")} />
-      <WithdrawalsView initial={state} quotes={quotes} />
+      <WithdrawalsView initial={state} quotes={quotes} canWithdraw={can(role, "withdrawals.create")} />
+      <div className="mt-4">
+        <ExportLinks name="withdrawals" params={{}} />
+      </div>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ExportLinks } from "@/components/dashboard/export-links";
 import { OrdersBrowser } from "@/components/dashboard/orders-browser";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
@@ -21,6 +22,9 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         <ButtonLink href="/dashboard/orders/new">{t("nav.newOrder")}</ButtonLink>
       </PageHeader>
       <OrdersBrowser filters={{ kind: query.kind, status: query.status, from: query.from, to: query.to, q: query.q, page: query.page }} initial={initial} />
+      <div className="mt-4">
+        <ExportLinks name="orders" params={{ from: query.from, to: query.to }} />
+      </div>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { OrderDetailView } from "@/components/dashboard/order-detail-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
+import { can } from "@/lib/security/roles";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { getI18n } from "@/lib/i18n/server";
 
@@ -12,7 +13,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
-  const { merchant } = await requireMerchant();
+  const { merchant, role } = await requireMerchant();
   const { id } = await params;
   // Only this merchant's orders: another merchant's id is a 404, like an id that does not exist.
   const [{ t }, order] = await Promise.all([getI18n(), getOrderDetail(merchant.id, id)]);
@@ -24,7 +25,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
       </Link>
       {/* The merchant's own order id names the order when it has one. */}
       <PageHeader title={t("order.title", { id: order.merchantOrderId ?? (order.paymentLinkId ?? order.id).slice(0, 8) })} />
-      <OrderDetailView initial={order} />
+      <OrderDetailView initial={order} canRefund={can(role, "refunds.create")} canSimulate={can(role, "orders.create")} />
     </>
   );
 }

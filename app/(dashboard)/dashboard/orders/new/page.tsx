@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { NewOrderForm } from "@/components/dashboard/new-order-form";
 import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { Alert, PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requirePermission } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { providers } from "@/lib/providers";
@@ -29,7 +29,7 @@ async function hintRates(symbols: readonly (Asset | "BTC")[]): Promise<Record<st
 }
 
 export default async function NewOrderPage({ searchParams }: { searchParams: Promise<{ kind?: string }> }) {
-  await requireMerchant();
+  await requirePermission("orders.create");
   const { t } = await getI18n();
   const requested = (await searchParams).kind;
   // Live mode offers only the rails this server has (CONTRACT §10).

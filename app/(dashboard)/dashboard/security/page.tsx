@@ -1,0 +1,52 @@
+import type { Metadata } from "next";
+import { PasswordForm } from "@/components/security/password-form";
+import { SessionsList } from "@/components/security/sessions-list";
+import { TwoFactorPanel } from "@/components/security/two-factor-panel";
+import { Card, CardTitle, PageHeader } from "@/components/ui/card";
+import { requireMerchant } from "@/lib/auth/session";
+import { getI18n } from "@/lib/i18n/server";
+import { listOpenSessions } from "@/lib/security/sessions";
+import { twoFactorStatus } from "@/lib/security/two-factor";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getI18n()).t("security.title") };
+}
+
+/** The signed-in user's own security: second factor, password, sessions. Open to every role. */
+export default async function SecurityPage() {
+  const { userId, sessionId } = await requireMerchant();
+  const [{ t }, twoFactor, sessions] = await Promise.all([getI18n(), twoFactorStatus(userId), listOpenSessions(userId)]);
+  return (
+    <>
+      <PageHeader title={t("security.title")} />
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card aria-labelledby="twofactor-title">
+          <CardTitle id="twofactor-title" className="mb-4">
+            {t("security.twoFactor")}
+          </CardTitle>
+          <TwoFactorPanel enabled={twoFactor.enabled} recoveryCodesLeft={twoFactor.recoveryCodesLeft} />
+        </Card>
+        <Card aria-labelledby="password-title">
+          <CardTitle id="password-title" className="mb-4">
+            {t("security.password")}
+          </CardTitle>
+          <PasswordForm />
+        </Card>
+        <Card aria-labelledby="sessions-title" className="lg:col-span-2">
+          <CardTitle id="sessions-title">{t("security.sessions")}</CardTitle>
+          <p className="mb-4 mt-1 text-sm text-slate-600">{t("security.sessionsHint")}</p>
+          <SessionsList
+            sessions={sessions.map((s) => ({
+              id: s.id,
+              current: s.id === sessionId,
+              createdAt: s.createdAt.toISOString(),
+              lastSeenAt: s.lastSeenAt.toISOString(),
+              ip: s.ip,
+              userAgent: s.userAgent,
+            }))}
+          />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+"use client";
+
+import Link from "next/link";
+import { createContext, useContext } from "react";
+import { Alert } from "@/components/ui/card";
+import { Input } from "@/components/ui/field";
+import { useI18n } from "@/lib/i18n/client";
+
+// Forms that move money or change where it goes carry an authentication-code field while the
+// session has no recent second factor. The dashboard layout says whether one is needed; the server
+// action decides (and asks again through the field's error when the layout's answer is stale).
+
+type StepUp = { twoFactor: boolean; needed: boolean; minutes: number };
+const StepUpContext = createContext<StepUp>({ twoFactor: false, needed: true, minutes: 5 });
+
+export function StepUpProvider({ value, children }: { value: StepUp; children: React.ReactNode }) {
+  return <StepUpContext.Provider value={value}>{children}</StepUpContext.Provider>;
+}
+
+export function StepUpField({ errors }: { errors?: string[] }) {
+  const { t } = useI18n();
+  const { twoFactor, needed, minutes } = useContext(StepUpContext);
+  if (!twoFactor) {
+    return (
+      <Alert tone="warning">
+        <p>{t("security.twoFactorNeeded")}</p>
+        <Link href="/dashboard/security" className="font-semibold underline">
+          {t("security.twoFactorLink")}
+        </Link>
+      </Alert>
+    );
+  }
+  if (!needed && !errors?.length) return null;
+  return (
+    <Input
+      label={t("security.stepUpLabel")}
+      name="otp"
+      autoComplete="one-time-code"
+      inputMode="numeric"
+      maxLength={32}
+      hint={t("security.stepUpHint", { minutes })}
+      errors={errors}
+      data-testid="step-up-code"
+    />
+  );
+}

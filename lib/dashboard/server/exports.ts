@@ -1,0 +1,116 @@
+import "server-only";
+import { z } from "zod";
+import { db } from "@/db";
+import type { Withdrawal } from "@/db/schema";
+import { CSV_FORMATS, csvStream, type CsvColumn, type CsvFormat } from "@/lib/csv";
+import { isCalendarDay } from "@/lib/day-range";
+import type { Translator } from "@/lib/i18n";
+import { statementPages, type StatementEntry } from "@/lib/ledger/statement";
+import { LEDGER_KINDS } from "@/db/schema";
+import { orderExportPages, type OrderExportRow } from "@/lib/orders/export";
+import { maskPixKey } from "@/lib/pix/keys";
+import { withdrawalPages } from "@/lib/withdrawals/export";
+
+// The dashboard's CSV downloads (/dashboard/api/exports/{statement,orders,withdrawals}.csv): one
+// module per source streams keyset pages (lib/ledger/statement.ts, lib/orders/export.ts,
+// lib/withdrawals/export.ts) and lib/csv.ts writes them, so a year of a busy shop downloads in
+// constant memory. Headers and descriptions come from the catalogs in the user's language; codes
+// (kinds, statuses) stay the API's, so a file can be matched against API data.
+
+export const EXPORT_NAMES = ["statement", "orders", "withdrawals"] as const;
+export type ExportName = (typeof EXPORT_NAMES)[number];
+
+const day = z.string().refine(isCalendarDay, { message: "export.invalidDate" });
+
+export const exportQuery = z
+  .object({
+    format: z.enum(CSV_FORMATS, { message: "export.invalidFormat" }).default("csv"),
+    from: day.optional(),
+    to: day.optional(),
+    kind: z.enum(LEDGER_KINDS, { message: "export.invalidKind" }).optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "export.invalidRange" });
+export type ExportQuery = z.output<typeof exportQuery>;
+
+const text = (s: string | null | undefined) => ({ text: s ?? null });
+
+function statementColumns(t: Translator): CsvColumn<StatementEntry>[] {
+  return [
+    { header: t("export.col.date"), value: (e) => ({ at: e.createdAt }) },
+    { header: t("export.col.type"), value: (e) => text(e.kind) },
+    { header: t("export.col.description"), value: (e) => text(t(`ledgerKind.${e.kind}`)) },
+    { header: t("export.col.amount"), value: (e) => ({ centavos: e.amountCentavos }) },
+    { header: t("export.col.balance"), value: (e) => ({ centavos: e.balanceAfterCentavos }) },
+    { header: t("export.col.referenceType"), value: (e) => text(e.refType) },
+    { header: t("export.col.reference"), value: (e) => text(e.refId) },
+    { header: t("export.col.entryId"), value: (e) => text(String(e.id)) },
+  ];
+}
+
+function orderColumns(t: Translator): CsvColumn<OrderExportRow>[] {
+  const ref = (r: OrderExportRow, ...keys: string[]) => text(keys.map((k) => r.reference[k]).find(Boolean));
+  return [
+    { header: t("export.col.date"), value: (r) => ({ at: r.createdAt }) },
+    { header: t("export.col.paidAt"), value: (r) => ({ at: r.paidAt }) },
+    { header: t("export.col.id"), value: (r) => text(r.id) },
+    { header: t("export.col.type"), value: (r) => text(r.type) },
+    { header: t("export.col.status"), value: (r) => text(r.status) },
+    { header: t("export.col.valueBrl"), value: (r) => ({ centavos: r.valueCentavos }) },
+    { header: t("export.col.cryptoAmount"), value: (r) => ({ decimal: r.cryptoAmount }) },
+    { header: t("export.col.cryptoReceived"), value: (r) => ({ decimal: r.receivedAmount }) },
+    { header: t("export.col.asset"), value: (r) => text(r.asset) },
+    { header: t("export.col.network"), value: (r) => text(r.network) },
+    { header: t("export.col.rate"), value: (r) => ({ decimal: r.rate }) },
+    { header: t("export.col.rateSource"), value: (r) => text(r.rateSource) },
+    { header: t("export.col.paymentLinkId"), value: (r) => text(r.paymentLinkId) },
+    { header: t("export.col.orderId"), value: (r) => ref(r, "orderId", "orderRequest") },
+    { header: t("export.col.name"), value: (r) => ref(r, "name", "recipientName") },
+    { header: t("export.col.document"), value: (r) => ref(r, "cpf", "cnpj") },
+    { header: t("export.col.email"), value: (r) => ref(r, "email") },
+    { header: t("export.col.payerId"), value: (r) => ref(r, "payerId", "subMerchantId", "merchant") },
+    { header: t("export.col.pixKey"), value: (r) => ref(r, "pixKey") },
+    { header: t("export.col.address"), value: (r) => text(r.address) },
+    { header: t("export.col.txHashes"), value: (r) => text(r.txHashes) },
+  ];
+}
+
+function withdrawalColumns(t: Translator): CsvColumn<Withdrawal>[] {
+  return [
+    { header: t("export.col.date"), value: (w) => ({ at: w.createdAt }) },
+    { header: t("export.col.completedAt"), value: (w) => ({ at: w.completedAt }) },
+    { header: t("export.col.id"), value: (w) => text(w.id) },
+    { header: t("export.col.type"), value: (w) => text(w.kind) },
+    { header: t("export.col.status"), value: (w) => text(w.status) },
+    { header: t("export.col.valueBrl"), value: (w) => ({ centavos: w.valueCentavos }) },
+    { header: t("export.col.serviceFee"), value: (w) => ({ centavos: w.serviceFeeCentavos }) },
+    { header: t("export.col.networkFee"), value: (w) => ({ centavos: w.networkFeeCentavos }) },
+    { header: t("export.col.debit"), value: (w) => ({ centavos: w.debitCentavos }) },
+    { header: t("export.col.network"), value: (w) => text(w.network) },
+    { header: t("export.col.asset"), value: (w) => text(w.token) },
+    { header: t("export.col.cryptoAmount"), value: (w) => ({ decimal: w.tokenAmount }) },
+    { header: t("export.col.rate"), value: (w) => ({ decimal: w.rate }) },
+    // The key is masked as on the withdrawals page: enough to recognise it, not to reuse it.
+    { header: t("export.col.destination"), value: (w) => text(w.kind === "onchain" ? w.toAddress : w.pixKey ? maskPixKey(w.pixKey) : null) },
+    { header: t("export.col.txHash"), value: (w) => text(w.txHash) },
+    { header: t("export.col.failureReason"), value: (w) => text(w.failureReason) },
+  ];
+}
+
+/** The CSV body of one export for one merchant, as a byte stream of keyset pages. */
+export function exportStream(name: ExportName, merchantId: string, q: ExportQuery, t: Translator, pageSize = 1000): ReadableStream<Uint8Array> {
+  const range = { merchantId, from: q.from, to: q.to };
+  switch (name) {
+    case "statement":
+      return csvStream(statementPages(db(), { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t), q.format);
+    case "orders":
+      return csvStream(orderExportPages(db(), range, pageSize), orderColumns(t), q.format);
+    case "withdrawals":
+      return csvStream(withdrawalPages(db(), range, pageSize), withdrawalColumns(t), q.format);
+  }
+}
+
+/** "extrato_2026-11-01_2026-11-30.csv": the export's name in the user's language and its range. */
+export function exportFileName(name: ExportName, q: { from?: string; to?: string; format: CsvFormat }, t: Translator): string {
+  const range = [q.from ?? "", q.to ?? ""].filter(Boolean).join("_");
+  return `${t(`export.file.${name}`)}${range ? `_${range}` : ""}${q.format === "excel" ? "_excel" : ""}.csv`;
+}

@@ -1,0 +1,90 @@
+import "server-only";
+import { and, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { db } from "@/db";
+import { ledgerEntries, LEDGER_KINDS, orderRefunds } from "@/db/schema";
+import { isCalendarDay, saoPauloMidnight } from "@/lib/day-range";
+import { statementPage, type LedgerKind } from "@/lib/ledger/statement";
+
+// The statement page: a page of ledger entries with the balance after each, the balances the chosen
+// period opens and closes with, and where each entry came from (an order, a refund's order, a
+// withdrawal) so the page can link to it.
+
+export const STATEMENT_PAGE_SIZE = 50;
+
+const day = z.string().refine(isCalendarDay);
+
+/** Query-string filters; anything malformed is dropped rather than failing the page (like the orders list). */
+export const statementQuery = z.object({
+  from: day.optional().catch(undefined),
+  to: day.optional().catch(undefined),
+  kind: z.enum(LEDGER_KINDS).optional().catch(undefined),
+  before: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().catch(undefined),
+});
+export type StatementQuery = z.output<typeof statementQuery>;
+
+export type StatementLine = {
+  id: number;
+  kind: LedgerKind;
+  amountCentavos: number;
+  balanceAfterCentavos: number;
+  createdAt: string;
+  /** Where it came from, for a link: an order (of any kind) or a withdrawal. */
+  source: { type: "order"; id: string } | { type: "withdrawal"; id: string } | { type: "other" };
+};
+
+export type Statement = {
+  lines: StatementLine[];
+  nextBefore: number | null;
+  /** The balance before the period's first entry and after its last (whatever the kind filter). */
+  openingCentavos: number | null;
+  closingCentavos: number;
+};
+
+/** The balance after every entry made before `instant`: their sum (0 before the first entry). */
+async function balanceBefore(merchantId: string, instant: SQL): Promise<number> {
+  const [row] = await db()
+    .select({ balance: sql<string>`coalesce(sum(${ledgerEntries.amountCentavos}), 0)` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.merchantId, merchantId), lt(ledgerEntries.createdAt, instant)));
+  return Number(row.balance);
+}
+
+export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {
+  const filter = { merchantId, from: q.from, to: q.to, kinds: q.kind ? [q.kind] : undefined };
+  const [{ entries, nextBefore }, openingCentavos, closingCentavos] = await Promise.all([
+    statementPage(db(), filter, { before: q.before, limit: STATEMENT_PAGE_SIZE }),
+    q.from ? balanceBefore(merchantId, saoPauloMidnight(q.from)) : Promise.resolve(null),
+    q.to ? balanceBefore(merchantId, saoPauloMidnight(q.to, 1)) : balanceBefore(merchantId, sql`'infinity'::timestamptz`),
+  ]);
+  // A refund's entry names the refund; the page links to its order.
+  const refundIds = entries.filter((e) => e.refType === "refund").map((e) => e.refId);
+  const refundOrders = new Map<string, string>();
+  if (refundIds.length > 0) {
+    const rows = await db()
+      .select({ id: orderRefunds.id, orderId: orderRefunds.orderId })
+      .from(orderRefunds)
+      .where(and(eq(orderRefunds.merchantId, merchantId), inArray(sql`${orderRefunds.id}::text`, refundIds)));
+    for (const r of rows) refundOrders.set(r.id, r.orderId);
+  }
+  const lines = entries.map((e): StatementLine => {
+    const refundOrder = e.refType === "refund" ? refundOrders.get(e.refId) : undefined;
+    const source: StatementLine["source"] =
+      e.refType === "order" || e.refType === "onchain_order"
+        ? { type: "order", id: e.refId }
+        : refundOrder
+          ? { type: "order", id: refundOrder }
+          : e.refType === "withdrawal"
+            ? { type: "withdrawal", id: e.refId }
+            : { type: "other" };
+    return {
+      id: e.id,
+      kind: e.kind,
+      amountCentavos: e.amountCentavos,
+      balanceAfterCentavos: e.balanceAfterCentavos,
+      createdAt: e.createdAt.toISOString(),
+      source,
+    };
+  });
+  return { lines, nextBefore, openingCentavos, closingCentavos };
+}

@@ -1,0 +1,101 @@
+import type { Gauge } from "prom-client";
+import { openPool } from "@/db";
+import { env } from "@/lib/env";
+import { queueDepths } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import { gauge, METRIC_PREFIX } from "@/lib/metrics/registry";
+import { deliveryBacklog, type DeliveryBacklog } from "@/lib/webhooks/queries";
+import { withDeadline } from "./deadline";
+
+// Figures read when /metrics is scraped rather than kept up to date on every change: the pool's
+// connections, the job queues and the webhook backlog. Each reading has a deadline and fails alone:
+// a collector that cannot read reports nothing (the series goes absent) and the others still answer.
+
+const READ_TIMEOUT_MS = 2000;
+
+// PostgreSQL's names for a backend's state, so every state has a series even at zero.
+const CONNECTION_STATES = ["active", "idle", "idle in transaction", "idle in transaction (aborted)"] as const;
+
+async function read<T>(what: string, g: Gauge<string>, work: () => Promise<T>, set: (value: T) => void): Promise<void> {
+  g.reset();
+  try {
+    set(await withDeadline(work(), READ_TIMEOUT_MS, what));
+  } catch (err) {
+    log.warn("metrics: reading failed; its series are left out of this scrape", { metric: what, err });
+  }
+}
+
+/** Registers the scrape-time collectors (once: a metric is created by name only the first time). */
+export function registerCollectors(): void {
+  gauge({
+    name: `${METRIC_PREFIX}db_pool_max_connections`,
+    help: "Connections this process's database pool may open (DB_POOL_SIZE)",
+    collect() {
+      this.set(env().DB_POOL_SIZE);
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}db_pool_connections`,
+    help: "This process's open database connections by state (active: running a query), as pg_stat_activity shows them; the pool plus its LISTEN connection",
+    labelNames: ["state"] as const,
+    async collect() {
+      const pool = openPool();
+      await read(
+        "db_pool_connections",
+        this,
+        () => pool.sql<{ state: string; n: number }[]>`
+          select state, count(*)::int as n from pg_stat_activity
+          where application_name = ${pool.applicationName} and pid <> pg_backend_pid() group by state`,
+        (rows) => {
+          for (const s of CONNECTION_STATES) this.labels(s).set(0);
+          for (const r of rows) if (r.state) this.labels(r.state).set(r.n);
+        },
+      );
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}job_queue_jobs`,
+    help: "Jobs per pg-boss queue and state (ready: waiting for a worker; deferred: scheduled later; active: running; failed: retained failures), as pg-boss's monitor last counted them (every 60 s). Shared by every instance; reported by those running jobs",
+    labelNames: ["queue", "state"] as const,
+    async collect() {
+      await read("job_queue_jobs", this, queueDepths, (queues) => {
+        for (const q of queues ?? []) {
+          this.labels(q.name, "ready").set(q.ready);
+          this.labels(q.name, "deferred").set(q.deferred);
+          this.labels(q.name, "active").set(q.active);
+          this.labels(q.name, "failed").set(q.failed);
+        }
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}webhook_backlog_deliveries`,
+    help: "Webhook deliveries not yet decided (shared by every instance): due (waiting for a dispatcher) or scheduled (waiting out a retry's backoff, or being sent)",
+    labelNames: ["state"] as const,
+    async collect() {
+      await read("webhook_backlog_deliveries", this, backlogOfThisScrape, (b) => {
+        this.labels("due").set(b.due);
+        this.labels("scheduled").set(b.scheduled);
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}webhook_backlog_oldest_due_seconds`,
+    help: "How long the longest-waiting due webhook delivery has been due (0 when none is)",
+    async collect() {
+      await read("webhook_backlog_oldest_due_seconds", this, backlogOfThisScrape, (b) => this.set(b.oldestDueSeconds));
+    },
+  });
+}
+
+// Both backlog gauges come from one query: a scrape collects every metric at once, so the second
+// collector finds the first one's reading still in flight and shares it.
+let backlogReading: Promise<DeliveryBacklog> | null = null;
+function backlogOfThisScrape(): Promise<DeliveryBacklog> {
+  backlogReading ??= deliveryBacklog(openPool().db).finally(() => (backlogReading = null));
+  return backlogReading;
+}

@@ -1,0 +1,64 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import { db, type Executor } from "@/db";
+import { auditEvents, type AuditEvent } from "@/db/schema";
+
+// The audit trail: one row per security- or money-relevant action, written beside the change
+// (inside its transaction where there is one). The table refuses UPDATE and DELETE (migration).
+
+export const AUDIT_ACTIONS = [
+  "auth.signIn",
+  "auth.signInFailed",
+  "auth.signOut",
+  "auth.sessionRevoked",
+  "auth.sessionsRevoked",
+  "auth.passwordChanged",
+  "auth.passwordResetRequested",
+  "auth.passwordReset",
+  "twoFactor.enabled",
+  "twoFactor.disabled",
+  "twoFactor.recoveryCodeUsed",
+  "payoutKey.changed",
+  "payoutKey.confirmed",
+  "company.changed",
+  "apiKey.created",
+  "apiKey.revoked",
+  "webhook.created",
+  "webhook.deleted",
+  "withdrawal.requested",
+  "refund.requested",
+  "team.invited",
+  "team.inviteRevoked",
+  "team.joined",
+  "team.roleChanged",
+  "team.removed",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export type Actor = { merchantId: string | null; userId: string | null; email: string; ip: string | null };
+
+/** An API key acting for its merchant: named by the key's id, which the Developers page lists. */
+export function apiKeyActor(merchantId: string, keyId: string, ip: string): Actor {
+  return { merchantId, userId: null, email: `API key ${keyId}`, ip };
+}
+
+export async function audit(actor: Actor, action: AuditAction, target?: string | null, details?: Record<string, unknown>, executor: Executor = db()): Promise<void> {
+  await executor.insert(auditEvents).values({
+    merchantId: actor.merchantId,
+    userId: actor.userId,
+    actor: actor.email,
+    action,
+    target: target ?? null,
+    details: details ?? null,
+    ip: actor.ip,
+  });
+}
+
+/** A merchant's trail, newest first, `before` an id for the next page. */
+export async function listAudit(merchantId: string, opts: { limit: number; before?: number }): Promise<AuditEvent[]> {
+  return db()
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.merchantId, merchantId), opts.before ? lt(auditEvents.id, opts.before) : undefined))
+    .orderBy(desc(auditEvents.id))
+    .limit(opts.limit);
+}

@@ -1,0 +1,39 @@
+import type { UserRole } from "@/db/schema";
+
+// Who may do what in the dashboard. One table, read by every page and server action (and by the
+// navigation, to hide what a role cannot open). Owners can do everything; only owners confirm a
+// new payout key and manage other owners.
+
+export const PERMISSIONS = [
+  "orders.create",
+  "refunds.create",
+  "withdrawals.create",
+  "payoutKey.change",
+  "payoutKey.confirm",
+  "company.edit",
+  "apiKeys.manage",
+  "webhooks.manage",
+  "team.manage",
+  "team.manageOwners",
+  "audit.view",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const GRANTS: Record<UserRole, readonly Permission[]> = {
+  owner: PERMISSIONS,
+  admin: PERMISSIONS.filter((p) => p !== "payoutKey.confirm" && p !== "team.manageOwners"),
+  finance: ["orders.create", "refunds.create", "withdrawals.create"],
+  developer: ["orders.create", "apiKeys.manage", "webhooks.manage"],
+  viewer: [],
+};
+
+export function can(role: UserRole, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}
+
+/** Roles a user of `role` may give or take away: admins manage everyone but owners. */
+export function assignableRoles(role: UserRole): UserRole[] {
+  if (role === "owner") return ["owner", "admin", "finance", "developer", "viewer"];
+  if (role === "admin") return ["admin", "finance", "developer", "viewer"];
+  return [];
+}

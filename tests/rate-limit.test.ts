@@ -1,0 +1,309 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomUUID } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { db } from "@/db";
+import { rateLimits } from "@/db/schema";
+import { authenticateApiKey } from "@/lib/api-auth/authenticate";
+import { cachedKey } from "@/lib/api-auth/key-cache";
+import { hashApiKey } from "@/lib/api-auth/keys";
+import { dispatchApi, isApiPath } from "@/lib/api/serve";
+import { resetEnvForTests } from "@/lib/env";
+import { CLIENT_ADDRESS_HEADER, stampClientAddress } from "@/lib/http/client-address";
+import { SharedRateLimiter, type LimiterOptions } from "@/lib/http/rate-limit";
+import { processSlot } from "@/lib/singleton";
+import { api, seedMerchant } from "./helpers";
+
+// The limiter as CONTRACT §9 and docs/api.md describe it: per key per calendar minute, decided in
+// memory, shared through PostgreSQL once per sync, with a bounded overshoot across instances.
+
+const MINUTE = 60_000;
+// A minute of its own, far from the real clock: simulated instances own their time.
+const WINDOW = Date.UTC(2031, 0, 1, 12, 0);
+
+function clock(start: number) {
+  const c = { t: start, now: () => c.t };
+  return c;
+}
+
+/** An instance: its own limiter, its own clock, no background sync (each test syncs when it says so). */
+function instance(now: () => number, opts: LimiterOptions = {}) {
+  return new SharedRateLimiter({ now, syncIntervalMs: 3_600_000, ...opts });
+}
+
+async function sharedCount(key: string, window = WINDOW): Promise<number> {
+  const [row] = await db()
+    .select({ count: rateLimits.count })
+    .from(rateLimits)
+    .where(and(eq(rateLimits.key, key), eq(rateLimits.windowStart, new Date(window))));
+  return row?.count ?? 0;
+}
+
+function takeMany(limiter: SharedRateLimiter, key: string, limit: number, n: number): number {
+  let admitted = 0;
+  for (let i = 0; i < n; i++) if (limiter.take(key, limit) === 0) admitted++;
+  return admitted;
+}
+
+describe("SharedRateLimiter", () => {
+  it("one instance admits exactly the limit per minute, and answers the seconds left in the minute", async () => {
+    const c = clock(WINDOW + 15_500);
+    const a = instance(c.now);
+    const key = `t:${randomUUID()}`;
+    let admitted = 0;
+    for (let i = 0; i < 80; i++) {
+      if (a.take(key, 50) === 0) admitted++;
+      if (i % 7 === 0) await a.sync();
+    }
+    expect(admitted).toBe(50);
+    expect(a.take(key, 50)).toBe(45);
+    expect(a.peek(key, 50)).toBe(45);
+    await a.sync();
+    expect(await sharedCount(key)).toBe(50);
+  });
+
+  it("two instances sharing the database: each sees the other's requests after a sync; the overshoot is what one could not see yet", async () => {
+    const c = clock(WINDOW + 1_000);
+    const a = instance(c.now);
+    const b = instance(c.now);
+    const key = `t:${randomUUID()}`;
+    expect(takeMany(a, key, 100, 60)).toBe(60);
+    await a.sync();
+    // B has not synced: it cannot know A's 60, and admits up to the limit on its own count.
+    expect(takeMany(b, key, 100, 50)).toBe(50);
+    await b.sync();
+    expect(takeMany(b, key, 100, 10)).toBe(0);
+    // A has not read B's 50 back yet: it admits until its own view (60 + its new ones) is full.
+    expect(takeMany(a, key, 100, 60)).toBe(40);
+    await a.sync();
+    await b.sync();
+    expect(takeMany(a, key, 100, 10)).toBe(0);
+    expect(takeMany(b, key, 100, 10)).toBe(0);
+    // 150 = limit + B's 50 admitted before its first sync: within N × limit and the two-sync bound.
+    expect(await sharedCount(key)).toBe(150);
+  });
+
+  it("under steady load across two instances, admits at least the limit and at most the documented bound", async () => {
+    // Time moves in 50 ms ticks; A gets 4 requests a tick (80/s), B 6 (120/s); each syncs once a
+    // second, half a second apart. The bound (lib/http/rate-limit.ts, docs/api.md): the limit plus
+    // what every instance receives in two sync intervals.
+    const c = clock(WINDOW);
+    const a = instance(c.now);
+    const b = instance(c.now);
+    const key = `t:${randomUUID()}`;
+    const limit = 1_000;
+    let admitted = 0;
+    for (let tick = 0; tick < 1_100; tick++) {
+      c.t = WINDOW + tick * 50;
+      admitted += takeMany(a, key, limit, 4) + takeMany(b, key, limit, 6);
+      if (tick % 20 === 0) await a.sync();
+      if (tick % 20 === 10) await b.sync();
+    }
+    await a.sync();
+    await b.sync();
+    const bound = limit + (80 + 120) * 2;
+    expect(admitted).toBeGreaterThanOrEqual(limit);
+    expect(admitted).toBeLessThanOrEqual(bound);
+    expect(admitted).toBeLessThanOrEqual(2 * limit);
+    expect(await sharedCount(key)).toBe(admitted);
+  });
+
+  it("starts a new count with a new minute, and drops the old minute's unsynced requests", async () => {
+    const c = clock(WINDOW + 59_000);
+    const a = instance(c.now);
+    const key = `t:${randomUUID()}`;
+    expect(takeMany(a, key, 3, 5)).toBe(3);
+    expect(a.take(key, 3)).toBe(1);
+    c.t = WINDOW + MINUTE;
+    expect(takeMany(a, key, 3, 5)).toBe(3);
+    await a.sync();
+    expect(await sharedCount(key, WINDOW + MINUTE)).toBe(3);
+    expect(await sharedCount(key, WINDOW)).toBe(0);
+  });
+
+  it("concurrent syncs of overlapping keys from two instances neither deadlock nor lose counts", async () => {
+    const c = clock(WINDOW + 2_000);
+    const a = instance(c.now);
+    const b = instance(c.now);
+    const keys = Array.from({ length: 200 }, () => `t:${randomUUID()}`);
+    for (let round = 0; round < 5; round++) {
+      for (const key of keys) {
+        a.take(key, 1_000);
+        b.take(key, 1_000);
+      }
+      await Promise.all([a.sync(), b.sync()]);
+    }
+    for (const key of [keys[0], keys[99], keys[199]]) expect(await sharedCount(key)).toBe(10);
+  });
+
+  it("past the keys it can hold in memory, counts a new key in the database, exactly", async () => {
+    const c = clock(WINDOW + 3_000);
+    const a = instance(c.now, { maxKeys: 1 });
+    const held = `t:${randomUUID()}`;
+    const overflow = `t:${randomUUID()}`;
+    expect(a.take(held, 2)).toBe(0);
+    expect(await a.take(overflow, 2)).toBe(0);
+    expect(await a.take(overflow, 2)).toBe(0);
+    expect(await a.take(overflow, 2)).toBe(57);
+    expect(await sharedCount(overflow)).toBe(3);
+  });
+
+  it("keeps counting on its own while the database is unreachable, and adds the count once a sync succeeds", async () => {
+    const c = clock(WINDOW + 4_000);
+    let url = "postgres://postgres@127.0.0.1:1/unreachable";
+    const a = instance(c.now, { databaseUrl: () => url });
+    const key = `t:${randomUUID()}`;
+    expect(takeMany(a, key, 5, 3)).toBe(3);
+    await expect(a.sync()).rejects.toThrow();
+    url = process.env.DATABASE_URL!;
+    expect(takeMany(a, key, 5, 5)).toBe(2);
+    await a.sync();
+    expect(await sharedCount(key)).toBe(5);
+  });
+});
+
+// --- Through the API, with this process's limiter ---------------------------------------------
+
+/** Calendar-minute windows: keep a test's requests inside one minute. */
+async function awayFromMinuteEdge() {
+  const left = MINUTE - (Date.now() % MINUTE);
+  if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+const address = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+const otherAddress = () => `192.0.2.${1 + Math.floor(Math.random() * 250)}`;
+const from = (ip: string) => ({ [CLIENT_ADDRESS_HEADER]: ip });
+
+function setLimit(perMinute: number) {
+  process.env.RATE_LIMIT_PER_MINUTE = String(perMinute);
+  resetEnvForTests();
+}
+
+describe("rate limits through the API", () => {
+  beforeEach(async () => {
+    // A fresh limiter for the process: counts of earlier tests (the shared "unknown" address) do not carry over.
+    const slot = processSlot<SharedRateLimiter>("rate-limiter");
+    slot.value?.stop();
+    slot.value = undefined;
+    await awayFromMinuteEdge();
+  });
+  afterEach(() => setLimit(100_000));
+
+  it("GET /api/v1/order/{id} → 429 in its own { success: false, error } shape, with Retry-After", async () => {
+    setLimit(2);
+    const { apiKey } = await seedMerchant();
+    const id = randomUUID();
+    expect((await api("GET", `/api/v1/order/${id}`, { apiKey })).status).toBe(404);
+    expect((await api("GET", `/api/v1/order/${id}`, { apiKey })).status).toBe(404);
+    const limited = await api("GET", `/api/v1/order/${id}`, { apiKey });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit exceeded: at most 2 requests per minute") });
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  it("failed authentication is limited per client address: 401s, then 429 without looking the key up; a key in memory still works", async () => {
+    const good = await seedMerchant();
+    const unseen = await seedMerchant();
+    const ip = address();
+    // Served from memory from here on (the cache fills once its LISTEN is up).
+    for (let i = 0; i < 100 && !cachedKey(hashApiKey(good.apiKey)); i++) {
+      await authenticateApiKey(new Request("http://x/", { headers: { authorization: `Bearer ${good.apiKey}` } }));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(cachedKey(hashApiKey(good.apiKey))).toBeDefined();
+    setLimit(3);
+    const wrongKey = "sk_test_" + "x".repeat(40);
+    expect((await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) })).status).toBe(401);
+    expect((await api("GET", "/api/v1/account", { headers: from(ip) })).status).toBe(401);
+    expect((await api("GET", "/api/v1/account", { apiKey: "garbage", headers: from(ip) })).status).toBe(401);
+    const limited = await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: expect.stringContaining("Rate limit exceeded") });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // A valid key that is not in memory would need the database lookup: refused before it.
+    expect((await api("GET", "/api/v1/account", { apiKey: unseen.apiKey, headers: from(ip) })).status).toBe(429);
+    expect(cachedKey(hashApiKey(unseen.apiKey))).toBeUndefined();
+    expect((await api("GET", "/api/v1/account", { apiKey: good.apiKey, headers: from(ip) })).status).toBe(200);
+    // Another address has its own allowance.
+    expect((await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(otherAddress()) })).status).toBe(401);
+  });
+
+  it("the operator API is limited per client address, whether the token is right or not", async () => {
+    setLimit(3);
+    const ip = address();
+    const admin = { authorization: `Bearer ${process.env.ADMIN_TOKEN}` };
+    const statuses: number[] = [];
+    const patch = (headers: Record<string, string>) => api("PATCH", `/api/v1/admin/merchants/${randomUUID()}`, { body: { accountType: "verified" }, headers });
+    statuses.push((await patch({ ...from(ip), authorization: "Bearer wrong-token" })).status);
+    for (let i = 0; i < 3; i++) statuses.push((await patch({ ...from(ip), ...admin })).status);
+    expect(statuses).toEqual([401, 404, 404, 429]);
+    expect((await patch({ ...from(otherAddress()), ...admin })).status).toBe(404);
+  });
+});
+
+describe("the client address over HTTP, as scripts/start.ts stamps it", () => {
+  let server: http.Server;
+  let base: string;
+  let hops = 0;
+
+  beforeEach(async () => {
+    const slot = processSlot<SharedRateLimiter>("rate-limiter");
+    slot.value?.stop();
+    slot.value = undefined;
+    await awayFromMinuteEdge();
+    server = http.createServer((req, res) => {
+      stampClientAddress(req, hops);
+      if (isApiPath(req.url ?? "/")) void dispatchApi(req, res, "http://127.0.0.1");
+      // What Next would be handed: the request's header object.
+      else res.writeHead(200, { "content-type": "text/plain" }).end(String(req.headers[CLIENT_ADDRESS_HEADER]));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    setLimit(100_000);
+    hops = 0;
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  const publicLookup = (headers: Record<string, string>) => fetch(`${base}/api/v1/public/payments/nope`, { headers }).then((r) => r.status);
+
+  it("ignores a client's X-Forwarded-For and its own copy of the internal header", async () => {
+    setLimit(3);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push(await publicLookup({ "x-forwarded-for": `203.0.113.${i}`, [CLIENT_ADDRESS_HEADER]: `192.0.2.${i}` }));
+    }
+    expect(statuses).toEqual([404, 404, 404, 429, 429, 429]);
+    const seen = await fetch(`${base}/dashboard`, { headers: { [CLIENT_ADDRESS_HEADER]: "192.0.2.1", "x-forwarded-for": "192.0.2.1" } });
+    expect(await seen.text()).toBe("127.0.0.1");
+  });
+
+  it("with TRUST_PROXY_HOPS=1 takes the right-most X-Forwarded-For entry, whatever the client prepended", async () => {
+    hops = 1;
+    setLimit(2);
+    const client = address();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push(await publicLookup({ "x-forwarded-for": `10.9.9.${i}, ${client}` }));
+    expect(statuses).toEqual([404, 404, 429, 429]);
+    expect(await publicLookup({ "x-forwarded-for": `${client}, ${otherAddress()}` })).toBe(404);
+    const seen = await fetch(`${base}/dashboard`, { headers: { "x-forwarded-for": `1.2.3.4, ${client}` } });
+    expect(await seen.text()).toBe(client);
+  });
+});
+
+// The row the API's keys are counted in is the one operators see.
+it("a synced API key's count is in rate_limits under key:<id>", async () => {
+  const slot = processSlot<SharedRateLimiter>("rate-limiter");
+  await awayFromMinuteEdge();
+  const { apiKey } = await seedMerchant();
+  for (let i = 0; i < 3; i++) expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
+  await slot.value!.sync();
+  const [row] = await db().execute<{ count: number }>(sql`
+    select r.count from rate_limits r join api_keys k on r.key = 'key:' || k.id
+    where k.key_hash = ${hashApiKey(apiKey)} and r.window_start = date_trunc('minute', now())`);
+  expect(Number(row.count)).toBe(3);
+});
