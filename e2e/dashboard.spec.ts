@@ -55,7 +55,7 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(STATUS(page)).toHaveText("Concluído");
   await expect(payer.getByTestId("checkout")).toHaveAttribute("data-status", "COMPLETED", { timeout: 15_000 });
   await expect(payer.getByTestId("checkout-result")).toHaveText("Pagamento confirmado!");
-  await expect(page.getByText("order.status_changed → Concluído")).toBeVisible();
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: "Pagamento recebido" })).toBeVisible();
 
   // The balance grew.
   await page.getByRole("link", { name: "Visão geral" }).click();
@@ -83,7 +83,7 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await page.getByRole("button", { name: "Devolver ao pagador" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Devolução feita" })).toBeVisible();
   await expect(page.getByTestId("refund")).toContainText(/R\$\s30,00[\s\S]*Concluído/);
-  await expect(page.getByText(/^refund\.status_changed \(R\$\s30,00\) → Concluído$/)).toBeVisible();
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: /^Devolução de R\$\s30,00 feita/ })).toBeVisible();
   await expect(STATUS(page)).toHaveText("Concluído");
 
   // Signing out ends the session.
@@ -106,7 +106,8 @@ test("a Lightning order expires on its own, on the order page and on the checkou
   const payer = await context.newPage();
   await payer.goto(link!);
   await expect(payer.getByText(/Satoshis/)).toBeVisible();
-  await expect(STATUS(page)).toHaveText("Cancelado", { timeout: 30_000 });
+  await expect(STATUS(page)).toHaveText("Expirado", { timeout: 30_000 });
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: "Expirou sem pagamento" })).toBeVisible();
   await expect(payer.getByTestId("checkout-result")).toHaveText("Este pagamento expirou", { timeout: 15_000 });
 });
 

@@ -16,7 +16,7 @@ async function newMerchant(request: APIRequestContext) {
 test("home page says what the service is", async ({ page }, info) => {
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("PIX");
-  await expect(page.getByText("/api/v1/order/create/pix")).toBeVisible();
+  await expect(page.getByText("/api/v1/order/create/pix", { exact: true })).toBeVisible();
   await page.screenshot({ path: info.outputPath("home.png"), fullPage: true });
 });
 

@@ -20,6 +20,7 @@ function ensureAuthSecret(dataDir: string) {
 
 async function main() {
   const { env, ConfigError, publicBaseUrl } = await import("@/lib/env");
+  const { localLinksWarning } = await import("@/lib/links");
   let e;
   try {
     ensureAuthSecret(process.env.DATA_DIR || ".data");
@@ -101,6 +102,8 @@ async function main() {
   const server = createAppServer({ next: app.getRequestHandler(), fastPath: e.API_FAST_PATH, baseUrl: `http://${host}:${e.PORT}`, proxyHops: e.TRUST_PROXY_HOPS });
   await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));
   console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${e.API_FAST_PATH ? "fast path" : "through Next"})`);
+  const linksWarning = localLinksWarning(e.PUBLIC_BASE_URL, publicBaseUrl());
+  if (linksWarning) console.warn(linksWarning);
 
   const { shutdownOnSignals } = await import("@/lib/server/shutdown");
   shutdownOnSignals({

@@ -21,13 +21,17 @@ vi.mock("@/lib/passwords", () => ({
   },
 }));
 
-// What a server action sees: the request's headers, stamped by the server.
-vi.mock("next/headers", () => ({ headers: async () => new Headers({ [CLIENT_ADDRESS_HEADER]: hashing.address }) }));
+// What a server action sees: the request's headers, stamped by the server, and no cookies (a first visit: pt-BR).
+vi.mock("next/headers", () => ({
+  headers: async () => new Headers({ [CLIENT_ADDRESS_HEADER]: hashing.address }),
+  cookies: async () => ({ get: () => undefined }),
+}));
 
 const { authOptions } = await import("@/lib/auth/options");
 const { signUpAction } = await import("@/lib/auth/sign-up");
 const { SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE, SIGN_IN_ATTEMPTS_PER_MINUTE, SIGN_UPS_PER_ADDRESS_PER_MINUTE, TOO_MANY_ATTEMPTS } = await import("@/lib/auth/throttle");
 const { idle } = await import("@/lib/forms/action-state");
+const { translate } = await import("@/lib/i18n");
 
 const address = () => `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
 const otherAddress = () => `192.0.2.${1 + Math.floor(Math.random() * 250)}`;
@@ -80,7 +84,7 @@ describe("sign-up", () => {
     hashing.address = address();
     for (let i = 0; i < SIGN_UPS_PER_ADDRESS_PER_MINUTE; i++) expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "success" });
     expect(hashing.hash).toBe(SIGN_UPS_PER_ADDRESS_PER_MINUTE);
-    expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "error", error: "auth.tooManySignUps" });
+    expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "error", error: translate("pt-BR", "auth.tooManySignUps") });
     expect(hashing.hash).toBe(SIGN_UPS_PER_ADDRESS_PER_MINUTE);
     hashing.address = otherAddress();
     expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "success" });

@@ -153,6 +153,7 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": ids.cryptoPix,
       "/api/v1/public/payments/{paymentLinkId}": ids.exchange,
       "/api/v1/public/payments/{paymentLinkId}/qr.png": ids.exchange,
+      "/api/v1/public/crypto-pix/{payCryptoPixId}": ids.cryptoPix,
       "/api/v1/webhooks/{id}": ids.webhook,
       "/api/v1/webhooks/{id}/deliveries": ids.webhook,
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,

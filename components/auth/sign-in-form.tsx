@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { MessageKey } from "@/lib/i18n";
@@ -24,6 +24,8 @@ const ERRORS: Record<string, MessageKey> = {
 export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notice?: MessageKey }) {
   const { t } = useI18n();
   const router = useRouter();
+  // Controlled, so React's reset after the action does not clear it: a mistyped e-mail should not cost the password too.
+  const [password, setPassword] = useState("");
   const [state, action] = useActionState<State, FormData>(async (prev, form) => {
     const email = String(form.get("email") ?? "");
     const password = String(form.get("password") ?? "");
@@ -53,7 +55,15 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
       ) : (
         <>
           <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
-          <Input label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+          <Input
+            label={t("auth.password")}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </>
       )}
       <SubmitButton pendingLabel={t("auth.signingIn")} className="w-full">

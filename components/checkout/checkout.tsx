@@ -8,71 +8,88 @@ import { QrCode } from "@/components/ui/qr-code";
 import { Spinner } from "@/components/ui/spinner";
 import { getJson } from "@/lib/browser/fetch-json";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
+import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
+import { CheckoutFrame, Receipt, ResultScreen, WalletButton } from "./parts";
 
 const OPEN = new Set(["PENDING", "PARTIAL_ORDER"]);
 
 type Instructions = {
-  qrContent: string;
-  code: { label: "order.brcode" | "order.invoice" | "order.address" | "order.paymentLink"; value: string };
+  qrContent: string | null;
+  code: { label: "order.brcode" | "order.invoice" | "order.address" | "order.paymentLink"; value: string } | null;
   chain?: { amount: number; remaining: number; asset: string; network: string };
   satoshis?: number;
+  /** A wallet app link for phones: EIP-681 `ethereum:` or `lightning:`. */
+  wallet?: { href: string; lightning: boolean };
   /** The exchange wallet's own checkout page and app link (Binance Pay). */
   openIn?: { checkoutUrl?: string; deeplink?: string };
+  /** An exchange-wallet order with no provider behind it (the sandbox): nothing a payer can scan. */
+  sandboxExchange?: boolean;
 };
 
 /** The public view's payment data, read by method into one shape. */
 function instructionsFor(p: PublicPayment): Instructions {
-  const pay = p.payment as Partial<Record<string, string | number>> & { qrContent: string };
-  const text = (k: string) => String(pay[k] ?? "");
   switch (p.method) {
     case "pix":
-      return { qrContent: pay.qrContent, code: { label: "order.brcode", value: text("brcode") } };
+      return { qrContent: p.payment.qrContent, code: { label: "order.brcode", value: p.payment.brcode } };
     case "lightning":
-      return { qrContent: pay.qrContent, code: { label: "order.invoice", value: text("invoice") }, satoshis: Number(pay.satoshis ?? 0) };
+      return {
+        qrContent: p.payment.qrContent,
+        code: { label: "order.invoice", value: p.payment.invoice },
+        satoshis: p.payment.satoshis,
+        wallet: { href: p.payment.qrContent, lightning: true },
+      };
     case "onchain":
       return {
-        qrContent: pay.qrContent,
-        code: { label: "order.address", value: text("address") },
-        chain: { amount: Number(pay.amount ?? 0), remaining: Number(pay.remaining ?? 0), asset: text("asset"), network: text("network") },
+        qrContent: p.payment.qrContent,
+        code: { label: "order.address", value: p.payment.address },
+        chain: { amount: p.payment.amount, remaining: p.payment.remaining, asset: p.payment.asset, network: p.payment.network },
+        wallet: { href: p.payment.qrContent, lightning: false },
       };
-    default: {
-      const openIn = { checkoutUrl: pay.checkoutUrl ? text("checkoutUrl") : undefined, deeplink: pay.deeplink ? text("deeplink") : undefined };
-      return { qrContent: pay.qrContent, code: { label: "order.paymentLink", value: p.link }, ...(openIn.checkoutUrl || openIn.deeplink ? { openIn } : {}) };
+    case "exchange": {
+      const { checkoutUrl, deeplink, qrContent } = p.payment;
+      // Without the provider's own QR or links, the only QR there is would be this page's address.
+      if (!checkoutUrl && !deeplink && qrContent === p.link) return { qrContent: null, code: null, sandboxExchange: true };
+      return { qrContent, code: null, openIn: { checkoutUrl, deeplink } };
     }
   }
 }
 
-function ResultScreen({ tone, title, body }: { tone: "success" | "muted"; title: string; body: string }) {
+function ExchangeButtons({ checkoutUrl, deeplink }: { checkoutUrl?: string; deeplink?: string }) {
+  const { t } = useI18n();
   return (
-    <div className="flex flex-col items-center py-6 text-center" role="status">
-      <span
-        aria-hidden="true"
-        className={
-          tone === "success"
-            ? "grid size-16 place-items-center rounded-full bg-brand-100 text-brand-700"
-            : "grid size-16 place-items-center rounded-full bg-slate-100 text-slate-600"
-        }
-      >
-        <svg viewBox="0 0 24 24" className="size-8" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
-          {tone === "success" ? <path d="M5 12l5 5L20 7" /> : <path d="M12 8v5m0 3h.01M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z" />}
-        </svg>
-      </span>
-      <h2 className="mt-4 text-xl font-bold text-slate-900" data-testid="checkout-result">
-        {title}
-      </h2>
-      <p className="mt-2 max-w-xs text-sm text-slate-600">{body}</p>
+    <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+      {deeplink ? (
+        <a
+          href={deeplink}
+          data-testid="open-exchange-app"
+          className="rounded-lg bg-slate-900 px-4 py-2.5 text-center text-sm font-semibold text-white hover:bg-slate-800"
+        >
+          {t("pay.openApp")}
+        </a>
+      ) : null}
+      {checkoutUrl ? (
+        <a
+          href={checkoutUrl}
+          target="_blank"
+          rel="noopener noreferrer"
+          data-testid="open-exchange-checkout"
+          className="rounded-lg border border-slate-300 px-4 py-2.5 text-center text-sm font-semibold text-slate-800 hover:bg-slate-50"
+        >
+          {t("pay.openCheckout")}
+        </a>
+      ) : null}
     </div>
   );
 }
 
 /**
- * The payer's page: how to pay this one order, a countdown, and a status that turns into a success
+ * The payer's page: how to pay this one order, a countdown, and a status that turns into a receipt
  * or an expired screen by itself (polling the public endpoint; nothing private is ever in it).
  */
 export function Checkout({ initial }: { initial: PublicPayment }) {
-  const { t, money, crypto } = useI18n();
+  const { t, money, crypto, dateTime } = useI18n();
   const client = useQueryClient();
   const key = queryKeys.publicPayment(initial.paymentLinkId);
   const { data: p } = useQuery({
@@ -87,7 +104,23 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
 
   let body: React.ReactNode;
   if (p.status === "COMPLETED") {
-    body = <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />;
+    body = (
+      <div className="space-y-4">
+        <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />
+        <Receipt
+          lines={[
+            { label: t("pay.receiptAmount"), value: amount },
+            { label: t("pay.receiptTo"), value: p.merchantName },
+            { label: t("pay.receiptAt"), value: dateTime(p.paidAt ?? p.createdAt) },
+            { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
+            ...(p.method === "onchain"
+              ? [{ label: t("pay.receiptSent"), value: `${crypto(p.payment.received)} ${p.payment.asset} · ${networkName(p.payment.network)}` }]
+              : []),
+            { label: t("pay.receiptReference"), value: p.paymentLinkId, mono: true },
+          ]}
+        />
+      </div>
+    );
   } else if (!OPEN.has(p.status) || (expired && p.status === "PENDING")) {
     const wasExpiry = (p.status === "CANCELLED" || p.status === "FAILED" || p.status === "PENDING") && expired;
     body = wasExpiry ? (
@@ -99,7 +132,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     const pay = instructionsFor(p);
     body = (
       <div className="space-y-5">
-        <p className="text-sm text-slate-700">{t(`pay.instructions.${p.method}`)}</p>
+        <p className="text-sm text-slate-700">{t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}</p>
         {p.status === "PARTIAL_ORDER" && pay.chain ? (
           <p role="status" className="rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900">
             <strong>{t("pay.partialTitle")}.</strong> {t("pay.partialBody", { remaining: crypto(pay.chain.remaining), asset: pay.chain.asset })}
@@ -108,11 +141,11 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
         {pay.chain ? (
           <div className="rounded-lg bg-slate-50 px-3 py-2 text-sm">
             <p className="text-slate-600">{t("pay.sendExactly")}</p>
-            <p className="text-lg font-bold tabular-nums text-slate-900">
+            <p className="text-lg font-bold tabular-nums text-slate-900" data-testid="send-amount">
               {crypto(p.status === "PARTIAL_ORDER" ? pay.chain.remaining : pay.chain.amount)} {pay.chain.asset}
             </p>
             <p className="text-slate-600">
-              {t("order.network")}: <span className="font-semibold uppercase text-slate-800">{pay.chain.network}</span>
+              {t("order.network")}: <span className="font-semibold text-slate-800">{networkName(pay.chain.network)}</span>
             </p>
           </div>
         ) : null}
@@ -122,30 +155,18 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
           </p>
         ) : null}
         <div className="flex flex-col items-center gap-2">
-          <QrCode value={pay.qrContent} label={t("order.qrAlt", { amount })} size={240} />
+          {pay.qrContent ? <QrCode value={pay.qrContent} label={t("order.qrAlt", { amount })} size={240} /> : null}
           {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
         </div>
-        {pay.openIn ? (
-          <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
-            {pay.openIn.deeplink ? (
-              <a href={pay.openIn.deeplink} className="rounded-lg bg-slate-900 px-4 py-2 text-center text-sm font-semibold text-white hover:bg-slate-800">
-                {t("pay.openApp")}
-              </a>
-            ) : null}
-            {pay.openIn.checkoutUrl ? (
-              <a
-                href={pay.openIn.checkoutUrl}
-                target="_blank"
-                rel="noopener noreferrer"
-                className="rounded-lg border border-slate-300 px-4 py-2 text-center text-sm font-semibold text-slate-800 hover:bg-slate-50"
-              >
-                {t("pay.openCheckout")}
-              </a>
-            ) : null}
-          </div>
-        ) : (
-          <CopyField label={t(pay.code.label)} value={pay.code.value} />
-        )}
+        {pay.wallet ? (
+          <WalletButton
+            href={pay.wallet.href}
+            label={t(pay.wallet.lightning ? "pay.openLightningWallet" : "pay.openWallet")}
+            hint={t(pay.wallet.lightning ? "pay.openLightningWalletHint" : "pay.openWalletHint")}
+          />
+        ) : null}
+        {pay.openIn ? <ExchangeButtons {...pay.openIn} /> : null}
+        {pay.code ? <CopyField label={t(pay.code.label)} value={pay.code.value} /> : null}
         <p className="flex items-center justify-center gap-2 text-sm text-slate-600" aria-live="polite">
           <Spinner /> {t("pay.waiting")}
         </p>
@@ -154,14 +175,8 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
   }
 
   return (
-    <article className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8" data-status={p.status} data-testid="checkout">
-      <header className="mb-5 border-b border-slate-100 pb-5 text-center">
-        <h1 className="text-base font-semibold text-slate-700">{t("pay.title", { merchant: p.merchantName })}</h1>
-        <p className="mt-2 text-sm text-slate-600">{t("pay.amount")}</p>
-        <p className="text-4xl font-bold tabular-nums tracking-tight text-slate-900">{amount}</p>
-        <p className="mt-2 inline-flex rounded-full bg-slate-100 px-3 py-0.5 text-xs font-semibold text-slate-700">{t(`kind.${p.method}`)}</p>
-      </header>
+    <CheckoutFrame status={p.status} title={t("pay.title", { merchant: p.merchantName })} amount={amount} method={t(`kind.${p.method}`)}>
       {body}
-    </article>
+    </CheckoutFrame>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { Card } from "@/components/ui/card";
 import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
@@ -9,6 +9,7 @@ import { cn } from "@/components/ui/cn";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createCryptoPixAction, createDepositAction, createExchangeOrderAction, createLightningOrderAction, createPixOrderAction } from "@/lib/dashboard/actions/orders";
 import type { NewOrderKind } from "@/lib/dashboard/order-kinds";
+import { networkName } from "@/lib/chain/network-names";
 import { formatRate, formatSpan } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 
@@ -43,7 +44,7 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
         name="network"
         value={network}
         onChange={(e) => setNetwork(e.target.value)}
-        options={networks.map((n) => ({ value: n, label: n.toUpperCase() === "ETH" ? "Ethereum" : n === "bsc" ? "BNB Smart Chain" : "Polygon" }))}
+        options={networks.map((n) => ({ value: n, label: networkName(n) }))}
         errors={errors?.network}
       />
       <Select
@@ -60,12 +61,19 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
 
 /** One form per kind of order; all post to server actions validated by the API's own schemas. */
 export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds: readonly NewOrderKind[]; setup: NewOrderSetup }) {
-  const { t, locale } = useI18n();
+  const { t, tp, locale } = useI18n();
   const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
+  // React resets the form after each answer, which puts a controlled <select> back on its first
+  // option while its state still holds the merchant's pick; remounting the pickers on each answer
+  // shows the pick again (the error may name that network).
+  const [answers, setAnswers] = useState(0);
+  useEffect(() => setAnswers((n) => n + 1), [state]);
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
   const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
-  const rateLines = (kind === "lightning" ? ["BTC"] : kind === "onchain" || kind === "crypto_pix" ? ["USDT", "USDC", "DAI"] : [])
+  // Every asset the pickers offer has its rate in the box (BUSD included where it is offered).
+  const offered = (assets: Record<string, string[]>) => [...new Set(Object.values(assets).flat())];
+  const rateLines = (kind === "lightning" ? ["BTC"] : kind === "onchain" ? offered(setup.depositAssets) : kind === "crypto_pix" ? offered(setup.cryptoPixAssets) : [])
     .filter((a) => setup.rates[a] !== undefined)
     .map((a) => t("order.rateValue", { asset: a, rate: formatRate(setup.rates[a], locale) }));
   return (
@@ -104,7 +112,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 defaultValue={values?.qrcode}
                 errors={errors?.qrcode}
               />
-              <NetworkAssetPickers assets={setup.cryptoPixAssets} values={values} errors={errors} />
+              <NetworkAssetPickers key={answers} assets={setup.cryptoPixAssets} values={values} errors={errors} />
               <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
               <Input
                 label={t("newOrder.refundAddress")}
@@ -137,9 +145,9 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 errors={errors?.expiresIn}
                 options={[
                   { value: "", label: t("newOrder.noExpiry") },
-                  { value: "900", label: t("newOrder.minutes", { n: 15 }) },
-                  { value: "3600", label: t("newOrder.hours", { n: 1 }) },
-                  { value: "86400", label: t("newOrder.hours", { n: 24 }) },
+                  { value: "900", label: tp("newOrder.minutes", 15) },
+                  { value: "3600", label: tp("newOrder.hours", 1) },
+                  { value: "86400", label: tp("newOrder.hours", 24) },
                 ]}
               />
             </div>
@@ -151,7 +159,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
               <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
             </div>
           ) : null}
-          {kind === "onchain" ? <NetworkAssetPickers assets={setup.depositAssets} values={values} errors={errors} /> : null}
+          {kind === "onchain" ? <NetworkAssetPickers key={answers} assets={setup.depositAssets} values={values} errors={errors} /> : null}
           {rateLines.length > 0 || expiry ? (
             <div className="rounded-lg bg-slate-50 px-3 py-2 text-xs text-slate-700">
               {rateLines.length > 0 ? (

@@ -8,11 +8,14 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { getJson } from "@/lib/browser/fetch-json";
 import type { Fact, OrderDetail, TransferLine } from "@/lib/dashboard/server/order-detail";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
-import { formatRate, isMessageKey } from "@/lib/i18n";
+import { timelineLine } from "@/lib/dashboard/timeline";
+import { formatRate } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 import { PaymentPanel } from "./payment-panel";
 import { RefundsPanel } from "./refunds-panel";
 import { SimulatePayment } from "./simulate-payment";
+
+const DOT = { good: "bg-brand-500", bad: "bg-amber-500", neutral: "bg-slate-400" } as const;
 
 function FactValue({ fact }: { fact: Fact }) {
   const { t, money, dateTime, crypto, locale } = useI18n();
@@ -32,7 +35,11 @@ function FactValue({ fact }: { fact: Fact }) {
         </span>
       );
     case "mono":
-      return <span className="break-all font-mono text-xs">{fact.value}</span>;
+      return (
+        <span translate="no" className="break-all font-mono text-xs">
+          {fact.value}
+        </span>
+      );
     default:
       return <>{fact.value}</>;
   }
@@ -47,7 +54,9 @@ function TransferItem({ transfer }: { transfer: TransferLine }) {
         <span className="block tabular-nums font-medium text-slate-900">
           {crypto(transfer.amount)} {transfer.unit} · {transfer.network}
         </span>
-        <span className="block break-all font-mono text-xs text-slate-600">{transfer.txHash}</span>
+        <span translate="no" className="block break-all font-mono text-xs text-slate-600">
+          {transfer.txHash}
+        </span>
         {transfer.fromAddress ? <span className="block break-all text-xs text-slate-600">{t("order.transferFrom", { address: transfer.fromAddress })}</span> : null}
       </span>
       <span className="text-right text-xs">
@@ -68,7 +77,7 @@ function TransferItem({ transfer }: { transfer: TransferLine }) {
 /** One order, live: polls while it can still change, so status, timeline and deliveries update alone. */
 /** `canRefund` / `canSimulate`: what this user's role allows (the actions check again). */
 export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: OrderDetail; canRefund: boolean; canSimulate: boolean }) {
-  const { t, money, dateTime } = useI18n();
+  const { t, tp, money, dateTime } = useI18n();
   const client = useQueryClient();
   const { data } = useQuery({
     queryKey: queryKeys.order(initial.id),
@@ -78,11 +87,6 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
     refetchInterval: (q) => (q.state.data?.final ? POLL_MS * 4 : POLL_MS),
   });
   const refresh = useCallback(() => void client.invalidateQueries({ queryKey: queryKeys.order(initial.id) }), [client, initial.id]);
-  const eventLabel = (type: string, status: string | null, valueCentavos: number | null) => {
-    const key = `status.${status}`;
-    const what = valueCentavos === null ? type : `${type} (${money(valueCentavos)})`;
-    return status && isMessageKey(key) ? `${what} → ${t(key)}` : what;
-  };
   return (
     <div className="space-y-6">
       <Card>
@@ -94,7 +98,7 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
             </p>
           </div>
           <div aria-live="polite" data-testid="order-status">
-            <StatusBadge status={data.status} className="text-sm" />
+            <StatusBadge status={data.status} kind={data.kind} className="text-sm" />
           </div>
         </div>
         <div className="mt-4">
@@ -102,7 +106,8 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
             items={[
               { label: t("order.created"), value: dateTime(data.createdAt) },
               { label: t("order.expires"), value: data.expiresAt ? dateTime(data.expiresAt) : t("order.noExpiry") },
-              ...(data.paidAt ? [{ label: t("order.paidAt"), value: dateTime(data.paidAt) }] : []),
+              // A Crypto-PIX payment's paidAt is when the crypto arrived in full, not when its PIX was paid.
+              ...(data.paidAt ? [{ label: t(data.kind === "crypto_pix" ? "order.cryptoReceivedAt" : "order.paidAt"), value: dateTime(data.paidAt) }] : []),
               ...(data.link ? [{ label: t("order.paymentLink"), value: <span className="break-all font-mono text-xs">{data.link}</span> }] : []),
             ]}
           />
@@ -142,13 +147,16 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
               <p className="text-sm font-medium text-slate-900">{t("order.created.event")}</p>
               <p className="text-xs text-slate-600">{dateTime(data.createdAt)}</p>
             </li>
-            {data.events.map((e) => (
-              <li key={e.id} className="relative">
-                <span aria-hidden="true" className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-brand-500 ring-4 ring-white" />
-                <p className="break-words font-mono text-xs font-medium text-slate-900">{eventLabel(e.type, e.status, e.valueCentavos)}</p>
-                <p className="text-xs text-slate-600">{dateTime(e.at)}</p>
-              </li>
-            ))}
+            {data.events.map((e) => {
+              const line = timelineLine(e);
+              return (
+                <li key={e.id} className="relative" data-testid="timeline-entry">
+                  <span aria-hidden="true" className={`absolute -left-[1.4rem] top-1 size-3 rounded-full ring-4 ring-white ${DOT[line.tone]}`} />
+                  <p className="text-sm font-medium text-slate-900">{t(line.key, line.amount === undefined ? undefined : { amount: money(line.amount) })}</p>
+                  <p className="text-xs text-slate-600">{dateTime(e.at)}</p>
+                </li>
+              );
+            })}
           </ol>
         </Card>
       </div>
@@ -184,11 +192,13 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
             {data.deliveries.map((d) => (
               <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
                 <span className="min-w-0">
-                  <span className="block font-mono text-xs text-slate-900">{d.eventType}</span>
+                  <span translate="no" className="block font-mono text-xs text-slate-900">
+                    {d.eventType}
+                  </span>
                   <span className="block truncate text-xs text-slate-600">{d.endpointUrl}</span>
                 </span>
                 <span className="text-xs text-slate-700">
-                  {t(`order.deliveryStatus.${d.status as "pending" | "succeeded" | "failed" | "cancelled"}`)} · {t("order.deliveryAttempts", { count: d.attempts })}
+                  {t(`order.deliveryStatus.${d.status as "pending" | "succeeded" | "failed" | "cancelled"}`)} · {tp("order.deliveryAttempts", d.attempts)}
                   {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ""}
                 </span>
               </li>

@@ -31,7 +31,7 @@ export function OrdersTable({ orders, caption }: { orders: OrderRow[]; caption: 
                   {dateTime(o.createdAt)} · <span className="font-mono">{shortId(o)}</span>
                 </span>
               </span>
-              <StatusBadge status={o.status} />
+              <StatusBadge status={o.status} kind={o.kind} />
             </Link>
           </li>
         ))}
@@ -69,7 +69,7 @@ export function OrdersTable({ orders, caption }: { orders: OrderRow[]; caption: 
               </td>
               <td className="whitespace-nowrap py-2.5 pr-4 text-right font-medium tabular-nums">{money(o.valueCentavos)}</td>
               <td className="py-2.5">
-                <StatusBadge status={o.status} />
+                <StatusBadge status={o.status} kind={o.kind} />
               </td>
             </tr>
           ))}

@@ -25,7 +25,7 @@ function Stat({ label, value, hint, testId }: { label: string; value: string; hi
 
 /** The overview, kept current by polling: balance, today's volume, 30 days and the latest orders. */
 export function OverviewLive({ initial }: { initial: Overview }) {
-  const { t, money } = useI18n();
+  const { t, tp, money } = useI18n();
   const { data } = useQuery({
     queryKey: queryKeys.overview(),
     queryFn: () => getJson<Overview>("/dashboard/api/overview"),
@@ -49,7 +49,7 @@ export function OverviewLive({ initial }: { initial: Overview }) {
           }
           testId="balance"
         />
-        <Stat label={t("overview.today")} value={money(data.today.centavos)} hint={t("overview.todayCount", { count: data.today.count })} testId="today" />
+        <Stat label={t("overview.today")} value={money(data.today.centavos)} hint={tp("overview.todayCount", data.today.count)} testId="today" />
         <Stat label={t("overview.month")} value={money(month)} />
       </div>
       <Card>

@@ -25,7 +25,7 @@ export function SandboxOrders({ orders }: { orders: OrderRow[] }) {
             </p>
           </div>
           <div className="flex items-center gap-3">
-            <StatusBadge status={o.status} />
+            <StatusBadge status={o.status} kind={o.kind} />
             {/* The list is server-rendered: refresh it so a paid order drops out. */}
             <SimulatePayment orderId={o.id} compact onDone={() => router.refresh()} />
           </div>

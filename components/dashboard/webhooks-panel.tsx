@@ -74,7 +74,7 @@ function Redeliver({ endpointId, delivery }: { endpointId: string; delivery: Del
 }
 
 function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: boolean }) {
-  const { t, dateTime } = useI18n();
+  const { t, tp, dateTime } = useI18n();
   if (endpoint.deliveries.length === 0) return <p className="text-sm text-slate-600">{t("developers.noDeliveries")}</p>;
   return (
     <ul className="divide-y divide-slate-100">
@@ -86,7 +86,7 @@ function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: b
                 <span className="font-mono text-xs text-slate-900">{d.eventType}</span> <span className="text-xs text-slate-600">{dateTime(d.createdAt)}</span>
               </span>
               <span className={`text-xs font-semibold ${DELIVERY_TONE[d.status] ?? ""}`}>
-                {t(`order.deliveryStatus.${d.status}`)} · {t("order.deliveryAttempts", { count: d.attempts })}
+                {t(`order.deliveryStatus.${d.status}`)} · {tp("order.deliveryAttempts", d.attempts)}
                 {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ""}
               </span>
             </summary>

@@ -10,11 +10,38 @@ import { idle, type ActionState } from "@/lib/forms/action-state";
 import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
 import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
 import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/withdrawals";
+import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
+import { issueMessage, type ZodIssue } from "@/lib/i18n/zod";
+import { pixOutDestination, withdrawalAddress } from "@/lib/withdrawals/destination";
+import type { Locale } from "@/lib/i18n";
 import { StepUpField } from "@/components/security/step-up";
 
-// Two steps: fill in, then review the breakdown and limits and confirm. Only the confirm step
-// posts to the server action, which checks everything again under the merchant's row lock.
+// The field the step-up code travels in (lib/dashboard/server/merchant-action.ts, a server-only module).
+const STEP_UP_FIELD_NAME = "otp";
+
+// Two steps: fill in, then review the breakdown and limits and confirm. The destination is checked
+// before the review with the schema the API and the server action use (lib/withdrawals/destination):
+// an address's EIP-55 checksum, a PIX key's kind and check digits. Only the confirm step posts to
+// the server action, which checks everything again under the merchant's row lock.
+
+/** The destination's problems in the visitor's language, or undefined when the schema accepts it. */
+function destinationErrors(schema: typeof pixOutDestination | typeof withdrawalAddress, value: string, label: string, locale: Locale): string[] | undefined {
+  const parsed = schema.safeParse(value, { reportInput: true });
+  return parsed.success ? undefined : parsed.error.issues.map((issue) => issueMessage(issue as ZodIssue, locale, label));
+}
+
+/**
+ * A server action's answer on the review step, where the fields are hidden: every message it carries,
+ * but the step-up code's, which its own field shows.
+ */
+function reviewError(state: ActionState<{ id: string }>): string | undefined {
+  if (state.status !== "error") return undefined;
+  const fields = Object.entries(state.fieldErrors ?? {})
+    .filter(([field]) => field !== STEP_UP_FIELD_NAME)
+    .flatMap(([, messages]) => messages);
+  return fields.length > 0 ? fields.join(" ") : state.error;
+}
 
 function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; destination: string; tokenLabel?: string }) {
   const { t, money, crypto } = useI18n();
@@ -61,7 +88,8 @@ function useAfterSuccess(state: ActionState<{ id: string }>, reset: () => void) 
 }
 
 export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
-  const { t, money } = useI18n();
+  const { t, money, locale } = useI18n();
+  const [keyErrors, setKeyErrors] = useState<string[] | undefined>();
   const [value, setValue] = useState("");
   const [choice, setChoice] = useState<"registered" | "other">(quotes.registeredKey ? "registered" : "other");
   const [pixKey, setPixKey] = useState("");
@@ -78,8 +106,10 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
   function onReview(e: React.FormEvent) {
     e.preventDefault();
     const preview = previewWithdrawal({ kind: "pix_out", value }, limits, money);
+    const badKey = choice === "other" ? destinationErrors(pixOutDestination, pixKey, t("withdrawals.pixKey"), locale) : undefined;
     setInvalid(preview === null);
-    setReview(preview);
+    setKeyErrors(badKey);
+    setReview(badKey ? null : preview);
   }
 
   if (review) {
@@ -91,7 +121,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
         <Breakdown preview={review} destination={destination} />
         <Problems preview={review} />
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
-        <FormMessage error={state.status === "error" ? (state.error ?? Object.values(state.fieldErrors ?? {})[0]?.[0]) : undefined} />
+        <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
       </form>
     );
@@ -131,7 +161,21 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
         </label>
       </fieldset>
       {choice === "other" ? (
-        <Input label={t("withdrawals.pixKey")} name="pixKey" required value={pixKey} onChange={(e) => setPixKey(e.target.value)} hint={t("auth.pixKeyHint")} />
+        <Input
+          label={t("withdrawals.pixKey")}
+          name="pixKey"
+          required
+          spellCheck={false}
+          autoComplete="off"
+          value={pixKey}
+          onChange={(e) => {
+            setPixKey(e.target.value);
+            setKeyErrors(undefined);
+          }}
+          onBlur={() => setKeyErrors(pixKey.trim() ? destinationErrors(pixOutDestination, pixKey, t("withdrawals.pixKey"), locale) : undefined)}
+          hint={t("auth.pixKeyHint")}
+          errors={keyErrors}
+        />
       ) : null}
       <Button type="submit">{t("withdrawals.review")}</Button>
     </form>
@@ -139,7 +183,8 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
 }
 
 export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
-  const { t, money } = useI18n();
+  const { t, money, locale } = useI18n();
+  const [addressErrors, setAddressErrors] = useState<string[] | undefined>();
   const [network, setNetwork] = useState<WithdrawNetwork>(quotes.networks.includes("polygon") ? "polygon" : quotes.networks[0]);
   const [token, setToken] = useState("USDT");
   const [toAddress, setToAddress] = useState("");
@@ -170,8 +215,10 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
   function onReview(e: React.FormEvent) {
     e.preventDefault();
     const p = preview(value);
+    const badAddress = destinationErrors(withdrawalAddress, toAddress, t("withdrawals.toAddress"), locale);
     setInvalid(p === null);
-    setReview(p);
+    setAddressErrors(badAddress);
+    setReview(badAddress ? null : p);
   }
 
   if (review) {
@@ -182,23 +229,10 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         <input type="hidden" name="toAddress" value={toAddress} />
         <input type="hidden" name="network" value={network} />
         <input type="hidden" name="token" value={currentToken} />
-        <Breakdown preview={review} destination={`${toAddress} (${network.toUpperCase()})`} tokenLabel={currentToken} />
+        <Breakdown preview={review} destination={`${toAddress} (${networkName(network)})`} tokenLabel={currentToken} />
         <Problems preview={review} />
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
-        <FormMessage
-          error={
-            state.status === "error"
-              ? [
-                  state.error,
-                  ...Object.entries(state.fieldErrors ?? {})
-                    .filter(([f]) => f !== "otp")
-                    .map(([f, m]) => `${f}: ${m.join(" ")}`),
-                ]
-                  .filter(Boolean)
-                  .join(" ")
-              : undefined
-          }
-        />
+        <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
       </form>
     );
@@ -213,7 +247,12 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         spellCheck={false}
         autoComplete="off"
         value={toAddress}
-        onChange={(e) => setToAddress(e.target.value)}
+        onChange={(e) => {
+          setToAddress(e.target.value);
+          setAddressErrors(undefined);
+        }}
+        onBlur={() => setAddressErrors(toAddress.trim() ? destinationErrors(withdrawalAddress, toAddress, t("withdrawals.toAddress"), locale) : undefined)}
+        errors={addressErrors}
       />
       <div className="grid gap-4 sm:grid-cols-2">
         <Select
@@ -221,7 +260,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
           name="network"
           value={network}
           onChange={(e) => setNetwork(e.target.value as WithdrawNetwork)}
-          options={quotes.networks.map((n) => ({ value: n, label: n === "polygon" ? "Polygon" : "BNB Smart Chain" }))}
+          options={quotes.networks.map((n) => ({ value: n, label: networkName(n) }))}
         />
         <Select
           label={t("withdrawals.token")}

@@ -8,6 +8,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { getJson } from "@/lib/browser/fetch-json";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import type { WithdrawalQuotes, WithdrawalState } from "@/lib/dashboard/server/withdrawals";
+import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
@@ -150,7 +151,7 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                         </span>
                         {w.tokenAmount && w.token ? (
                           <span className="block text-xs text-slate-600">
-                            {crypto(w.tokenAmount)} {w.token} · {w.network?.toUpperCase()}
+                            {crypto(w.tokenAmount)} {w.token} · {w.network ? networkName(w.network) : null}
                           </span>
                         ) : null}
                         {w.failureReason ? <span className="block text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</span> : null}

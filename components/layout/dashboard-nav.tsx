@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
 import { cn } from "@/components/ui/cn";
 import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
@@ -26,13 +27,57 @@ function isActive(pathname: string, href: string) {
   return pathname.startsWith(href);
 }
 
-/** Sidebar on desktop, a scrollable row of tabs on phones; `hidden` are the pages this user's role cannot open. */
+/**
+ * Which ends of the phone's tab row have more tabs past the edge, kept up to date as it scrolls or
+ * resizes; the current tab is scrolled into view so it is never the one cut off.
+ */
+function useOverflow(pathname: string) {
+  const ref = useRef<HTMLUListElement>(null);
+  const [more, setMore] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const update = () => setMore({ left: el.scrollLeft > 4, right: el.scrollLeft + el.clientWidth < el.scrollWidth - 4 });
+    el.querySelector<HTMLElement>("[aria-current=page]")?.scrollIntoView({ block: "nearest", inline: "center" });
+    update();
+    el.addEventListener("scroll", update, { passive: true });
+    window.addEventListener("resize", update);
+    return () => {
+      el.removeEventListener("scroll", update);
+      window.removeEventListener("resize", update);
+    };
+  }, [pathname]);
+  return { ref, more };
+}
+
+const FADE = "absolute inset-y-0 flex w-10 items-center from-white via-white/90 to-transparent lg:hidden";
+
+/**
+ * Sidebar on desktop; on phones a row of tabs that scrolls, with a fade and an arrow where more tabs are.
+ * `hidden` are the pages this user's role cannot open.
+ */
 export function DashboardNav({ hidden = [] }: { hidden?: string[] }) {
   const { t } = useI18n();
   const pathname = usePathname();
+  const { ref, more } = useOverflow(pathname);
   return (
-    <nav aria-label={t("nav.main")}>
-      <ul className="flex gap-1 overflow-x-auto pb-1 lg:flex-col lg:overflow-visible lg:pb-0">
+    <nav aria-label={t("nav.main")} className="relative">
+      {more.left ? <span aria-hidden="true" className={cn(FADE, "pointer-events-none left-0 justify-start bg-gradient-to-r")} /> : null}
+      {more.right ? (
+        <button
+          type="button"
+          aria-label={t("nav.more")}
+          title={t("nav.more")}
+          data-testid="nav-more"
+          onClick={() => ref.current?.scrollBy({ left: ref.current.clientWidth * 0.6, behavior: "smooth" })}
+          className={cn(FADE, "right-0 justify-end bg-gradient-to-l pr-0.5 text-slate-700")}
+        >
+          <svg aria-hidden="true" viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
+            <path d="M9 6l6 6-6 6" />
+          </svg>
+        </button>
+      ) : null}
+      <ul ref={ref} className="flex gap-1 overflow-x-auto pb-1 [scrollbar-width:thin] lg:flex-col lg:overflow-visible lg:pb-0">
         {ITEMS.filter((item) => !hidden.includes(item.href)).map((item) => {
           const active = isActive(pathname, item.href);
           return (

@@ -9,6 +9,7 @@ export const queryKeys = {
   withdrawals: () => ["dashboard", "withdrawals"] as const,
   webhooks: () => ["dashboard", "webhooks"] as const,
   publicPayment: (paymentLinkId: string) => ["public", "payment", paymentLinkId] as const,
+  publicCryptoPix: (payCryptoPixId: string) => ["public", "crypto-pix", payCryptoPixId] as const,
 };
 
 /** How often live views poll while something can still change. */

@@ -2,9 +2,10 @@ import QRCode from "qrcode";
 import { anyone } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
-import { publicPaymentExample } from "./examples";
+import { publicCryptoPixExample, publicPaymentExample } from "./examples";
+import { publicCryptoPixPayment } from "./crypto-pix";
 import { publicPayment } from "./payment";
-import { publicPaymentResponse } from "./schemas";
+import { publicCryptoPixResponse, publicPaymentResponse } from "./schemas";
 
 // The payer's side of the API: no authentication, nothing private to the merchant (CONTRACT §9).
 
@@ -52,4 +53,23 @@ export const publicPaymentQrEndpoint = defineEndpoint({
   },
 });
 
-export const CHECKOUT_ENDPOINTS = [publicPaymentEndpoint, publicPaymentQrEndpoint];
+/** The Crypto-PIX payer's page polls this; the payer's link carries the payCryptoPixId. */
+export const publicCryptoPixEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/public/crypto-pix/{payCryptoPixId}",
+  caller: anyone,
+  errorBody: messageBody,
+  response: { status: 200, description: "The Crypto-PIX payment", schema: publicCryptoPixResponse, example: publicCryptoPixExample },
+  docs: {
+    summary: "A Crypto-PIX payment, as its payer sees it",
+    description:
+      "The PIX being paid (recipient, masked key, BRL), what to send and where, how much arrived, and any refund; nothing private to the merchant. The payer's page is `/pay/crypto-pix/{payCryptoPixId}`.",
+    tag: "Public",
+    params: { payCryptoPixId: "payCryptoPixId" },
+    errors: [404],
+    errorExamples: { 404: { message: "Payment not found" } },
+  },
+  handle: async ({ params }) => ({ payment: await publicCryptoPixPayment(params.payCryptoPixId) }),
+});
+
+export const CHECKOUT_ENDPOINTS = [publicPaymentEndpoint, publicPaymentQrEndpoint, publicCryptoPixEndpoint];

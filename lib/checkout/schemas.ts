@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { CHAIN_STATUSES, ORDER_STATUSES } from "@/db/schema";
+import { CHAIN_STATUSES, ORDER_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { brlAmount, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
+import { CRYPTO_PIX_ANY_NETWORKS, PAID_ASSETS } from "@/lib/crypto-pix/schemas";
 
 // The payer's view of a payment (CONTRACT §9): what to pay and how, nothing private to the merchant.
 // publicPayment() returns these types; one variant per method, told apart by `method`.
@@ -53,3 +54,44 @@ export const publicPaymentSchema = z
 export type PublicPayment = z.infer<typeof publicPaymentSchema>;
 
 export const publicPaymentResponse = z.strictObject({ payment: publicPaymentSchema });
+
+/**
+ * A Crypto-PIX payment as its payer sees it (/pay/crypto-pix/{payCryptoPixId}): the PIX being paid
+ * (recipient, masked key, BRL), what to send and where, how much arrived, and the refund of money
+ * that did not pay it. Nothing private to the merchant.
+ */
+export const publicCryptoPixSchema = z
+  .strictObject({
+    payCryptoPixId: z.string(),
+    merchantName: z.string(),
+    status: z.enum(CHAIN_STATUSES),
+    value: brlAmount.meta({ description: "The PIX being paid, BRL" }),
+    currency: z.literal("BRL"),
+    recipientName: z.string(),
+    recipientCity: z.string(),
+    pixKey: z.string().meta({ description: "The recipient's PIX key, masked" }),
+    createdAt: isoDateTime,
+    expiresAt: isoDateTime,
+    paidAt: isoDateTime.nullable(),
+    link: urlField,
+    payment: z.strictObject({
+      network: z.enum(CRYPTO_PIX_ANY_NETWORKS),
+      asset: z.enum(PAID_ASSETS),
+      address: z.string().meta({ description: "The deposit address, or over Lightning the invoice" }),
+      tokenAddress: evmAddress.optional(),
+      amount: cryptoAmount,
+      received: cryptoAmount,
+      remaining: cryptoAmount,
+      satoshis: z.int().optional().meta({ description: "Over Lightning only" }),
+      qrContent: qrContent.meta({ description: "EIP-681 transfer URI, or lightning: invoice" }),
+    }),
+    txHash: z.string().optional().meta({ description: "The transfer that paid it, once paid on a chain" }),
+    refund: z
+      .strictObject({ status: z.enum(REFUND_STATUSES), amount: cryptoAmount, txHash: z.string().optional() })
+      .optional()
+      .meta({ description: "Money sent back to the payer: a partial payment at expiry, or a PIX that could not be sent" }),
+  })
+  .meta({ id: "PublicCryptoPixPayment" });
+export type PublicCryptoPix = z.infer<typeof publicCryptoPixSchema>;
+
+export const publicCryptoPixResponse = z.strictObject({ payment: publicCryptoPixSchema });

@@ -8,7 +8,7 @@ import { ASSETS } from "@/lib/chain/tokens";
 export const CRYPTO_PIX_NETWORKS = ["bsc", "eth"] as const;
 /** …and Lightning (spec §2.6: "the value lightning also occurs"): a hold invoice, settled once the PIX is made. */
 export const CRYPTO_PIX_ANY_NETWORKS = [...CRYPTO_PIX_NETWORKS, "lightning"] as const;
-const PAID_ASSETS = [...ASSETS, "BTC"] as const;
+export const PAID_ASSETS = [...ASSETS, "BTC"] as const;
 const payTo = z.string().meta({ description: "Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning" });
 
 export const payCryptoPixBody = bodyObject({

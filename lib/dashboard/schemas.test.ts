@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { translate } from "@/lib/i18n";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { signUpForm } from "@/lib/auth/schemas";
@@ -39,7 +40,7 @@ describe("every dashboard form refuses text PostgreSQL cannot store", () => {
         for (const [k, v] of Object.entries({ ...fields, [badField]: badValue })) fd.append(k, v);
         const parsed = forms[name].safeParse(fd);
         expect(parsed.success).toBe(false);
-        expect(fieldErrors(parsed.error!)[badField]).toContain("errors.invalidText");
+        expect(fieldErrors(parsed.error!, { locale: "pt-BR" })[badField]).toContain(translate("pt-BR", "errors.invalidText"));
       }),
       { numRuns: 100, seed: 20261124 },
     );

@@ -5,7 +5,8 @@ import { createDepositBody } from "@/lib/onchain/schemas";
 import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";
 import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
-import { onchainWithdrawBody, pixOutBody } from "@/lib/withdrawals/schemas";
+import { pixOutDestination } from "@/lib/withdrawals/destination";
+import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
 import { API_KEY_SCOPES, USER_ROLES } from "@/db/schema";
 import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
@@ -46,8 +47,11 @@ export const depositOrderForm = formSchema(createDepositBody, { decimal: DECIMAL
 export const cryptoPixOrderForm = formSchema(payCryptoPixBody, { decimal: DECIMAL_FIELDS });
 
 export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DECIMAL_FIELDS });
-/** The form asks for BRL; the API's pix-out `value` is centavos, which brlValue produces. */
-export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutBody.shape.pixKey }), { decimal: DECIMAL_FIELDS });
+/**
+ * The form asks for BRL; the API's pix-out `value` is centavos, which brlValue produces. The key is
+ * checked as the form checked it before its review step (type and check digits).
+ */
+export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutDestination.optional() }), { decimal: DECIMAL_FIELDS });
 
 /** Forms whose only content is the button (and a step-up code). */
 export const emptyForm = formSchema(z.object({}));

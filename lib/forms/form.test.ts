@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { brlValue } from "@/lib/fields";
 import { echoValues, fieldErrors, formSchema, formToObject, parseDecimalInput } from "./form";
+import { translate } from "@/lib/i18n";
 
 describe("parseDecimalInput", () => {
   it.each([
@@ -43,7 +44,9 @@ describe("form parsing", () => {
     const bad = schema.safeParse(fd({ value: "10,001" }));
     expect(bad.success).toBe(false);
     const text = schema.safeParse(fd({ value: "dez" }));
-    expect(text.success || fieldErrors(text.error, ["value"])).toEqual({ value: ["errors.amount"] });
+    expect(text.success || fieldErrors(text.error, { locale: "pt-BR", decimalFields: ["value"] })).toEqual({
+      value: ["Valor: informe um valor em reais, por exemplo 10,50."],
+    });
   });
 
   it("never echoes passwords", () => {
@@ -59,13 +62,13 @@ describe("formSchema and text PostgreSQL cannot store", () => {
     f.append("note", "ok");
     const parsed = schema.safeParse(f);
     expect(parsed.success).toBe(false);
-    expect(fieldErrors(parsed.error!)).toEqual({ companyName: ["errors.invalidText"] });
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ companyName: [translate("pt-BR", "errors.invalidText")] });
   });
 
   it("a NUL in a field's name is a form-level error", () => {
     const f = new FormData();
     f.append("a\u0000", "x");
     const parsed = formSchema(z.object({})).safeParse(f);
-    expect(fieldErrors(parsed.error!)).toEqual({ _form: ["errors.invalidText"] });
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ _form: [translate("pt-BR", "errors.invalidText")] });
   });
 });

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { translate, type Locale, type MessageKey } from "@/lib/i18n";
+import { issueMessage, type ZodIssue } from "@/lib/i18n/zod";
+import { FIELD_LABELS } from "./labels";
 import { isStorableText } from "@/lib/storable-text";
 
 // FormData carries strings; the API schemas expect JSON types. These helpers turn a submitted form
@@ -77,13 +80,26 @@ export function echoValues(formData: FormData, omit: readonly string[] = SECRET_
   return out;
 }
 
-/** zod issues → one list of messages per field ("_form" for issues not tied to a field). */
-export function fieldErrors(error: z.ZodError, decimalFields: readonly string[] = []): Record<string, string[]> {
+export type FieldErrorOptions = {
+  locale: Locale;
+  /** Fields typed as BRL amounts: text there is answered with an example of an amount. */
+  decimalFields?: readonly string[];
+  /** Labels for fields this form names differently from FIELD_LABELS. */
+  labels?: Partial<Record<string, MessageKey>>;
+};
+
+/**
+ * zod issues → one list of messages per field ("_form" for issues not tied to a field), each in the
+ * visitor's language and naming its field, through the one error map (lib/i18n/zod.ts).
+ */
+export function fieldErrors(error: z.ZodError, opts: FieldErrorOptions): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const issue of error.issues) {
     const field = issue.path.length > 0 ? String(issue.path[0]) : "_form";
-    // A number field that got text: say it in the visitor's language rather than the API's wording.
-    const message = decimalFields.includes(field) && issue.code === "invalid_type" ? "errors.amount" : issue.message;
+    const labelKey = opts.labels?.[field] ?? FIELD_LABELS[field] ?? "fields.form";
+    const label = translate(opts.locale, labelKey);
+    const typedText = opts.decimalFields?.includes(field) && issue.code === "invalid_type" && (issue as ZodIssue).input !== undefined;
+    const message = typedText ? translate(opts.locale, "errors.field.amount", { label }) : issueMessage(issue as ZodIssue, opts.locale, label);
     (out[field] ??= []).includes(message) || out[field].push(message);
   }
   return out;

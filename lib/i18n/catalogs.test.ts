@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { en } from "./en";
-import { catalogs, formatCrypto, formatDay, formatDuration, formatMoney, formatRate, formatSpan, LOCALES, translate, translateMaybe } from "./index";
+import { catalogs, formatCrypto, formatDay, formatDuration, formatMoney, formatRate, formatSpan, LOCALES, translate, translateMaybe, translatePlural } from "./index";
 import { ptBR } from "./pt-BR";
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -27,6 +27,16 @@ describe("message catalogs", () => {
   it("translates catalog keys and passes other text through", () => {
     expect(translateMaybe("en", "errors.required")).toBe("Required.");
     expect(translateMaybe("en", "value: must be greater than 0")).toBe("value: must be greater than 0");
+  });
+});
+
+describe("plurals", () => {
+  it("picks the form the count needs, never a (s)", () => {
+    expect(translatePlural("pt-BR", "newOrder.hours", 1)).toBe("1 hora");
+    expect(translatePlural("pt-BR", "newOrder.hours", 24)).toBe("24 horas");
+    expect(translatePlural("en", "overview.todayCount", 1)).toBe("1 payment");
+    expect(translatePlural("en", "overview.todayCount", 0)).toBe("0 payments");
+    for (const locale of LOCALES) for (const text of Object.values(catalogs[locale])) expect(text).not.toMatch(/\(s\)/);
   });
 });
 

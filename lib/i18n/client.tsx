@@ -1,11 +1,25 @@
 "use client";
 
 import { createContext, useContext, useMemo } from "react";
-import { DEFAULT_LOCALE, formatCrypto, formatDateTime, formatMoney, translateMaybe, translator, type Locale, type Translator } from "./index";
+import {
+  DEFAULT_LOCALE,
+  formatCrypto,
+  formatDateTime,
+  formatMoney,
+  translateMaybe,
+  translatePlural,
+  translator,
+  type Locale,
+  type PluralKey,
+  type Translator,
+  type Vars,
+} from "./index";
 
 type I18n = {
   locale: Locale;
   t: Translator;
+  /** A message in the plural form `count` needs ("1 hora", "24 horas"). */
+  tp: (base: PluralKey, count: number, vars?: Vars) => string;
   money: (centavos: number) => string;
   dateTime: (at: string | Date) => string;
   crypto: (amount: string | number) => string;
@@ -16,6 +30,7 @@ function make(locale: Locale): I18n {
   return {
     locale,
     t: translator(locale),
+    tp: (base, count, vars) => translatePlural(locale, base, count, vars),
     money: (c) => formatMoney(c, locale),
     dateTime: (at) => formatDateTime(at, locale),
     crypto: (a) => formatCrypto(a, locale),

@@ -33,6 +33,15 @@ export function translate(locale: Locale, key: MessageKey, vars?: Vars): string 
 
 export type Translator = (key: MessageKey, vars?: Vars) => string;
 
+/** Keys that come in plural forms: `base.one`, `base.other` (and any other CLDR category a language needs). */
+export type PluralKey = MessageKey extends infer K ? (K extends `${infer B}.other` ? B : never) : never;
+
+/** "1 hora", "24 horas": the form the locale's plural rules pick for `count`, which fills `{count}`. */
+export function translatePlural(locale: Locale, base: PluralKey, count: number, vars?: Vars): string {
+  const form = `${base}.${new Intl.PluralRules(locale).select(count)}`;
+  return translate(locale, isMessageKey(form) ? form : (`${base}.other` as MessageKey), { count, ...vars });
+}
+
 export function translator(locale: Locale): Translator {
   return (key, vars) => translate(locale, key, vars);
 }

@@ -1,17 +1,14 @@
 import { z } from "zod";
-import { isAddress } from "viem";
 import { WITHDRAWAL_KINDS, WITHDRAWAL_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
+import { withdrawalAddress } from "./destination";
 
 /** Networks on-chain withdrawals go out on (spec §4.2). */
 export const WITHDRAW_NETWORKS = ["bsc", "polygon"] as const;
 
 export const onchainWithdrawBody = bodyObject({
-  toAddress: z
-    .string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") })
-    .trim()
-    .refine((a) => isAddress(a, { strict: true }), "must be a valid EVM address (0x…, EIP-55 checksum if mixed-case)"),
+  toAddress: withdrawalAddress,
   /** BRL (spec §2: `value` is BRL unless a field says otherwise). */
   value: brlValue,
   token: z

@@ -25,7 +25,8 @@ export const createApiKeyAction = merchantAction(
     revalidatePath("/dashboard/developers");
     return { data: { key: key.key, name: key.name } };
   },
-  { permission: "apiKeys.manage", stepUp: true },
+  // `name` is the key's name here, not a customer's.
+  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName" } },
 );
 
 export const revokeApiKeyAction = merchantAction(

@@ -3,10 +3,11 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { events, webhookDeliveries, webhookEndpoints, type ChainTransfer, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
-import { paymentLink } from "@/lib/links";
+import { cryptoPixPayLink, paymentLink } from "@/lib/links";
 import { assetOf } from "@/lib/chain/config";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
 import type { Network } from "@/lib/chain/tokens";
+import { networkName } from "@/lib/chain/network-names";
 import { transfersOf } from "@/lib/chain/transfers";
 import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
@@ -52,7 +53,22 @@ export type TransferLine = {
   refundStatus: string | null;
   note: string | null;
 };
-const NETWORK_NAMES: Record<string, string> = { eth: "Ethereum", bsc: "BNB Smart Chain", polygon: "Polygon" };
+
+/**
+ * The creation request's reference fields (lib/orders/service references()), each under its own
+ * label, in this order (the merchant's own id first): they are how the merchant knows the order.
+ */
+const REFERENCE_LABELS: Record<string, MessageKey> = {
+  orderId: "order.ref.orderId",
+  name: "order.ref.name",
+  cpf: "order.ref.cpf",
+  cnpj: "order.ref.cnpj",
+  email: "order.ref.email",
+  payerId: "order.ref.payerId",
+  subMerchantId: "order.ref.subMerchantId",
+  orderRequest: "order.ref.orderRequest",
+  merchant: "order.ref.merchant",
+};
 
 export type OrderDetail = {
   id: string;
@@ -64,6 +80,8 @@ export type OrderDetail = {
   paidAt: string | null;
   final: boolean;
   paymentLinkId: string | null;
+  /** The merchant's own order id (the creation request's `orderId`), when it sent one. */
+  merchantOrderId: string | null;
   link: string | null;
   /** What a payer needs while the order can still be paid. */
   payment: { qrContent: string; code: string; codeLabel: MessageKey } | null;
@@ -98,6 +116,22 @@ export type RefundLine = {
   createdAt: string;
 };
 
+const REFERENCE_ORDER = Object.keys(REFERENCE_LABELS);
+
+function referenceFacts(reference: Record<string, string>): Fact[] {
+  const rank = (k: string) => (REFERENCE_ORDER.includes(k) ? REFERENCE_ORDER.indexOf(k) : REFERENCE_ORDER.length);
+  return Object.entries(reference)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([k, v]) => ({ label: REFERENCE_LABELS[k] ?? "order.ref.other", type: "text", value: k === "cpf" || k === "cnpj" ? formatTaxId(v) : v }));
+}
+
+/** 52998224725 → 529.982.247-25; 11222333000181 → 11.222.333/0001-81 (the alphanumeric CNPJ too). */
+function formatTaxId(v: string): string {
+  if (/^\d{11}$/.test(v)) return v.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4");
+  if (/^[0-9A-Z]{12}\d{2}$/.test(v)) return v.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, "$1.$2.$3/$4-$5");
+  return v;
+}
+
 const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
@@ -119,7 +153,7 @@ function fromOrder(o: Order): Base {
     facts.push({ label: "order.satoshis", type: "crypto", value: String(o.satoshis ?? 0), unit: "sats" });
   }
   if (o.rate) facts.push({ label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: "BTC" });
-  for (const [k, v] of Object.entries(o.reference)) facts.push({ label: "order.references", type: "text", value: `${k}: ${v}` });
+  facts.unshift(...referenceFacts(o.reference));
   return {
     id: o.id,
     kind: o.kind,
@@ -130,6 +164,7 @@ function fromOrder(o: Order): Base {
     paidAt: o.paidAt?.toISOString() ?? null,
     final: o.status !== "PENDING",
     paymentLinkId: o.paymentLinkId,
+    merchantOrderId: o.reference.orderId ?? null,
     link,
     payment: open(o.status, o.expiresAt) ? payment : null,
     facts,
@@ -138,7 +173,7 @@ function fromOrder(o: Order): Base {
 
 function chainFacts(o: OnchainOrder | ChainPayment): Fact[] {
   return [
-    { label: "order.network", type: "text", value: NETWORK_NAMES[o.network] ?? o.network },
+    { label: "order.network", type: "text", value: networkName(o.network) },
     { label: "order.cryptoAmount", type: "crypto", value: new Decimal(o.cryptoAmount).toFixed(), unit: o.asset },
     { label: "order.rate", type: "rate", value: new Decimal(o.rate).toFixed(), asset: o.asset },
     { label: "order.received", type: "crypto", value: new Decimal(o.receivedAmount).toFixed(), unit: o.asset },
@@ -161,6 +196,7 @@ function fromDeposit(o: OnchainOrder): Base {
     paidAt: o.completedAt?.toISOString() ?? null,
     final: o.closedAt !== null,
     paymentLinkId: o.paymentLinkId,
+    merchantOrderId: null,
     link: paymentLink(o.paymentLinkId),
     payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" } : null,
     facts: [
@@ -198,7 +234,9 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
     paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
-    link: null,
+    merchantOrderId: null,
+    // The payer's page, keyed by payCryptoPixId (Crypto-PIX payments have no payment link id).
+    link: cryptoPixPayLink(encodeCryptoPixId(p.id)),
     payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
     facts: [
       { label: "order.id", type: "mono", value: p.id },
@@ -225,7 +263,7 @@ function transferLine(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): Tra
   return {
     id: t.id,
     txHash: t.txHash,
-    network: NETWORK_NAMES[t.network] ?? t.network,
+    network: networkName(t.network),
     amount: new Decimal(t.amount).toFixed(),
     unit: assetOf(t.network as Network, t.tokenAddress) ?? t.tokenAddress,
     counted: new Decimal(t.appliedAmount).toFixed(),

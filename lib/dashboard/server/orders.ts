@@ -2,7 +2,6 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { db } from "@/db";
-import { decodeCryptoPixId } from "@/lib/ids";
 import { isStorableText } from "@/lib/storable-text";
 import { isCalendarDay } from "@/lib/dashboard/days";
 import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";

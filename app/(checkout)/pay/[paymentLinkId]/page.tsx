@@ -30,7 +30,7 @@ export default async function PayPage({ params }: { params: Promise<{ paymentLin
   const { locale, t } = await getI18n();
   return (
     <div className="mx-auto flex min-h-screen max-w-md flex-col px-4 py-4 sm:py-10">
-      <div className="mb-4 flex items-center justify-between">
+      <div className="mb-4 flex items-center justify-between print:hidden">
         <p className="text-sm font-semibold text-slate-700">{t("app.name")}</p>
         <LanguageSwitch locale={locale} />
       </div>

@@ -23,7 +23,8 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
       <Link href="/dashboard/orders" className="mb-2 inline-flex text-sm font-medium text-brand-700 underline-offset-2 hover:underline">
         ← {t("order.backToList")}
       </Link>
-      <PageHeader title={t("order.title", { id: (order.paymentLinkId ?? order.id).slice(0, 8) })} />
+      {/* The merchant's own order id names the order when it has one. */}
+      <PageHeader title={t("order.title", { id: order.merchantOrderId ?? (order.paymentLinkId ?? order.id).slice(0, 8) })} />
       <OrderDetailView initial={order} canRefund={can(role, "refunds.create")} canSimulate={can(role, "orders.create")} />
     </>
   );

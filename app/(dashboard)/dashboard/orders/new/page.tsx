@@ -8,7 +8,7 @@ import { getI18n } from "@/lib/i18n/server";
 import { providers } from "@/lib/providers";
 import { railEnabled } from "@/lib/providers/rails";
 import { liveNetworks } from "@/lib/chain/config";
-import { ASSETS, NETWORKS, tokenFor, type Network } from "@/lib/chain/tokens";
+import { ASSETS, NETWORKS, tokenFor, type Asset, type Network } from "@/lib/chain/tokens";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("newOrder.title") };
@@ -22,7 +22,7 @@ function assetsOn(networks: readonly Network[]) {
 }
 
 /** Today's rates for the form's hints; none when the rate source is off or failing (the form then shows no hint). */
-async function hintRates(symbols: readonly ("USDT" | "USDC" | "DAI" | "BTC")[]): Promise<Record<string, string>> {
+async function hintRates(symbols: readonly (Asset | "BTC")[]): Promise<Record<string, string>> {
   const { rates } = providers();
   const quotes = await Promise.allSettled(symbols.map((s) => rates.quote(s)));
   return Object.fromEntries(symbols.flatMap((s, i) => (quotes[i].status === "fulfilled" ? [[s, quotes[i].value.rate]] : [])));
@@ -52,7 +52,7 @@ export default async function NewOrderPage({ searchParams }: { searchParams: Pro
         kind={kind}
         kinds={kinds}
         setup={{
-          rates: await hintRates(["USDT", "USDC", "DAI", "BTC"]),
+          rates: await hintRates([...ASSETS, "BTC"]),
           expirySeconds: {
             exchange: e.EXPIRY_EXCHANGE_SECONDS,
             lightning: e.EXPIRY_LIGHTNING_SECONDS,

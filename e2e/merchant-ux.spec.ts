@@ -1,0 +1,355 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { api, PASSWORD, seedMerchant, signIn } from "./helpers";
+
+// Issue 16: a pt-BR merchant never meets English or a raw catalog key; order pages read like a
+// merchant's, not a developer's; withdrawal destinations are checked before the review; every kind
+// of payer has a page that ends in a receipt. Screenshots at 375 px and 1280 px go to
+// test-results/screens-ux/ for a person to look at.
+
+const SHOTS = "test-results/screens-ux";
+const PHONE = { width: 375, height: 812 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** Words that only English text has (none of them is Portuguese, product or brand vocabulary). */
+const ENGLISH =
+  /\b(the|and|must|required|invalid|expected|received|should|failed|pending|completed|cancelled|expired|payments?|amount|balance|withdrawals?|refunds?|please|error|not found|create|settings|sign in|your|with|from|this|that|enter|address|orders?|network|deliveries|attempts|available|today|copy|copied|previous|loading|search|unknown|key|keys|fees?|rates?|customer|wallet|open in)\b/i;
+/** A catalog key shown as it is ("common.fixFields", "errors.field.required"). */
+const RAW_KEY =
+  /\b(app|lang|common|nav|auth|errors|status|kind|overview|orders|order|refundStatus|transferUse|refunds|newOrder|withdrawals|developers|settings|pay|cpix|home|fields|timeline)\.[a-zA-Z]+(\.[a-zA-Z_]+)*\b/;
+
+/**
+ * Every word a person can read or hear on the page, in Portuguese: text, labels for assistive
+ * technology, titles and placeholders. Left out: what is data rather than wording (codes, ids,
+ * addresses, hashes: marked translate="no", <code>, monospace) and what is in another language on
+ * purpose (the language switch's "English", marked lang="en").
+ */
+async function wording(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const skip = (el: Element) => el.closest('[translate="no"], code, pre, script, style, .font-mono, [lang]:not([lang="pt-BR"]):not(html)') !== null;
+    const out: string[] = [document.title];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const parent = n.parentElement;
+      if (parent && !skip(parent) && n.textContent?.trim()) out.push(n.textContent.trim());
+    }
+    for (const el of document.body.querySelectorAll("[aria-label], [title], [placeholder], [alt]")) {
+      if (skip(el)) continue;
+      for (const attr of ["aria-label", "title", "placeholder", "alt"]) {
+        const v = el.getAttribute(attr);
+        if (v) out.push(v);
+      }
+    }
+    return out.join("\n");
+  });
+}
+
+const problems: string[] = [];
+
+/** Records every English word or raw key on the page as it is now, under `name`. */
+async function checkPortuguese(page: Page, name: string) {
+  // Pages that poll never fall quiet for long; a short wait lets the first answers render.
+  await page.waitForLoadState("networkidle", { timeout: 3000 }).catch(() => {});
+  for (const line of (await wording(page)).split("\n")) {
+    const english = line.match(ENGLISH);
+    const key = line.match(RAW_KEY);
+    if (english) problems.push(`${name}: English "${english[0]}" in "${line.slice(0, 120)}"`);
+    if (key) problems.push(`${name}: raw key "${key[0]}" in "${line.slice(0, 120)}"`);
+  }
+}
+
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+}
+
+async function both(page: Page, name: string, url: string) {
+  for (const [vp, size] of [
+    ["375", PHONE],
+    ["desktop", DESKTOP],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.goto(url);
+    await checkPortuguese(page, `${name}@${vp}`);
+    await shoot(page, `${name}-${vp}`);
+  }
+}
+
+/** A static BR Code the sandbox can resolve: a PIX order's own code, issued by this server. */
+async function brCode(request: APIRequestContext, apiKey: string, value: number): Promise<string> {
+  return (await api(request, apiKey).post("/order/create/pix", { value })).qrCode as string;
+}
+
+test.describe.configure({ mode: "serial" });
+test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
+
+test("a pt-BR merchant meets no English and no raw key on any page or form state, and every payer page ends in a receipt", async ({ page, request }) => {
+  test.setTimeout(600_000);
+  const m = await seedMerchant(request, { companyName: "Padaria Pão Quente", openingBalance: 500_000 });
+  const merchant = api(request, m.apiKey);
+
+  // Orders of every kind in every state a merchant and a payer see.
+  const lnExpiring = await merchant.post("/order/create/lightning", { value: 12 });
+  const pix = await merchant.post("/order/create/pix", { value: 150, orderId: "PED-1001", name: "Maria Souza", cpf: "529.982.247-25" });
+  const pixPaid = await merchant.post("/order/create/pix", { value: 99.9, orderId: "PED-1002" });
+  await merchant.post(`/sandbox/orders/${pixPaid.pixOrder._id}/pay`);
+  await merchant.post(`/order/${pixPaid.pixOrder._id}/refund`, { value: 10 });
+  const exchange = await merchant.post("/order/create", { value: 42.5, payerId: "cliente-77" });
+  const exchangePaid = await merchant.post("/order/create", { value: 18 });
+  await merchant.post(`/sandbox/orders/${exchangePaid.order.id}/pay`);
+  const ln = await merchant.post("/order/create/lightning", { value: 25, name: "João" });
+  const deposit = await merchant.post("/onchain/deposit", { value: 540, asset: "USDT", network: "polygon" });
+  const partial = await merchant.post("/onchain/deposit", { value: 100, asset: "USDC", network: "bsc" });
+  await merchant.post(`/sandbox/onchain/${partial.order.paymentLinkId}/transfer`, { amount: "5" });
+  const depositPaid = await merchant.post("/onchain/deposit", { value: 54, asset: "DAI", network: "eth" });
+  await merchant.post(`/sandbox/onchain/${depositPaid.order.paymentLinkId}/transfer`, { amount: "10" });
+  const cpix = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 54), network: "bsc", asset: "USDT" })).data;
+  const cpixPartial = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 27), network: "bsc" })).data;
+  await merchant.post(`/sandbox/crypto-pix/${cpixPartial.payCryptoPixId}/transfer`, { amount: "1" });
+  const cpixPaid = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 108), network: "eth" })).data;
+  await merchant.post(`/sandbox/crypto-pix/${cpixPaid.payCryptoPixId}/transfer`, { amount: String(cpixPaid.cryptoValue) });
+  const cpixRefunded = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 5.4), network: "bsc" })).data;
+  await merchant.post(`/sandbox/crypto-pix/${cpixRefunded.payCryptoPixId}/transfer`, { amount: String(cpixRefunded.cryptoValue), failPix: true });
+  await merchant.post("/order/pix-out", { value: 2500 });
+
+  // Signed out: the landing page, sign-in (a failed attempt keeps the password), sign-up.
+  await both(page, "home", "/");
+  await page.goto("/signin");
+  await page.getByLabel("E-mail").fill(m.email);
+  await page.getByLabel("Senha", { exact: true }).fill("wrong password");
+  await page.getByRole("button", { name: "Entrar" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "E-mail ou senha incorretos." })).toBeVisible();
+  await expect(page.getByLabel("Senha", { exact: true })).toHaveValue("wrong password");
+  await checkPortuguese(page, "signin-failed");
+  await shoot(page, "signin-failed-desktop");
+  await both(page, "signup", "/signup");
+  await page.getByRole("button", { name: "Criar conta" }).click();
+  await checkPortuguese(page, "signup-errors");
+
+  // The English landing page is English throughout, headline included.
+  await page.goto("/");
+  await page.getByRole("button", { name: "English" }).first().click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get paid by PIX, Lightning and stablecoins.");
+  await expect(page.getByText("A payments API for Brazilian merchants")).toBeVisible();
+  await shoot(page, "home-en-desktop");
+  // The detector itself: the English page must trip it, or it proves nothing about the others.
+  const before = problems.length;
+  await checkPortuguese(page, "home-en");
+  expect(problems.length - before).toBeGreaterThan(5);
+  problems.splice(before);
+  await page.getByRole("button", { name: "Português" }).first().click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba em PIX, Lightning e stablecoins.");
+
+  await signIn(page, m.email, PASSWORD);
+
+  // The phone's tab row says there is more, and the arrow brings the rest into view.
+  await page.setViewportSize(PHONE);
+  await page.goto("/dashboard");
+  await expect(page.getByTestId("nav-more")).toBeVisible();
+  await shoot(page, "nav-375");
+  // Each press scrolls on by part of the row, until the last tab shows and the arrow goes away.
+  await expect(async () => {
+    if (await page.getByTestId("nav-more").isVisible()) await page.getByTestId("nav-more").click({ timeout: 1000 });
+    await expect(page.getByTestId("nav-more")).toBeHidden({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(page.getByRole("link", { name: "Configurações" })).toBeInViewport();
+
+  // Every dashboard page.
+  for (const [name, url] of [
+    ["overview", "/dashboard"],
+    ["orders", "/dashboard/orders"],
+    ["orders-cancelled", "/dashboard/orders?status=CANCELLED"],
+    ["order-pix", `/dashboard/orders/${pix.pixOrder._id}`],
+    ["order-pix-refunded", `/dashboard/orders/${pixPaid.pixOrder._id}`],
+    ["order-exchange", `/dashboard/orders/${exchange.order.id}`],
+    ["order-lightning", `/dashboard/orders/${ln.order.id}`],
+    ["order-onchain", `/dashboard/orders/${deposit.order.id}`],
+    ["order-onchain-partial", `/dashboard/orders/${partial.order.id}`],
+    ["order-onchain-paid", `/dashboard/orders/${depositPaid.order.id}`],
+    ["order-cpix", `/dashboard/orders/${Buffer.from(cpix.payCryptoPixId, "base64url").toString()}`],
+    ["order-cpix-refunded", `/dashboard/orders/${Buffer.from(cpixRefunded.payCryptoPixId, "base64url").toString()}`],
+    ["new-pix", "/dashboard/orders/new?kind=pix"],
+    ["new-exchange", "/dashboard/orders/new?kind=exchange"],
+    ["new-lightning", "/dashboard/orders/new?kind=lightning"],
+    ["new-onchain", "/dashboard/orders/new?kind=onchain"],
+    ["new-crypto-pix", "/dashboard/orders/new?kind=crypto_pix"],
+    ["withdrawals", "/dashboard/withdrawals"],
+    ["developers", "/dashboard/developers"],
+    ["settings", "/dashboard/settings"],
+    ["not-found", "/dashboard/orders/00000000-0000-4000-8000-000000000000"],
+  ] as const) {
+    await both(page, name, url);
+  }
+
+  // The order page reads like a merchant's: labelled references, sentences on the timeline.
+  await page.goto(`/dashboard/orders/${pix.pixOrder._id}`);
+  await expect(page.getByText("Seu ID do pedido")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Pedido PED-1001" })).toBeVisible();
+  await expect(page.getByText("PED-1001", { exact: true })).toBeVisible();
+  await expect(page.getByText("Nome do cliente")).toBeVisible();
+  await expect(page.getByText(/orderId:|name:/)).toHaveCount(0);
+  await page.goto(`/dashboard/orders/${pixPaid.pixOrder._id}`);
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: "Pagamento recebido" })).toBeVisible();
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: /Devolução de R\$\s10,00 feita/ })).toBeVisible();
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: "status_changed" })).toHaveCount(0);
+
+  // An expired Lightning invoice reads "Expirado", not "Cancelado".
+  await expect(async () => {
+    await page.goto(`/dashboard/orders/${lnExpiring.order.id}`);
+    await expect(page.getByTestId("order-status")).toHaveText("Expirado", { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByTestId("timeline-entry").filter({ hasText: "Expirou sem pagamento" })).toBeVisible();
+  await both(page, "order-expired", `/dashboard/orders/${lnExpiring.order.id}`);
+
+  // Form states, each in Portuguese with the field's name.
+  await page.setViewportSize(DESKTOP);
+  await page.goto("/dashboard/orders/new?kind=pix");
+  await page.getByLabel("Valor (R$)").fill("10,001");
+  await page.getByLabel("Seu ID do pedido").fill("x".repeat(250));
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await expect(page.getByText("Valor: use no máximo 2 casas decimais (centavos).")).toBeVisible();
+  await expect(page.getByText("Seu ID do pedido: no máximo 200 caracteres.")).toBeVisible();
+  await checkPortuguese(page, "new-pix-errors");
+  await shoot(page, "new-pix-errors-desktop");
+  await page.getByLabel("Valor (R$)").fill("0");
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await expect(page.getByText("Valor: precisa ser maior que zero.")).toBeVisible();
+  await page.getByLabel("Valor (R$)").fill("dez reais");
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await expect(page.getByText("Valor: informe um valor em reais, por exemplo 10,50.")).toBeVisible();
+  await checkPortuguese(page, "new-pix-text");
+
+  await page.goto("/dashboard/orders/new?kind=onchain");
+  // BUSD is offered in the sandbox: its rate is in the rates box too.
+  await page.getByLabel("Rede").selectOption("bsc");
+  await expect(page.getByLabel("Token").locator("option", { hasText: "BUSD" })).toHaveCount(1);
+  await expect(page.getByText(/1 BUSD = R\$/)).toBeVisible();
+  await page.getByLabel("Valor (R$)").fill("0,01");
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Valor pequeno demais para um depósito em cripto" })).toBeVisible();
+  await expect(page.getByLabel("Rede")).toHaveValue("bsc");
+  await checkPortuguese(page, "new-onchain-too-small");
+  await shoot(page, "new-onchain-too-small-desktop");
+
+  await page.goto("/dashboard/orders/new?kind=crypto_pix");
+  await page.getByLabel("Código PIX (copia e cola) a pagar").fill("00020126this-is-not-a-pix-code");
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Código PIX inválido" })).toBeVisible();
+  await checkPortuguese(page, "new-crypto-pix-bad-code");
+  await page.getByLabel("Endereço de devolução").fill("0x123");
+  await page.getByRole("button", { name: "Criar pedido" }).click();
+  await checkPortuguese(page, "new-crypto-pix-bad-refund-address");
+
+  await page.goto("/dashboard/developers");
+  await page.getByLabel("URL do endpoint").fill("ftp://user:pw@example.com/#x");
+  await page.getByRole("button", { name: "Adicionar endpoint" }).click();
+  await expect(page.getByText(/^URL do endpoint: /).first()).toBeVisible();
+  await checkPortuguese(page, "developers-bad-webhook");
+  await page.getByRole("button", { name: "Criar chave" }).click();
+  await expect(page.getByText("Nome da chave: obrigatório.")).toBeVisible();
+  await checkPortuguese(page, "developers-empty-key");
+  await shoot(page, "developers-errors-desktop");
+
+  await page.goto("/dashboard/settings");
+  await page.getByLabel("Chave PIX para recebimentos e saques").fill("123");
+  await page.getByRole("button", { name: "Salvar" }).first().click();
+  await expect(page.getByText("Chave PIX: não é uma chave válida.", { exact: false }).first()).toBeVisible();
+  await checkPortuguese(page, "settings-bad-key");
+
+  // A refund beyond what is left: the service's answer, in Portuguese.
+  await page.goto(`/dashboard/orders/${pixPaid.pixOrder._id}`);
+  await page.getByLabel("Valor a devolver (R$)").fill("500,00");
+  await page.getByRole("button", { name: "Devolver ao pagador" }).click();
+  await expect(page.getByText(/O valor passa do que resta devolver: restam R\$\s89,90 de R\$\s99,90\./)).toBeVisible();
+  await checkPortuguese(page, "refund-too-much");
+
+  // Withdrawals: the destination is checked before the review step.
+  for (const size of [PHONE, DESKTOP]) {
+    const vp = size === PHONE ? "375" : "desktop";
+    await page.setViewportSize(size);
+    await page.goto("/dashboard/withdrawals");
+    await page.getByLabel("Valor (R$)").fill("50");
+    await page.getByLabel("Outra chave PIX").check();
+    await page.getByLabel("Chave PIX de destino").fill("529.982.247-26");
+    await page.getByRole("button", { name: "Revisar saque" }).click();
+    await expect(page.getByText("Chave PIX de destino: parece um CPF, mas os dígitos verificadores não conferem.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Confirmar saque" })).toHaveCount(0);
+    await checkPortuguese(page, `withdraw-pix-bad-key@${vp}`);
+    await shoot(page, `withdraw-pix-bad-key-${vp}`);
+    await page.getByLabel("Chave PIX de destino").fill("+55 11 99876-5432");
+    await page.getByRole("button", { name: "Revisar saque" }).click();
+    await expect(page.getByRole("button", { name: "Confirmar saque" })).toBeVisible();
+    await page.getByRole("button", { name: "Voltar" }).click();
+
+    await page.getByRole("button", { name: "Sacar on-chain" }).click();
+    // One letter's case flipped: the EIP-55 checksum catches the typo.
+    await page.getByLabel("Endereço da carteira (0x…)").fill("0x52908400098527886E0F7030069857D2E4169Ee7");
+    await page.getByLabel("Valor (R$)").fill("20");
+    await page.getByRole("button", { name: "Revisar saque" }).click();
+    await expect(page.getByText(/^Endereço da carteira \(0x…\): não é um endereço válido/)).toBeVisible();
+    await expect(page.getByRole("button", { name: "Confirmar saque" })).toHaveCount(0);
+    await checkPortuguese(page, `withdraw-onchain-bad-checksum@${vp}`);
+    await shoot(page, `withdraw-onchain-bad-checksum-${vp}`);
+  }
+
+  // Payer pages of every kind and state, each ending in a receipt or a clear end.
+  const payer = await page.context().newPage();
+  // Lightning invoices expire in 8 s in the e2e server: this one is looked at as soon as it is made.
+  const lnNow = await merchant.post("/order/create/lightning", { value: 25 });
+  await payer.goto(`/pay/${lnNow.order.paymentLinkId}`);
+  await expect(payer.getByTestId("open-in-wallet")).toHaveAttribute("href", /^lightning:LNBC/);
+  await checkPortuguese(payer, "pay-lightning");
+  await shoot(payer, "pay-lightning-desktop");
+  await payer.setViewportSize(PHONE);
+  await shoot(payer, "pay-lightning-375");
+  for (const [name, url] of [
+    ["pay-pix", `/pay/${pix.pixOrder.paymentLinkId}`],
+    ["pay-pix-receipt", `/pay/${pixPaid.pixOrder.paymentLinkId}`],
+    ["pay-exchange", `/pay/${exchange.order.paymentLinkId}`],
+    ["pay-exchange-receipt", `/pay/${exchangePaid.order.paymentLinkId}`],
+    ["pay-lightning-expired", `/pay/${lnExpiring.order.paymentLinkId}`],
+    ["pay-onchain", `/pay/${deposit.order.paymentLinkId}`],
+    ["pay-onchain-partial", `/pay/${partial.order.paymentLinkId}`],
+    ["pay-onchain-receipt", `/pay/${depositPaid.order.paymentLinkId}`],
+    ["pay-cpix", `/pay/crypto-pix/${cpix.payCryptoPixId}`],
+    ["pay-cpix-partial", `/pay/crypto-pix/${cpixPartial.payCryptoPixId}`],
+    ["pay-cpix-receipt", `/pay/crypto-pix/${cpixPaid.payCryptoPixId}`],
+    ["pay-cpix-refunded", `/pay/crypto-pix/${cpixRefunded.payCryptoPixId}`],
+  ] as const) {
+    await both(payer, name, url);
+  }
+
+  await payer.goto(`/pay/${deposit.order.paymentLinkId}`);
+  await expect(payer.getByText("Rede: Polygon")).toBeVisible();
+  await expect(payer.getByTestId("open-in-wallet")).toHaveAttribute("href", /^ethereum:0x[0-9a-fA-F]{40}@137\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=\d+$/);
+  await payer.goto(`/pay/${exchange.order.paymentLinkId}`);
+  await expect(payer.getByRole("img", { name: /QR code/ })).toHaveCount(0);
+  await expect(payer.getByText(/Sandbox: nenhuma exchange real/)).toBeVisible();
+
+  await payer.goto(`/pay/${pixPaid.pixOrder.paymentLinkId}`);
+  const receipt = payer.getByTestId("receipt");
+  await expect(receipt).toContainText(/Valor pago\s*R\$\s99,90/);
+  await expect(receipt).toContainText("Padaria Pão Quente");
+  await expect(receipt).toContainText(pixPaid.pixOrder.paymentLinkId);
+  await payer.goto(`/pay/${depositPaid.order.paymentLinkId}`);
+  await expect(payer.getByTestId("receipt")).toContainText(/Enviado\s*10 DAI · Ethereum/);
+
+  await payer.goto(`/pay/crypto-pix/${cpixPartial.payCryptoPixId}`);
+  await expect(payer.getByTestId("cpix-progress")).toHaveText(/^Recebido: 1 de [\d,]+ USDT$/);
+  await expect(payer.getByText(/Envie o restante/)).toBeVisible();
+  await payer.goto(`/pay/crypto-pix/${cpixPaid.payCryptoPixId}`);
+  await expect(payer.getByTestId("checkout-result")).toHaveText("PIX pago!");
+  await expect(payer.getByTestId("receipt")).toContainText(/PIX pago\s*R\$\s108,00/);
+  await payer.goto(`/pay/crypto-pix/${cpixRefunded.payCryptoPixId}`);
+  await expect(payer.getByTestId("checkout-result")).toHaveText(/Cripto devolvida|Devolvendo sua cripto/);
+
+  // A Crypto-PIX payer's page turns into its receipt by itself when the rest arrives.
+  await payer.goto(`/pay/crypto-pix/${cpixPartial.payCryptoPixId}`);
+  await merchant.post(`/sandbox/crypto-pix/${cpixPartial.payCryptoPixId}/transfer`, { amount: (cpixPartial.cryptoValue - 1).toFixed(6) });
+  await expect(payer.getByTestId("checkout")).toHaveAttribute("data-status", "COMPLETED", { timeout: 20_000 });
+  await expect(payer.getByTestId("receipt")).toBeVisible();
+
+  // The dashboard's Crypto-PIX order links to its payer page.
+  await page.goto(`/dashboard/orders/${Buffer.from(cpix.payCryptoPixId, "base64url").toString()}`);
+  await expect(page.getByTestId("payment-link")).toHaveAttribute("href", new RegExp(`/pay/crypto-pix/${cpix.payCryptoPixId}$`));
+
+  expect(problems).toEqual([]);
+});
