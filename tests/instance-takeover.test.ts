@@ -110,6 +110,9 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
     "$meaning: the other instance takes the sweep over and resolves the payout by reading the provider, within 30 s",
     async ({ stall, sends }) => {
       expect(isRunning()).toBe(false); // this process enqueues nothing: only a sweep finds the payout
+      // Sweeps other test files queued in this shared database (another singletonKey, so not held back
+      // by this queue's "stately" policy) would run beside A's: only this test's instances sweep here.
+      await db().execute(sql`do $$ begin if to_regclass('pgboss.job') is not null then delete from pgboss.job where name = 'sweep'; end if; end $$`);
       const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 50_000 });
       const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 12_345 } });
       expect(out.status, JSON.stringify(out.body)).toBe(201);
