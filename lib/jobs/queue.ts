@@ -125,7 +125,9 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   }
   const timers: NodeJS.Timeout[] = [];
   for (const r of plan.recurring) {
-    await boss.schedule(r.queue.name, "* * * * *");
+    // The same singletonKey as the timers' sends: a "stately" queue holds back only jobs of one key, so
+    // with none the minute's scheduled job could run beside a timer's (two sweeps at once).
+    await boss.schedule(r.queue.name, "* * * * *", {}, { singletonKey: "tick" });
     const timer = setInterval(() => {
       boss.send(r.queue.name, {}, { singletonKey: "tick" }).catch((err: unknown) => log.warn("recurring job enqueue failed", { queue: r.queue.name, err }));
     }, r.tickSeconds * 1000);
