@@ -1,6 +1,6 @@
 import { DomainError, NotFound, UpstreamUnavailable } from "@/lib/errors";
 import { networkName } from "@/lib/chain/network-names";
-import { formatCrypto, formatMoney, isMessageKey, translate, type Locale, type MessageKey, type Vars } from "./index";
+import { formatCrypto, formatDateTime, formatMoney, isMessageKey, translate, type Locale, type MessageKey, type Vars } from "./index";
 
 // Service errors (DomainError) on the dashboard, in the merchant's language. Services word them in
 // English for API clients (the spec's error bodies); the dashboard calls the same services, so the
@@ -46,6 +46,7 @@ const RULES: Rule[] = [
   [new RegExp(`^Daily withdrawal limit exceeded: .* limit is ${MONEY} per day and ${MONEY} is left`), "errors.api.limitDaily", (m) => ({ daily: m[1], left: m[2] })],
   [/^Withdrawal value is too small/, "errors.api.tooSmallForTokens"],
   [/^No pixKey was given and the merchant has no registered PIX key/, "errors.api.noPixKey"],
+  [/^The registered PIX key was changed recently: withdrawals to it wait until (\S+) unless/, "withdrawals.payoutHeld", (m, l) => ({ until: formatDateTime(m[1], l) })],
   [/^The merchant has no registered PIX key/, "errors.api.noPixKeyCollect"],
   [/^Invalid PIX key|^pixKey is not a valid PIX key/, "errors.pixKey"],
   [new RegExp(`^Refund value exceeds what is left to refund on this order: ${MONEY} of ${MONEY}`), "errors.api.refundExceeds", (m) => ({ left: m[1], total: m[2] })],

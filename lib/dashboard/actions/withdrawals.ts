@@ -1,12 +1,7 @@
 "use server";
 
 import { actorOf } from "@/lib/auth/session";
-import { InvalidInput } from "@/lib/errors";
-import { getI18n } from "@/lib/i18n/server";
-import { formatDateTime } from "@/lib/i18n";
-import { classifyPixKey } from "@/lib/pix/keys";
 import { audit } from "@/lib/security/audit";
-import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
 import { createPixOut, initiateOnchainWithdrawal } from "@/lib/withdrawals/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, onchainWithdrawForm, pixOutForm } from "../schemas";
@@ -20,14 +15,8 @@ const opts = { decimalFields: DECIMAL_FIELDS, permission: "withdrawals.create" a
 export const pixOutAction = merchantAction(
   pixOutForm,
   async (input, signedIn) => {
-    const { merchant } = signedIn;
-    const toRegistered = !input.pixKey || classifyPixKey(input.pixKey)?.normalized === merchant.pixKey;
-    const heldUntil = toRegistered ? payoutKeyHeldUntil(merchant) : null;
-    if (heldUntil) {
-      const { locale, t } = await getI18n();
-      throw new InvalidInput(t("withdrawals.payoutHeld", { until: formatDateTime(heldUntil, locale) }));
-    }
-    const w = await createPixOut(merchant, input);
+    // A payout key still on hold is refused by the service, under the merchant's row lock.
+    const w = await createPixOut(signedIn.merchant, input);
     await audit(actorOf(signedIn), "withdrawal.requested", w.id, { kind: "pix_out", valueCentavos: w.valueCentavos, pixKey: w.pixKey });
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },

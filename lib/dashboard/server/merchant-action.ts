@@ -28,6 +28,10 @@ export function merchantAction<S extends z.ZodType, D>(
     const signedIn = await requireMerchant();
     if (opts.permission && !can(signedIn.role, opts.permission)) return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
     if (opts.stepUp) {
+      // The form's own errors first: a code is asked for only once the request itself would go through.
+      const fields = new FormData();
+      for (const [k, v] of formData.entries()) if (k !== STEP_UP_FIELD) fields.append(k, v);
+      if (!schema.safeParse(fields).success) return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, fields);
       const refused = await stepUp<D>(signedIn, formData);
       if (refused) return refused;
     }
