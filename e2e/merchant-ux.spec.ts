@@ -250,7 +250,8 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
 
   await page.goto("/dashboard/settings");
   await page.getByLabel("Chave PIX para recebimentos e saques").fill("123");
-  await page.getByRole("button", { name: "Salvar" }).first().click();
+  // The payout key has a form of its own (under the company name's): its errors come before any code is asked for.
+  await page.getByRole("button", { name: "Salvar" }).nth(1).click();
   await expect(page.getByText("Chave PIX: não é uma chave válida.", { exact: false }).first()).toBeVisible();
   await checkPortuguese(page, "settings-bad-key");
 
