@@ -6,6 +6,7 @@ import { centavosToBrl } from "@/lib/money";
 import { credentialFile } from "@/lib/secrets";
 import { UpstreamHttpError } from "../http/client";
 import { httpsRequest, pinnedAgent, type HttpsAnswer } from "../http/mtls";
+import { storedDetails } from "./stored-details";
 import type { LightningInvoice, LightningProvider, RemoteInvoice, StreamedInvoice } from "./types";
 
 // Lightning through the merchant's own LND node, over its REST gateway (CONTRACT §10; LND's REST
@@ -197,25 +198,7 @@ export const lndLightning: LightningProvider = {
         },
       };
     } catch {
-      return {
-        success: false,
-        data: {
-          id: state.id,
-          name: state.name,
-          status: state.status,
-          currency: "BTC",
-          created_at: Math.floor(state.createdAt.getTime() / 1000),
-          fee: 0,
-          notes: "",
-          address: "",
-          metadata: {},
-          fiat_value: centavosToBrl(state.fiatCentavos),
-          amount: state.satoshis,
-          description: state.description,
-          auto_settle: true,
-          transactions: [],
-        },
-      };
+      return storedDetails(state, true);
     }
   },
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { env, publicBaseUrl } from "@/lib/env";
 import { centavosToBrl } from "@/lib/money";
 import { requestJson } from "@/lib/providers/http/client";
+import { storedDetails } from "./stored-details";
 import type { InvoiceState, LightningProvider, LightningProviderDetails, RemoteInvoice } from "./types";
 
 // Lightning through OpenNode's charge API (LIGHTNING_API_URL, LIGHTNING_API_KEY):
@@ -100,7 +101,7 @@ export const openNodeLightning: LightningProvider = {
       return details(await getCharge(state.id), state);
     } catch {
       // `success` is the spec's "whether the provider query succeeded": answer from what we stored.
-      return fallbackDetails(state);
+      return storedDetails(state, false);
     }
   },
 
@@ -137,28 +138,6 @@ function details(c: Charge, state: InvoiceState): LightningProviderDetails {
       description: c.description ?? state.description,
       auto_settle: c.auto_settle ?? false,
       transactions: c.transactions ?? [],
-    },
-  };
-}
-
-function fallbackDetails(state: InvoiceState): LightningProviderDetails {
-  return {
-    success: false,
-    data: {
-      id: state.id,
-      name: state.name,
-      status: state.status,
-      currency: "BTC",
-      created_at: Math.floor(state.createdAt.getTime() / 1000),
-      fee: 0,
-      notes: "",
-      address: "",
-      metadata: {},
-      fiat_value: centavosToBrl(state.fiatCentavos),
-      amount: state.satoshis,
-      description: state.description,
-      auto_settle: false,
-      transactions: [],
     },
   };
 }
