@@ -1,4 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
+import { productionNodeFlags } from "./scripts/production-flags";
 
 // End-to-end tests drive the built app (`npm run build` first) in Debian's Chromium: Playwright
 // cannot download its own browsers here. The server gets a fresh embedded PostgreSQL each run.
@@ -26,7 +27,7 @@ export default defineConfig({
   },
   projects: [{ name: "desktop", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: {
-    command: `rm -rf ${DATA_DIR} && node --enable-source-maps dist/server/start.cjs`,
+    command: `rm -rf ${DATA_DIR} && node ${productionNodeFlags().join(" ")} dist/server/start.cjs`,
     url: `http://127.0.0.1:${PORT}/`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../db/embedded";
+import { productionNodeFlags } from "../../scripts/production-flags";
 
 // Helpers for system tests that run their own server processes (crash safety, several instances):
 // the real server of the built app (`scripts/start.ts` as `npm run build` bundles it), on a PostgreSQL the test owns.
@@ -19,7 +20,7 @@ export type Server = { url: string; child: ChildProcess; logs: string[] };
 
 export async function startServer(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<Server> {
   const logs: string[] = [];
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], {
+  const child = spawn(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -9,6 +9,7 @@ import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
+import { productionNodeFlags } from "../production-flags";
 import { runMixed, type MixedResult } from "./mixed";
 
 // `npm run bench`: the built app as production runs it, side by side with what it is measured
@@ -31,6 +32,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ADMIN = "bench-admin-token-0123456789abcdefghijklmnop";
 // 2,000 keys × 600 per minute = 20,000 requests per second before any key reaches its limit.
 const API_KEYS = Number(process.env.BENCH_API_KEYS ?? 2000);
+// How many orders the lookups go through (each server makes its own).
+const LOOKUP_ORDERS = Number(process.env.BENCH_LOOKUP_ORDERS ?? 1000);
 // Every server gets the pool the app would choose here: the ratio is about what a server does per
 // request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
 const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
@@ -64,14 +67,15 @@ function rssMb(pid: number): number {
   }
 }
 
-type Target = { url: string; method: "GET" | "POST"; headerSets: Record<string, string>[]; body?: string };
+type Target = { url: string; method: "GET" | "POST"; headerSets: Record<string, string>[]; body?: string; paths?: string[] };
 
 /** Each request takes the next of the target's header sets (one per API key); every server gets the same number, so the load generator works alike. */
 async function load(target: Target, pid: number, duration: number) {
   let peak = rssMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
-  const { headerSets } = target;
+  const { headerSets, paths } = target;
   let next = 0;
+  let nextPath = 0;
   const result = await autocannon({
     url: target.url,
     connections: CONNECTIONS,
@@ -84,6 +88,7 @@ async function load(target: Target, pid: number, duration: number) {
         headers: headerSets[0],
         setupRequest: (req) => {
           req.headers = headerSets[next++ % headerSets.length];
+          if (paths) req.path = paths[nextPath++ % paths.length];
           return req;
         },
       },
@@ -108,14 +113,15 @@ async function stop(child: ChildProcess) {
   await new Promise((r) => child.once("exit", r));
 }
 
-type Endpoint = { name: string; method: "GET" | "POST"; path: string; body?: string };
+/** `paths`: requests take them in turn (lookups of many orders); `path` names the endpoint. */
+type Endpoint = { name: string; method: "GET" | "POST"; path: string; body?: string; paths?: string[] };
 type Server = { name: string; base: string; child: ChildProcess; endpoints: Endpoint[]; authorizations: string[] };
 
 const ENDPOINTS = ["POST /order/create/pix", "GET /order/{id}", "GET /account"] as const;
 
 async function measure(server: Server, e: Endpoint, round: number): Promise<Result & { round: number }> {
   const headerSets = server.authorizations.map((authorization) => ({ "content-type": "application/json", authorization }));
-  const target: Target = { url: server.base + e.path, method: e.method, headerSets, body: e.body };
+  const target: Target = { url: server.base + e.path, method: e.method, headerSets, body: e.body, paths: e.paths };
   const pid = server.child.pid!;
   await load(target, pid, WARMUP);
   const { result, peak } = await load(target, pid, DURATION);
@@ -152,7 +158,7 @@ async function startApp(dbUrl: string, kind: AppKind, port: number): Promise<Ser
   };
   if (!kind.limiter) env.RATE_LIMIT_PER_MINUTE = "0";
   // The limiter's default is the app's own: whatever this shell sets is not passed on.
-  const child = start(process.execPath, ["--enable-source-maps", "dist/server/start.cjs"], env, ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS"]);
+  const child = start(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], env, ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS"]);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/`);
   const created = await (
@@ -163,13 +169,15 @@ async function startApp(dbUrl: string, kind: AppKind, port: number): Promise<Ser
     })
   ).json();
   const keys = [created.apiKey as string, ...(await addApiKeys(dbUrl, created.merchant.id, API_KEYS - 1))];
-  const order = await (
-    await fetch(`${base}/api/v1/order/create/pix`, {
+  // Each with the next key: one key would meet the limiter's per-key budget.
+  const ids = await makeOrders(async (i) => {
+    const res = await fetch(`${base}/api/v1/order/create/pix`, {
       method: "POST",
-      headers: { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" },
       body: '{"value":10}',
-    })
-  ).json();
+    });
+    return (await res.json()).pixOrder._id;
+  });
   return {
     name: kind.name,
     base,
@@ -177,7 +185,7 @@ async function startApp(dbUrl: string, kind: AppKind, port: number): Promise<Ser
     authorizations: keys.map((k) => `Bearer ${k}`),
     endpoints: [
       { name: ENDPOINTS[0], method: "POST", path: "/api/v1/order/create/pix", body: '{"value":10.5}' },
-      { name: ENDPOINTS[1], method: "GET", path: `/api/v1/order/${order.pixOrder._id}` },
+      { name: ENDPOINTS[1], method: "GET", path: `/api/v1/order/${ids[0]}`, paths: ids.map((id) => `/api/v1/order/${id}`) },
       { name: ENDPOINTS[2], method: "GET", path: "/api/v1/account" },
     ],
   };
@@ -198,6 +206,17 @@ async function addApiKeys(dbUrl: string, merchantId: string, count: number): Pro
   }
 }
 
+/**
+ * The orders the lookups read, made through the server itself. Lookups take them in turn: one order
+ * read by every request would measure a single hot row (and let a server answer many lookups with one
+ * read), not what reading a merchant's orders costs.
+ */
+async function makeOrders(create: (i: number) => Promise<string>): Promise<string[]> {
+  const ids: string[] = [];
+  while (ids.length < LOOKUP_ORDERS) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => create(ids.length + j)))));
+  return ids;
+}
+
 /** Header values shaped like the app's, for servers that read none: the load generator does the same work for every server. */
 const unusedAuthorizations = () => Array.from({ length: API_KEYS }, () => `Bearer ${generateApiKey("sandbox").key}`);
 
@@ -213,7 +232,7 @@ async function startBare(dbUrl: string, port: number): Promise<Server> {
   const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/nothing`);
-  const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
+  const ids = await makeOrders(async () => (await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json()).order.id);
   return {
     name: "bare",
     base,
@@ -221,7 +240,7 @@ async function startBare(dbUrl: string, port: number): Promise<Server> {
     authorizations: unusedAuthorizations(),
     endpoints: [
       { name: ENDPOINTS[0], method: "POST", path: "/order", body: '{"value":10.5}' },
-      { name: ENDPOINTS[1], method: "GET", path: `/order/${order.id}` },
+      { name: ENDPOINTS[1], method: "GET", path: `/order/${ids[0]}`, paths: ids.map((id) => `/order/${id}`) },
     ],
   };
 }
@@ -232,7 +251,7 @@ async function startBaseline(dbUrl: string, port: number): Promise<Server> {
   const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/account`);
-  const { order } = await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json();
+  const ids = await makeOrders(async () => (await (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).json()).order.id);
   return {
     name: "baseline",
     base,
@@ -240,7 +259,7 @@ async function startBaseline(dbUrl: string, port: number): Promise<Server> {
     authorizations: unusedAuthorizations(),
     endpoints: [
       { name: ENDPOINTS[0], method: "POST", path: "/order", body: '{"value":10.5}' },
-      { name: ENDPOINTS[1], method: "GET", path: `/order/${order.id}` },
+      { name: ENDPOINTS[1], method: "GET", path: `/order/${ids[0]}`, paths: ids.map((id) => `/order/${id}`) },
       { name: ENDPOINTS[2], method: "GET", path: "/account" },
     ],
   };
