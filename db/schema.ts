@@ -51,6 +51,23 @@ export const CHAIN_TX_STATUSES = ["pending", "confirmed", "reverted", "supersede
 /** created: recorded, not yet accepted by the provider (or its answer was lost); processing: accepted, not final. */
 export const PIX_PAYOUT_STATUSES = ["created", "processing", "completed", "failed"] as const;
 export const PIX_PAYOUT_PURPOSES = ["withdrawal", "crypto_pix"] as const;
+/**
+ * An Idempotency-Key's claim. in_flight: its request is running (or died) and has committed nothing;
+ * committed: the request's business transaction committed `resource` and bound the key to it, but no
+ * response is stored yet; done: the response is stored and every retry gets it back.
+ */
+export const IDEMPOTENCY_STATES = ["in_flight", "committed", "done"] as const;
+/** What a request bound to its Idempotency-Key created or changed: the endpoint rebuilds its answer from it. */
+export const IDEMPOTENT_RESOURCE_TYPES = [
+  "order",
+  "onchain_order",
+  "crypto_pix_payment",
+  "withdrawal",
+  "refund",
+  "webhook_endpoint",
+  "webhook_delivery",
+  "chain_transfer",
+] as const;
 /** Why a received PIX was not applied to an order (it stays on record, for a refund or an operator). */
 export const PIX_RECEIPT_REASONS = ["wrong_value", "unknown_txid", "order_not_pending", "after_expiry"] as const;
 export const LEDGER_KINDS = [
@@ -988,20 +1005,27 @@ export const idempotencyKeys = pgTable(
     method: text("method").notNull(),
     path: text("path").notNull(),
     bodyHash: text("body_hash").notNull(),
-    state: text("state", { enum: ["in_flight", "done"] })
-      .notNull()
-      .default("in_flight"),
+    state: text("state", { enum: IDEMPOTENCY_STATES }).notNull().default("in_flight"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
-    // While in flight: which request holds the key, and until when. The holder renews the lease while
-    // it runs; a lease that ran out means its holder died, and a retry may take the key over.
+    // While in flight or committed: which request holds the key, and until when. The holder renews the
+    // lease while it runs; a lease that ran out means its holder died, and a retry may take the key over.
     claimId: uuid("claim_id"),
     leaseUntil: ts("lease_until"),
+    // Written by the business transaction itself (lib/idempotency-binding.ts), so a key whose request
+    // died after moving money points at what it made, and a retry answers with that instead of running.
+    resourceType: text("resource_type", { enum: IDEMPOTENT_RESOURCE_TYPES }),
+    resourceId: uuid("resource_id"),
     createdAt: createdAt(),
     /** When the row is forgotten (24 h): a retry after that runs as new. */
     expiresAt: ts("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.key, t.method, t.path] })],
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.key, t.method, t.path] }),
+    check("idempotency_keys_state", inList("state", IDEMPOTENCY_STATES)),
+    check("idempotency_keys_resource_type", inList("resource_type", IDEMPOTENT_RESOURCE_TYPES)),
+    check("idempotency_keys_committed_resource", sql`state <> 'committed' or (resource_type is not null and resource_id is not null)`),
+  ],
 );
 
 export type Merchant = typeof merchants.$inferSelect;

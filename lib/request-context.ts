@@ -2,8 +2,18 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { processSingleton } from "@/lib/singleton";
 
 // Carries the request id through everything a request causes (services, queries, provider calls),
-// so every log line it produces names it without passing it by hand.
-type RequestContext = { requestId: string };
+// so every log line it produces names it without passing it by hand. It also carries the
+// Idempotency-Key the request holds, if any, down to the transaction that commits what the request
+// makes (lib/idempotency-binding.ts), without every service taking it as a parameter.
+
+/** An Idempotency-Key's row (its scope) and the id of this request's claim on it. */
+export type HeldIdempotencyKey = { merchantId: string; key: string; method: string; path: string; claimId: string };
+
+export type RequestContext = {
+  requestId: string;
+  /** Set by the endpoint wrapper while the handler of a request with an Idempotency-Key runs, and cleared after. */
+  idempotencyKey?: HeldIdempotencyKey;
+};
 
 const storage = processSingleton("request-context", () => new AsyncLocalStorage<RequestContext>());
 
@@ -13,4 +23,8 @@ export function withRequestContext<T>(ctx: RequestContext, fn: () => Promise<T>)
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+export function currentIdempotencyKey(): HeldIdempotencyKey | undefined {
+  return storage.getStore()?.idempotencyKey;
 }

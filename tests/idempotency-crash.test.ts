@@ -17,7 +17,8 @@ import { api, seedMerchant } from "./helpers";
 // CONTRACT §9 after a crash: a request that died while holding an Idempotency-Key left its claim "in
 // flight". The claim is a lease: once it runs out, a retry takes the key over and runs, once; while the
 // holder is alive (renewing), retries get 409. A dead holder is simulated by writing its claim row
-// with a lease that has run out, as a process killed mid-request leaves it.
+// with a lease that has run out, as a process killed mid-request leaves it before committing anything
+// (one killed after its business transaction committed: tests/idempotency-commit.test.ts).
 
 const WITHDRAW = "/api/v1/onchain/withdraw/initiate";
 const body = { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 100, network: "polygon" };

@@ -30,6 +30,11 @@ export async function recordTransfer(tx: Tx, transfer: IncomingTransfer & { owne
   return row?.id ?? null;
 }
 
+export async function transferById(ex: Executor, id: string): Promise<ChainTransfer | undefined> {
+  const [row] = await ex.select().from(chainTransfers).where(eq(chainTransfers.id, id));
+  return row;
+}
+
 /** Every token transfer recorded for an order or payment, in the order they were paid. */
 export async function transfersOf(ex: Executor, ownerId: string): Promise<ChainTransfer[]> {
   return ex

@@ -26,6 +26,7 @@ export const payCryptoPixEndpoint = defineEndpoint({
   async handle({ merchant, body }) {
     return { data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body)) };
   },
+  replay: async ({ merchant, resource }) => ({ data: cryptoPixCreatedView(await findCryptoPixPayment(merchant.id, resource.id)) }),
 });
 
 export const getCryptoPixEndpoint = defineEndpoint({

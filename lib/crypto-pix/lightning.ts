@@ -3,6 +3,7 @@ import { db, type Tx } from "@/db";
 import type { CryptoPixPayment, MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { fromBaseUnits, satoshisFor } from "@/lib/money";
@@ -77,6 +78,7 @@ export async function createLightningPayment(merchant: MerchantProfile, code: Br
       expiresAt: invoice.expiresAt,
     });
     await insertInvoice(tx, { paymentId: payment.id, provider: lightning.name, paymentHash, preimage, satoshis });
+    await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: payment.id });
     return payment;
   });
 }
@@ -100,6 +102,8 @@ export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date): 
     const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
     await updateInvoice(tx, p.id, { state: "accepted", acceptedAt });
     await updatePayment(tx, p.id, { receivedAmount: p.cryptoAmount, paidAt: acceptedAt, txHash: paymentHash, pixPayoutId: payout.id });
+    // The sandbox's payer pays through the API: its Idempotency-Key, if any, is bound to the payment.
+    await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: p.id });
     return payout.id;
   });
   if (payoutId === false) return false;

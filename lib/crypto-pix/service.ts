@@ -9,6 +9,7 @@ import type { StrayReason } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/payouts/machine";
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
@@ -81,7 +82,7 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
-    return insertPayment(tx, {
+    const payment = await insertPayment(tx, {
       merchantId: merchant.id,
       network,
       asset,
@@ -102,6 +103,8 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
       refundAddress: input.refundAddress ?? null,
       expiresAt: new Date(Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000),
     });
+    await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: payment.id });
+    return payment;
   });
 }
 
@@ -171,6 +174,8 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
     const paidAt = transfer.blockTime ?? new Date();
     const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "crypto_pix", ownerId: p.id });
     if (!transferId) return { payment: p, duplicate: true, fullyPaid: false, payoutId: null };
+    // A transfer made through the sandbox's API: its Idempotency-Key, if any, is bound to it.
+    await bindIdempotencyKey(tx, { type: "chain_transfer", id: transferId });
 
     // Paid after the expiry: the payment closes at its expiry first, as the sweep would have closed it.
     if (!p.closedAt && paidAt.getTime() > p.expiresAt.getTime() && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0) p = await closeAtExpiry(tx, p);

@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { DomainError, NotFound } from "@/lib/errors";
+import type { IdempotentResource } from "@/lib/idempotency-binding";
 import { newRequestId } from "@/lib/ids";
 import { log } from "@/lib/log";
-import { withRequestContext } from "@/lib/request-context";
+import { withRequestContext, type RequestContext } from "@/lib/request-context";
 import { parseJsonBody, readBodyText } from "./body";
 import { bodyHash } from "./canonical-json";
 import type { ErrorBody } from "./error-body";
@@ -58,6 +59,7 @@ export type EndpointDocs = {
 };
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+type SuccessBody<R> = R extends z.ZodType ? z.output<R> : never;
 
 export type HandlerContext<P extends object, B, Q> = P & {
   req: ApiRequest;
@@ -82,7 +84,15 @@ export type EndpointConfig<P extends object, B extends z.ZodType | undefined, Q 
   notFoundStatus?: number;
   docs: EndpointDocs;
   /** Returns the response body (sent as JSON with `response.status`) or a Response of its own. */
-  handle(ctx: HandlerContext<P, B, Q>): Promise<(R extends z.ZodType ? z.output<R> : never) | Response>;
+  handle(ctx: HandlerContext<P, B, Q>): Promise<SuccessBody<R> | Response>;
+  /**
+   * Required of every POST that takes an Idempotency-Key. Its handler's services bind the key to what
+   * they commit (lib/idempotency-binding.ts); when the request died after that commit and before its
+   * response was stored, a retry gets, instead of a second run, what this builds from the bound
+   * resource (as it stands now), with `response.status`. Same context as the handler's (the retry's
+   * body is the original's: the key guarantees it).
+   */
+  replay?(ctx: HandlerContext<P, B, Q> & { resource: IdempotentResource }): Promise<SuccessBody<R>>;
 };
 
 /** An endpoint as the router and the OpenAPI document see it. */
@@ -96,6 +106,8 @@ export type Endpoint = {
   readonly response: JsonSuccess<z.ZodType> | OtherSuccess;
   readonly unavailable?: () => string | null;
   readonly docs: EndpointDocs;
+  /** Whether a request with an Idempotency-Key that committed and died can be answered from what it committed (`replay`). */
+  readonly replays: boolean;
   /** Runs one request whose path matched, with its decoded path parameters. Never rejects. */
   readonly serve: (req: ApiRequest, params: Record<string, string>) => Promise<Response>;
 };
@@ -120,11 +132,13 @@ export function defineEndpoint<
     response: def.response,
     unavailable: def.unavailable,
     docs: def.docs,
+    replays: def.replay !== undefined,
     serve: (req, params) => {
       // A client-supplied id is kept only when it is short and plain, so it cannot forge log lines.
       const given = req.headers.get("x-request-id");
       const requestId = given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : newRequestId();
-      return withRequestContext({ requestId }, () => run(def, req, params, requestId));
+      const context: RequestContext = { requestId };
+      return withRequestContext(context, () => run(def, req, params, context));
     },
   };
 }
@@ -142,9 +156,11 @@ type Definition = {
   notFoundStatus?: number;
   docs: EndpointDocs;
   handle(ctx: Record<string, unknown>): Promise<unknown>;
+  replay?(ctx: Record<string, unknown>): Promise<unknown>;
 };
 
-async function run(def: Definition, req: ApiRequest, params: Record<string, string>, requestId: string): Promise<Response> {
+async function run(def: Definition, req: ApiRequest, params: Record<string, string>, context: RequestContext): Promise<Response> {
+  const { requestId } = context;
   const started = performance.now();
   const path = pathOf(req.url);
   let owner: string | undefined;
@@ -198,6 +214,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       query = parsed.data;
     }
 
+    const ctx = { ...principal, req, requestId, params: storablePathParams(params), body, query };
     const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
     if (key && owner !== undefined) {
       const scope = { merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
@@ -207,9 +224,30 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       }
       idempotency = claim.claim;
       stopRenewing = keepIdempotencyClaim(idempotency);
+      if (claim.kind === "committed") {
+        // The request that held the key committed its resource and died before answering: the answer
+        // is rebuilt from that resource and stored, and the handler does not run a second time.
+        if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
+        const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: claim.resource }), { "idempotent-replayed": "true" });
+        stopRenewing();
+        await completeIdempotencyKey(idempotency, rebuilt.status, jsonResponseText(rebuilt) ?? (await rebuilt.clone().text()));
+        return finish(rebuilt);
+      }
     }
 
-    const result = await def.handle({ ...principal, req, requestId, params: storablePathParams(params), body, query });
+    // The handler's services find the key here, to bind it to what they commit; nothing that outlives
+    // the handler (a timer, a background promise it started) may bind it.
+    let result: unknown;
+    if (idempotency) {
+      context.idempotencyKey = idempotency;
+      try {
+        result = await def.handle(ctx);
+      } finally {
+        context.idempotencyKey = undefined;
+      }
+    } else {
+      result = await def.handle(ctx);
+    }
     stopRenewing?.();
     const res = result instanceof Response ? result : json(def.response.status, result);
     if (idempotency) {

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
 import { Conflict, DomainError, InvalidInput } from "@/lib/errors";
+import { idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import type { ApiRequest } from "./request";
 
@@ -13,10 +14,12 @@ import type { ApiRequest } from "./request";
 //
 // A claim in flight is a lease, not a lock held for the key's 24 h: its holder renews it while the
 // handler runs, and a claim whose lease ran out belongs to a request whose process died. A retry then
-// takes the key over with one conditional UPDATE (of two racing retries, the row lock lets one through)
-// and runs; the dead request's late writes, should it come back, name a claim that is no longer its own
-// and change nothing. What the dead request committed before dying is not undone: a retry after its
-// lease runs again like a retry without a key (docs/api.md says so).
+// takes the key over with one conditional UPDATE (of two racing retries, the row lock lets one through).
+// What happens next depends on how far the dead request got. Its business transaction binds the key to
+// what it commits, in the same commit (lib/idempotency-binding.ts): a claim still in flight committed
+// nothing, and the retry runs; a committed one made a resource, and the retry answers from it through
+// the endpoint's replay, running nothing again. The dead request's late writes, should it come back,
+// name a claim that is no longer its own and change nothing; its business transaction is rolled back.
 
 const TTL_HOURS = 24;
 /**
@@ -35,7 +38,12 @@ export class IdempotencyMismatch extends DomainError {
 export type IdempotencyScope = { merchantId: string; key: string; method: string; path: string; bodyHash: string };
 /** A key this request holds: its scope and the claim's own id, which every later write names. */
 export type IdempotencyClaim = IdempotencyScope & { claimId: string };
-export type Claim = { kind: "claimed"; claim: IdempotencyClaim } | { kind: "replay"; status: number; body: string };
+export type Claim =
+  /** The key is this request's: run the handler. */
+  | { kind: "claimed"; claim: IdempotencyClaim }
+  /** Taken over from a request that died after committing `resource`: answer from it, run nothing. */
+  | { kind: "committed"; claim: IdempotencyClaim; resource: IdempotentResource }
+  | { kind: "replay"; status: number; body: string };
 
 export function readIdempotencyKey(req: ApiRequest): string | null {
   const key = req.headers.get(IDEMPOTENCY_HEADER);
@@ -47,13 +55,15 @@ export function readIdempotencyKey(req: ApiRequest): string | null {
   return trimmed;
 }
 
-const where = (s: IdempotencyScope) =>
-  and(eq(idempotencyKeys.merchantId, s.merchantId), eq(idempotencyKeys.key, s.key), eq(idempotencyKeys.method, s.method), eq(idempotencyKeys.path, s.path));
-/** The claim's row, still in flight and still this claim's. */
-const held = (c: IdempotencyClaim) => and(where(c), eq(idempotencyKeys.state, "in_flight"), eq(idempotencyKeys.claimId, c.claimId));
+const where = idempotencyKeyRow;
+const OPEN = ["in_flight", "committed"] as const;
+/** The claim's row while it is still this claim's and has no response stored, committed or not. */
+const held = (c: IdempotencyClaim) => and(where(c), inArray(idempotencyKeys.state, OPEN), eq(idempotencyKeys.claimId, c.claimId));
+/** The claim's row while it is still this claim's and nothing was committed under it. */
+const heldUncommitted = (c: IdempotencyClaim) => and(where(c), eq(idempotencyKeys.state, "in_flight"), eq(idempotencyKeys.claimId, c.claimId));
 const leaseEnd = sql`now() + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})`;
 /** Rows written before leases existed have none: theirs is counted from their creation. */
-const leaseRanOut = sql`coalesce(${idempotencyKeys.leaseUntil}, ${idempotencyKeys.createdAt} + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})) < now()`;
+const leaseRanOut = sql`coalesce(${idempotencyKeys.leaseUntil}, ${idempotencyKeys.createdAt} + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})) <= now()`;
 
 export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
   const claim: IdempotencyClaim = { ...s, claimId: randomUUID() };
@@ -75,17 +85,23 @@ export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
     if (row.bodyHash !== s.bodyHash) {
       throw new IdempotencyMismatch("This Idempotency-Key was already used with a different request body");
     }
-    if (row.state === "in_flight") {
-      const taken = await db()
+    if (row.state !== "done") {
+      // The state is read again under the row lock: a holder whose business transaction commits while
+      // this waits for it is seen committed here, and answered from, never run again.
+      const [taken] = await db()
         .update(idempotencyKeys)
         .set({ claimId: claim.claimId, leaseUntil: leaseEnd })
-        .where(and(where(s), eq(idempotencyKeys.state, "in_flight"), leaseRanOut))
-        .returning({ key: idempotencyKeys.key });
-      if (taken.length > 0) {
-        log.warn("Idempotency-Key taken over: the request holding it stopped renewing its lease", { path: s.path, merchantId: s.merchantId });
-        return { kind: "claimed", claim };
+        .where(and(where(s), inArray(idempotencyKeys.state, OPEN), leaseRanOut))
+        .returning({ state: idempotencyKeys.state, resourceType: idempotencyKeys.resourceType, resourceId: idempotencyKeys.resourceId });
+      if (!taken) throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
+      if (taken.state === "committed") {
+        // The table's check holds a committed claim's resource type and id non-null.
+        const resource = { type: taken.resourceType!, id: taken.resourceId! };
+        log.warn("Idempotency-Key taken over after its request committed: answered from what it made", { path: s.path, merchantId: s.merchantId, resource });
+        return { kind: "committed", claim, resource };
       }
-      throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
+      log.warn("Idempotency-Key taken over: the request holding it stopped renewing its lease", { path: s.path, merchantId: s.merchantId });
+      return { kind: "claimed", claim };
     }
     return { kind: "replay", status: row.responseStatus ?? 200, body: row.responseBody ?? "" };
   }
@@ -115,19 +131,39 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
   return () => clearInterval(timer);
 }
 
-/** Stores the outcome for replays, if the claim is still this request's. */
+/**
+ * Stores the outcome for replays, if the claim is still this request's. A refusal (4xx) is stored only
+ * when nothing was committed under the claim: once a resource exists the key answers with it, so a
+ * request that failed after its commit gives the key up and a retry gets the resource.
+ */
 export async function completeIdempotencyKey(c: IdempotencyClaim, status: number, body: string): Promise<void> {
   const rows = await db()
     .update(idempotencyKeys)
     .set({ state: "done", responseStatus: status, responseBody: body, leaseUntil: null })
-    .where(held(c))
+    .where(status < 400 ? held(c) : heldUncommitted(c))
     .returning({ key: idempotencyKeys.key });
-  if (rows.length === 0) log.warn("Idempotency-Key outcome not stored: the claim was taken over meanwhile", { path: c.path, merchantId: c.merchantId });
+  if (rows.length > 0) return;
+  if (status >= 400 && (await releaseIdempotencyKey(c)) === "lease-ended") {
+    log.warn("Idempotency-Key refusal not stored: the request had committed, and a retry answers with what it made", { path: c.path, merchantId: c.merchantId, status });
+    return;
+  }
+  log.warn("Idempotency-Key outcome not stored: the claim was taken over meanwhile", { path: c.path, merchantId: c.merchantId });
 }
 
-/** Forgets the claim, so a corrected retry with the same key can run (validation errors, 429, 5xx). */
-export async function releaseIdempotencyKey(c: IdempotencyClaim): Promise<void> {
-  await db().delete(idempotencyKeys).where(held(c));
+/**
+ * Gives the key up after an outcome that is not kept (validation errors, 429, 5xx). Nothing committed:
+ * the claim is forgotten, so a corrected retry with the same key can run. Committed: the claim stays,
+ * bound to its resource, and only its lease ends, so the next retry answers from it at once.
+ */
+export async function releaseIdempotencyKey(c: IdempotencyClaim): Promise<"forgotten" | "lease-ended" | "not-held"> {
+  const forgotten = await db().delete(idempotencyKeys).where(heldUncommitted(c)).returning({ key: idempotencyKeys.key });
+  if (forgotten.length > 0) return "forgotten";
+  const ended = await db()
+    .update(idempotencyKeys)
+    .set({ leaseUntil: sql`now()` })
+    .where(and(where(c), eq(idempotencyKeys.state, "committed"), eq(idempotencyKeys.claimId, c.claimId)))
+    .returning({ key: idempotencyKeys.key });
+  return ended.length > 0 ? "lease-ended" : "not-held";
 }
 
 /** Old keys are deleted by the sweep. */

@@ -1,9 +1,10 @@
 import { merchantKey } from "@/lib/api-auth/callers";
+import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, successFalseBody } from "@/lib/http/error-body";
 import { depositExample, depositGetExample } from "./examples";
 import { createDepositBody, createDepositError, createDepositResponse, getDepositResponse } from "./schemas";
-import { createDeposit, findDeposit } from "./service";
+import { createDeposit, findDeposit, findDepositById } from "./service";
 import { depositCreatedView, depositView } from "./views";
 
 export const createDepositEndpoint = defineEndpoint({
@@ -26,6 +27,11 @@ export const createDepositEndpoint = defineEndpoint({
   },
   async handle({ merchant, body }) {
     return { order: depositCreatedView(await createDeposit(merchant, body)) };
+  },
+  async replay({ merchant, resource }) {
+    const order = await findDepositById(merchant.id, resource.id);
+    if (!order) throw new NotFound("On-chain order not found");
+    return { order: depositCreatedView(order) };
   },
 });
 

@@ -10,6 +10,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { centavosForCrypto, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { providers } from "@/lib/providers";
@@ -42,7 +43,7 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
-    return insertDeposit(tx, {
+    const order = await insertDeposit(tx, {
       merchantId: merchant.id,
       paymentLinkId: newPaymentLinkId(),
       network,
@@ -58,6 +59,8 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
       rateAt: quote.at,
       expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
     });
+    await bindIdempotencyKey(tx, { type: "onchain_order", id: order.id });
+    return order;
   });
 }
 
@@ -154,6 +157,8 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
     const paidAt = transfer.blockTime ?? new Date();
     const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "onchain_order", ownerId: order.id });
     if (!transferId) return { order, duplicate: true, applied: "0", unapplied: "0" };
+    // A transfer made through the sandbox's API: its Idempotency-Key, if any, is bound to it.
+    await bindIdempotencyKey(tx, { type: "chain_transfer", id: transferId });
 
     // Paid after the expiry: the order closes at its expiry first, as the sweep would have closed it.
     if (!order.closedAt && paidAt.getTime() > order.expiresAt.getTime()) order = await closeExpired(tx, order);

@@ -1,3 +1,4 @@
+import type { Order } from "@/db/schema";
 import { merchantKey } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, successFalseBody } from "@/lib/http/error-body";
@@ -19,6 +20,10 @@ import { createExchangeOrder, createLightningOrder, createPixOrder, findOrder, l
 import { exchangeOrderView, lightningOrderView, orderView, pixOrderView, refundView } from "./views";
 
 const TAG = "PIX and wallet orders";
+
+const pixOrderCreated = (order: Order) => ({ message: "PIX order created successfully", pixOrder: pixOrderView(order), qrCode: order.brcode! });
+const exchangeOrderCreated = (order: Order) => ({ message: "Order created successfully", order: exchangeOrderView(order) });
+const lightningOrderCreated = (order: Order) => ({ message: "Lightning invoice created successfully", order: lightningOrderView(order) });
 
 export const createPixOrderEndpoint = defineEndpoint({
   method: "POST",
@@ -42,9 +47,9 @@ export const createPixOrderEndpoint = defineEndpoint({
     },
   },
   async handle({ merchant, body }) {
-    const order = await createPixOrder(merchant, body);
-    return { message: "PIX order created successfully", pixOrder: pixOrderView(order), qrCode: order.brcode! };
+    return pixOrderCreated(await createPixOrder(merchant, body));
   },
+  replay: async ({ merchant, resource }) => pixOrderCreated(await findOrder(merchant.id, resource.id)),
 });
 
 export const createExchangeOrderEndpoint = defineEndpoint({
@@ -61,9 +66,9 @@ export const createExchangeOrderEndpoint = defineEndpoint({
     requestExample: { value: 150, payerId: "cliente-77", merchant: { subMerchantId: "loja-centro" } },
   },
   async handle({ merchant, body }) {
-    const order = await createExchangeOrder(merchant, body);
-    return { message: "Order created successfully", order: exchangeOrderView(order) };
+    return exchangeOrderCreated(await createExchangeOrder(merchant, body));
   },
+  replay: async ({ merchant, resource }) => exchangeOrderCreated(await findOrder(merchant.id, resource.id)),
 });
 
 export const createLightningOrderEndpoint = defineEndpoint({
@@ -80,9 +85,9 @@ export const createLightningOrderEndpoint = defineEndpoint({
     requestExample: { value: 35, email: "maria@example.com", name: "Maria Souza" },
   },
   async handle({ merchant, body }) {
-    const order = await createLightningOrder(merchant, body);
-    return { message: "Lightning invoice created successfully", order: lightningOrderView(order) };
+    return lightningOrderCreated(await createLightningOrder(merchant, body));
   },
+  replay: async ({ merchant, resource }) => lightningOrderCreated(await findOrder(merchant.id, resource.id)),
 });
 
 export const getOrderEndpoint = defineEndpoint({

@@ -148,7 +148,8 @@ export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> 
 }
 
 /** An order with what only some providers return (pay links): the plain insert, off the hot path. */
-export async function insertOrderWithLinks(ex: Executor, values: NewOrder & { payLinks: Record<string, string> }): Promise<Order> {
+/** Any order, in the caller's transaction: the prepared insert above runs on the pool only. */
+export async function insertOrderIn(ex: Executor, values: NewOrder): Promise<Order> {
   const [row] = await ex.insert(orders).values(values).returning();
   return row;
 }

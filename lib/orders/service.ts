@@ -1,10 +1,11 @@
 import { db, type Tx } from "@/db";
-import type { MerchantProfile, Order, OrderRefund, OrderStatus } from "@/db/schema";
+import type { MerchantProfile, Order, OrderRefund, OrderStatus, orders } from "@/db/schema";
 import { isUuid, newOrderHash, newPaymentLinkId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound, ProviderError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { bindIdempotencyKey, holdsIdempotencyKey, writeAndBind } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { satoshisFor } from "@/lib/money";
@@ -16,7 +17,7 @@ import type { CreateExchangeOrderInput, CreateLightningOrderInput, CreatePixOrde
 import {
   dueOrders,
   insertOrder,
-  insertOrderWithLinks,
+  insertOrderIn,
   lockExpiredPending,
   lockOrder,
   markCancelled,
@@ -46,6 +47,18 @@ function payerOf(input: CreatePixOrderInput): CollectionPayer | undefined {
   return undefined;
 }
 
+/**
+ * A new order. Without an Idempotency-Key it is the one prepared INSERT of the API's hottest write;
+ * with one, the insert and the key's binding to the order commit together.
+ */
+function storeOrder(values: typeof orders.$inferInsert): Promise<Order> {
+  if (!values.payLinks && !holdsIdempotencyKey()) return insertOrder(values);
+  return writeAndBind(
+    (ex) => insertOrderIn(ex, values),
+    (order) => ({ type: "order", id: order.id }),
+  );
+}
+
 export async function createPixOrder(merchant: MerchantProfile, input: CreatePixOrderInput): Promise<Order> {
   requireRail("pix");
   if (!merchant.pixKey) {
@@ -63,7 +76,7 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
         throw new InvalidInput(err.message, { details: { pixKey: merchant.pixKey, identifier: merchant.id } });
       throw err;
     });
-  const order = await insertOrder({
+  const order = await storeOrder({
     merchantId: merchant.id,
     kind: "pix",
     paymentLinkId: newPaymentLinkId(),
@@ -105,7 +118,7 @@ export async function createExchangeOrder(merchant: MerchantProfile, input: Crea
     providerRef: payment.providerRef,
     expiresAt,
   };
-  return payment.links ? insertOrderWithLinks(db(), { ...values, payLinks: payment.links }) : insertOrder(values);
+  return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values);
 }
 
 export async function createLightningOrder(merchant: MerchantProfile, input: CreateLightningOrderInput): Promise<Order> {
@@ -128,7 +141,7 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
     const status = err instanceof Error ? err.message : "unknown";
     throw new ProviderError(`Lightning provider error: ${status}`);
   }
-  const order = await insertOrder({
+  const order = await storeOrder({
     merchantId: merchant.id,
     kind: "lightning",
     paymentLinkId: newPaymentLinkId(),
@@ -185,6 +198,8 @@ export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date, locke
   if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
   const updated = await markPaid(tx, orderId, paidAt);
   if (!updated) return undefined;
+  // Paid through the sandbox's API: its Idempotency-Key, if any, is bound to the order.
+  await bindIdempotencyKey(tx, { type: "order", id: updated.id });
   await postLedgerEntry(tx, {
     merchantId: updated.merchantId,
     kind: "order_credit",

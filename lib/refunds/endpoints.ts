@@ -3,7 +3,7 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 import { successFalseBody } from "@/lib/http/error-body";
 import { refundExample } from "./examples";
 import { refundOrderBody, refundOrderResponse } from "./schemas";
-import { requestRefund } from "./service";
+import { findRefund, requestRefund } from "./service";
 import { refundView } from "./views";
 import { clientAddress } from "@/lib/http/client-address";
 import { apiKeyActor, audit } from "@/lib/security/audit";
@@ -42,4 +42,5 @@ export const refundOrderEndpoint = defineEndpoint({
     });
     return { refund: refundView(refund) };
   },
+  replay: async ({ merchant, resource }) => ({ refund: refundView(await findRefund(merchant.id, resource.id)) }),
 });

@@ -2,6 +2,7 @@ import { db } from "@/db";
 import type { MerchantProfile, OrderRefund } from "@/db/schema";
 import { Conflict, InsufficientBalance, InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { formatBrl } from "@/lib/money";
@@ -22,11 +23,18 @@ import { refundEventData } from "./views";
 const MAX_EXCHANGE_REFUNDS = 10;
 
 /**
- * Accepts a refund (its row, its ledger debit and its event in one transaction, under the order's
- * and then the merchant's row lock), then asks the provider once right away: a sandbox refund is
- * already COMPLETED or FAILED when this returns; one whose outcome is unknown stays PENDING and is
- * followed by the job queue and the sweep.
+ * Accepts a refund (its row, its ledger debit, its event and the request's Idempotency-Key bound to
+ * it in one transaction, under the order's and then the merchant's row lock), then asks the provider
+ * once right away: a sandbox refund is already COMPLETED or FAILED when this returns; one whose
+ * outcome is unknown stays PENDING and is followed by the job queue and the sweep.
  */
+/** One of the merchant's refunds, as it stands. */
+export async function findRefund(merchantId: string, id: string): Promise<OrderRefund> {
+  const refund = await refundById(db(), id);
+  if (!refund || refund.merchantId !== merchantId) throw new NotFound("Refund not found");
+  return refund;
+}
+
 export async function requestRefund(merchant: MerchantProfile, idOrLink: string, input: RefundOrderInput): Promise<OrderRefund> {
   const found = await findAnyOrder(merchant.id, idOrLink);
   if (!found) throw new NotFound("Order not found");
@@ -87,6 +95,7 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
       subjectId: order.id,
       data: refundEventData(row, order, null),
     });
+    await bindIdempotencyKey(tx, { type: "refund", id: row.id });
     return row;
   });
 

@@ -5,10 +5,11 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { decodeCryptoPixId } from "@/lib/ids";
 import { depositView } from "@/lib/onchain/views";
+import { findOrder } from "@/lib/orders/service";
 import { orderView } from "@/lib/orders/views";
 import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } from "./examples";
 import { sandboxCryptoPixTransferResponse, sandboxOnchainTransferResponse, sandboxPayOrderResponse, transferBody } from "./schemas";
-import { payOrder, sandboxUnavailable, transferToCryptoPix, transferToDeposit } from "./service";
+import { payOrder, recordedCryptoPixTransfer, recordedDepositTransfer, sandboxUnavailable, transferToCryptoPix, transferToDeposit } from "./service";
 
 // Sandbox helpers (CONTRACT §8): drive an order through its life without real money.
 
@@ -32,6 +33,7 @@ export const sandboxPayOrderEndpoint = defineEndpoint({
   async handle({ merchant, params }) {
     return { order: orderView(await payOrder(merchant.id, params.id)) };
   },
+  replay: async ({ merchant, resource }) => ({ order: orderView(await findOrder(merchant.id, resource.id)) }),
 });
 
 export const sandboxOnchainTransferEndpoint = defineEndpoint({
@@ -58,6 +60,20 @@ export const sandboxOnchainTransferEndpoint = defineEndpoint({
       transfer: { txHash: result.txHash, amount: Number(body.amount), applied: Number(result.applied), unapplied: Number(result.unapplied), duplicate: result.duplicate },
     };
   },
+  async replay({ merchant, body, resource }) {
+    const { order, transfer } = await recordedDepositTransfer(merchant.id, resource.id);
+    return {
+      order: depositView(order),
+      // A hash the client gave is answered as given; the stored one is lowercased.
+      transfer: {
+        txHash: body.txHash ?? transfer.txHash,
+        amount: Number(body.amount),
+        applied: Number(transfer.appliedAmount),
+        unapplied: Number(transfer.unappliedAmount),
+        duplicate: false,
+      },
+    };
+  },
 });
 
 export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
@@ -82,6 +98,10 @@ export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
     if (!id) throw new NotFound("Crypto-PIX payment not found");
     const result = await transferToCryptoPix(merchant.id, id, body);
     return { payment: cryptoPixView(result.payment), transfer: { txHash: result.txHash, amount: Number(body.amount), duplicate: result.duplicate } };
+  },
+  async replay({ merchant, body, resource }) {
+    const { payment, txHash } = await recordedCryptoPixTransfer(merchant.id, resource, body.txHash);
+    return { payment: cryptoPixView(payment), transfer: { txHash, amount: Number(body.amount), duplicate: false } };
   },
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { db } from "@/db";
-import type { CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
+import type { ChainTransfer, CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
 import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
 import { chainPayment, overLightning } from "@/lib/crypto-pix/kinds";
 import { onInvoiceAccepted, runInvoiceActions } from "@/lib/crypto-pix/lightning";
@@ -9,11 +9,13 @@ import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCrypt
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { decidePayout } from "@/lib/payouts/machine";
 import { rpcUrl } from "@/lib/chain/config";
+import { transferById } from "@/lib/chain/transfers";
+import type { IdempotentResource } from "@/lib/idempotency-binding";
 import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { Decimal } from "@/lib/money";
-import { applyDepositTransfer, findDeposit } from "@/lib/onchain/service";
+import { applyDepositTransfer, findDeposit, findDepositById } from "@/lib/onchain/service";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { completeOrder, findOrder } from "@/lib/orders/service";
@@ -133,6 +135,38 @@ async function payLightningCryptoPix(payment: CryptoPixPayment, t: SimulatedTran
   await runInvoiceActions();
   const after = await findCryptoPixPayment(payment.merchantId, payment.id);
   return { payment: after, duplicate: false, txHash: invoice.paymentHash };
+}
+
+// What a sandbox transfer made, for its Idempotency-Key replay (lib/http/endpoint.ts): the request that
+// made it died before answering, and its answer is rebuilt from the transfer it recorded.
+
+/** A transfer to one of the merchant's deposits, with the deposit as it stands. */
+export async function recordedDepositTransfer(merchantId: string, transferId: string): Promise<{ order: OnchainOrder; transfer: ChainTransfer }> {
+  const transfer = await transferById(db(), transferId);
+  const order = transfer?.ownerKind === "onchain_order" ? await findDepositById(merchantId, transfer.ownerId) : null;
+  if (!transfer || !order) throw new NotFound("On-chain order not found");
+  return { order, transfer };
+}
+
+/**
+ * A payment to one of the merchant's Crypto-PIX payments (a chain transfer, or the payment of its
+ * Lightning invoice), with the payment as it stands, and the hash the request answered: the one it
+ * was given as given (the stored one is lowercased), else the recorded one.
+ */
+export async function recordedCryptoPixTransfer(
+  merchantId: string,
+  made: IdempotentResource,
+  givenTxHash: string | undefined,
+): Promise<{ payment: CryptoPixPayment; txHash: string }> {
+  if (made.type === "chain_transfer") {
+    const transfer = await transferById(db(), made.id);
+    if (!transfer || transfer.ownerKind !== "crypto_pix") throw new NotFound("Crypto-PIX payment not found");
+    return { payment: await findCryptoPixPayment(merchantId, transfer.ownerId), txHash: givenTxHash ?? transfer.txHash };
+  }
+  const payment = await findCryptoPixPayment(merchantId, made.id);
+  const invoice = await invoiceOf(db(), payment.id);
+  if (!invoice) throw new NotFound("Crypto-PIX payment not found");
+  return { payment, txHash: invoice.paymentHash };
 }
 
 function stillDue(target: { cryptoAmount: string; receivedAmount: string }): string {

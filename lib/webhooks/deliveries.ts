@@ -4,6 +4,7 @@ import { keysetPage } from "@/lib/paging";
 import type { WebhookAttempt, WebhookDelivery } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
 import { Conflict, NotFound } from "@/lib/errors";
+import { writeAndBind } from "@/lib/idempotency-binding";
 import { findEndpoint } from "./registry";
 import { notifyDispatchers } from "./fanout";
 import { attemptsOf, deliveriesPage, endpointDelivery, insertDelivery } from "./queries";
@@ -58,6 +59,13 @@ export async function listDeliveries(merchantId: string, endpointId: string, q: 
   return { deliveries: page.map((r) => deliveryView(r.delivery, r.eventType, byDelivery.get(r.delivery.id) ?? [])), nextCursor };
 }
 
+/** One delivery to one of the merchant's endpoints (deleted or not), with its attempts so far. */
+export async function findDelivery(merchantId: string, endpointId: string, deliveryId: string) {
+  const found = isUuid(endpointId) && isUuid(deliveryId) ? await endpointDelivery(db(), merchantId, endpointId, deliveryId) : undefined;
+  if (!found) throw new NotFound("Delivery not found");
+  return deliveryView(found.delivery, found.eventType, await attemptsOf(db(), [found.delivery.id]));
+}
+
 /** A new delivery of the same event to the same endpoint, sent as soon as a dispatcher sees it. */
 export async function redeliver(merchantId: string, endpointId: string, deliveryId: string) {
   const endpoint = await findEndpoint(merchantId, endpointId);
@@ -68,17 +76,21 @@ export async function redeliver(merchantId: string, endpointId: string, delivery
     throw new Conflict("This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events");
   }
   const o = original.delivery;
-  const created = await insertDelivery(db(), {
-    merchantId,
-    endpointId: endpoint.id,
-    eventId: o.eventId,
-    eventSeq: o.eventSeq,
-    subjectId: o.subjectId,
-    status: "pending",
-    nextAttemptAt: sql`now()`,
-    // Always the first delivery, so a chain of redeliveries stays one level deep.
-    redeliveryOf: o.redeliveryOf ?? o.id,
-  });
+  const created = await writeAndBind(
+    (ex) =>
+      insertDelivery(ex, {
+        merchantId,
+        endpointId: endpoint.id,
+        eventId: o.eventId,
+        eventSeq: o.eventSeq,
+        subjectId: o.subjectId,
+        status: "pending",
+        nextAttemptAt: sql`now()`,
+        // Always the first delivery, so a chain of redeliveries stays one level deep.
+        redeliveryOf: o.redeliveryOf ?? o.id,
+      }),
+    (d) => ({ type: "webhook_delivery", id: d.id }),
+  );
   await notifyDispatchers(db());
   return deliveryView(created, original.eventType, []);
 }

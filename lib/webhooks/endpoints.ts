@@ -6,8 +6,8 @@ import { json } from "@/lib/http/respond";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
 import { alertAdmins } from "@/lib/security/alerts";
 import { apiKeyActor, audit } from "@/lib/security/audit";
-import { listDeliveries, redeliver } from "./deliveries";
-import { createEndpoint, deleteEndpoint, listEndpoints } from "./registry";
+import { findDelivery, listDeliveries, redeliver } from "./deliveries";
+import { createEndpoint, deleteEndpoint, endpointCreatedView, findEndpoint, listEndpoints } from "./registry";
 import { listEvents } from "./events-api";
 import {
   createWebhookBody,
@@ -75,6 +75,7 @@ export const createWebhookEndpoint = defineEndpoint({
     await alertAdmins({ ...actor, merchantId: merchant.id }, "webhook", webhook.url, DEFAULT_LOCALE);
     return { webhook };
   },
+  replay: async ({ merchant, resource }) => ({ webhook: endpointCreatedView(await findEndpoint(merchant.id, resource.id)) }),
 });
 
 export const listWebhooksEndpoint = defineEndpoint({
@@ -164,6 +165,7 @@ export const redeliverEndpoint = defineEndpoint({
     errorExamples: { 404: { message: "Delivery not found" } },
   },
   handle: async ({ merchant, params }) => ({ delivery: await redeliver(merchant.id, params.id, params.deliveryId) }),
+  replay: async ({ merchant, params, resource }) => ({ delivery: await findDelivery(merchant.id, params.id, resource.id) }),
 });
 
 export const listEventsEndpoint = defineEndpoint({

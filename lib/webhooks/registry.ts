@@ -3,6 +3,7 @@ import type { WebhookEndpoint } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
+import { writeAndBind } from "@/lib/idempotency-binding";
 import { cancelPendingDeliveries, countEndpoints, insertEndpoint, markEndpointDeleted, merchantEndpoint, merchantEndpoints } from "./queries";
 import type { CreateWebhookInput } from "./schemas";
 import { generateSecret } from "./sign";
@@ -50,8 +51,16 @@ export async function createEndpoint(merchantId: string, input: CreateWebhookInp
   if ((await countEndpoints(db(), merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
     throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
   }
-  const row = await insertEndpoint(db(), { merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() });
-  return { ...endpointView(row), secret: row.secret };
+  const row = await writeAndBind(
+    (ex) => insertEndpoint(ex, { merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() }),
+    (w) => ({ type: "webhook_endpoint", id: w.id }),
+  );
+  return endpointCreatedView(row);
+}
+
+/** What registering answers: the only view with the secret. */
+export function endpointCreatedView(w: WebhookEndpoint) {
+  return { ...endpointView(w), secret: w.secret };
 }
 
 export async function listEndpoints(merchantId: string) {

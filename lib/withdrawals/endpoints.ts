@@ -1,3 +1,4 @@
+import type { Withdrawal } from "@/db/schema";
 import { merchantKey } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, pixOutBody as pixOutErrorBody, withdrawBody } from "@/lib/http/error-body";
@@ -15,6 +16,9 @@ import {
 } from "./schemas";
 import { createPixOut, findWithdrawal, initiateOnchainWithdrawal, listWithdrawals } from "./service";
 import { withdrawalView } from "./views";
+
+const initiated = (w: Withdrawal) => ({ message: "Withdrawal initiated", transactionHash: w.txHash!, success: true as const, ...withdrawalView(w) });
+const pixOutCreated = (w: Withdrawal) => ({ message: "PIX withdrawal created", ...withdrawalView(w), amount: w.valueCentavos });
 
 export const onchainWithdrawEndpoint = defineEndpoint({
   method: "POST",
@@ -39,8 +43,9 @@ export const onchainWithdrawEndpoint = defineEndpoint({
       toAddress: w.toAddress,
       network: w.network,
     });
-    return { message: "Withdrawal initiated", transactionHash: w.txHash!, success: true as const, ...withdrawalView(w) };
+    return initiated(w);
   },
+  replay: async ({ merchant, resource }) => initiated(await findWithdrawal(merchant.id, resource.id)),
 });
 
 export const pixOutEndpoint = defineEndpoint({
@@ -64,8 +69,9 @@ export const pixOutEndpoint = defineEndpoint({
       valueCentavos: w.valueCentavos,
       pixKey: w.pixKey,
     });
-    return { message: "PIX withdrawal created", ...withdrawalView(w), amount: w.valueCentavos };
+    return pixOutCreated(w);
   },
+  replay: async ({ merchant, resource }) => pixOutCreated(await findWithdrawal(merchant.id, resource.id)),
 });
 
 export const listWithdrawalsEndpoint = defineEndpoint({

@@ -13,6 +13,7 @@ import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
@@ -38,8 +39,8 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
 
 /**
  * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
- * hot-wallet transaction with its nonce and signed first version, the withdrawal row and its event
- * commit together; the transaction is broadcast after commit and followed by the chain-tx job until a
+ * hot-wallet transaction with its nonce and signed first version, the withdrawal row, its event and
+ * the request's Idempotency-Key, bound to it, commit together; the transaction is broadcast after commit and followed by the chain-tx job until a
  * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
  * transaction begins.
  */
@@ -79,13 +80,14 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
     });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
+    await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
     return { withdrawal: w, chainTxId: sent.chainTx.id };
   });
   await sendChainTx(chainTxId, { followAfterSeconds: env().SANDBOX_SETTLE_SECONDS });
   return withdrawal;
 }
 
-/** PIX withdrawal to a key, or to the merchant's registered key when none is given: debited, and its payout recorded, in one transaction. */
+/** PIX withdrawal to a key, or to the merchant's registered key when none is given: debited, its payout recorded and the request's Idempotency-Key bound to it, in one transaction. */
 export async function createPixOut(merchant: MerchantProfile, input: PixOutInput): Promise<Withdrawal> {
   requireRail("pix_out");
   const rawKey = input.pixKey ?? merchant.pixKey;
@@ -114,6 +116,7 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
     const payout = await createPayout(tx, { purpose: "withdrawal", ownerId: w.id, merchantId: merchant.id, pixKey: key.normalized, valueCentavos: input.value });
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
+    await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
     return { withdrawal: w, payoutId: payout.id };
   });
   // The sandbox's pix-outs stay PENDING a moment, as a PSP's would; a live one is sent at once.
