@@ -95,6 +95,9 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
   return { execute } as unknown as Pick<T, "execute">;
 }
 
+/** A value a hand-written statement writes: given with the statement, or a placeholder filled in at each call. */
+export type SqlValue<T> = T | Placeholder;
+
 const cache = new WeakMap<Pool, Map<string, unknown>>();
 
 /**
