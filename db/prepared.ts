@@ -1,4 +1,5 @@
 import { Column, is, Param, Placeholder, SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import { openPool, type Db, type Pool } from "./index";
 
@@ -95,20 +96,46 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
   return { execute } as unknown as Pick<T, "execute">;
 }
 
+/** A value a hand-written statement writes: given with the statement, or a placeholder filled in at each call. */
+export type SqlValue<T> = T | Placeholder;
+
 const cache = new WeakMap<Pool, Map<string, unknown>>();
+
+/** What `make` builds for the open pool, once per pool and name. */
+function oncePerPool<T>(name: string, make: (pool: Pool) => T): T {
+  const pool = openPool();
+  let byName = cache.get(pool);
+  if (!byName) cache.set(pool, (byName = new Map()));
+  let q = byName.get(name) as T | undefined;
+  if (!q) {
+    q = make(pool);
+    byName.set(name, q);
+  }
+  return q;
+}
 
 /**
  * A hot-path query, built once per pool by `build` (which must end in Drizzle's `.prepare(name)`),
  * and executed as described above. The result has Drizzle's `execute` signature.
  */
 export function prepared<T extends { execute: Execute }>(name: string, build: (db: Db) => T): Pick<T, "execute"> {
-  const pool = openPool();
-  let byName = cache.get(pool);
-  if (!byName) cache.set(pool, (byName = new Map()));
-  let q = byName.get(name) as Pick<T, "execute"> | undefined;
-  if (!q) {
-    q = compile(pool.sql, build(pool.db));
-    byName.set(name, q);
-  }
-  return q;
+  return oncePerPool(name, (pool) => compile(pool.sql, build(pool.db)));
+}
+
+const dialect = new PgDialect();
+
+/**
+ * A hand-written hot-path statement: Drizzle's `sql`, with `sql.placeholder(name)` for what changes
+ * per call, built once per pool by `build` and run like the queries above, as a named prepared
+ * statement (PostgreSQL parses and plans it once per connection, not on every call). For what a query
+ * builder cannot say, such as several writes in one statement. Rows come back as postgres.js gives
+ * them, keyed by the names the statement returns; on this pool timestamps arrive as text, for the
+ * caller to decode with the column's own decoder.
+ */
+export function preparedStatement<Row>(name: string, build: () => SQL): { execute(values?: Record<string, unknown>): Promise<Row[]> } {
+  type Statement = { execute(values?: Record<string, unknown>): Promise<Row[]> };
+  return oncePerPool(name, (pool) => {
+    const { sql: queryString, params } = dialect.sqlToQuery(build());
+    return compile<Statement>(pool.sql, { queryString, params, prepare: true } as unknown as Statement);
+  });
 }

@@ -1,6 +1,7 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db";
-import { events } from "@/db/schema";
-import { fanOutEvent } from "@/lib/webhooks/fanout";
+import type { SqlValue } from "@/db/prepared";
+import { fanOutCtes } from "@/lib/webhooks/fanout";
 
 export const EVENT_TYPES = [
   "order.status_changed",
@@ -16,15 +17,34 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** An event as a statement writes it; `data` is its JSON text. */
+export type EventRow = { merchantId: SqlValue<string>; type: SqlValue<EventType>; subjectType: SqlValue<string>; subjectId: SqlValue<string>; data: SqlValue<string> };
+
+/**
+ * The CTEs that write an event and its webhook deliveries, for a statement that may write more:
+ * `recorded_event` (id, seq, merchant_id, subject_id), then those of fanOutCtes, whose
+ * `event_notified` the statement's final query must read. With `onlyIf` (a CTE of at most one row),
+ * the event is written only when that CTE has its row: the change it describes happened.
+ */
+export function eventCtes(event: EventRow, onlyIf?: SQL): SQL {
+  return sql`
+    recorded_event as (
+      insert into events (merchant_id, type, subject_type, subject_id, data)
+      select ${event.merchantId}, ${event.type}, ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb
+      ${onlyIf ? sql`from ${onlyIf}` : sql``}
+      returning id, seq, merchant_id, subject_id
+    ),
+    ${fanOutCtes()}`;
+}
+
 /**
  * Writes an event in the transaction of the change it describes (the outbox): it exists if and only
- * if the change committed. Its webhook deliveries are written in the same transaction, so a committed
+ * if the change committed. Its webhook deliveries are written by the same statement, so a committed
  * event always has them; sending happens afterwards (lib/webhooks/dispatcher.ts).
  */
 export async function recordEvent(
   tx: Tx,
   event: { merchantId: string; type: EventType; subjectType: string; subjectId: string; data: Record<string, unknown> },
 ): Promise<void> {
-  const [row] = await tx.insert(events).values(event).returning({ id: events.id, seq: events.seq });
-  await fanOutEvent(tx, { id: row.id, seq: row.seq, merchantId: event.merchantId, subjectId: event.subjectId });
+  await tx.execute(sql`with ${eventCtes({ ...event, data: JSON.stringify(event.data) })} select count(*) from event_notified`);
 }

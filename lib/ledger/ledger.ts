@@ -1,6 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { db } from "@/db";
+import type { SqlValue } from "@/db/prepared";
 import { ledgerEntries, merchants, type LedgerEntry } from "@/db/schema";
 
 // The append-only ledger and the balance it backs. A merchant's balance is merchants.balance_centavos
@@ -27,16 +28,7 @@ export type LedgerPosting = Pick<LedgerEntry, "merchantId" | "kind" | "amountCen
 export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<boolean> {
   if (posting.amountCentavos > 0) {
     // One statement for both rows: a credit is on every payment's path, inside its transaction.
-    const rows = await tx.execute(sql`
-      with entry as (
-        insert into ledger_entries (merchant_id, kind, amount_centavos, ref_type, ref_id, description)
-        values (${posting.merchantId}, ${posting.kind}, ${posting.amountCentavos}, ${posting.refType}, ${posting.refId}, ${posting.description ?? null})
-        on conflict do nothing
-        returning id
-      )
-      insert into unfolded_credits (entry_id, merchant_id, amount_centavos)
-      select id, ${posting.merchantId}, ${posting.amountCentavos} from entry
-      returning entry_id`);
+    const rows = await tx.execute(sql`with ${creditCtes(posting)} select entry_id from unfolded_credit`);
     return rows.length > 0;
   }
   const inserted = await tx.insert(ledgerEntries).values(posting).onConflictDoNothing().returning({ id: ledgerEntries.id });
@@ -44,6 +36,28 @@ export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<b
   await lockRow(tx, posting.merchantId);
   await foldLocked(tx, posting.merchantId, posting.amountCentavos);
   return true;
+}
+
+/**
+ * The CTEs that post a credit (amount > 0), for a statement that may write more: its entry
+ * (`credit_entry`, skipped when one for the same kind and ref exists) and its unfolded credit
+ * (`unfolded_credit`: entry_id), never the merchant row. With `onlyIf` (a CTE of at most one row),
+ * the credit is posted only when that CTE has its row: the change it pays for happened.
+ */
+export function creditCtes(c: { [K in keyof LedgerPosting]: SqlValue<LedgerPosting[K]> }, onlyIf?: SQL): SQL {
+  return sql`
+    credit_entry as (
+      insert into ledger_entries (merchant_id, kind, amount_centavos, ref_type, ref_id, description)
+      select ${c.merchantId}, ${c.kind}, ${c.amountCentavos}, ${c.refType}, ${c.refId}, ${c.description ?? null}
+      ${onlyIf ? sql`from ${onlyIf}` : sql``}
+      on conflict do nothing
+      returning id, merchant_id, amount_centavos
+    ),
+    unfolded_credit as (
+      insert into unfolded_credits (entry_id, merchant_id, amount_centavos)
+      select id, merchant_id, amount_centavos from credit_entry
+      returning entry_id
+    )`;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { db } from "@/db";
 import type { Order, PixReceipt } from "@/db/schema";
 import { env } from "@/lib/env";
+import { holdsIdempotencyKey } from "@/lib/idempotency-binding";
 import { recordEvent } from "@/lib/events/outbox";
 import { log } from "@/lib/log";
 import { centavosToBrl } from "@/lib/money";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
+import { payOrderAsRead } from "./pay-as-read";
 import { insertPixReceipt, lockOrderByTxid } from "./queries";
 import { markOrderPaid } from "./service";
 import { orderView } from "./views";
@@ -19,23 +21,36 @@ import { orderView } from "./views";
 export type ReceiptSource = PixReceipt["source"];
 export type ReceiptOutcome = { duplicate: true } | { duplicate: false; applied: boolean; reason: PixReceipt["unappliedReason"]; order: Order | null };
 
-export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource): Promise<ReceiptOutcome> {
+/** Why `pix` does not pay `order` (null: it pays it). */
+function unappliedReason(order: Order | null, pix: ReceivedPix): PixReceipt["unappliedReason"] {
+  if (!order) return "unknown_txid";
+  if (pix.valueCentavos !== order.valueCentavos) return "wrong_value";
+  if (order.status !== "PENDING" && order.status !== "CANCELLED") return "order_not_pending";
+  if (order.expiresAt && pix.paidAt.getTime() > order.expiresAt.getTime()) return "after_expiry";
+  return null;
+}
+
+/**
+ * `read`: the order, as the caller has just read it (the sandbox). When the PIX pays it, it is paid
+ * in one statement (./pay-as-read.ts) that applies only while the order is still exactly as read;
+ * otherwise, for a keyed request, and for every PSP's report, the locked transaction below judges it.
+ */
+export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, read?: Order): Promise<ReceiptOutcome> {
   if (pix.chave !== null && pix.chave !== env().PIX_RECEIVER_KEY) {
     // The PSP listed a payment to another of the account's keys: not ours to apply.
     log.warn("PIX received at another key ignored", { endToEndId: pix.endToEndId, source });
     return { duplicate: false, applied: false, reason: "unknown_txid", order: null };
   }
+  // A request holding an Idempotency-Key takes the transaction, which binds the key to the order
+  // (lib/idempotency-binding.ts); the one statement has no place for it.
+  if (read && pix.txid !== null && read.txid === pix.txid && unappliedReason(read, pix) === null && !holdsIdempotencyKey()) {
+    const paid = await payOrderAsRead(read, pix, source);
+    if (paid === "duplicate") return { duplicate: true };
+    if (paid) return { duplicate: false, applied: true, reason: null, order: paid };
+  }
   return db().transaction(async (tx) => {
     const order = pix.txid ? ((await lockOrderByTxid(tx, pix.txid)) ?? null) : null;
-    const reason = !order
-      ? ("unknown_txid" as const)
-      : pix.valueCentavos !== order.valueCentavos
-        ? ("wrong_value" as const)
-        : order.status !== "PENDING" && order.status !== "CANCELLED"
-          ? ("order_not_pending" as const)
-          : order.expiresAt && pix.paidAt.getTime() > order.expiresAt.getTime()
-            ? ("after_expiry" as const)
-            : null;
+    const reason = unappliedReason(order, pix);
     const recorded = await insertPixReceipt(tx, {
       endToEndId: pix.endToEndId,
       txid: pix.txid,

@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db";
 import { batched } from "@/db/batch";
-import { prepared } from "@/db/prepared";
+import { prepared, type SqlValue } from "@/db/prepared";
 import { newTimeOrderedUuid } from "@/lib/ids";
 import { orderReceipts, orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
 
@@ -209,18 +209,21 @@ export async function orderById(ex: Executor, id: string): Promise<Order | undef
 }
 
 /**
- * PENDING (or CANCELLED) → COMPLETED. The WHERE clause is the rule (CONTRACT §6): an order completes
- * when it was paid, by the provider's own clock, no later than its expiry. That includes an order the
- * sweep already cancelled because the provider reported the payment late: expiry is judged by the
- * payment time, not by when we learnt of it. Undefined when the order did not qualify.
+ * The rule for completing an order (CONTRACT §6), as a condition on its row: an order completes when
+ * it was paid, by the provider's own clock (`paidAt`, ISO text), no later than its expiry. That
+ * includes an order the sweep already cancelled because the provider reported the payment late:
+ * expiry is judged by the payment time, not by when we learnt of it.
  */
+export function payableAt(paidAt: SqlValue<string>): SQL {
+  return sql`${orders.status} in ('PENDING', 'CANCELLED') and (${orders.expiresAt} is null or ${orders.expiresAt} >= ${paidAt})`;
+}
+
+/** PENDING (or CANCELLED) → COMPLETED when payableAt allows it; undefined when the order did not qualify. */
 export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<Order | undefined> {
   const [updated] = await ex
     .update(orders)
     .set({ status: "COMPLETED", paidAt, version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
-    .where(
-      and(eq(orders.id, id), inArray(orders.status, ["PENDING", "CANCELLED"]), or(sql`${orders.expiresAt} is null`, sql`${orders.expiresAt} >= ${paidAt.toISOString()}`)),
-    )
+    .where(and(eq(orders.id, id), payableAt(paidAt.toISOString())))
     .returning();
   return updated;
 }

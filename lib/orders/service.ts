@@ -7,7 +7,7 @@ import { Conflict, InvalidInput, NotFound, ProviderError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey, holdsIdempotencyKey, writeAndBind } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
-import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { postLedgerEntry, type LedgerPosting } from "@/lib/ledger/ledger";
 import { satoshisFor } from "@/lib/money";
 import { providers } from "@/lib/providers";
 import { RailNotEnabled, requireRail } from "@/lib/providers/rails";
@@ -177,14 +177,31 @@ export async function expiredOnRead(order: Order): Promise<Order> {
   return (await orderById(db(), order.id))!;
 }
 
-async function changeStatus(tx: Tx, before: Order, after: Order) {
-  await recordEvent(tx, {
+/** The event of an order's status change, as recordEvent writes it. */
+export function statusChangedEvent(before: Order, after: Order) {
+  return {
     merchantId: after.merchantId,
-    type: "order.status_changed",
+    type: "order.status_changed" as const,
     subjectType: "order",
     subjectId: after.id,
     data: { ...orderView(after), previousStatus: before.status },
-  });
+  };
+}
+
+async function changeStatus(tx: Tx, before: Order, after: Order) {
+  await recordEvent(tx, statusChangedEvent(before, after));
+}
+
+/** A paid order's credit: posted once per order (its ref), whichever path pays it. */
+export function orderCredit(order: Order): LedgerPosting {
+  return {
+    merchantId: order.merchantId,
+    kind: "order_credit",
+    amountCentavos: order.valueCentavos,
+    refType: "order",
+    refId: order.id,
+    description: `${order.kind} order ${order.paymentLinkId}`,
+  };
 }
 
 /**
@@ -200,14 +217,7 @@ export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date, locke
   if (!updated) return undefined;
   // Paid through the sandbox's API: its Idempotency-Key, if any, is bound to the order.
   await bindIdempotencyKey(tx, { type: "order", id: updated.id });
-  await postLedgerEntry(tx, {
-    merchantId: updated.merchantId,
-    kind: "order_credit",
-    amountCentavos: updated.valueCentavos,
-    refType: "order",
-    refId: updated.id,
-    description: `${updated.kind} order ${updated.paymentLinkId}`,
-  });
+  await postLedgerEntry(tx, orderCredit(updated));
   await changeStatus(tx, before, updated);
   return updated;
 }

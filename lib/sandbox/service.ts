@@ -65,9 +65,11 @@ function transferTo(target: { network: string; address: string; tokenAddress: st
 export async function payOrder(merchantId: string, idOrLink: string): Promise<Order> {
   const order = await findOrder(merchantId, idOrLink);
   if (order.kind !== "pix" || order.status !== "PENDING" || !order.txid) return completeOrder(order.id);
+  // The order as just read goes along: the payment is then one statement, unless something changed it meanwhile.
   const paid = await applyReceivedPix(
     { endToEndId: sandboxEndToEndId(), txid: order.txid, valueCentavos: order.valueCentavos, paidAt: new Date(), chave: env().PIX_RECEIVER_KEY },
     "sandbox",
+    order,
   );
   if (!paid.duplicate && paid.applied && paid.order) return paid.order;
   // Expired or paid meanwhile: answered like any other order that cannot be paid.

@@ -1,26 +1,33 @@
-import { sql } from "drizzle-orm";
-import type { Executor, Tx } from "@/db";
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "@/db";
 
-// Fan-out: one pending delivery per active endpoint of the merchant, written in the transaction that
-// records the event. A committed event therefore always has its deliveries, and a rolled-back change
-// has neither.
+// Fan-out: one pending delivery per active endpoint of the merchant, written by the statement that
+// records the event (lib/events/outbox.ts), so in its transaction. A committed event therefore always
+// has its deliveries, and a rolled-back change has neither.
 
 /** LISTEN/NOTIFY channel that wakes the dispatchers (see dispatcher.ts). */
 export const DISPATCH_CHANNEL = "webhook_deliveries";
 
-export async function fanOutEvent(tx: Tx, event: { id: string; seq: number; merchantId: string; subjectId: string }): Promise<void> {
-  // One round trip. pg_notify inside the transaction is delivered only when it commits, which is
-  // exactly when the deliveries become visible to a dispatcher; merchants without endpoints notify
-  // nobody.
-  await tx.execute(sql`
-    with created as (
+/**
+ * The CTEs that fan out the events a statement has just written in its CTE `recorded_event` (id, seq,
+ * merchant_id, subject_id): `event_deliveries`, and `event_notified`, which wakes the dispatchers when
+ * any delivery was created. The statement's final query must read `event_notified`: a CTE that only
+ * reads runs only when something reads it. pg_notify inside the transaction is delivered only when it
+ * commits, which is exactly when the deliveries become visible to a dispatcher; merchants without
+ * endpoints notify nobody (a notification also serialises commits on a lock of its own).
+ */
+export function fanOutCtes(): SQL {
+  return sql`
+    event_deliveries as (
       insert into webhook_deliveries (merchant_id, endpoint_id, event_id, event_seq, subject_id, status, next_attempt_at)
-      select ${event.merchantId}, w.id, ${event.id}, ${event.seq}, ${event.subjectId}, 'pending', now()
-      from webhook_endpoints w
-      where w.merchant_id = ${event.merchantId} and w.deleted_at is null and w.disabled_at is null
+      select e.merchant_id, w.id, e.id, e.seq, e.subject_id, 'pending', now()
+      from recorded_event e
+      join webhook_endpoints w on w.merchant_id = e.merchant_id and w.deleted_at is null and w.disabled_at is null
       returning 1
-    )
-    select pg_notify(${DISPATCH_CHANNEL}, '') from (select 1 from created limit 1) as any_created`);
+    ),
+    event_notified as (
+      select pg_notify(${DISPATCH_CHANNEL}, '') from (select 1 from event_deliveries limit 1) as any_created
+    )`;
 }
 
 /** Wakes the dispatchers after a delivery was created outside recordEvent (a redelivery). */

@@ -10,6 +10,7 @@ import postgres from "postgres";
 //
 // run.ts runs it against the fast-path server (BENCH_MIXED=false skips it). On its own, against a
 // running server: BENCH_URL=http://127.0.0.1:3000 DATABASE_URL=… ADMIN_TOKEN=… tsx scripts/bench/mixed.ts
+// (MIXED_PHASE=one-merchant runs only the one-merchant comparison, each half MIXED_DURATION / 3 s).
 
 type Kind = "create-pix" | "sandbox-pay" | "pix-out";
 /** The fields of the answers the load reads: a created order's id, a pix-out's id. */
@@ -132,15 +133,22 @@ async function oneMerchant(o: Required<Omit<MixedOptions, "log">>, apiKey: strin
   return { createPixRps, sandboxPayRps, ratio: Math.round((sandboxPayRps / Math.max(1, createPixRps)) * 100) / 100 };
 }
 
+/** The one-merchant comparison alone: a fresh merchant, create-PIX then sandbox payments, a third of the run each. */
+export async function runOneMerchant(opts: MixedOptions): Promise<MixedResult["oneMerchant"]> {
+  const o = { clients: 32, merchants: 4, durationSeconds: 30, ...opts };
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const solo = await createMerchant(o.base, o.adminToken, "Bench mixed solo");
+  const single = await oneMerchant(o, solo, Math.max(5, Math.round(o.durationSeconds / 3)));
+  log(`mixed  one merchant: create-PIX ${single.createPixRps} req/s, sandbox pay ${single.sandboxPayRps} req/s (${single.ratio}×)`);
+  return single;
+}
+
 export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
   const o = { clients: 32, merchants: 4, durationSeconds: 30, ...opts };
   const log = opts.log ?? ((line: string) => console.log(line));
   const sql = postgres(o.databaseUrl, { max: 2, onnotice: () => {} });
   try {
-    const solo = await createMerchant(o.base, o.adminToken, "Bench mixed solo");
-    const soloSeconds = Math.max(5, Math.round(o.durationSeconds / 3));
-    const single = await oneMerchant(o, solo, soloSeconds);
-    log(`mixed  one merchant: create-PIX ${single.createPixRps} req/s, sandbox pay ${single.sandboxPayRps} req/s (${single.ratio}×)`);
+    const single = await runOneMerchant(opts);
 
     const keys = await Promise.all(Array.from({ length: o.merchants }, (_, i) => createMerchant(o.base, o.adminToken, `Bench mixed ${i + 1}`)));
     const pending: string[][] = keys.map(() => []);
@@ -219,13 +227,14 @@ async function countPending(sql: postgres.Sql, ids: string[]): Promise<number> {
 
 // On its own against a running server (see the header).
 if (process.argv[1]?.endsWith("mixed.ts") && process.env.BENCH_URL) {
-  runMixed({
+  const options: MixedOptions = {
     base: process.env.BENCH_URL,
     databaseUrl: process.env.DATABASE_URL!,
     adminToken: process.env.ADMIN_TOKEN!,
     durationSeconds: Number(process.env.MIXED_DURATION ?? 30),
     clients: Number(process.env.BENCH_CONNECTIONS ?? 32),
-  })
+  };
+  (process.env.MIXED_PHASE === "one-merchant" ? runOneMerchant(options) : runMixed(options))
     .then((r) => {
       if (process.env.MIXED_OUT) fs.writeFileSync(process.env.MIXED_OUT, JSON.stringify(r, null, 2) + "\n");
     })
