@@ -1,5 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { Writable } from "node:stream";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -10,6 +11,7 @@ import { apiKeys, cryptoPixPayments, events, orders, pixPayouts, pixReceipts, wi
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
+import { createLogger, setLoggerForTests } from "@/lib/log";
 import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
@@ -169,6 +171,36 @@ describe("live PIX collection through API Pix", () => {
     expect(psp.requests.some((r) => r.method === "GET" && r.path.endsWith(`/pix/${pix.endToEndId}`))).toBe(true);
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.endToEndId, pix.endToEndId));
     expect(receipt).toMatchObject({ orderId: order.id, applied: true, source: "notification", valueCentavos: 1001 });
+  });
+
+  it("the notification's request line names the route, never the token in its URL", async () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    logger.level = "info"; // the test environment silences logs
+    setLoggerForTests(logger);
+    try {
+      const { apiKey } = await liveMerchant();
+      await startWorker();
+      const { order } = await createPix(apiKey, { value: 10.02 });
+      await psp.pay(order.txid!);
+      await waitFor(
+        "the notification's request line",
+        async () => lines.filter((l) => l.includes('"path":"/api/v1/providers/pix/')),
+        (found) => found.length > 0,
+      );
+    } finally {
+      setLoggerForTests(undefined);
+    }
+    const line = JSON.parse(lines.find((l) => l.includes('"path":"/api/v1/providers/pix/'))!);
+    expect(line).toMatchObject({ msg: "request", method: "POST", path: "/api/v1/providers/pix/[redacted]/pix", status: 200 });
+    expect(lines.join("")).not.toContain(WEBHOOK_TOKEN);
   });
 
   it("duplicate notifications count once", async () => {

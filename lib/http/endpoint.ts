@@ -82,6 +82,8 @@ export type EndpointConfig<P extends object, B extends z.ZodType | undefined, Q 
   unavailable?: () => string | null;
   /** The status an unknown object answers with, when the spec says other than 404 (the on-chain lookup: 400). */
   notFoundStatus?: number;
+  /** Path parameters that are secrets (the token in a provider's notification URL): logged as [redacted]. */
+  secretParams?: readonly string[];
   docs: EndpointDocs;
   /** Returns the response body (sent as JSON with `response.status`) or a Response of its own. */
   handle(ctx: HandlerContext<P, B, Q>): Promise<SuccessBody<R> | Response>;
@@ -154,6 +156,7 @@ type Definition = {
   response: JsonSuccess<z.ZodType> | OtherSuccess;
   unavailable?: () => string | null;
   notFoundStatus?: number;
+  secretParams?: readonly string[];
   docs: EndpointDocs;
   handle(ctx: Record<string, unknown>): Promise<unknown>;
   replay?(ctx: Record<string, unknown>): Promise<unknown>;
@@ -163,6 +166,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const { requestId } = context;
   const started = performance.now();
   const path = pathOf(req.url);
+  const loggedPath = def.secretParams ? maskedPath(def.path, params, def.secretParams) : path;
   let owner: string | undefined;
   let idempotency: IdempotencyClaim | null = null;
   let stopRenewing: (() => void) | null = null;
@@ -170,9 +174,10 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
     withSecurityHeaders(res);
-    log.info("request", {
+    log.request({
+      requestId,
       method: req.method,
-      path,
+      path: loggedPath,
       status: res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       merchantId: owner,
@@ -279,7 +284,12 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
     }
     if (domain) return fail(status, err.message, err.extra);
-    log.error("unhandled error in API handler", { path, err });
+    log.error("unhandled error in API handler", { path: loggedPath, err });
     return fail(500, `Internal error while processing the request (request id ${requestId})`);
   }
+}
+
+/** The request's path as logged: the template with its parameters, the secret ones masked. */
+function maskedPath(template: string, params: Record<string, string>, secret: readonly string[]): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => (secret.includes(name) ? "[redacted]" : encodeURIComponent(params[name] ?? "")));
 }

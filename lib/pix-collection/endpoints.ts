@@ -32,6 +32,8 @@ export const pixNotificationEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/providers/pix/{token}/pix",
   caller: psp,
+  // The token is the URL's secret: never in a log line.
+  secretParams: ["token"],
   errorBody: messageBody,
   body: pixNotificationBody,
   // Sandbox too, when a token is set: nothing notified can be confirmed there, but the wiring can be tried.
