@@ -98,10 +98,13 @@ async function load(target: Target, pid: number, duration: number) {
   return { result, peak };
 }
 
-function start(cmd: string, args: string[], env: Record<string, string>, withheld: string[] = []): ChildProcess {
+/** `logFile`: where the server's stdout goes (the app's request log, written as production writes it); else discarded. */
+function start(cmd: string, args: string[], env: Record<string, string>, withheld: string[] = [], logFile?: string): ChildProcess {
   const inherited = { ...process.env };
   for (const name of withheld) delete inherited[name];
-  const child = spawn(cmd, args, { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const stdout = logFile ? fs.openSync(logFile, "a") : "pipe";
+  const child = spawn(cmd, args, { env: { ...inherited, ...env }, stdio: ["ignore", stdout, "pipe"] });
+  if (typeof stdout === "number") fs.closeSync(stdout);
   child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(args[args.length - 1] ?? cmd)}] ${d}`));
   child.stdout?.resume();
   return child;
@@ -144,21 +147,27 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
 
 type AppKind = { name: string; fastPath: boolean; limiter: boolean };
 
-async function startApp(dbUrl: string, kind: AppKind, port: number): Promise<Server> {
+async function startApp(dbUrl: string, kind: AppKind, port: number, logDir: string): Promise<Server> {
   const env: Record<string, string> = {
     DATABASE_URL: dbUrl,
     PORT: String(port),
     HOST: "127.0.0.1",
     NODE_ENV: "production",
-    LOG_LEVEL: "warn",
     ADMIN_TOKEN: ADMIN,
     SEED_DEMO_MERCHANT: "false",
     API_FAST_PATH: String(kind.fastPath),
     DB_POOL_SIZE: POOL_SIZE,
   };
   if (!kind.limiter) env.RATE_LIMIT_PER_MINUTE = "0";
-  // The limiter's default is the app's own: whatever this shell sets is not passed on.
-  const child = start(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], env, ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS"]);
+  // The limiter's default and the log level (info: a line per request) are the app's own: whatever
+  // this shell sets is not passed on. The log goes to a file, as a deployment's would.
+  const child = start(
+    process.execPath,
+    [...productionNodeFlags(), "dist/server/start.cjs"],
+    env,
+    ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS", "LOG_LEVEL"],
+    path.join(logDir, `${kind.name}.log`),
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/`);
   const created = await (
@@ -312,7 +321,7 @@ async function main() {
       if (!wanted.includes(name)) continue;
       if (name === "bare") servers.push(await startBare(pg.url, port++));
       else if (name === "baseline") servers.push(await startBaseline(pg.url, port++));
-      else servers.push(await startApp(pg.url, APPS[name], port++));
+      else servers.push(await startApp(pg.url, APPS[name], port++, dir));
     }
     for (let round = 1; round <= rounds; round++) {
       const order = round % 2 === 1 ? servers : [...servers].reverse();
@@ -330,6 +339,8 @@ async function main() {
   } finally {
     for (const server of servers) await stop(server.child);
     await pg.stop();
+    // The database and the apps' logs (a line per request: hundreds of MB).
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 
   // Throughput: the mean over rounds; latency and memory: the worst round.
