@@ -35,14 +35,20 @@ const REDACT = [
 type Logger = pino.Logger;
 const current = processSlot<Logger>("logger");
 
+/** Lines are written once this many bytes wait, or every FLUSH_MS, whichever comes first. */
+const BUFFER_BYTES = 4096;
+const FLUSH_MS = 1000;
+
 /**
- * stdout, written asynchronously: lines logged while a write is under way go out together in the
- * next one. pino's default, one synchronous write per line, cost 7–17% of the API's throughput at the
- * default level (a line per request). pino flushes what is buffered when the process exits, crashes
- * included; only a SIGKILL loses the lines of the write under way.
+ * stdout, written asynchronously and in batches. pino's default, one synchronous write per line, cost
+ * 7–17% of the API's throughput at the default level (a line per request); a write per line even
+ * asynchronous still cost ~3%. A line waits at most FLUSH_MS. pino flushes what is buffered when the
+ * process exits, crashes included; only a SIGKILL loses the last second's lines.
  */
 function stdoutDestination(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  setInterval(() => stream.flush(), FLUSH_MS).unref();
+  return stream;
 }
 
 /** The service's logger, writing to `destination` (stdout by default). */

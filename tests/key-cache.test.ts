@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { apiKeys, merchants } from "@/db/schema";
-import { authenticateApiKey } from "@/lib/api-auth/authenticate";
+import { authenticateApiKey, flushKeyUsage } from "@/lib/api-auth/authenticate";
 import { cachedKey, cacheGeneration, forgetMerchant, rememberKey } from "@/lib/api-auth/key-cache";
 import { hashApiKey } from "@/lib/api-auth/keys";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -88,5 +88,30 @@ describe("API key cache", () => {
     expect(cachedKey(hash)).toBeUndefined();
     rememberKey(hash, entry.keyId, entry.scope, entry.merchant, cacheGeneration());
     expect(cachedKey(hash)).toBeDefined();
+  });
+});
+
+describe("a key's last use", () => {
+  it("is recorded for every key used, in one write, and at most once a minute per key", async () => {
+    const a = await seedMerchant();
+    const b = await seedMerchant();
+    await flushKeyUsage();
+    for (const key of [a.apiKey, b.apiKey, a.apiKey]) await authenticateApiKey(keyRequest(key));
+    const lastUsed = async (key: string) =>
+      (
+        await db()
+          .select({ at: apiKeys.lastUsedAt })
+          .from(apiKeys)
+          .where(eq(apiKeys.keyHash, hashApiKey(key)))
+      )[0].at;
+    expect(await lastUsed(a.apiKey)).toBeNull();
+    await flushKeyUsage();
+    const first = await lastUsed(a.apiKey);
+    expect(first).toBeInstanceOf(Date);
+    expect(await lastUsed(b.apiKey)).toBeInstanceOf(Date);
+    // Used again within the minute: nothing more is written.
+    await authenticateApiKey(keyRequest(a.apiKey));
+    await flushKeyUsage();
+    expect(await lastUsed(a.apiKey)).toEqual(first);
   });
 });

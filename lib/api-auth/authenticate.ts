@@ -40,17 +40,49 @@ const keyLookup = () =>
       .prepare("api_key_lookup"),
   );
 
-// last_used_at is informative: write it at most once a minute per key, off the request's path.
+// last_used_at is informative: recorded at most once a minute per key, off the request's path, and
+// for every key used since the last write in one statement. One UPDATE per key had every busy key
+// (2,000 in the benchmark) cost a statement built by Drizzle and a round trip each minute.
+const TOUCH_EVERY_MS = 60_000;
+const TOUCH_FLUSH_MS = 5_000;
 const lastTouched = new Map<string, number>();
+const touched = new Set<string>();
+let flushTimer: NodeJS.Timeout | undefined;
+
+const touchKeys = () =>
+  prepared("api_keys_touch", (d) =>
+    d
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(and(sql`${apiKeys.id} = any(${sql.placeholder("ids")}::uuid[])`, or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`))))
+      .prepare("api_keys_touch"),
+  );
+
+/** Writes the keys used since the last write now (the timer does it every few seconds; tests call it). */
+export function flushKeyUsage(): Promise<void> {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = undefined;
+  const ids = [...touched];
+  touched.clear();
+  if (ids.length === 0) return Promise.resolve();
+  return touchKeys()
+    .execute({ ids })
+    .then(
+      () => {},
+      (err: unknown) => log.warn("api key last_used_at update failed", { err }),
+    );
+}
+
 function touch(keyId: string) {
   const now = Date.now();
-  if ((lastTouched.get(keyId) ?? 0) > now - 60_000) return;
+  if ((lastTouched.get(keyId) ?? 0) > now - TOUCH_EVERY_MS) return;
   lastTouched.set(keyId, now);
-  db()
-    .update(apiKeys)
-    .set({ lastUsedAt: sql`now()` })
-    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`))))
-    .catch((err: unknown) => log.warn("api key last_used_at update failed", { err }));
+  touched.add(keyId);
+  if (!flushTimer) {
+    flushTimer = setTimeout(() => void flushKeyUsage(), TOUCH_FLUSH_MS);
+    // Never what keeps a process alive.
+    flushTimer.unref();
+  }
 }
 
 export async function authenticateMerchant(req: ApiRequest): Promise<MerchantProfile> {
