@@ -1,6 +1,5 @@
 import { and, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
-import { db } from "@/db";
 import { prepared } from "@/db/prepared";
 import { apiKeys, merchants, type ApiKeyScope, type MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
