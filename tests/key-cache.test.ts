@@ -115,3 +115,33 @@ describe("a key's last use", () => {
     expect(await lastUsed(a.apiKey)).toEqual(first);
   });
 });
+
+describe("a cached key near its expiry", () => {
+  it("is served from memory and read again in the background, so a busy key never waits for a lookup", async () => {
+    const { apiKey } = await seedMerchant();
+    await warm(apiKey);
+    const entry = cachedKey(hashApiKey(apiKey))!;
+    entry.expiresAt = Date.now() + 1_000;
+    const auth = authenticateApiKey(keyRequest(apiKey));
+    expect(auth).not.toBeInstanceOf(Promise); // answered from memory
+    expect(await until(() => (cachedKey(hashApiKey(apiKey))?.expiresAt ?? 0) > Date.now() + 20_000)).toBe(true);
+  });
+
+  it("leaves the cache when the refresh finds it revoked (a notification this process missed)", async () => {
+    const { apiKey } = await seedMerchant();
+    await warm(apiKey);
+    // Revoked with the database's notification trigger off: only the refresh can learn of it.
+    await db().transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: new Date() })
+        .where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
+    });
+    expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
+    cachedKey(hashApiKey(apiKey))!.expiresAt = Date.now() + 1_000;
+    await authenticateApiKey(keyRequest(apiKey));
+    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined)).toBe(true);
+    await expect(Promise.resolve().then(() => authenticateApiKey(keyRequest(apiKey)))).rejects.toThrow(/revoked/);
+  });
+});

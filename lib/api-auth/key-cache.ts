@@ -9,15 +9,19 @@ import { processSlot } from "@/lib/singleton";
 //  - in every other instance by the api_auth_changed notification the database's triggers send for
 //    any such change (migration 0002), whoever made it,
 //  - and after TTL_MS in any case, which bounds staleness if a notification is ever lost.
+// A key in use is read again in the background during the last REFRESH_AHEAD_MS of its entry, so a
+// busy key never meets an expired entry: without it every key cached in one burst (a restart, a
+// benchmark's 2,000 keys) expired in one burst too, and those requests each waited for a lookup.
 // Until this process is listening nothing is served from memory. If the listening connection drops,
 // postgres.js reconnects and listens again, and that empties the cache, since notifications may have
 // been missed meanwhile; during the gap an entry lives no longer than its TTL.
 
 export const AUTH_CHANGED_CHANNEL = "api_auth_changed";
 const TTL_MS = 30_000;
+const REFRESH_AHEAD_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-type Entry = { keyId: string; scope: ApiKeyScope; merchant: MerchantProfile; expiresAt: number };
+type Entry = { keyId: string; scope: ApiKeyScope; merchant: MerchantProfile; expiresAt: number; refreshing?: boolean };
 type State = {
   pool: Pool;
   listening: boolean;
@@ -78,6 +82,18 @@ export function cachedKey(hash: string): Entry | undefined {
     return undefined;
   }
   return entry;
+}
+
+/** True once per entry, when it is in use within REFRESH_AHEAD_MS of its expiry: the caller reads the key again. */
+export function dueForRefresh(entry: Entry, now = Date.now()): boolean {
+  if (entry.refreshing || entry.expiresAt - now > REFRESH_AHEAD_MS) return false;
+  entry.refreshing = true;
+  return true;
+}
+
+/** The key is no longer valid (revoked or deleted, found on a refresh). */
+export function forgetKey(hash: string): void {
+  current.value?.entries.delete(hash);
 }
 
 export function rememberKey(hash: string, keyId: string, scope: ApiKeyScope, merchant: MerchantProfile, generation: number): void {
