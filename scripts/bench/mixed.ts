@@ -39,6 +39,8 @@ export type MixedOptions = {
   merchants?: number;
   durationSeconds?: number;
   log?: (line: string) => void;
+  /** Run before each phase (run.ts: VACUUM ANALYZE and a checkpoint), so no phase meets the last one's cleanup. */
+  settle?: () => Promise<void>;
 };
 
 const KINDS: Kind[] = ["create-pix", "sandbox-pay", "pix-out"];
@@ -115,13 +117,15 @@ async function timed(kind: Kind, request: () => Promise<Answer>): Promise<Timing
 }
 
 /** One merchant: create-PIX at full speed, then sandbox payments of the orders it made. */
-async function oneMerchant(o: Required<Omit<MixedOptions, "log">>, apiKey: string, seconds: number) {
+async function oneMerchant(o: Required<Omit<MixedOptions, "log" | "settle">>, apiKey: string, seconds: number, settle: () => Promise<void>) {
   const orders: string[] = [];
+  await settle();
   const created = await drive(o.clients, seconds, async () => {
     const t = await timed("create-pix", () => post(o.base, "/api/v1/order/create/pix", apiKey, { value: 10.5 }));
     if (t.status === 200 && t.json?.pixOrder) orders.push(t.json.pixOrder._id);
     return t;
   });
+  await settle();
   const paid = await drive(o.clients, seconds, async () => {
     const id = orders.pop();
     if (!id) return null;
@@ -138,7 +142,7 @@ export async function runOneMerchant(opts: MixedOptions): Promise<MixedResult["o
   const o = { clients: 32, merchants: 4, durationSeconds: 30, ...opts };
   const log = opts.log ?? ((line: string) => console.log(line));
   const solo = await createMerchant(o.base, o.adminToken, "Bench mixed solo");
-  const single = await oneMerchant(o, solo, Math.max(5, Math.round(o.durationSeconds / 3)));
+  const single = await oneMerchant(o, solo, Math.max(5, Math.round(o.durationSeconds / 3)), opts.settle ?? (async () => {}));
   log(`mixed  one merchant: create-PIX ${single.createPixRps} req/s, sandbox pay ${single.sandboxPayRps} req/s (${single.ratio}×)`);
   return single;
 }
@@ -151,6 +155,7 @@ export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
     const single = await runOneMerchant(opts);
 
     const keys = await Promise.all(Array.from({ length: o.merchants }, (_, i) => createMerchant(o.base, o.adminToken, `Bench mixed ${i + 1}`)));
+    await opts.settle?.();
     const pending: string[][] = keys.map(() => []);
     const pixOuts: string[] = [];
     const loadStarted = new Date();
