@@ -4,6 +4,8 @@ import { generateApiKey } from "@/lib/api-auth/keys";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import { createLogger, setLoggerForTests } from "@/lib/log";
 
 export const BASE = "http://localhost:3000";
 
@@ -76,4 +78,20 @@ export async function call(endpoint: Endpoint, opts: CallOptions = {}): Promise<
 export async function api(method: string, path: string, opts: Omit<CallOptions, "method" | "path" | "params"> = {}): Promise<CallResult> {
   const { apiRouter } = await import("@/lib/api/endpoints");
   return read(await apiRouter.handle(request({ ...opts, method, path })));
+}
+
+/** The service's own logger, at info, writing into the returned array until setLoggerForTests(undefined). */
+export function captureLogs(): string[] {
+  const lines: string[] = [];
+  const logger = createLogger(
+    new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    }),
+  );
+  logger.level = "info"; // the test environment silences logs
+  setLoggerForTests(logger);
+  return lines;
 }

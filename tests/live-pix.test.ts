@@ -1,6 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { Writable } from "node:stream";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -11,7 +10,7 @@ import { apiKeys, cryptoPixPayments, events, orders, pixPayouts, pixReceipts, wi
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
-import { createLogger, setLoggerForTests } from "@/lib/log";
+import { setLoggerForTests } from "@/lib/log";
 import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
@@ -26,7 +25,7 @@ import { startAnvil, account, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, seedMerchant } from "./helpers";
+import { api, captureLogs, seedMerchant } from "./helpers";
 
 // The app in live mode against a test PSP that speaks the Central Bank's API Pix and Efí's payouts
 // over mutual TLS, checks every request we send and every answer it gives against the published
@@ -174,17 +173,7 @@ describe("live PIX collection through API Pix", () => {
   });
 
   it("the notification's request line names the route, never the token in its URL", async () => {
-    const lines: string[] = [];
-    const logger = createLogger(
-      new Writable({
-        write(chunk, _enc, cb) {
-          lines.push(String(chunk));
-          cb();
-        },
-      }),
-    );
-    logger.level = "info"; // the test environment silences logs
-    setLoggerForTests(logger);
+    const lines = captureLogs();
     try {
       const { apiKey } = await liveMerchant();
       await startWorker();

@@ -1,32 +1,16 @@
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterEach, describe, expect, it } from "vitest";
 import { databaseUrl, db } from "@/db";
-import { createLogger, log, setLoggerForTests } from "@/lib/log";
-import { seedMerchant } from "./helpers";
+import { log, setLoggerForTests } from "@/lib/log";
+import { captureLogs, seedMerchant } from "./helpers";
 
 // Real database errors, provoked with a marker among their bound parameters (where a CPF, a PIX key
 // or a key hash would be), logged through the service's logger: the marker never reaches the line,
 // while what locates the failure (SQLSTATE, constraint, table) does.
 
 const MARK = "MARKER-52998224725-sk_test";
-
-function capture() {
-  const lines: string[] = [];
-  const logger = createLogger(
-    new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    }),
-  );
-  logger.level = "info"; // the test environment silences logs
-  setLoggerForTests(logger);
-  return lines;
-}
 
 async function failure(run: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -41,7 +25,7 @@ describe("database errors in logs", () => {
   afterEach(() => setLoggerForTests(undefined));
 
   it("an invalid cast: the value PostgreSQL quotes back and drizzle's params are redacted", async () => {
-    const lines = capture();
+    const lines = captureLogs();
     const err = await failure(() => db().execute(sql`select ${MARK}::uuid`));
     expect(JSON.stringify({ message: (err as Error).message, cause: String((err as Error).cause) })).toContain(MARK); // the raw error does carry it
     log.error("query failed", { err });
@@ -59,7 +43,7 @@ describe("database errors in logs", () => {
       );
     await insert();
     const err = await failure(insert);
-    const lines = capture();
+    const lines = captureLogs();
     log.warn("insert failed", { error: err });
     expect(lines[0]).not.toContain(MARK);
     expect(JSON.parse(lines[0]).error.cause).toMatchObject({
@@ -75,7 +59,7 @@ describe("database errors in logs", () => {
       const err = await failure(() => client`select ${MARK}::int`);
       expect(Object.keys(err as object)).toContain("parameters");
       const wrapped = await failure(() => drizzle(client).execute(sql`select * from merchants where id = ${MARK}`));
-      const lines = capture();
+      const lines = captureLogs();
       log.error("raw", { err });
       log.error("wrapped", { err: wrapped });
       expect(lines.join("")).not.toContain(MARK);

@@ -354,7 +354,13 @@ async function main() {
     // measures queueing on balances and payouts, so it runs on the same build with the limiter off.
     const fast = servers.find((s) => s.name === "app-nolimit");
     if (fast && process.env.BENCH_MIXED !== "false")
-      mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS, settle: () => settle(pg.url) });
+      mixed = await runMixed({
+        base: fast.base,
+        databaseUrl: pg.url,
+        adminToken: ADMIN,
+        clients: CONNECTIONS,
+        settle: () => settle(pg.url),
+      });
   } finally {
     for (const server of servers) await stop(server.child);
     await pg.stop();
