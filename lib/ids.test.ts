@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isUuid, newPaymentLinkId, newPixTxid, newRequestId, newTimeOrderedUuid, randomBase62 } from "./ids";
+import { newPaymentLinkId, newPixTxid, newRequestId, randomBase62 } from "./ids";
 
 describe("random ids", () => {
   it("have the promised length and alphabet, across many pool refills", () => {
@@ -26,23 +26,5 @@ describe("random ids", () => {
   it("never repeat", () => {
     const seen = new Set(Array.from({ length: 50_000 }, () => newPaymentLinkId()));
     expect(seen.size).toBe(50_000);
-  });
-});
-
-describe("time-ordered UUIDs (orders' ids)", () => {
-  it("are version 7 with the RFC 9562 variant, and carry their millisecond", () => {
-    const at = Date.UTC(2026, 10, 26, 12, 0, 0, 123);
-    const id = newTimeOrderedUuid(at);
-    expect(isUuid(id)).toBe(true);
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(at);
-  });
-
-  it("sort by the time they were made, and never repeat within a millisecond", () => {
-    const earlier = newTimeOrderedUuid(1_800_000_000_000);
-    const later = newTimeOrderedUuid(1_800_000_000_001);
-    expect(earlier < later).toBe(true);
-    const same = new Set(Array.from({ length: 50_000 }, () => newTimeOrderedUuid(1_800_000_000_000)));
-    expect(same.size).toBe(50_000);
   });
 });

@@ -52,26 +52,6 @@ export function newRequestId(): string {
 
 export const newId = randomUUID;
 
-/**
- * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits. Orders take these:
- * each new key lands at the right edge of the primary key's index instead of on a random page, so a
- * busy table's inserts touch (and log) a few hot pages rather than the whole index. Still unguessable.
- */
-export function newTimeOrderedUuid(now = Date.now()): string {
-  const b = randomChunk(16);
-  // The pool hands each byte out once, so its bytes can be overwritten in place.
-  b[0] = Math.floor(now / 2 ** 40) & 0xff;
-  b[1] = Math.floor(now / 2 ** 32) & 0xff;
-  b[2] = (now >>> 24) & 0xff;
-  b[3] = (now >>> 16) & 0xff;
-  b[4] = (now >>> 8) & 0xff;
-  b[5] = now & 0xff;
-  b[6] = (b[6] & 0x0f) | 0x70;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(s: string): boolean {
   return UUID_RE.test(s);

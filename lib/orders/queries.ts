@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm
 import type { Executor } from "@/db";
 import { batched } from "@/db/batch";
 import { prepared, type SqlValue } from "@/db/prepared";
-import { newTimeOrderedUuid } from "@/lib/ids";
+import { newId } from "@/lib/ids";
 import { orderReceipts, orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
 
 // The SQL of PIX, exchange-wallet and Lightning orders. Each query takes the executor first (the
@@ -96,9 +96,11 @@ const insertOrderBatch = batched(async (rows: OrderParams[]) => {
 // the column lists made every property access a megamorphic lookup (~4% of a create's CPU in a profile).
 export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> {
   // What was sent, with every absent column as the null PostgreSQL stores. The id is made here, not
-  // by the column's default, so a batch's returned rows can be matched to their requests.
+  // by the column's default, so a batch's returned rows can be matched to their requests. Random
+  // (v4), not time-ordered (v7): merchants find orders by the first characters of their id, and a
+  // v7 id's first eight are the minute it was made, shared by every order of that minute.
   const sent: SentOrder = {
-    id: newTimeOrderedUuid(),
+    id: newId(),
     merchantId: values.merchantId,
     kind: values.kind,
     paymentLinkId: values.paymentLinkId,
@@ -150,10 +152,7 @@ export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> 
 /** An order with what only some providers return (pay links): the plain insert, off the hot path. */
 /** Any order, in the caller's transaction: the prepared insert above runs on the pool only. */
 export async function insertOrderIn(ex: Executor, values: NewOrder): Promise<Order> {
-  const [row] = await ex
-    .insert(orders)
-    .values({ id: newTimeOrderedUuid(), ...values })
-    .returning();
+  const [row] = await ex.insert(orders).values(values).returning();
   return row;
 }
 
