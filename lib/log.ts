@@ -51,15 +51,22 @@ function stdoutDestination(): pino.DestinationStream {
   return stream;
 }
 
+/** What every line starts with, the request line's lean logger included: level label, then ISO time. */
+const LINE_SHAPE = {
+  base: undefined,
+  timestamp: pino.stdTimeFunctions.isoTime,
+  levelLabel: (label: string) => ({ level: label }),
+};
+
 /** The service's logger, writing to `destination` (stdout by default). */
 export function createLogger(destination: pino.DestinationStream = stdoutDestination()): Logger {
   return pino(
     {
       level: env().LOG_LEVEL,
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      base: LINE_SHAPE.base,
+      timestamp: LINE_SHAPE.timestamp,
       // Every Error among a line's fields, under whatever name, is serialized safely.
-      formatters: { level: (label) => ({ level: label }), log: withSafeErrors },
+      formatters: { level: LINE_SHAPE.levelLabel, log: withSafeErrors },
       redact: { paths: REDACT, censor: "[redacted]" },
       mixin: () => {
         const requestId = currentRequestId();
@@ -90,7 +97,7 @@ function requestLogger(): Logger {
   let lean = requestLoggers.get(service);
   if (!lean) {
     lean = pino(
-      { level: "info", base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
+      { level: "info", base: LINE_SHAPE.base, timestamp: LINE_SHAPE.timestamp, formatters: { level: LINE_SHAPE.levelLabel } },
       (service as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym],
     );
     requestLoggers.set(service, lean);

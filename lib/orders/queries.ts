@@ -149,8 +149,10 @@ export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> 
   };
 }
 
-/** An order with what only some providers return (pay links): the plain insert, off the hot path. */
-/** Any order, in the caller's transaction: the prepared insert above runs on the pool only. */
+/**
+ * Any order, in the caller's transaction (a keyed request's, which binds its key beside it) or with
+ * what only some providers return (pay links): the plain insert. The batched one runs on the pool only.
+ */
 export async function insertOrderIn(ex: Executor, values: NewOrder): Promise<Order> {
   const [row] = await ex.insert(orders).values(values).returning();
   return row;
