@@ -87,4 +87,24 @@ describe("log", () => {
     expect(b.err.cause).toMatchObject({ code: "22P02", routine: "string_to_uuid", message: 'invalid input syntax for type uuid: "[redacted]"' });
     expect(JSON.parse(lines[2]).failure.cause.code).toBe("22P02");
   });
+
+  it("writes the request line as pino would, whatever the path holds, and not when info is off", () => {
+    const { lines, logger } = capture();
+    logger.level = "info";
+    setLoggerForTests(logger);
+    const path = '/api/v1/order/a"b\\c\u0000\ud800';
+    log.request({ requestId: "req_1", method: "GET", path, status: 404, ms: 1.5, merchantId: undefined });
+    log.request({ requestId: 'req_"2', method: "POST", path: "/x", status: 200, ms: 0, merchantId: "00000000-0000-4000-8000-000000000001" });
+    const viaPino = capture();
+    viaPino.logger.info({ requestId: "req_1", method: "GET", path, status: 404, ms: 1.5 }, "request");
+    const pinoLine = JSON.parse(viaPino.lines[0]);
+    const first = JSON.parse(lines[0]);
+    expect(Object.keys(first)).toEqual(Object.keys(pinoLine));
+    expect({ ...first, time: null }).toEqual({ ...pinoLine, time: null });
+    expect(new Date(first.time).toISOString()).toBe(first.time);
+    expect(JSON.parse(lines[1])).toMatchObject({ requestId: 'req_"2', status: 200, ms: 0, merchantId: "00000000-0000-4000-8000-000000000001", msg: "request" });
+    logger.level = "warn";
+    log.request({ requestId: "req_3", method: "GET", path: "/", status: 200, ms: 1, merchantId: undefined });
+    expect(lines).toHaveLength(2);
+  });
 });

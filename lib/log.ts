@@ -51,22 +51,16 @@ function stdoutDestination(): pino.DestinationStream {
   return stream;
 }
 
-/** What every line starts with, the request line's lean logger included: level label, then ISO time. */
-const LINE_SHAPE = {
-  base: undefined,
-  timestamp: pino.stdTimeFunctions.isoTime,
-  levelLabel: (label: string) => ({ level: label }),
-};
-
 /** The service's logger, writing to `destination` (stdout by default). */
 export function createLogger(destination: pino.DestinationStream = stdoutDestination()): Logger {
   return pino(
     {
       level: env().LOG_LEVEL,
-      base: LINE_SHAPE.base,
-      timestamp: LINE_SHAPE.timestamp,
+      // Lines start {"level":"info","time":"<ISO>", (the request line, written by hand below, too).
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
       // Every Error among a line's fields, under whatever name, is serialized safely.
-      formatters: { level: LINE_SHAPE.levelLabel, log: withSafeErrors },
+      formatters: { level: (label) => ({ level: label }), log: withSafeErrors },
       redact: { paths: REDACT, censor: "[redacted]" },
       mixin: () => {
         const requestId = currentRequestId();
@@ -87,23 +81,21 @@ type Fields = Record<string, unknown>;
 /** One API request's line: fields of known shape, none of them a secret (the caller masks secret path parameters). */
 export type RequestLine = { requestId: string; method: string; path: string; status: number; ms: number; merchantId: string | undefined };
 
-// The request line is the one written for every request. The service logger's redaction, error
-// formatting and request-context lookup cost ~8 µs of its ~12 µs, for fields that need none of them,
-// so it goes through a lean logger on the same stream, in the same shape, written when the service
-// logger's level (which tests and operators may change at run time) lets info lines through.
-const requestLoggers = new WeakMap<Logger, Logger>();
-function requestLogger(): Logger {
-  const service = logger();
-  let lean = requestLoggers.get(service);
-  if (!lean) {
-    lean = pino(
-      { level: "info", base: LINE_SHAPE.base, timestamp: LINE_SHAPE.timestamp, formatters: { level: LINE_SHAPE.levelLabel } },
-      (service as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym],
-    );
-    requestLoggers.set(service, lean);
-  }
-  return lean;
+// The request line is the one written for every request, so it is written by hand, in the shape
+// pino gives every line ({"level":"info","time":…, fields…, "msg":"request"}), straight to the
+// service logger's stream: through pino (even a second, lean pino without redaction, error formatting
+// or the request-context lookup) it cost ~6% of a GET /order/{id} under load, for fields of known
+// types, none of them a secret. Strings a client can choose (the path, a request id it sent) go
+// through JSON.stringify; the rest are ours.
+function requestLineText(line: RequestLine): string {
+  const merchant = line.merchantId === undefined ? "" : `,"merchantId":"${line.merchantId}"`;
+  return (
+    `{"level":"info","time":"${new Date().toISOString()}","requestId":${JSON.stringify(line.requestId)},"method":"${line.method}",` +
+    `"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms}${merchant},"msg":"request"}\n`
+  );
 }
+
+const streamOf = (l: Logger) => (l as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
 
 export const log = {
   debug: (msg: string, fields?: Fields) => logger().debug(fields ?? {}, msg),
@@ -112,7 +104,8 @@ export const log = {
   error: (msg: string, fields?: Fields) => logger().error(fields ?? {}, msg),
   /** The line every API request ends with, at info. */
   request: (line: RequestLine) => {
-    if (logger().isLevelEnabled("info")) requestLogger().info(line, "request");
+    const service = logger();
+    if (service.isLevelEnabled("info")) streamOf(service).write(requestLineText(line));
   },
 };
 

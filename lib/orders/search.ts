@@ -63,12 +63,14 @@ function amountOf(text: string): number | null {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The condition on a relation with id, payment_link_id, search_text and value_centavos columns
+ * The condition on a relation with id, payment_link_id, search_text, searchable and value_centavos columns
  * (lib/orders/list.ts merchantOrders); undefined when the text can match nothing, so callers can answer
  * an empty page.
  */
 export function orderSearchCondition(search: OrderSearch): SQL | undefined {
-  const parts = search.substrings.map((s) => sql`search_text like ${`%${escapeLike(s)}%`}`);
+  // "searchable and": the trigram indexes hold only the rows with search text (db/schema.ts
+  // ORDER_SEARCHABLE); the planner reaches a partial index only when the condition implies its predicate.
+  const parts = search.substrings.map((s) => sql`(searchable and search_text like ${`%${escapeLike(s)}%`})`);
   if (search.idRange) parts.push(sql`id between ${search.idRange.from}::uuid and ${search.idRange.to}::uuid`);
   // "is not null" first: on Crypto-PIX payments, which have no link, the branch folds to false and
   // drops out of the OR instead of leaving a NULL that would keep the planner off the trigram index.

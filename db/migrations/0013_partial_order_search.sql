@@ -1,0 +1,2 @@
+DROP INDEX "orders_search";--> statement-breakpoint
+CREATE INDEX "orders_search" ON "orders" USING gin ((lower(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))) gin_trgm_ops) WHERE reference <> '{}'::jsonb;
