@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { currentRequestId } from "@/lib/request-context";
 import { processSlot } from "@/lib/singleton";
 import { serializeError, withSafeErrors } from "./log-errors";
+import { wallClockIso } from "@/lib/wall-clock";
 
 // Structured JSON logs (pino), one line each, carrying the request id of whatever request caused
 // them. Secrets never reach a log line: the redaction list covers every field name that could hold
@@ -90,7 +91,7 @@ export type RequestLine = { requestId: string; method: string; path: string; sta
 function requestLineText(line: RequestLine): string {
   const merchant = line.merchantId === undefined ? "" : `,"merchantId":"${line.merchantId}"`;
   return (
-    `{"level":"info","time":"${new Date().toISOString()}","requestId":${JSON.stringify(line.requestId)},"method":"${line.method}",` +
+    `{"level":"info","time":"${wallClockIso()}","requestId":${JSON.stringify(line.requestId)},"method":"${line.method}",` +
     `"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms}${merchant},"msg":"request"}\n`
   );
 }

@@ -8,6 +8,7 @@ import { log } from "@/lib/log";
 import { cacheGeneration, cachedKey, dueForRefresh, forgetKey, rememberKey } from "./key-cache";
 import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
 import type { ApiRequest } from "@/lib/http/request";
+import { wallClockMs } from "@/lib/wall-clock";
 
 /**
  * The spec shows two header forms: `Authorization: Bearer <key>` and a header literally named
@@ -73,7 +74,7 @@ export function flushKeyUsage(): Promise<void> {
 }
 
 function touch(keyId: string) {
-  const now = Date.now();
+  const now = wallClockMs();
   if ((lastTouched.get(keyId) ?? 0) > now - TOUCH_EVERY_MS) return;
   lastTouched.set(keyId, now);
   touched.add(keyId);

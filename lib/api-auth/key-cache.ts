@@ -2,6 +2,7 @@ import { openPool, type Pool } from "@/db";
 import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
+import { wallClockMs } from "@/lib/wall-clock";
 
 // The API key lookup was one of the two database round trips of every API request. Valid keys are
 // kept in memory with their merchant's profile (never the balance). Entries are dropped
@@ -77,7 +78,7 @@ export function cachedKey(hash: string): Entry | undefined {
   if (!s.listening) return undefined;
   const entry = s.entries.get(hash);
   if (!entry) return undefined;
-  if (entry.expiresAt <= Date.now()) {
+  if (entry.expiresAt <= wallClockMs()) {
     s.entries.delete(hash);
     return undefined;
   }
@@ -85,7 +86,7 @@ export function cachedKey(hash: string): Entry | undefined {
 }
 
 /** True once per entry, when it is in use within REFRESH_AHEAD_MS of its expiry: the caller reads the key again. */
-export function dueForRefresh(entry: Entry, now = Date.now()): boolean {
+export function dueForRefresh(entry: Entry, now = wallClockMs()): boolean {
   if (entry.refreshing || entry.expiresAt - now > REFRESH_AHEAD_MS) return false;
   entry.refreshing = true;
   return true;
@@ -100,7 +101,7 @@ export function rememberKey(hash: string, keyId: string, scope: ApiKeyScope, mer
   const s = state();
   if (!s.listening || s.generation !== generation) return;
   if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);
-  s.entries.set(hash, { keyId, scope, merchant, expiresAt: Date.now() + TTL_MS });
+  s.entries.set(hash, { keyId, scope, merchant, expiresAt: wallClockMs() + TTL_MS });
 }
 
 /** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */

@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/singleton";
+import { wallClockMs } from "@/lib/wall-clock";
 
 // Rate limits (CONTRACT §9): at most `limit` requests per key per calendar minute, across every
 // instance, without a database round trip per request. Counting one upsert per request on a shared
@@ -76,7 +77,7 @@ export class SharedRateLimiter {
   constructor(opts: LimiterOptions = {}) {
     this.syncIntervalMs = opts.syncIntervalMs ?? SYNC_INTERVAL_MS;
     this.maxKeys = opts.maxKeys ?? MAX_KEYS;
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? wallClockMs;
     this.databaseUrl = opts.databaseUrl ?? (() => openPool().url);
   }
 
