@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { db, type Executor, type Tx } from "@/db";
-import { idempotencyKeys, type IDEMPOTENT_RESOURCE_TYPES } from "@/db/schema";
+import { idempotencyKeys, type IDEMPOTENCY_STATES, type IDEMPOTENT_RESOURCE_TYPES } from "@/db/schema";
 import { Conflict } from "@/lib/errors";
 import { currentIdempotencyKey, type HeldIdempotencyKey } from "@/lib/request-context";
 
@@ -25,6 +25,10 @@ export class IdempotencyKeyTakenOver extends Conflict {}
 export const idempotencyKeyRow = (k: Omit<HeldIdempotencyKey, "claimId">) =>
   and(eq(idempotencyKeys.merchantId, k.merchantId), eq(idempotencyKeys.key, k.key), eq(idempotencyKeys.method, k.method), eq(idempotencyKeys.path, k.path));
 
+/** The key's row while it is still this claim's and in one of `states`. */
+export const claimRow = (c: HeldIdempotencyKey, states: readonly (typeof IDEMPOTENCY_STATES)[number][]) =>
+  and(idempotencyKeyRow(c), eq(idempotencyKeys.claimId, c.claimId), inArray(idempotencyKeys.state, states));
+
 /**
  * Whether the current request holds an Idempotency-Key. A write that is a single statement without
  * one needs a transaction with one, to bind the key in it; without one it stays a single statement.
@@ -44,7 +48,7 @@ export async function bindIdempotencyKey(tx: Tx, resource: IdempotentResource): 
   const bound = await tx
     .update(idempotencyKeys)
     .set({ state: "committed", resourceType: resource.type, resourceId: resource.id })
-    .where(and(idempotencyKeyRow(held), eq(idempotencyKeys.claimId, held.claimId), eq(idempotencyKeys.state, "in_flight")))
+    .where(claimRow(held, ["in_flight"]))
     .returning({ key: idempotencyKeys.key });
   if (bound.length === 0) {
     throw new IdempotencyKeyTakenOver(

@@ -246,15 +246,11 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     // The handler's services find the key here, to bind it to what they commit; nothing that outlives
     // the handler (a timer, a background promise it started) may bind it.
     let result: unknown;
-    if (idempotency) {
-      context.idempotencyKey = idempotency;
-      try {
-        result = await def.handle(ctx);
-      } finally {
-        context.idempotencyKey = undefined;
-      }
-    } else {
+    context.idempotencyKey = idempotency ?? undefined;
+    try {
       result = await def.handle(ctx);
+    } finally {
+      context.idempotencyKey = undefined;
     }
     stopRenewing?.();
     const res = result instanceof Response ? result : json(def.response.status, result);

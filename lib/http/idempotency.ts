@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
 import { Conflict, DomainError, InvalidInput } from "@/lib/errors";
-import { idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
+import { claimRow, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import type { ApiRequest } from "./request";
 
@@ -58,9 +58,9 @@ export function readIdempotencyKey(req: ApiRequest): string | null {
 const where = idempotencyKeyRow;
 const OPEN = ["in_flight", "committed"] as const;
 /** The claim's row while it is still this claim's and has no response stored, committed or not. */
-const held = (c: IdempotencyClaim) => and(where(c), inArray(idempotencyKeys.state, OPEN), eq(idempotencyKeys.claimId, c.claimId));
+const held = (c: IdempotencyClaim) => claimRow(c, OPEN);
 /** The claim's row while it is still this claim's and nothing was committed under it. */
-const heldUncommitted = (c: IdempotencyClaim) => and(where(c), eq(idempotencyKeys.state, "in_flight"), eq(idempotencyKeys.claimId, c.claimId));
+const heldUncommitted = (c: IdempotencyClaim) => claimRow(c, ["in_flight"]);
 const leaseEnd = sql`now() + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})`;
 /** Rows written before leases existed have none: theirs is counted from their creation. */
 const leaseRanOut = sql`coalesce(${idempotencyKeys.leaseUntil}, ${idempotencyKeys.createdAt} + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})) <= now()`;
@@ -161,7 +161,7 @@ export async function releaseIdempotencyKey(c: IdempotencyClaim): Promise<"forgo
   const ended = await db()
     .update(idempotencyKeys)
     .set({ leaseUntil: sql`now()` })
-    .where(and(where(c), eq(idempotencyKeys.state, "committed"), eq(idempotencyKeys.claimId, c.claimId)))
+    .where(claimRow(c, ["committed"]))
     .returning({ key: idempotencyKeys.key });
   return ended.length > 0 ? "lease-ended" : "not-held";
 }

@@ -22,12 +22,6 @@ import { refundEventData } from "./views";
 /** Binance Pay's limit of refunds per order (its 10th refunds all that is left, whatever it asks). */
 const MAX_EXCHANGE_REFUNDS = 10;
 
-/**
- * Accepts a refund (its row, its ledger debit, its event and the request's Idempotency-Key bound to
- * it in one transaction, under the order's and then the merchant's row lock), then asks the provider
- * once right away: a sandbox refund is already COMPLETED or FAILED when this returns; one whose
- * outcome is unknown stays PENDING and is followed by the job queue and the sweep.
- */
 /** One of the merchant's refunds, as it stands. */
 export async function findRefund(merchantId: string, id: string): Promise<OrderRefund> {
   const refund = await refundById(db(), id);
@@ -35,6 +29,12 @@ export async function findRefund(merchantId: string, id: string): Promise<OrderR
   return refund;
 }
 
+/**
+ * Accepts a refund (its row, its ledger debit, its event and the request's Idempotency-Key bound to
+ * it in one transaction, under the order's and then the merchant's row lock), then asks the provider
+ * once right away: a sandbox refund is already COMPLETED or FAILED when this returns; one whose
+ * outcome is unknown stays PENDING and is followed by the job queue and the sweep.
+ */
 export async function requestRefund(merchant: MerchantProfile, idOrLink: string, input: RefundOrderInput): Promise<OrderRefund> {
   const found = await findAnyOrder(merchant.id, idOrLink);
   if (!found) throw new NotFound("Order not found");

@@ -40,9 +40,9 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
 /**
  * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
  * hot-wallet transaction with its nonce and signed first version, the withdrawal row, its event and
- * the request's Idempotency-Key, bound to it, commit together; the transaction is broadcast after commit and followed by the chain-tx job until a
- * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
- * transaction begins.
+ * the request's Idempotency-Key, bound to it, commit together; the transaction is broadcast after
+ * commit and followed by the chain-tx job until a receipt decides it (lib/hot-wallet). The node is
+ * asked what it must be asked before the database transaction begins.
  */
 export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
   requireRail("onchain_withdrawal");
