@@ -12,7 +12,6 @@ import {
   orders,
   webhookDeliveries,
   webhookEndpoints,
-  withdrawals,
   type MerchantProfile,
 } from "@/db/schema";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
@@ -24,6 +23,7 @@ import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { createPixOrder } from "@/lib/orders/service";
 import { withRequestContext } from "@/lib/request-context";
 import { api, seedMerchant } from "./helpers";
+import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody, withdrawalsOf } from "./idempotency-helpers";
 
 // CONTRACT §9 when a request dies after moving money: its business transaction committed (a withdrawal
 // and its debit, an order, a refund) but its response was never stored on its Idempotency-Key. Once its
@@ -97,8 +97,6 @@ afterEach(() => {
 });
 
 const PIX_OUT = "/api/v1/order/pix-out";
-const ONCHAIN_WITHDRAW = "/api/v1/onchain/withdraw/initiate";
-const onchainBody = { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 100, network: "polygon" };
 
 /** What a dead holder leaves: a lease no one renews any more, run out. */
 async function leaseRunsOut(merchantId: string, key: string) {
@@ -108,15 +106,6 @@ async function leaseRunsOut(merchantId: string, key: string) {
     .where(and(eq(idempotencyKeys.merchantId, merchantId), eq(idempotencyKeys.key, key)));
 }
 
-const keyRow = async (merchantId: string, key: string) =>
-  (
-    await db()
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.merchantId, merchantId), eq(idempotencyKeys.key, key)))
-  )[0];
-
-const withdrawalsOf = (merchantId: string) => db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId));
 const ledgerOf = (merchantId: string, kind: "withdrawal_debit" | "refund_debit") =>
   db()
     .select()
@@ -172,7 +161,7 @@ describe("Idempotency-Key when the request died after its business transaction c
     expect(await balance(merchant.id)).toBe(1_000_00 - 50_00);
 
     // The rebuilt answer is the one stored: every later retry gets it, byte for byte.
-    expect(await keyRow(merchant.id, "pix-out-crash")).toMatchObject({ state: "done", responseStatus: 201, resourceType: "withdrawal", resourceId: w.id });
+    expect(await idempotencyKeyOf(merchant.id, "pix-out-crash")).toMatchObject({ state: "done", responseStatus: 201, resourceType: "withdrawal", resourceId: w.id });
     const again = await api("POST", PIX_OUT, { apiKey, body, headers });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
@@ -182,7 +171,7 @@ describe("Idempotency-Key when the request died after its business transaction c
   it("POST /api/v1/onchain/withdraw/initiate: same withdrawal and transaction hash, one chain transaction, one debit", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const headers = { "idempotency-key": "onchain-crash" };
-    const { dead, retry } = await diesAfterCommit(merchant.id, "onchain-crash", () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body: onchainBody, headers }));
+    const { dead, retry } = await diesAfterCommit(merchant.id, "onchain-crash", () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body: onchainWithdrawBody, headers }));
 
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
@@ -373,11 +362,11 @@ describe("Idempotency-Key: a request that lost its key to a retry writes nothing
       const stalled = api("POST", path, { apiKey, body, headers });
       // Debited, its transaction open, its commit not yet made.
       await Promise.race([held.reached, stalled.then((r) => Promise.reject(new Error(`answered without stalling: ${r.status} ${JSON.stringify(r.body)}`)))]);
-      const stalledClaim = (await keyRow(merchant.id, key)).claimId;
+      const stalledClaim = (await idempotencyKeyOf(merchant.id, key)).claimId;
       await leaseRunsOut(merchant.id, key);
       const retry = api("POST", path, { apiKey, body, headers });
       // Woken only once the retry has taken the key over (it then waits for the stalled request's row locks).
-      for (let i = 0; (await keyRow(merchant.id, key)).claimId === stalledClaim; i++) {
+      for (let i = 0; (await idempotencyKeyOf(merchant.id, key)).claimId === stalledClaim; i++) {
         if (i > 200) throw new Error("the retry never took the key over");
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -431,6 +420,6 @@ describe("Idempotency-Key binding: where it applies and what it costs", () => {
     const keyed = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 }, headers: { "idempotency-key": "with-key" } });
     expect(keyed.status).toBe(200);
     expect(transaction).toHaveBeenCalledTimes(1);
-    expect(await keyRow(merchant.id, "with-key")).toMatchObject({ state: "done", resourceType: "order", resourceId: keyed.body.pixOrder._id });
+    expect(await idempotencyKeyOf(merchant.id, "with-key")).toMatchObject({ state: "done", resourceType: "order", resourceId: keyed.body.pixOrder._id });
   });
 });

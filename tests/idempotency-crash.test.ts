@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { idempotencyKeys, withdrawals } from "@/db/schema";
+import { idempotencyKeys } from "@/db/schema";
 import { bodyHash } from "@/lib/http/canonical-json";
 import {
   claimIdempotencyKey,
@@ -13,15 +13,13 @@ import {
   type IdempotencyScope,
 } from "@/lib/http/idempotency";
 import { api, seedMerchant } from "./helpers";
+import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdrawalsOf } from "./idempotency-helpers";
 
 // CONTRACT §9 after a crash: a request that died while holding an Idempotency-Key left its claim "in
 // flight". The claim is a lease: once it runs out, a retry takes the key over and runs, once; while the
 // holder is alive (renewing), retries get 409. A dead holder is simulated by writing its claim row
 // with a lease that has run out, as a process killed mid-request leaves it before committing anything
 // (one killed after its business transaction committed: tests/idempotency-commit.test.ts).
-
-const WITHDRAW = "/api/v1/onchain/withdraw/initiate";
-const body = { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 100, network: "polygon" };
 
 /** The row a request leaves behind when its process dies after claiming the key. */
 async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "running" | "none, old" | "none, new") {
@@ -33,7 +31,7 @@ async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "
       merchantId,
       key,
       method: "POST",
-      path: WITHDRAW,
+      path: ONCHAIN_WITHDRAW,
       bodyHash: bodyHash(body),
       state: "in_flight",
       claimId: lease.startsWith("none") ? null : randomUUID(),
@@ -43,26 +41,17 @@ async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "
     });
 }
 
-const withdrawalsOf = (merchantId: string) => db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId));
-const claimRow = async (merchantId: string, key: string) =>
-  (
-    await db()
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.merchantId, merchantId), eq(idempotencyKeys.key, key)))
-  )[0];
-
 describe("Idempotency-Key after a crash", () => {
   it("a retry after the dead request's lease ran out is processed, once, and its response stored", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "crashed-1", "ran out");
     const headers = { "idempotency-key": "crashed-1" };
-    const retry = await api("POST", WITHDRAW, { apiKey, body, headers });
+    const retry = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
     expect(retry.status).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
-    expect(await claimRow(merchant.id, "crashed-1")).toMatchObject({ state: "done", responseStatus: 200, leaseUntil: null });
-    const again = await api("POST", WITHDRAW, { apiKey, body, headers });
+    expect(await idempotencyKeyOf(merchant.id, "crashed-1")).toMatchObject({ state: "done", responseStatus: 200, leaseUntil: null });
+    const again = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
@@ -71,7 +60,7 @@ describe("Idempotency-Key after a crash", () => {
   it("a retry while the holder's lease is running is a 409 in the endpoint's body, and runs nothing", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "alive-1", "running");
-    const res = await api("POST", WITHDRAW, { apiKey, body, headers: { "idempotency-key": "alive-1" } });
+    const res = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "alive-1" } });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ message: expect.stringContaining("still being processed") });
     expect(await withdrawalsOf(merchant.id)).toHaveLength(0);
@@ -80,7 +69,7 @@ describe("Idempotency-Key after a crash", () => {
   it("the same key with another body is still a 422, lease or not", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "crashed-422", "ran out");
-    const res = await api("POST", WITHDRAW, { apiKey, body: { ...body, value: 101 }, headers: { "idempotency-key": "crashed-422" } });
+    const res = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body: { ...body, value: 101 }, headers: { "idempotency-key": "crashed-422" } });
     expect(res.status).toBe(422);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(0);
   });
@@ -89,15 +78,15 @@ describe("Idempotency-Key after a crash", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "legacy-old", "none, old");
     await orphanClaim(merchant.id, "legacy-new", "none, new");
-    expect((await api("POST", WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-old" } })).status).toBe(200);
-    expect((await api("POST", WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-new" } })).status).toBe(409);
+    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-old" } })).status).toBe(200);
+    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-new" } })).status).toBe(409);
   });
 
   it("retries racing to take over a dead request's key: exactly one runs", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "crashed-race", "ran out");
     const headers = { "idempotency-key": "crashed-race" };
-    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", WITHDRAW, { apiKey, body, headers })));
+    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers })));
     const ran = results.filter((r) => r.status === 200 && r.headers.get("idempotent-replayed") === null);
     expect(ran).toHaveLength(1);
     for (const r of results) expect(r.status === 409 || (r.status === 200 && r.body.id === ran[0].body.id), JSON.stringify(r.body)).toBe(true);
@@ -108,7 +97,7 @@ describe("Idempotency-Key after a crash", () => {
 
   it("the dead request coming back late changes nothing: its outcome and release name a claim it no longer holds", async () => {
     const { merchant } = await seedMerchant();
-    const scope: IdempotencyScope = { merchantId: merchant.id, key: "zombie", method: "POST", path: WITHDRAW, bodyHash: bodyHash(body) };
+    const scope: IdempotencyScope = { merchantId: merchant.id, key: "zombie", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body) };
     const first = await claimIdempotencyKey(scope);
     if (first.kind !== "claimed") throw new Error("expected a claim");
     await db()
@@ -121,7 +110,7 @@ describe("Idempotency-Key after a crash", () => {
 
     await completeIdempotencyKey(first.claim, 200, '{"zombie":true}');
     await releaseIdempotencyKey(first.claim);
-    expect(await claimRow(merchant.id, "zombie")).toMatchObject({ state: "in_flight", claimId: second.claim.claimId });
+    expect(await idempotencyKeyOf(merchant.id, "zombie")).toMatchObject({ state: "in_flight", claimId: second.claim.claimId });
     await expect(claimIdempotencyKey(scope)).rejects.toMatchObject({ status: 409 });
 
     await completeIdempotencyKey(second.claim, 200, '{"ok":true}');
@@ -130,7 +119,7 @@ describe("Idempotency-Key after a crash", () => {
 
   it("a long-running holder renews its lease, so it is never taken over while it runs", async () => {
     const { merchant } = await seedMerchant();
-    const scope: IdempotencyScope = { merchantId: merchant.id, key: "slow", method: "POST", path: WITHDRAW, bodyHash: bodyHash(body) };
+    const scope: IdempotencyScope = { merchantId: merchant.id, key: "slow", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body) };
     const held = await claimIdempotencyKey(scope);
     if (held.kind !== "claimed") throw new Error("expected a claim");
     // As if the lease had almost run out; renewal every 20 ms instead of every 15 s.
@@ -141,7 +130,7 @@ describe("Idempotency-Key after a crash", () => {
     const stop = keepIdempotencyClaim(held.claim, 20);
     try {
       await new Promise((r) => setTimeout(r, 300));
-      const row = await claimRow(merchant.id, "slow");
+      const row = await idempotencyKeyOf(merchant.id, "slow");
       const [{ now }] = await db().execute<{ now: string }>(sql`select now()::text as now`);
       expect(row.leaseUntil!.getTime() - new Date(now).getTime()).toBeGreaterThan((IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
       await expect(claimIdempotencyKey(scope)).rejects.toMatchObject({ status: 409 });

@@ -30,13 +30,15 @@ async function warm(key: string) {
   expect(cached).toBe(true);
 }
 
-const keyIdOf = async (key: string) =>
+/** The key's row, found by its hash as authentication finds it. */
+const keyRowOf = async (key: string) =>
   (
     await db()
-      .select({ id: apiKeys.id })
+      .select()
       .from(apiKeys)
       .where(eq(apiKeys.keyHash, hashApiKey(key)))
-  )[0].id;
+  )[0];
+const keyIdOf = async (key: string) => (await keyRowOf(key)).id;
 
 describe("API key cache", () => {
   it("a key revoked in this process is refused on the very next request", async () => {
@@ -97,13 +99,7 @@ describe("a key's last use", () => {
     const b = await seedMerchant();
     await flushKeyUsage();
     for (const key of [a.apiKey, b.apiKey, a.apiKey]) await authenticateApiKey(keyRequest(key));
-    const lastUsed = async (key: string) =>
-      (
-        await db()
-          .select({ at: apiKeys.lastUsedAt })
-          .from(apiKeys)
-          .where(eq(apiKeys.keyHash, hashApiKey(key)))
-      )[0].at;
+    const lastUsed = async (key: string) => (await keyRowOf(key)).lastUsedAt;
     expect(await lastUsed(a.apiKey)).toBeNull();
     await flushKeyUsage();
     const first = await lastUsed(a.apiKey);
