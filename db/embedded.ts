@@ -13,6 +13,8 @@ type Options = {
   database: string;
   persistent: boolean;
   log?: (line: string) => void;
+  /** Server settings beyond the defaults (`-c name=value`), e.g. the benchmark's production memory. */
+  settings?: Record<string, string>;
 };
 
 const USER = "postgres";
@@ -48,7 +50,10 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedHand
     // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: true,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=on"],
+    postgresFlags: [
+      ...["listen_addresses=127.0.0.1", "max_connections=200", "fsync=on"],
+      ...Object.entries(opts.settings ?? {}).map(([name, value]) => `${name}=${value}`),
+    ].flatMap((setting) => ["-c", setting]),
     onLog: (m: string) => log(String(m).trim()),
     onError: (m: unknown) => log(`[pg] ${String(m instanceof Error ? m.message : m).trim()}`),
   });

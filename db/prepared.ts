@@ -96,8 +96,11 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
   return { execute } as unknown as Pick<T, "execute">;
 }
 
-/** A value a hand-written statement writes: given with the statement, or a placeholder filled in at each call. */
-export type SqlValue<T> = T | Placeholder;
+/**
+ * A value a hand-written statement writes: given with the statement, a placeholder filled in at each
+ * call, or an expression over the statement's own rows (a column of the rows it writes for).
+ */
+export type SqlValue<T> = T | Placeholder | SQL;
 
 const cache = new WeakMap<Pool, Map<string, unknown>>();
 

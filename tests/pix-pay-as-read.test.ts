@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { events, ledgerEntries, pixReceipts, unfoldedCredits, webhookDeliveries, type Order } from "@/db/schema";
 import { env } from "@/lib/env";
 import { randomBase62 } from "@/lib/ids";
 import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
-import { payOrderAsRead } from "@/lib/orders/pay-as-read";
+import { PAY_BATCH, payOrderAsRead } from "@/lib/orders/pay-as-read";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { markCancelled, orderById } from "@/lib/orders/queries";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
@@ -117,5 +117,77 @@ describe("a PIX order paid as read, in one statement", () => {
     expect(written.receipts).toHaveLength(1);
     expect(written.credits).toHaveLength(1);
     expect(written.events.map((e) => [e.data.previousStatus, e.data.status])).toEqual([["CANCELLED", "COMPLETED"]]);
+  });
+
+  it("payments arriving together share statements: each is written once; the same order twice in a batch is paid once", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    // More than the batches in flight can take at once, so the rest queue and go out together.
+    const count = PAY_BATCH.concurrency + PAY_BATCH.maxBatch;
+    const read = await Promise.all(Array.from({ length: count }, () => pendingPixOrder(apiKey)));
+    const payments = read.map((order) => ({ order, pix: pixPaying(order) }));
+    // Queued next to the first payment of the same order: both go out in the same batch.
+    const twice = payments[PAY_BATCH.concurrency + 1];
+    const calls = [...payments];
+    calls.splice(PAY_BATCH.concurrency + 2, 0, { order: twice.order, pix: pixPaying(twice.order) });
+
+    const outcomes = await Promise.all(calls.map(({ order, pix }) => payOrderAsRead(order, pix, "sandbox")));
+
+    for (const [i, { order, pix }] of calls.entries()) {
+      if (order === twice.order) continue;
+      expect(outcomes[i]).toEqual(await orderById(db(), order.id));
+      expect(outcomes[i]).toMatchObject({ status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 });
+      const written = await writtenFor(order.id);
+      expect(written.receipts.map((r) => r.endToEndId)).toEqual([pix.endToEndId]);
+      expect(written.credits).toHaveLength(1);
+      expect(written.events).toHaveLength(1);
+    }
+    // One of the two payments of the same order paid it; the other found it changed and wrote nothing.
+    const both = outcomes.filter((_, i) => calls[i].order === twice.order);
+    expect(both.filter((o) => o === undefined)).toHaveLength(1);
+    expect(both.find((o) => o !== undefined)).toMatchObject({ id: twice.order.id, status: "COMPLETED", version: twice.order.version + 1 });
+    const writtenTwice = await writtenFor(twice.order.id);
+    expect(writtenTwice.receipts).toHaveLength(1);
+    expect(writtenTwice.credits).toHaveLength(1);
+    expect(writtenTwice.events).toHaveLength(1);
+    // Rows one statement wrote share its transaction id: the queued payments were written together.
+    const [{ transactions }] = await db().execute<{ transactions: number }>(
+      sql`select count(distinct xmin::text)::int as transactions from orders where id in ${read.map((o) => o.id)}`,
+    );
+    expect(transactions).toBeLessThanOrEqual(PAY_BATCH.concurrency + 2);
+    expect(await ledgerSum(db(), merchant.id)).toBe(count * 1234);
+    expect(await balanceOf(db(), merchant.id)).toBe(count * 1234);
+  });
+
+  it("an end-to-end id recorded before, among payments sent together: that one is a duplicate, the others are paid", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const count = PAY_BATCH.concurrency + 6;
+    const read = await Promise.all(Array.from({ length: count }, () => pendingPixOrder(apiKey)));
+    const payments = read.map((order) => ({ order, pix: pixPaying(order) }));
+    const recordedBefore = payments[PAY_BATCH.concurrency + 2];
+    await db().insert(pixReceipts).values({
+      endToEndId: recordedBefore.pix.endToEndId,
+      txid: null,
+      valueCentavos: 1234,
+      paidAt: recordedBefore.pix.paidAt,
+      applied: false,
+      unappliedReason: "unknown_txid",
+      source: "poll",
+    });
+
+    const outcomes = await Promise.all(payments.map(({ order, pix }) => payOrderAsRead(order, pix, "sandbox")));
+
+    for (const [i, { order, pix }] of payments.entries()) {
+      const written = await writtenFor(order.id);
+      if (order === recordedBefore.order) {
+        expect(outcomes[i]).toBe("duplicate");
+        expect(written).toEqual({ receipts: [], credits: [], events: [], deliveries: [] });
+        expect(await orderById(db(), order.id)).toEqual(order);
+        continue;
+      }
+      expect(outcomes[i]).toMatchObject({ status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 });
+      expect(written.receipts.map((r) => r.endToEndId)).toEqual([pix.endToEndId]);
+      expect(written.credits).toHaveLength(1);
+    }
+    expect(await ledgerSum(db(), merchant.id)).toBe((count - 1) * 1234);
   });
 });

@@ -23,8 +23,9 @@ export type EventRow = { merchantId: SqlValue<string>; type: SqlValue<EventType>
 /**
  * The CTEs that write an event and its webhook deliveries, for a statement that may write more:
  * `recorded_event` (id, seq, merchant_id, subject_id), then those of fanOutCtes, whose
- * `event_notified` the statement's final query must read. With `onlyIf` (a CTE of at most one row),
- * the event is written only when that CTE has its row: the change it describes happened.
+ * `event_notified` the statement's final query must read. With `onlyIf` (the FROM of the insert: a
+ * CTE, or a join of CTEs), one event is written per row it has, so none when the change it describes
+ * did not happen; the values may then be that row's columns.
  */
 export function eventCtes(event: EventRow, onlyIf?: SQL): SQL {
   return sql`

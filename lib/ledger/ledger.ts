@@ -41,8 +41,9 @@ export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<b
 /**
  * The CTEs that post a credit (amount > 0), for a statement that may write more: its entry
  * (`credit_entry`, skipped when one for the same kind and ref exists) and its unfolded credit
- * (`unfolded_credit`: entry_id), never the merchant row. With `onlyIf` (a CTE of at most one row),
- * the credit is posted only when that CTE has its row: the change it pays for happened.
+ * (`unfolded_credit`: entry_id), never the merchant row. With `onlyIf` (the FROM of the insert: a
+ * CTE, or a join of CTEs), one credit is posted per row it has, so none when the change it pays for
+ * did not happen; the values may then be that row's columns.
  */
 export function creditCtes(c: { [K in keyof LedgerPosting]: SqlValue<LedgerPosting[K]> }, onlyIf?: SQL): SQL {
   return sql`

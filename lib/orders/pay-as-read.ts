@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { batched } from "@/db/batch";
 import { preparedStatement } from "@/db/prepared";
 import { orders, type Order, type PixReceipt } from "@/db/schema";
 import { eventCtes } from "@/lib/events/outbox";
@@ -7,54 +8,145 @@ import type { ReceivedPix } from "@/lib/providers/pix/types";
 import { payableAt } from "./queries";
 import { orderCredit, statusChangedEvent } from "./service";
 
-// A received PIX that pays an order the caller has just read (the sandbox's payment), written by ONE
-// statement: the order PENDING → COMPLETED, its receipt, its ledger credit and its event with the
+// Received PIX that pay orders their callers have just read (the sandbox's payments), written by ONE
+// statement: each order PENDING → COMPLETED, its receipt, its ledger credit and its event with the
 // webhook deliveries. A statement is a transaction of its own, so all of it commits or none does, as
 // in applyReceivedPix's transaction, but in one round trip where that transaction takes seven (BEGIN,
 // lock, receipt, update, credit, event with its deliveries, COMMIT): the round trips, with the pool
 // connection held through all of them, are what kept a merchant's payments below half its order
 // creations (issue 15). It is prepared once per connection: PostgreSQL does not re-plan it per payment.
 //
-// The order must still be exactly as read: the update matches only its version, so everything known
+// Payments arriving while earlier ones are in flight go out together in the next statement, as order
+// creations do (db/batch.ts): most of a payment's cost in PostgreSQL was per statement, not per row
+// (the executor's start over six tables and their indexes and constraints, the commit). A batch that
+// fails writes nothing and each of its payments is retried alone, so a duplicate end-to-end id fails
+// only its own.
+//
+// Each order must still be exactly as read: the update matches only its version, so everything known
 // from the read (the payment's verdict, the event's data, the credit) still holds when it commits;
-// when another change came first, nothing is written and the caller takes the locked path. The
+// when another change came first, nothing is written for it and its caller takes the locked path. The
+// same order twice in one batch is updated once, for one of them; the other finds it changed. The
 // credit only ever inserts rows (lib/ledger: no merchant row, no lock), so the balance shown equals
 // the ledger sum at every moment here too.
 
 const p = sql.placeholder;
 
+/** As order creations' (lib/orders/queries.ts): two batches in flight leave the pool to the rest. */
+export const PAY_BATCH = { concurrency: 2, maxBatch: 16 };
+
+/** One payment's row of the batch (element i of each array), with its column's type. */
+const COLUMNS = {
+  order_id: "uuid",
+  version: "int",
+  paid_at: "timestamptz",
+  end_to_end_id: "text",
+  txid: "text",
+  merchant_id: "uuid",
+  value_centavos: "bigint",
+  source: "text",
+  credit_merchant_id: "uuid",
+  credit_kind: "text",
+  credit_amount: "bigint",
+  credit_ref_type: "text",
+  credit_ref_id: "text",
+  credit_description: "text",
+  event_merchant_id: "uuid",
+  event_type: "text",
+  event_subject_type: "text",
+  event_subject_id: "text",
+  event_data: "text",
+} as const;
+type Column = keyof typeof COLUMNS;
+const NAMES = Object.keys(COLUMNS) as Column[];
+
 const payStatement = () =>
-  preparedStatement<{ version: number; updated_at: string }>("pay_pix_order_as_read", () => {
-    const paid = sql`paid`;
+  preparedStatement<{ n: string; version: number; updated_at: string }>("pay_pix_orders_as_read", () => {
+    // Every array goes as text[]: postgres.js serialises arrays only of the element types it knows
+    // (not uuid or bigint), and PostgreSQL casts each element to its column's type here.
+    const arrays = sql.join(
+      NAMES.map((name) => sql`${p(name)}::text[]`),
+      sql`, `,
+    );
+    const typed = sql.raw(NAMES.map((name) => `${name}::${COLUMNS[name]} as ${name}`).join(", "));
+    const row = (name: Column) => sql.raw(`i.${name}`);
+    const each = sql`paid join input i on i.n = paid.n`;
     return sql`
-      with paid as (
-        update orders set status = 'COMPLETED', paid_at = ${p("paidAt")}, version = version + 1, updated_at = now()
-        where ${orders.id} = ${p("orderId")} and ${orders.version} = ${p("version")} and ${payableAt(p("paidAt"))}
-        returning id, version, updated_at
+      with input as (
+        select ${typed}, n from unnest(${arrays}) with ordinality as u(${sql.raw(NAMES.join(", "))}, n)
+      ),
+      paid as (
+        update orders set status = 'COMPLETED', paid_at = i.paid_at, version = ${orders.version} + 1, updated_at = now()
+        from input i
+        where ${orders.id} = i.order_id and ${orders.version} = i.version and ${payableAt(sql`i.paid_at`)}
+        returning ${orders.id}, ${orders.version}, ${orders.updatedAt}, i.n
       ),
       -- No ON CONFLICT: an end-to-end id recorded before fails the whole statement, so nothing else is written.
       receipt as (
         insert into pix_receipts (end_to_end_id, txid, order_id, merchant_id, value_centavos, paid_at, applied, source)
-        select ${p("endToEndId")}, ${p("txid")}, paid.id, ${p("merchantId")}, ${p("valueCentavos")}, ${p("paidAt")}, true, ${p("source")}
-        from paid
+        select i.end_to_end_id, i.txid, paid.id, i.merchant_id, i.value_centavos, i.paid_at, true, i.source
+        from ${each}
       ),
       ${creditCtes(
         {
-          merchantId: p("creditMerchantId"),
-          kind: p("creditKind"),
-          amountCentavos: p("creditAmount"),
-          refType: p("creditRefType"),
-          refId: p("creditRefId"),
-          description: p("creditDescription"),
+          merchantId: row("credit_merchant_id"),
+          kind: row("credit_kind"),
+          amountCentavos: row("credit_amount"),
+          refType: row("credit_ref_type"),
+          refId: row("credit_ref_id"),
+          description: row("credit_description"),
         },
-        paid,
+        each,
       )},
       ${eventCtes(
-        { merchantId: p("eventMerchantId"), type: p("eventType"), subjectType: p("eventSubjectType"), subjectId: p("eventSubjectId"), data: p("eventData") },
-        paid,
+        {
+          merchantId: row("event_merchant_id"),
+          type: row("event_type"),
+          subjectType: row("event_subject_type"),
+          subjectId: row("event_subject_id"),
+          data: row("event_data"),
+        },
+        each,
       )}
-      select paid.version, paid.updated_at, (select count(*) from event_notified) as notified from paid`;
+      select paid.n, paid.version, paid.updated_at, (select count(*) from event_notified) as notified from paid`;
   });
+
+type Payment = { order: Order; pix: ReceivedPix; source: PixReceipt["source"] };
+type Paid = { version: number; updatedAt: Date };
+
+/** A batch's payments each get their paid row's version and time, or undefined when nothing was written for them. */
+const payBatch = batched(async (payments: Payment[]): Promise<(Paid | undefined)[]> => {
+  const values: Record<Column, unknown[]> = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Record<Column, unknown[]>;
+  for (const { order, pix, source } of payments) {
+    const after: Order = { ...order, status: "COMPLETED", paidAt: pix.paidAt };
+    const credit = orderCredit(after);
+    const event = statusChangedEvent(order, after);
+    values.order_id.push(order.id);
+    values.version.push(order.version);
+    values.paid_at.push(pix.paidAt.toISOString());
+    values.end_to_end_id.push(pix.endToEndId);
+    values.txid.push(pix.txid);
+    values.merchant_id.push(order.merchantId);
+    values.value_centavos.push(pix.valueCentavos);
+    values.source.push(source);
+    values.credit_merchant_id.push(credit.merchantId);
+    values.credit_kind.push(credit.kind);
+    values.credit_amount.push(credit.amountCentavos);
+    values.credit_ref_type.push(credit.refType);
+    values.credit_ref_id.push(credit.refId);
+    values.credit_description.push(credit.description ?? null);
+    values.event_merchant_id.push(event.merchantId);
+    values.event_type.push(event.type);
+    values.event_subject_type.push(event.subjectType);
+    values.event_subject_id.push(event.subjectId);
+    values.event_data.push(JSON.stringify(event.data));
+  }
+  const rows = await payStatement().execute(values);
+  const byRow = new Map(rows.map((r) => [Number(r.n), r]));
+  return payments.map((_, i) => {
+    const r = byRow.get(i + 1);
+    return r && { version: r.version, updatedAt: orders.updatedAt.mapFromDriverValue(r.updated_at) as Date };
+  });
+}, PAY_BATCH);
 
 /** The unique violation a receipt's end-to-end id recorded before raises. */
 function isDuplicateReceipt(err: unknown): boolean {
@@ -68,38 +160,13 @@ function isDuplicateReceipt(err: unknown): boolean {
  * undefined when the order changed since it was read. Only the paid order has anything written.
  */
 export async function payOrderAsRead(order: Order, pix: ReceivedPix, source: PixReceipt["source"]): Promise<Order | "duplicate" | undefined> {
-  // What the row becomes, but for the two columns PostgreSQL decides (read back below).
-  const after: Order = { ...order, status: "COMPLETED", paidAt: pix.paidAt };
-  const credit = orderCredit(after);
-  const event = statusChangedEvent(order, after);
-  let rows;
+  let paid;
   try {
-    rows = await payStatement().execute({
-      orderId: order.id,
-      version: order.version,
-      merchantId: order.merchantId,
-      // Bare parameters reach postgres.js untyped: the time goes as ISO text for PostgreSQL to parse.
-      paidAt: pix.paidAt.toISOString(),
-      endToEndId: pix.endToEndId,
-      txid: pix.txid,
-      valueCentavos: pix.valueCentavos,
-      source,
-      creditMerchantId: credit.merchantId,
-      creditKind: credit.kind,
-      creditAmount: credit.amountCentavos,
-      creditRefType: credit.refType,
-      creditRefId: credit.refId,
-      creditDescription: credit.description ?? null,
-      eventMerchantId: event.merchantId,
-      eventType: event.type,
-      eventSubjectType: event.subjectType,
-      eventSubjectId: event.subjectId,
-      eventData: JSON.stringify(event.data),
-    });
+    paid = await payBatch({ order, pix, source });
   } catch (err) {
     if (isDuplicateReceipt(err)) return "duplicate";
     throw err;
   }
-  if (rows.length === 0) return undefined;
-  return { ...after, version: rows[0].version, updatedAt: orders.updatedAt.mapFromDriverValue(rows[0].updated_at) as Date };
+  if (!paid) return undefined;
+  return { ...order, status: "COMPLETED", paidAt: pix.paidAt, ...paid };
 }

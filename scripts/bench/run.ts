@@ -38,6 +38,13 @@ const LOOKUP_ORDERS = Number(process.env.BENCH_LOOKUP_ORDERS ?? 1000);
 // request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
 const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
 
+const PG_SETTINGS = Object.fromEntries(
+  (process.env.BENCH_PG_SETTINGS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((kv) => kv.split("=") as [string, string]),
+);
+
 type Result = { server: string; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
 
 function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
@@ -316,7 +323,13 @@ async function main() {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-bench-"));
   fs.chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 54400 + Math.floor(Math.random() * 500), database: "bench", persistent: false });
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dir, "pg"),
+    port: 54400 + Math.floor(Math.random() * 500),
+    database: "bench",
+    persistent: false,
+    settings: PG_SETTINGS,
+  });
   // BENCH_SERVERS narrows a run (e.g. "bare,app") or adds app-next.
   const wanted = (process.env.BENCH_SERVERS ?? "bare,baseline,app,app-nolimit").split(",");
   const unknown = wanted.filter((w) => !(SERVERS as readonly string[]).includes(w));
