@@ -1,4 +1,4 @@
-// Statement batching for the API's hottest statements (creating an order, looking one up).
+// Statement batching for the API's hottest statements (creating an order, looking one up, a sandbox payment).
 //
 // Under load most of a single-row statement's cost is per statement, not per row: the protocol
 // messages on both sides, the executor's start and end, and for a write its transaction and commit
