@@ -51,7 +51,9 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedHand
     createPostgresUser: true,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
     postgresFlags: [
-      ...["listen_addresses=127.0.0.1", "max_connections=200", "fsync=on"],
+      "listen_addresses=127.0.0.1",
+      "max_connections=200",
+      "fsync=on",
       ...Object.entries(opts.settings ?? {}).map(([name, value]) => `${name}=${value}`),
     ].flatMap((setting) => ["-c", setting]),
     onLog: (m: string) => log(String(m).trim()),

@@ -113,33 +113,38 @@ const payStatement = () =>
 type Payment = { order: Order; pix: ReceivedPix; source: PixReceipt["source"] };
 type Paid = { version: number; updatedAt: Date };
 
+/** A payment's element of every array; a literal with every column, so none can be left out and shift the rest. */
+function rowOf({ order, pix, source }: Payment): Record<Column, unknown> {
+  const after: Order = { ...order, status: "COMPLETED", paidAt: pix.paidAt };
+  const credit = orderCredit(after);
+  const event = statusChangedEvent(order, after);
+  return {
+    order_id: order.id,
+    version: order.version,
+    paid_at: pix.paidAt.toISOString(),
+    end_to_end_id: pix.endToEndId,
+    txid: pix.txid,
+    merchant_id: order.merchantId,
+    value_centavos: pix.valueCentavos,
+    source,
+    credit_merchant_id: credit.merchantId,
+    credit_kind: credit.kind,
+    credit_amount: credit.amountCentavos,
+    credit_ref_type: credit.refType,
+    credit_ref_id: credit.refId,
+    credit_description: credit.description ?? null,
+    event_merchant_id: event.merchantId,
+    event_type: event.type,
+    event_subject_type: event.subjectType,
+    event_subject_id: event.subjectId,
+    event_data: JSON.stringify(event.data),
+  };
+}
+
 /** A batch's payments each get their paid row's version and time, or undefined when nothing was written for them. */
 const payBatch = batched(async (payments: Payment[]): Promise<(Paid | undefined)[]> => {
-  const values: Record<Column, unknown[]> = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Record<Column, unknown[]>;
-  for (const { order, pix, source } of payments) {
-    const after: Order = { ...order, status: "COMPLETED", paidAt: pix.paidAt };
-    const credit = orderCredit(after);
-    const event = statusChangedEvent(order, after);
-    values.order_id.push(order.id);
-    values.version.push(order.version);
-    values.paid_at.push(pix.paidAt.toISOString());
-    values.end_to_end_id.push(pix.endToEndId);
-    values.txid.push(pix.txid);
-    values.merchant_id.push(order.merchantId);
-    values.value_centavos.push(pix.valueCentavos);
-    values.source.push(source);
-    values.credit_merchant_id.push(credit.merchantId);
-    values.credit_kind.push(credit.kind);
-    values.credit_amount.push(credit.amountCentavos);
-    values.credit_ref_type.push(credit.refType);
-    values.credit_ref_id.push(credit.refId);
-    values.credit_description.push(credit.description ?? null);
-    values.event_merchant_id.push(event.merchantId);
-    values.event_type.push(event.type);
-    values.event_subject_type.push(event.subjectType);
-    values.event_subject_id.push(event.subjectId);
-    values.event_data.push(JSON.stringify(event.data));
-  }
+  const elements = payments.map(rowOf);
+  const values = Object.fromEntries(NAMES.map((name) => [name, elements.map((e) => e[name])]));
   const rows = await payStatement().execute(values);
   const byRow = new Map(rows.map((r) => [Number(r.n), r]));
   return payments.map((_, i) => {

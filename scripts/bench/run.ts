@@ -38,11 +38,16 @@ const LOOKUP_ORDERS = Number(process.env.BENCH_LOOKUP_ORDERS ?? 1000);
 // request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
 const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
 
+// BENCH_PG_SETTINGS=name=value,… : settings for the bench's PostgreSQL (experiments); a value may hold "=".
 const PG_SETTINGS = Object.fromEntries(
   (process.env.BENCH_PG_SETTINGS ?? "")
     .split(",")
     .filter(Boolean)
-    .map((kv) => kv.split("=") as [string, string]),
+    .map((setting) => {
+      const at = setting.indexOf("=");
+      if (at <= 0) throw new Error(`BENCH_PG_SETTINGS: "${setting}" is not name=value`);
+      return [setting.slice(0, at), setting.slice(at + 1)];
+    }),
 );
 
 type Result = { server: string; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
