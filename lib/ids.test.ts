@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newPaymentLinkId, newPixTxid, newRequestId, randomBase62 } from "./ids";
+import { newOrderHash, newPaymentLinkId, newPixTxid, newRequestId, randomBase62, timeOrderedBase62 } from "./ids";
 
 describe("random ids", () => {
   it("have the promised length and alphabet, across many pool refills", () => {
@@ -26,5 +26,31 @@ describe("random ids", () => {
   it("never repeat", () => {
     const seen = new Set(Array.from({ length: 50_000 }, () => newPaymentLinkId()));
     expect(seen.size).toBe(50_000);
+  });
+});
+
+describe("time-ordered ids (the orders table's unique keys)", () => {
+  const at = (iso: string) => new Date(iso).getTime();
+
+  it("start with the second they were made, so later ones sort after earlier ones, bytewise as in the index", () => {
+    const times = ["2026-11-26T12:00:00Z", "2026-11-26T12:00:01Z", "2026-11-26T12:01:00Z", "2027-01-01T00:00:00Z", "2090-06-30T23:59:59Z"].map(at);
+    const links = times.map((t) => timeOrderedBase62(22, t));
+    const hashes = times.map((t) => newOrderHash(t));
+    const bytewise = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(bytewise(links)).toEqual(links);
+    expect(bytewise(hashes)).toEqual(hashes);
+    // Within one second, only the random part differs.
+    const same = [timeOrderedBase62(22, times[0]), timeOrderedBase62(22, times[0] + 999)];
+    expect(same[0].slice(0, 6)).toBe(same[1].slice(0, 6));
+    expect(same[0].slice(6)).not.toBe(same[1].slice(6));
+  });
+
+  it("keep their lengths and alphabets, with at least 16 random characters", () => {
+    expect(newOrderHash()).toMatch(/^[0-9a-f]{32}$/);
+    expect(timeOrderedBase62(32)).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(() => timeOrderedBase62(21)).toThrow(/fewer than 16 random/);
+    // 16 random base62 characters: ~95 bits, so ids of one second never collide in practice.
+    const t = at("2026-11-26T12:00:00Z");
+    expect(new Set(Array.from({ length: 20_000 }, () => timeOrderedBase62(22, t))).size).toBe(20_000);
   });
 });

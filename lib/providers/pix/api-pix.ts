@@ -1,6 +1,6 @@
 import { env } from "@/lib/env";
 import { InvalidInput, UpstreamUnavailable } from "@/lib/errors";
-import { randomBase62 } from "@/lib/ids";
+import { timeOrderedBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { centavosToDecimalString, decimalStringToCentavos } from "@/lib/money";
 import { UpstreamHttpError } from "../http/client";
@@ -17,8 +17,8 @@ export const API_PIX_PROVIDER = "api-pix";
 // An order without an expiry still needs one at the PSP (calendario.expiracao, default 24 h): a year.
 const NO_EXPIRY_SECONDS = 365 * 24 * 60 * 60;
 
-/** Our txid for a charge: 32 letters and digits (the document allows 26–35). */
-const newTxid = () => randomBase62(32);
+/** Our txid for a charge: 32 letters and digits (the document allows 26–35), the second first (lib/ids.ts). */
+const newTxid = () => timeOrderedBase62(32);
 
 type Json = Record<string, unknown>;
 
