@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useEffect, useState } from "react";
+import { useActionState, useEffect, useRef, useState } from "react";
 import { Card } from "@/components/ui/card";
 import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
@@ -35,14 +35,25 @@ const ACTIONS: Record<NewOrderKind, Action> = {
 function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string, string[]>; values?: Record<string, string>; errors?: Record<string, string[]> }) {
   const { t } = useI18n();
   const networks = Object.keys(assets);
-  const [network, setNetwork] = useState(values?.network && networks.includes(values.network) ? values.network : networks[0]);
+  const initial = values?.network && networks.includes(values.network) ? values.network : networks[0];
+  const [network, setNetwork] = useState(initial);
+  // Uncontrolled, with the pick as its default: React resets the form after each answer, and a reset
+  // puts an uncontrolled <select> back on its default (a controlled one went to its first option, and
+  // whether the remount below came before or after the reset decided what the merchant saw). A pick
+  // made before the page was interactive is read back once it is.
+  const picker = useRef<HTMLSelectElement>(null);
+  useEffect(() => {
+    const shown = picker.current?.value;
+    if (shown && shown !== initial) setNetwork(shown);
+  }, [initial]);
   const available = assets[network] ?? [];
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       <Select
+        ref={picker}
         label={t("newOrder.network")}
         name="network"
-        value={network}
+        defaultValue={initial}
         onChange={(e) => setNetwork(e.target.value)}
         options={networks.map((n) => ({ value: n, label: networkName(n) }))}
         errors={errors?.network}
@@ -63,9 +74,8 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
 export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds: readonly NewOrderKind[]; setup: NewOrderSetup }) {
   const { t, tp, locale } = useI18n();
   const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
-  // React resets the form after each answer, which puts a controlled <select> back on its first
-  // option while its state still holds the merchant's pick; remounting the pickers on each answer
-  // shows the pick again (the error may name that network).
+  // The pickers are remounted on each answer, so they start from the values the answer echoes (the
+  // error may name that network) and a reset of the form puts them back on those.
   const [answers, setAnswers] = useState(0);
   useEffect(() => setAnswers((n) => n + 1), [state]);
   const errors = state.status === "error" ? state.fieldErrors : undefined;
