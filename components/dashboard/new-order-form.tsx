@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useEffect, useRef, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { Card } from "@/components/ui/card";
 import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
@@ -39,18 +39,11 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
   const [network, setNetwork] = useState(initial);
   // Uncontrolled, with the pick as its default: React resets the form after each answer, and a reset
   // puts an uncontrolled <select> back on its default (a controlled one went to its first option, and
-  // whether the remount below came before or after the reset decided what the merchant saw). A pick
-  // made before the page was interactive is read back once it is.
-  const picker = useRef<HTMLSelectElement>(null);
-  useEffect(() => {
-    const shown = picker.current?.value;
-    if (shown && shown !== initial) setNetwork(shown);
-  }, [initial]);
+  // whether the remount below came before or after the reset decided what the merchant saw).
   const available = assets[network] ?? [];
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       <Select
-        ref={picker}
         label={t("newOrder.network")}
         name="network"
         defaultValue={initial}
