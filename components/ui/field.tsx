@@ -94,7 +94,7 @@ export function Select({
   className,
   options,
   ...props
-}: FieldProps & React.ComponentProps<"select"> & { options: { value: string; label: string }[] }) {
+}: FieldProps & React.SelectHTMLAttributes<HTMLSelectElement> & { options: { value: string; label: string }[] }) {
   const f = useField(errors);
   return (
     <Frame id={f.id} label={label} hint={hint} hintId={f.hintId} errorId={f.errorId} messages={f.messages} optional={optional} className={className}>
