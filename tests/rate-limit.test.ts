@@ -137,6 +137,14 @@ describe("SharedRateLimiter", () => {
     for (const key of [keys[0], keys[99], keys[199]]) expect(await sharedCount(key)).toBe(10);
   });
 
+  it("keeps its counts out of the WAL, and leaves room on each page so a count's update writes no index entry", async () => {
+    const [table] = await db().execute<{ persistence: string; options: string[] | null }>(
+      sql`select relpersistence as persistence, reloptions as options from pg_class where oid = 'rate_limits'::regclass`,
+    );
+    expect(table.persistence).toBe("u");
+    expect(table.options).toContain("fillfactor=50");
+  });
+
   it("past the keys it can hold in memory, counts a new key in the database, exactly", async () => {
     const c = clock(WINDOW + 3_000);
     const a = instance(c.now, { maxKeys: 1 });

@@ -172,12 +172,13 @@ export class SharedRateLimiter {
     batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.syncing = true;
     try {
+      // Every count in the batch is of the current minute (older ones were dropped above).
       const rows = await this.connection().unsafe<{ key: string; count: number }[]>(
         `insert into rate_limits (key, window_start, count)
-         select r.k, to_timestamp(r.w / 1000.0), r.c from jsonb_to_recordset($1::text::jsonb) as r(k text, w bigint, c int)
+         select r.k, to_timestamp($1::bigint / 1000.0), r.c from unnest($2::text[], $3::int[]) as r(k, c)
          on conflict (key, window_start) do update set count = rate_limits.count + excluded.count
          returning key, count`,
-        [JSON.stringify(batch.map((b) => ({ k: b.key, w: b.count.window, c: b.sent })))],
+        [current, batch.map((b) => b.key), batch.map((b) => b.sent)],
         { prepare: true },
       );
       const sentByKey = new Map(batch.map((b) => [b.key, b]));
