@@ -55,7 +55,8 @@ async function main() {
         }
         if (req.method === "GET" && req.url === "/account") {
           const day = new Date().toISOString().slice(0, 10);
-          const [row] = await sql`select "balance_centavos", (select coalesce(sum(w.value_centavos), 0) from withdrawals w
+          const [row] = await sql`select (merchants.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u
+            where u.merchant_id = merchants.id), 0))::bigint, (select coalesce(sum(w.value_centavos), 0) from withdrawals w
             where w.merchant_id = merchants.id and w.limit_day = ${day} and w.status <> 'FAILED')
             from "merchants" where "merchants"."id" = ${m.id}`;
           return reply(200, { merchant: row });
