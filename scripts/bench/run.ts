@@ -37,6 +37,12 @@ const LOOKUP_ORDERS = Number(process.env.BENCH_LOOKUP_ORDERS ?? 1000);
 // Every server gets the pool the app would choose here: the ratio is about what a server does per
 // request, and the pool size alone moves lookups by ~20% on 2 cores (docs/performance.md).
 const POOL_SIZE = process.env.DB_POOL_SIZE ?? String(DEFAULT_DB_POOL_SIZE);
+// A run during which the hypervisor took more than this share of the machine (% of all cores, as
+// /proc/stat's steal counts it) is measured again, up to MAX_REMEASURES times, keeping the least
+// disturbed: on this shared host steal reached 53% in one run, and a run that lost a tenth of the
+// machine read 20–25% slower than its neighbours. Both are printed; the report counts re-measured runs.
+const MAX_STEAL_PCT = Number(process.env.BENCH_MAX_STEAL_PCT ?? 5);
+const MAX_REMEASURES = Number(process.env.BENCH_MAX_REMEASURES ?? 2);
 
 // BENCH_PG_SETTINGS=name=value,… : settings for the bench's PostgreSQL (experiments); a value may hold "=".
 const PG_SETTINGS = Object.fromEntries(
@@ -51,8 +57,11 @@ const PG_SETTINGS = Object.fromEntries(
 );
 
 type Result = { server: string; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
-/** The whole machine while one server was measured: % of all cores busy, and % stolen by the hypervisor. */
-type MachineLoad = { busyPct: number; stealPct: number };
+/**
+ * The whole machine while one server was measured: % of all cores busy, and % stolen by the hypervisor;
+ * and per request, the CPU time of the server's process and of PostgreSQL's processes (µs).
+ */
+type MachineLoad = { busyPct: number; stealPct: number; serverCpuUs: number; dbCpuUs: number };
 
 function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -83,12 +92,46 @@ function cpuTimes(): [number, number, number] {
   }
 }
 
-function machineLoadSince(before: [number, number, number]): MachineLoad {
+function machineLoadSince(before: [number, number, number]): Pick<MachineLoad, "busyPct" | "stealPct"> {
   const after = cpuTimes();
   const total = after[2] - before[2];
   if (total <= 0) return { busyPct: 0, stealPct: 0 };
   const cores = os.cpus().length;
   return { busyPct: Math.round(((after[0] - before[0]) / total) * 100 * cores), stealPct: Math.round(((after[1] - before[1]) / total) * 100 * cores) };
+}
+
+const TICK_US = 1_000_000 / 100; // USER_HZ: /proc reports CPU time in hundredths of a second on Linux
+
+/** utime + stime of one process, in ticks (0 if it is gone). */
+function processTicks(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of every PostgreSQL process now running (backends come and go; a run's are counted while they live). */
+function postgresTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") ticks.set(Number(entry), processTicks(Number(entry)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks;
+}
+
+function postgresTicksSince(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, now] of postgresTicks()) sum += now - (before.get(pid) ?? 0);
+  return sum;
 }
 
 function rssMb(pid: number): number {
@@ -162,9 +205,14 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
   const pid = server.child.pid!;
   await load(target, pid, WARMUP);
   const before = cpuTimes();
+  const serverBefore = processTicks(pid);
+  const dbBefore = postgresTicks();
   const { result, peak } = await load(target, pid, DURATION);
+  const answered = Math.max(1, result.requests.total);
   const r = {
     ...machineLoadSince(before),
+    serverCpuUs: Math.round(((processTicks(pid) - serverBefore) * TICK_US) / answered),
+    dbCpuUs: Math.round((postgresTicksSince(dbBefore) * TICK_US) / answered),
     round,
     server: server.name,
     endpoint: e.name,
@@ -176,7 +224,7 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
     rssMb: peak,
   };
   console.log(
-    `round ${round}  ${r.server.padEnd(11)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB  machine ${r.busyPct}% busy, ${r.stealPct}% stolen`,
+    `round ${round}  ${r.server.padEnd(11)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx}  rss ${r.rssMb} MB  cpu/req ${r.serverCpuUs} µs + db ${r.dbCpuUs} µs  machine ${r.busyPct}% busy, ${r.stealPct}% stolen`,
   );
   return r;
 }
@@ -374,6 +422,7 @@ async function main() {
   const servers: Server[] = [];
   const measured: (Result & MachineLoad & { round: number })[] = [];
   let mixed: MixedResult | null = null;
+  let remeasured = 0;
   try {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
     // in turn, round after round, in the opposite order every other round: every ratio compares runs
@@ -395,7 +444,15 @@ async function main() {
           const e = server.endpoints.find((x) => x.name === endpoint);
           if (!e) continue;
           await settle(pg.url);
-          measured.push(await measure(server, e, round));
+          let run = await measure(server, e, round);
+          for (let again = 1; run.stealPct > MAX_STEAL_PCT && again <= MAX_REMEASURES; again++) {
+            remeasured++;
+            console.log(`         ${run.stealPct}% of the machine stolen: measuring again (${again} of ${MAX_REMEASURES})`);
+            await settle(pg.url);
+            const next = await measure(server, e, round);
+            if (next.stealPct < run.stealPct) run = next;
+          }
+          measured.push(run);
         }
       }
     }
@@ -467,7 +524,9 @@ async function main() {
       ];
     }),
   );
-  console.log(`\nmean over ${rounds} round(s), ${CONNECTIONS} connections, ${API_KEYS} API keys per app:`);
+  console.log(
+    `\nmean over ${rounds} round(s), ${CONNECTIONS} connections, ${API_KEYS} API keys per app; ${remeasured} run(s) measured again for steal > ${MAX_STEAL_PCT}%:`,
+  );
   for (const r of results) {
     const refused = r.non2xx ? `  non-2xx ${r.non2xx}` : "";
     console.log(
@@ -490,6 +549,8 @@ async function main() {
     durationSeconds: DURATION,
     apiKeys: API_KEYS,
     rounds,
+    maxStealPct: MAX_STEAL_PCT,
+    remeasured,
     results,
     ratios,
     runs: measured,
