@@ -11,7 +11,7 @@ import os from "node:os";
 export type MachineLoad = { busyPct: number; stealPct: number; serverCpuUs: number; dbCpuUs: number };
 
 /** The machine's cpu line of /proc/stat: [busy, steal, total] jiffies since boot. */
-export function cpuTimes(): [number, number, number] {
+function cpuTimes(): [number, number, number] {
   try {
     const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already inside user and nice)
@@ -22,18 +22,10 @@ export function cpuTimes(): [number, number, number] {
   }
 }
 
-export function machineLoadSince(before: [number, number, number]): Pick<MachineLoad, "busyPct" | "stealPct"> {
-  const after = cpuTimes();
-  const total = after[2] - before[2];
-  if (total <= 0) return { busyPct: 0, stealPct: 0 };
-  const cores = os.cpus().length;
-  return { busyPct: Math.round(((after[0] - before[0]) / total) * 100 * cores), stealPct: Math.round(((after[1] - before[1]) / total) * 100 * cores) };
-}
-
-export const TICK_US = 1_000_000 / 100; // USER_HZ: /proc reports CPU time in hundredths of a second on Linux
+const TICK_US = 1_000_000 / 100; // USER_HZ: /proc reports CPU time in hundredths of a second on Linux
 
 /** utime + stime of one process, in ticks (0 if it is gone). */
-export function processTicks(pid: number): number {
+function processTicks(pid: number): number {
   try {
     // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -45,7 +37,7 @@ export function processTicks(pid: number): number {
 }
 
 /** CPU ticks of every PostgreSQL process now running (backends come and go; a run's are counted while they live). */
-export function postgresTicks(): Map<number, number> {
+function postgresTicks(): Map<number, number> {
   const ticks = new Map<number, number>();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -58,10 +50,28 @@ export function postgresTicks(): Map<number, number> {
   return ticks;
 }
 
-export function postgresTicksSince(before: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, now] of postgresTicks()) sum += now - (before.get(pid) ?? 0);
-  return sum;
+/** What a run is measured from: the machine's CPU times, the server's, and every PostgreSQL process's. */
+export type MachineSnapshot = { pid: number; cpu: [number, number, number]; server: number; db: Map<number, number> };
+
+export function machineSnapshot(pid: number): MachineSnapshot {
+  return { pid, cpu: cpuTimes(), server: processTicks(pid), db: postgresTicks() };
+}
+
+/** The machine's load since `before`, with the CPU time per request of the `requests` answered meanwhile. */
+export function machineLoadSince(before: MachineSnapshot, requests: number): MachineLoad {
+  const cpu = cpuTimes();
+  let db = 0;
+  for (const [pid, now] of postgresTicks()) db += now - (before.db.get(pid) ?? 0);
+  const perRequest = (ticks: number) => Math.round((ticks * TICK_US) / Math.max(1, requests));
+  const total = cpu[2] - before.cpu[2];
+  const cores = os.cpus().length;
+  const share = (jiffies: number) => (total > 0 ? Math.round((jiffies / total) * 100 * cores) : 0);
+  return {
+    busyPct: share(cpu[0] - before.cpu[0]),
+    stealPct: share(cpu[1] - before.cpu[1]),
+    serverCpuUs: perRequest(processTicks(before.pid) - before.server),
+    dbCpuUs: perRequest(db),
+  };
 }
 
 export function rssMb(pid: number): number {

@@ -10,7 +10,7 @@ import { runMigrations } from "@/db/migrate";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
 import { productionNodeFlags } from "../production-flags";
-import { cpuTimes, machineLoadSince, postgresTicks, postgresTicksSince, processTicks, rssMb, TICK_US, type MachineLoad } from "./machine";
+import { machineLoadSince, machineSnapshot, rssMb, type MachineLoad } from "./machine";
 import { runMixed, type MixedResult } from "./mixed";
 
 // `npm run bench`: the built app as production runs it, side by side with what it is measured
@@ -136,15 +136,10 @@ async function measure(server: Server, e: Endpoint, round: number): Promise<Resu
   const target: Target = { url: server.base + e.path, method: e.method, headerSets, body: e.body, paths: e.paths };
   const pid = server.child.pid!;
   await load(target, pid, WARMUP);
-  const before = cpuTimes();
-  const serverBefore = processTicks(pid);
-  const dbBefore = postgresTicks();
+  const before = machineSnapshot(pid);
   const { result, peak } = await load(target, pid, DURATION);
-  const answered = Math.max(1, result.requests.total);
   const r = {
-    ...machineLoadSince(before),
-    serverCpuUs: Math.round(((processTicks(pid) - serverBefore) * TICK_US) / answered),
-    dbCpuUs: Math.round((postgresTicksSince(dbBefore) * TICK_US) / answered),
+    ...machineLoadSince(before, result.requests.total),
     round,
     server: server.name,
     endpoint: e.name,
