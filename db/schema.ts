@@ -832,6 +832,10 @@ export const pixPayouts = pgTable(
     lastError: text("last_error"),
     failureReason: text("failure_reason"),
     leaseUntil: ts("lease_until"),
+    // Why an operator must look (an outcome still unknown long after sending, sends that never got an
+    // answer the provider stands by): set once with when, cleared when the payout is decided.
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     completedAt: ts("completed_at"),
@@ -916,6 +920,9 @@ export const orderRefunds = pgTable(
     lastError: text("last_error"),
     failureReason: text("failure_reason"),
     leaseUntil: ts("lease_until"),
+    // Why an operator must look, as for pix_payouts.
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     decidedAt: ts("decided_at"),
@@ -992,6 +999,13 @@ export const cryptoPixInvoices = pgTable(
     acceptedAt: ts("accepted_at"),
     action: text("action", { enum: ["settle", "cancel"] }),
     lastError: text("last_error"),
+    // The held HTLCs' earliest expiry (block height) and the height they were accepted at: lnd cancels a
+    // held HTLC some blocks before it expires, so the PIX is paid only while enough blocks remain.
+    htlcExpiryHeight: integer("htlc_expiry_height"),
+    acceptHeight: integer("accept_height"),
+    // Why an operator must look (a settle that keeps failing after the PIX was made), and since when.
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -5,6 +5,7 @@ import { queueDepths } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { gauge, METRIC_PREFIX } from "@/lib/metrics/registry";
 import { deliveryBacklog, type DeliveryBacklog } from "@/lib/webhooks/queries";
+import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "./attention";
 import { withDeadline } from "./deadline";
 
 // Figures read when /metrics is scraped rather than kept up to date on every change: the pool's
@@ -79,6 +80,17 @@ export function registerCollectors(): void {
       await read("webhook_backlog_deliveries", this, backlogOfThisScrape, (b) => {
         this.labels("due").set(b.due);
         this.labels("scheduled").set(b.scheduled);
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}money_out_attention`,
+    help: "Payouts, refunds, hold invoices and hot-wallet transactions waiting for an operator (npm run cli -- attention): an outcome unknown for too long, sends the provider keeps refusing, a settle that keeps failing",
+    labelNames: ["kind"] as const,
+    async collect() {
+      await read("money_out_attention", this, () => attentionCounts(openPool().db), (counts) => {
+        for (const kind of Object.keys(ATTENTION_KINDS) as AttentionKind[]) this.labels(kind).set(counts[kind] ?? 0);
       });
     },
   });
