@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { apiKeys, events, orderReceipts, orders } from "@/db/schema";
@@ -13,9 +13,12 @@ import { runSweep } from "@/lib/worker";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { api, seedMerchant } from "./helpers";
 
-// Live Lightning orders through OpenNode complete by themselves (issue 14): the charge callback,
-// verified and read back, or the poll alone; a payment made in time completes an order already
-// cancelled, one made after its expiry is kept as unapplied funds.
+// Live Lightning orders through OpenNode complete by themselves (docs/providers.md, "Lightning
+// (OpenNode)"): the charge callback, verified and read back, or the poll alone; a payment made in time
+// completes an order already cancelled, one made after its expiry is kept as unapplied funds. Paid on
+// chain, a charge is `processing` until it confirms (the order waits for it), or stays `underpaid`
+// (never credited, kept as unapplied funds). The fake OpenNode (fixtures/opennode.ts) answers as its
+// documents and SDK say.
 
 let provider: ProviderServer;
 let server: http.Server;
@@ -60,12 +63,31 @@ async function lightningOrder(apiKey: string, value = 10) {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const [order] = await db().select().from(orders).where(eq(orders.id, res.body.order.id));
   const charge = provider.charges.get(order.providerRef!)!;
-  expect(charge.callback_url).toBe("https://pay.example.com/api/v1/providers/opennode/webhook");
-  charge.callback_url = callbackUrl;
+  expect(charge.callbackUrl).toBe("https://pay.example.com/api/v1/providers/opennode/webhook");
+  // OpenNode's dashboard and callbacks name our order by its payment link id.
+  expect(charge.orderId).toBe(order.paymentLinkId);
+  charge.callbackUrl = callbackUrl;
   return order;
 }
 
 const row = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
+const receipts = (orderId: string) => db().select().from(orderReceipts).where(eq(orderReceipts.orderId, orderId));
+const eventsOf = (orderId: string, type: string) =>
+  db()
+    .select()
+    .from(events)
+    .where(and(eq(events.subjectId, orderId), eq(events.type, type)))
+    .orderBy(asc(events.seq));
+
+/** The order is due: its expiry (as stored) is behind us, as the sweep will find it. */
+async function expire(order: { id: string }): Promise<Date> {
+  const [due] = await db()
+    .update(orders)
+    .set({ expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 - 5000) })
+    .where(eq(orders.id, order.id))
+    .returning();
+  return due.expiresAt!;
+}
 
 async function balance(merchantId: string) {
   const shown = await shownBalanceOf(db(), merchantId);
@@ -90,7 +112,7 @@ describe("live Lightning through OpenNode", () => {
   it("a callback that does not verify is 401 and reads nothing; one that verifies for an unpaid charge changes nothing", async () => {
     const { merchant, apiKey } = await liveMerchant();
     const order = await lightningOrder(apiKey, 11);
-    const reads = () => provider.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/v1/charge/${order.providerRef}`)).length;
+    const reads = () => provider.requests.filter((r) => r.method === "GET" && r.path === `/v2/charges/${order.providerRef}`).length;
     const before = reads();
     expect(await provider.postCallback(order.providerRef!, { key: "not-the-api-key", status: "paid" })).toBe(401);
     expect(reads()).toBe(before);
@@ -165,5 +187,153 @@ describe("live Lightning through OpenNode", () => {
     // Polled again: nothing more.
     await reconcileLightning();
     expect(await balance(merchant.id)).toBe(1300);
+  });
+
+  it("EXPIRY_LIGHTNING_SECONDS below OpenNode's 10 minutes: the charge asks for 10, the order expires at ours, and a payment after it is kept as unapplied funds", async () => {
+    process.env.EXPIRY_LIGHTNING_SECONDS = "120";
+    resetEnvForTests();
+    try {
+      const { merchant, apiKey } = await liveMerchant();
+      const order = await lightningOrder(apiKey, 15);
+      const charge = provider.charges.get(order.providerRef!)!;
+      expect(charge.ttl).toBe(10);
+      expect(order.expiresAt!.getTime() - order.createdAt.getTime()).toBeLessThanOrEqual(121_000);
+      expect(order.expiresAt!.getTime()).toBeLessThan(charge.lightningExpiresAt * 1000);
+      // Paid at 5 minutes: OpenNode's invoice was still valid, our order was not.
+      const paidAt = new Date(charge.createdAt * 1000 + 300_000);
+      expect(await provider.payCharge(order.providerRef!, { at: paidAt })).toEqual([200]);
+      expect((await receipts(order.id))[0]).toMatchObject({ applied: false, unappliedReason: "after_expiry", paidAt });
+      await expire(order);
+      await runSweep();
+      expect((await row(order.id)).status).toBe("CANCELLED");
+      expect(await balance(merchant.id)).toBe(0);
+    } finally {
+      delete process.env.EXPIRY_LIGHTNING_SECONDS;
+      resetEnvForTests();
+    }
+  });
+
+  it("on chain: seen before the expiry, confirmed after it → never cancelled under it; completes with the time OpenNode saw it, once", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 16);
+    const expiresAt = await expire(order);
+    const seen = new Date(expiresAt.getTime() - 60_000);
+    // OpenNode posts processing (seen in the mempool): the payment is under way, nothing to apply yet.
+    expect(await provider.opennode.seeOnchain(order.providerRef!, { at: seen })).toEqual([200]);
+    expect((await row(order.id)).status).toBe("PENDING");
+    await runSweep();
+    await reconcileLightning();
+    expect((await row(order.id)).status).toBe("PENDING");
+    expect(await balance(merchant.id)).toBe(0);
+    // Confirmed on chain after the order's expiry: paid.
+    expect(await provider.opennode.confirmOnchain(order.providerRef!)).toEqual([200]);
+    expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: seen });
+    const changes = await eventsOf(order.id, "order.status_changed");
+    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING"]);
+    expect(await balance(merchant.id)).toBe(1600);
+    await reconcileLightning();
+    await provider.postCallback(order.providerRef!);
+    expect(await balance(merchant.id)).toBe(1600);
+    expect(await receipts(order.id)).toEqual([expect.objectContaining({ applied: true, paymentRef: order.paymentHash, paidAt: seen })]);
+  });
+
+  it("on chain, seen in time but reported only after the sweep cancelled the order: CANCELLED → COMPLETED", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 17);
+    const expiresAt = await expire(order);
+    await runSweep();
+    expect((await row(order.id)).status).toBe("CANCELLED");
+    await provider.opennode.seeOnchain(order.providerRef!, { at: new Date(expiresAt.getTime() - 30_000), notify: false });
+    await reconcileLightning();
+    expect((await row(order.id)).status).toBe("CANCELLED");
+    await provider.opennode.confirmOnchain(order.providerRef!, { notify: false });
+    await reconcileLightning();
+    expect((await row(order.id)).status).toBe("COMPLETED");
+    const changes = await eventsOf(order.id, "order.status_changed");
+    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING", "CANCELLED"]);
+    expect(await balance(merchant.id)).toBe(1700);
+  });
+
+  it("underpaid: nothing is credited, the order is CANCELLED at its expiry, and once OpenNode stops waiting for the rest what arrived is kept as unapplied funds, once", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 18);
+    const half = Math.floor(order.satoshis! / 2);
+    const seen = new Date(Math.floor(Date.now() / 1000) * 1000 - 10_000);
+    expect(await provider.opennode.seeOnchain(order.providerRef!, { amount: half, at: seen })).toEqual([200]);
+    // The payer may still send the rest: nothing is decided.
+    expect((await row(order.id)).status).toBe("PENDING");
+    expect(await receipts(order.id)).toHaveLength(0);
+    await expire(order);
+    await runSweep();
+    expect((await row(order.id)).status).toBe("CANCELLED");
+    await reconcileLightning();
+    expect(await receipts(order.id)).toHaveLength(0);
+    // OpenNode's charge expires: the rest can no longer come.
+    await provider.opennode.expireCharge(order.providerRef!);
+    await reconcileLightning();
+    expect(await receipts(order.id)).toEqual([
+      expect.objectContaining({ applied: false, unappliedReason: "wrong_value", paymentRef: order.paymentHash, paidAt: seen, source: "poll" }),
+    ]);
+    const [event] = await eventsOf(order.id, "order.funds_unapplied");
+    expect(event.data).toMatchObject({
+      reason: "wrong_value",
+      unappliedSatoshis: half,
+      missingSatoshis: order.satoshis! - half,
+      // What arrived, valued at the order's own rate, rounded down to the centavo.
+      unappliedValue: Math.floor((1800 * half) / order.satoshis!) / 100,
+      paidAt: seen.toISOString(),
+    });
+    await reconcileLightning();
+    await provider.postCallback(order.providerRef!);
+    expect(await receipts(order.id)).toHaveLength(1);
+    expect(await eventsOf(order.id, "order.funds_unapplied")).toHaveLength(1);
+    expect((await row(order.id)).status).toBe("CANCELLED");
+    expect(await balance(merchant.id)).toBe(0);
+  });
+
+  it("underpaid, then the rest sent before the expiry: completes once, with no unapplied funds; an underpayment the payer took back leaves nothing on record", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 19);
+    const first = new Date(Math.floor(Date.now() / 1000) * 1000 - 20_000);
+    const rest = new Date(first.getTime() + 10_000);
+    await provider.opennode.seeOnchain(order.providerRef!, { amount: 1000, at: first });
+    await provider.opennode.seeOnchain(order.providerRef!, { at: rest });
+    await provider.opennode.confirmOnchain(order.providerRef!);
+    // The payment was whole only when its last part was seen.
+    expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: rest });
+    expect(await receipts(order.id)).toEqual([expect.objectContaining({ applied: true })]);
+
+    const taken = await lightningOrder(apiKey, 20);
+    await provider.opennode.seeOnchain(taken.providerRef!, { amount: 1000 });
+    expect(await provider.opennode.refundUnderpayment(taken.providerRef!)).toEqual([200]);
+    await expire(taken);
+    await runSweep();
+    await provider.opennode.expireCharge(taken.providerRef!);
+    await reconcileLightning();
+    expect((await row(taken.id)).status).toBe("CANCELLED");
+    expect(await receipts(taken.id)).toHaveLength(0);
+    expect(await balance(merchant.id)).toBe(1900);
+  });
+
+  it("expired: OpenNode's callback changes nothing by itself; the sweep cancels the order", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 21);
+    expect(await provider.opennode.expireCharge(order.providerRef!)).toEqual([200]);
+    expect((await row(order.id)).status).toBe("PENDING");
+    await expire(order);
+    await runSweep();
+    expect((await row(order.id)).status).toBe("CANCELLED");
+    expect(await balance(merchant.id)).toBe(0);
+  });
+
+  it("a charge whose order_id names another order is never applied to this one", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const order = await lightningOrder(apiKey, 22);
+    provider.charges.get(order.providerRef!)!.orderId = "someoneElsesLinkId0000";
+    expect(await provider.payCharge(order.providerRef!)).toEqual([200]);
+    await reconcileLightning();
+    expect((await row(order.id)).status).toBe("PENDING");
+    expect(await receipts(order.id)).toHaveLength(0);
+    expect(await balance(merchant.id)).toBe(0);
   });
 });

@@ -33,7 +33,8 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  Object.assign(server.state, { updatedAt: Math.floor(Date.now() / 1000), failNext: 0, status: null, delayMs: 0, invoiceSatsDelta: 0 });
+  Object.assign(server.state, { updatedAt: Math.floor(Date.now() / 1000), failNext: 0, status: null, delayMs: 0 });
+  Object.assign(server.opennode.state, { invoiceSatsDelta: 0, limitedUntil: 0 });
   server.requests.length = 0;
   resetRatesCacheForTests();
   setEnv({
@@ -123,7 +124,8 @@ describe("live rates (CoinGecko-compatible simple/price)", () => {
 });
 
 describe("live Lightning (OpenNode charge API)", () => {
-  const args = { satoshis: 8819, fiatCentavos: 5400, description: "Loja - R$ 54.00", expirySeconds: 900, name: "Maria" };
+  const args = { satoshis: 8819, fiatCentavos: 5400, description: "Loja - R$ 54.00", expirySeconds: 900, name: "Maria", paymentLinkId: "kHdemChSOi0AqLf1ogibBn" };
+  const reads = (id: string, prefix: string) => server.requests.filter((r) => r.method === "GET" && r.path === `${prefix}/${id}`).length;
 
   it("creates a charge for the exact satoshis and hands out its BOLT11 invoice", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
@@ -131,7 +133,7 @@ describe("live Lightning (OpenNode charge API)", () => {
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/v1/charges");
     expect(req.headers.authorization).toBe(OPENNODE_KEY);
-    expect(req.body).toMatchObject({ amount: 8819, description: args.description, ttl: 15, auto_settle: false, customer_name: "Maria" });
+    expect(req.body).toMatchObject({ amount: 8819, description: args.description, ttl: 15, auto_settle: false, customer_name: "Maria", order_id: args.paymentLinkId });
     const decoded = bolt11.decode(invoice.invoice);
     expect(decoded.satoshis).toBe(8819);
     expect(invoice.paymentHash).toBe(decoded.tags.find((t) => t.tagName === "payment_hash")?.data);
@@ -139,22 +141,77 @@ describe("live Lightning (OpenNode charge API)", () => {
     expect(invoice.expiresAt.getTime() - invoice.createdAt.getTime()).toBe(900_000);
   });
 
-  it("reads the charge back: unpaid, then paid with the provider's settlement time", async () => {
+  it("reads the charge back with the SDK's v2 read, never the legacy v1 one: unpaid, then paid with the provider's settlement time", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toEqual({ id: invoice.id, status: "unpaid", paid: false, paidAt: null });
-    const settled = Math.floor(Date.now() / 1000);
-    Object.assign(server.charges.get(invoice.id)!, { status: "paid", settled_at: settled });
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toEqual({ id: invoice.id, status: "paid", paid: true, paidAt: new Date(settled * 1000) });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ id: invoice.id, status: "unpaid", paid: false, paidAt: null, orderRef: args.paymentLinkId });
+    const settled = new Date(Math.floor(Date.now() / 1000) * 1000);
+    await server.payCharge(invoice.id, { at: settled, notify: false });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ id: invoice.id, status: "paid", paid: true, paidAt: settled, satoshis: 8819 });
+    expect(reads(invoice.id, "/v2/charges")).toBe(2);
+    expect(server.requests.filter((r) => r.path.startsWith("/v1/charge/"))).toHaveLength(0);
+  });
+
+  it("asks for a ttl within OpenNode's 10–1440 minutes, and the invoice's expiry stays ours (or OpenNode's, when that is sooner)", async () => {
+    const short = await openNodeLightning.createInvoice({ ...args, expirySeconds: 120 });
+    expect(server.requests.at(-1)?.body).toMatchObject({ ttl: 10 });
+    // The charge lives 10 minutes; the order still expires after 2: a payment after that is kept as unapplied funds.
+    expect(short.expiresAt.getTime() - short.createdAt.getTime()).toBe(120_000);
+    expect(server.charges.get(short.id)!.ttl).toBe(10);
+    const long = await openNodeLightning.createInvoice({ ...args, expirySeconds: 3 * 86_400 });
+    expect(server.requests.at(-1)?.body).toMatchObject({ ttl: 1440 });
+    // Nobody can pay once OpenNode's charge has expired: the order expires with it.
+    expect(long.expiresAt.getTime() - long.createdAt.getTime()).toBe(1440 * 60_000);
+    const odd = await openNodeLightning.createInvoice({ ...args, expirySeconds: 630 });
+    expect(server.requests.at(-1)?.body).toMatchObject({ ttl: 11 });
+    expect(odd.expiresAt.getTime() - odd.createdAt.getTime()).toBe(630_000);
+  });
+
+  it("on chain: processing is a payment under way (made when OpenNode saw it), paid keeps that time, underpaid says what arrived and whether the rest can still come", async () => {
+    const invoice = await openNodeLightning.createInvoice(args);
+    const seen = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    await server.opennode.seeOnchain(invoice.id, { at: seen, notify: false });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ status: "processing", paid: false, paidAt: null, pending: { at: seen }, underpaid: null });
+    await server.opennode.confirmOnchain(invoice.id, { notify: false });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ status: "paid", paid: true, paidAt: seen, pending: null });
+
+    const partial = await openNodeLightning.createInvoice(args);
+    await server.opennode.seeOnchain(partial.id, { amount: 5000, at: seen, notify: false });
+    expect(await openNodeLightning.readInvoice!(partial.id)).toMatchObject({
+      status: "underpaid",
+      paid: false,
+      underpaid: { receivedSatoshis: 5000, missingSatoshis: 3819, at: seen, open: true },
+    });
+    await server.opennode.expireCharge(partial.id, { notify: false });
+    expect(await openNodeLightning.readInvoice!(partial.id)).toMatchObject({ status: "underpaid", underpaid: { receivedSatoshis: 5000, open: false } });
+  });
+
+  it("waits out a 429's Retry-After before reading again, and fails at once when it asks for longer than a read may wait", async () => {
+    const invoice = await openNodeLightning.createInvoice(args);
+    server.opennode.rateLimit(1);
+    const start = performance.now();
+    expect((await openNodeLightning.readInvoice!(invoice.id)).status).toBe("unpaid");
+    expect(performance.now() - start).toBeGreaterThanOrEqual(900);
+    expect(reads(invoice.id, "/v2/charges")).toBe(2);
+
+    server.opennode.rateLimit(60);
+    expect((await failure(openNodeLightning.readInvoice!(invoice.id)))?.message).toMatch(/^HTTP 429: Too Many Requests/);
+    expect(reads(invoice.id, "/v2/charges")).toBe(3);
   });
 
   it("describes a charge as the spec's providerDetails, and says when the provider could not be asked", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
     const state = { id: invoice.id, satoshis: 8819, fiatCentavos: 5400, description: "Order x", name: "Maria", createdAt: invoice.createdAt, status: "unpaid" as const };
     const details = await openNodeLightning.describe(state);
+    const charge = server.charges.get(invoice.id)!;
     expect(details).toMatchObject({
       success: true,
-      data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: "bc1qexampleaddress", auto_settle: false },
+      data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: charge.address, auto_settle: false, transactions: [] },
     });
+    expect(details.data.created_at).toBe(charge.createdAt);
+    await server.opennode.seeOnchain(invoice.id, { notify: false });
+    const seen = await openNodeLightning.describe(state);
+    expect(seen.data).toMatchObject({ status: "processing", transactions: [{ tx: charge.onchain[0].tx, amount: 8819, status: "pending" }] });
+    expect(reads(invoice.id, "/v2/charges")).toBe(2);
     server.state.status = 503;
     expect(await openNodeLightning.describe(state)).toMatchObject({ success: false, data: { id: invoice.id, status: "unpaid", amount: 8819 } });
   });
@@ -170,7 +227,7 @@ describe("live Lightning (OpenNode charge API)", () => {
   });
 
   it("refuses a charge whose invoice asks for a different amount", async () => {
-    server.state.invoiceSatsDelta = 1;
+    server.opennode.state.invoiceSatsDelta = 1;
     expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe("charge invoice is for 8820 sats, expected 8819");
   });
 

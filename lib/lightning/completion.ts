@@ -3,27 +3,36 @@ import type { Order } from "@/db/schema";
 import { env } from "@/lib/env";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import { applyProviderPayment, type ProviderPaymentOutcome } from "@/lib/orders/provider-payments";
+import { applyProviderPayment, keepProviderUnderpayment, type ProviderPaymentOutcome } from "@/lib/orders/provider-payments";
 import { ordersAwaitingProvider } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
+import { readOrderInvoice } from "./order-invoice";
 
-// Live Lightning orders complete by the provider's word only (CONTRACT §10): a callback or a stream
-// says an invoice may be paid, the invoice is read back, and what the provider answers is applied
-// with its own settlement time (CONTRACT §6). A poll reads every invoice a payment could still come
-// for, so a lost callback only delays a payment.
+// Live Lightning orders complete by the provider's word only (docs/providers.md): a callback or a stream
+// says an invoice may have changed, the invoice is read back, and what the provider answers is applied
+// with its own payment time, which expiry is judged by ("Payments reported late"). A poll reads every
+// invoice a payment could still come or be reported for, so a lost callback only delays a payment.
 
 /** How long after its expiry a cancelled order is still asked about: a payment made in time may be reported late. */
 export const LATE_REPORT_WINDOW_SECONDS = 24 * 60 * 60;
 
 export const lightningReconcileQueue = jobQueue<object>("lightning-reconcile", { policy: "stately", retryLimit: 0, expireInSeconds: 600 });
 
-/** Reads the order's invoice from its provider and applies a settled one. */
+/**
+ * Reads the order's invoice from its provider: a settled one is applied; an underpayment whose rest can
+ * no longer come (OpenNode's charge expired) is kept as unapplied funds. A payment still under way
+ * (on chain, unconfirmed) or an underpayment that can still be topped up changes nothing yet.
+ */
 export async function confirmLightningOrder(order: Order, source: "notification" | "poll" | "stream"): Promise<ProviderPaymentOutcome | null> {
-  const lightning = providers().lightning;
-  if (!lightning.readInvoice || order.provider !== lightning.name || !order.providerRef) return null;
-  const invoice = await lightning.readInvoice(order.providerRef);
-  if (!invoice.paid || !invoice.paidAt) return null;
-  return applyProviderPayment({ provider: order.provider, paymentRef: order.paymentHash ?? order.providerRef, orderId: order.id, paidAt: invoice.paidAt, source });
+  const invoice = await readOrderInvoice(order);
+  if (!invoice) return null;
+  // One payment per invoice, however it was paid (Lightning, or on chain): it counts once.
+  const payment = { provider: order.provider, paymentRef: order.paymentHash ?? order.providerRef!, orderId: order.id, source };
+  if (invoice.paid && invoice.paidAt) return applyProviderPayment({ ...payment, paidAt: invoice.paidAt });
+  const part = invoice.underpaid;
+  if (part && !part.open)
+    return keepProviderUnderpayment({ ...payment, paidAt: part.at, receivedSatoshis: part.receivedSatoshis, missingSatoshis: part.missingSatoshis });
+  return null;
 }
 
 /** One poll over the orders a payment could still be reported for; one that fails is logged, the rest go on. */

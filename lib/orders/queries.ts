@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db";
 import { batched } from "@/db/batch";
 import { prepared, type SqlValue } from "@/db/prepared";
@@ -323,8 +323,10 @@ export async function insertOrderReceipt(ex: Executor, values: typeof orderRecei
 }
 
 /**
- * Orders of a kind at a provider whose payment could still arrive or be reported: PENDING ones, and
- * ones cancelled at expiry within `lateWindowSeconds` (a payment made in time may be reported late).
+ * Orders of a kind at a provider whose payment could still arrive or be reported: PENDING ones, however
+ * long past their expiry (the sweep leaves an order open while the provider settles a payment made in
+ * time: OpenNode's on-chain `processing`, a Binance order paid at its close), and ones cancelled at
+ * expiry within `lateWindowSeconds` (a payment made in time may be reported late).
  */
 export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provider: string, lateWindowSeconds: number, limit: number): Promise<Order[]> {
   return ex
@@ -335,8 +337,8 @@ export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provid
         eq(orders.kind, kind),
         eq(orders.provider, provider),
         inArray(orders.status, ["PENDING", "CANCELLED"]),
-        // Every Lightning and exchange-wallet order has an expiry; PENDING ones past it are about to be cancelled.
-        sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`,
+        // Every Lightning and exchange-wallet order has an expiry.
+        or(eq(orders.status, "PENDING"), sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`),
       ),
     )
     .orderBy(orders.expiresAt)

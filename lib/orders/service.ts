@@ -8,6 +8,7 @@ import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey, holdsIdempotencyKey, writeAndBind } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { postLedgerEntry, type LedgerPosting } from "@/lib/ledger/ledger";
+import { paidOrUnderWayBy, readOrderInvoice } from "@/lib/lightning/order-invoice";
 import { satoshisFor } from "@/lib/money";
 import { providers } from "@/lib/providers";
 import { RailNotEnabled, requireRail } from "@/lib/providers/rails";
@@ -127,6 +128,8 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(input.value, quote.rate);
   const expirySeconds = env().EXPIRY_LIGHTNING_SECONDS;
+  // Made before the invoice: a provider that keeps a reference of ours (OpenNode's order_id) gets it.
+  const paymentLinkId = newPaymentLinkId();
   let invoice;
   try {
     invoice = await lightning.createInvoice({
@@ -135,6 +138,7 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
       description: `${merchant.companyName} - R$ ${(input.value / 100).toFixed(2)}`,
       expirySeconds,
       name: input.name,
+      paymentLinkId,
     });
   } catch (err) {
     // The spec's row: the upstream provider's status is named in `error`.
@@ -144,7 +148,7 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
   const order = await storeOrder({
     merchantId: merchant.id,
     kind: "lightning",
-    paymentLinkId: newPaymentLinkId(),
+    paymentLinkId,
     hash: newOrderHash(),
     valueCentavos: input.value,
     reference: references(input, ["email", "name"]),
@@ -257,19 +261,28 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
  * A charge a PSP holds (API Pix) or an order an exchange wallet holds (Binance Pay) is removed there
  * before its order is cancelled here (CONTRACT §10): an order the provider says was paid, or that it
  * could not be asked about, stays PENDING, and the payment is applied when it is read (notification,
- * poll). Returns which due orders may be cancelled.
+ * poll). A Lightning invoice whose payment can still be under way (OpenNode's on-chain fallback) is
+ * read first: one paid, or being paid, by the order's expiry keeps the order PENDING until the provider
+ * settles it (docs/providers.md, "Lightning (OpenNode)"). Returns which due orders may be cancelled.
  */
 async function removeChargesAtPsp(ids: string[] | undefined, batch: number): Promise<(o: Order) => boolean> {
-  const { pix, exchange } = providers();
+  const { pix, exchange, lightning } = providers();
   const atProvider = (await dueOrders(db(), ids, batch)).filter(
-    (o) => (o.kind === "pix" && o.txid && o.provider === API_PIX_PROVIDER) || (o.kind === "exchange" && exchange.closePayment && o.provider === exchange.name),
+    (o) =>
+      (o.kind === "pix" && o.txid && o.provider === API_PIX_PROVIDER) ||
+      (o.kind === "exchange" && exchange.closePayment && o.provider === exchange.name) ||
+      (o.kind === "lightning" && lightning.readBeforeExpiry && o.provider === lightning.name),
   );
   if (atProvider.length === 0) return () => true;
   const keep = new Set<string>();
   for (const o of atProvider) {
     try {
       const outcome =
-        o.kind === "pix" ? await pix.cancelCollection(o.txid!) : await exchange.closePayment!({ merchantTradeNo: o.paymentLinkId, providerRef: o.providerRef ?? "" });
+        o.kind === "pix"
+          ? await pix.cancelCollection(o.txid!)
+          : o.kind === "exchange"
+            ? await exchange.closePayment!({ merchantTradeNo: o.paymentLinkId, providerRef: o.providerRef ?? "" })
+            : await lightningAtExpiry(o);
       if (outcome === "paid") keep.add(o.id);
     } catch (err) {
       keep.add(o.id);
@@ -277,6 +290,12 @@ async function removeChargesAtPsp(ids: string[] | undefined, batch: number): Pro
     }
   }
   return (o) => !keep.has(o.id);
+}
+
+/** "paid" when the invoice was paid, or is being paid, by the order's expiry (a payment made after it is kept as unapplied funds). */
+async function lightningAtExpiry(order: Order): Promise<"paid" | "unpaid"> {
+  const invoice = await readOrderInvoice(order);
+  return invoice && order.expiresAt && paidOrUnderWayBy(invoice, order.expiresAt) ? "paid" : "unpaid";
 }
 
 export async function lightningProviderDetails(order: Order) {

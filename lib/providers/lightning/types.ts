@@ -38,18 +38,53 @@ export type InvoiceState = {
 };
 
 /**
- * An invoice as a live provider sees it now; `paidAt` is the provider's own settlement time (CONTRACT §6
- * compares it with expiry). A hold invoice the payer paid but we have not settled yet is `accepted`,
- * with when its payment arrived.
+ * An invoice as a live provider sees it now; `paidAt` is the provider's own payment time, what expiry is
+ * judged by (docs/providers.md, "Payments reported late"). A hold invoice the payer paid but we have not
+ * settled yet is `accepted`, with when its payment arrived.
  */
-export type RemoteInvoice = { id: string; status: string; paid: boolean; paidAt: Date | null; accepted?: boolean; acceptedAt?: Date | null; canceled?: boolean };
+export type RemoteInvoice = {
+  id: string;
+  status: string;
+  paid: boolean;
+  paidAt: Date | null;
+  accepted?: boolean;
+  acceptedAt?: Date | null;
+  canceled?: boolean;
+  /** The amount the provider holds the invoice for, when it says: a record for another amount is not the order's. */
+  satoshis?: number;
+  /** Our id the provider keeps with the invoice (OpenNode's `order_id`, our payment link id); null when it was made without one. */
+  orderRef?: string | null;
+  /**
+   * A payment the provider has seen but not settled (OpenNode's `processing`: on chain, awaiting
+   * confirmations), made at `at` (null when the provider does not say): the order is not cancelled under it.
+   */
+  pending?: { at: Date | null } | null;
+  /**
+   * Only part of the amount arrived (OpenNode's `underpaid`): how much, when its last part was seen, and
+   * whether the rest can still come (`open`: the provider still takes it).
+   */
+  underpaid?: { receivedSatoshis: number; missingSatoshis: number; at: Date; open: boolean } | null;
+};
 
 /** An invoice the node reported on its stream, with the node's position in it (LND's settle_index). */
 export type StreamedInvoice = RemoteInvoice & { paymentHash: string; settleIndex: number | null };
 
 export interface LightningProvider {
   readonly name: string;
-  createInvoice(args: { satoshis: number; fiatCentavos: number; description: string; expirySeconds: number; name?: string }): Promise<LightningInvoice>;
+  /** `paymentLinkId`: the order's, kept by providers that hold a reference of ours (OpenNode's `order_id`). */
+  createInvoice(args: {
+    satoshis: number;
+    fiatCentavos: number;
+    description: string;
+    expirySeconds: number;
+    name?: string;
+    paymentLinkId: string;
+  }): Promise<LightningInvoice>;
+  /**
+   * Live providers whose payments can still be under way when an order expires (OpenNode's on-chain
+   * fallback): the expiry sweep reads the invoice before cancelling its order.
+   */
+  readonly readBeforeExpiry?: boolean;
   describe(state: InvoiceState): Promise<LightningProviderDetails>;
   /** Live providers only: reads the invoice back from the provider. */
   readInvoice?(id: string): Promise<RemoteInvoice>;
