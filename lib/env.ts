@@ -68,6 +68,9 @@ const envFields = z.object({
   // Requests per minute per API key, and per client address on public routes, failed authentication
   // and the operator API; 0 turns them off (lib/http/rate-limit.ts).
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Requests per minute per client address to each unauthenticated provider receiver (Binance Pay,
+  // OpenNode, the PSP's PIX notifications); 0 turns it off (lib/http/provider-caller.ts).
+  PROVIDER_CALLBACK_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
   // Proxies in front of the server whose X-Forwarded-For entries are trusted, counted from the right;
   // 0: the client's address is the socket's (lib/http/client-address.ts).
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),

@@ -152,6 +152,7 @@ describe("the test Binance Pay server", () => {
     s.faults.notificationDelayMs = 0;
     s.faults.failNext.length = 0;
     s.faults.delayNext.length = 0;
+    s.faults.loseAnswerNext.length = 0;
     s.faults.refundOutcome = () => "REFUNDED";
   });
 
@@ -210,28 +211,16 @@ describe("the test Binance Pay server", () => {
       expect(missing.body).toEqual({ status: "FAIL", code: "400202", errorMessage: "Order not found." });
     });
 
-    it("refuses a merchantTradeNo used before (400201) by default", async () => {
+    it("refuses a merchantTradeNo used before (400201), even with a byte-identical body", async () => {
       const no = tradeNo();
-      const body = orderBody(no, rx.url);
-      expect((await api(s, PATHS.create, body)).body.status).toBe("SUCCESS");
-      const again = await api(s, PATHS.create, body);
-      expect(again.body).toMatchObject({ status: "FAIL", code: "400201" });
-    });
-
-    it("answers the same order again with duplicateTradeNo: same-order, and 400201 for a different body", async () => {
-      const s2 = await startBinancePay({ duplicateTradeNo: "same-order", quiet: true });
-      try {
-        const no = tradeNo();
-        const body = orderBody(no, rx.url);
-        const first = await api(s2, PATHS.create, body);
-        const second = await api(s2, PATHS.create, body);
-        expect(second.body.data).toEqual(first.body.data);
-        expect(s2.orders.size).toBe(1);
-        const changed = await api(s2, PATHS.create, { ...body, fiatAmount: 30 });
-        expect(changed.body.code).toBe("400201");
-      } finally {
-        await s2.stop();
-      }
+      const raw = JSON.stringify(orderBody(no, rx.url));
+      const first = await api(s, PATHS.create, undefined, { raw });
+      expect(first.body.status).toBe("SUCCESS");
+      const again = await api(s, PATHS.create, undefined, { raw });
+      expect(again.status).toBe(400);
+      expect(again.body).toEqual({ status: "FAIL", code: "400201", errorMessage: "merchantTradeNo is invalid or duplicated." });
+      // The first order stands as it was; the query by merchantTradeNo finds it.
+      expect((await api(s, PATHS.query, { merchantTradeNo: no })).body.data).toMatchObject({ prepayId: first.body.data.prepayId, status: "INITIAL" });
     });
 
     it("refuses a fiat currency it does not price and an expiry in the past", async () => {
@@ -563,7 +552,24 @@ describe("the test Binance Pay server", () => {
       expect(verifies(cert.certPublic, g)).toBe(true);
       const body = JSON.parse(g.raw);
       expect(body).toMatchObject({ bizType: "PAY_REFUND", bizStatus: "REFUND_SUCCESS", bizIdStr: data.prepayId });
-      expect(JSON.parse(body.data).refundInfo).toMatchObject({ refundRequestId: `n-${no}`, refundAmount: "1.00" });
+      const notified = JSON.parse(body.data);
+      expect(notified.refundInfo).toMatchObject({ refundRequestId: `n-${no}`, prepayId: data.prepayId, refundAmount: "1.00", duplicateRequest: "N" });
+      // The refund's id is in refundInfo only, never at the top of data.
+      expect(notified.refundRequestId).toBeUndefined();
+      expect(notified.merchantTradeNo).toBe(no);
+
+      // The page's other reading: refundInfo as a JSON string inside data.
+      s.faults.refundInfoAsString = true;
+      try {
+        const m = rx.got.length;
+        await api(s, PATHS.refund, { refundRequestId: `s-${no}`, prepayId: data.prepayId, refundAmount: 1 });
+        await s.idle();
+        const info = JSON.parse(JSON.parse(rx.got[m].raw).data).refundInfo;
+        expect(typeof info).toBe("string");
+        expect(JSON.parse(info)).toMatchObject({ refundRequestId: `s-${no}` });
+      } finally {
+        s.faults.refundInfoAsString = false;
+      }
     });
 
     it("leaves a refund REFUNDING until settled, and frees the amount of a rejected one", async () => {
@@ -629,6 +635,24 @@ describe("the test Binance Pay server", () => {
       expect(s.orders.get(no2)?.status).toBe("INITIAL");
       await sleep(400);
       expect(s.faults.delayNext).toEqual([]);
+    });
+
+    it("loses an answer on demand: the order is made, the connection drops, and a repeat is 400201", async () => {
+      s.faults.loseAnswerNext.push({ path: /\/v3\/order$/, count: 1 });
+      const no = tradeNo();
+      const body = orderBody(no, rx.url);
+      await expect(api(s, PATHS.create, body)).rejects.toThrow();
+      expect(s.orders.get(no)?.status).toBe("INITIAL");
+      expect(s.requests.at(-1)).toMatchObject({ path: PATHS.create, status: 0, code: "000000" });
+      expect((await api(s, PATHS.create, body)).body.code).toBe("400201");
+      expect(s.faults.loseAnswerNext).toEqual([]);
+    });
+
+    it("answers a rate-limited request 429 with Retry-After", async () => {
+      s.faults.failNext.push({ path: /order\/query$/, status: 429, count: 1, retryAfter: "2" });
+      const limited = await fetch(s.url + PATHS.query, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("2");
     });
   });
 });

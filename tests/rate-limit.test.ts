@@ -12,6 +12,12 @@ import { dispatchApi, isApiPath } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER, stampClientAddress } from "@/lib/http/client-address";
 import { SharedRateLimiter, type LimiterOptions } from "@/lib/http/rate-limit";
+import { overrideProvidersForTests } from "@/lib/providers";
+import { BINANCE_PAY_PROVIDER } from "@/lib/providers/exchange/binance-pay";
+import type { ExchangeWalletProvider } from "@/lib/providers/exchange/types";
+import { OPENNODE_PROVIDER } from "@/lib/providers/lightning/opennode";
+import type { LightningProvider } from "@/lib/providers/lightning/types";
+import type { PixProvider } from "@/lib/providers/pix/types";
 import { processSlot } from "@/lib/singleton";
 import { api, seedMerchant } from "./helpers";
 
@@ -314,4 +320,60 @@ it("a synced API key's count is in rate_limits under key:<id>", async () => {
     select r.count from rate_limits r join api_keys k on r.key = 'key:' || k.id
     where k.key_hash = ${hashApiKey(apiKey)} and r.window_start = date_trunc('minute', now())`);
   expect(Number(row.count)).toBe(3);
+});
+
+describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client address", () => {
+  let work = 0;
+  beforeEach(async () => {
+    const slot = processSlot<SharedRateLimiter>("rate-limiter");
+    slot.value?.stop();
+    slot.value = undefined;
+    work = 0;
+    process.env.PROVIDER_CALLBACK_LIMIT_PER_MINUTE = "3";
+    resetEnvForTests();
+    // What each receiver would ask its provider (a certificate, a signature check, a read-back), counted instead.
+    overrideProvidersForTests({
+      exchange: {
+        name: BINANCE_PAY_PROVIDER,
+        verifyNotification: async () => (work++, null),
+      } as unknown as ExchangeWalletProvider,
+      lightning: { name: OPENNODE_PROVIDER, verifyCallback: () => (work++, false) } as unknown as LightningProvider,
+      pix: { name: "pix-test", readPayment: async () => (work++, null) } as unknown as PixProvider,
+    });
+    await awayFromMinuteEdge();
+  });
+  afterEach(() => {
+    overrideProvidersForTests(undefined);
+    process.env.PROVIDER_CALLBACK_LIMIT_PER_MINUTE = "100000";
+    resetEnvForTests();
+  });
+
+  const e2eid = () => `E${randomUUID().replace(/-/g, "").slice(0, 31)}`;
+  const receivers = [
+    { name: "Binance Pay", path: "/api/v1/providers/binance-pay/webhook", body: () => ({ bizType: "PAY", data: "{}" }), admitted: 401 },
+    { name: "OpenNode", path: "/api/v1/providers/opennode/webhook", body: () => ({ id: randomUUID(), hashed_order: "0".repeat(64) }), admitted: 401 },
+    { name: "the PSP (PIX)", path: `/api/v1/providers/pix/${process.env.PIX_WEBHOOK_TOKEN}/pix`, body: () => ({ pix: [{ endToEndId: e2eid() }] }), admitted: 200 },
+  ];
+
+  for (const r of receivers) {
+    it(`${r.name}: a flood from one address is 429 past the limit, with Retry-After, and asks the provider nothing more; another address is unaffected`, async () => {
+      const ip = address();
+      const statuses: number[] = [];
+      let limited: Awaited<ReturnType<typeof api>> | undefined;
+      for (let i = 0; i < 10; i++) {
+        const res = await api("POST", r.path, { body: r.body(), headers: from(ip) });
+        statuses.push(res.status);
+        if (res.status === 429) limited ??= res;
+      }
+      expect(statuses).toEqual([r.admitted, r.admitted, r.admitted, ...Array(7).fill(429)]);
+      expect(limited!.body).toEqual({ message: expect.stringContaining("Rate limit exceeded: at most 3 requests per minute") });
+      expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // The PIX read-backs start after the answer.
+      await new Promise((res) => setTimeout(res, 100));
+      expect(work).toBe(3);
+      expect((await api("POST", r.path, { body: r.body(), headers: from(otherAddress()) })).status).toBe(r.admitted);
+      await new Promise((res) => setTimeout(res, 100));
+      expect(work).toBe(4);
+    });
+  }
 });

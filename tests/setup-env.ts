@@ -10,6 +10,7 @@ process.env.PUBLIC_BASE_URL ??= "http://localhost:3000";
 process.env.SANDBOX_SETTLE_SECONDS ??= "0";
 process.env.PIX_WEBHOOK_TOKEN ??= "test-pix-webhook-token-0123456789abcdef";
 process.env.RATE_LIMIT_PER_MINUTE ??= "100000";
+process.env.PROVIDER_CALLBACK_LIMIT_PER_MINUTE ??= "100000";
 // Webhooks: retries within a second (0.01 s, then 0.6 s…) and a short timeout, so failure paths run fast.
 process.env.WEBHOOK_RETRY_BASE_SECONDS ??= "0.01";
 process.env.WEBHOOK_TIMEOUT_MS ??= "1000";

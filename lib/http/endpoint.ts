@@ -30,6 +30,8 @@ export type Caller<P extends object> = {
   authenticate(req: ApiRequest): P | Promise<P>;
   /** The rate-limit bucket of an admitted request; undefined: not limited. */
   rateLimitBucket?(principal: P, req: ApiRequest): string | undefined;
+  /** Requests per minute per bucket when not RATE_LIMIT_PER_MINUTE (0: not limited). */
+  rateLimitPerMinute?(): number;
   /** Whose Idempotency-Key namespace a POST belongs to (and who the log line names); absent: no Idempotency-Key. */
   ownerId?(principal: P): string;
   /** For the OpenAPI document: the security requirement, its schemes, and the statuses this kind of caller can meet. */
@@ -196,7 +198,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     owner = caller.ownerId?.(principal);
     const bucket = caller.rateLimitBucket?.(principal, req);
     if (bucket !== undefined) {
-      const limiting = enforceRateLimit(bucket);
+      const limiting = enforceRateLimit(bucket, caller.rateLimitPerMinute?.());
       if (limiting) await limiting;
     }
 

@@ -218,11 +218,10 @@ function refused(limit: number, retryAfter: number): RateLimited {
 }
 
 /**
- * Counts one request against `bucket` at RATE_LIMIT_PER_MINUTE (0: limits off); throws RateLimited
- * past it. Returns a promise only in the limiter's over-capacity fallback.
+ * Counts one request against `bucket` at `limit` per minute (default RATE_LIMIT_PER_MINUTE; 0: limits
+ * off); throws RateLimited past it. Returns a promise only in the limiter's over-capacity fallback.
  */
-export function enforceRateLimit(bucket: string): Promise<void> | undefined {
-  const limit = env().RATE_LIMIT_PER_MINUTE;
+export function enforceRateLimit(bucket: string, limit: number = env().RATE_LIMIT_PER_MINUTE): Promise<void> | undefined {
   if (limit === 0) return undefined;
   const wait = rateLimiter().take(bucket, limit);
   if (typeof wait === "number") {

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { db } from "@/db";
 import { Unauthorized } from "@/lib/errors";
-import type { Caller } from "@/lib/http/endpoint";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { readBodyText } from "@/lib/http/body";
 import { messageBody } from "@/lib/http/error-body";
+import { providerCallback } from "@/lib/http/provider-caller";
 import { log } from "@/lib/log";
 import { orderByProviderRef } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
@@ -14,9 +14,6 @@ import { confirmLightningOrder } from "./completion";
 // OpenNode's charge callbacks (CONTRACT §10): POST {PUBLIC_BASE_URL}/api/v1/providers/opennode/webhook,
 // form-encoded (JSON is accepted too). One counts only when hashed_order = HMAC-SHA256(API key, charge
 // id) and a read of the charge agrees; the charge's own settlement time is the payment time.
-
-const NOBODY = Object.freeze({});
-const provider: Caller<object> = { authenticate: () => NOBODY, docs: { security: [], schemes: {}, statuses: [] } };
 
 function fieldsOf(text: string, contentType: string | null): Record<string, unknown> {
   if (contentType?.includes("application/json")) {
@@ -33,7 +30,7 @@ function fieldsOf(text: string, contentType: string | null): Record<string, unkn
 export const openNodeCallbackEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/providers/opennode/webhook",
-  caller: provider,
+  caller: providerCallback("opennode"),
   errorBody: messageBody,
   unavailable: () => (providers().lightning.name === OPENNODE_PROVIDER ? null : "OpenNode is not this server's Lightning provider"),
   response: {

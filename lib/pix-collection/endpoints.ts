@@ -2,23 +2,15 @@ import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
-import type { Caller } from "@/lib/http/endpoint";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
+import { providerCallback } from "@/lib/http/provider-caller";
 import { railEnabled } from "@/lib/providers/rails";
 import { acceptPixNotification, pixNotificationBody } from "./notifications";
 
 // The API Pix notification receiver: POST {PUBLIC_BASE_URL}/api/v1/providers/pix/{token}/pix
 // (CONTRACT §10). The token in the path keeps strangers from making us read at all; what they could
 // post would change nothing anyway (./notifications.ts).
-
-const NOBODY = Object.freeze({});
-
-/** The PSP: identified by the path's token, not rate-limited per address (its notifications come in bursts from a few addresses). */
-const psp: Caller<object> = {
-  authenticate: () => NOBODY,
-  docs: { security: [], schemes: {}, statuses: [] },
-};
 
 function tokenMatches(given: string): boolean {
   const expected = env().PIX_WEBHOOK_TOKEN;
@@ -31,7 +23,7 @@ function tokenMatches(given: string): boolean {
 export const pixNotificationEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/providers/pix/{token}/pix",
-  caller: psp,
+  caller: providerCallback("pix"),
   // The token is the URL's secret: never in a log line.
   secretParams: ["token"],
   errorBody: messageBody,

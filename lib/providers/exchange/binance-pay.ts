@@ -1,11 +1,14 @@
 import { createHmac, createVerify, randomInt } from "node:crypto";
 import { env, publicBaseUrl } from "@/lib/env";
 import { InvalidInput, UpstreamUnavailable } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { Decimal } from "@/lib/money";
 import { secret } from "@/lib/secrets";
+import { processSingleton } from "@/lib/singleton";
 import { requestText, UpstreamHttpError } from "../http/client";
 import type { RefundState } from "../refund/types";
-import type { ExchangeNotification, ExchangePaymentState, ExchangeWalletProvider } from "./types";
+import { CertificateCache, CertificatesUnavailable, type Certificate } from "./certificate-cache";
+import type { ExchangeNotification, ExchangePayment, ExchangePaymentState, ExchangeWalletProvider } from "./types";
 
 // Exchange-wallet orders through Binance Pay's merchant API (CONTRACT §10):
 //   POST /binancepay/openapi/v3/order            create, with fiatAmount + fiatCurrency "BRL"
@@ -80,8 +83,8 @@ async function call(path: string, body: Json, what: string): Promise<unknown> {
       body: text,
       timeoutMs,
       retries: 2,
-      // A FAIL is a decided answer, whatever its HTTP status.
-      acceptBody: (status, raw) => status < 500 && /"status"\s*:\s*"(SUCCESS|FAIL)"/.test(raw),
+      // A FAIL is a decided answer, whatever its HTTP status; a 429 never is (it is retried after its Retry-After).
+      acceptBody: (status, raw) => status < 500 && status !== 429 && /"status"\s*:\s*"(SUCCESS|FAIL)"/.test(raw),
     });
   } catch (err) {
     throw new UpstreamUnavailable(`Binance Pay unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`);
@@ -114,17 +117,22 @@ function stateOf(d: Json): ExchangePaymentState {
   }
 }
 
-// Notification keys by serial, as Binance lists them; a serial not here is fetched again (rotation).
-const certificates = new Map<string, string>();
+/**
+ * The keys notifications are signed with, by serial, for the configured Binance account: fetched again
+ * for a serial not known, within the bounds of ./certificate-cache.ts (the serial is the sender's choice).
+ */
+export function binancePayCertificates(): CertificateCache {
+  const { base, key } = config();
+  return processSingleton(`binance-pay-certificates:${base}:${key}`, () => new CertificateCache({ fetch: listCertificates }));
+}
 
-async function publicKey(serial: string): Promise<string | null> {
-  const known = certificates.get(serial);
-  if (known) return known;
+async function listCertificates(): Promise<Certificate[]> {
   const data = await call(PATHS.certificates, {}, "list its certificates");
+  const list: Certificate[] = [];
   for (const c of Array.isArray(data) ? (data as Json[]) : []) {
-    if (typeof c.certSerial === "string" && typeof c.certPublic === "string") certificates.set(c.certSerial, c.certPublic);
+    if (typeof c.certSerial === "string" && typeof c.certPublic === "string") list.push({ serial: c.certSerial, publicKey: c.certPublic });
   }
-  return certificates.get(serial) ?? null;
+  return list;
 }
 
 /** A refusal of the order itself (a value Binance does not take, …) is the create endpoint's 400, naming Binance's answer. */
@@ -139,25 +147,91 @@ async function createOrder({
   expiresAt: Date;
   description: string;
 }) {
+  return call(
+    PATHS.create,
+    {
+      env: { terminalType: "WEB" },
+      merchantTradeNo: paymentLinkId,
+      fiatAmount: Number(new Decimal(valueCentavos).div(100).toFixed(2)),
+      fiatCurrency: "BRL",
+      description: plainText(description, 256),
+      goodsDetails: [{ goodsType: "02", goodsCategory: "Z000", referenceGoodsId: paymentLinkId, goodsName: plainText(description, 256) }],
+      orderExpireTime: expiresAt.getTime(),
+      webhookUrl: `${publicBaseUrl()}/api/v1/providers/binance-pay/webhook`,
+    },
+    "create the order",
+  );
+}
+
+/** api-common's 400201 INVALID_MERCHANT_TRADE_NO: "merchantTradeNo is invalid or duplicated". */
+const DUPLICATE_TRADE_NO = "400201";
+/** api-order-close: the order "is not applicable to close as it was paid or has any payment activity on the way". */
+const PAYMENT_ON_THE_WAY = "400204";
+const UNPAID = new Set(["INITIAL", "PENDING"]);
+const NOT_PAYABLE = new Set(["CANCELED", "EXPIRED", "ERROR"]);
+
+/**
+ * A create refused with 400201 although its merchantTradeNo is a payment link id made for this create
+ * alone. Either Binance refused the id itself, or an earlier attempt of this same call made the order
+ * and its answer was lost (call() repeats a create after a timeout, a dropped connection or a 5xx), and
+ * Binance refuses every repeat, however alike. The order is read by merchantTradeNo to tell which.
+ *
+ * Found, it cannot be handed back as created: the query (api-order-query-v2) answers prepayId, status,
+ * currency, orderAmount and times, but nothing a payer pays with (no qrcodeLink, qrContent, checkoutUrl,
+ * deeplink or universalUrl), and no other call gives them again. So an unpaid one is closed at Binance,
+ * where nobody could pay an order we do not keep, and the create fails saying a new one is safe. One
+ * with payment activity (which needs its QR, so should never happen) is kept as created, without links:
+ * its payment is then read like any other, and nothing paid is dropped.
+ */
+async function recoverDuplicate(paymentLinkId: string, payLink: string, refusal: BinanceRefusal): Promise<ExchangePayment> {
+  let order: Json;
   try {
-    return await call(
-      PATHS.create,
-      {
-        env: { terminalType: "WEB" },
-        merchantTradeNo: paymentLinkId,
-        fiatAmount: Number(new Decimal(valueCentavos).div(100).toFixed(2)),
-        fiatCurrency: "BRL",
-        description: plainText(description, 256),
-        goodsDetails: [{ goodsType: "02", goodsCategory: "Z000", referenceGoodsId: paymentLinkId, goodsName: plainText(description, 256) }],
-        orderExpireTime: expiresAt.getTime(),
-        webhookUrl: `${publicBaseUrl()}/api/v1/providers/binance-pay/webhook`,
-      },
-      "create the order",
-    );
+    order = (await call(PATHS.query, { merchantTradeNo: paymentLinkId }, "read the order it refused as a duplicate")) as Json;
   } catch (err) {
-    if (err instanceof BinanceRefusal) throw new InvalidInput(err.message);
+    // Binance has no such order: it refused the id itself, as it may refuse anything in a create.
+    if (err instanceof BinanceRefusal) throw new InvalidInput(refusal.message);
     throw err;
   }
+  if (order?.merchantTradeNo !== paymentLinkId || typeof order.prepayId !== "string") throw new InvalidInput(refusal.message);
+  const status = String(order.status);
+  let paying = !UNPAID.has(status) && !NOT_PAYABLE.has(status);
+  if (UNPAID.has(status)) {
+    try {
+      await call(PATHS.close, { merchantTradeNo: paymentLinkId }, "close the order whose creation was answered to nobody");
+    } catch (err) {
+      if (!(err instanceof BinanceRefusal && err.code === PAYMENT_ON_THE_WAY)) throw err;
+      paying = true;
+    }
+  }
+  if (paying) {
+    log.warn("Binance Pay order whose creation answer was lost shows payment activity: kept as created, without its payment links", {
+      merchantTradeNo: paymentLinkId,
+      prepayId: order.prepayId,
+      status,
+    });
+    return { providerRef: order.prepayId, qrContent: payLink, links: {} };
+  }
+  throw new UpstreamUnavailable(
+    "Binance Pay made the order but its answer was lost, and Binance refuses to create it again (400201); its query gives no QR code or payment link, so the order was closed at Binance and nothing was created: create the order again",
+  );
+}
+
+/**
+ * The refund a PAY_REFUND notification is about. refund-order-notification puts it in data.refundInfo,
+ * an object in Binance's sample but typed "string" in its table: both are read. No Binance page puts
+ * refundRequestId at the top of data.
+ */
+function refundRequestIdOf(data: Json): string | null {
+  let info: unknown = data.refundInfo;
+  if (typeof info === "string") {
+    try {
+      info = JSON.parse(info);
+    } catch {
+      return null;
+    }
+  }
+  const id = info && typeof info === "object" ? (info as Json).refundRequestId : undefined;
+  return typeof id === "string" ? id : null;
 }
 
 const REFUND_STATES: Record<string, RefundState["status"]> = { REFUND_SUCCESS: "COMPLETED", REFUND_FAIL: "FAILED", REFUND_PENDING: "PROCESSING" };
@@ -172,8 +246,15 @@ const plainText = (s: string, max: number) =>
 export const binancePay: ExchangeWalletProvider = {
   name: BINANCE_PAY_PROVIDER,
 
-  async createPayment({ valueCentavos, paymentLinkId, expiresAt, description }) {
-    const data = (await createOrder({ valueCentavos, paymentLinkId, expiresAt, description })) as Json;
+  async createPayment({ valueCentavos, paymentLinkId, payLink, expiresAt, description }) {
+    let data: Json;
+    try {
+      data = (await createOrder({ valueCentavos, paymentLinkId, expiresAt, description })) as Json;
+    } catch (err) {
+      if (err instanceof BinanceRefusal && err.code === DUPLICATE_TRADE_NO) return recoverDuplicate(paymentLinkId, payLink, err);
+      if (err instanceof BinanceRefusal) throw new InvalidInput(err.message);
+      throw err;
+    }
     if (typeof data?.prepayId !== "string" || typeof data.qrcodeLink !== "string")
       throw new UpstreamUnavailable("Binance Pay answered the order without its prepayId or qrcodeLink");
     const links: Record<string, string> = {};
@@ -208,7 +289,15 @@ export const binancePay: ExchangeWalletProvider = {
     const serial = headers.get("binancepay-certificate-sn");
     const signature = headers.get("binancepay-signature");
     if (!ts || !n || !serial || !signature) return null;
-    const key = await publicKey(serial);
+    let key: string | null;
+    try {
+      key = await binancePayCertificates().publicKey(serial);
+    } catch (err) {
+      // Binance could not be asked for its keys: whether the notification is genuine is not known yet.
+      if (err instanceof CertificatesUnavailable || err instanceof UpstreamUnavailable)
+        throw new UpstreamUnavailable("Binance Pay's notification keys could not be read");
+      throw err;
+    }
     if (!key) return null;
     let valid = false;
     try {
@@ -236,7 +325,7 @@ export const binancePay: ExchangeWalletProvider = {
       status: String(body.bizStatus ?? ""),
       id: String(body.bizIdStr ?? ""),
       merchantTradeNo,
-      refundRequestId: typeof data.refundRequestId === "string" ? data.refundRequestId : null,
+      refundRequestId: refundRequestIdOf(data),
     };
   },
 
