@@ -4,7 +4,7 @@ import bolt11 from "bolt11";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, cryptoPixInvoices, cryptoPixPayments, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
+import { apiKeys, cryptoPixInvoices, cryptoPixPayments, mailOutbox, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
@@ -15,9 +15,11 @@ import { reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { advancePayout } from "@/lib/payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
+import { attentionList } from "@/lib/ops/attention";
+import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { nodePublicKey } from "@/lib/providers/lightning/bolt11-sign";
 import { runSweep } from "@/lib/worker";
-import { startLndNode, type LndNode } from "./fixtures/lnd/server";
+import { LND_DEFAULTS, startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { loadLndSwagger } from "./fixtures/lnd/swagger";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
@@ -197,6 +199,81 @@ describe("the test LND node", () => {
     const swagger = loadLndSwagger();
     expect(swagger.request("POST", "/v1/invoices", { value_msat: "1", amount: 5 })).toEqual([expect.stringContaining("additional properties")]);
     expect(swagger.request("POST", "/v1/invoices", { value_msat: 1000 })).toEqual([expect.stringContaining("/value_msat must be string")]);
+  });
+});
+
+describe("the test LND node's chain", () => {
+  it("holds an HTLC to its CLTV: cltv_expiry recorded, heights from the chain, GetBestBlock, and lnd's cancel at expiry_height − holdexpirydelta", async () => {
+    const agent = new https.Agent({ ca: [fs.readFileSync(node.certFile)] });
+    const call = (path: string, body?: unknown) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = https.request(
+          `${node.url}${path}`,
+          { method: body === undefined ? "GET" : "POST", agent, headers: { "Grpc-Metadata-macaroon": node.macaroonHex } },
+          (res) => {
+            let text = "";
+            res.on("data", (c) => (text += c));
+            res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+      });
+    const hodl = (hash: string, cltv?: string) =>
+      call("/v2/invoices/hodl", { hash: Buffer.from(hash, "hex").toString("base64"), value_msat: "7000", expiry: "600", ...(cltv ? { cltv_expiry: cltv } : {}) });
+    // lnd refuses a final CLTV delta under routing.MinCLTVDelta, and takes its default without one.
+    expect((await hodl("e1".repeat(32), "10")).body.message).toMatch(/must be greater than minimum of 24/);
+    expect((await hodl("e2".repeat(32))).status).toBe(200);
+    expect(node.invoices.get("e2".repeat(32))).toMatchObject({ cltvExpiry: LND_DEFAULTS.cltvExpiry, cltvExpiryRequested: null });
+    const hash = "e3".repeat(32);
+    const added = await hodl(hash, "40");
+    expect(added.status).toBe(200);
+    expect(bolt11.decode(added.body.payment_request).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data).toBe(40);
+    expect(await call("/v2/chainkit/bestblock")).toMatchObject({ status: 200, body: { block_height: node.height() } });
+
+    // An HTLC that leaves less than the invoice's delta is refused (the invoice stays OPEN).
+    const h = node.height();
+    expect(() => node.pay(hash, { expiryHeight: h + 39 })).toThrow(/expires too soon/);
+    node.pay(hash, { expiryHeight: h + 40 });
+    const read = await call(`/v1/invoice/${hash}`);
+    expect(read.body).toMatchObject({ state: "ACCEPTED", cltv_expiry: "40", htlcs: [{ accept_height: h, expiry_height: h + 40, state: "ACCEPTED" }] });
+
+    const seen: string[] = [];
+    const streamReq = https.request(
+      `${node.url}/v2/invoices/subscribe/${Buffer.from(hash, "hex").toString("base64url")}`,
+      { agent, headers: { "Grpc-Metadata-macaroon": node.macaroonHex } },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (c: string) =>
+          seen.push(
+            ...c
+              .split("\n")
+              .filter(Boolean)
+              .map((l) => JSON.parse(l).result.state as string),
+          ),
+        );
+      },
+    );
+    streamReq.on("error", () => {});
+    streamReq.end();
+    await waitFor(
+      "the current state",
+      async () => seen.length,
+      (n) => n === 1,
+    );
+    // Held until height + holdexpirydelta reaches the HTLC's expiry, then cancelled (not reopened).
+    node.mine(40 - LND_DEFAULTS.holdExpiryDelta - 1);
+    expect(node.invoices.get(hash)!.state).toBe("ACCEPTED");
+    node.mine(1);
+    expect(node.invoices.get(hash)).toMatchObject({ state: "CANCELED", htlc: { state: "CANCELED" } });
+    await waitFor(
+      "CANCELED on the invoice's stream",
+      async () => seen,
+      (s) => s.length === 2,
+    );
+    expect(seen).toEqual(["ACCEPTED", "CANCELED"]);
+    expect((await call(`/v1/invoice/${hash}`)).body).toMatchObject({ state: "CANCELED", htlcs: [{ state: "CANCELED" }] });
+    streamReq.destroy();
   });
 });
 
@@ -472,5 +549,145 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(node.requests.filter((r) => r.path === "/v2/invoices/settle").length).toBeGreaterThanOrEqual(4);
     expect(await invoiceRow(p.id)).toMatchObject({ state: "settled", action: null });
     expect(await payment(p.id)).toMatchObject({ status: "COMPLETED" });
+  });
+  const lookup = async (apiKey: string, payCryptoPixId: string) => (await api("GET", `/api/v1/crypto-pix/order/${payCryptoPixId}`, { apiKey })).body;
+  const payoutsOf = async (paymentId: string) => db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, paymentId));
+
+  it("a hold invoice asks the node for LND_HOLD_CLTV_EXPIRY blocks (cltv_expiry), and the invoice carries them", async () => {
+    const { apiKey } = await liveMerchant();
+    const first = await payWithLightning(apiKey, 1200);
+    expect(node.invoices.get(first.invoice.paymentHash)).toMatchObject({ cltvExpiryRequested: 80, cltvExpiry: 80 });
+    liveEnv({ LND_HOLD_CLTV_EXPIRY: "144", LND_HOLD_MIN_BLOCKS_LEFT: "40" });
+    try {
+      const second = await payWithLightning(apiKey, 1300);
+      expect(node.invoices.get(second.invoice.paymentHash)).toMatchObject({ cltvExpiryRequested: 144, cltvExpiry: 144 });
+      expect(bolt11.decode(second.data.address).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data).toBe(144);
+    } finally {
+      delete process.env.LND_HOLD_CLTV_EXPIRY;
+      delete process.env.LND_HOLD_MIN_BLOCKS_LEFT;
+      liveEnv();
+    }
+  });
+
+  it("an HTLC with too few blocks left before it expires: no PIX, the invoice cancelled, the payment FAILED", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const made = psp.payoutsMade;
+    const { data, payment: p, invoice } = await payWithLightning(apiKey, 3300);
+    const h = node.height();
+    node.pay(invoice.paymentHash);
+    const expiryHeight = h + 80 + LND_DEFAULTS.blockPadding;
+    // Our worker was down while 48 blocks were mined: 35 left, fewer than LND_HOLD_MIN_BLOCKS_LEFT (36),
+    // and lnd (holdexpirydelta 18) has not cancelled it yet.
+    node.mine(48);
+    expect(node.invoices.get(invoice.paymentHash)!.state).toBe("ACCEPTED");
+    expect(await followOpenHoldInvoices()).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      "the payment FAILED",
+      () => payment(p.id),
+      (x) => x.status === "FAILED",
+    );
+    expect(await payment(p.id)).toMatchObject({ pixPayoutId: null, paidAt: null });
+    expect(Number((await payment(p.id)).receivedAmount)).toBe(0);
+    expect((await payment(p.id)).failureReason).toMatch(/35 blocks.*36/);
+    expect(await invoiceRow(p.id)).toMatchObject({ state: "accepted", action: "cancel", acceptHeight: h, htlcExpiryHeight: expiryHeight });
+    await runInvoiceActions();
+    expect(node.invoices.get(invoice.paymentHash)).toMatchObject({ state: "CANCELED", preimage: null });
+    expect(await invoiceRow(p.id)).toMatchObject({ state: "canceled", action: null });
+    // Nothing later pays it either: a sweep, the poll.
+    await runSweep();
+    const { reconcileHoldInvoices } = await import("@/lib/crypto-pix/lightning");
+    await reconcileHoldInvoices();
+    expect(await payoutsOf(p.id)).toEqual([]);
+    expect(psp.payoutsMade).toBe(made);
+    const view = await lookup(apiKey, data.payCryptoPixId);
+    expect(view).toMatchObject({ status: "FAILED", holdInvoice: { status: "CANCELED", acceptHeight: h, htlcExpiryHeight: expiryHeight } });
+    expect(await balance(merchant.id)).toBe(0);
+  });
+
+  it("enough blocks left, read from the HTLC when the node cannot tell its height (no ChainKit): the PIX is paid", async () => {
+    const { apiKey } = await liveMerchant();
+    const { payment: p, invoice } = await payWithLightning(apiKey, 3400);
+    node.pay(invoice.paymentHash);
+    node.faults.failNext.push({ path: /^\/v2\/chainkit\/bestblock$/, status: 404, count: 1 });
+    const { reconcileHoldInvoices } = await import("@/lib/crypto-pix/lightning");
+    expect(await reconcileHoldInvoices()).toBe(1);
+    await settlePayout(p.id);
+    expect((await payment(p.id)).status).toBe("COMPLETED");
+    expect(await invoiceRow(p.id)).toMatchObject({ action: "settle", acceptHeight: node.invoices.get(invoice.paymentHash)!.htlc!.acceptHeight });
+    await runInvoiceActions();
+    expect(node.invoices.get(invoice.paymentHash)!.state).toBe("SETTLED");
+  });
+
+  it("the PIX made, then the node keeps refusing the settle: COMPLETED, attention raised and mailed, shown on the payment, cleared once it settles", async () => {
+    liveEnv({ OPERATOR_ALERT_EMAIL: "ops@example.com" });
+    try {
+      const { merchant, apiKey } = await liveMerchant();
+      const { data, payment: p, invoice } = await payWithLightning(apiKey, 4400);
+      node.pay(invoice.paymentHash);
+      const { reconcileHoldInvoices } = await import("@/lib/crypto-pix/lightning");
+      await reconcileHoldInvoices();
+      await settlePayout(p.id);
+      expect((await payment(p.id)).status).toBe("COMPLETED");
+      node.faults.failNext.push({ path: /^\/v2\/invoices\/settle$/, status: 503, count: 1000 });
+      await runInvoiceActions();
+      // A settle that just failed is retried; no operator yet.
+      expect(await invoiceRow(p.id)).toMatchObject({ action: "settle", attention: null });
+      expect((await invoiceRow(p.id)).lastError).toMatch(/503/);
+      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({ status: "SETTLE_FAILING", attention: null });
+
+      // Still failing minutes after the PIX was made: an operator is told, once.
+      await db()
+        .update(cryptoPixPayments)
+        .set({ closedAt: new Date(Date.now() - 6 * 60_000) })
+        .where(eq(cryptoPixPayments.id, p.id));
+      await runInvoiceActions();
+      await runInvoiceActions();
+      const flagged = await invoiceRow(p.id);
+      expect(flagged.attention).toMatch(/settle/);
+      expect(flagged.attentionAt).toBeInstanceOf(Date);
+      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([expect.objectContaining({ kind: "hold_invoice" })]);
+      const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "ops@example.com"));
+      expect(mails.filter((m) => m.subject.includes(p.id))).toHaveLength(1);
+      const view = await lookup(apiKey, data.payCryptoPixId);
+      expect(view).toMatchObject({ status: "COMPLETED", holdInvoice: { status: "SETTLE_FAILING", attention: flagged.attention } });
+      expect(view.holdInvoice.attentionSince).toBe(flagged.attentionAt!.toISOString());
+      const detail = await getOrderDetail(merchant.id, p.id);
+      expect(detail!.facts).toEqual(
+        expect.arrayContaining([
+          { label: "order.holdInvoice", type: "holdInvoice", value: "SETTLE_FAILING" },
+          { label: "order.holdInvoiceAttention", type: "text", value: flagged.attention },
+        ]),
+      );
+      expect(node.invoices.get(invoice.paymentHash)!.state).toBe("ACCEPTED");
+
+      // The node accepts the settle: the sats are ours and the attention goes.
+      node.faults.failNext = [];
+      await runInvoiceActions();
+      expect(node.invoices.get(invoice.paymentHash)).toMatchObject({ state: "SETTLED", preimage: invoice.preimage });
+      expect(await invoiceRow(p.id)).toMatchObject({ state: "settled", action: null, lastError: null, attention: null, attentionAt: null });
+      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({ status: "SETTLED", attention: null, lastError: null });
+      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([]);
+      expect((await payment(p.id)).status).toBe("COMPLETED");
+    } finally {
+      delete process.env.OPERATOR_ALERT_EMAIL;
+      liveEnv();
+    }
+  });
+
+  it("the PIX made, but lnd cancelled the HTLC first: attention at once, since no retry can settle it", async () => {
+    const { apiKey } = await liveMerchant();
+    const { data, payment: p, invoice } = await payWithLightning(apiKey, 4500);
+    node.pay(invoice.paymentHash);
+    const { reconcileHoldInvoices } = await import("@/lib/crypto-pix/lightning");
+    await reconcileHoldInvoices();
+    await settlePayout(p.id);
+    // The settle could not reach the node until lnd had cancelled the HTLC.
+    node.mine(80 + LND_DEFAULTS.blockPadding - LND_DEFAULTS.holdExpiryDelta);
+    expect(node.invoices.get(invoice.paymentHash)!.state).toBe("CANCELED");
+    await runInvoiceActions();
+    const row = await invoiceRow(p.id);
+    expect(row).toMatchObject({ action: "settle" });
+    expect(row.attention).toMatch(/cancel/i);
+    expect(await lookup(apiKey, data.payCryptoPixId)).toMatchObject({ status: "COMPLETED", holdInvoice: { status: "SETTLE_FAILING" } });
   });
 });

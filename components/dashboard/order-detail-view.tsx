@@ -28,6 +28,8 @@ function FactValue({ fact }: { fact: Fact }) {
       return <>{dateTime(fact.value)}</>;
     case "status":
       return <>{t(`refundStatus.${fact.value as "PENDING" | "COMPLETED" | "FAILED"}`)}</>;
+    case "holdInvoice":
+      return <span className={fact.value === "SETTLE_FAILING" ? "font-medium text-amber-800" : undefined}>{t(`holdInvoice.${fact.value}`)}</span>;
     case "crypto":
       return (
         <span className="tabular-nums">

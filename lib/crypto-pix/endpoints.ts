@@ -1,3 +1,4 @@
+import { db } from "@/db";
 import { merchantKey } from "@/lib/api-auth/callers";
 import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
@@ -6,6 +7,8 @@ import { decodeCryptoPixId } from "@/lib/ids";
 import { cryptoPixExample, cryptoPixGetExample, QRCODE_EXAMPLE } from "./examples";
 import { cryptoPixSchema, payCryptoPixBody, payCryptoPixResponse } from "./schemas";
 import { createCryptoPixPayment, findCryptoPixPayment } from "./service";
+import { overLightning } from "./kinds";
+import { invoiceOf } from "./queries";
 import { cryptoPixCreatedView, cryptoPixView } from "./views";
 
 export const payCryptoPixEndpoint = defineEndpoint({
@@ -49,7 +52,9 @@ export const getCryptoPixEndpoint = defineEndpoint({
     // generated sample whose path placeholder was left unfilled), otherwise it could never be used.
     const id = decodeCryptoPixId(params.id ?? "") ?? decodeCryptoPixId(req.headers.get("id")?.trim() ?? "");
     if (!id) throw new NotFound("Crypto-PIX payment not found");
-    return cryptoPixView(await findCryptoPixPayment(merchant.id, id));
+    const payment = await findCryptoPixPayment(merchant.id, id);
+    // Over Lightning, whether the sats are the merchant's yet: a settle pending or failing shows here.
+    return cryptoPixView(payment, overLightning(payment) ? await invoiceOf(db(), payment.id) : undefined);
   },
 });
 

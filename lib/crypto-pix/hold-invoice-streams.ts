@@ -30,7 +30,7 @@ export async function followOpenHoldInvoices(): Promise<number> {
     followed.set(hash, stop);
     lightning
       .followInvoice(hash, stop.signal, async (invoice) => {
-        if (invoice.accepted && invoice.acceptedAt) await onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt);
+        if (invoice.accepted && invoice.acceptedAt) await onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt, invoice);
         // Nothing more to wait for on this stream: what follows (settle, cancel) is ours to do.
         if (invoice.accepted || invoice.paid || invoice.canceled) stop.abort();
       })

@@ -7,11 +7,13 @@ import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { fromBaseUnits, satoshisFor } from "@/lib/money";
+import { clearAttention } from "@/lib/ops/attention";
 import { createPayout, requestPayout, type PayoutDecision } from "@/lib/payouts/machine";
 import { providers } from "@/lib/providers";
-import type { StreamedInvoice } from "@/lib/providers/lightning/types";
+import type { HeldHtlcs, StreamedInvoice } from "@/lib/providers/lightning/types";
 import { requireRail } from "@/lib/providers/rails";
 import { emitRefundChange, emitStatusChange } from "./events";
+import { enoughRoom, htlcRoom, noRoomReason } from "./htlc-room";
 import { LIGHTNING_NETWORK } from "./kinds";
 import {
   closePayment,
@@ -25,6 +27,7 @@ import {
   updateInvoice,
   updatePayment,
 } from "./queries";
+import { noteSettleFailure } from "./settle-attention";
 
 // Crypto-PIX over Lightning (spec §2.6, issue 14): the payer pays a hold invoice for the BRL value at
 // the BTC quote locked at creation. The node holds the payment (ACCEPTED) without claiming it; the
@@ -33,7 +36,10 @@ import {
 // payer's sats go back by themselves: no refund transaction, nothing to lose. An invoice not paid by
 // the expiry is cancelled so it can no longer be paid.
 // What must be done at the node (settle, cancel) is recorded with the decision and done after
-// commit by the "crypto-pix-invoice" job, retried until the node confirms it.
+// commit by the "crypto-pix-invoice" job, retried until the node confirms it. lnd gives the held
+// payment back by itself some blocks before its HTLC expires, so the PIX starts only while enough
+// blocks are left (./htlc-room.ts), and a settle that keeps failing reaches an operator
+// (./settle-attention.ts).
 
 export type BrCodeFacts = { qrcode: string; pixKey: string; recipientName: string; recipientCity: string; pixTxid: string | null; valueCentavos: number };
 
@@ -84,23 +90,36 @@ export async function createLightningPayment(merchant: MerchantProfile, code: Br
 }
 
 /**
- * The payer's payment is held at the node (ACCEPTED at `acceptedAt`). In time: the payment counts as
- * received and its PIX is recorded, to be sent now. Too late (the payment had closed): the invoice is
- * cancelled, so the sats go back. False when the invoice is not one of ours.
+ * The payer's payment is held at the node (ACCEPTED at `acceptedAt`, its HTLCs at `held`). In time and
+ * with enough blocks left before the node would give it back: the payment counts as received and its
+ * PIX is recorded, to be sent now. Too late (the payment had closed): the invoice is cancelled, so the
+ * sats go back. Too few blocks left: the same, and the payment is FAILED (docs/providers.md). False
+ * when the invoice is not one of ours.
  */
-export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date): Promise<boolean> {
+export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, held: Partial<HeldHtlcs> = {}): Promise<boolean> {
+  // Asked before the transaction: no row stays locked while the node answers.
+  const room = await htlcRoom(held, acceptedAt);
   const payoutId = await db().transaction(async (tx) => {
     const invoice = await lockInvoiceByHash(tx, paymentHash);
     if (!invoice) return false;
     if (invoice.state !== "open") return null;
     const p = await lockPayment(tx, invoice.paymentId);
     if (!p) return null;
+    const accepted = { state: "accepted" as const, acceptedAt, acceptHeight: held.acceptHeight ?? null, htlcExpiryHeight: held.htlcExpiryHeight ?? null };
     if (p.closedAt || acceptedAt.getTime() > p.expiresAt.getTime()) {
-      await updateInvoice(tx, p.id, { state: "accepted", acceptedAt, action: "cancel" });
+      await updateInvoice(tx, p.id, { ...accepted, action: "cancel" });
+      return null;
+    }
+    if (room && !enoughRoom(room)) {
+      // Closed at once, before anything could record a PIX for it: the cancel only has to reach the node.
+      await updateInvoice(tx, p.id, { ...accepted, action: "cancel" });
+      const failed = await closePayment(tx, p.id, { status: "FAILED", failureReason: noRoomReason(room) });
+      if (failed) await emitStatusChange(tx, failed, p.status);
+      log.warn("held Lightning payment refused: too few blocks left before its HTLC expires", { paymentId: p.id, ...room });
       return null;
     }
     const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
-    await updateInvoice(tx, p.id, { state: "accepted", acceptedAt });
+    await updateInvoice(tx, p.id, accepted);
     await updatePayment(tx, p.id, { receivedAmount: p.cryptoAmount, paidAt: acceptedAt, txHash: paymentHash, pixPayoutId: payout.id });
     // The sandbox's payer pays through the API: its Idempotency-Key, if any, is bound to the payment.
     await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: p.id });
@@ -146,7 +165,7 @@ export async function mayExpireLightning(p: CryptoPixPayment): Promise<boolean> 
   try {
     const remote = await lightning.readInvoice(invoice.paymentHash);
     if (remote.accepted && remote.acceptedAt) {
-      await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt);
+      await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt, remote);
       return false;
     }
     return true;
@@ -166,12 +185,15 @@ export async function runInvoiceActions(limit = 100): Promise<number> {
       else await lightning.cancelHoldInvoice!(invoice.paymentHash);
     } catch (err) {
       log.warn(`hold invoice could not be ${invoice.action === "settle" ? "settled" : "cancelled"} yet; retried`, { paymentId: invoice.paymentId, err });
-      await updateInvoice(db(), invoice.paymentId, { lastError: err instanceof Error ? err.message.slice(0, 500) : String(err) });
+      const lastError = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+      await updateInvoice(db(), invoice.paymentId, { lastError });
+      if (invoice.action === "settle") await noteSettleFailure(invoice, lastError);
       continue;
     }
     await db().transaction(async (tx) => {
       const p = await lockPayment(tx, invoice.paymentId);
       await updateInvoice(tx, invoice.paymentId, { action: null, lastError: null, state: invoice.action === "settle" ? "settled" : "canceled" });
+      await clearAttention("hold_invoice", invoice.paymentId, tx);
       // A PIX not made: the sats went back when the invoice was cancelled.
       if (invoice.action === "cancel" && p && p.refundStatus === "PENDING" && !p.closedAt) {
         const refunded = await closePayment(tx, p.id, { status: "REFUNDED", refundStatus: "COMPLETED" });
@@ -189,7 +211,7 @@ export async function runInvoiceActions(limit = 100): Promise<number> {
 /** The node's stream (lib/lightning/stream.ts) hands every invoice here first: true when it was one of ours. */
 export async function onStreamedHoldInvoice(invoice: StreamedInvoice): Promise<boolean> {
   if (!invoice.accepted || !invoice.acceptedAt) return false;
-  return onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt);
+  return onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt, invoice);
 }
 
 /** The poll's share: open hold invoices the node may have accepted while a notification was lost. */
@@ -200,7 +222,7 @@ export async function reconcileHoldInvoices(): Promise<number> {
   for (const invoice of await openInvoices(db(), lightning.name, 200)) {
     try {
       const remote = await lightning.readInvoice(invoice.paymentHash);
-      if (remote.accepted && remote.acceptedAt && (await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt))) accepted++;
+      if (remote.accepted && remote.acceptedAt && (await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt, remote))) accepted++;
     } catch (err) {
       log.warn("hold invoice could not be read; the next poll tries again", { paymentId: invoice.paymentId, err });
     }

@@ -37,6 +37,32 @@ export type PayCryptoPixInput = z.output<typeof payCryptoPixBody>;
 
 // Responses (spec §2.6, §2.7). The view and the handler return these types.
 
+/**
+ * Where a Crypto-PIX payment's hold invoice stands at the node (Lightning only): waiting for the payer,
+ * the payer's sats held while the PIX is paid, being settled (the PIX was made) or cancelled (the sats
+ * go back), and done.
+ */
+export const HOLD_INVOICE_STATUSES = ["OPEN", "HELD", "SETTLING", "SETTLE_FAILING", "CANCELLING", "SETTLED", "CANCELED"] as const;
+export type HoldInvoiceStatus = (typeof HOLD_INVOICE_STATUSES)[number];
+
+const holdInvoiceSchema = z
+  .strictObject({
+    status: z.enum(HOLD_INVOICE_STATUSES).meta({
+      description:
+        "OPEN until the payer pays; HELD while the payer's sats are held and the PIX is paid; SETTLING once the PIX was made, until the node settles the invoice (SETTLE_FAILING while its last attempt failed: retried until it succeeds); CANCELLING / CANCELED when the sats go back; SETTLED when they are the merchant's",
+    }),
+    lastError: z.string().nullable().meta({ description: "The node's answer to the last settle or cancel that failed; null once one succeeded" }),
+    attention: z.string().nullable().meta({ description: "Set while an operator must act (a settle still failing after the PIX was made), with why" }),
+    attentionSince: isoDateTime.nullable(),
+    acceptHeight: z.number().int().nullable().meta({ description: "Block height at which the node accepted the payer's HTLC" }),
+    htlcExpiryHeight: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "Block height at which the payer's HTLC expires; the node gives the sats back some blocks before (invoices.holdexpirydelta)" }),
+  })
+  .meta({ id: "CryptoPixHoldInvoice" });
+
 export const cryptoPixCreatedSchema = z
   .strictObject({
     pixKey: z.string().meta({ description: "The PIX key the BR Code pays" }),
@@ -84,8 +110,11 @@ export const cryptoPixSchema = z
     }),
     refundHash: z.string().optional().meta({ description: "The refund's transaction hash, once it is mined" }),
     failureReason: z.string().optional(),
+    holdInvoice: holdInvoiceSchema
+      .optional()
+      .meta({ description: "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing" }),
   })
-  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis only over Lightning" });
+  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis and holdInvoice only over Lightning" });
 export type CryptoPixView = z.infer<typeof cryptoPixSchema>;
 
 export const payCryptoPixResponse = z.strictObject({ data: cryptoPixCreatedSchema });

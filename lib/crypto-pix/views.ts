@@ -1,9 +1,9 @@
-import type { CryptoPixPayment } from "@/db/schema";
+import type { CryptoPixInvoice, CryptoPixPayment } from "@/db/schema";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 
 import { overLightning } from "./kinds";
-import type { CryptoPixView, PayCryptoPixResponse } from "./schemas";
+import type { CryptoPixView, HoldInvoiceStatus, PayCryptoPixResponse } from "./schemas";
 
 // network and asset are text columns, written only after resolveToken accepted them for Crypto-PIX.
 type CryptoPixNetwork = CryptoPixView["network"];
@@ -11,8 +11,29 @@ type CryptoPixNetwork = CryptoPixView["network"];
 /** The invoice's satoshis, from its BTC amount (8 decimals, exact). */
 const satoshisOf = (p: CryptoPixPayment) => new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0);
 
-/** Spec §2.6: top-level fields of the Crypto-PIX lookup. `satoshis` only over Lightning. */
-export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
+/** The hold invoice's stage, from what is left to do at the node (lib/crypto-pix/lightning.ts). */
+export function holdInvoiceStatus(i: Pick<CryptoPixInvoice, "state" | "action" | "lastError">): HoldInvoiceStatus {
+  if (i.action === "settle") return i.lastError ? "SETTLE_FAILING" : "SETTLING";
+  if (i.action === "cancel") return "CANCELLING";
+  return ({ open: "OPEN", accepted: "HELD", settled: "SETTLED", canceled: "CANCELED" } as const)[i.state];
+}
+
+export function holdInvoiceView(i: CryptoPixInvoice): NonNullable<CryptoPixView["holdInvoice"]> {
+  return {
+    status: holdInvoiceStatus(i),
+    lastError: i.lastError,
+    attention: i.attention,
+    attentionSince: i.attentionAt ? i.attentionAt.toISOString() : null,
+    acceptHeight: i.acceptHeight,
+    htlcExpiryHeight: i.htlcExpiryHeight,
+  };
+}
+
+/**
+ * Spec §2.6: top-level fields of the Crypto-PIX lookup. `satoshis` only over Lightning; `holdInvoice`
+ * only when the caller read the payment's hold invoice (the lookup does; events do not).
+ */
+export function cryptoPixView(p: CryptoPixPayment, invoice?: CryptoPixInvoice): CryptoPixView {
   const remaining = Decimal.max(0, new Decimal(p.cryptoAmount).minus(p.receivedAmount)).toFixed();
   const isPartial = p.status === "PARTIAL_ORDER";
   return {
@@ -40,6 +61,7 @@ export function cryptoPixView(p: CryptoPixPayment): CryptoPixView {
     ...(p.refundStatus ? { refundStatus: p.refundStatus } : {}),
     ...(p.refundTxHash ? { refundHash: p.refundTxHash } : {}),
     ...(p.failureReason ? { failureReason: p.failureReason } : {}),
+    ...(invoice ? { holdInvoice: holdInvoiceView(invoice) } : {}),
   };
 }
 

@@ -1,7 +1,16 @@
 import "server-only";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { events, webhookDeliveries, webhookEndpoints, type ChainTransfer, type CryptoPixPayment, type OnchainOrder, type Order } from "@/db/schema";
+import {
+  events,
+  webhookDeliveries,
+  webhookEndpoints,
+  type ChainTransfer,
+  type CryptoPixInvoice,
+  type CryptoPixPayment,
+  type OnchainOrder,
+  type Order,
+} from "@/db/schema";
 import { encodeCryptoPixId, isUuid } from "@/lib/ids";
 import { cryptoPixPayLink, paymentLink } from "@/lib/links";
 import { assetOf } from "@/lib/chain/config";
@@ -13,6 +22,9 @@ import { env } from "@/lib/env";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
 import { chainPayment, overLightning, type ChainPayment } from "@/lib/crypto-pix/kinds";
+import { invoiceOf } from "@/lib/crypto-pix/queries";
+import type { HoldInvoiceStatus } from "@/lib/crypto-pix/schemas";
+import { holdInvoiceStatus } from "@/lib/crypto-pix/views";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import type { OrderListKind } from "./orders";
@@ -28,6 +40,8 @@ export type Fact =
   /** A refund's state: PENDING, COMPLETED or FAILED (an operator retries a FAILED one). */
   | { label: MessageKey; type: "status"; value: string }
   | { label: MessageKey; type: "crypto"; value: string; unit: string }
+  /** Where a Crypto-PIX payment's hold invoice stands at the node (settling, failing to settle, …). */
+  | { label: MessageKey; type: "holdInvoice"; value: HoldInvoiceStatus }
   /** `rate` BRL for one `asset`, shown as "1 USDT = R$ 5,40". */
   | { label: MessageKey; type: "rate"; value: string; asset: string };
 
@@ -214,16 +228,27 @@ function payCryptoPix(p: CryptoPixPayment): OrderDetail["payment"] {
   return { qrContent: depositTransferUri(chainPayment(p)), code: p.address, codeLabel: "order.address" };
 }
 
-function lightningFacts(p: CryptoPixPayment): Fact[] {
+function lightningFacts(p: CryptoPixPayment, invoice: CryptoPixInvoice | undefined): Fact[] {
   return [
     { label: "order.network", type: "text", value: "Lightning" },
     { label: "order.satoshis", type: "crypto", value: new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0), unit: "sats" },
     { label: "order.rate", type: "rate", value: new Decimal(p.rate).toFixed(), asset: "BTC" },
     { label: "order.received", type: "crypto", value: new Decimal(p.receivedAmount).toFixed(), unit: "BTC" },
+    ...(invoice ? holdInvoiceFacts(invoice) : []),
   ];
 }
 
-function fromCryptoPix(p: CryptoPixPayment): Base {
+/** Whether the sats are the merchant's yet: a settle pending or failing after the PIX was made shows here. */
+function holdInvoiceFacts(i: CryptoPixInvoice): Fact[] {
+  return [
+    { label: "order.holdInvoice", type: "holdInvoice", value: holdInvoiceStatus(i) },
+    ...(i.attention ? [{ label: "order.holdInvoiceAttention" as const, type: "text" as const, value: i.attention }] : []),
+    ...(i.lastError && !i.attention ? [{ label: "order.holdInvoiceError" as const, type: "text" as const, value: i.lastError }] : []),
+    ...(i.htlcExpiryHeight ? [{ label: "order.htlcExpiryHeight" as const, type: "text" as const, value: String(i.htlcExpiryHeight) }] : []),
+  ];
+}
+
+function fromCryptoPix(p: CryptoPixPayment, invoice?: CryptoPixInvoice): Base {
   return {
     id: p.id,
     kind: "crypto_pix",
@@ -243,7 +268,7 @@ function fromCryptoPix(p: CryptoPixPayment): Base {
       { label: "order.payCryptoPixId", type: "mono", value: encodeCryptoPixId(p.id) },
       { label: "order.recipient", type: "text", value: `${p.recipientName} (${p.recipientCity})` },
       { label: "order.pixKey", type: "mono", value: p.pixKey },
-      ...(overLightning(p) ? lightningFacts(p) : chainFacts(chainPayment(p))),
+      ...(overLightning(p) ? lightningFacts(p, invoice) : chainFacts(chainPayment(p))),
       ...(p.refundAddress ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }] : []),
       ...(p.refundStatus ? [{ label: "order.refundStatus" as const, type: "status" as const, value: p.refundStatus }] : []),
       ...(p.refundTxHash ? [{ label: "order.refundTx" as const, type: "mono" as const, value: p.refundTxHash }] : []),
@@ -282,7 +307,9 @@ async function loadOrder(merchantId: string, id: string): Promise<(Base & Pick<O
   if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)) };
   const order = found.order;
   const transfers = (await transfersOf(db(), order.id)).map((t) => transferLine(t, order));
-  return { ...(found.kind === "onchain" ? fromDeposit(found.order) : fromCryptoPix(found.order)), transfers, refunds: [], refundable: null };
+  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null };
+  const invoice = overLightning(found.order) ? await invoiceOf(db(), found.order.id) : undefined;
+  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null };
 }
 
 /**

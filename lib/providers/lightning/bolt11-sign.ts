@@ -26,6 +26,8 @@ export type CreateSignedInvoiceArgs = {
   nodePrivateKey: string;
   paymentHash?: string;
   timestamp?: number;
+  /** The final CLTV delta the payer's HTLC must leave (the `c` tag); 18 when not given. */
+  minFinalCltvExpiry?: number;
 };
 
 export type SignedInvoice = {
@@ -93,7 +95,7 @@ export function createSignedInvoice(args: CreateSignedInvoiceArgs): SignedInvoic
         { tagName: "payment_secret", data: randomHex32() },
         { tagName: "description", data: description },
         { tagName: "expire_time", data: expirySeconds },
-        { tagName: "min_final_cltv_expiry", data: MIN_FINAL_CLTV_EXPIRY },
+        { tagName: "min_final_cltv_expiry", data: args.minFinalCltvExpiry ?? MIN_FINAL_CLTV_EXPIRY },
         {
           tagName: "feature_bits",
           // Both are mandatory on today's network (BOLT 9 "assumed" features), matching what LND/CLN emit.

@@ -17,8 +17,11 @@ import type { LightningInvoice, LightningProvider, RemoteInvoice, StreamedInvoic
 //   POST /v2/invoices/hodl|settle|cancel   hold invoices (Crypto-PIX over Lightning)
 //   GET  /v2/invoices/subscribe/{hash} one invoice's stream: the all-invoices stream never reports a
 //                                      hold invoice ACCEPTED or CANCELED (lnd keeps those for these)
+//   GET  /v2/chainkit/bestblock        the current height, which held HTLCs expire against
 // TLS is pinned to the node's own certificate, and the macaroon (sent as Grpc-Metadata-macaroon)
-// should be an invoice macaroon: it can make and read invoices but never spend.
+// should be an invoice macaroon: it can make and read invoices but never spend. It cannot call
+// GetInfo (info:read), but it can call ChainKit's GetBestBlock (onchain:read, which lnd's
+// invoicePermissions in rpcserver.go grant; ChainKit is in lnd's release builds since 0.16).
 // Proto3 JSON: 64-bit integers are strings, bytes are base64.
 
 export const LND_PROVIDER = "lnd";
@@ -75,12 +78,18 @@ async function call(method: "GET" | "POST", path: string, what: string, body?: u
   }
 }
 
-/** The invoice LND made is the one we asked for: our amount, and the payment hash it says it is. */
-function checked(paymentRequest: string, rHashHex: string, satoshis: number): LightningInvoice {
+/**
+ * The invoice LND made is the one we asked for: our amount, the payment hash it says it is and, for a
+ * hold invoice, at least the blocks we asked the payer's HTLC to leave.
+ */
+function checked(paymentRequest: string, rHashHex: string, satoshis: number, cltvExpiry?: number): LightningInvoice {
   const decoded = bolt11.decode(paymentRequest);
   const hash = decoded.tags.find((t) => t.tagName === "payment_hash")?.data;
   if (decoded.satoshis !== satoshis) throw new UpstreamUnavailable(`LND made an invoice for ${decoded.satoshis ?? "no"} sats, not ${satoshis}`);
   if (hash !== rHashHex) throw new UpstreamUnavailable("LND made an invoice whose payment hash is not the one it reported");
+  const cltv = decoded.tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data;
+  if (cltvExpiry !== undefined && (typeof cltv !== "number" || cltv < cltvExpiry))
+    throw new UpstreamUnavailable(`LND made a hold invoice whose payer may leave ${String(cltv ?? "no")} blocks, not ${cltvExpiry}`);
   const createdAt = new Date((decoded.timestamp ?? Math.floor(Date.now() / 1000)) * 1000);
   const expiresAt = new Date((decoded.timeExpireDate ?? Math.floor(createdAt.getTime() / 1000) + 3600) * 1000);
   return { id: rHashHex, invoice: paymentRequest, paymentHash: rHashHex, createdAt, expiresAt };
@@ -92,6 +101,9 @@ function remote(o: Json): StreamedInvoice {
   const hash = typeof o.r_hash === "string" ? b64ToHex(o.r_hash) : "";
   const htlcs = Array.isArray(o.htlcs) ? (o.htlcs as Json[]) : [];
   const acceptTimes = htlcs.map((h) => seconds(h.accept_time)).filter((d): d is Date => d !== null);
+  // lnd's expiry watcher goes by the earliest expiry among the HTLCs it still holds.
+  const held = htlcs.filter((h) => h.state === "ACCEPTED");
+  const heights = (field: string) => held.map((h) => h[field]).filter((v): v is number => typeof v === "number" && v > 0);
   return {
     id: hash,
     paymentHash: hash,
@@ -102,6 +114,8 @@ function remote(o: Json): StreamedInvoice {
     // A hold invoice's payment arrived when its HTLCs were accepted (the last one completes it).
     acceptedAt: acceptTimes.length ? new Date(Math.max(...acceptTimes.map((d) => d.getTime()))) : null,
     canceled: state === "CANCELED",
+    htlcExpiryHeight: heights("expiry_height").length ? Math.min(...heights("expiry_height")) : null,
+    acceptHeight: heights("accept_height").length ? Math.max(...heights("accept_height")) : null,
     settleIndex: typeof o.settle_index === "string" && /^\d+$/.test(o.settle_index) && o.settle_index !== "0" ? Number(o.settle_index) : null,
   };
 }
@@ -216,16 +230,25 @@ export const lndLightning: LightningProvider = {
   },
 
   async createHoldInvoice({ paymentHash, satoshis, description, expirySeconds }) {
+    // Said explicitly rather than left to the node's default: how long the payer's HTLC outlives its
+    // arrival bounds the time we have to pay the PIX (LND_HOLD_CLTV_EXPIRY in lib/env.ts).
+    const cltvExpiry = env().LND_HOLD_CLTV_EXPIRY;
     const answer = await call(
       "POST",
       "/v2/invoices/hodl",
       "create the hold invoice",
-      { memo: description, hash: hexToB64(paymentHash), value_msat: String(BigInt(satoshis) * 1000n), expiry: String(expirySeconds) },
+      {
+        memo: description,
+        hash: hexToB64(paymentHash),
+        value_msat: String(BigInt(satoshis) * 1000n),
+        expiry: String(expirySeconds),
+        cltv_expiry: String(cltvExpiry),
+      },
       0,
     );
     const o = (answer.json ?? {}) as Json;
     if (answer.status !== 200 || typeof o.payment_request !== "string") throw new UpstreamUnavailable(`LND node refused to create the hold invoice: ${problem(answer)}`);
-    return checked(o.payment_request, paymentHash, satoshis);
+    return checked(o.payment_request, paymentHash, satoshis, cltvExpiry);
   },
 
   async settleHoldInvoice(preimage) {
@@ -236,5 +259,13 @@ export const lndLightning: LightningProvider = {
   async cancelHoldInvoice(paymentHash) {
     const answer = await call("POST", "/v2/invoices/cancel", "cancel the hold invoice", { payment_hash: hexToB64(paymentHash) });
     if (answer.status !== 200) throw new UpstreamUnavailable(`LND node refused to cancel the hold invoice: ${problem(answer)}`);
+  },
+
+  async bestBlockHeight() {
+    const answer = await call("GET", "/v2/chainkit/bestblock", "read the best block");
+    const o = (answer.json ?? {}) as Json;
+    if (answer.status !== 200 || typeof o.block_height !== "number" || o.block_height <= 0)
+      throw new UpstreamUnavailable(`LND node did not tell its block height: ${problem(answer)}`);
+    return o.block_height;
   },
 };

@@ -64,7 +64,13 @@ export type RemoteInvoice = {
    * whether the rest can still come (`open`: the provider still takes it).
    */
   underpaid?: { receivedSatoshis: number; missingSatoshis: number; at: Date; open: boolean } | null;
-};
+} & Partial<HeldHtlcs>;
+
+/**
+ * Where a hold invoice's held HTLCs stand on the chain (LND): the earliest expiry height among them
+ * (the node cancels the invoice some blocks before it) and the height the last one was accepted at.
+ */
+export type HeldHtlcs = { htlcExpiryHeight: number | null; acceptHeight: number | null };
 
 /** An invoice the node reported on its stream, with the node's position in it (LND's settle_index). */
 export type StreamedInvoice = RemoteInvoice & { paymentHash: string; settleIndex: number | null };
@@ -105,4 +111,6 @@ export interface LightningProvider {
   createHoldInvoice?(args: { paymentHash: string; satoshis: number; description: string; expirySeconds: number }): Promise<LightningInvoice>;
   settleHoldInvoice?(preimage: string): Promise<void>;
   cancelHoldInvoice?(paymentHash: string): Promise<void>;
+  /** Nodes on a chain (LND): the current block height, which held HTLCs expire against. */
+  bestBlockHeight?(): Promise<number>;
 }
