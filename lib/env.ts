@@ -156,6 +156,10 @@ const envFields = z.object({
     .regex(/^[A-Za-z0-9_-]{32,}$/, "must be at least 32 random letters, digits, - or _")
     .optional(),
   PIX_REGISTER_WEBHOOK: bool.default(false),
+  // How the PSP's check of the receiver's mutual TLS is met at registration (docs/providers.md, Efí):
+  // "skip" asks it not to check (x-skip-mtls-checking: true; the token in the URL authenticates the
+  // PSP, and nothing it posts is believed unread); "proxy": mTLS is terminated in front of us.
+  PIX_WEBHOOK_MTLS: z.enum(["skip", "proxy"]).default("skip"),
   // Reconciliation: the PSP's list of received PIX is read this often, so a lost notification only delays a payment.
   PIX_POLL_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   PIX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -163,6 +167,17 @@ const envFields = z.object({
   PIX_PAYOUT_PROVIDER: z.enum(["efi"]).optional(),
   PIX_PAYOUT_URL: httpsUrl.optional(),
   PIX_PAYOUT_KEY: z.string().min(1).optional(),
+  // Efí's send path version: its current official SDK sends on PUT /v3/gn/pix/:idEnvio (v2 still served).
+  PIX_PAYOUT_SEND_VERSION: z.enum(["v2", "v3"]).default("v3"),
+
+  // Money that leaves (payouts, refunds): how many times one payment is sent (same id) while the
+  // provider has no record of it, and after how long an open one is shown to an operator.
+  MONEY_OUT_MAX_SENDS: z.coerce.number().int().min(1).max(100).default(5),
+  MONEY_OUT_ATTENTION_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(30),
 
   // Live exchange-wallet orders: Binance Pay's merchant API (lib/providers/exchange/binance-pay.ts).
   BINANCE_PAY_URL: httpUrl.default("https://bpay.binanceapi.com"),
@@ -190,19 +205,6 @@ const envFields = z.object({
   LND_MACAROON_FILE: z.string().min(1).optional(),
   LND_TLS_CERT_FILE: z.string().min(1).optional(),
   LND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // Hold invoices (Crypto-PIX over Lightning, docs/providers.md). lnd cancels a held HTLC
-  // invoices.holdexpirydelta blocks (18 since lnd 0.21, 12 before) before it expires, and a payer's HTLC
-  // may expire as early as cltv_expiry blocks after it arrives. 80 is lnd's own default
-  // (bitcoin.timelockdelta), so payers' routes already handle it: at least 80 − 18 = 62 blocks (~10 h) between
-  // the payment and lnd's cancel, of which LND_HOLD_MIN_BLOCKS_LEFT must still remain when the PIX
-  // starts. 24 is lnd's minimum (routing.MinCLTVDelta); past 2016 no payer's node would forward it
-  // (htlcswitch's max outgoing CLTV).
-  LND_HOLD_CLTV_EXPIRY: z.coerce.number().int().min(24).max(2016).default(80),
-  // The PIX of a held payment starts only while its HTLC expires at least this many blocks from now:
-  // the node's holdexpirydelta (18) plus 18 blocks for the PIX to be made and the invoice settled (~3 h
-  // on average; the odds that 18 are mined within 30 min are a few in a billion). Fewer: the invoice is
-  // cancelled instead.
-  LND_HOLD_MIN_BLOCKS_LEFT: z.coerce.number().int().min(1).max(2016).default(36),
   LIGHTNING_API_URL: httpUrl.optional(),
   LIGHTNING_API_KEY: z.string().min(1).optional(),
   LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
@@ -247,10 +249,6 @@ const envSchema = envFields.superRefine((env, ctx) => {
     ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
   }
   pixProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
-  // Otherwise every held payment would be cancelled as soon as it arrives.
-  if (env.LND_HOLD_MIN_BLOCKS_LEFT >= env.LND_HOLD_CLTV_EXPIRY) {
-    ctx.addIssue({ code: "custom", path: ["LND_HOLD_MIN_BLOCKS_LEFT"], message: "must be below LND_HOLD_CLTV_EXPIRY: a payer's HTLC may leave only that many blocks" });
-  }
   if (env.PAYMENTS_MODE === "live") {
     if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
     // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.

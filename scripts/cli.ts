@@ -15,9 +15,12 @@ import { retryRefund } from "@/lib/crypto-pix/refunds";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
 import { cancelChainTx } from "@/lib/hot-wallet/tracker";
 import { decodeCryptoPixId } from "@/lib/ids";
+import { attentionList } from "@/lib/ops/attention";
+import { resendMoneyOut, resolveMoneyOut } from "@/lib/ops/money-out";
 
-// Operator CLI: the admin API's operations for someone at a shell (CONTRACT §2). Results go to
-// stdout as JSON so they can be piped; errors go to stderr with exit code 1.
+// Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
+// operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they
+// can be piped; errors go to stderr with exit code 1.
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -35,6 +38,15 @@ const USAGE = `Usage: npm run cli -- <command>
                                              zero-value self-transfer paying more (its owner fails
                                              and is credited back if the cancellation is mined)
   refunds retry <payCryptoPixId|paymentId>    sends again a Crypto-PIX refund the chain refused
+  attention                                   payouts, refunds, hold invoices and hot-wallet
+                                             transactions waiting for an operator, and why
+  payouts resend <payoutId> --note N          after checking with the PSP: send a stopped PIX
+                                             payout once more (same id, never paid twice)
+  payouts resolve <payoutId> --made|--not-made --note N
+                                             record what the PSP told you; --not-made gives the
+                                             money back (withdrawal credited, Crypto-PIX refunded)
+  order-refunds resend <refundId> --note N    the same for a PIX or exchange-wallet order's refund
+  order-refunds resolve <refundId> --made|--not-made --note N
   help
 
 Uses DATABASE_URL, or else the embedded PostgreSQL under DATA_DIR (joining it when the app is
@@ -51,6 +63,9 @@ const OPTIONS = {
   "opening-balance": { type: "string" },
   name: { type: "string" },
   network: { type: "string" },
+  note: { type: "string" },
+  made: { type: "boolean" },
+  "not-made": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -65,6 +80,13 @@ function networkOption(value: string | undefined): Network {
 function centavos(value: string | undefined): number | string | undefined {
   if (value === undefined) return undefined;
   return /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+}
+
+/** Why an operator decided: kept on the merchant's audit trail. */
+function noteOption(value: string | undefined): string {
+  const note = value?.trim();
+  if (!note) throw new UsageError("--note is required: say what the provider told you");
+  return note.slice(0, 500);
 }
 
 function positional(args: string[], index: number, what: string): string {
@@ -195,6 +217,35 @@ async function run(argv: string[]): Promise<unknown> {
       expectArgs(command, values, [], rest, 1);
       const given = positional(rest, 0, "payCryptoPixId|paymentId");
       task = async () => ({ refundTransactions: await retryRefund(decodeCryptoPixId(given) ?? given) });
+      break;
+    }
+    case "attention": {
+      expectArgs(command, values, [], rest, 0);
+      task = async () => ({ attention: await attentionList() });
+      break;
+    }
+    case "payouts resend":
+    case "order-refunds resend": {
+      expectArgs(command, values, ["note"], rest, 1);
+      const id = positional(rest, 0, group === "payouts" ? "payoutId" : "refundId");
+      const note = noteOption(values.note);
+      task = async () => {
+        await resendMoneyOut(group === "payouts" ? "payout" : "refund", id, note);
+        return { resent: id };
+      };
+      break;
+    }
+    case "payouts resolve":
+    case "order-refunds resolve": {
+      expectArgs(command, values, ["note", "made", "not-made"], rest, 1);
+      const id = positional(rest, 0, group === "payouts" ? "payoutId" : "refundId");
+      if (Boolean(values.made) === Boolean(values["not-made"])) throw new UsageError("give exactly one of --made and --not-made");
+      const outcome = values.made ? "made" : "not-made";
+      const note = noteOption(values.note);
+      task = async () => {
+        await resolveMoneyOut(group === "payouts" ? "payout" : "refund", id, outcome, note);
+        return { resolved: id, outcome };
+      };
       break;
     }
     default:

@@ -81,17 +81,6 @@ async function main() {
   const { startWorker, stopWorker } = await import("@/lib/worker");
   if (e.JOBS_ENABLED) await startWorker();
 
-  if (e.PAYMENTS_MODE === "live" && e.PIX_API_URL && e.PIX_REGISTER_WEBHOOK && e.PIX_WEBHOOK_TOKEN) {
-    // The URL holds the token: it is sent to the PSP, never printed.
-    const { registerPixWebhook } = await import("@/lib/providers/pix/api-pix");
-    try {
-      await registerPixWebhook(`${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`);
-      console.log("PIX notifications: webhook registered at the PSP");
-    } catch (err) {
-      console.error(`PIX notifications: registration failed, payments are still found by reconciliation: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
   const { default: next } = await import("next");
   const host = e.HOST;
   const app = next({ dev, dir: process.cwd(), hostname: host, port: e.PORT });
@@ -104,6 +93,20 @@ async function main() {
   console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${e.API_FAST_PATH ? "fast path" : "through Next"})`);
   const linksWarning = localLinksWarning(e.PUBLIC_BASE_URL, publicBaseUrl());
   if (linksWarning) console.warn(linksWarning);
+
+  // After listening: the PSP calls the URL while it registers it (Efí's test notification).
+  if (e.PAYMENTS_MODE === "live" && e.PIX_API_URL && e.PIX_REGISTER_WEBHOOK && e.PIX_WEBHOOK_TOKEN) {
+    // The URL holds the token: it is sent to the PSP, never printed.
+    const { registerPixWebhooks } = await import("@/lib/providers/pix/api-pix");
+    try {
+      const keys = await registerPixWebhooks(`${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`);
+      console.log(`PIX notifications: webhook registered at the PSP for ${keys.length} key${keys.length > 1 ? "s" : ""}`);
+    } catch (err) {
+      console.error(
+        `PIX notifications: registration failed; received payments are still found by reconciliation, payout outcomes by reading them back, but Efí sends no PIX from a key without a webhook: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
 
   const { shutdownOnSignals } = await import("@/lib/server/shutdown");
   shutdownOnSignals({

@@ -1,73 +1,47 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, cryptoPixPayments, events, orders, pixPayouts, pixReceipts, withdrawals } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
-import { dispatchApi } from "@/lib/api/serve";
+import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { toBaseUnits } from "@/lib/money";
 import type { Hex } from "viem";
 import { reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
-import { registerPixWebhook } from "@/lib/providers/pix/api-pix";
+import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
 import { runSweep, startWorker, stopWorker, watchDeposits } from "@/lib/worker";
 import { onWithdrawalPayout } from "@/lib/withdrawals/service";
 import { startAnvil, account, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
+import { dynamicBrCode } from "./fixtures/pix-psp/brcode";
+import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
+import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, captureLogs, seedMerchant } from "./helpers";
+import { api, balanceMatchesLedger, captureLogs, liveMerchant, waitFor } from "./helpers";
 
 // The app in live mode against a test PSP that speaks the Central Bank's API Pix and Efí's payouts
 // over mutual TLS, checks every request we send and every answer it gives against the published
-// document, and has the faults a real one has (CONTRACT §10; issue 13's "done when").
+// document, and has the faults a real one has (docs/providers.md). The faults that decide whether money
+// is paid twice or credited back wrongly are tests/live-money-out.test.ts's.
 
 const RECEIVER_KEY = "d6f1a8c2-5b7e-4c3a-9e1f-2a4b6c8d0e12";
 const PAYOUT_KEY = "pagamentos@pixcrypto.example";
 const WEBHOOK_TOKEN = "live-pix-test-webhook-token-0123456789";
 
 let psp: PixPsp;
-let server: http.Server;
+let receiver: HttpsReceiver;
 let receiverBase: string;
 const saved = { ...process.env };
 
 function liveEnv(extra: Record<string, string> = {}) {
-  Object.assign(process.env, {
-    PAYMENTS_MODE: "live",
-    AUTH_SECRET: "a".repeat(40),
-    PUBLIC_BASE_URL: "https://pay.example.com",
-    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
-    PIX_API_URL: psp.apiUrl,
-    PIX_CLIENT_ID: psp.clientId,
-    PIX_CLIENT_SECRET: psp.clientSecret,
-    PIX_CERT_FILE: psp.files.clientCert,
-    PIX_KEY_FILE: psp.files.clientKey,
-    PIX_CA_FILE: psp.files.ca,
-    PIX_RECEIVER_KEY: RECEIVER_KEY,
-    PIX_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
-    PIX_PAYOUT_PROVIDER: "efi",
-    PIX_PAYOUT_KEY: PAYOUT_KEY,
-    PIX_TIMEOUT_MS: "1500",
-    PIX_POLL_SECONDS: "1",
-    ...extra,
-  });
+  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), extra);
   resetEnvForTests();
-}
-
-async function liveMerchant(balanceCentavos = 0) {
-  const { merchant } = await seedMerchant({ balanceCentavos });
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  return { merchant, apiKey: key.key };
 }
 
 async function createPix(apiKey: string, body: Record<string, unknown> = { value: 25.9 }) {
@@ -82,30 +56,14 @@ async function orderStatus(id: string) {
   return o;
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return { value, ms: performance.now() - start };
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function balanceMatchesLedger(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 beforeAll(async () => {
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, quiet: true });
-  // The app's API on a real socket, so the PSP's notifications arrive over HTTP as in production.
-  server = http.createServer((req, res) => void dispatchApi(req, res, "http://127.0.0.1"));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  receiverBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/pix/${WEBHOOK_TOKEN}`;
+  // The app's API on a real https socket, so the PSP's registration checks and notifications reach it as in production.
+  receiver = await startHttpsReceiver(psp, { mtls: "skip" });
+  receiverBase = `${receiver.origin}/api/v1/providers/pix/${WEBHOOK_TOKEN}`;
   liveEnv();
-  await registerPixWebhook(receiverBase);
+  // The receiving key's PIX, and the payout key's outcomes (Efí sends from a key with a webhook only).
+  await registerPixWebhooks(receiverBase);
 });
 
 afterEach(() => {
@@ -118,13 +76,15 @@ afterEach(() => {
     failNext: [],
     delayNext: [],
     loseNextPayoutResponse: 0,
+    rateLimitNext: [],
+    readLagMs: 0,
     expireTokensNow: false,
   });
 });
 
 afterAll(async () => {
   await stopWorker();
-  await new Promise<void>((r) => server.close(() => r()));
+  await receiver.close();
   await psp.close();
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
   Object.assign(process.env, saved);
@@ -134,6 +94,7 @@ afterAll(async () => {
 describe("live PIX collection through API Pix", () => {
   it("registers the webhook at the PSP with PUT /webhook/{chave}", () => {
     expect(psp.webhooks.get(RECEIVER_KEY)).toBe(receiverBase);
+    expect(psp.webhooks.get(PAYOUT_KEY)).toBe(receiverBase);
   });
 
   it("create-PIX is a charge at the PSP: our txid, key, value, expiry and payer; the order's qrCode is the PSP's pixCopiaECola", async () => {
@@ -229,12 +190,7 @@ describe("live PIX collection through API Pix", () => {
     expect(await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, order.id))).toEqual([]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // A wrong token is a 404 before anything is read.
-    const wrong = await fetch(`${receiverBase.replace(WEBHOOK_TOKEN, "x".repeat(WEBHOOK_TOKEN.length))}/pix`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ pix: [] }),
-    });
-    expect(wrong.status).toBe(404);
+    expect(await postToReceiver(psp, `${receiverBase.replace(WEBHOOK_TOKEN, "x".repeat(WEBHOOK_TOKEN.length))}/pix`, { pix: [] })).toBe(404);
   });
 
   it("with every notification lost, the reconciliation poll completes the order", async () => {
@@ -518,6 +474,73 @@ describe("live Crypto-PIX: crypto on a node, the PIX through Efí paying the BR 
     expect(sent).toMatchObject({ valor: "54.32", chave: PAYOUT_KEY, status: "REALIZADO", favorecido: { chave: "padaria@example.com" } });
     expect(psp.requests.some((r) => r.method === "PUT" && r.path === `/v2/gn/pix/${providerPayoutId(payout)}/qrcode`)).toBe(true);
   });
+  it("a dynamic BR Code is read through Efí (POST /v2/gn/qrcodes/detalhar): its charge's amount is quoted, its key paid, and the payment closes before the charge does", async () => {
+    const { apiKey } = await liveMerchant();
+    const charge = psp.issueForeignCharge({ chave: "loja@example.com", valor: "87.65", expiracao: 1800 });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: charge.pixCopiaECola, network: "bsc" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(psp.requests.some((r) => r.method === "POST" && r.path === "/v2/gn/qrcodes/detalhar")).toBe(true);
+    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    expect(payment).toMatchObject({ valueCentavos: 8765, pixKey: "loja@example.com", pixTxid: charge.txid });
+    // 30 minutes at the PSP: our payment closes two minutes before the charge does.
+    expect(Date.parse(charge.calendario.criacao) + 1800_000 - payment.expiresAt.getTime()).toBeGreaterThanOrEqual(119_000);
+
+    await anvil.transfer(token, payer, payment.address as Hex, toBaseUnits(payment.cryptoAmount, 18));
+    await anvil.mine(CONFIRMATIONS);
+    await watchDeposits("bsc");
+    const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, payment.id));
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
+    expect(psp.payouts.get(providerPayoutId(payout))).toMatchObject({ valor: "87.65", favorecido: { chave: "loja@example.com" }, status: "REALIZADO" });
+    expect(charge.status).toBe("CONCLUIDA");
+  });
+
+  it("a dynamic BR Code that was paid, has expired or cannot be read is the endpoint's 400, and nothing is written", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const paid = psp.issueForeignCharge({ chave: "loja@example.com", valor: "10.00" });
+    paid.status = "CONCLUIDA";
+    const expired = psp.issueForeignCharge({ chave: "loja@example.com", valor: "10.00", expiracao: 60 });
+    const closing = psp.issueForeignCharge({ chave: "loja@example.com", valor: "10.00", expiracao: 240 });
+    const cases: [string, RegExp][] = [
+      [paid.pixCopiaECola, /^This PIX QR code can no longer be paid/],
+      // A location the PSP cannot resolve: Efí's 400 "A chave do recebedor não foi encontrada".
+      [dynamicBrCode({ location: "qr.outro-psp.example/v2/9f1c2e", merchantName: "Loja", merchantCity: "Natal" }), /^Invalid PIX QR code: the PSP cannot read it/],
+      [closing.pixCopiaECola, /^This PIX QR code expires at .*: too soon to be paid with crypto$/],
+    ];
+    expired.calendario.criacao = new Date(Date.now() - 120_000).toISOString();
+    cases.push([expired.pixCopiaECola, /^This PIX QR code can no longer be paid/]);
+    for (const [qrcode, message] of cases) {
+      const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    expect(await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.merchantId, merchant.id))).toEqual([]);
+  });
+
+  it("the PIX's answer lost, the read lagging and the repeat refused 409: the payer's crypto is never sent back, and the payment completes once", async () => {
+    const { apiKey } = await liveMerchant();
+    const qrcode = encodeStaticBrCode({ pixKey: "mercado@example.com", merchantName: "Mercado Bom Preco", merchantCity: "Recife", amountCentavos: 3210 });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    psp.faults.loseNextPayoutResponse = 1;
+    psp.faults.readLagMs = 1200;
+    const made = psp.payoutsMade;
+    await anvil.transfer(token, payer, payment.address as Hex, toBaseUnits(payment.cryptoAmount, 18));
+    await anvil.mine(CONFIRMATIONS);
+    await watchDeposits("bsc");
+    const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, payment.id));
+    const owners = { crypto_pix: onCryptoPixPayout };
+    for (let i = 0; i < 3; i++) await advancePayout(payout.id, owners);
+    const idEnvio = providerPayoutId(payout);
+    expect(psp.requests.filter((r) => r.method === "PUT" && r.path.includes(idEnvio)).map((r) => r.status)).toContain(409);
+    const [waiting] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, payment.id));
+    expect(waiting).toMatchObject({ status: payment.status, refundStatus: null });
+    await new Promise((r) => setTimeout(r, 1300));
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, owners);
+    const [after] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, payment.id));
+    expect(after).toMatchObject({ status: "COMPLETED", refundStatus: null });
+    expect(psp.payoutsMade - made).toBe(1);
+  });
 });
 
 describe("a live server without PIX configured", () => {
@@ -547,8 +570,8 @@ describe("a live server without PIX configured", () => {
       error: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
     });
     // The receiver does not exist without PIX.
-    const notified = await fetch(`${receiverBase}/pix`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pix: [] }) });
-    expect(notified.status).toBe(404);
+    expect(await postToReceiver(psp, `${receiverBase}/pix`, { pix: [] })).toBe(404);
+    expect(await postToReceiver(psp, receiverBase, { evento: "teste_webhook" })).toBe(404);
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toEqual([]);
     expect(await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).toEqual([]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);

@@ -158,6 +158,7 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/webhooks/{id}/deliveries": ids.webhook,
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,
       "/api/v1/providers/pix/{token}/pix": process.env.PIX_WEBHOOK_TOKEN!,
+      "/api/v1/providers/pix/{token}": process.env.PIX_WEBHOOK_TOKEN!,
     };
     return path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000");
   }

@@ -15,6 +15,7 @@ import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
+import type { DecodedCharge } from "@/lib/providers/payout/types";
 import {
   closePayment,
   expiredUnpaidIds,
@@ -47,11 +48,14 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   let pixKey = parsed.pixKey;
   let codeAmount = parsed.amountCentavos;
   let pixTxid = parsed.txid;
+  let payBy: Date | null = null;
   if (parsed.kind === "dynamic") {
-    const resolved = await providers().pix.resolveDynamic(parsed);
-    pixKey = resolved.pixKey;
-    codeAmount = resolved.amountCentavos ?? codeAmount;
-    pixTxid = resolved.txid ?? pixTxid;
+    // Read before anything is written: a code that cannot be paid is the endpoint's 400.
+    const charge = await dynamicCharge(input.qrcode);
+    pixKey = charge.pixKey;
+    codeAmount = charge.amountCentavos;
+    pixTxid = charge.txid ?? pixTxid;
+    payBy = charge.expiresAt;
   }
   if (!pixKey) throw new InvalidInput("Invalid PIX QR code: it carries no PIX key");
   if (codeAmount !== null && input.value !== undefined && input.value !== codeAmount) {
@@ -101,11 +105,33 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
       rateSource: quote.source,
       rateAt: quote.at,
       refundAddress: input.refundAddress ?? null,
-      expiresAt: new Date(Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000),
+      expiresAt: payableUntil(payBy),
     });
     await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: payment.id });
     return payment;
   });
+}
+
+// A dynamic code's charge must stay payable while the payer sends crypto and we pay the PIX: the
+// payment closes this long before the charge does, and a charge closing sooner is refused.
+const CHARGE_MARGIN_MS = 2 * 60_000;
+const MIN_PAY_WINDOW_MS = 5 * 60_000;
+
+/** The charge behind a dynamic BR Code, read through the payout provider's PSP; a 400 unless it can be paid now. */
+async function dynamicCharge(qrcode: string): Promise<DecodedCharge> {
+  const payout = providers().payout;
+  if (!payout.decode) throw new InvalidInput("Dynamic PIX QR codes cannot be paid through this server's PIX payout provider: use a static BR Code");
+  const charge = await payout.decode(qrcode);
+  if (!charge.payable) throw new InvalidInput("This PIX QR code can no longer be paid: its charge was already paid, removed or has expired");
+  if (charge.expiresAt && charge.expiresAt.getTime() - Date.now() < MIN_PAY_WINDOW_MS + CHARGE_MARGIN_MS)
+    throw new InvalidInput(`This PIX QR code expires at ${charge.expiresAt.toISOString()}: too soon to be paid with crypto`);
+  return charge;
+}
+
+/** The payment's expiry: the usual one, or earlier when the charge it pays closes sooner. */
+function payableUntil(chargeExpiresAt: Date | null): Date {
+  const usual = Date.now() + env().EXPIRY_CRYPTO_PIX_SECONDS * 1000;
+  return new Date(chargeExpiresAt ? Math.min(usual, chargeExpiresAt.getTime() - CHARGE_MARGIN_MS) : usual);
 }
 
 export async function findCryptoPixPayment(merchantId: string, id: string): Promise<CryptoPixPayment> {

@@ -19,6 +19,8 @@ const RULES: Rule[] = [
   [/^This PIX QR code has no amount/, "errors.api.brcodeNoAmount"],
   [/^value ([\d.]+) contradicts the amount in the PIX QR code \(([\d.]+)\)/, "errors.api.brcodeContradicts", (m, l) => ({ value: brl(m[1], l), code: brl(m[2], l) })],
   [/^Dynamic PIX QR codes cannot be/, "errors.api.brcodeDynamic"],
+  [/^This PIX QR code can no longer be paid/, "errors.api.brcodeUnpayable"],
+  [/^This PIX QR code expires at (\S+): too soon/, "errors.api.brcodeExpiresSoon", (m, l) => ({ at: formatDateTime(m[1], l) })],
   [/^Token not supported: (\w+) is not available on (\w+)/, "errors.api.tokenNetwork", (m) => ({ asset: m[1], network: networkName(m[2]) })],
   [/^Token not supported/, "errors.api.token"],
   [/^Network not supported/, "errors.api.network"],

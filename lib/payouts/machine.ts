@@ -1,21 +1,25 @@
 import { db, type Tx } from "@/db";
 import type { PixPayout } from "@/db/schema";
 import { jobQueue } from "@/lib/jobs/queue";
+import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { raiseAttention } from "@/lib/ops/attention";
 import { providers } from "@/lib/providers";
-import type { PayoutState } from "@/lib/providers/payout/types";
+import { stepMoneyOut, type MoneyOutStep } from "@/lib/providers/outcome";
 import { finishPayout, insertPayout, leasedPayouts, leasePayout, notePayout, payoutById } from "./queries";
 
-// Every PIX the service sends, as one state machine (CONTRACT §10: an outcome we do not know is not a
-// failure). A payout is recorded (status created) in the same database transaction as the decision
-// to pay (a pix-out withdrawal, a fully paid Crypto-PIX payment); its id is the idempotent id the
-// provider gets. Then, outside any transaction:
-//   created    → send. The provider accepts (processing), decides at once, or the call fails in
-//                transport: then nothing is known, so the payout stays created and the next check
-//                reads it by id first; a provider that never received it gets it again, same id.
+// Every PIX the service sends, as one state machine (docs/providers.md "PIX payouts": an outcome we
+// do not know is not a failure). A payout is recorded (status created) in the same database
+// transaction as the decision to pay (a pix-out withdrawal, a fully paid Crypto-PIX payment); its id
+// is the idempotent id the provider gets. Then, outside any transaction, each step
+// (lib/providers/outcome.ts stepMoneyOut) reads it back by id when it may have reached the provider,
+// sends it (same id) only while the provider has no record of it, and judges the answer: a refusal of
+// a repeat or "id already used" is unknown, never "not made".
+//   created    → sent: accepted (processing), decided at once, or unknown (read at the next step).
 //   processing → read until the provider says made (completed) or not made (failed).
 // Money goes back (a withdrawal credited, a Crypto-PIX payer refunded) only on "not made", in the
-// database transaction that records it, through the owner's handler.
+// database transaction that records it, through the owner's handler. A payout open too long, or sent
+// MONEY_OUT_MAX_SENDS times without an answer the provider stands by, needs an operator (lib/ops/attention.ts).
 
 /** Sends and follows one payout (lib/worker works it with advancePayout); retried with backoff until final. */
 export const payoutQueue = jobQueue<{ id: string }>("pix-payout", {
@@ -36,6 +40,8 @@ export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout:
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;
+// Once sending stopped (lib/providers/outcome.ts), the payout is still read this often.
+const STOPPED_READ_SECONDS = 300;
 
 export type NewPayout = { purpose: PixPayout["purpose"]; ownerId: string; merchantId: string; valueCentavos: number } & ({ pixKey: string } | { brcode: string });
 
@@ -60,6 +66,17 @@ export async function followLeasedPayouts(limit = 200): Promise<number> {
   return leased.length;
 }
 
+/**
+ * A provider said something happened to this payout (Efí's SOLICITACAO notification): its job reads it
+ * back now. Only the read decides; an id that is not one of ours (or no longer open) does nothing.
+ */
+export async function wakePayout(id: string): Promise<void> {
+  const payout = await payoutById(db(), id);
+  if (!payout || (payout.status !== "created" && payout.status !== "processing")) return;
+  // Its own singleton key: a job already waiting out a retry's backoff must not swallow this one.
+  await payoutQueue.send({ id }, { singletonKey: `${id}:notified` });
+}
+
 /** The provider's id for a payout: ours without dashes (PSPs take 1–35 alphanumerics). */
 export const providerPayoutId = (payout: Pick<PixPayout, "id">) => payout.id.replace(/-/g, "");
 
@@ -72,35 +89,47 @@ export async function advancePayout(id: string, owners: PayoutOwners): Promise<b
   }
   const provider = providers().payout;
   const ref = providerPayoutId(payout);
-  let state: PayoutState | null;
-  try {
-    // Sent before (an answer may have been lost): ask first, and send only what it never received.
-    state = payout.status === "processing" || payout.attempts > 0 ? await provider.read(ref) : null;
-    if (state === null) {
-      await notePayout(db(), id, { tried: true, lastError: null, status: "created", keepLease: true });
-      const destination = payout.pixKey ? { pixKey: payout.pixKey } : { brcode: payout.brcode! };
-      state = await provider.send({ id: ref, destination, valueCentavos: payout.valueCentavos });
-    }
-  } catch (err) {
-    // Unknown outcome: never a failure. The next check reads it by id.
-    const message = err instanceof Error ? err.message : String(err);
-    log.warn("pix payout outcome unknown; it is read back by its id", { payoutId: id, err });
-    await notePayout(db(), id, { lastError: message.slice(0, 500) });
-    return false;
-  }
-  if (state.status === "PROCESSING") {
-    await notePayout(db(), id, { status: "processing", provider: provider.name, providerRef: state.providerRef ?? null, lastError: null });
-    return false;
-  }
-  await decidePayout(
-    id,
-    state.status === "COMPLETED"
-      ? { status: "completed", providerRef: state.providerRef ?? null }
-      : { status: "failed", providerRef: state.providerRef ?? null, reason: state.reason ?? "PIX payout not made" },
-    owners,
-    provider.name,
+  const step = await stepMoneyOut(
+    {
+      read: () => provider.read(ref),
+      beforeSend: () => notePayout(db(), id, { tried: true, lastError: null, keepLease: true }),
+      send: () => provider.send({ id: ref, destination: payout.pixKey ? { pixKey: payout.pixKey } : { brcode: payout.brcode! }, valueCentavos: payout.valueCentavos }),
+    },
+    // Sent before, or accepted before: an answer may have been lost, so it is read first.
+    { sends: payout.attempts, mayHaveReachedProvider: payout.status === "processing" || payout.attempts > 0, maxSends: env().MONEY_OUT_MAX_SENDS },
   );
-  return true;
+  if (step.kind === "final") {
+    const { state } = step;
+    await decidePayout(
+      id,
+      state.status === "COMPLETED"
+        ? { status: "completed", providerRef: state.providerRef ?? null }
+        : { status: "failed", providerRef: state.providerRef ?? null, reason: state.reason ?? "PIX payout not made" },
+      owners,
+      provider.name,
+    );
+    return true;
+  }
+  if (step.kind === "processing") {
+    await notePayout(db(), id, { status: "processing", provider: provider.name, providerRef: step.providerRef, lastError: null });
+  } else {
+    // Unknown: never a failure. It is read back by its id at the next try (after the provider's
+    // Retry-After, or a while once sending stopped, so a payout nobody can decide does not spin).
+    log.warn("pix payout outcome unknown; it is read back by its id", { payoutId: id, reason: step.reason });
+    const holdSeconds = step.stopped ? STOPPED_READ_SECONDS : step.retryAfterSeconds;
+    await notePayout(db(), id, { lastError: step.reason, ...(holdSeconds > 0 ? { holdSeconds } : {}) });
+  }
+  const why = step.kind === "unknown" && step.stopped ? step.reason : overdue(payout.createdAt, step);
+  if (why) await raiseAttention("pix_payout", id, why);
+  return false;
+}
+
+/** Why a payout still open this long needs an operator, or null while it is young. */
+function overdue(createdAt: Date, step: Exclude<MoneyOutStep, { kind: "final" }>): string | null {
+  const minutes = (Date.now() - createdAt.getTime()) / 60_000;
+  if (minutes < env().MONEY_OUT_ATTENTION_MINUTES) return null;
+  const age = `open for ${Math.floor(minutes)} minutes`;
+  return step.kind === "processing" ? `${age}: the provider still reports it processing` : `${age}, outcome unknown: ${step.reason}`;
 }
 
 /**

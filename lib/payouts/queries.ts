@@ -33,11 +33,23 @@ export async function leasePayout(ex: Executor, id: string, seconds: number): Pr
   return row;
 }
 
-/** Records what the provider said (or that it could not be asked), keeping it open. */
+/**
+ * Records what the provider said (or that it could not be asked), keeping it open. The lease ends,
+ * unless `keepLease` (a send follows) or `holdSeconds` (no worker takes it up before then: the
+ * provider's Retry-After, or a payout read only).
+ */
 export async function notePayout(
   ex: Executor,
   id: string,
-  change: { status?: "created" | "processing"; provider?: string; providerRef?: string | null; lastError?: string | null; tried?: boolean; keepLease?: boolean },
+  change: {
+    status?: "created" | "processing";
+    provider?: string;
+    providerRef?: string | null;
+    lastError?: string | null;
+    tried?: boolean;
+    keepLease?: boolean;
+    holdSeconds?: number;
+  },
 ) {
   await ex
     .update(pixPayouts)
@@ -47,7 +59,7 @@ export async function notePayout(
       ...(change.providerRef ? { providerRef: change.providerRef } : {}),
       ...(change.lastError !== undefined ? { lastError: change.lastError } : {}),
       ...(change.tried ? { attempts: sql`${pixPayouts.attempts} + 1` } : {}),
-      ...(change.keepLease ? {} : { leaseUntil: null }),
+      ...(change.keepLease ? {} : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
       updatedAt: sql`now()`,
     })
     .where(and(eq(pixPayouts.id, id), inArray(pixPayouts.status, ["created", "processing"])));
@@ -68,6 +80,9 @@ export async function finishPayout(
       failureReason: outcome.failureReason ?? null,
       completedAt: sql`now()`,
       leaseUntil: null,
+      // Decided: nothing left for an operator.
+      attention: null,
+      attentionAt: null,
       updatedAt: sql`now()`,
     })
     .where(and(eq(pixPayouts.id, id), inArray(pixPayouts.status, ["created", "processing"])))

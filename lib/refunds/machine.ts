@@ -3,26 +3,28 @@ import type { Order, OrderRefund } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
 import { jobQueue } from "@/lib/jobs/queue";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { raiseAttention } from "@/lib/ops/attention";
 import { lockOrder, orderById } from "@/lib/orders/queries";
 import { markOrderRefunded } from "@/lib/orders/service";
 import { providers } from "@/lib/providers";
-import type { Refunder, RefundState } from "@/lib/providers/refund/types";
+import { stepMoneyOut } from "@/lib/providers/outcome";
+import type { Refunder } from "@/lib/providers/refund/types";
 import { finishRefund, leaseRefund, noteRefund, refundById, refundedCentavos } from "./queries";
 import { refundEventData } from "./views";
 
-// Every refund of a PIX or exchange-wallet order, as one state machine (CONTRACT §10 and §11: an
+// Every refund of a PIX or exchange-wallet order, as one state machine (docs/api.md "Refunds"; an
 // outcome we do not know is not a failure). A refund is recorded PENDING, with its ledger debit and
 // event, in the database transaction that accepts it (./service.ts); its id without dashes is the
-// idempotent id the provider gets. Then, outside any transaction, under a lease:
-//   never sent (sentAt null) → sentAt is written, then the provider is asked. It accepts
-//                (PROCESSING), decides at once, or the call fails in transport: then nothing is known,
-//                the refund stays PENDING and the next try reads it by id first.
-//   sent before → read by id: PROCESSING waits, a final answer decides, and null (the provider never
-//                received it) sends it again with the same id, which the provider cannot take twice.
+// idempotent id the provider gets. Then, outside any transaction, under a lease, each step
+// (lib/providers/outcome.ts stepMoneyOut) reads it back by id once it may have reached the provider
+// (sentAt is written before the first send), sends it (same id) only while the provider has no record
+// of it, and judges the answer: a refusal of a repeat, or "id already used", is unknown.
 // Only the provider's word decides: COMPLETED (the money went back; the order becomes REFUND when
 // its COMPLETED refunds reach its value) or FAILED (the debit is credited back). Each decision, its
-// ledger entry and its events commit together.
+// ledger entry and its events commit together. One open too long, or sent MONEY_OUT_MAX_SENDS times
+// without an answer the provider stands by, needs an operator (lib/ops/attention.ts).
 
 /** Sends and follows one refund (lib/worker works it with advanceRefund); retried with backoff until final. */
 export const refundQueue = jobQueue<{ id: string }>("order-refund", {
@@ -40,6 +42,8 @@ export type RefundDecision = { status: "COMPLETED"; providerRef: string | null }
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;
+// Once sending stopped (lib/providers/outcome.ts), the refund is still read this often.
+const STOPPED_READ_SECONDS = 300;
 
 /** After the record committed: asks the job to move it forward (after `delaySeconds`). */
 export function followRefund(id: string, delaySeconds = 0): Promise<void> {
@@ -72,33 +76,43 @@ export async function advanceRefund(id: string): Promise<boolean> {
     orderValueCentavos: order?.valueCentavos,
     reason: refund.reason ?? undefined,
   };
-  let state: RefundState | null;
-  try {
-    const refunder = refunderFor(order!.kind);
-    // Sent before (an answer may have been lost): ask first, and send only what it never received.
-    state = refund.sentAt !== null ? await refunder.readRefund(request) : null;
-    if (state === null) {
-      await noteRefund(db(), id, { sending: true, lastError: null, keepLease: true });
-      state = await refunder.refund(request);
-    }
-  } catch (err) {
-    // Unknown outcome: never a failure. The next try reads it by id.
-    const message = err instanceof Error ? err.message : String(err);
-    log.warn("refund outcome unknown; it is read back by its id", { refundId: id, err });
-    await noteRefund(db(), id, { lastError: message.slice(0, 500) });
-    return false;
-  }
-  if (state.status === "PROCESSING") {
-    await noteRefund(db(), id, { providerRef: state.providerRef ?? null, lastError: null });
-    return false;
-  }
-  await decideRefund(
-    id,
-    state.status === "COMPLETED"
-      ? { status: "COMPLETED", providerRef: state.providerRef ?? null }
-      : { status: "FAILED", providerRef: state.providerRef ?? null, reason: state.reason ?? "the provider did not make the refund" },
+  const refunder = refunderFor(order!.kind);
+  const step = await stepMoneyOut(
+    {
+      read: () => refunder.readRefund(request),
+      beforeSend: () => noteRefund(db(), id, { sending: true, lastError: null, keepLease: true }),
+      send: () => refunder.refund(request),
+    },
+    // Sent before: an answer may have been lost, so it is read first.
+    { sends: refund.attempts, mayHaveReachedProvider: refund.sentAt !== null, maxSends: env().MONEY_OUT_MAX_SENDS },
   );
-  return true;
+  if (step.kind === "final") {
+    const { state } = step;
+    await decideRefund(
+      id,
+      state.status === "COMPLETED"
+        ? { status: "COMPLETED", providerRef: state.providerRef ?? null }
+        : { status: "FAILED", providerRef: state.providerRef ?? null, reason: state.reason ?? "the provider did not make the refund" },
+    );
+    return true;
+  }
+  if (step.kind === "processing") {
+    await noteRefund(db(), id, { providerRef: step.providerRef, lastError: null });
+  } else {
+    // Unknown: never a failure. It is read back by its id at the next try.
+    log.warn("refund outcome unknown; it is read back by its id", { refundId: id, reason: step.reason });
+    const holdSeconds = step.stopped ? STOPPED_READ_SECONDS : step.retryAfterSeconds;
+    await noteRefund(db(), id, { lastError: step.reason, ...(holdSeconds > 0 ? { holdSeconds } : {}) });
+  }
+  const minutes = (Date.now() - refund.createdAt.getTime()) / 60_000;
+  const why =
+    step.kind === "unknown" && step.stopped
+      ? step.reason
+      : minutes >= env().MONEY_OUT_ATTENTION_MINUTES
+        ? `open for ${Math.floor(minutes)} minutes: ${step.kind === "processing" ? "the provider still reports it processing" : `outcome unknown: ${step.reason}`}`
+        : null;
+  if (why) await raiseAttention("refund", id, why);
+  return false;
 }
 
 /**

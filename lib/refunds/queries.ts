@@ -40,15 +40,20 @@ export async function leaseRefund(ex: Executor, id: string, seconds: number): Pr
 /**
  * Records what happened with the provider, keeping the refund PENDING. `sending`: it is about to be
  * asked (sentAt set once, attempts counted), written before the call so a crash after it reads first.
+ * The lease ends, unless `keepLease` (a send follows) or `holdSeconds` (no worker takes it up before then).
  */
-export async function noteRefund(ex: Executor, id: string, change: { sending?: boolean; providerRef?: string | null; lastError?: string | null; keepLease?: boolean }) {
+export async function noteRefund(
+  ex: Executor,
+  id: string,
+  change: { sending?: boolean; providerRef?: string | null; lastError?: string | null; keepLease?: boolean; holdSeconds?: number },
+) {
   await ex
     .update(orderRefunds)
     .set({
       ...(change.sending ? { sentAt: sql`coalesce(${orderRefunds.sentAt}, now())`, attempts: sql`${orderRefunds.attempts} + 1` } : {}),
       ...(change.providerRef ? { providerRef: change.providerRef } : {}),
       ...(change.lastError !== undefined ? { lastError: change.lastError } : {}),
-      ...(change.keepLease ? {} : { leaseUntil: null }),
+      ...(change.keepLease ? {} : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
       updatedAt: sql`now()`,
     })
     .where(and(eq(orderRefunds.id, id), eq(orderRefunds.status, "PENDING")));
@@ -68,6 +73,9 @@ export async function finishRefund(
       failureReason: outcome.failureReason ?? null,
       decidedAt: sql`now()`,
       leaseUntil: null,
+      // Decided: nothing left for an operator.
+      attention: null,
+      attentionAt: null,
       updatedAt: sql`now()`,
     })
     .where(and(eq(orderRefunds.id, id), eq(orderRefunds.status, "PENDING")))

@@ -4,9 +4,9 @@ import type { TransferReceiver } from "@/lib/chain-watcher/receiver";
 import { watchNetwork, type WatchPass } from "@/lib/chain-watcher/watcher";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
-import { onRefundChainTx, sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
+import { sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
 import { invoiceActionQueue, onStreamedHoldInvoice, reconcileHoldInvoices, runInvoiceActions } from "@/lib/crypto-pix/lightning";
-import { expireCryptoPixPayments, onCryptoPixPayout, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
+import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
@@ -16,9 +16,9 @@ import { log } from "@/lib/log";
 import { foldBalances } from "@/lib/ledger/ledger";
 import { db } from "@/db";
 import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
-import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
+import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { chainTxQueue } from "@/lib/hot-wallet/transactions";
-import { advancePayout, followLeasedPayouts, payoutQueue, type PayoutOwners } from "@/lib/payouts/machine";
+import { advancePayout, followLeasedPayouts, payoutQueue } from "@/lib/payouts/machine";
 import { openPayoutIds, payoutById } from "@/lib/payouts/queries";
 import { depositReceiver } from "@/lib/onchain/chain-receiver";
 import { expireDeposits } from "@/lib/onchain/service";
@@ -34,16 +34,11 @@ import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
-import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
+import { CHAIN_TX_OWNERS, PAYOUT_OWNERS } from "./owners";
 
 // The composition root of background work: which queues exist and who works them, what the sweep
 // does, which objects the deposit watcher feeds. Domains declare their queues and steps; only this
 // module puts them together, so no domain imports the job runner's wiring, nor it theirs.
-
-/** Who finishes what when a hot-wallet transaction is decided. */
-const CHAIN_TX_OWNERS: ChainTxOwners = { withdrawal: onWithdrawalChainTx, refund: onRefundChainTx };
-/** Who finishes what when a PIX payout is decided. */
-const PAYOUT_OWNERS: PayoutOwners = { withdrawal: onWithdrawalPayout, crypto_pix: onCryptoPixPayout };
 
 /** Moves each one forward once, on its own: one that throws is logged and the others go on. */
 async function each(ids: string[], step: (id: string) => Promise<boolean>, what: string): Promise<number> {

@@ -6,6 +6,7 @@ import { Decimal } from "@/lib/money";
 import { secret } from "@/lib/secrets";
 import { processSingleton } from "@/lib/singleton";
 import { requestText, UpstreamHttpError } from "../http/client";
+import type { SendAnswer } from "../outcome";
 import type { RefundState } from "../refund/types";
 import { CertificateCache, CertificatesUnavailable, type Certificate } from "./certificate-cache";
 import type { ExchangeNotification, ExchangePayment, ExchangePaymentState, ExchangeWalletProvider } from "./types";
@@ -60,7 +61,7 @@ function config() {
 }
 
 /** One signed call; `data` of a SUCCESS answer. Retries only where a repeat is harmless (every call here is keyed by an id of ours). */
-async function call(path: string, body: Json, what: string): Promise<unknown> {
+async function call(path: string, body: Json, what: string, retries = 2): Promise<unknown> {
   const { base, key, secret: secretKey, timeoutMs } = config();
   const text = JSON.stringify(body);
   let answer: string;
@@ -82,7 +83,7 @@ async function call(path: string, body: Json, what: string): Promise<unknown> {
       },
       body: text,
       timeoutMs,
-      retries: 2,
+      retries,
       // A FAIL is a decided answer, whatever its HTTP status; a 429 never is (it is retried after its Retry-After).
       acceptBody: (status, raw) => status < 500 && status !== 429 && /"status"\s*:\s*"(SUCCESS|FAIL)"/.test(raw),
     });
@@ -329,27 +330,30 @@ export const binancePay: ExchangeWalletProvider = {
     };
   },
 
-  async refund({ id, paymentRef, valueCentavos, orderValueCentavos, reason }) {
+  async refund({ id, paymentRef, valueCentavos, orderValueCentavos, reason }): Promise<SendAnswer> {
     // Binance refunds in the order's own currency (USDT for a BRL order): the same share of it.
     let order: Json;
     try {
       order = (await call(PATHS.query, { prepayId: paymentRef }, "read the order to refund")) as Json;
     } catch (err) {
-      if (err instanceof BinanceRefusal) return { status: "FAILED", reason: err.message };
+      if (err instanceof BinanceRefusal) return { status: "REFUSED", reason: err.message };
       throw err;
     }
     const total = new Decimal(String(order.orderAmount));
     const share =
       orderValueCentavos && valueCentavos < orderValueCentavos ? total.times(valueCentavos).div(orderValueCentavos).toDecimalPlaces(8, Decimal.ROUND_DOWN) : total;
     try {
+      // Sent once: after a lost answer Binance may refuse the repeat (the order already refunded, the
+      // amount now beyond what is left) although the first was made; the refund machine reads it back.
       await call(
         PATHS.refund,
         { refundRequestId: id, prepayId: paymentRef, refundAmount: share.toFixed(8), ...(reason ? { refundReason: plainText(reason, 256) } : {}) },
         "refund the order",
+        0,
       );
     } catch (err) {
-      // Refused (beyond what is left, too many refunds, …): not made.
-      if (err instanceof BinanceRefusal) return { status: "FAILED", reason: err.message };
+      // Refused (beyond what is left, too many refunds, …): lib/providers/outcome.ts judges what that means.
+      if (err instanceof BinanceRefusal) return { status: "REFUSED", reason: err.message };
       throw err;
     }
     // Accepted: Binance refunds asynchronously; its state is read back.

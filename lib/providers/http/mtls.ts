@@ -1,5 +1,6 @@
 import https from "node:https";
 import tls from "node:tls";
+import { parseRetryAfter } from "../outcome";
 import { UpstreamHttpError } from "./client";
 
 // HTTPS with a client certificate (mutual TLS), as API Pix and the PSPs' payout APIs require on every
@@ -19,7 +20,8 @@ export function pinnedAgent(cert: Buffer): https.Agent {
   return new https.Agent({ keepAlive: true, maxSockets: 16, ca: [cert] });
 }
 
-export type HttpsAnswer = { status: number; contentType: string; text: string; json: unknown };
+/** An answer; `retryAfterSeconds` is the Retry-After a 429 or 503 carried (null without one). */
+export type HttpsAnswer = { status: number; contentType: string; text: string; json: unknown; retryAfterSeconds: number | null };
 
 export type HttpsCall = {
   agent: https.Agent;
@@ -48,7 +50,14 @@ export function httpsRequest(url: string, call: HttpsCall): Promise<HttpsAnswer>
         } catch {
           json = null;
         }
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), text, json });
+        const retryAfter = res.headers["retry-after"];
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers["content-type"] ?? ""),
+          text,
+          json,
+          retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+        });
       });
     });
     const fail = (err: UpstreamHttpError) => {

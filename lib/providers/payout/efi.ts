@@ -1,17 +1,26 @@
 import { env } from "@/lib/env";
-import { UpstreamUnavailable } from "@/lib/errors";
-import { centavosToDecimalString } from "@/lib/money";
+import { InvalidInput, UpstreamUnavailable } from "@/lib/errors";
+import { centavosToDecimalString, decimalStringToCentavos } from "@/lib/money";
 import { UpstreamHttpError } from "../http/client";
+import type { HttpsAnswer } from "../http/mtls";
+import { ProviderBusy, type SendAnswer } from "../outcome";
 import { describeProblem, PspProblem, pspClientFromEnv } from "../pix/psp-client";
-import type { PayoutState, PixPayoutProvider } from "./types";
+import type { DecodedCharge, PayoutState, PixPayoutProvider } from "./types";
 
-// PIX payouts through Efí's documented Pix-send API (CONTRACT §10), with the same OAuth2 + mTLS
-// credentials as its API Pix:
-//   send to a key   PUT /v2/gn/pix/{idEnvio}          { valor, pagador: { chave }, favorecido: { chave } }
+// PIX payouts through Efí's documented Pix-send API (docs/providers.md "PIX payouts"), with the same
+// OAuth2 + mTLS credentials as its API Pix. Paths as Efí's current official SDK has them
+// (efipay/sdk-node-apis-efi src/constants/endpoints.ts):
+//   send to a key   PUT /v3/gn/pix/{idEnvio}          { valor, pagador: { chave }, favorecido: { chave } }
+//                   (PIX_PAYOUT_SEND_VERSION=v2: PUT /v2/gn/pix/{idEnvio}, the same body)
 //   pay a BR Code   PUT /v2/gn/pix/{idEnvio}/qrcode   { pagador: { chave }, pixCopiaECola }
 //   read one        GET /v2/gn/pix/enviados/id-envio/{idEnvio}
-// idEnvio is ours (the payout's id without dashes): sending it again is never a second payment.
-// States EM_PROCESSAMENTO → REALIZADO | NAO_REALIZADO.
+//   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
+// idEnvio is ours (the payout's id without dashes). Efí answers a reused idEnvio with 409
+// id_envio_duplicado, and its read by idEnvio can lag the send (404 for a while): neither says
+// whether the PIX went out, so both are left to lib/providers/outcome.ts to judge. A send is made
+// once per call: the payout machine reads first and repeats it itself.
+// States EM_PROCESSAMENTO → REALIZADO | NAO_REALIZADO; the outcome is also notified to the webhook of
+// the payer key (tipo SOLICITACAO, gnExtras.idEnvio), which wakes the payout's job.
 
 export const EFI_PAYOUT_PROVIDER = "efi";
 
@@ -30,7 +39,7 @@ function stateOf(o: unknown): PayoutState | null {
     case "REALIZADO":
       return { status: "COMPLETED", providerRef };
     case "NAO_REALIZADO":
-      return { status: "FAILED", providerRef, reason: "the PSP did not make the PIX (NAO_REALIZADO)" };
+      return { status: "FAILED", providerRef, reason: notMadeReason(p) };
     case "EM_PROCESSAMENTO":
       return { status: "PROCESSING", providerRef };
     default:
@@ -38,47 +47,82 @@ function stateOf(o: unknown): PayoutState | null {
   }
 }
 
-async function call(what: string, method: "GET" | "PUT", path: string, body?: unknown) {
+/** Efí names why a PIX was not made in gnExtras.erro (code, origin, reason) where it knows. */
+function notMadeReason(p: Json): string {
+  const erro = ((p.gnExtras as Json | undefined)?.erro ?? {}) as Json;
+  const detail = [erro.codigo, erro.motivo].filter((v) => typeof v === "string" && v).join(": ");
+  return `the PSP did not make the PIX (NAO_REALIZADO${detail ? `, ${detail}` : ""})`;
+}
+
+async function call(what: string, method: "GET" | "PUT" | "POST", path: string, body?: unknown, once = false): Promise<HttpsAnswer> {
   try {
-    return await pspClientFromEnv().call(method, `${payoutBase()}${path}`, body);
+    return await pspClientFromEnv().call(method, `${payoutBase()}${path}`, body, { once });
   } catch (err) {
     // No answer: the outcome is unknown, never a failure (the payout machine reads it back).
     throw new UpstreamUnavailable(`PIX payout provider unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`);
   }
 }
 
+/** An answer that decides nothing (429, 5xx such as erro_aplicacao): thrown as unknown, with Efí's wait when it gave one. */
+function undecided(what: string, answer: HttpsAnswer): Error {
+  const message = `PIX payout provider could not ${what}: ${new PspProblem(answer.status, answer.json).message}`;
+  return answer.status === 429 ? new ProviderBusy(message, answer.retryAfterSeconds ?? 30) : new UpstreamUnavailable(message);
+}
+
+/** Efí's detail of a charge (its "Detalhar QR Code Pix" 200); a field we act on that is missing is the PSP's fault, not the payer's. */
+function decodedCharge(o: unknown): DecodedCharge {
+  const d = (o ?? {}) as Json;
+  const valor = (d.valor ?? {}) as Json;
+  const amount =
+    typeof valor.final === "string" ? decimalStringToCentavos(valor.final) : typeof valor.original === "string" ? decimalStringToCentavos(valor.original) : null;
+  if (typeof d.chave !== "string" || !d.chave || amount === null || amount <= 0)
+    throw new UpstreamUnavailable("PIX payout provider described the QR code without its key or amount");
+  const cal = (d.calendario ?? {}) as Json;
+  const created = typeof cal.criacao === "string" ? Date.parse(cal.criacao) : NaN;
+  const expiresAt = !Number.isNaN(created) && typeof cal.expiracao === "number" ? new Date(created + cal.expiracao * 1000) : null;
+  const recebedor = (d.recebedor ?? {}) as Json;
+  return {
+    pixKey: d.chave,
+    amountCentavos: amount,
+    txid: typeof d.txid === "string" ? d.txid : null,
+    recipientName: typeof recebedor.nome === "string" ? recebedor.nome : null,
+    payable: d.status === "ATIVA" && (expiresAt === null || expiresAt.getTime() > Date.now()),
+    expiresAt,
+  };
+}
+
 export const efiPayout: PixPayoutProvider = {
   name: EFI_PAYOUT_PROVIDER,
 
-  async send({ id, destination, valueCentavos, description }) {
+  async send({ id, destination, valueCentavos, description }): Promise<SendAnswer> {
     const pagador = { chave: env().PIX_PAYOUT_KEY!, ...(description ? { infoPagador: description.slice(0, 140) } : {}) };
     const [path, body] =
       "pixKey" in destination
-        ? [`/v2/gn/pix/${id}`, { valor: centavosToDecimalString(valueCentavos), pagador, favorecido: { chave: destination.pixKey } }]
+        ? [`/${env().PIX_PAYOUT_SEND_VERSION}/gn/pix/${id}`, { valor: centavosToDecimalString(valueCentavos), pagador, favorecido: { chave: destination.pixKey } }]
         : [`/v2/gn/pix/${id}/qrcode`, { pagador, pixCopiaECola: destination.brcode }];
-    const answer = await call("send the PIX", "PUT", path, body);
+    const answer = await call("send the PIX", "PUT", path, body, true);
     if (answer.status === 200 || answer.status === 201) {
       const state = stateOf(answer.json);
       if (state) return state;
-      throw new UpstreamUnavailable("PIX payout provider answered without a status we know");
+      throw new UpstreamUnavailable("PIX payout provider answered the send without a status we know");
     }
-    if (answer.status === 409 || (answer.status === 400 && /duplicad|ja_existe|já existe/i.test(JSON.stringify(answer.json ?? "")))) {
-      // This id was sent before: its outcome is that payment's, whatever it was.
-      const read = await this.read(id);
-      if (read) return read;
-    }
-    if (answer.status >= 400 && answer.status < 500) {
-      // Refused outright (an invalid key, no funds, a code it cannot pay): the PIX was not made.
-      return { status: "FAILED", reason: `refused by the PIX payout provider${describeProblem(answer.json) || `: HTTP ${answer.status}`}` };
-    }
-    throw new UpstreamUnavailable(`PIX payout provider unavailable (send the PIX): ${new PspProblem(answer.status, answer.json).message}`);
+    if (answer.status === 409) return { status: "DUPLICATE", reason: `Efí${describeProblem(answer.json) || ": HTTP 409"}` };
+    if (answer.status === 429 || answer.status >= 500) throw undecided("send the PIX", answer);
+    // Refused (an invalid key, no balance, denied by analysis, a code it cannot pay).
+    return { status: "REFUSED", reason: `refused by the PIX payout provider${describeProblem(answer.json) || `: HTTP ${answer.status}`}` };
+  },
+
+  async decode(pixCopiaECola): Promise<DecodedCharge> {
+    const answer = await call("read the PIX QR code", "POST", "/v2/gn/qrcodes/detalhar", { pixCopiaECola });
+    if (answer.status === 400 || answer.status === 422) throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`);
+    if (answer.status !== 200) throw undecided("read the PIX QR code", answer);
+    return decodedCharge(answer.json);
   },
 
   async read(id) {
     const answer = await call("read the PIX sent", "GET", `/v2/gn/pix/enviados/id-envio/${id}`);
     if (answer.status === 404) return null;
-    if (answer.status !== 200)
-      throw new UpstreamUnavailable(`PIX payout provider unavailable (read the PIX sent): ${new PspProblem(answer.status, answer.json).message}`);
+    if (answer.status !== 200) throw undecided("read the PIX sent", answer);
     const state = stateOf(answer.json);
     if (!state) throw new UpstreamUnavailable("PIX payout provider answered the read without a status we know");
     return state;

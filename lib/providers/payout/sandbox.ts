@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { sandboxPixPayouts } from "@/db/schema";
+import { InvalidInput } from "@/lib/errors";
 import { parseBrCode } from "@/lib/pix/brcode";
 import type { PayoutState, PixPayoutProvider } from "./types";
 
@@ -49,6 +50,11 @@ export const sandboxPayout: PixPayoutProvider = {
   async read(id) {
     const row = await payoutRow(id);
     return row ? stateOf(row) : null;
+  },
+  async decode() {
+    // The sandbox's PSP issues static codes only, so any dynamic code came from a real PSP, whose
+    // location the sandbox cannot read.
+    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)");
   },
 };
 

@@ -1,17 +1,40 @@
-// PIX payouts (CONTRACT §10): no central-bank standard exists, so this is the provider-neutral part;
-// each PSP is an adapter. The id is ours and idempotent: sending the same id again is never a second
-// payment, so a payout whose answer was lost can be asked about, and sent again only when the
-// provider never received it.
+import type { ProviderState, SendAnswer } from "../outcome";
+
+// PIX payouts (docs/providers.md "PIX payouts"): no central-bank standard exists, so this is the
+// provider-neutral part; each PSP is an adapter. The id is ours and idempotent: sending the same id
+// again is never a second payment, so a payout whose answer was lost can be asked about, and sent
+// again only when the provider never received it. What an answer to a send means is decided in one
+// place (lib/providers/outcome.ts), not by the adapters.
 
 export type PayoutDestination = { pixKey: string } | { brcode: string };
 
 /** PROCESSING: accepted, not final (EM_PROCESSAMENTO); COMPLETED: made (REALIZADO); FAILED: not made (NAO_REALIZADO). */
-export type PayoutState = { status: "PROCESSING" | "COMPLETED" | "FAILED"; providerRef?: string; reason?: string };
+export type PayoutState = ProviderState;
+
+/** The charge behind a dynamic BR Code, as the payer's PSP reads it from the code's location. */
+export type DecodedCharge = {
+  pixKey: string;
+  amountCentavos: number;
+  txid: string | null;
+  recipientName: string | null;
+  /** Whether it can still be paid: paid already (CONCLUIDA), or removed or expired at its PSP. */
+  payable: boolean;
+  /** When its PSP stops taking payments for it (null: no expiry given). */
+  expiresAt: Date | null;
+};
 
 export interface PixPayoutProvider {
   readonly name: string;
-  /** Asks for one payment. Throws when the outcome is unknown (timeout, reset): `read` tells later. */
-  send(payout: { id: string; destination: PayoutDestination; valueCentavos: number; description?: string }): Promise<PayoutState>;
-  /** The payment with our id as the provider sees it now, or null when it never received it. */
+  /**
+   * Asks for one payment: the payment's state, a refusal, or "this id was used before". Throws when
+   * nothing was answered (timeout, reset, 5xx, 429): `read` tells later.
+   */
+  send(payout: { id: string; destination: PayoutDestination; valueCentavos: number; description?: string }): Promise<SendAnswer>;
+  /** The payment with our id as the provider sees it now, or null when it has none (yet: reads can lag the send). */
   read(id: string): Promise<PayoutState | null>;
+  /**
+   * A dynamic BR Code's charge, read by the PSP from the code's location (JWS verified there). Throws
+   * InvalidInput for a code it cannot read; absent where the provider cannot decode codes.
+   */
+  decode?(pixCopiaECola: string): Promise<DecodedCharge>;
 }

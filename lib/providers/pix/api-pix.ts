@@ -4,8 +4,10 @@ import { timeOrderedBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { centavosToDecimalString, decimalStringToCentavos } from "@/lib/money";
 import { UpstreamHttpError } from "../http/client";
+import type { HttpsAnswer } from "../http/mtls";
+import { ProviderBusy, type SendAnswer } from "../outcome";
 import type { RefundState } from "../refund/types";
-import { describeProblem, PspProblem, pspClientFromEnv, type PspClient } from "./psp-client";
+import { describeProblem, PspProblem, pspClientFromEnv, type CallOptions, type PspClient } from "./psp-client";
 import type { CollectionPayer, PixCollection, PixProvider, ReceivedPix } from "./types";
 
 // PIX collection through any PSP that implements the Central Bank's API Pix v2 (CONTRACT §10;
@@ -27,12 +29,28 @@ function unreachable(what: string, err: unknown): UpstreamUnavailable {
   return new UpstreamUnavailable(`PIX provider unavailable (${what}): ${reason}`);
 }
 
-async function call(client: PspClient, what: string, method: "GET" | "PUT" | "PATCH", path: string, body?: unknown) {
+/** An answer that decides nothing: a 429 keeps the PSP's Retry-After for the caller's next try. */
+function undecided(what: string, answer: HttpsAnswer): UpstreamUnavailable {
+  const problem = new PspProblem(answer.status, answer.json);
+  return answer.status === 429 ? new ProviderBusy(`PIX provider busy (${what}): ${problem.message}`, answer.retryAfterSeconds ?? 30) : unreachable(what, problem);
+}
+
+async function call(client: PspClient, what: string, method: "GET" | "PUT" | "PATCH", path: string, body?: unknown, opts?: CallOptions) {
   try {
-    return await client.call(method, `${client.config.apiUrl}${path}`, body);
+    return await client.call(method, `${client.config.apiUrl}${path}`, body, opts);
   } catch (err) {
     throw unreachable(what, err);
   }
+}
+
+/**
+ * The document's answer to a devolução whose id was used before ("id já utilizado por outra
+ * requisição de devolução", PixDevolucaoInvalida with a violation on devolucao.id).
+ */
+function idAlreadyUsed(body: unknown): boolean {
+  const o = (body ?? {}) as Json;
+  const violations = Array.isArray(o.violacoes) ? (o.violacoes as Json[]) : [];
+  return violations.some((v) => v?.propriedade === "devolucao.id" || (typeof v?.razao === "string" && /id j[aá] utilizado/i.test(v.razao)));
 }
 
 /** A Pix as the document describes it, or null when the PSP answered something we cannot act on. */
@@ -108,7 +126,7 @@ export const apiPix: PixProvider = {
       }
       throw new InvalidInput(`The PIX provider refused the charge${describeProblem(answer.json) || `: HTTP ${answer.status}`}`);
     }
-    throw unreachable("create the charge", new PspProblem(answer.status, answer.json));
+    throw undecided("create the charge", answer);
   },
 
   async cancelCollection(txid) {
@@ -121,14 +139,14 @@ export const apiPix: PixProvider = {
     const status = read.status === 200 ? (read.json as Json | null)?.status : null;
     if (status === "CONCLUIDA") return "paid";
     if (read.status === 404 || (typeof status === "string" && status.startsWith("REMOVIDA"))) return "gone";
-    throw unreachable("remove the charge", new PspProblem(answer.status, answer.json));
+    throw undecided("remove the charge", answer);
   },
 
   async readPayment(endToEndId) {
     if (!/^[a-zA-Z0-9]{32}$/.test(endToEndId)) return null;
     const answer = await call(pspClientFromEnv(), "read a received PIX", "GET", `/pix/${endToEndId}`);
     if (answer.status === 404) return null;
-    if (answer.status !== 200) throw unreachable("read a received PIX", new PspProblem(answer.status, answer.json));
+    if (answer.status !== 200) throw undecided("read a received PIX", answer);
     const pix = receivedPixOf(answer.json);
     if (!pix || pix.endToEndId !== endToEndId) throw new UpstreamUnavailable(`PIX provider answered GET /pix/${endToEndId} with something that is not that Pix`);
     return pix;
@@ -137,7 +155,7 @@ export const apiPix: PixProvider = {
   async listPayments({ from, to, page }) {
     const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString(), "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "1000" });
     const answer = await call(pspClientFromEnv(), "list received PIX", "GET", `/pix?${query}`);
-    if (answer.status !== 200) throw unreachable("list received PIX", new PspProblem(answer.status, answer.json));
+    if (answer.status !== 200) throw undecided("list received PIX", answer);
     const o = (answer.json ?? {}) as Json;
     const items = Array.isArray(o.pix) ? o.pix : [];
     const paging = ((o.parametros as Json | undefined)?.paginacao ?? {}) as Json;
@@ -151,40 +169,52 @@ export const apiPix: PixProvider = {
     return { items: parsed, pages };
   },
 
-  async refund({ id, paymentRef, valueCentavos, reason }) {
+  async refund({ id, paymentRef, valueCentavos, reason }): Promise<SendAnswer> {
     const body = { valor: centavosToDecimalString(valueCentavos), ...(reason ? { descricao: reason.slice(0, 140) } : {}) };
-    const answer = await call(pspClientFromEnv(), "request the refund", "PUT", `/pix/${paymentRef}/devolucao/${id}`, body);
+    // Sent once: the document answers a repeat of this id with a 400 whether or not the first was made.
+    const answer = await call(pspClientFromEnv(), "request the refund", "PUT", `/pix/${paymentRef}/devolucao/${id}`, body, { once: true });
     if (answer.status === 201 || answer.status === 200) {
       const state = refundStateOf(answer.json);
       if (!state) throw new UpstreamUnavailable("PIX provider answered the refund without a status we know");
       return state;
     }
-    // The PSP refuses it (beyond what is left, past the 90 days, …): not made.
-    if (answer.status === 400 || answer.status === 404) return { status: "FAILED", reason: `refused by the PIX provider${describeProblem(answer.json)}` };
-    throw unreachable("request the refund", new PspProblem(answer.status, answer.json));
+    if (answer.status === 400 && idAlreadyUsed(answer.json)) return { status: "DUPLICATE", reason: `PixDevolucaoInvalida${describeProblem(answer.json)}` };
+    // Refused (beyond what is left, past the 90 days, no such Pix, …).
+    if (answer.status >= 400 && answer.status < 500 && answer.status !== 429)
+      return { status: "REFUSED", reason: `refused by the PIX provider${describeProblem(answer.json)}` };
+    throw undecided("request the refund", answer);
   },
 
   async readRefund({ id, paymentRef }) {
     const answer = await call(pspClientFromEnv(), "read the refund", "GET", `/pix/${paymentRef}/devolucao/${id}`);
     if (answer.status === 404) return null;
-    if (answer.status !== 200) throw unreachable("read the refund", new PspProblem(answer.status, answer.json));
+    if (answer.status !== 200) throw undecided("read the refund", answer);
     const state = refundStateOf(answer.json);
     if (!state) throw new UpstreamUnavailable("PIX provider answered the refund without a status we know");
     return state;
   },
-
-  async resolveDynamic() {
-    // A dynamic code's payload is a JWS the payer's PSP fetches from the location; this server does
-    // not fetch arbitrary URLs, and API Pix has no call to decode another PSP's code.
-    throw new InvalidInput("Dynamic PIX QR codes cannot be paid through this server: use a static BR Code (with or without an amount)");
-  },
 };
 
-/** Registers where the PSP notifies received PIX (PUT /webhook/{chave}); it appends /pix itself. */
-export async function registerPixWebhook(url: string): Promise<void> {
+/**
+ * Registers where the PSP notifies (PUT /webhook/{chave}; it appends /pix itself): the receiving key's
+ * PIX, and, when payouts leave from another key at Efí, that key's payout outcomes (Efí sends a PIX only
+ * from a key with a webhook). Efí checks the URL first: a call without a client certificate it must
+ * refuse, unless asked not to (x-skip-mtls-checking: true, PIX_WEBHOOK_MTLS=skip), then a test POST to
+ * the URL itself (answered by the receiver, lib/pix-collection/endpoints.ts). Returns the keys registered.
+ */
+export async function registerPixWebhooks(url: string): Promise<string[]> {
+  const e = env();
+  const keys = [e.PIX_RECEIVER_KEY, ...(e.PIX_PAYOUT_PROVIDER === "efi" && e.PIX_PAYOUT_KEY && e.PIX_PAYOUT_KEY !== e.PIX_RECEIVER_KEY ? [e.PIX_PAYOUT_KEY] : [])];
+  for (const chave of keys) await registerPixWebhook(url, chave);
+  return keys;
+}
+
+/** One key's registration (see registerPixWebhooks). */
+export async function registerPixWebhook(url: string, chave = env().PIX_RECEIVER_KEY): Promise<void> {
   const client = pspClientFromEnv();
-  const answer = await call(client, "register the webhook", "PUT", `/webhook/${encodeURIComponent(env().PIX_RECEIVER_KEY)}`, { webhookUrl: url });
+  const headers = env().PIX_WEBHOOK_MTLS === "skip" ? { "x-skip-mtls-checking": "true" } : undefined;
+  const answer = await call(client, "register the webhook", "PUT", `/webhook/${encodeURIComponent(chave)}`, { webhookUrl: url }, { headers });
   if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) {
-    throw new UpstreamUnavailable(`PIX provider refused the webhook registration${describeProblem(answer.json) || `: HTTP ${answer.status}`}`);
+    throw new UpstreamUnavailable(`PIX provider refused the webhook registration for ${chave}${describeProblem(answer.json) || `: HTTP ${answer.status}`}`);
   }
 }

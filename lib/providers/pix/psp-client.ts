@@ -9,9 +9,11 @@ import { httpsRequest, mtlsAgent, type HttpsAnswer } from "../http/mtls";
 // The PSP's API as every PIX adapter reaches it (CONTRACT §10): OAuth2 client credentials with HTTP
 // Basic client authentication, and the PSP's client certificate on every call, the token call too.
 // The token is cached until shortly before it expires and fetched again when the PSP refuses it
-// (tokens can be revoked early). Every call this service makes is idempotent by an id of ours (PUT
-// /cob/{txid}, PUT /pix/{e2eid}/devolucao/{id}, PUT /v2/gn/pix/{idEnvio}), so a timeout, a network
-// error, a 429 or a 5xx is retried, a bounded number of times.
+// (tokens can be revoked early). Reads and charge creation are retried a bounded number of times after
+// a timeout, a network error, a 429 (after its Retry-After) or a 5xx. A request that moves money (a
+// devolução, a payout) is sent once per call: a PSP answers a repeat of its id with a refusal (API Pix
+// 400, Efí 409) even when the first one was carried out, so the caller must know whether this id may
+// have reached the PSP before (lib/providers/outcome.ts); its machine reads it back and decides.
 
 export type PspConfig = {
   /** API Pix base: its paths (/cob/{txid}, /pix, …) are relative to it. */
@@ -55,10 +57,19 @@ const TOKEN_MARGIN_MS = 30_000;
 
 type Token = { value: string; until: number };
 
+export type CallOptions = {
+  /** Sent once: no retry after a timeout, a network error, a 429 or a 5xx (requests that move money). */
+  once?: boolean;
+  headers?: Record<string, string>;
+};
+
 export type PspClient = {
   readonly config: PspConfig;
-  /** One call with a bearer token; any answer is returned. Throws UpstreamHttpError when none came after the retries. */
-  call(method: "GET" | "PUT" | "PATCH" | "POST" | "DELETE", url: string, body?: unknown): Promise<HttpsAnswer>;
+  /**
+   * One call with a bearer token; any answer is returned. Throws UpstreamHttpError when none came
+   * (after the retries, unless `once`). `headers` are added to the request (a PSP's own switches).
+   */
+  call(method: "GET" | "PUT" | "PATCH" | "POST" | "DELETE", url: string, body?: unknown, opts?: CallOptions): Promise<HttpsAnswer>;
 };
 
 export function pspClient(config: PspConfig): PspClient {
@@ -67,14 +78,16 @@ export function pspClient(config: PspConfig): PspClient {
 
   async function fetchToken(): Promise<Token> {
     const basic = Buffer.from(`${config.clientId}:${config.clientSecret}`).toString("base64");
-    const answer = await withRetries(() =>
-      httpsRequest(config.oauthUrl, {
-        agent: config.agent,
-        method: "POST",
-        headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
-        body: "grant_type=client_credentials",
-        timeoutMs: config.timeoutMs,
-      }),
+    const answer = await withRetries(
+      () =>
+        httpsRequest(config.oauthUrl, {
+          agent: config.agent,
+          method: "POST",
+          headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
+          body: "grant_type=client_credentials",
+          timeoutMs: config.timeoutMs,
+        }),
+      RETRIES,
     );
     const o = (answer.json ?? {}) as Record<string, unknown>;
     if (answer.status !== 200 || typeof o.access_token !== "string") {
@@ -96,16 +109,22 @@ export function pspClient(config: PspConfig): PspClient {
 
   return {
     config,
-    async call(method, url, body) {
+    async call(method, url, body, opts = {}) {
       const send = async (fresh: boolean) =>
-        withRetries(async () =>
-          httpsRequest(url, {
-            agent: config.agent,
-            method,
-            headers: { authorization: `Bearer ${await bearer(fresh)}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-            body: body !== undefined ? JSON.stringify(body) : undefined,
-            timeoutMs: config.timeoutMs,
-          }),
+        withRetries(
+          async () =>
+            httpsRequest(url, {
+              agent: config.agent,
+              method,
+              headers: {
+                authorization: `Bearer ${await bearer(fresh)}`,
+                ...(body !== undefined ? { "content-type": "application/json" } : {}),
+                ...opts.headers,
+              },
+              body: body !== undefined ? JSON.stringify(body) : undefined,
+              timeoutMs: config.timeoutMs,
+            }),
+          opts.once ? 0 : RETRIES,
         );
       const answer = await send(false);
       // API Pix answers 403 AcessoNegado (some PSPs 401) for a token it no longer accepts: once, with a new one.
@@ -119,17 +138,27 @@ export function pspClient(config: PspConfig): PspClient {
   };
 }
 
-async function withRetries(attempt: () => Promise<HttpsAnswer>): Promise<HttpsAnswer> {
+// A 429 asking for a longer wait than this is handed back to the caller, whose job waits it out.
+const MAX_INLINE_WAIT_SECONDS = 5;
+
+async function withRetries(attempt: () => Promise<HttpsAnswer>, retries: number): Promise<HttpsAnswer> {
   for (let n = 0; ; n++) {
     let answer: HttpsAnswer;
     try {
       answer = await attempt();
     } catch (err) {
-      if (!(err instanceof UpstreamHttpError) || n >= RETRIES) throw err;
+      if (!(err instanceof UpstreamHttpError) || n >= retries) throw err;
       await sleep(RETRY_BASE_MS * 2 ** n);
       continue;
     }
-    if ((answer.status === 429 || answer.status >= 500) && n < RETRIES) {
+    if (answer.status === 429 && n < retries) {
+      // The PSP says when it will take another request (RFC 9110 Retry-After); without it, back off.
+      const wait = answer.retryAfterSeconds;
+      if (wait !== null && wait > MAX_INLINE_WAIT_SECONDS) return answer;
+      await sleep(wait !== null ? wait * 1000 : RETRY_BASE_MS * 2 ** n);
+      continue;
+    }
+    if (answer.status >= 500 && n < retries) {
       await sleep(RETRY_BASE_MS * 2 ** n);
       continue;
     }

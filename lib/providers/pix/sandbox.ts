@@ -1,5 +1,4 @@
 import { env, type Env } from "@/lib/env";
-import { InvalidInput } from "@/lib/errors";
 import { newPixTxid } from "@/lib/ids";
 import { staticBrCodeEncoder } from "@/lib/pix/brcode";
 import { sandboxRefunder } from "../refund/sandbox";
@@ -34,9 +33,4 @@ export const sandboxPix: PixProvider = {
     return null;
   },
   ...sandboxRefunder,
-  async resolveDynamic() {
-    // The sandbox only ever issues static codes, so any dynamic code came from elsewhere and
-    // cannot be resolved without a live PSP.
-    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)");
-  },
 };

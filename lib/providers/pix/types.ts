@@ -1,4 +1,3 @@
-import type { ParsedBrCode } from "@/lib/pix/brcode";
 import type { Refunder } from "../refund/types";
 
 /** A charge: its BR Code and its txid (chosen by the adapter: static codes carry at most 25 characters, API Pix charges 26–35). */
@@ -31,6 +30,4 @@ export interface PixProvider extends Refunder {
   readPayment(endToEndId: string): Promise<ReceivedPix | null>;
   /** Payments received in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
   listPayments?(window: { from: Date; to: Date; page: number }): Promise<{ items: ReceivedPix[]; pages: number }>;
-  /** Reads a dynamic BR Code's payload from its PSP; never fetches arbitrary URLs from the API process. */
-  resolveDynamic(code: ParsedBrCode): Promise<{ pixKey: string; amountCentavos: number | null; txid: string | null }>;
 }

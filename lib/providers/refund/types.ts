@@ -1,10 +1,13 @@
-// Sending a payment back (CONTRACT §11): the part every refunding provider shares. The id is ours and
-// idempotent (API Pix `devolucao/{id}`, Binance Pay `refundRequestId`): asking again with it is never a
-// second refund, so a refund whose answer was lost is read back, and sent again only when the
-// provider never received it.
+import type { ProviderState, SendAnswer } from "../outcome";
+
+// Sending a payment back (docs/api.md "Refunds"): the part every refunding provider shares. The id is
+// ours and idempotent (API Pix `devolucao/{id}`, Binance Pay `refundRequestId`): asking again with it
+// is never a second refund, so a refund whose answer was lost is read back, and sent again only when
+// the provider never received it. What an answer to a send means is decided in one place
+// (lib/providers/outcome.ts), not by the adapters.
 
 /** PROCESSING: accepted, not final; COMPLETED: the money went back; FAILED: the provider says it was not made. */
-export type RefundState = { status: "PROCESSING" | "COMPLETED" | "FAILED"; providerRef?: string; reason?: string };
+export type RefundState = ProviderState;
 
 export type RefundRequest = {
   /** Our refund's idempotent id (1–35 letters and digits). */
@@ -18,8 +21,8 @@ export type RefundRequest = {
 };
 
 export interface Refunder {
-  /** Asks for one refund. Throws when the outcome is unknown (timeout, reset): `readRefund` tells later. */
-  refund(request: RefundRequest): Promise<RefundState>;
-  /** The refund with our id as the provider sees it now, or null when it never received it. */
+  /** Asks for one refund: its state, a refusal, or "this id was used before". Throws when nothing was answered: `readRefund` tells later. */
+  refund(request: RefundRequest): Promise<SendAnswer>;
+  /** The refund with our id as the provider sees it now, or null when it has none (yet: reads can lag the request). */
   readRefund(request: Pick<RefundRequest, "id" | "paymentRef">): Promise<RefundState | null>;
 }

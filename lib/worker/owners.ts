@@ -1,0 +1,13 @@
+import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
+import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
+import type { ChainTxOwners } from "@/lib/hot-wallet/tracker";
+import type { PayoutOwners } from "@/lib/payouts/machine";
+import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
+
+// Who finishes what when money that left is decided: the worker's jobs and an operator's decision
+// (lib/ops/money-out.ts) hand a decision to the same owners.
+
+/** Who finishes what when a hot-wallet transaction is decided. */
+export const CHAIN_TX_OWNERS: ChainTxOwners = { withdrawal: onWithdrawalChainTx, refund: onRefundChainTx };
+/** Who finishes what when a PIX payout is decided. */
+export const PAYOUT_OWNERS: PayoutOwners = { withdrawal: onWithdrawalPayout, crypto_pix: onCryptoPixPayout };
