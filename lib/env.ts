@@ -205,6 +205,19 @@ const envFields = z.object({
   LND_MACAROON_FILE: z.string().min(1).optional(),
   LND_TLS_CERT_FILE: z.string().min(1).optional(),
   LND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Hold invoices (Crypto-PIX over Lightning, docs/providers.md). lnd cancels a held HTLC
+  // invoices.holdexpirydelta blocks (18 since lnd 0.21, 12 before) before it expires, and a payer's HTLC
+  // may expire as early as cltv_expiry blocks after it arrives. 80 is lnd's own default
+  // (bitcoin.timelockdelta), so payers' routes already handle it: at least 80 − 18 = 62 blocks (~10 h) between
+  // the payment and lnd's cancel, of which LND_HOLD_MIN_BLOCKS_LEFT must still remain when the PIX
+  // starts. 24 is lnd's minimum (routing.MinCLTVDelta); past 2016 no payer's node would forward it
+  // (htlcswitch's max outgoing CLTV).
+  LND_HOLD_CLTV_EXPIRY: z.coerce.number().int().min(24).max(2016).default(80),
+  // The PIX of a held payment starts only while its HTLC expires at least this many blocks from now:
+  // the node's holdexpirydelta (18) plus 18 blocks for the PIX to be made and the invoice settled (~3 h
+  // on average; the odds that 18 are mined within 30 min are a few in a billion). Fewer: the invoice is
+  // cancelled instead.
+  LND_HOLD_MIN_BLOCKS_LEFT: z.coerce.number().int().min(1).max(2016).default(36),
   LIGHTNING_API_URL: httpUrl.optional(),
   LIGHTNING_API_KEY: z.string().min(1).optional(),
   LIGHTNING_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
@@ -249,6 +262,10 @@ const envSchema = envFields.superRefine((env, ctx) => {
     ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
   }
   pixProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
+  // Otherwise every held payment would be cancelled as soon as it arrives.
+  if (env.LND_HOLD_MIN_BLOCKS_LEFT >= env.LND_HOLD_CLTV_EXPIRY) {
+    ctx.addIssue({ code: "custom", path: ["LND_HOLD_MIN_BLOCKS_LEFT"], message: "must be below LND_HOLD_CLTV_EXPIRY: a payer's HTLC may leave only that many blocks" });
+  }
   if (env.PAYMENTS_MODE === "live") {
     if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
     // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
