@@ -70,6 +70,9 @@ beforeAll(async () => {
   node = await startLndNode({ quiet: true });
   rates = await startProviderServer();
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, quiet: true });
+  // Efí sends a PIX only from a key with a webhook (a deployment registers it at start, registerPixWebhooks);
+  // payouts here are read back by id, so where Efí posts their outcome does not matter.
+  psp.webhooks.set(PAYOUT_KEY, "https://127.0.0.1:9/api/v1/providers/pix/unused");
   liveEnv();
 });
 
