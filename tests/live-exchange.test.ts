@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, orderReceipts, orders } from "@/db/schema";
+import { apiKeys, orderReceipts, orderRefunds, orders } from "@/db/schema";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
@@ -13,7 +13,7 @@ import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { startJobs, stopJobs } from "@/lib/jobs/queue";
 import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { binancePay, binancePayCertificates } from "@/lib/providers/exchange/binance-pay";
-import { refundQueue } from "@/lib/refunds/machine";
+import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { runSweep, startWorker, stopWorker } from "@/lib/worker";
 import { PATHS, startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
 import { api, seedMerchant } from "./helpers";
@@ -306,6 +306,37 @@ describe("refunds of Binance Pay orders", () => {
       binance.faults.refundOutcome = () => "REFUNDED";
       await stopWorker();
     }
+  });
+});
+
+describe("a Binance Pay refund whose answer was lost", () => {
+  it("is read back by its refundRequestId; Binance refusing the repeat (the order already refunded) leaves it PENDING, never credited back; then COMPLETED once", async () => {
+    await stopWorker();
+    const { merchant, apiKey } = await liveMerchant();
+    const { order } = await exchangeOrder(apiKey, 12);
+    await binance.pay(order.paymentLinkId, { notify: false });
+    await reconcileExchange();
+    // The refund is made at Binance; its answer never comes. Binance's refund query lags it, and the repeat
+    // meets the order already refunded in full (Binance's 400204: the order's status does not allow a refund).
+    binance.faults.loseAnswerNext = [{ path: /\/order\/refund$/, count: 1 }];
+    const res = await api("POST", `/api/v1/order/${order.id}/refund`, { apiKey, body: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.refund.status).toBe("PENDING");
+    const refundId = res.body.refund.id as string;
+    binance.faults.failNext = [
+      { path: /\/order\/refund\/query$/, status: 200, count: 1, code: "400202" },
+      { path: /\/order\/refund$/, status: 200, count: 1, code: "400204", errorMessage: "The order status does not allow a refund." },
+    ];
+    expect(await advanceRefund(refundId)).toBe(false);
+    const [pending] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
+    expect(pending.status).toBe("PENDING");
+    expect(await balance(merchant.id)).toBe(0);
+    expect(await advanceRefund(refundId)).toBe(true);
+    const [done] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
+    expect(done.status).toBe("COMPLETED");
+    expect((await row(order.id)).status).toBe("REFUND");
+    expect([...binance.refunds.values()].filter((r) => r.refundRequestId === refundId.replace(/-/g, ""))).toHaveLength(1);
+    expect(await balance(merchant.id)).toBe(0);
   });
 });
 

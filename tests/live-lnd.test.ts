@@ -7,7 +7,7 @@ import { db } from "@/db";
 import { apiKeys, cryptoPixInvoices, cryptoPixPayments, mailOutbox, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
-import { onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
+import { cryptoPixPayoutMayStart, onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { resetEnvForTests } from "@/lib/env";
 import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
@@ -604,6 +604,28 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(psp.payoutsMade).toBe(made);
     const view = await lookup(apiKey, data.payCryptoPixId);
     expect(view).toMatchObject({ status: "FAILED", holdInvoice: { status: "CANCELED", acceptHeight: h, htlcExpiryHeight: expiryHeight } });
+    expect(await balance(merchant.id)).toBe(0);
+  });
+
+  it("accepted with room, but its payout not sent until too few blocks are left: the PIX is not sent, the invoice cancelled, the payer's sats back", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const made = psp.payoutsMade;
+    const { payment: p, invoice } = await payWithLightning(apiKey, 3350);
+    node.pay(invoice.paymentHash);
+    const { reconcileHoldInvoices } = await import("@/lib/crypto-pix/lightning");
+    expect(await reconcileHoldInvoices()).toBe(1);
+    const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, p.id));
+    expect(payout.attempts).toBe(0);
+    // The payout job did not run (our workers were down) while 48 blocks were mined: 35 left, fewer than 36.
+    node.mine(48);
+    expect(await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout }, { crypto_pix: cryptoPixPayoutMayStart })).toBe(true);
+    expect(psp.requests.some((r) => r.path.includes(payout.id.replace(/-/g, "")))).toBe(false);
+    expect(psp.payoutsMade).toBe(made);
+    const [decided] = await db().select().from(pixPayouts).where(eq(pixPayouts.id, payout.id));
+    expect(decided).toMatchObject({ status: "failed", failureReason: expect.stringMatching(/35 blocks.*36/) });
+    await runInvoiceActions();
+    expect(node.invoices.get(invoice.paymentHash)!.state).toBe("CANCELED");
+    expect(await payment(p.id)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
     expect(await balance(merchant.id)).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { db, type Tx } from "@/db";
-import type { CryptoPixPayment, MerchantProfile } from "@/db/schema";
+import type { CryptoPixPayment, MerchantProfile, PixPayout } from "@/db/schema";
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
@@ -129,6 +129,18 @@ export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, h
   if (payoutId) await requestPayout(payoutId);
   else await invoiceActionQueue.send({});
   return true;
+}
+
+/**
+ * Before a Crypto-PIX payout's first send: over Lightning, the payer's HTLC must still leave
+ * LND_HOLD_MIN_BLOCKS_LEFT blocks, as when the payment was accepted; a payout that waited (workers
+ * down, the provider busy) past that is not sent, and the invoice is cancelled by its "not made".
+ */
+export async function cryptoPixPayoutMayStart(payout: PixPayout): Promise<string | null> {
+  const invoice = await invoiceOf(db(), payout.ownerId);
+  if (!invoice?.acceptedAt) return null;
+  const room = await htlcRoom({ acceptHeight: invoice.acceptHeight, htlcExpiryHeight: invoice.htlcExpiryHeight }, invoice.acceptedAt);
+  return room && !enoughRoom(room) ? noRoomReason(room) : null;
 }
 
 /** In the payout's decision transaction: made → COMPLETED and the invoice is to be settled; not made → it is to be cancelled (the payer's sats return). */

@@ -11,7 +11,7 @@ import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
-import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/payouts/machine";
+import { advancePayout, createPayout, requestPayout, type PayoutGuards, type PayoutOwners } from "@/lib/payouts/machine";
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
@@ -30,7 +30,7 @@ import {
 } from "./queries";
 import { emitStatusChange } from "./events";
 import { overLightning, LIGHTNING_NETWORK } from "./kinds";
-import { closeLightningAtExpiry, createLightningPayment, mayExpireLightning, onLightningPayout } from "./lightning";
+import { closeLightningAtExpiry, createLightningPayment, cryptoPixPayoutMayStart, mayExpireLightning, onLightningPayout } from "./lightning";
 import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
@@ -269,12 +269,17 @@ export const onCryptoPixPayout: NonNullable<PayoutOwners["crypto_pix"]> = async 
   await decideRefund(tx, p, decision.reason);
 };
 
+// Checked before a payout's first send, here as in the worker (lib/worker/owners.ts).
+const PAYOUT_GUARDS: PayoutGuards = { crypto_pix: cryptoPixPayoutMayStart };
+
 /** Sends a payment's payout now (the job would soon), and says where it stands. */
 export async function settleCryptoPixPayment(paymentId: string): Promise<CryptoPixPayment> {
   const p = await paymentById(db(), paymentId);
   if (!p) throw new NotFound("Crypto-PIX payment not found");
   if (p.pixPayoutId && !p.closedAt) {
-    await advancePayout(p.pixPayoutId, { crypto_pix: onCryptoPixPayout }).catch((err: unknown) => log.warn("crypto-pix payout deferred to its job", { paymentId, err }));
+    await advancePayout(p.pixPayoutId, { crypto_pix: onCryptoPixPayout }, PAYOUT_GUARDS).catch((err: unknown) =>
+      log.warn("crypto-pix payout deferred to its job", { paymentId, err }),
+    );
   }
   return (await paymentById(db(), paymentId))!;
 }
@@ -307,7 +312,7 @@ export async function followUpTransfer(paymentId: string, payoutId: string | nul
   try {
     if (payoutId) {
       await requestPayout(payoutId);
-      await advancePayout(payoutId, { crypto_pix: onCryptoPixPayout });
+      await advancePayout(payoutId, { crypto_pix: onCryptoPixPayout }, PAYOUT_GUARDS);
     }
     return { refundTxIds: await sendDecidedRefunds(paymentId) };
   } catch (err) {

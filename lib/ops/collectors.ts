@@ -89,9 +89,14 @@ export function registerCollectors(): void {
     help: "Payouts, refunds, hold invoices and hot-wallet transactions waiting for an operator (npm run cli -- attention): an outcome unknown for too long, sends the provider keeps refusing, a settle that keeps failing",
     labelNames: ["kind"] as const,
     async collect() {
-      await read("money_out_attention", this, () => attentionCounts(openPool().db), (counts) => {
-        for (const kind of Object.keys(ATTENTION_KINDS) as AttentionKind[]) this.labels(kind).set(counts[kind] ?? 0);
-      });
+      await read(
+        "money_out_attention",
+        this,
+        () => attentionCounts(openPool().db),
+        (counts) => {
+          for (const kind of Object.keys(ATTENTION_KINDS) as AttentionKind[]) this.labels(kind).set(counts[kind] ?? 0);
+        },
+      );
     },
   });
 

@@ -35,6 +35,13 @@ export type PayoutDecision = { status: "completed"; providerRef: string | null }
 /** What each kind of owner does when its payout is decided (the worker's composition root supplies them). */
 export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout: PixPayout, decision: PayoutDecision) => Promise<void>>>;
 
+/**
+ * Asked once, before a payout's first send: null to send it, or why it must not go out any more (the
+ * Lightning payment it pays for may be given back by the node before the PIX could be settled against it).
+ * Since nothing was sent, that is "not made". Throwing defers the question to the next try.
+ */
+export type PayoutGuards = Partial<Record<PixPayout["purpose"], (payout: PixPayout) => Promise<string | null>>>;
+
 // How long one worker may talk to the provider about a payout before another may: also how long a
 // payout held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
 // it costs at most a second read, or a second send under the same idempotent id: never a second
@@ -81,13 +88,28 @@ export async function wakePayout(id: string): Promise<void> {
 export const providerPayoutId = (payout: Pick<PixPayout, "id">) => payout.id.replace(/-/g, "");
 
 /** Moves one payout forward once; true when it is final (or was already). */
-export async function advancePayout(id: string, owners: PayoutOwners): Promise<boolean> {
+export async function advancePayout(id: string, owners: PayoutOwners, guards: PayoutGuards = {}): Promise<boolean> {
   const payout = await leasePayout(db(), id, LEASE_SECONDS);
   if (!payout) {
     const row = await payoutById(db(), id);
     return row !== undefined && row.status !== "created" && row.status !== "processing";
   }
   const provider = providers().payout;
+  const guard = payout.attempts === 0 ? guards[payout.purpose] : undefined;
+  if (guard) {
+    let refusal: string | null;
+    try {
+      refusal = await guard(payout);
+    } catch (err) {
+      log.warn("pix payout not sent yet: whether it may still go out could not be told", { payoutId: id, err });
+      await notePayout(db(), id, { lastError: err instanceof Error ? err.message.slice(0, 500) : String(err) });
+      return false;
+    }
+    if (refusal) {
+      await decidePayout(id, { status: "failed", providerRef: null, reason: refusal }, owners);
+      return true;
+    }
+  }
   const ref = providerPayoutId(payout);
   const step = await stepMoneyOut(
     {

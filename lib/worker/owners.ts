@@ -1,7 +1,8 @@
+import { cryptoPixPayoutMayStart } from "@/lib/crypto-pix/lightning";
 import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import type { ChainTxOwners } from "@/lib/hot-wallet/tracker";
-import type { PayoutOwners } from "@/lib/payouts/machine";
+import type { PayoutGuards, PayoutOwners } from "@/lib/payouts/machine";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // Who finishes what when money that left is decided: the worker's jobs and an operator's decision
@@ -11,3 +12,5 @@ import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/servi
 export const CHAIN_TX_OWNERS: ChainTxOwners = { withdrawal: onWithdrawalChainTx, refund: onRefundChainTx };
 /** Who finishes what when a PIX payout is decided. */
 export const PAYOUT_OWNERS: PayoutOwners = { withdrawal: onWithdrawalPayout, crypto_pix: onCryptoPixPayout };
+/** What must still hold before a PIX payout is first sent. */
+export const PAYOUT_GUARDS: PayoutGuards = { crypto_pix: cryptoPixPayoutMayStart };
