@@ -15,8 +15,8 @@ import { retryRefund } from "@/lib/crypto-pix/refunds";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
 import { cancelChainTx } from "@/lib/hot-wallet/tracker";
 import { decodeCryptoPixId } from "@/lib/ids";
-import { attentionList } from "@/lib/ops/attention";
-import { resendMoneyOut, resolveMoneyOut } from "@/lib/ops/money-out";
+import { attentionList } from "@/lib/attention/attention";
+import { resendMoneyOut, resolveMoneyOut } from "@/lib/worker/operator";
 
 // Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
 // operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they

@@ -15,7 +15,7 @@ import { reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { advancePayout } from "@/lib/payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
-import { attentionList } from "@/lib/ops/attention";
+import { attentionList } from "@/lib/attention/attention";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { nodePublicKey } from "@/lib/providers/lightning/bolt11-sign";
 import { runSweep } from "@/lib/worker";

@@ -7,7 +7,7 @@ import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { fromBaseUnits, satoshisFor } from "@/lib/money";
-import { clearAttention } from "@/lib/ops/attention";
+import { clearAttention } from "@/lib/attention/attention";
 import { createPayout, requestPayout, type PayoutDecision } from "@/lib/payouts/machine";
 import { providers } from "@/lib/providers";
 import type { HeldHtlcs, StreamedInvoice } from "@/lib/providers/lightning/types";

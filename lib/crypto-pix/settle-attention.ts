@@ -1,12 +1,12 @@
 import { db } from "@/db";
 import type { CryptoPixInvoice } from "@/db/schema";
-import { raiseAttention } from "@/lib/ops/attention";
+import { raiseAttention } from "@/lib/attention/attention";
 import { paymentById } from "./queries";
 
 // A hold invoice whose PIX was made but that the node will not settle: the PIX is paid and the sats are
 // not ours until it is, and once lnd cancels the held HTLC (invoices.holdexpirydelta blocks before it
 // expires) they are the payer's again. The settle is retried at every run of the invoice actions; an
-// operator is told (lib/ops/attention.ts: log, metric, OPERATOR_ALERT_EMAIL) once it has kept failing
+// operator is told (lib/attention/attention.ts: log, metric, OPERATOR_ALERT_EMAIL) once it has kept failing
 // for SETTLE_ATTENTION_AFTER_MS since the PIX was made, or at once when the node's answer says no
 // retry can help. The attention is cleared when the settle succeeds.
 

@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { applyProviderPayment, keepProviderUnderpayment, type ProviderPaymentOutcome } from "@/lib/orders/provider-payments";
 import { ordersAwaitingProvider } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
-import { readOrderInvoice } from "./order-invoice";
+import { readOrderInvoice } from "@/lib/orders/lightning-invoice";
 
 // Live Lightning orders complete by the provider's word only (docs/providers.md): a callback or a stream
 // says an invoice may have changed, the invoice is read back, and what the provider answers is applied

@@ -5,7 +5,7 @@ import { queueDepths } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { gauge, METRIC_PREFIX } from "@/lib/metrics/registry";
 import { deliveryBacklog, type DeliveryBacklog } from "@/lib/webhooks/queries";
-import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "./attention";
+import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "@/lib/attention/attention";
 import { withDeadline } from "./deadline";
 
 // Figures read when /metrics is scraped rather than kept up to date on every change: the pool's

@@ -8,7 +8,7 @@ import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey, holdsIdempotencyKey, writeAndBind } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { postLedgerEntry, type LedgerPosting } from "@/lib/ledger/ledger";
-import { paidOrUnderWayBy, readOrderInvoice } from "@/lib/lightning/order-invoice";
+import { paidOrUnderWayBy, readOrderInvoice } from "@/lib/orders/lightning-invoice";
 import { satoshisFor } from "@/lib/money";
 import { providers } from "@/lib/providers";
 import { RailNotEnabled, requireRail } from "@/lib/providers/rails";

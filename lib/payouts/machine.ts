@@ -3,7 +3,7 @@ import type { PixPayout } from "@/db/schema";
 import { jobQueue } from "@/lib/jobs/queue";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
-import { raiseAttention } from "@/lib/ops/attention";
+import { raiseAttention } from "@/lib/attention/attention";
 import { providers } from "@/lib/providers";
 import { stepMoneyOut, type MoneyOutStep } from "@/lib/providers/outcome";
 import { finishPayout, insertPayout, leasedPayouts, leasePayout, notePayout, payoutById } from "./queries";
@@ -12,14 +12,14 @@ import { finishPayout, insertPayout, leasedPayouts, leasePayout, notePayout, pay
 // do not know is not a failure). A payout is recorded (status created) in the same database
 // transaction as the decision to pay (a pix-out withdrawal, a fully paid Crypto-PIX payment); its id
 // is the idempotent id the provider gets. Then, outside any transaction, each step
-// (lib/providers/outcome.ts stepMoneyOut) reads it back by id when it may have reached the provider,
+// (lib/providers/outcome stepMoneyOut) reads it back by id when it may have reached the provider,
 // sends it (same id) only while the provider has no record of it, and judges the answer: a refusal of
 // a repeat or "id already used" is unknown, never "not made".
 //   created    → sent: accepted (processing), decided at once, or unknown (read at the next step).
 //   processing → read until the provider says made (completed) or not made (failed).
 // Money goes back (a withdrawal credited, a Crypto-PIX payer refunded) only on "not made", in the
 // database transaction that records it, through the owner's handler. A payout open too long, or sent
-// MONEY_OUT_MAX_SENDS times without an answer the provider stands by, needs an operator (lib/ops/attention.ts).
+// MONEY_OUT_MAX_SENDS times without an answer the provider stands by, needs an operator (lib/attention/attention.ts).
 
 /** Sends and follows one payout (lib/worker works it with advancePayout); retried with backoff until final. */
 export const payoutQueue = jobQueue<{ id: string }>("pix-payout", {
@@ -47,7 +47,7 @@ export type PayoutGuards = Partial<Record<PixPayout["purpose"], (payout: PixPayo
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;
-// Once sending stopped (lib/providers/outcome.ts), the payout is still read this often.
+// Once sending stopped (lib/providers/outcome), the payout is still read this often.
 const STOPPED_READ_SECONDS = 300;
 
 export type NewPayout = { purpose: PixPayout["purpose"]; ownerId: string; merchantId: string; valueCentavos: number } & ({ pixKey: string } | { brcode: string });

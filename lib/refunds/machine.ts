@@ -5,7 +5,7 @@ import { jobQueue } from "@/lib/jobs/queue";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
-import { raiseAttention } from "@/lib/ops/attention";
+import { raiseAttention } from "@/lib/attention/attention";
 import { lockOrder, orderById } from "@/lib/orders/queries";
 import { markOrderRefunded } from "@/lib/orders/service";
 import { providers } from "@/lib/providers";
@@ -18,13 +18,13 @@ import { refundEventData } from "./views";
 // outcome we do not know is not a failure). A refund is recorded PENDING, with its ledger debit and
 // event, in the database transaction that accepts it (./service.ts); its id without dashes is the
 // idempotent id the provider gets. Then, outside any transaction, under a lease, each step
-// (lib/providers/outcome.ts stepMoneyOut) reads it back by id once it may have reached the provider
+// (lib/providers/outcome stepMoneyOut) reads it back by id once it may have reached the provider
 // (sentAt is written before the first send), sends it (same id) only while the provider has no record
 // of it, and judges the answer: a refusal of a repeat, or "id already used", is unknown.
 // Only the provider's word decides: COMPLETED (the money went back; the order becomes REFUND when
 // its COMPLETED refunds reach its value) or FAILED (the debit is credited back). Each decision, its
 // ledger entry and its events commit together. One open too long, or sent MONEY_OUT_MAX_SENDS times
-// without an answer the provider stands by, needs an operator (lib/ops/attention.ts).
+// without an answer the provider stands by, needs an operator (lib/attention/attention.ts).
 
 /** Sends and follows one refund (lib/worker works it with advanceRefund); retried with backoff until final. */
 export const refundQueue = jobQueue<{ id: string }>("order-refund", {
@@ -42,7 +42,7 @@ export type RefundDecision = { status: "COMPLETED"; providerRef: string | null }
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;
-// Once sending stopped (lib/providers/outcome.ts), the refund is still read this often.
+// Once sending stopped (lib/providers/outcome), the refund is still read this often.
 const STOPPED_READ_SECONDS = 300;
 
 /** After the record committed: asks the job to move it forward (after `delaySeconds`). */

@@ -6,7 +6,7 @@ import type { PayoutGuards, PayoutOwners } from "@/lib/payouts/machine";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // Who finishes what when money that left is decided: the worker's jobs and an operator's decision
-// (lib/ops/money-out.ts) hand a decision to the same owners.
+// (lib/worker/operator.ts) hand a decision to the same owners.
 
 /** Who finishes what when a hot-wallet transaction is decided. */
 export const CHAIN_TX_OWNERS: ChainTxOwners = { withdrawal: onWithdrawalChainTx, refund: onRefundChainTx };

@@ -352,7 +352,7 @@ export const binancePay: ExchangeWalletProvider = {
         0,
       );
     } catch (err) {
-      // Refused (beyond what is left, too many refunds, …): lib/providers/outcome.ts judges what that means.
+      // Refused (beyond what is left, too many refunds, …): lib/providers/outcome judges what that means.
       if (err instanceof BinanceRefusal) return { status: "REFUSED", reason: err.message };
       throw err;
     }

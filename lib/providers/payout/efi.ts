@@ -17,7 +17,7 @@ import type { DecodedCharge, PayoutState, PixPayoutProvider } from "./types";
 //   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
 // idEnvio is ours (the payout's id without dashes). Efí answers a reused idEnvio with 409
 // id_envio_duplicado, and its read by idEnvio can lag the send (404 for a while): neither says
-// whether the PIX went out, so both are left to lib/providers/outcome.ts to judge. A send is made
+// whether the PIX went out, so both are left to lib/providers/outcome to judge. A send is made
 // once per call: the payout machine reads first and repeats it itself.
 // States EM_PROCESSAMENTO → REALIZADO | NAO_REALIZADO; the outcome is also notified to the webhook of
 // the payer key (tipo SOLICITACAO, gnExtras.idEnvio), which wakes the payout's job.

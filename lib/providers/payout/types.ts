@@ -4,7 +4,7 @@ import type { ProviderState, SendAnswer } from "../outcome";
 // provider-neutral part; each PSP is an adapter. The id is ours and idempotent: sending the same id
 // again is never a second payment, so a payout whose answer was lost can be asked about, and sent
 // again only when the provider never received it. What an answer to a send means is decided in one
-// place (lib/providers/outcome.ts), not by the adapters.
+// place (lib/providers/outcome), not by the adapters.
 
 export type PayoutDestination = { pixKey: string } | { brcode: string };
 

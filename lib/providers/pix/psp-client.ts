@@ -13,7 +13,7 @@ import { httpsRequest, mtlsAgent, type HttpsAnswer } from "../http/mtls";
 // a timeout, a network error, a 429 (after its Retry-After) or a 5xx. A request that moves money (a
 // devolução, a payout) is sent once per call: a PSP answers a repeat of its id with a refusal (API Pix
 // 400, Efí 409) even when the first one was carried out, so the caller must know whether this id may
-// have reached the PSP before (lib/providers/outcome.ts); its machine reads it back and decides.
+// have reached the PSP before (lib/providers/outcome); its machine reads it back and decides.
 
 export type PspConfig = {
   /** API Pix base: its paths (/cob/{txid}, /pix, …) are relative to it. */

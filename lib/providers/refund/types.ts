@@ -4,7 +4,7 @@ import type { ProviderState, SendAnswer } from "../outcome";
 // ours and idempotent (API Pix `devolucao/{id}`, Binance Pay `refundRequestId`): asking again with it
 // is never a second refund, so a refund whose answer was lost is read back, and sent again only when
 // the provider never received it. What an answer to a send means is decided in one place
-// (lib/providers/outcome.ts), not by the adapters.
+// (lib/providers/outcome), not by the adapters.
 
 /** PROCESSING: accepted, not final; COMPLETED: the money went back; FAILED: the provider says it was not made. */
 export type RefundState = ProviderState;

@@ -9,7 +9,7 @@ import { decideRefund, followRefund } from "@/lib/refunds/machine";
 import { audit, type Actor } from "@/lib/security/audit";
 import { PAYOUT_OWNERS } from "@/lib/worker/owners";
 
-// What an operator does with money that needs one (lib/ops/attention.ts; `npm run cli -- attention`):
+// What an operator does with money that needs one (lib/attention/attention.ts; `npm run cli -- attention`):
 // after checking with the provider, either let it be sent again (same id: a provider that has it
 // cannot pay it twice), or record the provider's answer the service could not get itself. Money goes
 // back only on "not made", as when the provider says so; both are audited on the merchant's trail.
