@@ -19,6 +19,31 @@ const LIVE = {
   PUBLIC_BASE_URL: "https://pay.example.com",
 };
 
+// Live mode starts with the rails that are configured; what a chain needs is asked for only once
+// one is (docs/configuration.md, "What start-up refuses").
+describe("live mode's chain settings", () => {
+  const NODE = { EVM_RPC_URL_POLYGON: "https://polygon.node.example" };
+  const KEY = { HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` };
+
+  it("needs no DEPOSIT_XPUB nor hot-wallet key without a chain: a PIX-only deployment invents neither", () => {
+    expect(() => parseEnv({ ...LIVE, DEPOSIT_XPUB: undefined, ...PIX, PIX_RECEIVER_KEY: "chave@pixcrypto.example" })).not.toThrow();
+    expect(() => parseEnv({ ...LIVE, DEPOSIT_XPUB: undefined })).not.toThrow();
+  });
+
+  it("refuses a chain without DEPOSIT_XPUB, or without a hot-wallet key", () => {
+    expect(() => parseEnv({ ...LIVE, ...NODE, ...KEY })).not.toThrow();
+    expect(() => parseEnv({ ...LIVE, ...NODE, ...KEY, DEPOSIT_XPUB: undefined })).toThrow(/DEPOSIT_XPUB: is required in live mode once an EVM_RPC_URL_\* is set/);
+    expect(() => parseEnv({ ...LIVE, ...NODE })).toThrow(/HOT_WALLET_PRIVATE_KEY: is required in live mode \(or HOT_WALLET_KEY_FILE\) once an EVM_RPC_URL_\* is set/);
+    expect(() => parseEnv({ ...LIVE, ...NODE, DEPOSIT_XPUB: undefined })).toThrow(/DEPOSIT_XPUB[\s\S]*HOT_WALLET_PRIVATE_KEY/);
+  });
+
+  it("still refuses what is unsafe whatever the rails: no AUTH_SECRET, no DATABASE_URL, no https PUBLIC_BASE_URL", () => {
+    expect(() => parseEnv({ ...LIVE, AUTH_SECRET: undefined })).toThrow(/AUTH_SECRET: is required in live mode/);
+    expect(() => parseEnv({ ...LIVE, DATABASE_URL: undefined })).toThrow(/DATABASE_URL: is required in live mode/);
+    expect(() => parseEnv({ ...LIVE, PUBLIC_BASE_URL: "http://pay.example.com" })).toThrow(/PUBLIC_BASE_URL: is required in live mode and must be an https/);
+  });
+});
+
 describe("PIX configuration", () => {
   it("accepts a complete one, with a PEM pair or a PKCS#12 bundle, secrets given or in files", () => {
     expect(() => parseEnv(PIX)).not.toThrow();

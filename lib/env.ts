@@ -273,8 +273,17 @@ const envSchema = envFields.superRefine((env, ctx) => {
     // Payment links, checkout pages and provider callbacks are built from it; payers and PSPs must reach it over TLS.
     if (!env.PUBLIC_BASE_URL?.startsWith("https://"))
       ctx.addIssue({ code: "custom", path: ["PUBLIC_BASE_URL"], message: "is required in live mode and must be an https:// URL" });
-    if (!env.DEPOSIT_XPUB) ctx.addIssue({ code: "custom", path: ["DEPOSIT_XPUB"], message: "is required in live mode" });
+    // A chain is a rail like the others (docs/configuration.md, "What start-up refuses"): without an
+    // EVM_RPC_URL_* nothing derives a deposit address or signs, so neither key is asked for; with one,
+    // both are, or deposits would go to the public test xpub and withdrawals could not be signed.
     const anyRpc = env.EVM_RPC_URL_ETH || env.EVM_RPC_URL_BSC || env.EVM_RPC_URL_POLYGON;
+    if (anyRpc && !env.DEPOSIT_XPUB) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["DEPOSIT_XPUB"],
+        message: "is required in live mode once an EVM_RPC_URL_* is set: the account-level xpub deposit addresses derive from",
+      });
+    }
     if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {
       ctx.addIssue({ code: "custom", path: ["HOT_WALLET_PRIVATE_KEY"], message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set" });
     }

@@ -260,6 +260,8 @@ describe("live mode's provider check", () => {
       onchain_withdrawal: null,
       pix_out: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
       crypto_pix: "Crypto-PIX is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
+      crypto_pix_lightning:
+        "Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices); set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
     });
     const p = providers();
     expect(p.lightning.name).toBe("opennode");
@@ -268,17 +270,27 @@ describe("live mode's provider check", () => {
     expect(() => p.payout.read("x")).toThrow("PIX withdrawals are not enabled on this server");
   });
 
-  it("with nothing configured, every rail is off and says why", () => {
-    setEnv({ ...LIVE, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
+  it("with nothing configured, every rail is off and says why; no DEPOSIT_XPUB is needed without a chain", () => {
+    setEnv({ ...LIVE, DEPOSIT_XPUB: undefined, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
     const states = railStates();
     expect(Object.values(states).every((s) => s !== null)).toBe(true);
     expect(states.lightning).toBe(
       "Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode); set RATES_URL",
     );
     expect(states.onchain).toBe(
-      "On-chain deposits are not enabled on this server: set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE); set RATES_URL",
+      "On-chain deposits are not enabled on this server: set an EVM_RPC_URL_*, DEPOSIT_XPUB and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE); set RATES_URL",
     );
     expect(providers().rates.name).toBe("rates-not-configured");
+  });
+
+  it("rates that are off refuse as a rejected quote, so a page collecting several (Promise.allSettled) still renders", async () => {
+    setEnv({ ...LIVE, DEPOSIT_XPUB: undefined, RATES_URL: undefined });
+    const { rates } = providers();
+    const quotes = await Promise.allSettled((["USDT", "BTC"] as const).map((s) => rates.quote(s)));
+    expect(quotes.map((q) => q.status)).toEqual(["rejected", "rejected"]);
+    const refused = (quotes[0] as PromiseRejectedResult).reason as Error;
+    expect(refused).toBeInstanceOf(RailNotEnabled);
+    expect(refused.message).toBe("Live rates are not configured on this server: set RATES_URL");
   });
 
   it("takes deposits only on networks that have a node", () => {

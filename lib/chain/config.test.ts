@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, resetEnvForTests } from "@/lib/env";
-import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
-import { chainId, checkChainConfig, hotWalletKey, liveNetworks, tokenInfo } from "./config";
+import { SANDBOX_DEPOSIT_XPUB, SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
+import { chainId, checkChainConfig, depositXpub, hotWalletKey, liveNetworks, tokenInfo } from "./config";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -117,5 +117,13 @@ describe("chain configuration from the environment", () => {
   it("signs with the public test key in sandbox mode when no key is configured", () => {
     use({ PAYMENTS_MODE: "sandbox" });
     expect(hotWalletKey()).toBe(SANDBOX_HOT_WALLET_KEY);
+  });
+
+  it("derives deposit addresses from the public test xpub in sandbox mode only: live mode without DEPOSIT_XPUB derives none", () => {
+    use({ PAYMENTS_MODE: "sandbox" });
+    expect(depositXpub()).toBe(SANDBOX_DEPOSIT_XPUB);
+    // Live mode starts without DEPOSIT_XPUB when no chain is configured (lib/env.ts).
+    use({ PAYMENTS_MODE: "live", DATABASE_URL: "postgres://db/payments", PUBLIC_BASE_URL: "https://pay.example.com", AUTH_SECRET: "a".repeat(40) });
+    expect(() => depositXpub()).toThrow("DEPOSIT_XPUB is required in live mode to derive deposit addresses");
   });
 });

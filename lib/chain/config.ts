@@ -120,9 +120,15 @@ export function maxFeeCapWei(network: Network): bigint {
   return parseGwei(String(gwei));
 }
 
-/** Deposit addresses derive from DEPOSIT_XPUB; live mode requires it (lib/env.ts), sandbox falls back to the public test xpub. */
+/**
+ * Deposit addresses derive from DEPOSIT_XPUB. Sandbox falls back to the public test xpub; live mode
+ * requires it once a network has a node (lib/env.ts) and never falls back: anyone holds those keys.
+ */
 export function depositXpub(): string {
-  return env().DEPOSIT_XPUB ?? SANDBOX_DEPOSIT_XPUB;
+  const e = env();
+  if (e.DEPOSIT_XPUB) return e.DEPOSIT_XPUB;
+  if (e.PAYMENTS_MODE === "sandbox") return SANDBOX_DEPOSIT_XPUB;
+  throw new Error("DEPOSIT_XPUB is required in live mode to derive deposit addresses");
 }
 
 /**

@@ -53,7 +53,7 @@ function sandboxProviders(): Providers {
  * (CONTRACT §10), never with a sandbox adapter taking real money.
  */
 function liveProviders(e: Env): Providers {
-  const rates = e.RATES_URL ? liveRates : notConfigured<RatesProvider>("rates", "Live rates are not configured on this server: set RATES_URL");
+  const rates = e.RATES_URL ? liveRates : ratesNotConfigured;
   return {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
@@ -81,6 +81,16 @@ function notConfigured<T extends object>(kind: string, reason: string): T {
     },
   });
 }
+
+/**
+ * Rates without RATES_URL. Not the generic stand-in, whose calls throw as they are made: pages that
+ * show today's rates beside other rails (the dashboard's new-order page, in a PIX-only deployment)
+ * collect several quotes with Promise.allSettled, which only survives a rejected promise.
+ */
+const ratesNotConfigured: RatesProvider = {
+  name: "rates-not-configured",
+  quote: () => Promise.reject(new RailNotEnabled("Live rates are not configured on this server: set RATES_URL")),
+};
 
 // Built once per configuration (tests change it between files; production never does).
 const built = new WeakMap<Env, Providers>();

@@ -5,7 +5,7 @@ import { InvalidInput } from "@/lib/errors";
 // Live mode starts with the rails that are configured (CONTRACT §10). A rail that is not answers
 // its endpoints' 400, naming what to set, and the dashboard hides it; sandbox mode has them all.
 
-export const RAILS = ["pix", "exchange", "lightning", "onchain", "crypto_pix", "pix_out", "onchain_withdrawal"] as const;
+export const RAILS = ["pix", "exchange", "lightning", "onchain", "crypto_pix", "crypto_pix_lightning", "pix_out", "onchain_withdrawal"] as const;
 export type Rail = (typeof RAILS)[number];
 
 /** A rail's endpoint called while the rail is not configured: the endpoint's own 400. */
@@ -18,7 +18,10 @@ const PIX_SETTINGS = "PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP'
 function offBecause(rail: Rail, e: Env): string | null {
   if (e.PAYMENTS_MODE === "sandbox") return null;
   const rates = e.RATES_URL ? null : "set RATES_URL";
-  const chain = liveNetworks().length > 0 ? null : "set an EVM_RPC_URL_* and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE)";
+  // lib/env.ts refuses a node without DEPOSIT_XPUB and a hot-wallet key, so a node is the whole chain rail.
+  const chain = liveNetworks().length > 0 ? null : "set an EVM_RPC_URL_*, DEPOSIT_XPUB and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE)";
+  // Crypto-PIX over Lightning holds the payer's sats until the PIX is made: only LND holds invoices.
+  const holdInvoices = e.LIGHTNING_BACKEND === "lnd" ? null : "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices)";
   const payout = e.PIX_PAYOUT_PROVIDER ? null : "set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY";
   const missing = (name: string, ...needs: (string | null)[]) => {
     const what = needs.filter((n): n is string => n !== null);
@@ -40,6 +43,8 @@ function offBecause(rail: Rail, e: Env): string | null {
       return missing("PIX withdrawals", payout);
     case "crypto_pix":
       return missing("Crypto-PIX", chain, rates, payout);
+    case "crypto_pix_lightning":
+      return missing("Crypto-PIX over Lightning", holdInvoices, rates, payout);
   }
 }
 

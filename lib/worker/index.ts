@@ -2,6 +2,7 @@ import type { PgBoss } from "pg-boss";
 import { chainWatchJobs } from "@/lib/chain-watcher/jobs";
 import type { TransferReceiver } from "@/lib/chain-watcher/receiver";
 import { watchNetwork, type WatchPass } from "@/lib/chain-watcher/watcher";
+import { liveNetworks } from "@/lib/chain/config";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
 import { sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
@@ -40,6 +41,14 @@ import { CHAIN_TX_OWNERS, PAYOUT_OWNERS } from "./owners";
 // does, which objects the deposit watcher feeds. Domains declare their queues and steps; only this
 // module puts them together, so no domain imports the job runner's wiring, nor it theirs.
 
+/**
+ * Hold invoices (Crypto-PIX over Lightning) live at a node that holds them: LND in live mode, the
+ * sandbox's node. Elsewhere there are none to follow, settle or cancel, so nothing is started for them.
+ */
+function holdsInvoices(): boolean {
+  return env().PAYMENTS_MODE === "sandbox" || env().LIGHTNING_BACKEND === "lnd";
+}
+
 /** Moves each one forward once, on its own: one that throws is logged and the others go on. */
 async function each(ids: string[], step: (id: string) => Promise<boolean>, what: string): Promise<number> {
   let final = 0;
@@ -65,6 +74,7 @@ const SWEEP_STEPS: SweepStep[] = [
   {
     name: "holdInvoices",
     run: async () => {
+      if (!holdsInvoices()) return 0;
       await followOpenHoldInvoices();
       return runInvoiceActions();
     },
@@ -101,6 +111,11 @@ export async function startWorker(): Promise<PgBoss> {
   const pixPolled = env().PAYMENTS_MODE === "live" && railEnabled("pix");
   const lightningPolled = env().PAYMENTS_MODE === "live" && railEnabled("lightning");
   const exchangePolled = env().PAYMENTS_MODE === "live" && railEnabled("exchange");
+  // Live mode works only the rails it has (docs/providers.md): no PSP reads without PIX collection,
+  // no hot-wallet transactions without a node, no hold invoices without LND. Sandbox has them all.
+  const pixConfirmed = railEnabled("pix");
+  const hotWallet = env().PAYMENTS_MODE === "sandbox" || liveNetworks().length > 0;
+  const holdInvoices = holdsInvoices();
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -118,21 +133,29 @@ export async function startWorker(): Promise<PgBoss> {
         if (payout?.purpose === "crypto_pix") {
           await sendDecidedRefunds(payout.ownerId);
           // Over Lightning: the hold invoice is settled (PIX made) or cancelled (not made) now.
-          await runInvoiceActions();
+          if (holdInvoices) await runInvoiceActions();
         }
       }),
       worker(refundQueue, { pollingIntervalSeconds: 1, batchSize: 20 }, async ({ id }) => {
         if (!(await advanceRefund(id))) throw new Error(`order refund ${id} not final yet`);
       }),
-      worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
-        if (!(await advanceChainTx(id, CHAIN_TX_OWNERS))) throw new Error(`chain transaction ${id} not decided yet`);
-      }),
+      ...(hotWallet
+        ? [
+            worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
+              if (!(await advanceChainTx(id, CHAIN_TX_OWNERS))) throw new Error(`chain transaction ${id} not decided yet`);
+            }),
+          ]
+        : []),
       // A notified PIX is read back from the PSP; a read that fails is retried with backoff.
-      worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId }) => {
-        await confirmNotifiedPix(endToEndId);
-      }),
+      ...(pixConfirmed
+        ? [
+            worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId }) => {
+              await confirmNotifiedPix(endToEndId);
+            }),
+          ]
+        : []),
       ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
-      worker(invoiceActionQueue, { pollingIntervalSeconds: 1 }, async () => void (await runInvoiceActions())),
+      ...(holdInvoices ? [worker(invoiceActionQueue, { pollingIntervalSeconds: 1 }, async () => void (await runInvoiceActions()))] : []),
       ...(lightningPolled
         ? [
             worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => {
