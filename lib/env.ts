@@ -248,7 +248,7 @@ const envFields = z.object({
     .regex(/^smtps?:\/\/[^\s]+$/, "must be an smtp:// or smtps:// URL")
     .optional(),
   MAIL_FROM: z.string().min(3).default("PixCrypto <no-reply@pixcrypto.invalid>"),
-  // Where mail about money that needs an operator goes (lib/ops/attention.ts); unset: log and metric only.
+  // Where mail about money that needs an operator goes (lib/attention/attention.ts); unset: log and metric only.
   OPERATOR_ALERT_EMAIL: z.email().optional(),
   PAYOUT_KEY_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   STEP_UP_MINUTES: z.coerce.number().int().min(1).max(60).default(5),

@@ -45,6 +45,8 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
     if (err instanceof BrCodeError) throw new InvalidInput(`Invalid PIX QR code: ${err.message}`);
     throw err;
   }
+  // The rail first: a server without it answers its 400 before asking any provider about the code.
+  requireRail(input.network === LIGHTNING_NETWORK ? "crypto_pix_lightning" : "crypto_pix");
   let pixKey = parsed.pixKey;
   let codeAmount = parsed.amountCentavos;
   let pixTxid = parsed.txid;

@@ -35,7 +35,7 @@ import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
-import { CHAIN_TX_OWNERS, PAYOUT_OWNERS } from "./owners";
+import { CHAIN_TX_OWNERS, PAYOUT_GUARDS, PAYOUT_OWNERS } from "./owners";
 
 // The composition root of background work: which queues exist and who works them, what the sweep
 // does, which objects the deposit watcher feeds. Domains declare their queues and steps; only this
@@ -68,7 +68,7 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "deposits", run: () => untilNone(() => expireDeposits()) },
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "settled", run: () => settleFullyPaidPayments() },
-  { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS), "payout") },
+  { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS, PAYOUT_GUARDS), "payout") },
   { name: "leasedPayouts", run: () => followLeasedPayouts() },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
   {
@@ -127,7 +127,7 @@ export async function startWorker(): Promise<PgBoss> {
       // worked by several batches at once: one batch at a time, due jobs waited for the slowest
       // of the batch before them (pix-outs completed 38-66 s after their request under load).
       worker(payoutQueue, { pollingIntervalSeconds: 0.5, batchSize: 10, concurrency: 4 }, async ({ id }) => {
-        if (!(await advancePayout(id, PAYOUT_OWNERS))) throw new Error(`payout ${id} not final yet`);
+        if (!(await advancePayout(id, PAYOUT_OWNERS, PAYOUT_GUARDS))) throw new Error(`payout ${id} not final yet`);
         // A Crypto-PIX payout not made decided a refund: send it now rather than at the next sweep.
         const payout = await payoutById(db(), id);
         if (payout?.purpose === "crypto_pix") {
