@@ -5,13 +5,14 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { hasError, isDynamicPix, parsePix } from "pix-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { crc16, readBrCode, staticBrCode } from "./fixtures/pix-psp/brcode";
+import { crc16, dynamicBrCode, readBrCode, staticBrCode } from "./fixtures/pix-psp/brcode";
 import { ERRATA, loadPixOpenApi, pixOpenApi } from "./fixtures/pix-psp/openapi";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 
 // Tests of the test PSP itself: that it enforces mutual TLS and OAuth, speaks API Pix as the Central
 // Bank's document says (and notices when a client or it does not), pays, notifies, refunds, sends Efí
-// payouts and injects its faults. Each describe ends with no violation recorded for correct traffic.
+// payouts, checks a webhook URL as Efí does and injects its faults. Each describe ends with no
+// violation recorded for correct traffic.
 
 const RECEIVER_KEY = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906";
 const PAYOUT_KEY = "pagamentos@pixcrypto.example";
@@ -25,7 +26,17 @@ function call(
   psp: PixPsp,
   method: string,
   path: string,
-  o: { json?: unknown; raw?: string; contentType?: string; token?: string; basic?: [string, string]; cert?: Cert; timeoutMs?: number; host?: string } = {},
+  o: {
+    json?: unknown;
+    raw?: string;
+    contentType?: string;
+    token?: string;
+    basic?: [string, string];
+    cert?: Cert;
+    timeoutMs?: number;
+    host?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Res> {
   const f = psp.files;
   const cert = o.cert ?? "client";
@@ -38,7 +49,7 @@ function call(
           ? { cert: fs.readFileSync(f.untrustedCert), key: fs.readFileSync(f.untrustedKey) }
           : {};
   const data = o.json !== undefined ? JSON.stringify(o.json) : o.raw;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...o.headers };
   if (data !== undefined) headers["content-type"] = o.contentType ?? "application/json";
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.basic) headers.authorization = `Basic ${Buffer.from(o.basic.join(":")).toString("base64")}`;
@@ -84,6 +95,47 @@ async function startReceiver(status = 200) {
   return { url, got, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+/**
+ * Where our service would listen behind TLS, as Efí wants a webhook URL: https with the PSP's own server
+ * certificate (CN 127.0.0.1, signed by the test CA, so the PSP trusts it), answering `status` to every
+ * POST. "require": a client certificate from the test CA is demanded in the handshake, as a proxy that
+ * terminates mutual TLS does; "none": anyone may call (TLS only). `peer` is the caller's certificate CN.
+ */
+async function startHttpsReceiver(psp: PixPsp, o: { clientCert: "require" | "none"; status?: number }) {
+  const f = psp.files;
+  const got: { path: string; body: any; peer: string | null }[] = [];
+  const refused: string[] = [];
+  const server = https.createServer(
+    {
+      key: fs.readFileSync(f.serverKey),
+      cert: fs.readFileSync(f.serverCert),
+      minVersion: "TLSv1.2",
+      ...(o.clientCert === "require" ? { ca: fs.readFileSync(f.ca), requestCert: true, rejectUnauthorized: true } : {}),
+    },
+    (req, res) => {
+      let raw = "";
+      req.on("data", (c) => (raw += c));
+      req.on("end", () => {
+        const cn: unknown = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
+        got.push({ path: req.url ?? "", body: JSON.parse(raw), peer: typeof cn === "string" ? cn : null });
+        res.writeHead(o.status ?? 200).end();
+      });
+    },
+  );
+  // A handshake refused for want of a certificate is what a caller without one is meant to meet.
+  server.on("tlsClientError", (e) => refused.push(e.message));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/pix-psp`;
+  const close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+  return { url, got, refused, close };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 let seq = 0;
 const txidOf = () => `pixpsptest${Date.now().toString(36)}${String(seq++).padStart(4, "0")}`.padEnd(30, "0").slice(0, 30);
 const cobBody = (valor = "12.34", extra: Record<string, unknown> = {}) => ({
@@ -93,22 +145,43 @@ const cobBody = (valor = "12.34", extra: Record<string, unknown> = {}) => ({
   solicitacaoPagador: "Pedido 123",
   ...extra,
 });
+const sendBody = (valor = "15.00", chave = "fornecedor@example.com") => ({ valor, pagador: { chave: PAYOUT_KEY, infoPagador: "saque 42" }, favorecido: { chave } });
+const problemType = (tipo: string) => `https://pix.bcb.gov.br/api/v2/error/${tipo}`;
 
 describe("the test PSP", () => {
   let psp: PixPsp;
   let token: string;
+  // Our receiver for the receiver key's notifications (registered by the webhook tests below), and the
+  // payer key's webhook, which Efí requires before it sends anything from that key.
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let payerHook: Awaited<ReturnType<typeof startReceiver>>;
   const pix = (method: string, path: string, json?: unknown) => call(psp, method, `/v2${path}`, { json, token });
+  const efi = (method: string, path: string, json?: unknown, o: { timeoutMs?: number } = {}) => call(psp, method, path, { json, token, ...o });
 
   beforeAll(async () => {
-    psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, pageSize: 2, quiet: true });
+    // These receivers are plain http, which Efí's registration handshake (the default) refuses: here
+    // webhooks are stored as given, and the handshake has its own tests ("webhook registration" below).
+    psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, pageSize: 2, webhookHandshake: "none", quiet: true });
     token = await getToken(psp);
+    receiver = await startReceiver();
+    payerHook = await startReceiver();
+    expect((await pix("PUT", `/webhook/${PAYOUT_KEY}`, { webhookUrl: payerHook.url })).status).toBe(200);
   });
-  afterAll(() => psp.close());
+  afterAll(async () => {
+    await psp.close();
+    await Promise.all([receiver.close(), payerHook.close()]);
+  });
   // Every correct exchange in these tests must satisfy the document; tests that send wrong things on
   // purpose check and clear what they caused.
   afterEach(() => expect(psp.violations).toEqual([]));
 
   const takeViolations = () => psp.violations.splice(0);
+
+  async function paidPix(valor: string) {
+    const txid = txidOf();
+    await pix("PUT", `/cob/${txid}`, cobBody(valor));
+    return psp.pay(txid, { notify: false });
+  }
 
   describe("mutual TLS", () => {
     it("refuses a client without a certificate and one whose certificate the CA did not sign", async () => {
@@ -276,12 +349,6 @@ describe("the test PSP", () => {
   });
 
   describe("payments, notifications, listing", () => {
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
-    afterAll(() => receiver.close());
-
     it("registers, shows and deletes a webhook for the receiver's key only", async () => {
       expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
       expect((await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url })).status).toBe(200);
@@ -289,7 +356,7 @@ describe("the test PSP", () => {
       expect((await pix("PUT", "/webhook/someone@example.com", { webhookUrl: receiver.url })).status).toBe(400);
       expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(204);
       expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
-      expect(psp.webhooks.size).toBe(0);
+      expect([...psp.webhooks.keys()]).toEqual([PAYOUT_KEY]);
       await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
     });
 
@@ -353,29 +420,20 @@ describe("the test PSP", () => {
     });
 
     it("notifies over mutual TLS with a certificate from the test CA; a forger has none", async () => {
-      const f = psp.files;
-      const peers: string[] = [];
-      const server = https.createServer(
-        { key: fs.readFileSync(f.serverKey), cert: fs.readFileSync(f.serverCert), ca: fs.readFileSync(f.ca), requestCert: true, rejectUnauthorized: true },
-        (req, res) => {
-          peers.push((req.socket as TLSSocket).getPeerCertificate().subject.CN as string);
-          req.resume();
-          req.on("end", () => res.writeHead(200).end());
-        },
-      );
-      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const mtls = await startHttpsReceiver(psp, { clientCert: "require" });
       try {
         const txid = txidOf();
         await pix("PUT", `/cob/${txid}`, cobBody("3.00"));
-        await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: url });
+        await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: mtls.url });
         const paid = await psp.pay(txid, { notify: false });
         expect(await psp.notify([paid])).toBe(200);
-        expect(peers).toEqual(["pix-psp webhook client"]);
+        expect(mtls.got).toEqual([{ path: "/hooks/pix-psp/pix", body: { pix: [paid] }, peer: "pix-psp webhook client" }]);
         expect(await psp.forgeNotification(txid)).toBe(0); // refused in the handshake
+        expect(mtls.got).toHaveLength(1);
+        expect(mtls.refused).toHaveLength(1);
       } finally {
         await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
-        await new Promise<void>((r) => server.close(() => r()));
+        await mtls.close();
       }
     });
 
@@ -416,29 +474,27 @@ describe("the test PSP", () => {
   });
 
   describe("devoluções", () => {
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
     beforeAll(async () => {
-      receiver = await startReceiver();
       await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url });
     });
-    afterAll(() => receiver.close());
 
-    async function paidPix(valor: string) {
-      const txid = txidOf();
-      await pix("PUT", `/cob/${txid}`, cobBody(valor));
-      return psp.pay(txid, { notify: false });
-    }
-
-    it("is idempotent by id, and never returns more than the Pix", async () => {
+    it("takes an id once, even for the same request again (the document's 400), and never returns more than the Pix", async () => {
       const p = await paidPix("10.00");
       const first = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "4.00" });
       expect(first.status).toBe(201);
       expect(first.body).toMatchObject({ id: "dev1", valor: "4.00", natureza: "ORIGINAL", status: "DEVOLVIDO" });
       expect(first.body.rtrId).toMatch(/^D\d{8}\d{12}[a-zA-Z0-9]{11}$/);
       expect(first.body.horario).toEqual({ solicitacao: expect.any(String), liquidacao: expect.any(String) });
+      // The document names no kinder answer for a repeat of the same request: an id used before is
+      // PixDevolucaoInvalida, so a client whose answer was lost must read the devolução, not repeat it.
       const again = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "4.00" });
-      expect(again.body).toEqual(first.body);
+      expect(again.status).toBe(400);
+      expect(again.body).toMatchObject({
+        type: problemType("PixDevolucaoInvalida"),
+        violacoes: [{ razao: expect.stringContaining("id já utilizado"), propriedade: "devolucao.id", valor: "dev1" }],
+      });
       expect(psp.received.get(p.endToEndId)!.devolucoes).toHaveLength(1);
+      expect((await pix("GET", `/pix/${p.endToEndId}/devolucao/dev1`)).body).toEqual(first.body);
 
       const reused = await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev1`, { valor: "5.00" });
       expect(reused.status).toBe(400);
@@ -474,10 +530,11 @@ describe("the test PSP", () => {
   });
 
   describe("Efí payouts", () => {
-    const efi = (method: string, path: string, json?: unknown, o: { timeoutMs?: number } = {}) => call(psp, method, path, { json, token, ...o });
-    const sendBody = (valor = "15.00", chave = "fornecedor@example.com") => ({ valor, pagador: { chave: PAYOUT_KEY, infoPagador: "saque 42" }, favorecido: { chave } });
+    const QRCODE_INVALIDO = problemType("QrcodeOperacaoInvalida");
+    const detalhar = (pixCopiaECola: unknown, t = token) => call(psp, "POST", "/v2/gn/qrcodes/detalhar", { json: { pixCopiaECola }, token: t });
+    const payCode = (idEnvio: string, pixCopiaECola: string) => efi("PUT", `/v2/gn/pix/${idEnvio}/qrcode`, { pagador: { chave: PAYOUT_KEY }, pixCopiaECola });
 
-    it("sends once per idEnvio: the same body again is the same payment, another body a 409", async () => {
+    it("sends once per idEnvio: any request under a used idEnvio is a 409, the same body again too", async () => {
       const made = psp.payoutsMade;
       const res = await efi("PUT", "/v2/gn/pix/saque42a", sendBody());
       expect(res.status).toBe(201);
@@ -488,13 +545,14 @@ describe("the test PSP", () => {
         horario: { solicitacao: expect.any(String) },
         status: "EM_PROCESSAMENTO",
       });
+      // Efí's documentation answers a used idEnvio so and names no kinder answer for a repeat.
       const again = await efi("PUT", "/v2/gn/pix/saque42a", sendBody());
-      expect(again.body).toEqual(res.body);
-      expect(psp.payoutsMade).toBe(made + 1);
-
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ nome: "id_envio_duplicado", mensagem: expect.any(String) });
       const other = await efi("PUT", "/v2/gn/pix/saque42a", sendBody("16.00"));
       expect(other.status).toBe(409);
       expect(other.body.nome).toBe("id_envio_duplicado");
+      expect(psp.payoutsMade).toBe(made + 1);
 
       const got = await efi("GET", "/v2/gn/pix/enviados/id-envio/saque42a");
       expect(got.body).toMatchObject({
@@ -542,8 +600,12 @@ describe("the test PSP", () => {
 
       const txid = txidOf();
       const cob = (await pix("PUT", `/cob/${txid}`, cobBody("3.21"))).body;
-      const dyn = await efi("PUT", "/v2/gn/pix/qr2/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: cob.pixCopiaECola });
+      const dyn = await payCode("qr2", cob.pixCopiaECola);
       expect(dyn.body.valor).toBe("3.21");
+      // Paid: the charge is CONCLUIDA, and its code pays no more.
+      expect((await pix("GET", `/cob/${txid}`)).body.status).toBe("CONCLUIDA");
+      const twice = await payCode("qr2b", cob.pixCopiaECola);
+      expect([twice.status, twice.body.type]).toEqual([400, QRCODE_INVALIDO]);
 
       const noAmount = staticBrCode({ chave: "loja@example.com", merchantName: "Loja", merchantCity: "Recife" });
       const refused = await efi("PUT", "/v2/gn/pix/qr3/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: noAmount });
@@ -553,15 +615,15 @@ describe("the test PSP", () => {
       expect(badCrc.status).toBe(400);
     });
 
-    it("loses the answer after paying; the payout is there to read, and a retry pays nothing more", async () => {
+    it("loses the answer after paying; the payout is there to read, and a retry is a 409 that pays nothing more", async () => {
       const made = psp.payoutsMade;
       psp.faults.loseNextPayoutResponse = 1;
       await expect(efi("PUT", "/v2/gn/pix/lost1", sendBody("2.00"))).rejects.toThrow();
       expect(psp.payoutsMade).toBe(made + 1);
       expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/lost1")).body.status).toBe("REALIZADO");
       const retry = await efi("PUT", "/v2/gn/pix/lost1", sendBody("2.00"));
-      expect(retry.status).toBe(201);
-      expect(retry.body.e2eId).toBe(psp.payouts.get("lost1")!.endToEndId);
+      expect(retry.status).toBe(409);
+      expect(retry.body.nome).toBe("id_envio_duplicado");
       expect(psp.payoutsMade).toBe(made + 1);
     });
 
@@ -581,6 +643,157 @@ describe("the test PSP", () => {
       expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/slow1")).body.status).toBe("REALIZADO");
       expect(() => psp.settlePayout("slow1", "NAO_REALIZADO")).toThrow();
     });
+
+    it("sends to a key on PUT /v3/gn/pix/:idEnvio (the SDK's path) as on v2, with one idEnvio space; codes are paid on v2 only", async () => {
+      const res = await efi("PUT", "/v3/gn/pix/versao3a", sendBody("4.00"));
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        idEnvio: "versao3a",
+        e2eId: expect.stringMatching(E2E),
+        valor: "4.00",
+        horario: { solicitacao: expect.any(String) },
+        status: "EM_PROCESSAMENTO",
+      });
+      expect(psp.payouts.get("versao3a")).toMatchObject({ valor: "4.00", chave: PAYOUT_KEY, favorecido: { chave: "fornecedor@example.com" } });
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/versao3a")).body.endToEndId).toBe(res.body.e2eId);
+      expect((await efi("PUT", "/v2/gn/pix/versao3a", sendBody("4.00"))).status).toBe(409);
+
+      const code = staticBrCode({ chave: "loja@example.com", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
+      const onV3 = await efi("PUT", "/v3/gn/pix/versao3b/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code });
+      expect([onV3.status, onV3.body.nome]).toEqual([404, "rota_nao_encontrada"]);
+    });
+
+    it("sends nothing from a payer key without a webhook: 400, and the idEnvio is still free", async () => {
+      expect((await pix("DELETE", `/webhook/${PAYOUT_KEY}`)).status).toBe(204);
+      const made = psp.payoutsMade;
+      try {
+        const toKey = await efi("PUT", "/v3/gn/pix/semwebhook1", sendBody());
+        expect(toKey.status).toBe(400);
+        expect(toKey.body).toEqual({ nome: "webhook_nao_configurado", mensagem: expect.any(String) });
+        const code = staticBrCode({ chave: "loja@example.com", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
+        expect((await payCode("semwebhook2", code)).body.nome).toBe("webhook_nao_configurado");
+        expect(psp.payoutsMade).toBe(made);
+      } finally {
+        expect((await pix("PUT", `/webhook/${PAYOUT_KEY}`, { webhookUrl: payerHook.url })).status).toBe(200);
+      }
+      expect((await efi("PUT", "/v3/gn/pix/semwebhook1", sendBody())).status).toBe(201);
+    });
+
+    it("notifies each outcome to the payer key's webhook as tipo SOLICITACAO: REALIZADO, NAO_REALIZADO, nothing while EM_PROCESSAMENTO", async () => {
+      psp.faults.payoutOutcome = ({ idEnvio }) => (idEnvio === "solicit2" ? "NAO_REALIZADO" : idEnvio === "solicit3" ? "EM_PROCESSAMENTO" : "REALIZADO");
+      try {
+        for (const id of ["solicit1", "solicit2", "solicit3"]) expect((await efi("PUT", `/v3/gn/pix/${id}`, sendBody("6.50"))).status).toBe(201);
+      } finally {
+        psp.faults.payoutOutcome = () => "REALIZADO";
+      }
+      await psp.idle();
+      const about = (idEnvio: string) => psp.payoutNotifications.filter((n) => (n.body.pix as any[]).some((i) => i.gnExtras?.idEnvio === idEnvio));
+
+      const ok = psp.payouts.get("solicit1")!;
+      expect(about("solicit1")).toMatchObject([{ url: `${payerHook.url}/pix`, status: 200 }]);
+      expect(about("solicit1")[0].body).toEqual({
+        pix: [
+          {
+            endToEndId: ok.endToEndId,
+            chave: PAYOUT_KEY,
+            tipo: "SOLICITACAO",
+            status: "REALIZADO",
+            valor: "6.50",
+            horario: ok.horario.liquidacao,
+            infoPagador: "saque 42",
+            gnExtras: { idEnvio: "solicit1" },
+          },
+        ],
+      });
+
+      // Refused: no settlement time, and Efí's reason under gnExtras.erro.
+      const refused = psp.payouts.get("solicit2")!;
+      expect(about("solicit2").map((n) => n.body)).toEqual([
+        {
+          pix: [
+            {
+              endToEndId: refused.endToEndId,
+              chave: PAYOUT_KEY,
+              tipo: "SOLICITACAO",
+              status: "NAO_REALIZADO",
+              valor: "6.50",
+              horario: null,
+              infoPagador: "saque 42",
+              gnExtras: { idEnvio: "solicit2", erro: { codigo: expect.any(String), origem: expect.any(String), motivo: expect.any(String) } },
+            },
+          ],
+        },
+      ]);
+
+      // Still in processing: nothing to say until it settles.
+      expect(about("solicit3")).toEqual([]);
+      psp.settlePayout("solicit3", "NAO_REALIZADO");
+      await psp.idle();
+      expect(about("solicit3").map((n) => (n.body.pix as any[])[0])).toEqual([
+        expect.objectContaining({ tipo: "SOLICITACAO", status: "NAO_REALIZADO", gnExtras: expect.objectContaining({ idEnvio: "solicit3" }) }),
+      ]);
+
+      // Delivered as the API Pix callback is: to <webhookUrl>/pix.
+      const delivered = payerHook.got.filter((g) => /^solicit/.test(g.body.pix?.[0]?.gnExtras?.idEnvio ?? ""));
+      expect(delivered.map((g) => [g.path, g.body.pix[0].gnExtras.idEnvio])).toEqual([
+        ["/hooks/pix-psp/pix", "solicit1"],
+        ["/hooks/pix-psp/pix", "solicit2"],
+        ["/hooks/pix-psp/pix", "solicit3"],
+      ]);
+    });
+
+    it("details a dynamic code on POST /v2/gn/qrcodes/detalhar: 200 for a charge it holds, 400 for a static or unknown one, 422 for no code", async () => {
+      const foreign = psp.issueForeignCharge({ chave: "loja@outra.example", valor: "42.10", solicitacaoPagador: "Pedido 9" });
+      const ok = await detalhar(foreign.pixCopiaECola);
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({
+        tipoCob: "cob",
+        txid: foreign.txid,
+        revisao: 0,
+        calendario: { criacao: foreign.calendario.criacao, apresentacao: expect.any(String), expiracao: 3600 },
+        status: "ATIVA",
+        recebedor: { nome: expect.any(String), cnpj: expect.any(String) },
+        valor: { final: "42.10" },
+        chave: "loja@outra.example",
+        solicitacaoPagador: "Pedido 9",
+      });
+
+      const kind = (r: Res) => [r.status, r.body.type];
+      const staticCode = staticBrCode({ chave: "loja@outra.example", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
+      expect(kind(await detalhar(staticCode))).toEqual([400, QRCODE_INVALIDO]);
+      const neverIssued = dynamicBrCode({ location: "qr.pix-psp.test/qr/v2/nuncaemitida", merchantName: "Loja", merchantCity: "Recife" });
+      expect(kind(await detalhar(neverIssued))).toEqual([400, QRCODE_INVALIDO]);
+      expect(kind(await detalhar(foreign.pixCopiaECola.slice(0, -4) + "0000"))).toEqual([422, QRCODE_INVALIDO]);
+      // Efí's field is pixCopiaECola: another name is the client's mistake, recorded.
+      const misnamed = await call(psp, "POST", "/v2/gn/qrcodes/detalhar", { json: { qrcode: foreign.pixCopiaECola }, token });
+      expect(kind(misnamed)).toEqual([422, QRCODE_INVALIDO]);
+      expect(takeViolations()).toEqual([expect.stringContaining("POST /v2/gn/qrcodes/detalhar request body")]);
+
+      // Decoding needs the scope gn.qrcodes.read.
+      const sendOnly = await getToken(psp, "pix.send");
+      expect((await detalhar(foreign.pixCopiaECola, sendOnly)).status).toBe(403);
+    });
+
+    it("issues another receiver's charge: its dynamic code pays once, at the charge's amount, and not once expired", async () => {
+      const charge = psp.issueForeignCharge({ chave: "loja@outra.example", valor: "12.00" });
+      expect(charge).toMatchObject({ chave: "loja@outra.example", status: "ATIVA", valor: { original: "12.00" }, calendario: { expiracao: 3600 } });
+      // A dynamic code: the amount is not in it but at its location.
+      expect(readBrCode(charge.pixCopiaECola)).toMatchObject({ location: charge.location, valor: null, chave: null });
+
+      const paid = await payCode("alheia1", charge.pixCopiaECola);
+      expect([paid.status, paid.body.valor]).toEqual([201, "12.00"]);
+      expect(psp.payouts.get("alheia1")!.favorecido).toEqual({ chave: "loja@outra.example" });
+      expect(charge.status).toBe("CONCLUIDA");
+      expect((await detalhar(charge.pixCopiaECola)).body.status).toBe("CONCLUIDA");
+      const twice = await payCode("alheia2", charge.pixCopiaECola);
+      expect([twice.status, twice.body.type]).toEqual([400, QRCODE_INVALIDO]);
+
+      const brief = psp.issueForeignCharge({ chave: "loja@outra.example", valor: "1.00", expiracao: 1 });
+      await sleep(1100);
+      expect((await detalhar(brief.pixCopiaECola)).body.status).toBe("REMOVIDA_PELO_PSP");
+      expect((await payCode("alheia3", brief.pixCopiaECola)).status).toBe(400);
+      expect(psp.payouts.has("alheia2") || psp.payouts.has("alheia3")).toBe(false);
+    });
   });
 
   describe("failNext and delayNext", () => {
@@ -599,8 +812,9 @@ describe("the test PSP", () => {
       psp.faults.failNext.push({ path: /^\/oauth\/token$/, status: 500, count: 1 });
       const failed = await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials", basic: [psp.clientId, psp.clientSecret] });
       expect(failed.status).toBe(500);
+      // Efí's documented 500 is ApplicationError.
       psp.faults.failNext.push({ path: /^\/v2\/gn\//, status: 500, count: 1 });
-      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x", { token })).body.nome).toBe("erro_interno_servidor");
+      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x", { token })).body).toEqual({ nome: "erro_aplicacao", mensagem: expect.any(String) });
     });
 
     it("delays the answer after doing the work: a client that times out has created the charge", async () => {
@@ -639,11 +853,193 @@ describe("the test PSP", () => {
       expect(psp.requests.find((r) => r.path === "/v2/gn/pix/lost1" && r.status === 0)).toBeDefined();
     });
   });
+
+  // The faults that make money out an unknown outcome for a client: it must read, not guess.
+  describe("rateLimitNext, loseNext, failNext afterWork, readLagMs", () => {
+    it("rateLimitNext: 429 with Retry-After, and nothing done", async () => {
+      const txid = txidOf();
+      psp.faults.rateLimitNext.push({ path: new RegExp(`/cob/${txid}$`), count: 1, retryAfterSeconds: 7 });
+      const limited = await pix("PUT", `/cob/${txid}`, cobBody());
+      expect(limited.status).toBe(429);
+      expect(limited.headers["retry-after"]).toBe("7");
+      expect(limited.body).toMatchObject({ type: problemType("BaldeFichasVazio"), status: 429 });
+      expect(psp.charges.has(txid)).toBe(false);
+      expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(201);
+
+      // Nothing paid on Efí either, so the idEnvio is still free.
+      const made = psp.payoutsMade;
+      psp.faults.rateLimitNext.push({ path: /^\/v3\/gn\/pix\/limitado1$/, count: 1, retryAfterSeconds: 2 });
+      const send = await efi("PUT", "/v3/gn/pix/limitado1", sendBody());
+      expect([send.status, send.headers["retry-after"]]).toEqual([429, "2"]);
+      expect(psp.payoutsMade).toBe(made);
+      expect((await efi("PUT", "/v3/gn/pix/limitado1", sendBody())).status).toBe(201);
+      expect(psp.faults.rateLimitNext).toEqual([]);
+    });
+
+    it("loseNext: the request is carried out, then the connection drops with no answer", async () => {
+      const p = await paidPix("5.00");
+      const path = `/pix/${p.endToEndId}/devolucao/perdida1`;
+      psp.faults.loseNext.push({ path: /\/devolucao\/perdida1$/, count: 1 });
+      await expect(pix("PUT", path, { valor: "5.00" })).rejects.toThrow(/socket hang up|ECONNRESET/);
+      expect(psp.requests.at(-1)).toMatchObject({ method: "PUT", path: `/v2${path}`, status: 0 });
+      expect(psp.received.get(p.endToEndId)!.devolucoes).toEqual([expect.objectContaining({ id: "perdida1", valor: "5.00" })]);
+      // Asking again is a used id (400) though the devolução was made: only its read tells.
+      expect((await pix("PUT", path, { valor: "5.00" })).status).toBe(400);
+      expect((await pix("GET", path)).body).toMatchObject({ id: "perdida1", status: "DEVOLVIDO" });
+
+      const made = psp.payoutsMade;
+      psp.faults.loseNext.push({ path: /^\/v3\/gn\/pix\/perdido2$/, count: 1 });
+      await expect(efi("PUT", "/v3/gn/pix/perdido2", sendBody())).rejects.toThrow(/socket hang up|ECONNRESET/);
+      expect(psp.payoutsMade).toBe(made + 1);
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/perdido2")).body.status).toBe("REALIZADO");
+      expect(psp.faults.loseNext).toEqual([]);
+    });
+
+    it("failNext with afterWork: the work is done, and the injected failure is the answer (Efí's 500 erro_aplicacao)", async () => {
+      const made = psp.payoutsMade;
+      psp.faults.failNext.push({ path: /^\/v3\/gn\/pix\/depois1$/, status: 500, count: 1, afterWork: true });
+      const failed = await efi("PUT", "/v3/gn/pix/depois1", sendBody("3.00"));
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ nome: "erro_aplicacao", mensagem: expect.any(String) });
+      expect(psp.payoutsMade).toBe(made + 1);
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/depois1")).body).toMatchObject({ idEnvio: "depois1", valor: "3.00", status: "REALIZADO" });
+      expect((await efi("PUT", "/v3/gn/pix/depois1", sendBody("3.00"))).status).toBe(409);
+
+      // The same on API Pix: the document's 500, and the devolução made.
+      const p = await paidPix("2.00");
+      psp.faults.failNext.push({ path: /\/devolucao\/depois2$/, status: 500, count: 1, afterWork: true });
+      const refund = await pix("PUT", `/pix/${p.endToEndId}/devolucao/depois2`, { valor: "2.00" });
+      expect([refund.status, refund.body.type]).toEqual([500, problemType("ErroInternoDoServidor")]);
+      expect(psp.received.get(p.endToEndId)!.devolucoes!.map((d) => d.id)).toEqual(["depois2"]);
+      expect(psp.faults.failNext).toEqual([]);
+    });
+
+    it("readLagMs: a new devolução or payout is not found by its read until the lag has passed", async () => {
+      psp.faults.readLagMs = 400;
+      try {
+        const p = await paidPix("1.00");
+        const path = `/pix/${p.endToEndId}/devolucao/atrasada1`;
+        expect((await pix("PUT", path, { valor: "1.00" })).status).toBe(201);
+        expect((await efi("PUT", "/v3/gn/pix/atrasado2", sendBody("1.00"))).status).toBe(201);
+        const refund = await pix("GET", path);
+        expect([refund.status, refund.body.type]).toEqual([404, problemType("PixDevolucaoNaoEncontrada")]);
+        const payout = await efi("GET", "/v2/gn/pix/enviados/id-envio/atrasado2");
+        expect([payout.status, payout.body.type]).toEqual([404, problemType("PixEnviadoNaoEncontrado")]);
+
+        await sleep(450);
+        expect((await pix("GET", path)).body).toMatchObject({ id: "atrasada1", status: "DEVOLVIDO" });
+        expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/atrasado2")).body).toMatchObject({ idEnvio: "atrasado2", status: "REALIZADO" });
+      } finally {
+        psp.faults.readLagMs = 0;
+      }
+    });
+  });
+});
+
+describe("webhook registration, as Efí does it (the default)", () => {
+  let psp: PixPsp;
+  let token: string;
+  const register = (webhookUrl: string, o: { skipMtlsChecking?: boolean } = {}) =>
+    call(psp, "PUT", `/v2/webhook/${RECEIVER_KEY}`, { json: { webhookUrl }, token, headers: o.skipMtlsChecking ? { "x-skip-mtls-checking": "true" } : {} });
+  const handshakesWith = (url: string) => psp.handshakes.filter((h) => h.url === url);
+  const TEST_POST = { evento: "teste_webhook" };
+
+  beforeAll(async () => {
+    psp = await startPixPsp({ receiverKey: RECEIVER_KEY, quiet: true });
+    token = await getToken(psp);
+  });
+  afterAll(() => psp.close());
+  afterEach(async () => {
+    expect(psp.violations).toEqual([]);
+    if (psp.webhooks.has(RECEIVER_KEY)) expect((await call(psp, "DELETE", `/v2/webhook/${RECEIVER_KEY}`, { token })).status).toBe(204);
+  });
+
+  it("refuses an https URL that answers a caller without a client certificate, unless told the check is skipped", async () => {
+    const open = await startHttpsReceiver(psp, { clientCert: "none" });
+    try {
+      const refused = await register(open.url);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ nome: "webhook_invalido", mensagem: expect.stringContaining("TLS mútuo") });
+      expect(handshakesWith(open.url)).toEqual([{ url: open.url, withCertificate: false, status: 200 }]);
+      expect(psp.webhooks.has(RECEIVER_KEY)).toBe(false);
+
+      // x-skip-mtls-checking: true says the service checks its callers itself: no probe, only the test POST.
+      const accepted = await register(open.url, { skipMtlsChecking: true });
+      expect(accepted.status).toBe(200);
+      expect(handshakesWith(open.url).slice(1)).toEqual([{ url: open.url, withCertificate: true, status: 200 }]);
+      expect(psp.webhooks.get(RECEIVER_KEY)).toBe(open.url);
+      // Both went to the URL as registered, not to <url>/pix.
+      expect(open.got.map((g) => [g.path, g.body])).toEqual([
+        ["/hooks/pix-psp", TEST_POST],
+        ["/hooks/pix-psp", TEST_POST],
+      ]);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("accepts an https URL that demands a client certificate from the test CA: the probe fails its handshake (0), the test POST gets 2xx", async () => {
+    const mtls = await startHttpsReceiver(psp, { clientCert: "require" });
+    try {
+      const res = await register(mtls.url);
+      expect(res.status).toBe(200);
+      expect(handshakesWith(mtls.url)).toEqual([
+        { url: mtls.url, withCertificate: false, status: 0 },
+        { url: mtls.url, withCertificate: true, status: 200 },
+      ]);
+      expect(mtls.refused).toHaveLength(1);
+      expect(mtls.got).toEqual([{ path: "/hooks/pix-psp", body: TEST_POST, peer: "pix-psp webhook client" }]);
+      expect((await call(psp, "GET", `/v2/webhook/${RECEIVER_KEY}`, { token })).body).toMatchObject({ webhookUrl: mtls.url, chave: RECEIVER_KEY });
+    } finally {
+      await mtls.close();
+    }
+  });
+
+  it("refuses an http URL without calling it", async () => {
+    const plain = await startReceiver();
+    try {
+      for (const skipMtlsChecking of [false, true]) {
+        const res = await register(plain.url, { skipMtlsChecking });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ nome: "valor_invalido", mensagem: expect.stringContaining("HTTPS") });
+      }
+      expect(handshakesWith(plain.url)).toEqual([]);
+      expect(plain.got).toEqual([]);
+      expect(psp.webhooks.has(RECEIVER_KEY)).toBe(false);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it("refuses a URL that answers the test POST with 404", async () => {
+    const missing = await startHttpsReceiver(psp, { clientCert: "require", status: 404 });
+    try {
+      const res = await register(missing.url);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ nome: "webhook_invalido", mensagem: expect.stringContaining("404") });
+      expect(handshakesWith(missing.url)).toEqual([
+        { url: missing.url, withCertificate: false, status: 0 },
+        { url: missing.url, withCertificate: true, status: 404 },
+      ]);
+      expect(psp.webhooks.has(RECEIVER_KEY)).toBe(false);
+    } finally {
+      await missing.close();
+    }
+  });
 });
 
 describe("the test PSP's options", () => {
-  it("serves API Pix under another base path, rejects a second PUT /cob and a reused idEnvio when told to", async () => {
-    const psp = await startPixPsp({ receiverKey: RECEIVER_KEY, basePath: "/api/v2/", duplicateCobPut: "reject", efiSameIdEnvio: "conflict", quiet: true });
+  it("serves API Pix under another base path, rejects a second PUT /cob, and replays a repeated idEnvio or devolução when told to", async () => {
+    const receiver = await startReceiver();
+    const psp = await startPixPsp({
+      receiverKey: RECEIVER_KEY,
+      basePath: "/api/v2/",
+      duplicateCobPut: "reject",
+      efiSameIdEnvio: "replay",
+      devolucaoRepeat: "replay",
+      webhookHandshake: "none",
+      quiet: true,
+    });
     try {
       expect(psp.apiUrl).toBe(`${psp.origin}/api/v2`);
       const token = await getToken(psp);
@@ -654,13 +1050,32 @@ describe("the test PSP's options", () => {
       expect(again.body.violacoes[0].propriedade).toBe("cob.txid");
       expect((await call(psp, "GET", `/v2/cob/${txid}`, { token })).status).toBe(404);
 
+      // "none": a plain http URL is stored as given, without calling it.
+      expect((await call(psp, "PUT", `/api/v2/webhook/${RECEIVER_KEY}`, { json: { webhookUrl: receiver.url }, token })).status).toBe(200);
+      expect(psp.handshakes).toEqual([]);
+      expect(receiver.got).toEqual([]);
+
+      // "replay": the same request again is answered as the first, without paying twice; another body is still refused.
       const send = { valor: "1.00", pagador: { chave: RECEIVER_KEY }, favorecido: { chave: "x@example.com" } };
-      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token })).status).toBe(201);
-      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token })).status).toBe(409);
+      const first = await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token });
+      expect(first.status).toBe(201);
+      const repeat = await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token });
+      expect([repeat.status, repeat.body]).toEqual([201, first.body]);
+      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: { ...send, valor: "2.00" }, token })).status).toBe(409);
       expect(psp.payoutsMade).toBe(1);
+
+      const paid = await psp.pay(txid);
+      const path = `/api/v2/pix/${paid.endToEndId}/devolucao/repete1`;
+      const refund = await call(psp, "PUT", path, { json: { valor: "1.00" }, token });
+      expect(refund.status).toBe(201);
+      const refundAgain = await call(psp, "PUT", path, { json: { valor: "1.00" }, token });
+      expect([refundAgain.status, refundAgain.body]).toEqual([201, refund.body]);
+      expect((await call(psp, "PUT", path, { json: { valor: "2.00" }, token })).status).toBe(400);
+      expect(psp.received.get(paid.endToEndId)!.devolucoes).toHaveLength(1);
       expect(psp.violations).toEqual([]);
     } finally {
       await psp.close();
+      await receiver.close();
     }
     expect(fs.existsSync(psp.files.dir)).toBe(false); // no key material left behind
   });
