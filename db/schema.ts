@@ -31,6 +31,7 @@ export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
 /** Dashboard roles, most powerful first (lib/auth/roles.ts says what each may do). */
 export const USER_ROLES = ["owner", "admin", "finance", "developer", "viewer"] as const;
 export const API_KEY_SCOPES = ["full", "read"] as const;
+export const API_KEY_SCOPE_NAMES = ["read", "payments", "refunds", "withdrawals"] as const;
 export const ORDER_KINDS = ["pix", "exchange", "lightning"] as const;
 export const ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND"] as const;
 export const CHAIN_STATUSES = ["PENDING", "COMPLETED", "REFUNDED", "PARTIAL_ORDER", "FAILED"] as const;
@@ -125,6 +126,8 @@ export const merchants = pgTable(
     pixKeyChangedAt: ts("pix_key_changed_at"),
     pixKeyConfirmedAt: ts("pix_key_confirmed_at"),
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
+    // On: API withdrawals go only to confirmed payout_destinations (off by default: the API takes any valid key).
+    apiDestinationAllowlist: boolean("api_destination_allowlist").notNull().default(false),
     // The folded part of the balance: the balance is this plus the merchant's unfolded_credits,
     // which always equals the ledger sum (lib/ledger/ledger.ts). Debits move it directly; the row is
     // also the lock that serialises a merchant's debits, and never one of its credits.
@@ -151,6 +154,12 @@ export const users = pgTable(
     totpSecret: text("totp_secret"),
     totpEnabledAt: ts("totp_enabled_at"),
     totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    // When a second factor was last enrolled, replaced or removed, and whether another owner (or the
+    // link mailed to the owners) has confirmed it since: money moves by this user wait until then, for
+    // FACTOR_CHANGE_HOLD_HOURS (docs/security.md).
+    factorChangedAt: ts("factor_changed_at"),
+    factorConfirmedAt: ts("factor_confirmed_at"),
+    factorConfirmedBy: uuid("factor_confirmed_by"),
     passwordChangedAt: ts("password_changed_at"),
     createdAt: createdAt(),
   },
@@ -189,6 +198,9 @@ export const userSessions = pgTable(
     expiresAt: ts("expires_at").notNull(),
     revokedAt: ts("revoked_at"),
     stepUpAt: ts("step_up_at"),
+    // A factor enrolled in this session: a code from it proves nothing the password did not, so this
+    // session never counts as stepped up.
+    factorEnrolledAt: ts("factor_enrolled_at"),
     ip: text("ip"),
     userAgent: text("user_agent"),
   },
@@ -209,6 +221,91 @@ export const passwordResets = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("password_resets_token").on(t.tokenHash)],
+);
+
+export const EMAIL_CODE_PURPOSES = ["enrol_factor"] as const;
+
+/** One-time codes mailed to a user (to enrol a second factor: a stolen password does not open the mailbox). Only the SHA-256 is kept. */
+export const emailCodes = pgTable(
+  "email_codes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose", { enum: EMAIL_CODE_PURPOSES }).notNull(),
+    codeHash: text("code_hash").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("email_codes_user").on(t.userId, t.purpose, t.createdAt), check("email_codes_purpose", inList("purpose", EMAIL_CODE_PURPOSES))],
+);
+
+/** Wrong second-factor codes per user (sign-in, step-up, disabling, recovery codes): lockout with backoff. */
+export const factorFailures = pgTable("factor_failures", {
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  failures: integer("failures").notNull().default(0),
+  lockedUntil: ts("locked_until"),
+  lastFailureAt: ts("last_failure_at"),
+});
+
+export const SECURITY_LINK_KINDS = ["factor_change", "destination"] as const;
+
+/** Links mailed to owners to confirm a change (a new second factor, a new withdrawal destination): once, short-lived, only the token's SHA-256 stored. */
+export const securityLinks = pgTable(
+  "security_links",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    kind: text("kind", { enum: SECURITY_LINK_KINDS }).notNull(),
+    // What it confirms: the user whose factor changed, the destination's id.
+    subjectId: uuid("subject_id").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("security_links_token").on(t.tokenHash), check("security_links_kind", inList("kind", SECURITY_LINK_KINDS))],
+);
+
+export const DESTINATION_KINDS = ["pix_key", "chain_address"] as const;
+export const DESTINATION_STATUSES = ["held", "confirmed"] as const;
+
+/**
+ * A merchant's withdrawal destinations (PIX keys and chain addresses). One first used from the
+ * dashboard is held until an owner confirms it or its hold ends; with the API allow-list on, API
+ * withdrawals go only to confirmed ones (docs/security.md).
+ */
+export const payoutDestinations = pgTable(
+  "payout_destinations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    kind: text("kind", { enum: DESTINATION_KINDS }).notNull(),
+    // Normalised: a PIX key as the service sends it, a chain address lower-case (one address on every EVM network).
+    value: text("value").notNull(),
+    label: text("label"),
+    status: text("status", { enum: DESTINATION_STATUSES }).notNull().default("held"),
+    holdUntil: ts("hold_until"),
+    createdBy: uuid("created_by"),
+    confirmedBy: uuid("confirmed_by"),
+    confirmedAt: ts("confirmed_at"),
+    lastUsedAt: ts("last_used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("payout_destinations_value").on(t.merchantId, t.kind, t.value),
+    check("payout_destinations_kind", inList("kind", DESTINATION_KINDS)),
+    check("payout_destinations_status", inList("status", DESTINATION_STATUSES)),
+  ],
 );
 
 /** Invitations to join a merchant's team with a role; accepted once, through a link sent by e-mail. */
@@ -286,8 +383,11 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
     mode: text("mode", { enum: ["sandbox", "live"] }).notNull(),
-    // "read": GET only; every write is refused with 403.
+    // "read": GET only; every write is refused with 403. Superseded by `scopes` (kept until the code reads only that).
     scope: text("scope", { enum: API_KEY_SCOPES }).notNull().default("full"),
+    // What the key may do: read, payments (orders), refunds, withdrawals (docs/security.md). Keys made
+    // before scopes existed got every scope their old `scope` gave.
+    scopes: text("scopes", { enum: API_KEY_SCOPE_NAMES }).array().notNull().default(sql`'{read,payments,refunds,withdrawals}'::text[]`),
     createdAt: createdAt(),
     lastUsedAt: ts("last_used_at"),
     revokedAt: ts("revoked_at"),
