@@ -68,6 +68,9 @@ const envFields = z.object({
   // Requests per minute per API key, and per client address on public routes, failed authentication
   // and the operator API; 0 turns them off (lib/http/rate-limit.ts).
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Active (not revoked) API keys per merchant. Each key has its own rate-limit bucket, so without a
+  // cap a merchant multiplies RATE_LIMIT_PER_MINUTE by making keys (lib/merchants/service.ts).
+  MAX_API_KEYS_PER_MERCHANT: z.coerce.number().int().min(1).max(1000).default(20),
   // Requests per minute per client address to each unauthenticated provider receiver (Binance Pay,
   // OpenNode, the PSP's PIX notifications); 0 turns it off (lib/http/provider-caller.ts).
   PROVIDER_CALLBACK_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),

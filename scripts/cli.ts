@@ -9,6 +9,7 @@ import { describeZodError } from "@/lib/http/validation";
 import { ConfigError, env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";
+import { API_SCOPES, isApiScope, type ApiScope } from "@/lib/api-auth/scopes";
 import { createApiKey, createMerchant, listApiKeys, listMerchants, revokeApiKey, updateMerchant } from "@/lib/merchants/service";
 import { isNetwork, NETWORKS, type Network } from "@/lib/chain/tokens";
 import { retryRefund } from "@/lib/crypto-pix/refunds";
@@ -28,7 +29,9 @@ const USAGE = `Usage: npm run cli -- <command>
                    [--email E --password P] [--opening-balance CENTAVOS]
   merchants update <id> [--account-type T] [--company N] [--pix-key K]
   merchants list
-  keys create <merchantId> [--name N]
+  keys create <merchantId> [--name N] [--scopes read,payments,refunds,withdrawals]
+                                             a key with those scopes (default: all four); at most
+                                             MAX_API_KEYS_PER_MERCHANT active keys per merchant
   keys list <merchantId>
   keys revoke <merchantId> <keyId>
   chain status [--network eth|bsc|polygon]   the hot wallet's nonces on the node and here, gaps,
@@ -62,6 +65,7 @@ const OPTIONS = {
   password: { type: "string" },
   "opening-balance": { type: "string" },
   name: { type: "string" },
+  scopes: { type: "string" },
   network: { type: "string" },
   note: { type: "string" },
   made: { type: "boolean" },
@@ -87,6 +91,15 @@ function noteOption(value: string | undefined): string {
   const note = value?.trim();
   if (!note) throw new UsageError("--note is required: say what the provider told you");
   return note.slice(0, 500);
+}
+
+/** "read,payments": each a known scope, at least one. */
+function scopesOption(value: string | undefined): ApiScope[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !isApiScope(n));
+  if (names.length === 0 || unknown.length > 0) throw new UsageError(`--scopes must list one or more of ${API_SCOPES.join(", ")}, separated by commas`);
+  return names as ApiScope[];
 }
 
 function positional(args: string[], index: number, what: string): string {
@@ -177,9 +190,10 @@ async function run(argv: string[]): Promise<unknown> {
       task = async () => ({ merchants: await listMerchants() });
       break;
     case "keys create": {
-      expectArgs(command, values, ["name"], rest, 1);
+      expectArgs(command, values, ["name", "scopes"], rest, 1);
       const merchantId = positional(rest, 0, "merchantId");
-      task = async () => ({ apiKey: await createApiKey(merchantId, values.name ?? "default") });
+      const scopes = scopesOption(values.scopes);
+      task = async () => ({ apiKey: await createApiKey(merchantId, values.name ?? "default", { scopes }) });
       break;
     }
     case "keys list": {

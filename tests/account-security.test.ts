@@ -209,21 +209,21 @@ describe("team", () => {
 describe("read-only API keys", () => {
   async function readOnlyKey(merchantId: string) {
     const key = generateApiKey("sandbox");
-    await db().insert(apiKeys).values({ merchantId, name: "ro", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scope: "read" });
+    await db().insert(apiKeys).values({ merchantId, name: "ro", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes: ["read"], scope: "read" });
     return key.key;
   }
 
-  it("reads; every write is a 403 in the endpoint's own error body", async () => {
+  it("reads; every write is a 403 in the endpoint's own error body, naming the scope it needs", async () => {
     const { merchant } = await seedMerchant({ balanceCentavos: 100_000 });
     const key = await readOnlyKey(merchant.id);
     expect((await api("GET", "/api/v1/account", { apiKey: key })).status).toBe(200);
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } });
-    expect(pix).toMatchObject({ status: 403, body: { message: expect.stringContaining("read-only") } });
+    expect(pix).toMatchObject({ status: 403, body: { message: expect.stringContaining("payments scope") } });
     const ln = await api("POST", "/api/v1/order/create/lightning", { apiKey: key, body: { value: 10 } });
-    expect(ln).toMatchObject({ status: 403, body: { success: false, error: expect.stringContaining("read-only") } });
+    expect(ln).toMatchObject({ status: 403, body: { success: false, error: expect.stringContaining("payments scope") } });
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey: key, body: { value: 100 } });
     expect(out.status).toBe(403);
-    expect(out.body.error.details).toContain("read-only");
+    expect(out.body.error.details).toContain("withdrawals scope");
     const wh = await api("DELETE", `/api/v1/webhooks/${crypto.randomUUID()}`, { apiKey: key });
     expect(wh.status).toBe(403);
     expect(await balanceOf(db(), merchant.id)).toBe(100_000);

@@ -1,14 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
 import { apiKeys, merchants } from "@/db/schema";
-import { authenticateApiKey, flushKeyUsage } from "@/lib/api-auth/authenticate";
+import { authenticateApiKey, flushKeyUsage, touchedKeyCount } from "@/lib/api-auth/authenticate";
 import { cachedKey, cacheGeneration, forgetMerchant, rememberKey } from "@/lib/api-auth/key-cache";
 import { hashApiKey } from "@/lib/api-auth/keys";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { revokeApiKey, updateMerchant } from "@/lib/merchants/service";
 import { api, seedMerchant } from "./helpers";
+
+// The clock the key cache and last-use bookkeeping read, movable forward by a test.
+const clock = vi.hoisted(() => ({ offsetMs: 0 }));
+vi.mock("@/lib/wall-clock", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/wall-clock")>();
+  return { ...real, wallClockMs: () => real.wallClockMs() + clock.offsetMs };
+});
 
 const keyRequest = (key: string) => new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
 
@@ -86,9 +93,9 @@ describe("API key cache", () => {
     const entry = cachedKey(hash)!;
     const before = cacheGeneration();
     forgetMerchant(merchant.id);
-    rememberKey(hash, entry.keyId, entry.scope, entry.merchant, before);
+    rememberKey(hash, entry.keyId, entry.scopes, entry.merchant, before);
     expect(cachedKey(hash)).toBeUndefined();
-    rememberKey(hash, entry.keyId, entry.scope, entry.merchant, cacheGeneration());
+    rememberKey(hash, entry.keyId, entry.scopes, entry.merchant, cacheGeneration());
     expect(cachedKey(hash)).toBeDefined();
   });
 });
@@ -109,6 +116,22 @@ describe("a key's last use", () => {
     await authenticateApiKey(keyRequest(a.apiKey));
     await flushKeyUsage();
     expect(await lastUsed(a.apiKey)).toEqual(first);
+  });
+});
+
+describe("last-use bookkeeping in memory", () => {
+  it("forgets a key a minute after its use: the map holds the keys used lately, not every key ever used", async () => {
+    const keys = await Promise.all([seedMerchant(), seedMerchant(), seedMerchant()]);
+    await flushKeyUsage();
+    for (const { apiKey } of keys) await authenticateApiKey(keyRequest(apiKey));
+    expect(touchedKeyCount()).toBeGreaterThanOrEqual(keys.length);
+    try {
+      clock.offsetMs = 61_000;
+      await flushKeyUsage();
+      expect(touchedKeyCount()).toBe(0);
+    } finally {
+      clock.offsetMs = 0;
+    }
   });
 });
 

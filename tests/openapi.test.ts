@@ -44,9 +44,38 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.components.securitySchemes.bearerHeader).toMatchObject({ type: "apiKey", in: "header", name: "Bearer" });
     for (const { method, path, op } of entries) {
       const security = doc.paths[path][method.toLowerCase()].security;
-      if (op.caller.ownerId) expect(security).toEqual([{ bearerAuth: [] }, { bearerHeader: [] }]);
+      if (op.caller.ownerId) expect(security).toEqual([{ bearerAuth: [op.scope] }, { bearerHeader: [op.scope] }]);
       if (isPublic(op)) expect(security).toEqual([]);
     }
+  });
+
+  it("every merchant endpoint declares its API key scope: read for a GET, and a 403 naming it in its own error body", () => {
+    const writes: Record<string, string> = {
+      "POST /api/v1/onchain/deposit": "payments",
+      "POST /api/v1/order/create/pix": "payments",
+      "POST /api/v1/order/create": "payments",
+      "POST /api/v1/order/create/lightning": "payments",
+      "POST /api/v1/crypto-pix/onchain/pay": "payments",
+      "POST /api/v1/sandbox/orders/{id}/pay": "payments",
+      "POST /api/v1/sandbox/onchain/{paymentLinkId}/transfer": "payments",
+      "POST /api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": "payments",
+      "POST /api/v1/webhooks": "payments",
+      "DELETE /api/v1/webhooks/{id}": "payments",
+      "POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": "payments",
+      "POST /api/v1/order/{id}/refund": "refunds",
+      "POST /api/v1/order/pix-out": "withdrawals",
+      "POST /api/v1/onchain/withdraw/initiate": "withdrawals",
+    };
+    const keyed = entries.filter(({ op }) => op.caller.ownerId !== undefined);
+    expect(keyed.length).toBeGreaterThan(20);
+    for (const { method, path, op } of keyed) {
+      const where = `${method} ${path}`;
+      expect(op.scope, where).toBe(method === "GET" ? "read" : writes[where]);
+      const forbidden = (doc.paths[path][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>)["403"];
+      expect(JSON.stringify(forbidden.content["application/json"].example), where).toContain(`the ${op.scope} scope`);
+    }
+    // Operators and payers need no scope.
+    for (const { op } of entries.filter(({ op }) => op.caller.ownerId === undefined)) expect(op.scope).toBeUndefined();
   });
 
   it("documents BRL value on the input side: the JSON number the client sends", () => {

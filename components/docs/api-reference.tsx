@@ -258,6 +258,15 @@ function TryIt({ entry, creds }: { entry: Entry; creds: Credentials }) {
   );
 }
 
+/** Who may call the operation; for an API key, the scope it needs (the requirement's role list). */
+function authLine(op: Operation): string {
+  if (op.security.length === 0) return "No authentication.";
+  if (op.security.some((s) => "adminToken" in s)) return "Operator: Authorization: Bearer <ADMIN_TOKEN>.";
+  const scopes = Object.values(op.security[0] ?? {})[0] ?? [];
+  const needs = scopes.length ? ` with the \`${scopes.join("`, `")}\` scope` : "";
+  return `API key${needs}: Authorization: Bearer <key>, or a header named Bearer.`;
+}
+
 function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Entry; creds: Credentials }) {
   const { method, path, op } = entry;
   const params = op.parameters ?? [];
@@ -278,11 +287,7 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
         </p>
       ) : null}
       <p className="mt-1 text-xs text-slate-600">
-        {op.security.length === 0
-          ? "No authentication."
-          : op.security.some((s) => "adminToken" in s)
-            ? "Operator: Authorization: Bearer <ADMIN_TOKEN>."
-            : "API key: Authorization: Bearer <key>, or a header named Bearer."}
+        <Text>{authLine(op)}</Text>
       </p>
 
       {params.length ? (

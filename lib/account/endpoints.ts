@@ -11,6 +11,7 @@ export const getAccountEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/account",
   caller: merchantKey,
+  scope: "read",
   errorBody: messageBody,
   response: { status: 200, description: "The account", schema: accountResponse, example: accountExample },
   docs: {

@@ -1,12 +1,13 @@
 import { and, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import { prepared } from "@/db/prepared";
-import { apiKeys, merchants, type ApiKeyScope, type MerchantProfile } from "@/db/schema";
+import { apiKeys, merchants, type MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { cacheGeneration, cachedKey, dueForRefresh, forgetKey, rememberKey } from "./key-cache";
 import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
+import type { ApiScope } from "./scopes";
 import type { ApiRequest } from "@/lib/http/request";
 import { wallClockMs } from "@/lib/wall-clock";
 
@@ -32,7 +33,7 @@ const { balanceCentavos: _balance, updatedAt: _updated, ...profileColumns } = ge
 const keyLookup = () =>
   prepared("api_key_lookup", (d) =>
     d
-      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, scope: apiKeys.scope, merchant: profileColumns })
+      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, scopes: apiKeys.scopes, merchant: profileColumns })
       .from(apiKeys)
       .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
       .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
@@ -45,6 +46,11 @@ const keyLookup = () =>
 // (2,000 in the benchmark) cost a statement built by Drizzle and a round trip each minute.
 const TOUCH_EVERY_MS = 60_000;
 const TOUCH_FLUSH_MS = 5_000;
+// When each key was last marked, to mark it at most once a minute. An entry older than a minute
+// decides nothing and is dropped at the next flush, so the map holds the keys used in the last minute
+// (not every key ever used by this process); MAX_TOUCHED caps even that, past which it starts over
+// (the UPDATE's own one-minute condition still keeps the writes down).
+const MAX_TOUCHED = 10_000;
 const lastTouched = new Map<string, number>();
 const touched = new Set<string>();
 let flushTimer: NodeJS.Timeout | undefined;
@@ -64,6 +70,7 @@ export function flushKeyUsage(): Promise<void> {
   flushTimer = undefined;
   const ids = [...touched];
   touched.clear();
+  forgetStaleTouches(wallClockMs());
   if (ids.length === 0) return Promise.resolve();
   return touchKeys()
     .execute({ ids })
@@ -73,9 +80,22 @@ export function flushKeyUsage(): Promise<void> {
     );
 }
 
+function forgetStaleTouches(now: number) {
+  for (const [keyId, at] of lastTouched) if (at <= now - TOUCH_EVERY_MS) lastTouched.delete(keyId);
+}
+
+/** How many keys are remembered as recently marked (tests: the map stays bounded). */
+export function touchedKeyCount(): number {
+  return lastTouched.size;
+}
+
 function touch(keyId: string) {
   const now = wallClockMs();
   if ((lastTouched.get(keyId) ?? 0) > now - TOUCH_EVERY_MS) return;
+  if (lastTouched.size >= MAX_TOUCHED) {
+    forgetStaleTouches(now);
+    if (lastTouched.size >= MAX_TOUCHED) lastTouched.clear();
+  }
   lastTouched.set(keyId, now);
   touched.add(keyId);
   if (!flushTimer) {
@@ -89,7 +109,7 @@ export async function authenticateMerchant(req: ApiRequest): Promise<MerchantPro
   return (await authenticateApiKey(req)).merchant;
 }
 
-type ApiKeyAuth = { merchant: MerchantProfile; keyId: string; scope: ApiKeyScope };
+type ApiKeyAuth = { merchant: MerchantProfile; keyId: string; scopes: readonly ApiScope[] };
 
 /**
  * The merchant behind the request's API key, and which key it was (rate limits count per key).
@@ -130,9 +150,9 @@ async function lookupKey(hash: string): Promise<ApiKeyAuth> {
   const [row] = await keyLookup().execute({ hash });
   if (!row) throw new Unauthorized("Invalid API key");
   if (row.revokedAt) throw new Unauthorized("This API key has been revoked");
-  rememberKey(hash, row.keyId, row.scope, row.merchant, generation);
+  rememberKey(hash, row.keyId, row.scopes, row.merchant, generation);
   touch(row.keyId);
-  return { merchant: row.merchant, keyId: row.keyId, scope: row.scope };
+  return { merchant: row.merchant, keyId: row.keyId, scopes: row.scopes };
 }
 
 export function authenticateAdmin(req: ApiRequest): boolean {

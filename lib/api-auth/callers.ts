@@ -1,4 +1,4 @@
-import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
+import type { MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { Forbidden, NotFound, Unauthorized } from "@/lib/errors";
 import { addressBucket, clientAddress } from "@/lib/http/client-address";
@@ -6,12 +6,13 @@ import type { Caller } from "@/lib/http/endpoint";
 import type { ApiRequest } from "@/lib/http/request";
 import { checkRateLimit, enforceRateLimit } from "@/lib/http/rate-limit";
 import { authenticateAdmin, authenticateApiKey } from "./authenticate";
+import type { ApiScope } from "./scopes";
 
 // The three kinds of caller of /api/v1, as endpoints declare them, and the per-address limits that
 // apply before a caller is known (CONTRACT §9): failed API-key authentication and the operator API,
 // each at RATE_LIMIT_PER_MINUTE per client address.
 
-type KeyPrincipal = { merchant: MerchantProfile; keyId: string; scope: ApiKeyScope };
+type KeyPrincipal = { merchant: MerchantProfile; keyId: string; scopes: readonly ApiScope[] };
 
 const failedAuthBucket = (req: ApiRequest) => `authfail:${addressBucket(clientAddress(req.headers))}`;
 
@@ -40,10 +41,15 @@ function countFailure(req: ApiRequest, err: unknown): Promise<never> {
   throw err;
 }
 
-// A read-only key may read; anything else it sends is refused before the body is even parsed.
-const READS = new Set(["GET", "HEAD", "OPTIONS"]);
-function scoped(req: ApiRequest, p: KeyPrincipal): KeyPrincipal {
-  if (p.scope === "read" && !READS.has(req.method)) throw new Forbidden("This API key is read-only: use a key with full access to make changes");
+/** The 403 of a key without the endpoint's scope: names the scope, so the merchant knows which key to make. */
+export function missingScopeMessage(scope: ApiScope): string {
+  return `This API key does not have the ${scope} scope this endpoint needs: create a key with it on the Developers page`;
+}
+
+// Checked before the rate limit and before the body is even parsed: a key without the scope costs
+// nothing more than a lookup in memory.
+function scoped(p: KeyPrincipal, scope: ApiScope): KeyPrincipal {
+  if (!p.scopes.includes(scope)) throw new Forbidden(missingScopeMessage(scope));
   return p;
 }
 
@@ -61,11 +67,14 @@ function keyBucket(keyId: string): string {
   return bucket;
 }
 
-/** A merchant's API key, in either header form the spec shows (CONTRACT §3); rate-limited per key. */
-export const merchantKey: Caller<KeyPrincipal> = {
-  authenticate(req) {
+/**
+ * A merchant's API key, in either header form the spec shows (docs/api.md, "Authentication"), holding
+ * the scope the endpoint declares; rate-limited per key.
+ */
+export const merchantKey: Caller<KeyPrincipal, ApiScope> = {
+  authenticate(req, scope) {
     const p = authenticateKey(req);
-    return p instanceof Promise ? p.then((r) => scoped(req, r)) : scoped(req, p);
+    return p instanceof Promise ? p.then((r) => scoped(r, scope)) : scoped(p, scope);
   },
   rateLimitBucket: (p) => keyBucket(p.keyId),
   ownerId: (p) => p.merchant.id,
@@ -77,6 +86,7 @@ export const merchantKey: Caller<KeyPrincipal> = {
     },
     statuses: [401, 403, 429],
     curlHeader: "Authorization: Bearer sk_test_…",
+    refusal: missingScopeMessage,
   },
 };
 

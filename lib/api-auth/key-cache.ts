@@ -1,8 +1,9 @@
 import { openPool, type Pool } from "@/db";
-import type { ApiKeyScope, MerchantProfile } from "@/db/schema";
+import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import { wallClockMs } from "@/lib/wall-clock";
+import type { ApiScope } from "./scopes";
 
 // The API key lookup was one of the two database round trips of every API request. Valid keys are
 // kept in memory with their merchant's profile (never the balance). Entries are dropped
@@ -22,7 +23,7 @@ const TTL_MS = 30_000;
 const REFRESH_AHEAD_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-type Entry = { keyId: string; scope: ApiKeyScope; merchant: MerchantProfile; expiresAt: number; refreshing?: boolean };
+type Entry = { keyId: string; scopes: readonly ApiScope[]; merchant: MerchantProfile; expiresAt: number; refreshing?: boolean };
 type State = {
   pool: Pool;
   listening: boolean;
@@ -97,11 +98,11 @@ export function forgetKey(hash: string): void {
   current.value?.entries.delete(hash);
 }
 
-export function rememberKey(hash: string, keyId: string, scope: ApiKeyScope, merchant: MerchantProfile, generation: number): void {
+export function rememberKey(hash: string, keyId: string, scopes: readonly ApiScope[], merchant: MerchantProfile, generation: number): void {
   const s = state();
   if (!s.listening || s.generation !== generation) return;
   if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);
-  s.entries.set(hash, { keyId, scope, merchant, expiresAt: wallClockMs() + TTL_MS });
+  s.entries.set(hash, { keyId, scopes, merchant, expiresAt: wallClockMs() + TTL_MS });
 }
 
 /** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */

@@ -27,6 +27,7 @@ export const TAGS = [
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service",
   401: "Missing, malformed, unknown or revoked key",
+  403: "The API key does not have the scope this endpoint needs (named in the message)",
   404: "Not found",
   409: "Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this",
   413: "Request body larger than 64 KiB",
@@ -69,7 +70,16 @@ export function errorSchemaFor(e: Endpoint, status: number): z.ZodObject {
 /** An example error body, written by the endpoint's own error body function so it cannot drift. */
 export function errorExampleFor(e: Endpoint, status: number): Record<string, unknown> {
   const x = e.docs.errorExamples?.[status];
-  return e.errorBody(status, x?.message ?? DEFAULT_MESSAGES[status] ?? "Error", x?.extra);
+  // A 403 is the caller's refusal of this endpoint's scope, worded as the caller words it.
+  const refusal = status === 403 && e.scope !== undefined ? e.caller.docs.refusal?.(e.scope) : undefined;
+  return e.errorBody(status, x?.message ?? refusal ?? DEFAULT_MESSAGES[status] ?? "Error", x?.extra);
+}
+
+/** The security requirement, with the endpoint's scope as the role OpenAPI 3.1 lets a requirement name. */
+function securityFor(e: Endpoint): Record<string, string[]>[] {
+  const scope = e.scope;
+  if (scope === undefined) return e.caller.docs.security;
+  return e.caller.docs.security.map((r) => Object.fromEntries(Object.keys(r).map((name) => [name, [scope]])));
 }
 
 type JsonSchema = { [k: string]: unknown };
@@ -190,7 +200,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       summary: e.docs.summary,
       description: e.docs.description,
       tags: [e.docs.tag],
-      security: e.caller.docs.security,
+      security: securityFor(e),
       ...(parameters.length ? { parameters } : {}),
       ...(e.body
         ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(e.body, "input", components), example: e.docs.requestExample } } } }

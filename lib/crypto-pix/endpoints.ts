@@ -15,6 +15,7 @@ export const payCryptoPixEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/crypto-pix/onchain/pay",
   caller: merchantKey,
+  scope: "payments",
   errorBody: messageBody,
   body: payCryptoPixBody,
   response: { status: 201, description: "Payment created; send `cryptoValue` of `asset` to `address`", schema: payCryptoPixResponse, example: cryptoPixExample },
@@ -36,6 +37,7 @@ export const getCryptoPixEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/crypto-pix/order/{id}",
   caller: merchantKey,
+  scope: "read",
   errorBody: messageBody,
   response: { status: 200, description: "The payment (top-level fields)", schema: cryptoPixSchema, example: cryptoPixGetExample },
   docs: {

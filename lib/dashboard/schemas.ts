@@ -7,7 +7,8 @@ import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
-import { API_KEY_SCOPES, USER_ROLES } from "@/db/schema";
+import { USER_ROLES } from "@/db/schema";
+import { API_SCOPES, type ApiScope } from "@/lib/api-auth/scopes";
 import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
 
@@ -18,11 +19,20 @@ import { formSchema } from "@/lib/forms/form";
 export const companyForm = formSchema(z.object({ companyName: companyNameField }));
 export const payoutKeyForm = formSchema(z.object({ pixKey: pixKeyField }));
 
+/** A key's scopes are one checkbox each, named by scopeField (FormData keeps one value per name). */
+export const scopeField = (scope: ApiScope) => `scope-${scope}` as const;
+const ticked = z.literal("on").optional();
 export const apiKeyForm = formSchema(
-  z.object({
-    name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong"),
-    scope: z.enum(API_KEY_SCOPES).default("full"),
-  }),
+  z
+    .object({
+      name: z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(100, "errors.tooLong"),
+      "scope-read": ticked,
+      "scope-payments": ticked,
+      "scope-refunds": ticked,
+      "scope-withdrawals": ticked,
+    })
+    .transform((form) => ({ name: form.name, scopes: API_SCOPES.filter((s) => form[scopeField(s)] === "on") }))
+    .refine((key) => key.scopes.length > 0, { path: ["scopes"], message: "developers.scopesRequired" }),
 );
 
 // Account security (lib/dashboard/actions/security.ts, team.ts).

@@ -24,10 +24,14 @@ import { describeZodError, refuseUnstorableText, storablePathParams } from "./va
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** Who may call an endpoint. The principal's fields are spread into the handler's context. */
-export type Caller<P extends object> = {
-  /** Throws a DomainError (401, 404) to refuse. Synchronous where it can be: most requests then await nothing. */
-  authenticate(req: ApiRequest): P | Promise<P>;
+/**
+ * Who may call an endpoint. The principal's fields are spread into the handler's context. `N` is what
+ * each endpoint of this caller declares it needs beyond being who the caller is (an API key: its
+ * scope, lib/api-auth/scopes.ts); a caller without one has none to declare.
+ */
+export type Caller<P extends object, N extends string = never> = {
+  /** Throws a DomainError (401, 403, 404) to refuse. Synchronous where it can be: most requests then await nothing. */
+  authenticate(req: ApiRequest, need: N): P | Promise<P>;
   /** The rate-limit bucket of an admitted request; undefined: not limited. */
   rateLimitBucket?(principal: P, req: ApiRequest): string | undefined;
   /** Requests per minute per bucket when not RATE_LIMIT_PER_MINUTE (0: not limited). */
@@ -35,7 +39,14 @@ export type Caller<P extends object> = {
   /** Whose Idempotency-Key namespace a POST belongs to (and who the log line names); absent: no Idempotency-Key. */
   ownerId?(principal: P): string;
   /** For the OpenAPI document: the security requirement, its schemes, and the statuses this kind of caller can meet. */
-  docs: { security: Record<string, string[]>[]; schemes: Record<string, Record<string, unknown>>; statuses: readonly number[]; curlHeader?: string };
+  docs: {
+    security: Record<string, string[]>[];
+    schemes: Record<string, Record<string, unknown>>;
+    statuses: readonly number[];
+    curlHeader?: string;
+    /** The 403 a request without `need` gets, for the document's example. */
+    refusal?: (need: N) => string;
+  };
 };
 
 export type JsonSuccess<R extends z.ZodType> = { status: number; description: string; schema: R; example: unknown };
@@ -71,11 +82,17 @@ export type HandlerContext<P extends object, B, Q> = P & {
   query: Output<Q>;
 };
 
-export type EndpointConfig<P extends object, B extends z.ZodType | undefined, Q extends z.ZodType | undefined, R extends z.ZodType | undefined> = {
+export type EndpointConfig<
+  P extends object,
+  B extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  R extends z.ZodType | undefined,
+  N extends string = never,
+> = {
   method: HttpMethod;
   /** As the spec writes it: /api/v1/order/{id}. */
   path: string;
-  caller: Caller<P>;
+  caller: Caller<P, N>;
   errorBody: ErrorBody;
   body?: B;
   query?: Q;
@@ -97,13 +114,18 @@ export type EndpointConfig<P extends object, B extends z.ZodType | undefined, Q 
    * body is the original's: the key guarantees it).
    */
   replay?(ctx: HandlerContext<P, B, Q> & { resource: IdempotentResource }): Promise<SuccessBody<R>>;
-};
+} & NeedOf<N>;
+
+/** What the endpoint needs of its caller (an API key's scope): required where the caller checks one. */
+type NeedOf<N extends string> = [N] extends [never] ? { scope?: undefined } : { scope: N };
 
 /** An endpoint as the router and the OpenAPI document see it. */
 export type Endpoint = {
   readonly method: HttpMethod;
   readonly path: string;
-  readonly caller: Caller<object>;
+  readonly caller: Caller<object, string>;
+  /** What the caller must hold for this endpoint (an API key's scope), or undefined. */
+  readonly scope?: string;
   readonly errorBody: ErrorBody;
   readonly body?: z.ZodType;
   readonly query?: z.ZodType;
@@ -124,12 +146,14 @@ export function defineEndpoint<
   B extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   R extends z.ZodType | undefined = undefined,
->(config: EndpointConfig<P, B, Q, R>): Endpoint {
+  N extends string = never,
+>(config: EndpointConfig<P, B, Q, R, N>): Endpoint {
   const def = config as unknown as Definition;
   return {
     method: def.method,
     path: def.path,
     caller: def.caller,
+    scope: def.scope,
     errorBody: def.errorBody,
     body: def.body,
     query: def.query,
@@ -151,7 +175,8 @@ export function defineEndpoint<
 type Definition = {
   method: HttpMethod;
   path: string;
-  caller: Caller<Record<string, unknown>>;
+  caller: Caller<Record<string, unknown>, string>;
+  scope?: string;
   errorBody: ErrorBody;
   body?: z.ZodType;
   query?: z.ZodType;
@@ -193,7 +218,8 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     const absent = def.unavailable?.();
     if (absent) throw new NotFound(absent);
     const caller = def.caller;
-    const authenticated = caller.authenticate(req);
+    // The endpoint's scope; undefined for callers that check none (and so never read it).
+    const authenticated = caller.authenticate(req, def.scope as string);
     const principal = authenticated instanceof Promise ? await authenticated : authenticated;
     owner = caller.ownerId?.(principal);
     const bucket = caller.rateLimitBucket?.(principal, req);

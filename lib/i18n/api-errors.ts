@@ -59,6 +59,7 @@ const RULES: Rule[] = [
   [new RegExp(`^An exchange-wallet order takes at most (\\d+) refunds: .*\\(${MONEY}\\)`), "errors.api.refundExchangeMax", (m) => ({ max: m[1], left: m[2] })],
   [/^Order is \w+, not PENDING/, "errors.api.notPending"],
   [/^A merchant can have at most (\d+) webhook endpoints/, "errors.api.webhookMax", (m) => ({ max: m[1] })],
+  [/^A merchant can have at most (\d+) active API keys/, "errors.api.apiKeyMax", (m) => ({ max: m[1] })],
   [/^Invalid request: url: host (\S+) could not be resolved/, "errors.api.webhookHost", (m) => ({ host: m[1] })],
   [/^Invalid request: url:/, "errors.api.webhookPrivate"],
   [/^This webhook endpoint was disabled/, "errors.api.webhookDisabled"],

@@ -792,3 +792,15 @@ export const ptBR = {
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
+  "developers.scopeName.read": "Leitura",
+  "developers.scopeName.payments": "Pagamentos",
+  "developers.scopeName.refunds": "Reembolsos",
+  "developers.scopeName.withdrawals": "Saques",
+  "developers.scopeHint.read": "Consultar pedidos, saques, webhooks, eventos e a conta.",
+  "developers.scopeHint.payments": "Criar pedidos, depósitos e pagamentos Crypto-PIX; gerenciar webhooks; ajudantes do sandbox.",
+  "developers.scopeHint.refunds": "Reembolsar pedidos pagos.",
+  "developers.scopeHint.withdrawals": "Saques PIX e on-chain: o dinheiro sai do saldo.",
+  "developers.scopesLimited": "Uma chave não pode mais do que o seu papel: só o acesso que você tem é oferecido.",
+  "developers.scopesRequired": "Escolha ao menos um tipo de acesso.",
+  "developers.scopeNotAllowed": "Seu papel não pode dar este acesso a uma chave: uma chave não pode mais do que quem a cria.",
+  "errors.api.apiKeyMax": "Você já tem o máximo de {max} chaves de API ativas: revogue uma antes.",

@@ -1,7 +1,8 @@
-import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { apiKeys, merchants, users, type ApiKeyScope, type Merchant } from "@/db/schema";
+import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
+import type { ApiScope } from "@/lib/api-auth/scopes";
 import { shownBalance } from "@/lib/ledger/ledger";
 
 // The SQL of merchants, their API keys and their users, each query taking the executor first.
@@ -13,10 +14,10 @@ const apiKeyColumns = {
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
-  scope: apiKeys.scope,
+  scopes: apiKeys.scopes,
 };
 
-export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; scope: ApiKeyScope };
+export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; scopes: ApiScope[] };
 
 export async function insertMerchant(ex: Executor, values: PgInsertValue<typeof merchants>): Promise<Merchant> {
   const [row] = await ex.insert(merchants).values(values).returning();
@@ -52,6 +53,19 @@ export async function updateMerchantRow(ex: Executor, id: string, change: PgUpda
 export async function insertApiKey(ex: Executor, values: PgInsertValue<typeof apiKeys>): Promise<ApiKeyRow> {
   const [row] = await ex.insert(apiKeys).values(values).returning(apiKeyColumns);
   return row;
+}
+
+/**
+ * The merchant's keys that are not revoked, counted with the merchant's key creation serialised (a
+ * transaction-scoped advisory lock): two creations at once cannot both pass the cap.
+ */
+export async function lockAndCountActiveKeys(ex: Executor, merchantId: string): Promise<number> {
+  await ex.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`api_keys:${merchantId}`}, 0))`);
+  const [{ n }] = await ex
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+  return n;
 }
 
 export function merchantApiKeys(ex: Executor, merchantId: string): Promise<ApiKeyRow[]> {

@@ -1,12 +1,13 @@
 import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { merchants, type ApiKeyScope, type Merchant } from "@/db/schema";
+import { merchants, type Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
 import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
 import { forgetMerchant } from "@/lib/api-auth/key-cache";
+import { API_SCOPES, legacyScope, normaliseScopes, type ApiScope } from "@/lib/api-auth/scopes";
 import { hashPassword } from "@/lib/passwords";
 import { env } from "@/lib/env";
-import { InvalidInput, NotFound } from "@/lib/errors";
+import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { classifyPixKey } from "@/lib/pix/keys";
 import {
@@ -15,6 +16,7 @@ import {
   insertApiKey,
   insertMerchant as insertMerchantRow,
   insertUser,
+  lockAndCountActiveKeys,
   merchantApiKeys,
   merchantById,
   revokeKey,
@@ -171,14 +173,31 @@ export async function confirmPayoutKey(id: string): Promise<void> {
   forgetMerchant(id);
 }
 
-/** `scope: "read"` makes a key that may only read: the API refuses its writes with 403. */
-export async function createApiKey(merchantId: string, name = "default", opts: { mode?: KeyMode; scope?: ApiKeyScope } = {}): Promise<ApiKeyView & { key: string }> {
+/**
+ * A new key with `scopes` (default: every scope); the API refuses what they do not cover with 403.
+ * Whether the person asking may give those scopes is the caller's to check (the dashboard action:
+ * lib/api-auth/scopes.ts grantableScopes); operators may give any. A merchant holds at most
+ * MAX_API_KEYS_PER_MERCHANT keys that are not revoked: each has its own rate-limit bucket.
+ */
+export async function createApiKey(
+  merchantId: string,
+  name = "default",
+  opts: { mode?: KeyMode; scopes?: readonly ApiScope[] } = {},
+): Promise<ApiKeyView & { key: string }> {
   const trimmed = name.trim();
   if (trimmed === "" || trimmed.length > 100) throw new InvalidInput("name must be 1 to 100 characters");
+  const scopes = normaliseScopes(opts.scopes ?? API_SCOPES);
+  if (scopes.length === 0) throw new InvalidInput(`scopes must name at least one of: ${API_SCOPES.join(", ")}`);
   await findMerchant(merchantId);
   const mode = opts.mode ?? env().PAYMENTS_MODE;
   const key = generateApiKey(mode);
-  const row = await insertApiKey(db(), { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode, scope: opts.scope ?? "full" });
+  const max = env().MAX_API_KEYS_PER_MERCHANT;
+  const row = await db().transaction(async (tx) => {
+    if ((await lockAndCountActiveKeys(tx, merchantId)) >= max) {
+      throw new Conflict(`A merchant can have at most ${max} active API keys; revoke one first`);
+    }
+    return insertApiKey(tx, { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode, scopes, scope: legacyScope(scopes) });
+  });
   // The full key exists only in this return value: only its hash is stored.
   return { ...row, key: key.key };
 }

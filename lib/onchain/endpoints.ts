@@ -11,6 +11,7 @@ export const createDepositEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/onchain/deposit",
   caller: merchantKey,
+  scope: "payments",
   errorBody: messageBody,
   body: createDepositBody,
   response: { status: 201, description: "Deposit order created", schema: createDepositResponse, example: depositExample },
@@ -39,6 +40,7 @@ export const getDepositEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/onchain/order/{id}",
   caller: merchantKey,
+  scope: "read",
   errorBody: successFalseBody,
   // The spec's row: an unknown on-chain order is a 400 here.
   notFoundStatus: 400,

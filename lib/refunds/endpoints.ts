@@ -14,6 +14,7 @@ export const refundOrderEndpoint = defineEndpoint({
   caller: merchantKey,
   // Like the order lookup it sits under.
   errorBody: successFalseBody,
+  scope: "refunds",
   body: refundOrderBody,
   response: { status: 201, description: "Refund requested; its status says whether it was already made", schema: refundOrderResponse, example: refundExample },
   docs: {

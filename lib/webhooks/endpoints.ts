@@ -53,6 +53,7 @@ export const createWebhookEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/webhooks",
   caller: merchantKey,
+  scope: "payments",
   errorBody: messageBody,
   body: createWebhookBody,
   response: {
@@ -82,6 +83,7 @@ export const listWebhooksEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/webhooks",
   caller: merchantKey,
+  scope: "read",
   errorBody: messageBody,
   response: { status: 200, description: "The merchant's endpoints, without their secrets", schema: listWebhooksResponse, example: { webhooks: [endpointExample] } },
   docs: { summary: "List webhook endpoints", description: "Without their secrets.", tag: TAG },
@@ -92,6 +94,7 @@ export const deleteWebhookEndpoint = defineEndpoint({
   method: "DELETE",
   path: "/api/v1/webhooks/{id}",
   caller: merchantKey,
+  scope: "payments",
   errorBody: messageBody,
   response: { status: 204, description: "Deleted" },
   docs: {
@@ -113,6 +116,7 @@ export const listDeliveriesEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/webhooks/{id}/deliveries",
   caller: merchantKey,
+  scope: "read",
   errorBody: messageBody,
   query: listDeliveriesQuery,
   response: {
@@ -136,6 +140,7 @@ export const redeliverEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver",
   caller: merchantKey,
+  scope: "payments",
   errorBody: messageBody,
   response: {
     status: 201,
@@ -172,6 +177,7 @@ export const listEventsEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/events",
   caller: merchantKey,
+  scope: "read",
   errorBody: messageBody,
   query: listEventsQuery,
   response: {

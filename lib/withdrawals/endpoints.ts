@@ -26,6 +26,7 @@ export const onchainWithdrawEndpoint = defineEndpoint({
   caller: merchantKey,
   errorBody: withdrawBody,
   body: onchainWithdrawBody,
+  scope: "withdrawals",
   response: { status: 200, description: "Withdrawal signed and sent; it is PENDING until confirmed", schema: onchainWithdrawResponse, example: withdrawExample },
   docs: {
     summary: "Withdraw on-chain",
@@ -56,6 +57,7 @@ export const pixOutEndpoint = defineEndpoint({
   body: pixOutBody,
   response: { status: 201, description: "PIX withdrawal created; it is PENDING until the PIX settles", schema: pixOutResponse, example: pixOutExample },
   docs: {
+  scope: "withdrawals",
     summary: "Withdraw by PIX",
     description: "Pays `value` centavos from the balance to a PIX key (the merchant's registered key when omitted). Counts against the account's withdrawal limits.",
     tag: "Withdrawals",
@@ -84,6 +86,7 @@ export const listWithdrawalsEndpoint = defineEndpoint({
   docs: {
     summary: "List withdrawals",
     description: "On-chain and PIX withdrawals, newest first.",
+  scope: "read",
     tag: "Withdrawals",
     errors: [400],
     errorExamples: { 400: { message: "Invalid cursor" } },
@@ -104,6 +107,7 @@ export const getWithdrawalEndpoint = defineEndpoint({
     summary: "Look up a withdrawal",
     description: "Status (PENDING, COMPLETED, FAILED), fees and, on-chain, the transaction hash.",
     tag: "Withdrawals",
+  scope: "read",
     params: { id: "Withdrawal id" },
     errors: [404],
     errorExamples: { 404: { message: "Withdrawal not found" } },

@@ -1,7 +1,9 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { grantableScopes } from "@/lib/api-auth/scopes";
 import { actorOf } from "@/lib/auth/session";
+import { Forbidden } from "@/lib/errors";
 import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
@@ -14,19 +16,25 @@ import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas"
 // A new key or webhook decides who can act for the merchant and where its data goes: developers
 // and admins only, with a fresh second factor, audited, and the owners and admins are told.
 
-/** The full key is returned to the browser once, in this response; only its hash is stored. */
+/**
+ * The full key is returned to the browser once, in this response; only its hash is stored. A key
+ * can do no more than its creator: its scopes must be ones the creator's role grants (checked here,
+ * whatever the form offered).
+ */
 export const createApiKeyAction = merchantAction(
   apiKeyForm,
-  async ({ name, scope }, signedIn) => {
-    const key = await createApiKey(signedIn.merchant.id, name, { scope });
+  async ({ name, scopes }, signedIn) => {
+    const allowed = grantableScopes(signedIn.role);
+    if (scopes.some((s) => !allowed.includes(s))) throw new Forbidden("developers.scopeNotAllowed");
+    const key = await createApiKey(signedIn.merchant.id, name, { scopes });
     const actor = actorOf(signedIn);
-    await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scope });
-    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${scope})`, await getLocale());
+    await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scopes: key.scopes });
+    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${key.scopes.join(", ")})`, await getLocale());
     revalidatePath("/dashboard/developers");
     return { data: { key: key.key, name: key.name } };
   },
   // `name` is the key's name here, not a customer's.
-  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName" } },
+  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName", scopes: "developers.scope" } },
 );
 
 export const revokeApiKeyAction = merchantAction(

@@ -10,6 +10,7 @@ import { pendingOrders } from "@/lib/dashboard/server/orders";
 import { getWebhookPanel } from "@/lib/dashboard/server/webhooks";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
+import { grantableScopes } from "@/lib/api-auth/scopes";
 import { listApiKeys } from "@/lib/merchants/service";
 import { can } from "@/lib/security/roles";
 
@@ -35,11 +36,12 @@ export default async function DevelopersPage() {
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("developers.apiKeysBody")}</p>
           <ApiKeys
             canManage={can(role, "apiKeys.manage")}
+            grantable={grantableScopes(role)}
             keys={keys.map((k) => ({
               id: k.id,
               name: k.name,
               prefix: k.prefix,
-              scope: k.scope,
+              scopes: k.scopes,
               createdAt: k.createdAt.toISOString(),
               lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
               revokedAt: k.revokedAt?.toISOString() ?? null,
