@@ -96,7 +96,10 @@ function noteOption(value: string | undefined): string {
 /** "read,payments": each a known scope, at least one. */
 function scopesOption(value: string | undefined): ApiScope[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !isApiScope(n));
   if (names.length === 0 || unknown.length > 0) throw new UsageError(`--scopes must list one or more of ${API_SCOPES.join(", ")}, separated by commas`);
   return names as ApiScope[];

@@ -7,6 +7,9 @@ import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
+import { UNREADABLE_SECRET } from "@/lib/webhooks/deliver";
+import { listEndpointsWithSecretState } from "@/lib/webhooks/registry";
+import { openSecret, sealPlainSecrets } from "@/lib/webhooks/secrets";
 import { generateSecret } from "@/lib/webhooks/sign";
 import { processWithdrawal } from "@/lib/withdrawals/service";
 import { api, seedMerchant } from "./helpers";
@@ -383,5 +386,66 @@ describe("SSRF guard at connection time", () => {
     }
     expect(rx.connections()).toBe(0);
     expect(rx.received).toHaveLength(0);
+  });
+});
+
+describe("signing secrets sealed at rest", () => {
+  const insertPlain = async (merchantId: string, url: string) =>
+    (await db().insert(webhookEndpoints).values({ merchantId, url, secret: generateSecret() }).returning())[0];
+
+  it("a secret stored in plain text before sealing is sealed by the start-up step, and its signatures still verify", async () => {
+    const { merchant } = await seedMerchant();
+    const rx = await receiver();
+    const plain = await insertPlain(merchant.id, rx.url);
+    expect(await sealPlainSecrets()).toBeGreaterThanOrEqual(1);
+    const [row] = await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, plain.id));
+    expect(row.secret).toMatch(/^v1\./);
+    expect(row.secret).not.toContain(plain.secret.slice(6));
+    expect(await sealPlainSecrets()).toBe(0); // once
+
+    await emit(merchant.id, "order-sealed", { n: 1 });
+    await rx.waitFor("the event", () => rx.received.length === 1);
+    // The receiver still holds the secret it was given before sealing: it verifies with it.
+    expect(verify(plain.secret, rx.received[0])).toMatchObject({ type: "order.status_changed", data: { n: 1 } });
+  });
+
+  it("a plain secret the start-up step missed (an older instance wrote it) signs its delivery and is sealed on that first read", async () => {
+    const { merchant } = await seedMerchant();
+    const rx = await receiver();
+    const plain = await insertPlain(merchant.id, rx.url);
+    await emit(merchant.id, "order-late", { n: 2 });
+    await rx.waitFor("the event", () => rx.received.length === 1);
+    expect(verify(plain.secret, rx.received[0])).toMatchObject({ data: { n: 2 } });
+    const sealed = await waitUntil(
+      "the secret sealed",
+      async () => (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, plain.id)))[0].secret,
+      (s) => s.startsWith("v1."),
+    );
+    expect(openSecret(sealed)).toBe(plain.secret);
+  });
+
+  it("after AUTH_SECRET changes, a secret sealed under the old one signs nothing: the attempt says why and the dashboard flags the endpoint", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const rx = await receiver();
+    const w = await hook(apiKey, rx.url);
+    const saved = process.env.AUTH_SECRET;
+    try {
+      process.env.AUTH_SECRET = "another-auth-secret-0123456789abcdefghijklmnop";
+      resetEnvForTests();
+      expect((await listEndpointsWithSecretState(merchant.id)).map((e) => [e.id, e.secretReadable])).toEqual([[w.id, false]]);
+      await emit(merchant.id, "order-rotated", {});
+      const [d] = await waitUntil(
+        "a failed attempt",
+        () => deliveriesOf(w.id),
+        (ds) => ds[0]?.attempts >= 1,
+      );
+      expect(d.lastError).toBe(UNREADABLE_SECRET);
+      expect(d.lastStatusCode).toBeNull();
+      expect(rx.connections()).toBe(0);
+    } finally {
+      process.env.AUTH_SECRET = saved;
+      resetEnvForTests();
+    }
+    expect((await listEndpointsWithSecretState(merchant.id))[0].secretReadable).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/registry";
+import { openSecret } from "@/lib/webhooks/secrets";
 import { api, seedMerchant } from "./helpers";
 
 const HOOKS = "/api/v1/webhooks";
@@ -47,8 +48,12 @@ describe("POST /api/v1/webhooks", () => {
     expect(list.status).toBe(200);
     expect(list.body.webhooks).toEqual([{ id: w.id, url: w.url, description: "Orders", status: "enabled", disabledAt: null, createdAt: w.createdAt }]);
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
+    // Stored sealed (docs/webhooks.md): the database never holds the secret the merchant was shown.
     const [row] = await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, w.id));
-    expect(row).toMatchObject({ merchantId: merchant.id, secret: w.secret });
+    expect(row.merchantId).toBe(merchant.id);
+    expect(row.secret).toMatch(/^v1\./);
+    expect(row.secret).not.toContain(w.secret.slice(6));
+    expect(openSecret(row.secret)).toBe(w.secret);
   });
 
   it("→ 201 for http URLs and private addresses in sandbox (local development); description is optional", async () => {

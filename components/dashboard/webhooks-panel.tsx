@@ -171,6 +171,11 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
                   <p className="break-all font-mono text-sm font-semibold text-slate-900">{e.url}</p>
                   {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
                   {e.status === "disabled" ? <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p> : null}
+                  {e.secretReadable ? null : (
+                    <p className="text-xs font-semibold text-red-700" data-testid="webhook-secret-unreadable">
+                      {t("developers.webhookSecretUnreadable")}
+                    </p>
+                  )}
                 </div>
                 {canManage ? <DeleteEndpoint endpoint={e} /> : null}
               </div>

@@ -2,10 +2,12 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { cancelPendingDeliveries } from "./queries";
 import { allowPrivateTargets } from "./registry";
 import { eventPayload, type EventRow } from "./payload";
 import { retryDelaySeconds } from "./schedule";
+import { isPlainSecret, openSecret, sealStoredSecret } from "./secrets";
 import { signatureHeaders } from "./sign";
 import { postJson, type PostResult } from "./transport";
 
@@ -21,6 +23,7 @@ export type ClaimedDelivery = {
   /** The lease as PostgreSQL wrote it; passed back verbatim so the comparison is exact. */
   leaseUntil: string;
   url: string;
+  /** As stored: sealed (./secrets.ts), or plain from before sealing. */
   secret: string;
   endpointActive: boolean;
   event: EventRow;
@@ -31,6 +34,8 @@ export type ClaimedDelivery = {
 export type AttemptOutcome = "succeeded" | "retry" | "failed" | "gone" | "cancelled";
 
 const USER_AGENT = "PixCrypto-Webhooks/1.0 (+https://www.standardwebhooks.com)";
+export const UNREADABLE_SECRET =
+  "Not sent: this endpoint's signing secret can no longer be read (AUTH_SECRET changed since it was registered); delete the endpoint and register it again";
 
 function failureReason(r: PostResult): string | null {
   if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return null;
@@ -58,8 +63,20 @@ export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome
   // message id, the same when a message is re-sent, so receivers deduplicate on it.
   const body = Buffer.from(JSON.stringify(eventPayload(c.event)));
   const startedAt = new Date();
-  const headers = { "user-agent": USER_AGENT, ...signatureHeaders(c.secret, c.event.id, body, startedAt) };
-  const result = await postJson(c.url, headers, body, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: allowPrivateTargets() });
+  const secret = openSecret(c.secret);
+  if (secret !== null && isPlainSecret(c.secret)) {
+    // Stored before secrets were sealed, and missed by the start-up step: sealed now, off this path.
+    sealStoredSecret(c.endpointId, c.secret).catch((err: unknown) => log.warn("webhook secret not sealed", { endpointId: c.endpointId, err }));
+  }
+  // A secret that no longer unseals (AUTH_SECRET changed) signs nothing: the attempt fails without
+  // sending, and retries on the usual schedule (restoring the old AUTH_SECRET would let it through).
+  const result: PostResult =
+    secret === null
+      ? { statusCode: null, error: UNREADABLE_SECRET, responseExcerpt: null, durationMs: 0 }
+      : await postJson(c.url, { "user-agent": USER_AGENT, ...signatureHeaders(secret, c.event.id, body, startedAt) }, body, {
+          timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+          allowPrivate: allowPrivateTargets(),
+        });
 
   const attempt = c.attempts + 1;
   const lastError = failureReason(result);

@@ -6,6 +6,7 @@ import { processSlot } from "@/lib/singleton";
 import { deliverClaimed, type ClaimedDelivery } from "./deliver";
 import { DISPATCH_CHANNEL } from "./fanout";
 import { observeAttempt } from "./metrics";
+import { sealPlainSecrets } from "./secrets";
 
 // The dispatcher: claims due deliveries and sends them, a few at a time, in every jobs-enabled process.
 //
@@ -203,6 +204,9 @@ export async function startWebhookDispatcher(): Promise<void> {
   if (running.value) return;
   const d = new Dispatcher();
   running.value = d;
+  // Secrets stored before they were sealed are sealed once, here; a failure leaves them to be sealed
+  // when a delivery first reads them (deliver.ts), and never keeps deliveries from starting.
+  await sealPlainSecrets().catch((err: unknown) => log.warn("webhook secrets not sealed at start-up; each is sealed on its next delivery", { err }));
   await d.start();
 }
 

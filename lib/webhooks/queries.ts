@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, like, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
@@ -17,6 +17,21 @@ export async function countEndpoints(ex: Executor, merchantId: string): Promise<
 export async function insertEndpoint(ex: Executor, values: PgInsertValue<typeof webhookEndpoints>): Promise<WebhookEndpoint> {
   const [row] = await ex.insert(webhookEndpoints).values(values).returning();
   return row;
+}
+
+/** Endpoints (deleted ones too) whose signing secret is still stored as registered, before sealing. */
+export function plainSecretEndpoints(ex: Executor): Promise<{ id: string; secret: string }[]> {
+  return ex.select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret }).from(webhookEndpoints).where(like(webhookEndpoints.secret, "whsec\\_%"));
+}
+
+/** Replaces an endpoint's stored secret if it is still `from`; false when it was not. */
+export async function replaceEndpointSecret(ex: Executor, id: string, from: string, to: string): Promise<boolean> {
+  const rows = await ex
+    .update(webhookEndpoints)
+    .set({ secret: to })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.secret, from)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
 }
 
 export function merchantEndpoints(ex: Executor, merchantId: string): Promise<WebhookEndpoint[]> {

@@ -2,15 +2,17 @@ import { db } from "@/db";
 import type { WebhookEndpoint } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
 import { env } from "@/lib/env";
-import { InvalidInput, NotFound } from "@/lib/errors";
+import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { writeAndBind } from "@/lib/idempotency-binding";
 import { cancelPendingDeliveries, countEndpoints, insertEndpoint, markEndpointDeleted, merchantEndpoint, merchantEndpoints } from "./queries";
 import type { CreateWebhookInput } from "./schemas";
+import { openSecret, sealSecret } from "./secrets";
 import { generateSecret } from "./sign";
 import { refuseNonPublic, resolveHost } from "./ssrf";
 
-// Webhook endpoints of a merchant: register (the secret is shown once), list, and delete. Deleting is
-// soft (the delivery log keeps pointing at the row) and cancels what was still waiting to be sent.
+// Webhook endpoints of a merchant: register (the secret is shown once, and stored sealed:
+// ./secrets.ts), list, and delete. Deleting is soft (the delivery log keeps pointing at the row) and
+// cancels what was still waiting to be sent.
 
 /** Each endpoint multiplies every event; a cap keeps one merchant from turning us into a load generator. */
 export const MAX_ENDPOINTS_PER_MERCHANT = 16;
@@ -51,20 +53,34 @@ export async function createEndpoint(merchantId: string, input: CreateWebhookInp
   if ((await countEndpoints(db(), merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
     throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
   }
+  // Only the sealed secret is stored; the merchant is shown it once, here.
+  const secret = generateSecret();
   const row = await writeAndBind(
-    (ex) => insertEndpoint(ex, { merchantId, url: input.url.toString(), description: input.description || null, secret: generateSecret() }),
+    (ex) => insertEndpoint(ex, { merchantId, url: input.url.toString(), description: input.description || null, secret: sealSecret(secret) }),
     (w) => ({ type: "webhook_endpoint", id: w.id }),
   );
-  return endpointCreatedView(row);
+  return { ...endpointView(row), secret };
 }
 
-/** What registering answers: the only view with the secret. */
+/** What registering answers (and what its Idempotency-Key replays): the only view with the secret. */
 export function endpointCreatedView(w: WebhookEndpoint) {
-  return { ...endpointView(w), secret: w.secret };
+  const secret = openSecret(w.secret);
+  if (secret === null) throw new Conflict("This webhook endpoint's signing secret can no longer be read (AUTH_SECRET changed): delete it and register it again");
+  return { ...endpointView(w), secret };
+}
+
+/** Whether deliveries to the endpoint can be signed: false once its secret no longer unseals (AUTH_SECRET changed). */
+export function secretReadable(w: WebhookEndpoint): boolean {
+  return openSecret(w.secret) !== null;
 }
 
 export async function listEndpoints(merchantId: string) {
   return (await merchantEndpoints(db(), merchantId)).map(endpointView);
+}
+
+/** The dashboard's list: each endpoint also says whether its secret still unseals, so one that cannot be signed for is shown as such. */
+export async function listEndpointsWithSecretState(merchantId: string) {
+  return (await merchantEndpoints(db(), merchantId)).map((w) => ({ ...endpointView(w), secretReadable: secretReadable(w) }));
 }
 
 /** A merchant's endpoint that is not deleted; another merchant's id answers exactly like an unknown one. */
