@@ -254,6 +254,8 @@ const envFields = z.object({
   // Where mail about money that needs an operator goes (lib/attention/attention.ts); unset: log and metric only.
   OPERATOR_ALERT_EMAIL: z.email().optional(),
   PAYOUT_KEY_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  // A withdrawal destination first used from the dashboard waits this long unless an owner confirms it (0: no hold).
+  DESTINATION_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   STEP_UP_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
 });
 

@@ -7,6 +7,7 @@ import { apiKeys, auditEvents, mailOutbox, merchants, users } from "@/db/schema"
 import { generateApiKey } from "@/lib/api-auth/keys";
 import { hashPassword, verifyPassword } from "@/lib/passwords";
 import { updateMerchant, confirmPayoutKey } from "@/lib/merchants/service";
+import { backgroundMailSettled } from "@/lib/mail/background";
 import { outboxFor, sendMail } from "@/lib/mail/mailer";
 import { audit } from "@/lib/security/audit";
 import { purgeSpentAccountRows } from "@/lib/security/purge";
@@ -262,7 +263,7 @@ describe("audit trail", () => {
 });
 
 describe("API actions on the trail", () => {
-  it("a webhook created or deleted with an API key, and a withdrawal, are audited; the owners are mailed about the webhook", async () => {
+  it("a webhook created or deleted with an API key, and a withdrawal, are audited; the owners are mailed about the webhook and the withdrawal", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
     const owner = await seedUser(merchant.id);
     const created = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks" }, headers: { [CLIENT_ADDRESS_HEADER]: "198.51.100.7" } });
@@ -272,8 +273,12 @@ describe("API actions on the trail", () => {
     const rows = await db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchant.id));
     expect(rows.map((r) => r.action).sort()).toEqual(["webhook.created", "webhook.deleted", "withdrawal.requested"]);
     expect(rows.find((r) => r.action === "webhook.created")).toMatchObject({ ip: "198.51.100.7", actor: expect.stringMatching(/^API key /) });
+    // The withdrawal's mail goes after the answer (lib/mail/background.ts).
+    await backgroundMailSettled();
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
-    expect(mails).toMatchObject([{ toAddress: owner.email, body: expect.stringContaining("http://127.0.0.1:9/hooks") }]);
+    expect(mails).toHaveLength(2);
+    expect(mails.find((m) => m.body?.includes("http://127.0.0.1:9/hooks"))).toMatchObject({ toAddress: owner.email });
+    expect(mails.find((m) => m.subject.startsWith("Saque solicitado"))).toMatchObject({ toAddress: owner.email, body: expect.stringContaining("52998224725") });
   });
 });
 

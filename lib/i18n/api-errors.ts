@@ -49,6 +49,11 @@ const RULES: Rule[] = [
   [/^Withdrawal value is too small/, "errors.api.tooSmallForTokens"],
   [/^No pixKey was given and the merchant has no registered PIX key/, "errors.api.noPixKey"],
   [/^The registered PIX key was changed recently: withdrawals to it wait until (\S+) unless/, "withdrawals.payoutHeld", (m, l) => ({ until: formatDateTime(m[1], l) })],
+  [
+    /^Withdrawal destination (\S+) is new: withdrawals to it wait until (\S+) unless/,
+    "withdrawals.destinationHeld",
+    (m, l) => ({ destination: m[1], until: formatDateTime(m[2], l) }),
+  ],
   [/^The merchant has no registered PIX key/, "errors.api.noPixKeyCollect"],
   [/^Invalid PIX key|^pixKey is not a valid PIX key/, "errors.pixKey"],
   [new RegExp(`^Refund value exceeds what is left to refund on this order: ${MONEY} of ${MONEY}`), "errors.api.refundExceeds", (m) => ({ left: m[1], total: m[2] })],

@@ -22,9 +22,11 @@ export function passwordChangedMail(locale: Locale, vars: { ip: string; time: st
   return mail(locale, "mail.passwordChanged.subject", "mail.passwordChanged.body", vars);
 }
 
-export type AlertKind = "payoutKey" | "apiKey" | "webhook" | "member";
+export type AlertKind = "payoutKey" | "apiKey" | "webhook" | "member" | "allowlistOn" | "allowlistOff";
 const ALERT_KEYS: Record<AlertKind, MessageKey> = {
   payoutKey: "mail.alert.payoutKey",
+  allowlistOn: "mail.alert.allowlistOn",
+  allowlistOff: "mail.alert.allowlistOff",
   apiKey: "mail.alert.apiKey",
   webhook: "mail.alert.webhook",
   member: "mail.alert.member",
@@ -34,4 +36,25 @@ const ALERT_KEYS: Record<AlertKind, MessageKey> = {
 export function alertMail(locale: Locale, kind: AlertKind, vars: { company: string; who: string; ip: string; time: string; subject: string }): MailText {
   const what = translate(locale, ALERT_KEYS[kind], vars);
   return mail(locale, "mail.alert.subject", "mail.alert.body", { ...vars, what });
+}
+
+type Who = { company: string; who: string; ip: string; time: string };
+
+/**
+ * A withdrawal or refund was requested: how much, where it goes, who asked (a user's e-mail or the
+ * API key's id), from which address and when, so the owners hear of money leaving while it can
+ * still be questioned.
+ */
+export function moneyOutMail(locale: Locale, kind: "withdrawal" | "refund", vars: Who & { amount: string; destination: string }): MailText {
+  return kind === "withdrawal" ? mail(locale, "mail.withdrawal.subject", "mail.withdrawal.body", vars) : mail(locale, "mail.refund.subject", "mail.refund.body", vars);
+}
+
+/**
+ * A withdrawal destination first used or added from the dashboard: until when it is held, and what
+ * to do. Owners get the link that confirms it (`link`); the others are told an owner can.
+ */
+export function destinationMail(locale: Locale, vars: Who & { destination: string; until: string | null; link: string | null; hours: number }): MailText {
+  const { link, until, ...rest } = vars;
+  const next = link ? translate(locale, "mail.destination.confirmLink", { link, hours: vars.hours }) : translate(locale, "mail.destination.confirmOwner");
+  return mail(locale, "mail.destination.subject", until ? "mail.destination.held" : "mail.destination.notHeld", { ...rest, until: until ?? "", next });
 }

@@ -6,7 +6,9 @@ import { refundOrderBody, refundOrderResponse } from "./schemas";
 import { findRefund, requestRefund } from "./service";
 import { refundView } from "./views";
 import { clientAddress } from "@/lib/http/client-address";
+import { DEFAULT_LOCALE } from "@/lib/i18n";
 import { apiKeyActor, audit } from "@/lib/security/audit";
+import { mailRefundRequested } from "@/lib/security/money-mail";
 
 export const refundOrderEndpoint = defineEndpoint({
   method: "POST",
@@ -37,10 +39,12 @@ export const refundOrderEndpoint = defineEndpoint({
   },
   async handle({ merchant, keyId, req, params, body }) {
     const refund = await requestRefund(merchant, params.id, body);
-    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "refund.requested", refund.id, {
+    const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
+    await audit(actor, "refund.requested", refund.id, {
       orderId: refund.orderId,
       valueCentavos: refund.valueCentavos,
     });
+    mailRefundRequested(actor, DEFAULT_LOCALE, refund);
     return { refund: refundView(refund) };
   },
   replay: async ({ merchant, resource }) => ({ refund: refundView(await findRefund(merchant.id, resource.id)) }),

@@ -10,7 +10,8 @@ import { hashLinkToken, isLinkToken, newLinkToken } from "./tokens";
 
 export type SecurityLinkKind = (typeof securityLinks.$inferSelect)["kind"];
 
-const LINK_HOURS = 48;
+/** How long a mailed confirmation link works (the mail says so). */
+export const LINK_HOURS = 48;
 
 /** A new link for `subjectId` (the user whose factor changed, the destination's id); the token goes in the mail, never in the database. */
 export async function createSecurityLink(merchantId: string, kind: SecurityLinkKind, subjectId: string, ex: Executor = db()): Promise<string> {

@@ -18,9 +18,11 @@ describe("dashboard roles", () => {
     expect(can("developer", "webhooks.manage")).toBe(true);
     expect(can("developer", "withdrawals.create")).toBe(false);
   });
-  it("only owners confirm a new payout key or manage owners", () => {
+  it("only owners confirm a new payout key or destination, switch the API allow-list, or manage owners", () => {
     for (const role of USER_ROLES) {
       expect(can(role, "payoutKey.confirm")).toBe(role === "owner");
+      expect(can(role, "destinations.confirm")).toBe(role === "owner");
+      expect(can(role, "destinations.allowlist")).toBe(role === "owner");
       expect(can(role, "team.manageOwners")).toBe(role === "owner");
       expect(assignableRoles(role).includes("owner")).toBe(role === "owner");
     }

@@ -2,7 +2,8 @@ import type { UserRole } from "@/db/schema";
 
 // Who may do what in the dashboard. One table, read by every page and server action (and by the
 // navigation, to hide what a role cannot open). Owners can do everything; only owners confirm a
-// new payout key and manage other owners.
+// new payout key or withdrawal destination, switch the API's destination allow-list, and manage
+// other owners.
 
 export const PERMISSIONS = [
   "orders.create",
@@ -10,6 +11,8 @@ export const PERMISSIONS = [
   "withdrawals.create",
   "payoutKey.change",
   "payoutKey.confirm",
+  "destinations.confirm",
+  "destinations.allowlist",
   "company.edit",
   "apiKeys.manage",
   "webhooks.manage",
@@ -19,9 +22,11 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+const OWNERS_ONLY: readonly Permission[] = ["payoutKey.confirm", "destinations.confirm", "destinations.allowlist", "team.manageOwners"];
+
 const GRANTS: Record<UserRole, readonly Permission[]> = {
   owner: PERMISSIONS,
-  admin: PERMISSIONS.filter((p) => p !== "payoutKey.confirm" && p !== "team.manageOwners"),
+  admin: PERMISSIONS.filter((p) => !OWNERS_ONLY.includes(p)),
   finance: ["orders.create", "refunds.create", "withdrawals.create"],
   developer: ["orders.create", "apiKeys.manage", "webhooks.manage"],
   viewer: [],

@@ -3,7 +3,9 @@ import { merchantKey } from "@/lib/api-auth/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, pixOutBody as pixOutErrorBody, withdrawBody } from "@/lib/http/error-body";
 import { clientAddress } from "@/lib/http/client-address";
+import { DEFAULT_LOCALE } from "@/lib/i18n";
 import { apiKeyActor, audit } from "@/lib/security/audit";
+import { mailWithdrawalRequested } from "@/lib/security/money-mail";
 import { pixOutExample, withdrawalExample, withdrawalsExample, withdrawExample } from "./examples";
 import {
   getWithdrawalResponse,
@@ -37,13 +39,15 @@ export const onchainWithdrawEndpoint = defineEndpoint({
     errorExamples: { 400: { message: "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00" } },
   },
   async handle({ merchant, keyId, req, body }) {
-    const w = await initiateOnchainWithdrawal(merchant, body);
-    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "withdrawal.requested", w.id, {
+    const w = await initiateOnchainWithdrawal(merchant, body, { channel: "api" });
+    const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
+    await audit(actor, "withdrawal.requested", w.id, {
       kind: "onchain",
       valueCentavos: w.valueCentavos,
       toAddress: w.toAddress,
       network: w.network,
     });
+    mailWithdrawalRequested(actor, DEFAULT_LOCALE, w);
     return initiated(w);
   },
   replay: async ({ merchant, resource }) => initiated(await findWithdrawal(merchant.id, resource.id)),
@@ -65,12 +69,14 @@ export const pixOutEndpoint = defineEndpoint({
     errorExamples: { 400: { message: "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account" } },
   },
   async handle({ merchant, keyId, req, body }) {
-    const w = await createPixOut(merchant, body);
-    await audit(apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), "withdrawal.requested", w.id, {
+    const w = await createPixOut(merchant, body, { channel: "api" });
+    const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
+    await audit(actor, "withdrawal.requested", w.id, {
       kind: "pix_out",
       valueCentavos: w.valueCentavos,
       pixKey: w.pixKey,
     });
+    mailWithdrawalRequested(actor, DEFAULT_LOCALE, w);
     return pixOutCreated(w);
   },
   replay: async ({ merchant, resource }) => pixOutCreated(await findWithdrawal(merchant.id, resource.id)),

@@ -18,7 +18,8 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
-import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
+import { announceDestination } from "./destination-mail";
+import { destinationHeldError, gateDestination, type Gate, type WithdrawalOrigin } from "./destination-gate";
 import { lockAndCheck } from "./limits";
 import { insertWithdrawal, merchantWithdrawalById, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
@@ -38,13 +39,25 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
 }
 
 /**
- * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
- * hot-wallet transaction with its nonce and signed first version, the withdrawal row, its event and
- * the request's Idempotency-Key, bound to it, commit together; the transaction is broadcast after
- * commit and followed by the chain-tx job until a receipt decides it (lib/hot-wallet). The node is
- * asked what it must be asked before the database transaction begins.
+ * After the withdrawal's transaction: the owners hear of a destination it recorded, and a held one
+ * is refused (its row, and the link that confirms it, committed; nothing debited). Otherwise what
+ * the transaction made, which it always made when the gate let it go.
  */
-export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput): Promise<Withdrawal> {
+function afterGate<T>(outcome: { gate: Gate; made: T | null }, origin: WithdrawalOrigin): T {
+  if (outcome.gate.added && origin.channel === "dashboard") announceDestination(origin, outcome.gate.added);
+  if (!outcome.gate.go) throw destinationHeldError(outcome.gate.held);
+  return outcome.made!;
+}
+
+/**
+ * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
+ * destination's (./destination-gate.ts), the hot-wallet transaction with its nonce and signed first
+ * version, the withdrawal row, its event and the request's Idempotency-Key, bound to it, commit
+ * together; the transaction is broadcast after commit and followed by the chain-tx job until a
+ * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
+ * transaction begins.
+ */
+export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput, origin: WithdrawalOrigin): Promise<Withdrawal> {
   requireRail("onchain_withdrawal");
   const { network, asset, token } = resolveToken(String(input.network ?? ""), input.token === undefined ? "USDT" : String(input.token), WITHDRAW_NETWORKS);
   const { rates, chain } = providers();
@@ -57,8 +70,10 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
   const debit = input.value + serviceFee + networkFee;
 
   const id = randomUUID();
-  const { withdrawal, chainTxId } = await db().transaction(async (tx) => {
-    const { day } = await lockAndCheck(tx, merchant.id, input.value, debit);
+  const outcome = await db().transaction(async (tx) => {
+    const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, debit);
+    const gate = await gateDestination(tx, locked, { kind: "chain_address", value: input.toAddress.toLowerCase() }, origin);
+    if (!gate.go) return { gate, made: null };
     const sent = await createChainTx(tx, plan, { purpose: "withdrawal", ownerKind: "withdrawal", ownerId: id, token, to: input.toAddress, amount: tokenAmount });
     const w = await insertWithdrawal(tx, {
       id,
@@ -81,14 +96,19 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
-    return { withdrawal: w, chainTxId: sent.chainTx.id };
+    return { gate, made: { withdrawal: w, chainTxId: sent.chainTx.id } };
   });
+  const { withdrawal, chainTxId } = afterGate(outcome, origin);
   await sendChainTx(chainTxId, { followAfterSeconds: env().SANDBOX_SETTLE_SECONDS });
   return withdrawal;
 }
 
-/** PIX withdrawal to a key, or to the merchant's registered key when none is given: debited, its payout recorded and the request's Idempotency-Key bound to it, in one transaction. */
-export async function createPixOut(merchant: MerchantProfile, input: PixOutInput): Promise<Withdrawal> {
+/**
+ * PIX withdrawal to a key, or to the merchant's registered key when none is given: the destination
+ * checked (./destination-gate.ts), debited, its payout recorded and the request's Idempotency-Key
+ * bound to it, in one transaction.
+ */
+export async function createPixOut(merchant: MerchantProfile, input: PixOutInput, origin: WithdrawalOrigin): Promise<Withdrawal> {
   requireRail("pix_out");
   const rawKey = input.pixKey ?? merchant.pixKey;
   if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
@@ -96,14 +116,10 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
   if (!key) {
     throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key");
   }
-  const { withdrawal, payoutId } = await db().transaction(async (tx) => {
+  const outcome = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, input.value);
-    const heldUntil = locked.pixKey === key.normalized ? payoutKeyHeldUntil(locked) : null;
-    if (heldUntil) {
-      throw new InvalidInput(
-        `The registered PIX key was changed recently: withdrawals to it wait until ${heldUntil.toISOString()} unless an owner confirms the change in the dashboard`,
-      );
-    }
+    const gate = await gateDestination(tx, locked, { kind: "pix_key", value: key.normalized }, origin);
+    if (!gate.go) return { gate, made: null };
     const w = await insertWithdrawal(tx, {
       merchantId: merchant.id,
       kind: "pix_out",
@@ -117,8 +133,9 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
     await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
     await emit(tx, w, null);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
-    return { withdrawal: w, payoutId: payout.id };
+    return { gate, made: { withdrawal: w, payoutId: payout.id } };
   });
+  const { withdrawal, payoutId } = afterGate(outcome, origin);
   // The sandbox's pix-outs stay PENDING a moment, as a PSP's would; a live one is sent at once.
   await requestPayout(payoutId, env().PAYMENTS_MODE === "sandbox" ? env().SANDBOX_SETTLE_SECONDS : 0);
   return withdrawal;

@@ -2,7 +2,9 @@
 
 import { actorOf } from "@/lib/auth/session";
 import { requestRefund } from "@/lib/refunds/service";
+import { getLocale } from "@/lib/i18n/server";
 import { audit } from "@/lib/security/audit";
+import { mailRefundRequested } from "@/lib/security/money-mail";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, refundForm } from "../schemas";
 
@@ -16,6 +18,7 @@ export const refundOrderAction = merchantAction(
   async ({ id, ...input }, signedIn) => {
     const refund = await requestRefund(signedIn.merchant, id, input);
     await audit(actorOf(signedIn), "refund.requested", refund.id, { orderId: id, valueCentavos: refund.valueCentavos });
+    mailRefundRequested(actorOf(signedIn), await getLocale(), refund);
     return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
   },
   { decimalFields: DECIMAL_FIELDS, permission: "refunds.create" },

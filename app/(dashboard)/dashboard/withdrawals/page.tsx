@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ExportLinks } from "@/components/dashboard/export-links";
+import { ButtonLink } from "@/components/ui/button";
 import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
 import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
@@ -16,7 +17,13 @@ export default async function WithdrawalsPage() {
   const [{ t }, state, quotes] = await Promise.all([getI18n(), getWithdrawalState(merchant.id), getWithdrawalQuotes(merchant)]);
   return (
     <>
-      <PageHeader title={t("withdrawals.title")} />
+      <PageHeader title={t("withdrawals.title")}>
+        {can(role, "withdrawals.create") || can(role, "destinations.confirm") ? (
+          <ButtonLink href="/dashboard/withdrawals/destinations" variant="secondary" data-testid="destinations-link">
+            {t("withdrawals.destinationsLink")}
+          </ButtonLink>
+        ) : null}
+      </PageHeader>
       <WithdrawalsView initial={state} quotes={quotes} canWithdraw={can(role, "withdrawals.create")} />
       <div className="mt-4">
         <ExportLinks name="withdrawals" params={{}} />

@@ -1,0 +1,48 @@
+import { publicBaseUrl } from "@/lib/env";
+import { formatDateTime, translate, type Locale } from "@/lib/i18n";
+import { mailInBackground } from "@/lib/mail/background";
+import { sendMail } from "@/lib/mail/mailer";
+import { destinationMail } from "@/lib/mail/messages";
+import type { Actor } from "@/lib/security/audit";
+import { LINK_HOURS } from "@/lib/security/links";
+import { teamToTell } from "@/lib/security/money-mail";
+import type { Destination } from "./destinations";
+
+// The mail about a destination the dashboard used or added for the first time: to the owners with
+// the link that confirms it (whoever holds an owner's mailbox can vouch for it without signing in),
+// to the admins without one (only owners confirm), and to the user who added it. Sent after the
+// answer, like every security mail that is not the answer itself.
+
+/** The page the link opens: it shows the destination and confirms it only when asked to (a mail scanner's GET confirms nothing). */
+export function destinationLink(token: string): string {
+  return `${publicBaseUrl()}/confirm-destination?token=${token}`;
+}
+
+/** How a mail or page names a destination: its kind, its value and its label. */
+export function destinationName(d: Pick<Destination, "kind" | "value" | "label">, locale: Locale): string {
+  const kind = translate(locale, d.kind === "pix_key" ? "fields.pixKey" : "fields.toAddress");
+  return `${kind} ${d.value}${d.label ? ` (${d.label})` : ""}`;
+}
+
+export function announceDestination(origin: { actor: Actor & { merchantId: string }; locale: Locale }, added: { destination: Destination; token: string }): void {
+  const { actor, locale } = origin;
+  const { destination, token } = added;
+  const time = formatDateTime(new Date(), locale);
+  mailInBackground("new withdrawal destination", async () => {
+    const team = await teamToTell(actor.merchantId, actor.userId);
+    if (!team) return;
+    for (const r of team.recipients) {
+      const text = destinationMail(locale, {
+        company: team.company,
+        destination: destinationName(destination, locale),
+        who: actor.email,
+        ip: actor.ip ?? "?",
+        time,
+        until: destination.holdUntil ? formatDateTime(destination.holdUntil, locale) : null,
+        link: r.role === "owner" ? destinationLink(token) : null,
+        hours: LINK_HOURS,
+      });
+      await sendMail({ ...text, to: r.email, merchantId: actor.merchantId });
+    }
+  });
+}
