@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { apiKeys, ledgerEntries, merchants, users } from "@/db/schema";
 import { authenticateMerchant } from "@/lib/api-auth/authenticate";
-import { verifyPassword } from "@/lib/passwords";
+import { hashPassword, verifyPassword } from "@/lib/passwords";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { createMerchantEndpoint as adminCreateMerchant, updateMerchantEndpoint as adminUpdateMerchant } from "@/lib/merchants/endpoints";
@@ -255,7 +255,7 @@ describe("API keys", () => {
     const listed = await listApiKeys(merchant.id);
     expect(listed.map((k) => k.name)).toEqual(["test", "checkout"]);
     for (const k of listed) {
-      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt", "scope"]);
+      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt", "scopes"]);
     }
 
     const revoked = await revokeApiKey(merchant.id, created.id);
@@ -285,7 +285,8 @@ describe("API keys", () => {
 describe("dashboard sign-up (signUpMerchant)", () => {
   it("creates a standard merchant with its PIX key and first user, and no API key: one is made where it is shown", async () => {
     const email = uniqueEmail();
-    const merchant = await signUpMerchant({ companyName: "Padaria Cadastro", pixKey: "52998224725", email, password: "correct horse battery" }, { mode: "sandbox" });
+    const passwordHash = await hashPassword("correct horse battery");
+    const merchant = await signUpMerchant({ companyName: "Padaria Cadastro", pixKey: "52998224725", email, passwordHash }, { mode: "sandbox" });
     expect(merchant).toMatchObject({ companyName: "Padaria Cadastro", pixKey: "52998224725", accountType: "standard", balance: 0 });
     expect(await listApiKeys(merchant.id)).toEqual([]);
     const [user] = await db().select().from(users).where(eq(users.merchantId, merchant.id));

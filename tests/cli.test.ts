@@ -77,6 +77,22 @@ describe("npm run cli", () => {
     await expect(authenticateMerchant(keyRequest(created.apiKey.key))).rejects.toMatchObject({ status: 401 });
   });
 
+  it("keys create --scopes makes a key with exactly those; unknown scopes and a merchant at its key cap are refused with a message", async () => {
+    const { merchant } = await cliJson("merchants", "create", "--company", "Escopos CLI");
+    const created = await cliJson("keys", "create", merchant.id, "--name", "leitura", "--scopes", "read,payments");
+    expect(created.apiKey.scopes).toEqual(["read", "payments"]);
+    const everything = await cliJson("keys", "create", merchant.id, "--name", "tudo");
+    expect(everything.apiKey.scopes).toEqual(["read", "payments", "refunds", "withdrawals"]);
+    const unknown = await cli("keys", "create", merchant.id, "--scopes", "read,admin");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("--scopes must list one or more of read, payments, refunds, withdrawals");
+    const capped = await promisify(execFile)(TSX, ["scripts/cli.ts", "keys", "create", merchant.id], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: inject("databaseUrl"), PAYMENTS_MODE: "sandbox", LOG_LEVEL: "warn", MAX_API_KEYS_PER_MERCHANT: "3" },
+    }).catch((err: { code: number; stderr: string }) => err);
+    expect(capped).toMatchObject({ code: 1, stderr: expect.stringContaining("at most 3 active API keys; revoke one first") });
+  });
+
   it("bad input exits 1 with a readable message naming the field", async () => {
     const badPix = await cli("merchants", "create", "--company", "X", "--pix-key", "not-a-key");
     expect(badPix.code).toBe(1);

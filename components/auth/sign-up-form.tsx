@@ -4,25 +4,34 @@ import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useActionState } from "react";
+import { Alert } from "@/components/ui/card";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { signUpAction } from "@/lib/auth/sign-up";
+import { signUpAction, type SignUpOutcome } from "@/lib/auth/sign-up";
 import { useI18n } from "@/lib/i18n/client";
 
 export function SignUpForm() {
   const { t } = useI18n();
   const router = useRouter();
-  // The server creates the merchant and its user; then this browser signs in with what was typed.
-  const [state, action] = useActionState<ActionState<{ email: string }>, FormData>(async (prev, form) => {
+  // With mail, the server mails a link and this page says so, whether or not the address already has
+  // an account; without it, the account exists now and this browser signs in with what was typed.
+  const [state, action] = useActionState<ActionState<SignUpOutcome>, FormData>(async (prev, form) => {
     const result = await signUpAction(prev, form);
-    if (result.status !== "success") return result;
+    if (result.status !== "success" || result.data.next === "checkMail") return result;
     const login = await signIn("credentials", { email: String(form.get("email")), password: String(form.get("password")), redirect: false });
     if (!login?.ok || login.error) return { status: "error", error: "common.error" };
     router.replace("/dashboard");
     router.refresh();
     return result;
   }, idle);
+  if (state.status === "success" && state.data.next === "checkMail") {
+    return (
+      <Alert tone="success">
+        <p data-testid="sign-up-sent">{t("auth.signUpSent", { email: state.data.email, hours: state.data.hours })}</p>
+      </Alert>
+    );
+  }
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
   return (

@@ -30,3 +30,13 @@ export async function authenticate(email: string, password: string): Promise<Aut
   if (!(await verifyPassword(password, user.passwordHash))) return null;
   return { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId, twoFactor: user.totpEnabledAt !== null };
 }
+
+/** The user an e-mail belongs to (compared case-insensitively, in any merchant), or null. */
+export async function userByEmail(email: string): Promise<{ id: string; email: string; merchantId: string } | null> {
+  const [user] = await db()
+    .select({ id: users.id, email: users.email, merchantId: users.merchantId })
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
+    .limit(1);
+  return user ?? null;
+}

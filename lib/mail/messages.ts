@@ -18,6 +18,21 @@ export function invitationMail(locale: Locale, vars: { company: string; role: st
   return mail(locale, "mail.invite.subject", "mail.invite.body", vars);
 }
 
+/** An invitation to an address that already has an account elsewhere: no link, since it cannot join; told why instead. */
+export function invitationExistingMail(locale: Locale, vars: { company: string; role: string }): MailText {
+  return mail(locale, "mail.invite.subject", "mail.inviteExisting.body", vars);
+}
+
+/** The link that finishes a sign-up (lib/auth/sign-up-link.ts). */
+export function signUpConfirmMail(locale: Locale, vars: { link: string; hours: number }): MailText {
+  return mail(locale, "mail.signUp.subject", "mail.signUp.body", vars);
+}
+
+/** A sign-up with an address that already has an account: nothing was created; where to sign in or reset instead. */
+export function signUpExistingMail(locale: Locale, vars: { signIn: string; reset: string }): MailText {
+  return mail(locale, "mail.signUp.subject", "mail.signUpExisting.body", vars);
+}
+
 export function passwordChangedMail(locale: Locale, vars: { ip: string; time: string }): MailText {
   return mail(locale, "mail.passwordChanged.subject", "mail.passwordChanged.body", vars);
 }

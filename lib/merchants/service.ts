@@ -114,9 +114,16 @@ export async function createMerchant(input: CreateMerchantInput, opts: { mode: K
   return { merchant: created.merchant, apiKey: created.apiKey! };
 }
 
-/** Dashboard sign-up (CONTRACT §2): a standard merchant and its first user, without an API key. */
-export async function signUpMerchant(input: Omit<CreateMerchantInput, "accountType" | "openingBalance">, opts: { mode: KeyMode }): Promise<MerchantView> {
-  return (await newMerchant({ ...input, accountType: "standard" }, opts.mode, false)).merchant;
+/**
+ * Dashboard sign-up (CONTRACT §2), once the link mailed to the address is opened (lib/auth/sign-up.ts):
+ * a standard merchant and its first user, whose password was hashed when the form was sent, without
+ * an API key.
+ */
+export async function signUpMerchant(
+  input: { companyName: string; pixKey: string; email: string; passwordHash: string },
+  opts: { mode: KeyMode },
+): Promise<MerchantView> {
+  return (await insertNewMerchant({ ...input, accountType: "standard" }, opts.mode, false)).merchant;
 }
 
 async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKey: boolean) {
@@ -129,8 +136,12 @@ async function newMerchant(input: CreateMerchantInput, mode: KeyMode, issueApiKe
   const { password, ...rest } = input;
   // Hashed before the transaction: scrypt is deliberately slow and must not hold a connection.
   const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
+  return insertNewMerchant({ ...rest, passwordHash }, mode, issueApiKey);
+}
+
+async function insertNewMerchant(input: NewMerchant, mode: KeyMode, issueApiKey: boolean) {
   try {
-    return await db().transaction((tx) => insertMerchant(tx, { ...rest, passwordHash }, mode, issueApiKey));
+    return await db().transaction((tx) => insertMerchant(tx, input, mode, issueApiKey));
   } catch (err) {
     // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
     if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists");

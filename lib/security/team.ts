@@ -38,16 +38,28 @@ function mayAssign(actorRole: UserRole, role: UserRole) {
   if (!assignableRoles(actorRole).includes(role)) throw new InvalidInput("team.cannotManage");
 }
 
-/** A new invitation (earlier pending ones to the same address are retired); the link's token is returned once. */
-export async function inviteMember(merchantId: string, by: { userId: string; role: UserRole }, email: string, role: UserRole): Promise<{ id: string; token: string }> {
+/**
+ * A new invitation (earlier pending ones to the same address are retired); the link's token is
+ * returned once. An address that is already on this team is refused as such (the Team page lists it
+ * anyway). One that has an account with another merchant cannot join (an address belongs to one
+ * merchant), but the inviter is not told: that would say who uses the service. The invitation is
+ * recorded as any other, and `elsewhere` says to mail its owner why they cannot join, instead of a
+ * link (docs/security.md, "Sign-up and invitations").
+ */
+export async function inviteMember(
+  merchantId: string,
+  by: { userId: string; role: UserRole },
+  email: string,
+  role: UserRole,
+): Promise<{ id: string; token: string; elsewhere: { email: string; merchantId: string } | null }> {
   mayAssign(by.role, role);
   const normalized = email.trim().toLowerCase();
   const [existing] = await db()
-    .select({ id: users.id })
+    .select({ email: users.email, merchantId: users.merchantId })
     .from(users)
     .where(eq(sql`lower(${users.email})`, normalized))
     .limit(1);
-  if (existing) throw new Conflict("team.alreadyMember");
+  if (existing?.merchantId === merchantId) throw new Conflict("team.alreadyMember");
   const { token, hash } = newLinkToken();
   const id = await db().transaction(async (tx) => {
     await tx
@@ -67,7 +79,7 @@ export async function inviteMember(merchantId: string, by: { userId: string; rol
       .returning({ id: teamInvitations.id });
     return row.id;
   });
-  return { id, token };
+  return { id, token, elsewhere: existing ?? null };
 }
 
 export async function revokeInvitation(merchantId: string, id: string): Promise<string> {

@@ -20,7 +20,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <Card>
       <h1 className="text-xl font-bold text-slate-900">{t("auth.signInTitle")}</h1>
       <p className="mb-6 mt-1 text-sm text-slate-600">{t("auth.signInSubtitle")}</p>
-      <SignInForm callbackUrl={callbackUrl} notice={params.reset ? "auth.resetDone" : params.joined ? "auth.inviteDone" : undefined} />
+      <SignInForm
+        callbackUrl={callbackUrl}
+        notice={params.reset ? "auth.resetDone" : params.joined ? "auth.inviteDone" : params.created ? "auth.signUpDone" : undefined}
+      />
     </Card>
   );
 }

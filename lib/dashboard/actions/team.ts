@@ -1,11 +1,12 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { after } from "next/server";
 import { actorOf } from "@/lib/auth/session";
 import { publicBaseUrl } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { sendMail } from "@/lib/mail/mailer";
-import { invitationMail } from "@/lib/mail/messages";
+import { invitationExistingMail, invitationMail } from "@/lib/mail/messages";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { audit } from "@/lib/security/audit";
 import { changeRole, INVITATION_DAYS, inviteMember, removeMember, revokeInvitation } from "@/lib/security/team";
@@ -19,12 +20,16 @@ const manage = { permission: "team.manage" as const, stepUp: true };
 export const inviteMemberAction = merchantAction(
   inviteForm,
   async ({ email, role }, signedIn) => {
-    const { id, token } = await inviteMember(signedIn.merchant.id, { userId: signedIn.userId, role: signedIn.role }, email, role);
+    const { id, token, elsewhere } = await inviteMember(signedIn.merchant.id, { userId: signedIn.userId, role: signedIn.role }, email, role);
     await audit(actorOf(signedIn), "team.invited", id, { email, role });
     const { locale, t } = await getI18n();
-    const link = `${publicBaseUrl()}/invite?token=${token}`;
-    const mail = invitationMail(locale, { company: signedIn.merchant.companyName, role: t(`team.role.${role}`), link, days: INVITATION_DAYS });
-    await sendMail({ ...mail, to: email, merchantId: signedIn.merchant.id });
+    const vars = { company: signedIn.merchant.companyName, role: t(`team.role.${role}`) };
+    // An address with an account at another merchant gets why it cannot join, not a link; the inviter
+    // sees the same answer either way, and the mail goes after it so its timing tells nothing.
+    const mail = elsewhere
+      ? { ...invitationExistingMail(locale, vars), to: elsewhere.email, merchantId: elsewhere.merchantId }
+      : { ...invitationMail(locale, { ...vars, link: `${publicBaseUrl()}/invite?token=${token}`, days: INVITATION_DAYS }), to: email, merchantId: signedIn.merchant.id };
+    after(() => sendMail(mail));
     revalidatePath("/dashboard/team");
     return { data: { email } };
   },
