@@ -26,11 +26,22 @@ export function databaseUrl(): string {
   return url;
 }
 
+/**
+ * Seconds a dead connection waits before it reconnects, by consecutive failures. The driver's own
+ * backoff grows to 20 s after a handful of failures (a restart that kills every connection gets
+ * there at once), so the pool would stay down long after the server is back: here at most 1 s.
+ */
+export function reconnectDelaySeconds(attempt: number): number {
+  return Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2);
+}
+
 function open(url: string): Pool {
   // Unique per process (instances in containers are often all pid 1), within PostgreSQL's 63 bytes.
   const applicationName = `payments:${process.pid}:${randomBytes(3).toString("hex")}`;
   const sql = postgres(url, {
     max: env().DB_POOL_SIZE,
+    connect_timeout: env().DB_CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     // bigint/numeric come back as strings; the schema's column modes decide how they are read.
     connection: { application_name: applicationName },

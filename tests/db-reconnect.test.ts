@@ -1,0 +1,78 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { reconnectDelaySeconds } from "@/db";
+
+// The pool after its connections die under load (docs/operations.md): PostgreSQL restarting, a
+// failover, pg_terminate_backend. postgres.js 3.4.9 cleared the pending-write timer on close without
+// resetting it or the bytes it held, so the next connection in that slot sent stale bytes before its
+// startup packet (PostgreSQL: "invalid length of startup packet") or never flushed at all, and every
+// query on the slot then waited out connect_timeout (30 s), again and again (patches/postgres+3.4.9.patch).
+// And a query handed to a connection after its socket's error event was never rejected: it hung for
+// good. Here: 32 clients keep a pool of 5 busy, every backend of the pool is terminated, repeatedly;
+// every query must settle, and then every slot must answer within a second.
+
+const url = () => inject("databaseUrl");
+const APP = `reconnect-test-${process.pid}`;
+
+let sql: postgres.Sql;
+let admin: postgres.Sql;
+
+beforeAll(() => {
+  // The app's pool settings (db/index.ts), the driver's 30 s connect_timeout kept: a stuck slot shows as a 30 s wait.
+  sql = postgres(url(), { max: 5, connect_timeout: 30, backoff: reconnectDelaySeconds, onnotice: () => {}, connection: { application_name: APP } });
+  admin = postgres(url(), { max: 1, onnotice: () => {} });
+});
+
+afterAll(async () => {
+  await sql.end({ timeout: 1 });
+  await admin.end({ timeout: 1 });
+});
+
+/** Kills every backend of the pool under test. */
+async function terminatePool(): Promise<number> {
+  const rows = await admin<{ ok: boolean }[]>`select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = ${APP}`;
+  return rows.length;
+}
+
+describe("the pool after its connections are killed under load", () => {
+  it("answers on every slot within a second once the server takes connections again", async () => {
+    let stop = false;
+    let failures = 0;
+    // Small statements, many in flight: writes are batched behind setImmediate, so a kill often lands
+    // while one is buffered.
+    const load = Array.from({ length: 32 }, async (_, i) => {
+      while (!stop) {
+        try {
+          await sql`select ${i}::int as n, pg_sleep(0.002)`;
+        } catch {
+          failures++;
+        }
+      }
+    });
+    let killed = 0;
+    for (let round = 0; round < 8; round++) {
+      await new Promise((r) => setTimeout(r, 60));
+      killed += await terminatePool();
+    }
+    stop = true;
+    const draining = performance.now();
+    await Promise.race([Promise.all(load), new Promise((_, reject) => setTimeout(() => reject(new Error("a query never settled")), 5000))]);
+    const drainMs = performance.now() - draining;
+    expect(killed).toBeGreaterThan(0);
+
+    // Every slot, at once: a stuck slot would hold its query until connect_timeout (30 s).
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        Promise.race([sql`select ${i}::int as n`.then((r) => r[0].n), new Promise((_, reject) => setTimeout(() => reject(new Error("slot stuck")), 1000))]),
+      ),
+    );
+    const ms = performance.now() - started;
+    console.log(
+      `${killed} backends killed under load (${failures} queries failed then, the rest settled ${Math.round(drainMs)} ms after the last kill); 16 queries on 5 slots answered in ${Math.round(ms)} ms`,
+    );
+    expect(answers).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    // And keep answering: each slot twice more.
+    for (let i = 0; i < 2; i++) expect((await Promise.all(Array.from({ length: 5 }, () => sql`select 1 as one`))).length).toBe(5);
+  });
+});
