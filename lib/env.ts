@@ -259,6 +259,9 @@ const envFields = z.object({
   PAYOUT_KEY_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   // A withdrawal destination first used from the dashboard waits this long unless an owner confirms it (0: no hold).
   DESTINATION_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  // A user whose second factor was enrolled or removed less than this ago (0: never held) moves no
+  // money and passes no step-up until another owner, or the link mailed to the owners, confirms it.
+  FACTOR_CHANGE_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   STEP_UP_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
 });
 

@@ -29,23 +29,29 @@ async function seedUser(merchantId: string, role: "owner" | "admin" | "finance" 
   return user;
 }
 
-/** Enrols TOTP and returns the secret, as the authenticator app would hold it. */
-async function enrol(userId: string) {
-  const { secret } = await beginTotpEnrollment(userId);
-  const codes = await confirmTotpEnrollment(userId, currentTotp(secret));
+/** Who checks codes in these tests: the user, from an address of their own (the per-address allowance is shared). */
+function ctxOf(user: { id: string; merchantId: string; email: string }) {
+  const ip = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+  return { actor: { merchantId: user.merchantId, userId: user.id, email: user.email, ip }, locale: "en" as const };
+}
+
+/** Enrols TOTP (password, then the app's and the mailed code) and returns the secret, as the authenticator app would hold it. */
+async function enrol(user: { id: string; merchantId: string; email: string }) {
+  const { secret, emailCode } = await beginTotpEnrollment(user.id, "correct horse");
+  const codes = await confirmTotpEnrollment(ctxOf(user), { app: currentTotp(secret), email: emailCode }, null);
   return { secret, codes };
 }
 
 describe("two-factor authentication", () => {
-  it("turns on only with a code from the enrolled secret, and hands out ten recovery codes", async () => {
+  it("turns on only with a code from the enrolled secret and the mailed one, and hands out ten recovery codes", async () => {
     const { merchant } = await seedMerchant();
     const user = await seedUser(merchant.id);
-    const { secret, uri } = await beginTotpEnrollment(user.id);
+    const { secret, uri, emailCode } = await beginTotpEnrollment(user.id, "correct horse");
     expect(uri).toContain(`secret=${secret}`);
     const [stored] = await db().select().from(users).where(eq(users.id, user.id));
     expect(stored.totpSecret).not.toContain(secret); // sealed at rest
-    await expect(confirmTotpEnrollment(user.id, "000000")).rejects.toThrow("security.wrongCode");
-    const codes = await confirmTotpEnrollment(user.id, currentTotp(secret));
+    await expect(confirmTotpEnrollment(ctxOf(user), { app: "000000", email: emailCode }, null)).rejects.toThrow("security.wrongCode");
+    const codes = await confirmTotpEnrollment(ctxOf(user), { app: currentTotp(secret), email: emailCode }, null);
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     expect(await twoFactorStatus(user.id)).toEqual({ enabled: true, recoveryCodesLeft: 10 });
@@ -54,32 +60,33 @@ describe("two-factor authentication", () => {
   it("accepts a TOTP code once: the same code replayed is refused", async () => {
     const { merchant } = await seedMerchant();
     const user = await seedUser(merchant.id);
-    const { secret } = await beginTotpEnrollment(user.id);
+    const { secret, emailCode } = await beginTotpEnrollment(user.id, "correct horse");
     // The enrolment spends the current step; the next step's code is fresh.
-    await confirmTotpEnrollment(user.id, currentTotp(secret, Date.now() - 30_000));
+    await confirmTotpEnrollment(ctxOf(user), { app: currentTotp(secret, Date.now() - 30_000), email: emailCode }, null);
     const code = currentTotp(secret);
-    const both = await Promise.all([verifySecondFactor(user.id, code), verifySecondFactor(user.id, code)]);
+    const ctx = ctxOf(user);
+    const both = await Promise.all([verifySecondFactor(ctx, "stepUp", code), verifySecondFactor(ctx, "stepUp", code)]);
     expect(both.filter((r) => r === "totp")).toHaveLength(1);
-    expect(await verifySecondFactor(user.id, code)).toBeNull();
+    expect(await verifySecondFactor(ctx, "stepUp", code)).toBeNull();
   });
 
   it("accepts each recovery code once, in any case and with or without its dash", async () => {
     const { merchant } = await seedMerchant();
     const user = await seedUser(merchant.id);
-    const { codes } = await enrol(user.id);
-    expect(await verifySecondFactor(user.id, codes[0].toUpperCase().replace("-", ""))).toBe("recovery");
-    expect(await verifySecondFactor(user.id, codes[0])).toBeNull();
+    const { codes } = await enrol(user);
+    expect(await verifySecondFactor(ctxOf(user), "signIn", codes[0].toUpperCase().replace("-", ""))).toBe("recovery");
+    expect(await verifySecondFactor(ctxOf(user), "signIn", codes[0])).toBeNull();
     expect((await twoFactorStatus(user.id)).recoveryCodesLeft).toBe(9);
   });
 
   it("turns off only with a valid second factor", async () => {
     const { merchant } = await seedMerchant();
     const user = await seedUser(merchant.id);
-    const { codes } = await enrol(user.id);
-    await expect(disableTwoFactor(user.id, "123456")).rejects.toThrow("security.wrongCode");
-    await disableTwoFactor(user.id, codes[1]);
+    const { codes } = await enrol(user);
+    await expect(disableTwoFactor(ctxOf(user), "123456")).rejects.toThrow("security.wrongCode");
+    await disableTwoFactor(ctxOf(user), codes[1]);
     expect(await twoFactorStatus(user.id)).toEqual({ enabled: false, recoveryCodesLeft: 0 });
-    expect(await verifySecondFactor(user.id, codes[2])).toBeNull();
+    expect(await verifySecondFactor(ctxOf(user), "signIn", codes[2])).toBeNull();
   });
 });
 

@@ -18,6 +18,7 @@ const ERRORS: Record<string, MessageKey> = {
   TooManyAttempts: "auth.tooManyAttempts",
   TwoFactorRequired: "auth.twoFactorRequired",
   TwoFactorInvalid: "auth.twoFactorInvalid",
+  TwoFactorLocked: "auth.twoFactorLocked",
 };
 
 /** E-mail and password; once the server says the account has a second factor, its code too. */
@@ -36,7 +37,7 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
       redirect: false,
     });
     const known = result?.error ? ERRORS[result.error] : undefined;
-    const askCode = prev.askCode || result?.error === "TwoFactorRequired" || result?.error === "TwoFactorInvalid";
+    const askCode = prev.askCode || result?.error === "TwoFactorRequired" || result?.error === "TwoFactorInvalid" || result?.error === "TwoFactorLocked";
     if (known) return { error: known, email, askCode, password: askCode ? password : undefined };
     if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email };
     router.replace(callbackUrl);

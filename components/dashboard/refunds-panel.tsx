@@ -2,54 +2,107 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useActionState, useEffect, useState } from "react";
-import { Card, CardTitle } from "@/components/ui/card";
+import { StepUpField } from "@/components/security/step-up";
+import { Button } from "@/components/ui/button";
+import { Card, CardTitle, DefinitionList } from "@/components/ui/card";
 import { FormMessage, Input } from "@/components/ui/field";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { refundOrderAction } from "@/lib/dashboard/actions/refunds";
 import type { OrderDetail } from "@/lib/dashboard/server/order-detail";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import type { Locale } from "@/lib/i18n";
+import { parseDecimalInput } from "@/lib/forms/form";
 import { useI18n } from "@/lib/i18n/client";
+import { brlNumberToCentavos } from "@/lib/money";
 
 type Answer = ActionState<{ id: string; status: "PENDING" | "COMPLETED" | "FAILED" }>;
+type Review = { value: string; centavos: number; reason: string };
 
-/** Centavos as a person types them in this locale ("20,50" in pt-BR), for the amount's default. */
-const typed = (centavos: number, locale: Locale) => {
-  const plain = (centavos / 100).toFixed(2);
-  return locale === "pt-BR" ? plain.replace(".", ",") : plain;
-};
+/**
+ * The server's answer on the confirm step, where the fields are hidden: every message it carries
+ * but the step-up code's, which its own field shows.
+ */
+function confirmError(state: Answer): string | undefined {
+  if (state.status !== "error") return undefined;
+  const fields = Object.entries(state.fieldErrors ?? {})
+    .filter(([field]) => field !== "otp")
+    .flatMap(([, messages]) => messages);
+  return fields.length > 0 ? fields.join(" ") : state.error;
+}
 
-/** The refund form (CONTRACT §11): the amount defaults to what is left; the service decides again. */
-function RefundForm({ orderId, leftCentavos, sandbox }: { orderId: string; leftCentavos: number; sandbox: boolean }) {
-  const { t, money, locale } = useI18n();
+/**
+ * The refund form, in two steps: the amount (typed, never prefilled: a refund of everything must be
+ * asked for) and reason, then a confirmation that names both and takes the step-up code. Only the
+ * confirmation posts; the service decides again under the order's and the merchant's row locks.
+ */
+function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId: string; leftCentavos: number; totalCentavos: number; sandbox: boolean }) {
+  const { t, money } = useI18n();
   const client = useQueryClient();
   const [state, action] = useActionState<Answer, FormData>(refundOrderAction, idle);
-  const [value, setValue] = useState(() => typed(leftCentavos, locale));
+  const [value, setValue] = useState("");
   const [reason, setReason] = useState("");
+  const [valueErrors, setValueErrors] = useState<string[] | undefined>();
+  const [review, setReview] = useState<Review | null>(null);
   const doneAt = state.status === "success" ? state.at : 0;
   useEffect(() => {
     if (doneAt === 0) return;
+    setReview(null);
+    setValue("");
     setReason("");
     void client.invalidateQueries({ queryKey: ["dashboard"] });
   }, [doneAt, client]);
-  // What is left changes after a refund (or one that failed): the default follows it.
-  useEffect(() => setValue(typed(leftCentavos, locale)), [leftCentavos, locale]);
+
+  function onReview(e: React.FormEvent) {
+    e.preventDefault();
+    const centavos = brlNumberToCentavos(parseDecimalInput(value));
+    if (centavos === null || centavos <= 0) return setValueErrors(["errors.amount"]);
+    if (centavos > leftCentavos) return setValueErrors([t("errors.api.refundExceeds", { left: money(leftCentavos), total: money(totalCentavos) })]);
+    setValueErrors(undefined);
+    setReview({ value, centavos, reason: reason.trim() });
+  }
+
+  if (review) {
+    return (
+      <form action={action} className="space-y-4" data-testid="refund-confirm">
+        <h3 className="text-base font-semibold text-slate-900">{t("refunds.confirmTitle")}</h3>
+        <input type="hidden" name="id" value={orderId} />
+        <input type="hidden" name="value" value={review.value} />
+        <input type="hidden" name="reason" value={review.reason} />
+        <DefinitionList
+          items={[
+            { label: t("refunds.amount"), value: <strong data-testid="refund-confirm-amount">{money(review.centavos)}</strong> },
+            { label: t("refunds.reason"), value: <span data-testid="refund-confirm-reason">{review.reason || t("refunds.noReason")}</span> },
+            { label: t("refunds.leftAfter"), value: money(leftCentavos - review.centavos) },
+          ]}
+        />
+        <p className="text-sm text-slate-700">{t("refunds.confirmHint")}</p>
+        <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
+        <FormMessage error={confirmError(state)} />
+        <div className="flex flex-wrap gap-2">
+          <SubmitButton pendingLabel={t("refunds.submitting")}>{t("refunds.confirm", { amount: money(review.centavos) })}</SubmitButton>
+          <Button type="button" variant="secondary" onClick={() => setReview(null)}>
+            {t("common.back")}
+          </Button>
+        </div>
+      </form>
+    );
+  }
 
   const failed = state.status === "success" && state.data.status === "FAILED";
-  const errors = state.status === "error" ? state.fieldErrors : undefined;
   return (
-    <form action={action} className="space-y-3" data-testid="refund-form">
-      <input type="hidden" name="id" value={orderId} />
+    <form onSubmit={onReview} className="space-y-3" data-testid="refund-form" noValidate>
       <Input
         label={t("refunds.value")}
         name="value"
         inputMode="decimal"
         required
         value={value}
-        onChange={(e) => setValue(e.target.value)}
+        onChange={(e) => {
+          setValue(e.target.value);
+          setValueErrors(undefined);
+        }}
         hint={t("refunds.valueHint", { left: money(leftCentavos) })}
-        errors={errors?.value}
+        errors={valueErrors}
       />
       <Input
         label={t("refunds.reason")}
@@ -59,21 +112,17 @@ function RefundForm({ orderId, leftCentavos, sandbox }: { orderId: string; leftC
         value={reason}
         onChange={(e) => setReason(e.target.value)}
         hint={sandbox ? `${t("refunds.reasonHint")} ${t("refunds.sandboxHint")}` : t("refunds.reasonHint")}
-        errors={errors?.reason}
       />
-      <FormMessage
-        error={state.status === "error" ? (state.error ?? errors?.id?.[0]) : failed ? state.message : undefined}
-        success={state.status === "success" && !failed ? state.message : undefined}
-      />
-      <SubmitButton variant="secondary" pendingLabel={t("refunds.submitting")}>
-        {t("refunds.submit")}
-      </SubmitButton>
+      <FormMessage error={failed ? state.message : undefined} success={state.status === "success" && !failed ? state.message : undefined} />
+      <Button type="submit" variant="secondary">
+        {t("refunds.review")}
+      </Button>
     </form>
   );
 }
 
 /** A PIX or exchange-wallet order's refunds, and the form while something is left to refund. */
-export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "refunds" | "refundable"> }) {
+export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "valueCentavos" | "refunds" | "refundable"> }) {
   const { t, money, dateTime } = useI18n();
   return (
     <Card aria-labelledby="refunds-title">
@@ -102,7 +151,7 @@ export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "refun
       {order.refundable ? (
         <div className="mt-4 border-t border-slate-100 pt-4">
           <p className="mb-3 text-sm font-medium text-slate-800">{t("refunds.left", { left: money(order.refundable.leftCentavos) })}</p>
-          <RefundForm orderId={order.id} leftCentavos={order.refundable.leftCentavos} sandbox={order.refundable.sandbox} />
+          <RefundForm orderId={order.id} leftCentavos={order.refundable.leftCentavos} totalCentavos={order.valueCentavos} sandbox={order.refundable.sandbox} />
         </div>
       ) : null}
     </Card>

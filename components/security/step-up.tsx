@@ -10,7 +10,9 @@ import { useI18n } from "@/lib/i18n/client";
 // session has no recent second factor. The dashboard layout says whether one is needed; the server
 // action decides (and asks again through the field's error when the layout's answer is stale).
 
-type StepUp = { twoFactor: boolean; needed: boolean; minutes: number };
+// A factor enrolled on this session, or one whose change no other owner has confirmed yet, cannot
+// step up: the form says so instead of asking for a code that would be refused.
+type StepUp = { twoFactor: boolean; needed: boolean; minutes: number; enrolledHere?: boolean; heldUntil?: string | null };
 const StepUpContext = createContext<StepUp>({ twoFactor: false, needed: true, minutes: 5 });
 
 export function StepUpProvider({ value, children }: { value: StepUp; children: React.ReactNode }) {
@@ -18,8 +20,18 @@ export function StepUpProvider({ value, children }: { value: StepUp; children: R
 }
 
 export function StepUpField({ errors }: { errors?: string[] }) {
-  const { t } = useI18n();
-  const { twoFactor, needed, minutes } = useContext(StepUpContext);
+  const { t, dateTime } = useI18n();
+  const { twoFactor, needed, minutes, enrolledHere, heldUntil } = useContext(StepUpContext);
+  if (twoFactor && (heldUntil || enrolledHere)) {
+    return (
+      <Alert tone="warning">
+        <p data-testid="step-up-blocked">{heldUntil ? t("security.factorHeld", { until: dateTime(heldUntil) }) : t("security.enrolledHere")}</p>
+        <Link href="/dashboard/security" className="font-semibold underline">
+          {t("security.title")}
+        </Link>
+      </Alert>
+    );
+  }
   if (!twoFactor) {
     return (
       <Alert tone="warning">

@@ -8,6 +8,7 @@ import { db } from "@/db";
 import { merchants, users, type Merchant, type UserRole } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
 import type { Actor } from "@/lib/security/audit";
+import { factorHeldUntil } from "@/lib/security/factor-hold";
 import { can, type Permission } from "@/lib/security/roles";
 import { liveSession, stepUpIsFresh } from "@/lib/security/sessions";
 import { RETURN_TO_HEADER, signInUrl } from "./callback-url";
@@ -22,8 +23,12 @@ export type SignedIn = {
   sessionId: string;
   /** The user has a second factor enrolled. */
   twoFactor: boolean;
-  /** This session proved a second factor within the last STEP_UP_MINUTES. */
+  /** This session proved a second factor within the last STEP_UP_MINUTES (never one enrolled on it). */
   stepUpFresh: boolean;
+  /** The factor was enrolled on this session: no code counts as a step-up here (lib/security/sessions.ts). */
+  factorEnrolledHere: boolean;
+  /** The user's factor changed recently and no other owner has confirmed it (lib/security/factor-hold.ts). */
+  factorHeldUntil: Date | null;
   ip: string;
 };
 
@@ -53,6 +58,8 @@ export const currentMerchant = cache(async (): Promise<SignedIn | null> => {
     sessionId: row.id,
     twoFactor: found.user.totpEnabledAt !== null,
     stepUpFresh: found.user.totpEnabledAt !== null && stepUpIsFresh(row),
+    factorEnrolledHere: row.factorEnrolledAt !== null,
+    factorHeldUntil: factorHeldUntil(found.user),
     ip: addressOf(await headers()),
   };
 });

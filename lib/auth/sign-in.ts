@@ -1,6 +1,8 @@
 import "server-only";
 import type { JWT } from "next-auth/jwt";
+import { DEFAULT_LOCALE, isLocale, LANG_COOKIE, type Locale } from "@/lib/i18n";
 import { audit } from "@/lib/security/audit";
+import { FactorLocked } from "@/lib/security/factor-attempts";
 import { isStorableText } from "@/lib/storable-text";
 import { createSession, revokeSession } from "@/lib/security/sessions";
 import { verifySecondFactor } from "@/lib/security/two-factor";
@@ -10,7 +12,18 @@ import { authenticate } from "./users";
 
 // Sign-in: password first, then the second factor when the user has one. The sign-in code is not a
 // step-up: moving money asks for a code of its own, so a session left open (or taken over) cannot
-// withdraw on the strength of how it began. Every outcome but a malformed form is audited.
+// withdraw on the strength of how it began. Every outcome but a malformed form is audited. The code
+// is rationed like every second-factor check (lib/security/factor-attempts.ts): locked out, even
+// the right one is refused.
+
+/** next-auth hands a thrown message to the sign-in form as `error`. */
+export const TWO_FACTOR_LOCKED = "TwoFactorLocked";
+
+/** The visitor's language from the request's `lang` cookie (alert mails are written in it). */
+function localeOf(headers: { get(name: string): string | null }): Locale {
+  const lang = new RegExp(`(?:^|;\\s*)${LANG_COOKIE}=([^;]*)`).exec(headers.get("cookie") ?? "")?.[1];
+  return isLocale(lang) ? lang : DEFAULT_LOCALE;
+}
 
 export async function signInWithPassword(credentials: Record<string, string | undefined>, rawHeaders: HeaderBag) {
   const email = String(credentials.email ?? "");
@@ -26,12 +39,17 @@ export async function signInWithPassword(credentials: Record<string, string | un
   if (user.twoFactor) {
     const otp = String(credentials.otp ?? "").trim();
     if (otp === "") throw new Error("TwoFactorRequired");
-    const factor = await verifySecondFactor(user.id, otp);
+    let factor: Awaited<ReturnType<typeof verifySecondFactor>>;
+    try {
+      factor = await verifySecondFactor({ actor: { ...actor, userId: user.id }, locale: localeOf(headers) }, "signIn", otp);
+    } catch (err) {
+      if (err instanceof FactorLocked) throw new Error(TWO_FACTOR_LOCKED);
+      throw err;
+    }
     if (!factor) {
       await audit(actor, "auth.signInFailed", null, { reason: "second factor" });
       throw new Error("TwoFactorInvalid");
     }
-    if (factor === "recovery") await audit(actor, "twoFactor.recoveryCodeUsed");
   }
   const session = await createSession(user.id, { ip, userAgent: headers.get("user-agent") });
   await audit(actor, "auth.signIn", session.id, { secondFactor: user.twoFactor });

@@ -38,6 +38,9 @@ export const apiKeyForm = formSchema(
 // Account security (lib/dashboard/actions/security.ts, team.ts).
 const code = z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(32, "errors.tooLong");
 export const totpCodeForm = formSchema(z.object({ code }));
+/** Enrolling a factor: the password again, then the app's code and the code mailed to the user. */
+export const enrolStartForm = formSchema(z.object({ password: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024) }));
+export const enrolConfirmForm = formSchema(z.object({ code, emailCode: code }));
 export const passwordChangeForm = formSchema(
   z.object({ currentPassword: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024), newPassword: newPasswordField }),
 );
@@ -68,5 +71,5 @@ export const emptyForm = formSchema(z.object({}));
 
 export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
 
-/** The refund API's own body, plus the order it refunds. */
-export const refundForm = formSchema(refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }) }), { decimal: DECIMAL_FIELDS });
+/** The refund API's own body, but the amount is required: the dashboard never refunds "all that is left" by default. */
+export const refundForm = formSchema(refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }), value: brlValue }), { decimal: DECIMAL_FIELDS });

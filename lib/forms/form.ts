@@ -68,7 +68,7 @@ export function formSchema<S extends z.ZodType>(schema: S, kinds: FormFieldKinds
 }
 
 /** Fields never echoed back: passwords and one-time codes. */
-export const SECRET_FIELDS = ["password", "currentPassword", "newPassword", "otp", "code"] as const;
+export const SECRET_FIELDS = ["password", "currentPassword", "newPassword", "otp", "code", "emailCode"] as const;
 
 /** Echoed back to the form after an error so React's reset refills it (never passwords). */
 export function echoValues(formData: FormData, omit: readonly string[] = SECRET_FIELDS): Record<string, string> {

@@ -72,6 +72,7 @@ const RULES: Rule[] = [
   [/^Crypto-PIX over Lightning needs/, "errors.api.cryptoPixLightning"],
   [/^refundAddress is for chain payments/, "errors.api.refundAddressLightning"],
   [/^Rate source/, "errors.api.rates"],
+  [/^Too many wrong codes\. Try again in (\d+) min/, "security.factorLocked", (m) => ({ minutes: m[1] })],
 ];
 
 /** A service error as the dashboard shows it to a person reading `locale`. */

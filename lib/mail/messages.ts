@@ -37,7 +37,7 @@ export function passwordChangedMail(locale: Locale, vars: { ip: string; time: st
   return mail(locale, "mail.passwordChanged.subject", "mail.passwordChanged.body", vars);
 }
 
-export type AlertKind = "payoutKey" | "apiKey" | "webhook" | "member" | "allowlistOn" | "allowlistOff";
+export type AlertKind = "payoutKey" | "apiKey" | "webhook" | "member" | "factorEnrolled" | "factorRemoved" | "factorFailures" | "allowlistOn" | "allowlistOff";
 const ALERT_KEYS: Record<AlertKind, MessageKey> = {
   payoutKey: "mail.alert.payoutKey",
   allowlistOn: "mail.alert.allowlistOn",
@@ -45,6 +45,9 @@ const ALERT_KEYS: Record<AlertKind, MessageKey> = {
   apiKey: "mail.alert.apiKey",
   webhook: "mail.alert.webhook",
   member: "mail.alert.member",
+  factorEnrolled: "mail.alert.factorEnrolled",
+  factorRemoved: "mail.alert.factorRemoved",
+  factorFailures: "mail.alert.factorFailures",
 };
 
 /** "Security alert": what changed (its own sentence per kind), who did it, from where, when. */
@@ -72,4 +75,19 @@ export function destinationMail(locale: Locale, vars: Who & { destination: strin
   const { link, until, ...rest } = vars;
   const next = link ? translate(locale, "mail.destination.confirmLink", { link, hours: vars.hours }) : translate(locale, "mail.destination.confirmOwner");
   return mail(locale, "mail.destination.subject", until ? "mail.destination.held" : "mail.destination.notHeld", { ...rest, until: until ?? "", next });
+}
+
+/** The code that, with the password, lets a user enrol a second factor (it also tells them if it was not them). */
+export function enrolCodeMail(locale: Locale, vars: { code: string; minutes: number; ip: string; time: string }): MailText {
+  return mail(locale, "mail.enrolCode.subject", "mail.enrolCode.body", vars);
+}
+
+/** To the owners: a member's second factor changed; the link confirms it was them, so their money moves need not wait. */
+export function factorConfirmMail(locale: Locale, vars: { company: string; member: string; what: string; until: string; link: string; hours: number }): MailText {
+  return mail(locale, "mail.factorConfirm.subject", "mail.factorConfirm.body", vars);
+}
+
+/** To a user whose second-factor checks were just locked after wrong codes. */
+export function factorFailuresMail(locale: Locale, vars: { count: number; until: string; ip: string }): MailText {
+  return mail(locale, "mail.factorFailures.subject", "mail.factorFailures.body", vars);
 }

@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   "withdrawals.create",
   "payoutKey.change",
   "payoutKey.confirm",
+  "factorChange.confirm",
   "destinations.confirm",
   "destinations.allowlist",
   "company.edit",
@@ -22,7 +23,7 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const OWNERS_ONLY: readonly Permission[] = ["payoutKey.confirm", "destinations.confirm", "destinations.allowlist", "team.manageOwners"];
+const OWNERS_ONLY: readonly Permission[] = ["payoutKey.confirm", "factorChange.confirm", "destinations.confirm", "destinations.allowlist", "team.manageOwners"];
 
 const GRANTS: Record<UserRole, readonly Permission[]> = {
   owner: PERMISSIONS,

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, ne, sql } from "drizzle-orm";
-import { db } from "@/db";
+import { db, type Executor } from "@/db";
 import { userSessions } from "@/db/schema";
 import { env } from "@/lib/env";
 
@@ -72,10 +72,23 @@ export async function markStepUp(sessionId: string): Promise<void> {
   await db()
     .update(userSessions)
     .set({ stepUpAt: sql`now()` })
+    .where(and(eq(userSessions.id, sessionId), isNull(userSessions.factorEnrolledAt)));
+}
+
+/**
+ * A factor was enrolled on this session: a code from it proves only what this session already had
+ * (the password, the mailbox), so the session never counts as stepped up again; signing in anew with
+ * the factor does.
+ */
+export async function markFactorEnrolled(sessionId: string, ex: Executor = db()): Promise<void> {
+  await ex
+    .update(userSessions)
+    .set({ factorEnrolledAt: sql`now()`, stepUpAt: null })
     .where(eq(userSessions.id, sessionId));
 }
 
-/** A second factor proved on this session within the last STEP_UP_MINUTES. */
-export function stepUpIsFresh(session: Pick<UserSession, "stepUpAt">, now = Date.now()): boolean {
+/** A second factor proved on this session within the last STEP_UP_MINUTES, and not one enrolled on it. */
+export function stepUpIsFresh(session: Pick<UserSession, "stepUpAt" | "factorEnrolledAt">, now = Date.now()): boolean {
+  if (session.factorEnrolledAt !== null) return false;
   return session.stepUpAt !== null && session.stepUpAt.getTime() > now - env().STEP_UP_MINUTES * 60_000;
 }

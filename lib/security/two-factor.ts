@@ -3,13 +3,22 @@ import { createHash, randomInt } from "node:crypto";
 import { db } from "@/db";
 import { recoveryCodes, users } from "@/db/schema";
 import { Conflict, InvalidInput } from "@/lib/errors";
+import type { Locale } from "@/lib/i18n";
+import { verifyPassword } from "@/lib/passwords";
+import { audit, type Actor } from "./audit";
+import { issueEmailCode, consumeEmailCode } from "./email-codes";
+import { rationedFactorCheck, type FactorCheck } from "./factor-attempts";
+import { retireFactorLinks } from "./factor-change";
+import { startFactorHold } from "./factor-hold";
 import { seal, unseal } from "./sealed";
+import { markFactorEnrolled } from "./sessions";
 import { matchTotp, newTotpSecret, totpUri } from "./totp";
 
 // A user's second factor: a TOTP authenticator, and ten one-time recovery codes for when it is
-// lost. Enrolment stores the secret first and turns it on only once the user proves their app
-// produces codes for it. A code is good once: the step it matched is recorded with a conditional
-// UPDATE, so two requests racing with the same code cannot both pass.
+// lost. Enrolment needs the password again and a code mailed to the user, stores the secret first
+// and turns it on only once the user proves their app produces codes for it. A code is good once:
+// the step it matched is recorded with a conditional UPDATE, so two requests racing with the same
+// code cannot both pass. Every check is rationed (lib/security/factor-attempts.ts).
 
 const SEAL = "totp";
 const RECOVERY_CODES = 10;
@@ -28,27 +37,50 @@ async function loadUser(userId: string) {
   return user;
 }
 
-/** Step one: a new secret for the authenticator app (shown as a QR code and as text). */
-export async function beginTotpEnrollment(userId: string): Promise<{ secret: string; uri: string }> {
+/**
+ * Step one, for a user without a factor: the password again (a session alone does not enrol), then
+ * a new secret for the authenticator app (shown as a QR code and as text) and a code for the caller
+ * to mail to the user. Neither turns anything on: step two needs both the app's code and the mailed one.
+ */
+export async function beginTotpEnrollment(userId: string, password: string): Promise<{ secret: string; uri: string; emailCode: string }> {
   const user = await loadUser(userId);
   if (user.totpEnabledAt) throw new Conflict("security.twoFactorAlreadyOn");
+  if (password.length > 1024 || !(await verifyPassword(password, user.passwordHash))) throw new InvalidInput("security.wrongPassword");
   const secret = newTotpSecret();
-  await db()
-    .update(users)
-    .set({ totpSecret: seal(SEAL, secret), totpLastStep: null })
-    .where(and(eq(users.id, userId), isNull(users.totpEnabledAt)));
-  return { secret, uri: totpUri(secret, user.email) };
+  const emailCode = await db().transaction(async (tx) => {
+    await tx
+      .update(users)
+      .set({ totpSecret: seal(SEAL, secret), totpLastStep: null })
+      .where(and(eq(users.id, userId), isNull(users.totpEnabledAt)));
+    return issueEmailCode(userId, "enrol_factor", tx);
+  });
+  return { secret, uri: totpUri(secret, user.email), emailCode };
 }
 
-/** Step two: a code from the app turns 2FA on; the recovery codes are returned this once. */
-export async function confirmTotpEnrollment(userId: string, code: string): Promise<string[]> {
+/** Who is checking a code, from where, in which language alerts go out (lib/security/factor-attempts.ts). */
+export type FactorContext = { actor: Actor & { userId: string }; locale: Locale };
+
+/**
+ * Step two: a code from the app and the code mailed in step one turn 2FA on, and the recovery codes
+ * are returned this once. The mailed code is rationed like every second-factor check. The change
+ * starts the member's hold and marks `sessionId` as the one it was enrolled on, which never counts
+ * as stepped up (lib/security/sessions.ts).
+ */
+export async function confirmTotpEnrollment(ctx: FactorContext, codes: { app: string; email: string }, sessionId: string | null): Promise<string[]> {
+  const userId = ctx.actor.userId;
   const user = await loadUser(userId);
   if (user.totpEnabledAt) throw new Conflict("security.twoFactorAlreadyOn");
   const secret = user.totpSecret ? unseal(SEAL, user.totpSecret) : null;
   if (!secret) throw new InvalidInput("security.enrollAgain");
-  const step = matchTotp(secret, code);
+  // The app's code first: it proves only that the app was set up (the secret was just shown), so a
+  // typo there is not a guess and must not spend the mailed code.
+  const step = matchTotp(secret, codes.app);
   if (step === null) throw new InvalidInput("security.wrongCode");
-  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+  const mailed = await rationedFactorCheck(ctx.actor, "enrolEmail", ctx.locale, async () =>
+    (await consumeEmailCode(userId, "enrol_factor", codes.email)) ? true : null,
+  );
+  if (!mailed) throw new InvalidInput("security.wrongEmailCode");
+  const recovery = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   await db().transaction(async (tx) => {
     const done = await tx
       .update(users)
@@ -57,15 +89,18 @@ export async function confirmTotpEnrollment(userId: string, code: string): Promi
       .returning({ id: users.id });
     if (done.length === 0) throw new Conflict("security.twoFactorAlreadyOn");
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-    await tx.insert(recoveryCodes).values(codes.map((c) => ({ userId, codeHash: hashCode(c) })));
+    await tx.insert(recoveryCodes).values(recovery.map((c) => ({ userId, codeHash: hashCode(c) })));
+    await startFactorHold(userId, tx);
+    await retireFactorLinks(userId, tx);
+    if (sessionId) await markFactorEnrolled(sessionId, tx);
   });
-  return codes;
+  return recovery;
 }
 
 export type SecondFactor = "totp" | "recovery";
 
-/** Checks a TOTP code or an unused recovery code, spending it; null when it does not count. */
-export async function verifySecondFactor(userId: string, code: string): Promise<SecondFactor | null> {
+/** Checks a TOTP code or an unused recovery code, spending it; null when it does not count. Unrationed: callers use verifySecondFactor. */
+async function matchSecondFactor(userId: string, code: string): Promise<SecondFactor | null> {
   const trimmed = code.trim();
   if (trimmed === "" || trimmed.length > 32) return null;
   const user = await loadUser(userId);
@@ -89,12 +124,29 @@ export async function verifySecondFactor(userId: string, code: string): Promise<
   return used.length ? "recovery" : null;
 }
 
-/** Turning 2FA off needs a valid second factor, like any other change that weakens the account. */
-export async function disableTwoFactor(userId: string, code: string): Promise<void> {
-  if (!(await verifySecondFactor(userId, code))) throw new InvalidInput("security.wrongCode");
+/**
+ * Checks a second factor (app code or recovery code) for `check`, spending it: null when it does not
+ * count. Rationed per user and per address (lib/security/factor-attempts.ts): throws FactorLocked
+ * while locked out, whatever the code. A recovery code used is audited here.
+ */
+export async function verifySecondFactor(ctx: FactorContext, check: FactorCheck, code: string): Promise<SecondFactor | null> {
+  const factor = await rationedFactorCheck(ctx.actor, check, ctx.locale, () => matchSecondFactor(ctx.actor.userId, code));
+  if (factor === "recovery") await audit(ctx.actor, "twoFactor.recoveryCodeUsed", ctx.actor.userId, { check });
+  return factor;
+}
+
+/**
+ * Turning 2FA off (to replace a lost or changed authenticator too) needs the factor itself or a
+ * recovery code, like any other change that weakens the account; it is a factor change (alert, hold).
+ */
+export async function disableTwoFactor(ctx: FactorContext, code: string): Promise<void> {
+  if (!(await verifySecondFactor(ctx, "disable", code))) throw new InvalidInput("security.wrongCode");
+  const userId = ctx.actor.userId;
   await db().transaction(async (tx) => {
     await tx.update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId));
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    await startFactorHold(userId, tx);
+    await retireFactorLinks(userId, tx);
   });
 }
 

@@ -23,7 +23,7 @@ function hiddenPages(role: UserRole): string[] {
 // Every dashboard page sits behind this check; pages and actions check again themselves
 // (requireMerchant is cached per request), since a layout does not guard server actions.
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const { merchant, email, role, twoFactor, stepUpFresh } = await requireMerchant();
+  const { merchant, email, role, twoFactor, stepUpFresh, factorEnrolledHere, factorHeldUntil } = await requireMerchant();
   const { locale, t } = await getI18n();
   const sandbox = env().PAYMENTS_MODE === "sandbox";
   return (
@@ -58,7 +58,17 @@ export default async function DashboardLayout({ children }: { children: React.Re
           <DashboardNav hidden={hiddenPages(role)} />
         </aside>
         <main id="content" className="min-w-0 py-6 lg:py-8">
-          <StepUpProvider value={{ twoFactor, needed: !stepUpFresh, minutes: env().STEP_UP_MINUTES }}>{children}</StepUpProvider>
+          <StepUpProvider
+            value={{
+              twoFactor,
+              needed: !stepUpFresh,
+              minutes: env().STEP_UP_MINUTES,
+              enrolledHere: factorEnrolledHere,
+              heldUntil: factorHeldUntil?.toISOString() ?? null,
+            }}
+          >
+            {children}
+          </StepUpProvider>
         </main>
       </div>
     </div>

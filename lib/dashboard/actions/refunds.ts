@@ -9,7 +9,9 @@ import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, refundForm } from "../schemas";
 
 // A refund from the order's page: the same service call as POST /api/v1/order/{id}/refund, which
-// checks what is left and the balance again under the order's and the merchant's row locks.
+// checks what is left and the balance again under the order's and the merchant's row locks. Money
+// leaves the balance, so it is a money move (fresh second factor, factor-change hold), and the form
+// names the amount itself: the API's "everything left" default is not offered here.
 
 const MESSAGES = { PENDING: "refunds.pending", COMPLETED: "refunds.completed", FAILED: "refunds.failed" } as const;
 
@@ -21,5 +23,5 @@ export const refundOrderAction = merchantAction(
     mailRefundRequested(actorOf(signedIn), await getLocale(), refund);
     return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
   },
-  { decimalFields: DECIMAL_FIELDS, permission: "refunds.create" },
+  { decimalFields: DECIMAL_FIELDS, permission: "refunds.create", moneyMove: "refund" },
 );

@@ -14,7 +14,7 @@ import { DECIMAL_FIELDS, onchainWithdrawForm, pixOutForm } from "../schemas";
 // lock: what the form showed was a preview, this is the decision. Money leaves only for a role
 // allowed to move it, with a fresh second factor; every request is audited and mailed to the owners.
 
-const opts = { decimalFields: DECIMAL_FIELDS, permission: "withdrawals.create" as const, stepUp: true };
+const opts = { decimalFields: DECIMAL_FIELDS, permission: "withdrawals.create" as const };
 
 async function origin(signedIn: SignedIn): Promise<WithdrawalOrigin & { channel: "dashboard" }> {
   return { channel: "dashboard", actor: { ...actorOf(signedIn), merchantId: signedIn.merchant.id }, locale: await getLocale() };
@@ -30,7 +30,7 @@ export const pixOutAction = merchantAction(
     mailWithdrawalRequested(from.actor, from.locale, w);
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },
-  opts,
+  { ...opts, moneyMove: "withdrawal.pix" },
 );
 
 export const onchainWithdrawAction = merchantAction(
@@ -42,5 +42,5 @@ export const onchainWithdrawAction = merchantAction(
     mailWithdrawalRequested(from.actor, from.locale, w);
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },
-  opts,
+  { ...opts, moneyMove: "withdrawal.onchain" },
 );

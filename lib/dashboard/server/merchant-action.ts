@@ -4,7 +4,11 @@ import { actorOf, requireMerchant, type SignedIn } from "@/lib/auth/session";
 import type { ActionState } from "@/lib/forms/action-state";
 import { echoValues } from "@/lib/forms/form";
 import { validatedAction, type ActionOutcome } from "@/lib/forms/validated-action";
-import { audit } from "@/lib/security/audit";
+import { apiErrorMessage } from "@/lib/i18n/api-errors";
+import { formatDateTime, translate } from "@/lib/i18n";
+import { getLocale } from "@/lib/i18n/server";
+import { FactorLocked } from "@/lib/security/factor-attempts";
+import type { MoneyMove } from "@/lib/security/money-moves";
 import { can, type Permission } from "@/lib/security/roles";
 import { markStepUp } from "@/lib/security/sessions";
 import { verifySecondFactor } from "@/lib/security/two-factor";
@@ -12,9 +16,16 @@ import { verifySecondFactor } from "@/lib/security/two-factor";
 // validatedAction for the dashboard: the session is checked before anything else is read, then the
 // role, then (for money moves and changes to where money or data goes) a fresh second factor. A
 // session that proved one within STEP_UP_MINUTES passes; otherwise the form's `otp` field must
-// carry a code, which also refreshes the session's step-up.
+// carry a code, which also refreshes the session's step-up. A factor enrolled on this session never
+// counts, nor one whose change no other owner has confirmed yet (docs/security.md).
 
-type Options = Parameters<typeof validatedAction>[2] & { permission?: Permission; stepUp?: boolean };
+type Options = Parameters<typeof validatedAction>[2] & {
+  permission?: Permission;
+  /** Needs a fresh second factor: changes to where money or access goes. */
+  stepUp?: boolean;
+  /** Moves money out of the balance (lib/security/money-moves.ts): implies `stepUp`. */
+  moneyMove?: MoneyMove;
+};
 
 /** The form field a step-up code travels in. */
 export const STEP_UP_FIELD = "otp";
@@ -27,7 +38,7 @@ export function merchantAction<S extends z.ZodType, D>(
   return async (prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const signedIn = await requireMerchant();
     if (opts.permission && !can(signedIn.role, opts.permission)) return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
-    if (opts.stepUp) {
+    if (opts.stepUp || opts.moneyMove) {
       // The form's own errors first: a code is asked for only once the request itself would go through.
       const fields = new FormData();
       for (const [k, v] of formData.entries()) if (k !== STEP_UP_FIELD) fields.append(k, v);
@@ -42,14 +53,28 @@ export function merchantAction<S extends z.ZodType, D>(
 }
 
 async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<ActionState<D> | null> {
-  if (!signedIn.twoFactor) return { status: "error", error: "security.twoFactorNeeded", values: echoValues(formData) };
+  const refuse = (error: string, code?: string): ActionState<D> => ({
+    status: "error",
+    error,
+    fieldErrors: code ? { [STEP_UP_FIELD]: [code] } : undefined,
+    values: echoValues(formData),
+  });
+  if (!signedIn.twoFactor) return refuse("security.twoFactorNeeded");
+  const locale = await getLocale();
+  // Before any code is read: a held factor proves nothing yet, and its code is not spent on a refusal.
+  if (signedIn.factorHeldUntil) return refuse(translate(locale, "security.factorHeld", { until: formatDateTime(signedIn.factorHeldUntil, locale) }));
+  if (signedIn.factorEnrolledHere) return refuse("security.enrolledHere");
   if (signedIn.stepUpFresh) return null;
   const code = String(formData.get(STEP_UP_FIELD) ?? "");
-  const factor = code.trim() === "" ? null : await verifySecondFactor(signedIn.userId, code);
-  if (!factor) {
-    return { status: "error", error: "security.stepUpNeeded", fieldErrors: { [STEP_UP_FIELD]: ["security.wrongCode"] }, values: echoValues(formData) };
+  if (code.trim() === "") return refuse("security.stepUpNeeded", "security.wrongCode");
+  try {
+    const factor = await verifySecondFactor({ actor: { ...actorOf(signedIn), userId: signedIn.userId }, locale }, "stepUp", code);
+    if (!factor) return refuse("security.stepUpNeeded", "security.wrongCode");
+  } catch (err) {
+    if (!(err instanceof FactorLocked)) throw err;
+    const locked = apiErrorMessage(err, locale);
+    return refuse(locked, locked);
   }
-  if (factor === "recovery") await audit(actorOf(signedIn), "twoFactor.recoveryCodeUsed");
   await markStepUp(signedIn.sessionId);
   return null;
 }

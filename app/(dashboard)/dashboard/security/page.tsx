@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
+import { FactorChangesPanel } from "@/components/security/factor-changes-panel";
 import { PasswordForm } from "@/components/security/password-form";
 import { SessionsList } from "@/components/security/sessions-list";
 import { TwoFactorPanel } from "@/components/security/two-factor-panel";
 import { Card, CardTitle, PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
 import { getI18n } from "@/lib/i18n/server";
+import { heldMembers } from "@/lib/security/factor-hold";
+import { can } from "@/lib/security/roles";
 import { listOpenSessions } from "@/lib/security/sessions";
 import { twoFactorStatus } from "@/lib/security/two-factor";
 
@@ -12,10 +15,17 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("security.title") };
 }
 
-/** The signed-in user's own security: second factor, password, sessions. Open to every role. */
+/** The signed-in user's own security: second factor, password, sessions. Open to every role; owners also confirm others' new factors. */
 export default async function SecurityPage() {
-  const { userId, sessionId } = await requireMerchant();
-  const [{ t }, twoFactor, sessions] = await Promise.all([getI18n(), twoFactorStatus(userId), listOpenSessions(userId)]);
+  const { userId, sessionId, merchant, role, factorHeldUntil, factorEnrolledHere } = await requireMerchant();
+  const owner = can(role, "factorChange.confirm");
+  const [{ t }, twoFactor, sessions, held] = await Promise.all([
+    getI18n(),
+    twoFactorStatus(userId),
+    listOpenSessions(userId),
+    owner ? heldMembers(merchant.id) : Promise.resolve([]),
+  ]);
+  const others = held.filter((m) => m.id !== userId);
   return (
     <>
       <PageHeader title={t("security.title")} />
@@ -24,7 +34,12 @@ export default async function SecurityPage() {
           <CardTitle id="twofactor-title" className="mb-4">
             {t("security.twoFactor")}
           </CardTitle>
-          <TwoFactorPanel enabled={twoFactor.enabled} recoveryCodesLeft={twoFactor.recoveryCodesLeft} />
+          <TwoFactorPanel
+            enabled={twoFactor.enabled}
+            recoveryCodesLeft={twoFactor.recoveryCodesLeft}
+            heldUntil={factorHeldUntil?.toISOString() ?? null}
+            enrolledHere={factorEnrolledHere}
+          />
         </Card>
         <Card aria-labelledby="password-title">
           <CardTitle id="password-title" className="mb-4">
@@ -32,6 +47,12 @@ export default async function SecurityPage() {
           </CardTitle>
           <PasswordForm />
         </Card>
+        {others.length > 0 ? (
+          <Card aria-labelledby="held-title" className="lg:col-span-2">
+            <CardTitle id="held-title">{t("security.heldTitle")}</CardTitle>
+            <FactorChangesPanel members={others.map((m) => ({ ...m, changedAt: m.changedAt.toISOString(), heldUntil: m.heldUntil.toISOString() }))} />
+          </Card>
+        ) : null}
         <Card aria-labelledby="sessions-title" className="lg:col-span-2">
           <CardTitle id="sessions-title">{t("security.sessions")}</CardTitle>
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("security.sessionsHint")}</p>
