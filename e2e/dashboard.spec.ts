@@ -2,13 +2,15 @@ import AxeBuilder from "@axe-core/playwright";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, uniqueEmail } from "./helpers";
+import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, stepUpIfAsked, uniqueEmail } from "./helpers";
 
 // The merchant dashboard and the payer's checkout, in a real browser against the built app.
 
 const STATUS = (page: Page) => page.getByTestId("order-status");
 
 test("a merchant signs up, takes a PIX payment the payer sees confirmed live, and withdraws by PIX", async ({ page, context }) => {
+  // Enrolling, its confirmation link and signing in again, then a step-up that may wait for the app's next code.
+  test.setTimeout(120_000);
   const email = uniqueEmail("signup");
   await page.goto("/signup");
   await page.getByLabel("Nome da empresa").fill("Padaria Pão Quente");
@@ -20,12 +22,14 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(page.getByTestId("merchant-name")).toHaveText("Padaria Pão Quente");
   await expect(page.getByTestId("balance")).toHaveText(/R\$\s0,00/);
 
-  // Keys and withdrawals need a second factor: turned on first (the enrolment counts as a fresh one).
-  await enableTwoFactor(page);
+  // Keys, withdrawals and refunds need a second factor: turned on first (the helper signs in again
+  // with it), then a code with the first of them covers the rest for STEP_UP_MINUTES.
+  const secret = await enableTwoFactor(page);
 
   // An API key, shown once.
   await page.getByRole("link", { name: "Desenvolvedores" }).first().click();
   await page.getByLabel("Nome da chave").fill("loja online");
+  await stepUpIfAsked(page, secret);
   await page.getByRole("button", { name: "Criar chave" }).click();
   await expect(page.getByTestId("new-api-key")).toHaveText(/^sk_test_[0-9A-Za-z]{32,}$/);
   await expect(page.getByTestId("api-key-row").filter({ hasText: "loja online" })).toContainText("Nunca");
@@ -80,7 +84,9 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   // A partial refund from the order's page: listed as made, on the timeline, the order still COMPLETED.
   await page.goto(orderUrl);
   await page.getByLabel("Valor a devolver (R$)").fill("30,00");
-  await page.getByRole("button", { name: "Devolver ao pagador" }).click();
+  await page.getByRole("button", { name: "Revisar devolução" }).click();
+  await expect(page.getByTestId("refund-confirm-amount")).toHaveText(/R\$\s30,00/);
+  await page.getByRole("button", { name: /^Devolver R\$\s30,00 ao pagador$/ }).click();
   await expect(page.getByRole("status").filter({ hasText: "Devolução feita" })).toBeVisible();
   await expect(page.getByTestId("refund")).toContainText(/R\$\s30,00[\s\S]*Concluído/);
   await expect(page.getByTestId("timeline-entry").filter({ hasText: /^Devolução de R\$\s30,00 feita/ })).toBeVisible();
@@ -232,6 +238,8 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
 });
 
 test("webhook endpoints: the secret is shown once, deliveries are logged and can be redelivered", async ({ page, request }) => {
+  // Enrolling, its confirmation link and signing in again, then a step-up that may wait for the app's next code.
+  test.setTimeout(120_000);
   const received: string[] = [];
   const server = http.createServer((req, res) => {
     req.resume();
@@ -245,9 +253,10 @@ test("webhook endpoints: the secret is shown once, deliveries are logged and can
   try {
     const m = await seedMerchant(request);
     await signIn(page, m.email);
-    await enableTwoFactor(page);
+    const secret = await enableTwoFactor(page);
     await page.goto("/dashboard/developers");
     await page.getByLabel("URL do endpoint").fill(url);
+    await stepUpIfAsked(page, secret);
     await page.getByRole("button", { name: "Adicionar endpoint" }).click();
     await expect(page.getByTestId("webhook-secret")).toHaveText(/^whsec_/);
     await expect(page.getByTestId("webhook-endpoint")).toContainText(url);

@@ -264,7 +264,7 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   // A refund beyond what is left: the service's answer, in Portuguese.
   await page.goto(`/dashboard/orders/${pixPaid.pixOrder._id}`);
   await page.getByLabel("Valor a devolver (R$)").fill("500,00");
-  await page.getByRole("button", { name: "Devolver ao pagador" }).click();
+  await page.getByRole("button", { name: "Revisar devolução" }).click();
   await expect(page.getByText(/O valor passa do que resta devolver: restam R\$\s89,90 de R\$\s99,90\./)).toBeVisible();
   await checkPortuguese(page, "refund-too-much");
 

@@ -1,0 +1,67 @@
+import { expect } from "@playwright/test";
+import { SMTPServer } from "smtp-server";
+import { E2E_SMTP_PORT } from "../../playwright.config";
+
+// The mailbox of every e2e user: the e2e server mails through SMTP to E2E_SMTP_PORT, and this server
+// keeps what arrives. One per worker process, started by the first test that needs it (enabling 2FA
+// needs the mailed code; security.spec.ts reads alerts and links) and left running for the next
+// spec file in the same worker.
+
+export type Mail = { to: string; text: string };
+
+const SLOT = Symbol.for("e2e.inbox");
+type Inbox = { mails: Mail[]; ready: Promise<void> };
+
+function start(): Inbox {
+  const mails: Mail[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    onData(stream, session, callback) {
+      let raw = "";
+      stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+      stream.on("end", () => {
+        // Plain-text mail: undo quoted-printable soft breaks and escapes so links read whole.
+        const text = raw.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), text });
+        callback();
+      });
+    },
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    smtp.server.once("error", reject);
+    smtp.listen(E2E_SMTP_PORT, "127.0.0.1", () => {
+      // Never what keeps the worker alive.
+      smtp.server.unref();
+      resolve();
+    });
+  });
+  return { mails, ready };
+}
+
+/** The mails received so far (started on first use). */
+export async function inbox(): Promise<Mail[]> {
+  const g = globalThis as { [SLOT]?: Inbox };
+  const box = (g[SLOT] ??= start());
+  await box.ready;
+  return box.mails;
+}
+
+/** The newest mail to `address` whose text matches, waiting up to 15 s for it. */
+export async function mailTo(address: string, match: RegExp): Promise<Mail> {
+  const mails = await inbox();
+  const found = () => mails.filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
+  await expect.poll(() => found().length, { timeout: 15_000, message: `a mail to ${address} matching ${match}` }).toBeGreaterThan(0);
+  return found().at(-1)!;
+}
+
+/** Mails to `address` matching `match` that arrive after `since` mails had been received. */
+export async function newMailTo(address: string, match: RegExp, since: number): Promise<Mail> {
+  const mails = await inbox();
+  const found = () => mails.slice(since).filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
+  await expect.poll(() => found().length, { timeout: 15_000, message: `a new mail to ${address} matching ${match}` }).toBeGreaterThan(0);
+  return found().at(-1)!;
+}
+
+/** A link with a token in a mail (reset, invitation, confirmation). */
+export const linkIn = (mail: Mail, path = "") => new RegExp(`https?://\\S+${path.replace(/[?]/g, "\\?")}\\S*token=[A-Za-z0-9_-]{43}`).exec(mail.text)![0];
