@@ -96,7 +96,7 @@ function Row({ item, canAdd, canConfirm }: { item: DestinationItem; canAdd: bool
       data-status={item.status}
       data-value={item.value}
     >
-      <div className="min-w-0 space-y-1">
+      <div className="min-w-0 flex-1 space-y-1">
         <p className="text-sm font-semibold text-slate-900">
           {item.label ?? t(`destinations.kind.${item.kind}`)}{" "}
           {item.label ? <span className="font-normal text-slate-600">· {t(`destinations.kind.${item.kind}`)}</span> : null}
@@ -110,7 +110,7 @@ function Row({ item, canAdd, canConfirm }: { item: DestinationItem; canAdd: bool
         </div>
         {item.status === "released" ? <p className="text-xs text-slate-600">{t("destinations.releasedHint")}</p> : null}
       </div>
-      <div className="flex shrink-0 flex-wrap items-start gap-2">
+      <div className="flex shrink-0 flex-wrap items-start gap-2 sm:w-56 sm:justify-end">
         {canConfirm && item.status !== "confirmed" ? <ConfirmForm item={item} /> : null}
         {canAdd ? <RemoveForm item={item} /> : null}
       </div>
