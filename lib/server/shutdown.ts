@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { log } from "@/lib/log";
+import { backgroundMailSettled } from "@/lib/mail/background";
 import { markDraining } from "@/lib/ops/readiness";
 
 // Graceful shutdown on SIGTERM (an orchestrator replacing the instance) or SIGINT (Ctrl-C): readiness
@@ -53,6 +54,9 @@ export async function shutdown(signal: string, plan: ShutdownPlan): Promise<void
   const startedAt = Date.now();
   const stopping = plan.stopWorker?.(plan.timeoutMs).catch((err: unknown) => log.error("stopping the job runner failed", { err }));
   await Promise.all([drainServer(plan.server, plan.timeoutMs), stopping]);
+  // Mail the answered requests handed over (lib/mail/background.ts) goes before the pool closes, within what is left of the deadline.
+  const left = Math.max(0, plan.timeoutMs - (Date.now() - startedAt));
+  await Promise.race([backgroundMailSettled(), new Promise((resolve) => setTimeout(resolve, left).unref())]);
   for (const step of plan.close) {
     await step.run().catch((err: unknown) => log.error(`closing ${step.name} failed`, { err }));
   }
