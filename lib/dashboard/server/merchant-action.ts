@@ -72,8 +72,7 @@ async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<Action
     if (!factor) return refuse("security.stepUpNeeded", "security.wrongCode");
   } catch (err) {
     if (!(err instanceof FactorLocked)) throw err;
-    const locked = apiErrorMessage(err, locale);
-    return refuse(locked, locked);
+    return refuse(apiErrorMessage(err, locale));
   }
   await markStepUp(signedIn.sessionId);
   return null;
