@@ -44,7 +44,9 @@ function open(url: string): Pool {
     backoff: reconnectDelaySeconds,
     onnotice: () => {},
     // bigint/numeric come back as strings; the schema's column modes decide how they are read.
-    connection: { application_name: applicationName },
+    // The timeouts are session settings sent at connect: no statement of ours waits on PostgreSQL, or
+    // on another's lock, without an end (docs/operations.md, "Deadlines").
+    connection: { application_name: applicationName, statement_timeout: env().DB_STATEMENT_TIMEOUT_MS, lock_timeout: env().DB_LOCK_TIMEOUT_MS },
   });
   return { sql, db: drizzle(sql, { schema }), url, applicationName };
 }

@@ -61,6 +61,13 @@ const envFields = z.object({
   // How long a new database connection may take (TCP, TLS, startup) before it fails: a server that is
   // down or unreachable answers the request promptly instead of after the driver's 30 s.
   DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  // Per statement and per lock wait, on every pooled connection (jobs included): work that cannot
+  // finish in this time fails (a 503 for a request) instead of holding a connection and its caller.
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  // An API request still running after this is answered 503 with Retry-After; its work goes on and
+  // stores its outcome under its Idempotency-Key, which a retry gets. 0 turns it off.
+  REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),

@@ -75,7 +75,8 @@ describe("npm run cli", () => {
     const revoked = await cliJson("keys", "revoke", merchant.id, created.apiKey.id);
     expect(revoked.apiKey.revokedAt).toEqual(expect.any(String));
     await expect(authenticateMerchant(keyRequest(created.apiKey.key))).rejects.toMatchObject({ status: 401 });
-  });
+    // Seven processes, each starting tsx: seconds apiece on a loaded machine.
+  }, 120_000);
 
   it("keys create --scopes makes a key with exactly those; unknown scopes and a merchant at its key cap are refused with a message", async () => {
     const { merchant } = await cliJson("merchants", "create", "--company", "Escopos CLI");

@@ -349,6 +349,13 @@ describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client addr
   });
 
   const e2eid = () => `E${randomUUID().replace(/-/g, "").slice(0, 31)}`;
+
+  /** Waits (up to 5 s: a loaded machine) for the count to reach `n`, then a moment more to see it stays there. */
+  async function settled(count: () => number, n: number) {
+    for (let i = 0; i < 500 && count() < n; i++) await new Promise((res) => setTimeout(res, 10));
+    await new Promise((res) => setTimeout(res, 100));
+    expect(count()).toBe(n);
+  }
   const receivers = [
     { name: "Binance Pay", path: "/api/v1/providers/binance-pay/webhook", body: () => ({ bizType: "PAY", data: "{}" }), admitted: 401 },
     { name: "OpenNode", path: "/api/v1/providers/opennode/webhook", body: () => ({ id: randomUUID(), hashed_order: "0".repeat(64) }), admitted: 401 },
@@ -368,12 +375,10 @@ describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client addr
       expect(statuses).toEqual([r.admitted, r.admitted, r.admitted, ...Array(7).fill(429)]);
       expect(limited!.body).toEqual({ message: expect.stringContaining("Rate limit exceeded: at most 3 requests per minute") });
       expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      // The PIX read-backs start after the answer.
-      await new Promise((res) => setTimeout(res, 100));
-      expect(work).toBe(3);
+      // The PIX read-backs start after the answer: waited for, then checked to stop there.
+      await settled(() => work, 3);
       expect((await api("POST", r.path, { body: r.body(), headers: from(otherAddress()) })).status).toBe(r.admitted);
-      await new Promise((res) => setTimeout(res, 100));
-      expect(work).toBe(4);
+      await settled(() => work, 4);
     });
   }
 });

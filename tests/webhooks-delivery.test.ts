@@ -339,6 +339,12 @@ describe("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", () => {
     const again = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${res.body.delivery.id}/redeliver`, { apiKey });
     expect(again.body.delivery.redeliveryOf).toBe(original.id);
     await rx.waitFor("second redelivery", (r) => r.length === 3);
+    // The attempt's result is written after the receiver answered: waited for, not raced.
+    await waitUntil(
+      "every delivery's result stored",
+      () => deliveriesOf(w.id),
+      (ds) => ds.length === 3 && ds.every((d) => d.status === "succeeded"),
+    );
     const log = await api("GET", `/api/v1/webhooks/${w.id}/deliveries`, { apiKey });
     expect(log.body.deliveries.map((d: any) => d.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
   });

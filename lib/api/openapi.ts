@@ -34,6 +34,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: "This Idempotency-Key was already used with a different body",
   429: "Rate limit exceeded; see Retry-After",
   500: "Processing error; the message carries the request id",
+  503: "Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After",
 };
 
 const DEFAULT_MESSAGES: Record<number, string> = {
@@ -45,6 +46,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   422: "This Idempotency-Key was already used with a different request body",
   429: "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
   500: "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+  503: "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
 };
 
 /** Whether POSTs to it take an Idempotency-Key (CONTRACT §9): those of callers that own one. */
@@ -54,7 +56,7 @@ export function takesIdempotencyKey(e: Endpoint): boolean {
 
 /** The error statuses an endpoint answers: those of its kind of caller and input, plus its own. */
 export function errorStatuses(e: Endpoint): number[] {
-  const s = new Set<number>([500, ...e.caller.docs.statuses, ...(e.docs.errors ?? [])]);
+  const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? [])]);
   if (e.body) [400, 413].forEach((x) => s.add(x));
   if (e.query) s.add(400);
   if (takesIdempotencyKey(e)) [409, 422].forEach((x) => s.add(x));

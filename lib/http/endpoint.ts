@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { env } from "@/lib/env";
 import { DomainError, NotFound } from "@/lib/errors";
 import type { IdempotentResource } from "@/lib/idempotency-binding";
 import { newRequestId } from "@/lib/ids";
@@ -10,6 +11,7 @@ import type { ErrorBody } from "./error-body";
 import { claimIdempotencyKey, completeIdempotencyKey, keepIdempotencyClaim, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency";
 import { jsonResponseText, setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
+import { databaseUnavailable, ServiceUnavailable } from "./unavailable";
 import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
@@ -214,106 +216,136 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const fail = (status: number, message: string, extra?: Record<string, unknown>, headers?: HeadersInit) =>
     finish(json(status, def.errorBody(status, message, extra), headers));
 
-  try {
-    const absent = def.unavailable?.();
-    if (absent) throw new NotFound(absent);
-    const caller = def.caller;
-    // The endpoint's scope; undefined for callers that check none (and so never read it).
-    const authenticated = caller.authenticate(req, def.scope as string);
-    const principal = authenticated instanceof Promise ? await authenticated : authenticated;
-    owner = caller.ownerId?.(principal);
-    const bucket = caller.rateLimitBucket?.(principal, req);
-    if (bucket !== undefined) {
-      const limiting = enforceRateLimit(bucket, caller.rateLimitPerMinute?.());
-      if (limiting) await limiting;
-    }
-
-    let body: unknown = undefined;
-    let raw: unknown = undefined;
-    if (def.body) {
-      const text = readBodyText(req);
-      raw = parseJsonBody(typeof text === "string" ? text : await text);
-      refuseUnstorableText(raw, "body");
-      const parsed = def.body.safeParse(raw);
-      if (!parsed.success) return fail(400, describeZodError(parsed.error));
-      body = parsed.data;
-    }
-    let query: unknown = undefined;
-    if (def.query) {
-      const given = Object.fromEntries(new URL(req.url).searchParams);
-      refuseUnstorableText(given, "query");
-      const parsed = def.query.safeParse(given);
-      if (!parsed.success) return fail(400, describeZodError(parsed.error));
-      query = parsed.data;
-    }
-
-    // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
-    // which left V8's object-spread cache megamorphic and every request on its slow generic copy
-    // (~5% of an order lookup's CPU in a profile). Principals never use these five names.
-    const ctx = Object.assign({ req, requestId, params: storablePathParams(params), body, query }, principal);
-    const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
-    if (key && owner !== undefined) {
-      const scope = { merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
-      const claim = await claimIdempotencyKey(scope);
-      if (claim.kind === "replay") {
-        return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
-      }
-      idempotency = claim.claim;
-      stopRenewing = keepIdempotencyClaim(idempotency);
-      if (claim.kind === "committed") {
-        // The request that held the key committed its resource and died before answering: the answer
-        // is rebuilt from that resource and stored, and the handler does not run a second time.
-        if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
-        const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: claim.resource }), { "idempotent-replayed": "true" });
-        stopRenewing();
-        await completeIdempotencyKey(idempotency, rebuilt.status, jsonResponseText(rebuilt) ?? (await rebuilt.clone().text()));
-        return finish(rebuilt);
-      }
-    }
-
-    // The handler's services find the key here, to bind it to what they commit; nothing that outlives
-    // the handler (a timer, a background promise it started) may bind it.
-    let result: unknown;
-    context.idempotencyKey = idempotency ?? undefined;
+  // The whole request (authentication, the Idempotency-Key claim, the handler, its bookkeeping) runs
+  // here and never rejects; the client gets its answer, or a 503 at REQUEST_DEADLINE_MS while it goes
+  // on and stores its outcome under the Idempotency-Key, for the client's retry.
+  const process = async (): Promise<Response> => {
     try {
-      result = await def.handle(ctx);
-    } finally {
-      context.idempotencyKey = undefined;
-    }
-    stopRenewing?.();
-    const res = result instanceof Response ? result : json(def.response.status, result);
-    if (idempotency) {
-      if (NOT_REPLAYED(res.status)) {
-        await releaseIdempotencyKey(idempotency);
-      } else {
-        const text = jsonResponseText(res) ?? (await res.clone().text());
-        await completeIdempotencyKey(idempotency, res.status, text);
+      const absent = def.unavailable?.();
+      if (absent) throw new NotFound(absent);
+      const caller = def.caller;
+      // The endpoint's scope; undefined for callers that check none (and so never read it).
+      const authenticated = caller.authenticate(req, def.scope as string);
+      const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+      owner = caller.ownerId?.(principal);
+      const bucket = caller.rateLimitBucket?.(principal, req);
+      if (bucket !== undefined) {
+        const limiting = enforceRateLimit(bucket, caller.rateLimitPerMinute?.());
+        if (limiting) await limiting;
       }
-    }
-    return finish(res);
-  } catch (err) {
-    stopRenewing?.();
-    const failed = idempotency;
-    const domain = err instanceof DomainError;
-    const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
-    if (failed) {
-      // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
-      // unexpected releases the key so the client can retry.
-      const replayable = domain && !NOT_REPLAYED(status);
+
+      let body: unknown = undefined;
+      let raw: unknown = undefined;
+      if (def.body) {
+        const text = readBodyText(req);
+        raw = parseJsonBody(typeof text === "string" ? text : await text);
+        refuseUnstorableText(raw, "body");
+        const parsed = def.body.safeParse(raw);
+        if (!parsed.success) return fail(400, describeZodError(parsed.error));
+        body = parsed.data;
+      }
+      let query: unknown = undefined;
+      if (def.query) {
+        const given = Object.fromEntries(new URL(req.url).searchParams);
+        refuseUnstorableText(given, "query");
+        const parsed = def.query.safeParse(given);
+        if (!parsed.success) return fail(400, describeZodError(parsed.error));
+        query = parsed.data;
+      }
+
+      // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
+      // which left V8's object-spread cache megamorphic and every request on its slow generic copy
+      // (~5% of an order lookup's CPU in a profile). Principals never use these five names.
+      const ctx = Object.assign({ req, requestId, params: storablePathParams(params), body, query }, principal);
+      const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
+      if (key && owner !== undefined) {
+        const scope = { merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
+        const claim = await claimIdempotencyKey(scope);
+        if (claim.kind === "replay") {
+          return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
+        }
+        idempotency = claim.claim;
+        stopRenewing = keepIdempotencyClaim(idempotency);
+        if (claim.kind === "committed") {
+          // The request that held the key committed its resource and died before answering: the answer
+          // is rebuilt from that resource and stored, and the handler does not run a second time.
+          if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
+          const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: claim.resource }), { "idempotent-replayed": "true" });
+          stopRenewing();
+          await completeIdempotencyKey(idempotency, rebuilt.status, jsonResponseText(rebuilt) ?? (await rebuilt.clone().text()));
+          return finish(rebuilt);
+        }
+      }
+
+      // The handler's services find the key here, to bind it to what they commit; nothing that outlives
+      // the handler (a timer, a background promise it started) may bind it.
+      let result: unknown;
+      context.idempotencyKey = idempotency ?? undefined;
       try {
-        if (replayable) await completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)));
-        else await releaseIdempotencyKey(failed);
-      } catch (storeErr) {
-        log.error("idempotency bookkeeping failed", { err: storeErr });
+        result = await def.handle(ctx);
+      } finally {
+        context.idempotencyKey = undefined;
       }
+      stopRenewing?.();
+      const res = result instanceof Response ? result : json(def.response.status, result);
+      if (idempotency) {
+        if (NOT_REPLAYED(res.status)) {
+          await releaseIdempotencyKey(idempotency);
+        } else {
+          const text = jsonResponseText(res) ?? (await res.clone().text());
+          await completeIdempotencyKey(idempotency, res.status, text);
+        }
+      }
+      return finish(res);
+    } catch (err) {
+      stopRenewing?.();
+      const failed = idempotency;
+      const domain = err instanceof DomainError;
+      const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
+      if (failed) {
+        // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
+        // unexpected releases the key so the client can retry.
+        const replayable = domain && !NOT_REPLAYED(status);
+        try {
+          if (replayable) await completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)));
+          else await releaseIdempotencyKey(failed);
+        } catch (storeErr) {
+          log.error("idempotency bookkeeping failed", { err: storeErr });
+        }
+      }
+      if (err instanceof RateLimited) {
+        return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+      }
+      if (err instanceof ServiceUnavailable) return fail(503, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+      if (domain) return fail(status, err.message, err.extra);
+      const down = databaseUnavailable(err);
+      if (down) {
+        log.warn("API request refused: database unavailable", { path: loggedPath, reason: down, code: (err as { code?: string }).code });
+        return fail(503, `Service temporarily unavailable: ${down}; retry in a few seconds (request id ${requestId})`, undefined, { "retry-after": "2" });
+      }
+      log.error("unhandled error in API handler", { path: loggedPath, err });
+      return fail(500, `Internal error while processing the request (request id ${requestId})`);
     }
-    if (err instanceof RateLimited) {
-      return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
-    }
-    if (domain) return fail(status, err.message, err.extra);
-    log.error("unhandled error in API handler", { path: loggedPath, err });
-    return fail(500, `Internal error while processing the request (request id ${requestId})`);
-  }
+  };
+  const ms = env().REQUEST_DEADLINE_MS;
+  if (ms === 0) return process();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => {
+      log.warn("API request past its deadline", { path: loggedPath, ms });
+      resolve(
+        fail(
+          503,
+          `The request did not finish within ${ms} ms and may still complete: retry with the same Idempotency-Key, or read it back (request id ${requestId})`,
+          undefined,
+          {
+            "retry-after": "2",
+          },
+        ),
+      );
+    }, ms);
+  });
+  return Promise.race([process(), late]).finally(() => clearTimeout(timer));
 }
 
 /** The request's path as logged: the template with its parameters, the secret ones masked. */

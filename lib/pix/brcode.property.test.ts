@@ -122,5 +122,6 @@ describe("BR Code (property)", () => {
       }),
       { numRuns: 3000, seed: 20261122 },
     );
-  });
+    // 3,000 runs: about a second alone, several on a machine also building and running browsers.
+  }, 30_000);
 });

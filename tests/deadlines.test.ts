@@ -1,0 +1,124 @@
+import { eq } from "drizzle-orm";
+import postgres from "postgres";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { closeDb, db } from "@/db";
+import { withdrawals } from "@/db/schema";
+import { resetEnvForTests } from "@/lib/env";
+import { api, balanceMatchesLedger, seedMerchant } from "./helpers";
+
+// Deadlines (docs/operations.md): no request waits on PostgreSQL, or on another's lock, without an
+// end, and a client is told "not now, retry after" (503 with Retry-After, in the endpoint's own error
+// body) rather than a 500 or an answer after minutes.
+
+const saved = { ...process.env };
+
+async function withEnv(vars: Record<string, string>) {
+  Object.assign(process.env, vars);
+  resetEnvForTests();
+  // The pool's session settings (timeouts) are sent when it connects: a new pool for the new ones.
+  await closeDb();
+}
+
+afterEach(async () => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+  resetEnvForTests();
+  await closeDb();
+});
+
+/** A merchant, and the API loaded and connected (the first request in a test file loads every endpoint module). */
+async function warmMerchant(balanceCentavos: number) {
+  const seeded = await seedMerchant({ balanceCentavos });
+  expect((await api("GET", "/api/v1/account", { apiKey: seeded.apiKey })).status).toBe(200);
+  return seeded;
+}
+
+/** Another session holding the merchant's row, as a long transaction would. */
+async function holdMerchantRow(merchantId: string) {
+  const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const held = new Promise<void>((locked) => {
+    void other.begin(async (tx) => {
+      await tx`select id from merchants where id = ${merchantId} for update`;
+      locked();
+      await released;
+    });
+  });
+  await held;
+  return {
+    release: async () => {
+      release();
+      await other.end({ timeout: 1 });
+    },
+  };
+}
+
+describe("deadlines", () => {
+  it("a lock held past DB_LOCK_TIMEOUT_MS: the withdrawal is a 503 with Retry-After in pix-out's error body, and nothing is debited", async () => {
+    await withEnv({ DB_LOCK_TIMEOUT_MS: "300", REQUEST_DEADLINE_MS: "10000" });
+    const { merchant, apiKey } = await warmMerchant(50_000);
+    const lock = await holdMerchantRow(merchant.id);
+    try {
+      const started = performance.now();
+      const res = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 1000 } });
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(res.body).toEqual({
+        message: expect.stringMatching(/^Service temporarily unavailable: the data it needs is locked by other work; retry in a few seconds/),
+        error: { details: expect.stringMatching(/^Service temporarily unavailable/) },
+      });
+    } finally {
+      await lock.release();
+    }
+    expect(await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).toEqual([]);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(50_000);
+  });
+
+  it("a request past REQUEST_DEADLINE_MS is a 503; its work still commits once, and a retry with its Idempotency-Key gets that result", async () => {
+    await withEnv({ DB_LOCK_TIMEOUT_MS: "5000", REQUEST_DEADLINE_MS: "300" });
+    const { merchant, apiKey } = await warmMerchant(50_000);
+    const lock = await holdMerchantRow(merchant.id);
+    const headers = { "idempotency-key": `deadline-${merchant.id}` };
+    let late: Awaited<ReturnType<typeof api>>;
+    try {
+      const started = performance.now();
+      late = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      await lock.release();
+    }
+    expect(late.status).toBe(503);
+    expect(late.headers.get("retry-after")).toBe("2");
+    expect(late.body.message).toMatch(/did not finish within 300 ms and may still complete/);
+    // The work goes on once the lock is released, and commits.
+    for (let i = 0; i < 100 && (await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const made = await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id));
+    expect(made).toHaveLength(1);
+    // The request stored its outcome under the key when it finished: the client's retry gets it, not a second withdrawal.
+    let retry = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+    for (let i = 0; i < 50 && retry.status === 409; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      retry = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+    }
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.body.id).toBe(made[0].id);
+    expect(await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).toHaveLength(1);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(50_000 - made[0].debitCentavos);
+  });
+
+  it("the database unreachable: 503 with Retry-After within DB_CONNECT_TIMEOUT_SECONDS, never a 500", async () => {
+    const { apiKey } = await warmMerchant(0);
+    // A port nothing listens on.
+    await withEnv({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", DB_CONNECT_TIMEOUT_SECONDS: "2" });
+    const started = performance.now();
+    const res = await api("GET", "/api/v1/account", { apiKey });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(res.body.message).toMatch(/^Service temporarily unavailable: the database cannot be reached/);
+  });
+});
