@@ -387,7 +387,10 @@ export const apiKeys = pgTable(
     scope: text("scope", { enum: API_KEY_SCOPES }).notNull().default("full"),
     // What the key may do: read, payments (orders), refunds, withdrawals (docs/security.md). Keys made
     // before scopes existed got every scope their old `scope` gave.
-    scopes: text("scopes", { enum: API_KEY_SCOPE_NAMES }).array().notNull().default(sql`'{read,payments,refunds,withdrawals}'::text[]`),
+    scopes: text("scopes", { enum: API_KEY_SCOPE_NAMES })
+      .array()
+      .notNull()
+      .default(sql`'{read,payments,refunds,withdrawals}'::text[]`),
     createdAt: createdAt(),
     lastUsedAt: ts("last_used_at"),
     revokedAt: ts("revoked_at"),
@@ -1141,6 +1144,9 @@ export const idempotencyKeys = pgTable(
     // lease while it runs; a lease that ran out means its holder died, and a retry may take the key over.
     claimId: uuid("claim_id"),
     leaseUntil: ts("lease_until"),
+    // Which instance (INSTANCE_NAME) holds the claim: a restarted instance ends its predecessor's
+    // leases at start-up, so their clients' retries run at once instead of after the lease.
+    holder: text("holder"),
     // Written by the business transaction itself (lib/idempotency-binding.ts), so a key whose request
     // died after moving money points at what it made, and a retry answers with that instead of running.
     resourceType: text("resource_type", { enum: IDEMPOTENT_RESOURCE_TYPES }),

@@ -68,6 +68,9 @@ const envFields = z.object({
   // An API request still running after this is answered 503 with Retry-After; its work goes on and
   // stores its outcome under its Idempotency-Key, which a retry gets. 0 turns it off.
   REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // This instance's name across its restarts (default: host name and PORT): a restarted instance ends
+  // the Idempotency-Key leases its predecessor held, so their clients' retries run at once.
+  INSTANCE_NAME: z.string().min(1).max(200).optional(),
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),

@@ -51,8 +51,12 @@ export async function bindIdempotencyKey(tx: Tx, resource: IdempotentResource): 
     .where(claimRow(held, ["in_flight"]))
     .returning({ key: idempotencyKeys.key });
   if (bound.length === 0) {
+    // Gone altogether (the server it was claimed on failed over before replicating it) is not a retry's doing.
+    const [row] = await tx.select({ claimId: idempotencyKeys.claimId }).from(idempotencyKeys).where(idempotencyKeyRow(held));
     throw new IdempotencyKeyTakenOver(
-      "This request's Idempotency-Key was taken over by a retry after its lease ran out: nothing was done; the retry's response is the one that counts",
+      row
+        ? "This request's Idempotency-Key was taken over by a retry after its lease ran out: nothing was done; the retry's response is the one that counts"
+        : "This request's Idempotency-Key claim was lost by the database (a failover or restore): nothing was done; retry with the same key",
     );
   }
 }

@@ -63,6 +63,11 @@ async function main() {
     throw err;
   }
 
+  // Before serving: keys this instance held before it was killed or restarted are free for retries now.
+  const { releaseClaimsOfPredecessor } = await import("@/lib/http/idempotency");
+  const released = await releaseClaimsOfPredecessor();
+  if (released > 0) console.log(`idempotency: ${released} Idempotency-Key lease${released > 1 ? "s" : ""} of this instance's previous run ended`);
+
   if (e.PAYMENTS_MODE === "sandbox" && e.SEED_DEMO_MERCHANT) {
     const { seedDemoMerchant } = await import("@/lib/merchants/service");
     const demo = await seedDemoMerchant();

@@ -9,9 +9,12 @@ import {
   completeIdempotencyKey,
   IDEMPOTENCY_LEASE_SECONDS,
   keepIdempotencyClaim,
+  releaseClaimsOfPredecessor,
   releaseIdempotencyKey,
   type IdempotencyScope,
 } from "@/lib/http/idempotency";
+import { bindIdempotencyKey } from "@/lib/idempotency-binding";
+import { withRequestContext } from "@/lib/request-context";
 import { api, seedMerchant } from "./helpers";
 import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdrawalsOf } from "./idempotency-helpers";
 
@@ -22,7 +25,7 @@ import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdr
 // (one killed after its business transaction committed: tests/idempotency-commit.test.ts).
 
 /** The row a request leaves behind when its process dies after claiming the key. */
-async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "running" | "none, old" | "none, new") {
+async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "running" | "none, old" | "none, new", holder?: string) {
   const leaseUntil = lease === "ran out" ? sql`now() - interval '1 second'` : lease === "running" ? sql`now() + interval '50 seconds'` : null;
   const createdAt = lease === "none, old" ? sql`now() - make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS + 5})` : sql`now()`;
   await db()
@@ -36,6 +39,7 @@ async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "
       state: "in_flight",
       claimId: lease.startsWith("none") ? null : randomUUID(),
       leaseUntil,
+      holder,
       createdAt,
       expiresAt: sql`now() + interval '24 hours'`,
     });
@@ -64,6 +68,34 @@ describe("Idempotency-Key after a crash", () => {
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ message: expect.stringContaining("still being processed") });
     expect(await withdrawalsOf(merchant.id)).toHaveLength(0);
+  });
+
+  it("a killed instance, restarted under its name, ends its predecessor's leases at start-up: the retry runs at once, once", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
+    await orphanClaim(merchant.id, "restarted-1", "running", "pay-1:3000");
+    await orphanClaim(merchant.id, "other-instance-1", "running", "pay-2:3000");
+    const headers = { "idempotency-key": "restarted-1" };
+    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers })).status).toBe(409);
+    // pay-1 starts again (scripts/start.ts), before it serves anything.
+    expect(await releaseClaimsOfPredecessor("pay-1:3000")).toBeGreaterThanOrEqual(1);
+    const retry = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
+    expect(retry.status).toBe(200);
+    expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
+    // Another instance's claim is not its to end.
+    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "other-instance-1" } })).status).toBe(409);
+  });
+
+  it("a claim the database lost (a failover before it replicated) is not reported as a retry's takeover", async () => {
+    const { merchant } = await seedMerchant();
+    const held = { merchantId: merchant.id, key: "lost-1", method: "POST", path: ONCHAIN_WITHDRAW, claimId: randomUUID() };
+    const bind = () =>
+      withRequestContext({ requestId: "req_test", idempotencyKey: held }, () =>
+        db().transaction((tx) => bindIdempotencyKey(tx, { type: "withdrawal", id: randomUUID() })),
+      );
+    await expect(bind()).rejects.toThrow(/claim was lost by the database \(a failover or restore\)/);
+    // Its row there under another claim: that is a takeover.
+    await orphanClaim(merchant.id, "lost-1", "running");
+    await expect(bind()).rejects.toThrow(/taken over by a retry/);
   });
 
   it("the same key with another body is still a 422, lease or not", async () => {

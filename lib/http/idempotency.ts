@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { and, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
 import { Conflict, DomainError, InvalidInput } from "@/lib/errors";
 import { claimRow, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
+import { instanceName } from "@/lib/instance";
 import type { ApiRequest } from "./request";
 
 // Idempotency-Key (CONTRACT §9): the first request with a key runs; a retry with the same key and the
@@ -23,11 +24,11 @@ import type { ApiRequest } from "./request";
 
 const TTL_HOURS = 24;
 /**
- * How long a claim holds without renewal. Requests have no deadline of their own, but every call they
- * make does (provider calls 10 s by default, retried at most twice), and the holder renews every
- * quarter of the lease, so only a holder that stopped running loses it.
+ * How long a claim holds without renewal: the holder renews every quarter of it while its request runs
+ * (past its deadline too: its work goes on), so only a holder that stopped running loses it. A
+ * restarted instance ends its predecessor's leases at once (releaseClaimsOfPredecessor).
  */
-export const IDEMPOTENCY_LEASE_SECONDS = 60;
+export const IDEMPOTENCY_LEASE_SECONDS = 20;
 const RENEW_EVERY_MS = (IDEMPOTENCY_LEASE_SECONDS * 1000) / 4;
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 
@@ -70,7 +71,14 @@ export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db()
       .insert(idempotencyKeys)
-      .values({ ...s, state: "in_flight", claimId: claim.claimId, leaseUntil: leaseEnd, expiresAt: sql`now() + make_interval(hours => ${TTL_HOURS})` })
+      .values({
+        ...s,
+        state: "in_flight",
+        claimId: claim.claimId,
+        leaseUntil: leaseEnd,
+        holder: instanceName(),
+        expiresAt: sql`now() + make_interval(hours => ${TTL_HOURS})`,
+      })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (inserted.length > 0) return { kind: "claimed", claim };
@@ -90,7 +98,7 @@ export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
       // this waits for it is seen committed here, and answered from, never run again.
       const [taken] = await db()
         .update(idempotencyKeys)
-        .set({ claimId: claim.claimId, leaseUntil: leaseEnd })
+        .set({ claimId: claim.claimId, leaseUntil: leaseEnd, holder: instanceName() })
         .where(and(where(s), inArray(idempotencyKeys.state, OPEN), leaseRanOut))
         .returning({ state: idempotencyKeys.state, resourceType: idempotencyKeys.resourceType, resourceId: idempotencyKeys.resourceId });
       if (!taken) throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
@@ -164,6 +172,20 @@ export async function releaseIdempotencyKey(c: IdempotencyClaim): Promise<"forgo
     .where(claimRow(c, ["committed"]))
     .returning({ key: idempotencyKeys.key });
   return ended.length > 0 ? "lease-ended" : "not-held";
+}
+
+/**
+ * At start-up, before serving: the leases this instance's predecessor (same INSTANCE_NAME, killed or
+ * restarted) still held end now, so a client retrying one of its keys runs at once, or gets what it
+ * committed, instead of a 409 until the lease ran out. Returns how many.
+ */
+export async function releaseClaimsOfPredecessor(name = instanceName()): Promise<number> {
+  const rows = await db()
+    .update(idempotencyKeys)
+    .set({ leaseUntil: sql`now()` })
+    .where(and(eq(idempotencyKeys.holder, name), inArray(idempotencyKeys.state, OPEN), gt(idempotencyKeys.leaseUntil, sql`now()`)))
+    .returning({ key: idempotencyKeys.key });
+  return rows.length;
 }
 
 /** Old keys are deleted by the sweep. */
