@@ -5,6 +5,7 @@ import { closeDb, db } from "@/db";
 import { withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { api, balanceMatchesLedger, seedMerchant } from "./helpers";
+import { startTcpProxy } from "./support/tcp-proxy";
 
 // Deadlines (docs/operations.md): no request waits on PostgreSQL, or on another's lock, without an
 // end, and a client is told "not now, retry after" (503 with Retry-After, in the endpoint's own error
@@ -34,13 +35,13 @@ async function warmMerchant(balanceCentavos: number) {
 }
 
 /** Another session holding the merchant's row, as a long transaction would. */
-async function holdMerchantRow(merchantId: string) {
+async function holdMerchantRow(merchantId: string, mode: "update" | "no key update" = "update") {
   const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   const held = new Promise<void>((locked) => {
     void other.begin(async (tx) => {
-      await tx`select id from merchants where id = ${merchantId} for update`;
+      await tx`select id from merchants where id = ${merchantId} for ${tx.unsafe(mode)}`;
       locked();
       await released;
     });
@@ -109,6 +110,55 @@ describe("deadlines", () => {
     expect(await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).toHaveLength(1);
     expect(await balanceMatchesLedger(merchant.id)).toBe(50_000 - made[0].debitCentavos);
   });
+
+  // FOR UPDATE holds the key's claim itself (its row refers to the merchant's), whose INSERT then
+  // commits after the connection died; FOR NO KEY UPDATE lets the claim through and holds the
+  // withdrawal's transaction, so it is the key's release that cannot reach the database.
+  it.each([
+    ["its claim", "update"],
+    ["its withdrawal", "no key update"],
+  ] as const)(
+    "the database lost while %s waits: 503, and once it is back the client's retry with the same Idempotency-Key runs within 2 s (not a 409 for the lease)",
+    async (_, mode) => {
+      const direct = new URL(inject("databaseUrl"));
+      const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      try {
+        const { merchant, apiKey } = await warmMerchant(50_000);
+        const through = new URL(direct);
+        through.port = String(proxy.port);
+        await withEnv({ DATABASE_URL: through.toString(), DB_CONNECT_TIMEOUT_SECONDS: "2", DB_LOCK_TIMEOUT_MS: "5000" });
+        expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
+        const headers = { "idempotency-key": `blip-${merchant.id}` };
+        // The withdrawal waits on the merchant's row while the network to the database goes down: its
+        // transaction dies, and so does the release of its key.
+        const lock = await holdMerchantRow(merchant.id, mode);
+        const pending = api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+        await new Promise((r) => setTimeout(r, 400));
+        proxy.cut();
+        const lost = await pending;
+        expect(lost.status, JSON.stringify(lost.body)).toBe(503);
+        expect(lost.headers.get("retry-after")).toBe("2");
+        await new Promise((r) => setTimeout(r, 500));
+        proxy.restore();
+        await lock.release();
+        const back = performance.now();
+        let retry = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+        while (retry.status !== 201 && performance.now() - back < 5000) {
+          await new Promise((r) => setTimeout(r, 100));
+          retry = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers });
+        }
+        const ms = performance.now() - back;
+        console.log(`the retry ran ${Math.round(ms)} ms after the database came back`);
+        expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+        expect(ms).toBeLessThan(2000);
+        const made = await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id));
+        expect(made.map((w) => w.id)).toEqual([retry.body.id]);
+        expect(await balanceMatchesLedger(merchant.id)).toBe(50_000 - made[0].debitCentavos);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 
   it("the database unreachable: 503 with Retry-After within DB_CONNECT_TIMEOUT_SECONDS, never a 500", async () => {
     const { apiKey } = await warmMerchant(0);

@@ -8,7 +8,15 @@ import { withRequestContext, type RequestContext } from "@/lib/request-context";
 import { parseJsonBody, readBodyText } from "./body";
 import { bodyHash } from "./canonical-json";
 import type { ErrorBody } from "./error-body";
-import { claimIdempotencyKey, completeIdempotencyKey, keepIdempotencyClaim, readIdempotencyKey, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  keepIdempotencyClaim,
+  letGoOfClaimLater,
+  readIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyClaim,
+} from "./idempotency";
 import { jsonResponseText, setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { databaseUnavailable, ServiceUnavailable } from "./unavailable";
@@ -306,11 +314,15 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
         // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
         // unexpected releases the key so the client can retry.
         const replayable = domain && !NOT_REPLAYED(status);
+        const bookkeeping = replayable
+          ? () => completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)))
+          : () => releaseIdempotencyKey(failed);
         try {
-          if (replayable) await completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)));
-          else await releaseIdempotencyKey(failed);
+          await bookkeeping();
         } catch (storeErr) {
-          log.error("idempotency bookkeeping failed", { err: storeErr });
+          // Not stored: a retry runs the request again, and a refusal is given again.
+          if (databaseUnavailable(storeErr)) letGoOfClaimLater(failed);
+          else log.error("idempotency bookkeeping failed", { err: storeErr });
         }
       }
       if (err instanceof RateLimited) {

@@ -7,6 +7,7 @@ import { claimRow, idempotencyKeyRow, type IdempotentResource } from "@/lib/idem
 import { log } from "@/lib/log";
 import { instanceName } from "@/lib/instance";
 import type { ApiRequest } from "./request";
+import { databaseUnavailable } from "./unavailable";
 
 // Idempotency-Key (CONTRACT §9): the first request with a key runs; a retry with the same key and the
 // same body gets the stored response back; another body is a 422; a retry while the first is still
@@ -68,6 +69,17 @@ const leaseRanOut = sql`coalesce(${idempotencyKeys.leaseUntil}, ${idempotencyKey
 
 export async function claimIdempotencyKey(s: IdempotencyScope): Promise<Claim> {
   const claim: IdempotencyClaim = { ...s, claimId: randomUUID() };
+  try {
+    return await claimWith(claim);
+  } catch (err) {
+    // The INSERT (or the takeover) may have committed with its answer lost: that claim is nobody's.
+    if (databaseUnavailable(err)) letGoOfClaimLater(claim);
+    throw err;
+  }
+}
+
+async function claimWith(claim: IdempotencyClaim): Promise<Claim> {
+  const { claimId: _, ...s } = claim;
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db()
       .insert(idempotencyKeys)
@@ -186,6 +198,47 @@ export async function releaseClaimsOfPredecessor(name = instanceName()): Promise
     .where(and(eq(idempotencyKeys.holder, name), inArray(idempotencyKeys.state, OPEN), gt(idempotencyKeys.leaseUntil, sql`now()`)))
     .returning({ key: idempotencyKeys.key });
   return rows.length;
+}
+
+// Claims this instance could not give up because the database could not be reached (a restart, a
+// failover, a partition), retried until they are given up or their lease has run out anyway: otherwise
+// a client retrying as soon as the database is back gets 409s for the rest of the lease. That includes
+// a claim whose INSERT failed for the client but may still commit on the server (it was waiting on a
+// lock when the connection died), so "not there yet" is retried too. The claim's id guards every write:
+// a retry that took the key over meanwhile is never disturbed.
+const lettingGo = new Map<string, { claim: IdempotencyClaim; until: number }>();
+const LET_GO_EVERY_MS = 250;
+let lettingGoTimer: NodeJS.Timeout | null = null;
+
+/** Gives the claim up in the background, as soon as the database answers. */
+export function letGoOfClaimLater(c: IdempotencyClaim): void {
+  lettingGo.set(c.claimId, { claim: c, until: Date.now() + IDEMPOTENCY_LEASE_SECONDS * 1000 });
+  lettingGoTimer ??= setTimeout(letGoOfClaims, LET_GO_EVERY_MS).unref();
+}
+
+async function letGoOfClaims(): Promise<void> {
+  for (const [id, { until }] of lettingGo) if (Date.now() >= until) lettingGo.delete(id);
+  const claims = [...lettingGo.values()].map((e) => e.claim);
+  if (claims.length > 0) {
+    try {
+      // One statement each way however many are waiting: after an outage there can be many.
+      // As JSON: keys may hold any printable character, which an array literal would have to escape.
+      const rows = JSON.stringify(claims.map((c) => ({ merchant_id: c.merchantId, key: c.key, method: c.method, path: c.path, claim_id: c.claimId })));
+      const o = sql`jsonb_to_recordset(${rows}::jsonb) as o(merchant_id uuid, key text, method text, path text, claim_id uuid)`;
+      const match = sql`${idempotencyKeys.merchantId} = o.merchant_id and ${idempotencyKeys.key} = o.key and ${idempotencyKeys.method} = o.method and ${idempotencyKeys.path} = o.path and ${idempotencyKeys.claimId} = o.claim_id`;
+      const forgotten = await db().execute<{ claim_id: string }>(
+        sql`delete from ${idempotencyKeys} using ${o} where ${match} and ${idempotencyKeys.state} = 'in_flight' returning ${idempotencyKeys.claimId} as claim_id`,
+      );
+      const ended = await db().execute<{ claim_id: string }>(
+        sql`update ${idempotencyKeys} set lease_until = now() from ${o} where ${match} and ${idempotencyKeys.state} = 'committed' returning ${idempotencyKeys.claimId} as claim_id`,
+      );
+      for (const r of [...forgotten, ...ended]) lettingGo.delete(r.claim_id);
+      if (forgotten.length + ended.length > 0) log.info("Idempotency-Key claims given up after the database came back", { count: forgotten.length + ended.length });
+    } catch {
+      // Still unreachable: the next round tries again.
+    }
+  }
+  lettingGoTimer = lettingGo.size > 0 ? setTimeout(letGoOfClaims, LET_GO_EVERY_MS).unref() : null;
 }
 
 /** Old keys are deleted by the sweep. */
