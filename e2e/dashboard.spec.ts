@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, stepUpIfAsked, uniqueEmail } from "./helpers";
-import { mailTo } from "./support/inbox";
+import { inbox, mailTo } from "./support/inbox";
 
 // The merchant dashboard and the payer's checkout, in a real browser against the built app.
 
@@ -13,6 +13,7 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   // Enrolling, its confirmation link and signing in again, then a step-up that may wait for the app's next code.
   test.setTimeout(120_000);
   const email = uniqueEmail("signup");
+  await inbox(); // listening before the sign-up mail is sent
   await page.goto("/signup");
   await page.getByLabel("Nome da empresa").fill("Padaria Pão Quente");
   await page.getByLabel("E-mail").fill(email);
