@@ -862,6 +862,35 @@ export const en: Record<MessageKey, string> = {
   "developers.scope": "Access",
   "developers.scope.full": "Full access",
   "developers.scope.read": "Read only",
+  "developers.scopeName.read": "Read",
+  "developers.scopeName.payments": "Payments",
+  "developers.scopeName.refunds": "Refunds",
+  "developers.scopeName.withdrawals": "Withdrawals",
+  "developers.scopeHint.read": "Look up orders, withdrawals, webhooks, events and the account.",
+  "developers.scopeHint.payments": "Create orders, deposits and Crypto-PIX payments; manage webhooks; sandbox helpers.",
+  "developers.scopeHint.refunds": "Refund paid orders.",
+  "developers.scopeHint.withdrawals": "PIX and on-chain withdrawals: money leaves the balance.",
+  "developers.scopesLimited": "A key can do no more than your role: only the access you have is offered.",
+  "developers.scopesRequired": "Choose at least one kind of access.",
+  "developers.scopeNotAllowed": "Your role cannot give a key this access: a key can do no more than the person who creates it.",
+  "developers.webhookSecretUnreadable":
+    "Its signing secret can no longer be read (the server's AUTH_SECRET changed): nothing is sent to it. Delete it and add it again for a new secret.",
+  "errors.api.apiKeyMax": "You already have the maximum of {max} active API keys: revoke one first.",
+  "auth.signUpSent":
+    "Check your e-mail: we sent a message to {email} to finish creating the account. Its link works for {hours} hours. Nothing arrived? Look in the spam folder, or sign up again.",
+  "auth.signUpConfirmTitle": "Finish creating your account",
+  "auth.signUpConfirmBody": "Create the merchant account {company} for {email}? You will sign in with the password you chose.",
+  "auth.signUpConfirmSubmit": "Create my account",
+  "auth.signUpLinkInvalid": "This link is invalid or expired. Sign up again to get a new one.",
+  "auth.signUpAgain": "Sign up again",
+  "auth.signUpDone": "Account created. Sign in with the password you chose.",
+  "mail.signUp.subject": "Your PixCrypto account",
+  "mail.signUp.body":
+    "Someone (we hope you) asked to create a PixCrypto merchant account with this e-mail.\n\nTo finish, open this link (it works for {hours} hours):\n{link}\n\nIf it was not you, ignore this mail: nothing is created without it.",
+  "mail.signUpExisting.body":
+    "Someone asked to create a PixCrypto merchant account with this e-mail, which already has one. Nothing was created.\n\nSign in here: {signIn}\nForgot your password? Reset it here: {reset}\n\nIf it was not you, ignore this mail: your account is unchanged.",
+  "mail.inviteExisting.body":
+    "{company} invited this e-mail to its PixCrypto dashboard as {role}. It already has a PixCrypto account with another merchant, and an e-mail address can belong to one merchant only, so nothing was created.\n\nTo join {company}, ask them to invite another address of yours. If you do not know them, ignore this mail.",
   "mail.reset.subject": "Reset your PixCrypto password",
   "mail.reset.body":
     "Someone asked to reset the password of this PixCrypto account.\n\nChoose a new password here (the link works once, for {minutes} minutes):\n{link}\n\nIf it was not you, ignore this mail: your password stays as it is.",
@@ -905,33 +934,4 @@ export const en: Record<MessageKey, string> = {
   "mail.destination.confirmLink":
     "If you know this destination, confirm it here (the link works once, for {hours} hours):\n{link}\n\nIf you do not, do not confirm it: sign in, remove it (Withdrawals → Destinations), change the passwords and sign out the other sessions.",
   "mail.destination.confirmOwner": "An owner can confirm it in the dashboard (Withdrawals → Destinations). If nobody on your team added it, tell the owners at once.",
-  "developers.scopeName.read": "Read",
-  "developers.scopeName.payments": "Payments",
-  "developers.scopeName.refunds": "Refunds",
-  "developers.scopeName.withdrawals": "Withdrawals",
-  "developers.scopeHint.read": "Look up orders, withdrawals, webhooks, events and the account.",
-  "developers.scopeHint.payments": "Create orders, deposits and Crypto-PIX payments; manage webhooks; sandbox helpers.",
-  "developers.scopeHint.refunds": "Refund paid orders.",
-  "developers.scopeHint.withdrawals": "PIX and on-chain withdrawals: money leaves the balance.",
-  "developers.scopesLimited": "A key can do no more than your role: only the access you have is offered.",
-  "developers.scopesRequired": "Choose at least one kind of access.",
-  "developers.scopeNotAllowed": "Your role cannot give a key this access: a key can do no more than the person who creates it.",
-  "developers.webhookSecretUnreadable":
-    "Its signing secret can no longer be read (the server's AUTH_SECRET changed): nothing is sent to it. Delete it and add it again for a new secret.",
-  "errors.api.apiKeyMax": "You already have the maximum of {max} active API keys: revoke one first.",
-  "auth.signUpSent":
-    "Check your e-mail: we sent a message to {email} to finish creating the account. Its link works for {hours} hours. Nothing arrived? Look in the spam folder, or sign up again.",
-  "auth.signUpConfirmTitle": "Finish creating your account",
-  "auth.signUpConfirmBody": "Create the merchant account {company} for {email}? You will sign in with the password you chose.",
-  "auth.signUpConfirmSubmit": "Create my account",
-  "auth.signUpLinkInvalid": "This link is invalid or expired. Sign up again to get a new one.",
-  "auth.signUpAgain": "Sign up again",
-  "auth.signUpDone": "Account created. Sign in with the password you chose.",
-  "mail.signUp.subject": "Your PixCrypto account",
-  "mail.signUp.body":
-    "Someone (we hope you) asked to create a PixCrypto merchant account with this e-mail.\n\nTo finish, open this link (it works for {hours} hours):\n{link}\n\nIf it was not you, ignore this mail: nothing is created without it.",
-  "mail.signUpExisting.body":
-    "Someone asked to create a PixCrypto merchant account with this e-mail, which already has one. Nothing was created.\n\nSign in here: {signIn}\nForgot your password? Reset it here: {reset}\n\nIf it was not you, ignore this mail: your account is unchanged.",
-  "mail.inviteExisting.body":
-    "{company} invited this e-mail to its PixCrypto dashboard as {role}. It already has a PixCrypto account with another merchant, and an e-mail address can belong to one merchant only, so nothing was created.\n\nTo join {company}, ask them to invite another address of yours. If you do not know them, ignore this mail.",
 };

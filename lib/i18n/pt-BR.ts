@@ -864,6 +864,35 @@ export const ptBR = {
   "developers.scope": "Acesso",
   "developers.scope.full": "Acesso total",
   "developers.scope.read": "Somente leitura",
+  "developers.scopeName.read": "Leitura",
+  "developers.scopeName.payments": "Pagamentos",
+  "developers.scopeName.refunds": "Reembolsos",
+  "developers.scopeName.withdrawals": "Saques",
+  "developers.scopeHint.read": "Consultar pedidos, saques, webhooks, eventos e a conta.",
+  "developers.scopeHint.payments": "Criar pedidos, depósitos e pagamentos Crypto-PIX; gerenciar webhooks; ajudantes do sandbox.",
+  "developers.scopeHint.refunds": "Reembolsar pedidos pagos.",
+  "developers.scopeHint.withdrawals": "Saques PIX e on-chain: o dinheiro sai do saldo.",
+  "developers.scopesLimited": "Uma chave não pode mais do que o seu papel: só o acesso que você tem é oferecido.",
+  "developers.scopesRequired": "Escolha ao menos um tipo de acesso.",
+  "developers.scopeNotAllowed": "Seu papel não pode dar este acesso a uma chave: uma chave não pode mais do que quem a cria.",
+  "developers.webhookSecretUnreadable":
+    "O segredo de assinatura não pode mais ser lido (o AUTH_SECRET do servidor mudou): nada é enviado a ele. Exclua-o e adicione-o de novo para ter um segredo novo.",
+  "errors.api.apiKeyMax": "Você já tem o máximo de {max} chaves de API ativas: revogue uma antes.",
+  "auth.signUpSent":
+    "Confira seu e-mail: enviamos uma mensagem para {email} para concluir a criação da conta. O link funciona por {hours} horas. Não chegou? Veja a pasta de spam ou cadastre-se de novo.",
+  "auth.signUpConfirmTitle": "Conclua a criação da sua conta",
+  "auth.signUpConfirmBody": "Criar a conta de lojista {company} para {email}? Você vai entrar com a senha que escolheu.",
+  "auth.signUpConfirmSubmit": "Criar minha conta",
+  "auth.signUpLinkInvalid": "Este link é inválido ou expirou. Cadastre-se de novo para receber outro.",
+  "auth.signUpAgain": "Cadastrar de novo",
+  "auth.signUpDone": "Conta criada. Entre com a senha que você escolheu.",
+  "mail.signUp.subject": "Sua conta PixCrypto",
+  "mail.signUp.body":
+    "Alguém (esperamos que você) pediu para criar uma conta de lojista PixCrypto com este e-mail.\n\nPara concluir, abra este link (ele funciona por {hours} horas):\n{link}\n\nSe não foi você, ignore este e-mail: nada é criado sem ele.",
+  "mail.signUpExisting.body":
+    "Alguém pediu para criar uma conta de lojista PixCrypto com este e-mail, que já tem uma. Nada foi criado.\n\nEntre aqui: {signIn}\nEsqueceu a senha? Redefina aqui: {reset}\n\nSe não foi você, ignore este e-mail: sua conta continua como está.",
+  "mail.inviteExisting.body":
+    "{company} convidou este e-mail para o painel PixCrypto como {role}. Ele já tem uma conta PixCrypto em outro lojista, e um endereço de e-mail pode pertencer a um só lojista, então nada foi criado.\n\nPara entrar em {company}, peça que convidem outro endereço seu. Se você não os conhece, ignore este e-mail.",
   "mail.reset.subject": "Redefina sua senha da PixCrypto",
   "mail.reset.body":
     "Alguém pediu para redefinir a senha desta conta PixCrypto.\n\nEscolha uma nova senha aqui (o link funciona uma vez, por {minutes} minutos):\n{link}\n\nSe não foi você, ignore este e-mail: sua senha continua a mesma.",
@@ -907,35 +936,6 @@ export const ptBR = {
   "mail.destination.confirmLink":
     "Se você conhece este destino, confirme-o aqui (o link funciona uma vez, por {hours} horas):\n{link}\n\nSe não conhece, não confirme: entre no painel, remova-o (Saques → Destinos), troque as senhas e encerre as outras sessões.",
   "mail.destination.confirmOwner": "Um proprietário pode confirmá-lo no painel (Saques → Destinos). Se ninguém da sua equipe o cadastrou, avise os proprietários agora.",
-  "developers.scopeName.read": "Leitura",
-  "developers.scopeName.payments": "Pagamentos",
-  "developers.scopeName.refunds": "Reembolsos",
-  "developers.scopeName.withdrawals": "Saques",
-  "developers.scopeHint.read": "Consultar pedidos, saques, webhooks, eventos e a conta.",
-  "developers.scopeHint.payments": "Criar pedidos, depósitos e pagamentos Crypto-PIX; gerenciar webhooks; ajudantes do sandbox.",
-  "developers.scopeHint.refunds": "Reembolsar pedidos pagos.",
-  "developers.scopeHint.withdrawals": "Saques PIX e on-chain: o dinheiro sai do saldo.",
-  "developers.scopesLimited": "Uma chave não pode mais do que o seu papel: só o acesso que você tem é oferecido.",
-  "developers.scopesRequired": "Escolha ao menos um tipo de acesso.",
-  "developers.scopeNotAllowed": "Seu papel não pode dar este acesso a uma chave: uma chave não pode mais do que quem a cria.",
-  "developers.webhookSecretUnreadable":
-    "O segredo de assinatura não pode mais ser lido (o AUTH_SECRET do servidor mudou): nada é enviado a ele. Exclua-o e adicione-o de novo para ter um segredo novo.",
-  "errors.api.apiKeyMax": "Você já tem o máximo de {max} chaves de API ativas: revogue uma antes.",
-  "auth.signUpSent":
-    "Confira seu e-mail: enviamos uma mensagem para {email} para concluir a criação da conta. O link funciona por {hours} horas. Não chegou? Veja a pasta de spam ou cadastre-se de novo.",
-  "auth.signUpConfirmTitle": "Conclua a criação da sua conta",
-  "auth.signUpConfirmBody": "Criar a conta de lojista {company} para {email}? Você vai entrar com a senha que escolheu.",
-  "auth.signUpConfirmSubmit": "Criar minha conta",
-  "auth.signUpLinkInvalid": "Este link é inválido ou expirou. Cadastre-se de novo para receber outro.",
-  "auth.signUpAgain": "Cadastrar de novo",
-  "auth.signUpDone": "Conta criada. Entre com a senha que você escolheu.",
-  "mail.signUp.subject": "Sua conta PixCrypto",
-  "mail.signUp.body":
-    "Alguém (esperamos que você) pediu para criar uma conta de lojista PixCrypto com este e-mail.\n\nPara concluir, abra este link (ele funciona por {hours} horas):\n{link}\n\nSe não foi você, ignore este e-mail: nada é criado sem ele.",
-  "mail.signUpExisting.body":
-    "Alguém pediu para criar uma conta de lojista PixCrypto com este e-mail, que já tem uma. Nada foi criado.\n\nEntre aqui: {signIn}\nEsqueceu a senha? Redefina aqui: {reset}\n\nSe não foi você, ignore este e-mail: sua conta continua como está.",
-  "mail.inviteExisting.body":
-    "{company} convidou este e-mail para o painel PixCrypto como {role}. Ele já tem uma conta PixCrypto em outro lojista, e um endereço de e-mail pode pertencer a um só lojista, então nada foi criado.\n\nPara entrar em {company}, peça que convidem outro endereço seu. Se você não os conhece, ignore este e-mail.",
 } as const;
 
 export type MessageKey = keyof typeof ptBR;

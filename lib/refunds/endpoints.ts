@@ -14,9 +14,9 @@ export const refundOrderEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/order/{id}/refund",
   caller: merchantKey,
+  scope: "refunds",
   // Like the order lookup it sits under.
   errorBody: successFalseBody,
-  scope: "refunds",
   body: refundOrderBody,
   response: { status: 201, description: "Refund requested; its status says whether it was already made", schema: refundOrderResponse, example: refundExample },
   docs: {
