@@ -4,7 +4,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDb, db } from "@/db";
 import { withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { api, balanceMatchesLedger, seedMerchant } from "./helpers";
+import { api, balanceMatchesLedger, seedMerchant, waitFor } from "./helpers";
 import { startTcpProxy } from "./support/tcp-proxy";
 
 // Deadlines (docs/operations.md): no request waits on PostgreSQL, or on another's lock, without an
@@ -159,6 +159,51 @@ describe("deadlines", () => {
       }
     },
   );
+
+  it("the database silent (a partition): once one request ran into its deadline the rest are answered 503 at once, and requests go through within 2 s of the network's return", async () => {
+    const direct = new URL(inject("databaseUrl"));
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    try {
+      const { merchant, apiKey } = await warmMerchant(50_000);
+      const through = new URL(direct);
+      through.port = String(proxy.port);
+      await withEnv({ DATABASE_URL: through.toString(), DB_CONNECT_TIMEOUT_SECONDS: "2", REQUEST_DEADLINE_MS: "1500" });
+      expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
+      proxy.partition();
+      const first = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers: { "idempotency-key": `silent-${merchant.id}` } });
+      expect(first.status).toBe(503);
+      // The probe gives up on its connection after a second.
+      await new Promise((r) => setTimeout(r, 1500));
+      const started = performance.now();
+      const fast = await Promise.all(Array.from({ length: 8 }, () => api("GET", "/api/v1/account", { apiKey })));
+      const fastMs = performance.now() - started;
+      expect(fast.map((r) => r.status)).toEqual(Array(8).fill(503));
+      expect(fast[0].headers.get("retry-after")).toBe("2");
+      expect(fast[0].body.message).toMatch(/^Service temporarily unavailable: the database cannot be reached/);
+      expect(fastMs).toBeLessThan(500);
+      proxy.restore();
+      const back = performance.now();
+      let res = await api("GET", "/api/v1/account", { apiKey });
+      while (res.status !== 200 && performance.now() - back < 5000) {
+        await new Promise((r) => setTimeout(r, 50));
+        res = await api("GET", "/api/v1/account", { apiKey });
+      }
+      const ms = performance.now() - back;
+      console.log(`8 requests refused in ${Math.round(fastMs)} ms during the partition; first 200 ${Math.round(ms)} ms after it ended`);
+      expect(res.status).toBe(200);
+      expect(ms).toBeLessThan(2000);
+      // The withdrawal that ran into its deadline went on once the network returned, once.
+      const { value: made } = await waitFor(
+        "the withdrawal",
+        () => db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id)),
+        (rows) => rows.length > 0,
+      );
+      expect(made).toHaveLength(1);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(50_000 - made[0].debitCentavos);
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it("the database unreachable: 503 with Retry-After within DB_CONNECT_TIMEOUT_SECONDS, never a 500", async () => {
     const { apiKey } = await warmMerchant(0);

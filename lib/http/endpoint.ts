@@ -19,7 +19,8 @@ import {
 } from "./idempotency";
 import { jsonResponseText, setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
-import { databaseUnavailable, ServiceUnavailable } from "./unavailable";
+import { databaseKnownDown, noteDatabaseUnreachable } from "./database-circuit";
+import { databaseUnavailable, RESTARTING, ServiceUnavailable, UNREACHABLE } from "./unavailable";
 import { pathOf, type ApiRequest } from "./request";
 import { json, jsonText } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
@@ -231,6 +232,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     try {
       const absent = def.unavailable?.();
       if (absent) throw new NotFound(absent);
+      if (databaseKnownDown()) throw new ServiceUnavailable(`Service temporarily unavailable: ${UNREACHABLE}; retry in a few seconds (request id ${requestId})`, 2);
       const caller = def.caller;
       // The endpoint's scope; undefined for callers that check none (and so never read it).
       const authenticated = caller.authenticate(req, def.scope as string);
@@ -332,6 +334,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       if (domain) return fail(status, err.message, err.extra);
       const down = databaseUnavailable(err);
       if (down) {
+        if (down === UNREACHABLE || down === RESTARTING) noteDatabaseUnreachable();
         log.warn("API request refused: database unavailable", { path: loggedPath, reason: down, code: (err as { code?: string }).code });
         return fail(503, `Service temporarily unavailable: ${down}; retry in a few seconds (request id ${requestId})`, undefined, { "retry-after": "2" });
       }
@@ -345,6 +348,8 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const late = new Promise<Response>((resolve) => {
     timer = setTimeout(() => {
       log.warn("API request past its deadline", { path: loggedPath, ms });
+      // A database that went silent (a partition) fails nothing, it only never answers.
+      noteDatabaseUnreachable();
       resolve(
         fail(
           503,

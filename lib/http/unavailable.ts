@@ -32,6 +32,9 @@ const CONNECTION_CODES = new Set([
   "EPIPE",
 ]);
 
+export const UNREACHABLE = "the database cannot be reached";
+export const RESTARTING = "the database is restarting";
+
 /**
  * The database error behind `err` that says "not now" rather than "wrong": connection exceptions
  * (SQLSTATE class 08), the server shutting down or starting (57P01–57P03), too many connections
@@ -48,8 +51,8 @@ export function databaseUnavailable(err: unknown, depth = 0): string | null {
   }
   const code = (err as { code?: unknown }).code;
   if (typeof code !== "string") return null;
-  if (CONNECTION_CODES.has(code) || code.startsWith("08")) return "the database cannot be reached";
-  if (code === "57P01" || code === "57P02" || code === "57P03") return "the database is restarting";
+  if (CONNECTION_CODES.has(code) || code.startsWith("08")) return UNREACHABLE;
+  if (code === "57P01" || code === "57P02" || code === "57P03") return RESTARTING;
   if (code === "53300") return "the database has no free connection";
   if (code === "25006") return "the database is read-only (a failover is under way)";
   if (code === "57014") return "the request's database work took too long";

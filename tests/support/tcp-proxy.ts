@@ -1,29 +1,38 @@
 import { createConnection, createServer, type Socket } from "node:net";
 
+type Pair = { client: Socket; upstream: Socket | null };
+
 /**
- * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, here), to cut the network between the
- * app and it as a partition or a crashed host would: `cut` drops every open connection and resets
- * every new one until `restore`.
+ * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, here), to fail the network between the
+ * app and it: `cut` drops every open connection and resets new ones, as a crashed host does;
+ * `partition` lets nothing through either way while connections stay open (bytes wait in the
+ * proxy, new connections are accepted and hear nothing), as a network that drops packets does.
+ * `restore` ends either; a partition's waiting bytes then flow on.
  */
 export async function startTcpProxy(target: { host: string; port: number }) {
-  const open = new Set<Socket>();
-  let cut = false;
+  const pairs = new Set<Pair>();
+  let mode: "open" | "cut" | "partition" = "open";
+
+  const drop = (p: Pair) => {
+    p.client.destroy();
+    p.upstream?.destroy();
+    pairs.delete(p);
+  };
+  const connect = (p: Pair) => {
+    const upstream = (p.upstream = createConnection(target));
+    upstream.on("error", () => drop(p)).on("close", () => drop(p));
+    p.client.pipe(upstream).pipe(p.client);
+  };
   const server = createServer((client) => {
-    if (cut) {
+    if (mode === "cut") {
       client.resetAndDestroy();
       return;
     }
-    const upstream = createConnection(target);
-    open.add(client).add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.on("error", drop).on("close", drop);
-    upstream.on("error", drop).on("close", drop);
-    client.pipe(upstream).pipe(client);
+    const p: Pair = { client, upstream: null };
+    pairs.add(p);
+    client.on("error", () => drop(p)).on("close", () => drop(p));
+    if (mode === "partition") client.pause();
+    else connect(p);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
@@ -31,12 +40,37 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     port,
     /** Every open connection dropped (reset), and new ones refused until restore(). */
     cut() {
-      cut = true;
-      for (const s of open) s.resetAndDestroy();
-      open.clear();
+      mode = "cut";
+      for (const p of pairs) {
+        p.client.resetAndDestroy();
+        p.upstream?.destroy();
+      }
+      pairs.clear();
+    },
+    /** Nothing passes either way until restore(); no connection is closed. */
+    partition() {
+      mode = "partition";
+      for (const p of pairs) {
+        if (!p.upstream) continue;
+        p.client.unpipe(p.upstream);
+        p.upstream.unpipe(p.client);
+        p.client.pause();
+        p.upstream.pause();
+      }
     },
     restore() {
-      cut = false;
+      const was = mode;
+      mode = "open";
+      if (was !== "partition") return;
+      for (const p of pairs) {
+        if (!p.upstream) {
+          connect(p);
+          continue;
+        }
+        p.client.pipe(p.upstream).pipe(p.client);
+        p.client.resume();
+        p.upstream.resume();
+      }
     },
     async close() {
       this.cut();
