@@ -4,10 +4,11 @@ import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { rateLimits } from "@/db/schema";
+import { apiKeys, rateLimits } from "@/db/schema";
 import { authenticateApiKey } from "@/lib/api-auth/authenticate";
 import { cachedKey } from "@/lib/api-auth/key-cache";
-import { hashApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey, hashApiKey } from "@/lib/api-auth/keys";
+import type { ApiScope } from "@/lib/api-auth/scopes";
 import { dispatchApi, isApiPath } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER, stampClientAddress } from "@/lib/http/client-address";
@@ -189,6 +190,20 @@ const address = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
 const otherAddress = () => `192.0.2.${1 + Math.floor(Math.random() * 250)}`;
 const from = (ip: string) => ({ [CLIENT_ADDRESS_HEADER]: ip });
 
+/** The answer's RateLimit-* headers as numbers (NaN when absent). */
+function quota(res: { headers: Headers }) {
+  const n = (name: string) => Number(res.headers.get(name) ?? NaN);
+  return { limit: n("ratelimit-limit"), remaining: n("ratelimit-remaining"), reset: n("ratelimit-reset") };
+}
+
+/** A key of its own merchant with only these scopes. */
+async function seedScopedKey(scopes: ApiScope[]): Promise<string> {
+  const { merchant } = await seedMerchant();
+  const key = generateApiKey("sandbox");
+  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "scoped", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes });
+  return key.key;
+}
+
 function setLimit(perMinute: number) {
   process.env.RATE_LIMIT_PER_MINUTE = String(perMinute);
   resetEnvForTests();
@@ -208,14 +223,42 @@ describe("rate limits through the API", () => {
     setLimit(2);
     const { apiKey } = await seedMerchant();
     const id = randomUUID();
-    expect((await api("GET", `/api/v1/order/${id}`, { apiKey })).status).toBe(404);
-    expect((await api("GET", `/api/v1/order/${id}`, { apiKey })).status).toBe(404);
+    const first = await api("GET", `/api/v1/order/${id}`, { apiKey });
+    expect(first.status).toBe(404);
+    expect(quota(first)).toEqual({ limit: 2, remaining: 1, reset: expect.any(Number) });
+    const second = await api("GET", `/api/v1/order/${id}`, { apiKey });
+    expect(second.status).toBe(404);
+    expect(quota(second)).toMatchObject({ limit: 2, remaining: 0 });
     const limited = await api("GET", `/api/v1/order/${id}`, { apiKey });
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit exceeded: at most 2 requests per minute") });
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // Both say when the minute ends; a client may read either.
+    expect(quota(limited)).toEqual({ limit: 2, remaining: 0, reset: retryAfter });
+    for (const res of [first, second]) {
+      expect(quota(res).reset).toBeGreaterThanOrEqual(1);
+      expect(quota(res).reset).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it("every answer counted against a key carries RateLimit-Limit/-Remaining/-Reset: a 200, a 400, a POST, and a 403 for a missing scope (counted nothing)", async () => {
+    setLimit(10);
+    const { apiKey } = await seedMerchant();
+    const ok = await api("GET", "/api/v1/account", { apiKey });
+    expect(ok.status).toBe(200);
+    expect(quota(ok)).toMatchObject({ limit: 10, remaining: 9 });
+    const invalid = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 0 } });
+    expect(invalid.status).toBe(400);
+    expect(quota(invalid)).toMatchObject({ limit: 10, remaining: 8 });
+    const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 }, authHeader: "bearer" });
+    expect(created.status).toBe(200);
+    expect(quota(created)).toMatchObject({ limit: 10, remaining: 7 });
+    const readOnly = await seedScopedKey(["read"]);
+    const refused = await api("POST", "/api/v1/order/pix-out", { apiKey: readOnly, body: { value: 100 } });
+    expect(refused.status).toBe(403);
+    expect(quota(refused)).toMatchObject({ limit: 10, remaining: 10 });
   });
 
   it("failed authentication is limited per client address: 401s, then 429 without looking the key up; a key in memory still works", async () => {
@@ -230,13 +273,17 @@ describe("rate limits through the API", () => {
     expect(cachedKey(hashApiKey(good.apiKey))).toBeDefined();
     setLimit(3);
     const wrongKey = "sk_test_" + "x".repeat(40);
-    expect((await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) })).status).toBe(401);
+    const unknown = await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) });
+    expect(unknown.status).toBe(401);
+    expect(quota(unknown)).toMatchObject({ limit: 3, remaining: 2 });
     expect((await api("GET", "/api/v1/account", { headers: from(ip) })).status).toBe(401);
     expect((await api("GET", "/api/v1/account", { apiKey: "garbage", headers: from(ip) })).status).toBe(401);
     const limited = await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) });
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ message: expect.stringContaining("Rate limit exceeded") });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // The allowance answered is the address's, for failed authentication.
+    expect(quota(limited)).toEqual({ limit: 3, remaining: 0, reset: Number(limited.headers.get("retry-after")) });
     // A valid key that is not in memory would need the database lookup: refused before it.
     expect((await api("GET", "/api/v1/account", { apiKey: unseen.apiKey, headers: from(ip) })).status).toBe(429);
     expect(cachedKey(hashApiKey(unseen.apiKey))).toBeUndefined();

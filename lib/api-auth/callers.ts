@@ -4,7 +4,7 @@ import { Forbidden, NotFound, Unauthorized } from "@/lib/errors";
 import { addressBucket, clientAddress } from "@/lib/http/client-address";
 import type { Caller } from "@/lib/http/endpoint";
 import type { ApiRequest } from "@/lib/http/request";
-import { checkRateLimit, enforceRateLimit } from "@/lib/http/rate-limit";
+import { checkRateLimit, enforceRateLimit, reportRateLimit } from "@/lib/http/rate-limit";
 import { authenticateAdmin, authenticateApiKey } from "./authenticate";
 import type { ApiScope } from "./scopes";
 
@@ -49,7 +49,10 @@ export function missingScopeMessage(scope: ApiScope): string {
 // Checked before the rate limit and before the body is even parsed: a key without the scope costs
 // nothing more than a lookup in memory.
 function scoped(p: KeyPrincipal, scope: ApiScope): KeyPrincipal {
-  if (!p.scopes.includes(scope)) throw new Forbidden(missingScopeMessage(scope));
+  if (!p.scopes.includes(scope)) {
+    reportRateLimit(keyBucket(p.keyId));
+    throw new Forbidden(missingScopeMessage(scope));
+  }
   return p;
 }
 

@@ -49,6 +49,13 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   503: "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
 };
 
+/** Sent on every answer that was counted against a rate limit (docs/api.md, "Rate limits"). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": { description: "Requests allowed in the current calendar minute", schema: { type: "integer" } },
+  "RateLimit-Remaining": { description: "Requests left in it (as the instance that answered counts them)", schema: { type: "integer" } },
+  "RateLimit-Reset": { description: "Seconds until it ends and the allowance is whole again", schema: { type: "integer" } },
+};
+
 /** Whether POSTs to it take an Idempotency-Key (CONTRACT §9): those of callers that own one. */
 export function takesIdempotencyKey(e: Endpoint): boolean {
   return e.method === "POST" && e.caller.ownerId !== undefined;
@@ -177,22 +184,22 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
     }
 
     const responses: Record<string, JsonSchema> = {};
-    const requestIdHeader = { "x-request-id": { description: "Request id, also in the logs", schema: { type: "string" } } };
+    const answerHeaders = { "x-request-id": { description: "Request id, also in the logs", schema: { type: "string" } }, ...RATE_LIMIT_HEADERS };
     const s = e.response;
     responses[String(s.status)] =
       "schema" in s
         ? {
             description: s.description,
-            headers: requestIdHeader,
+            headers: answerHeaders,
             content: { "application/json": { schema: toSchema(s.schema, "output", components), example: s.example } },
           }
         : s.contentType
-          ? { description: s.description, headers: requestIdHeader, content: { [s.contentType]: { schema: { type: "string", contentMediaType: s.contentType } } } }
-          : { description: s.description, headers: requestIdHeader };
+          ? { description: s.description, headers: answerHeaders, content: { [s.contentType]: { schema: { type: "string", contentMediaType: s.contentType } } } }
+          : { description: s.description, headers: answerHeaders };
     for (const status of errorStatuses(e)) {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? "Error",
-        headers: status === 429 ? { ...requestIdHeader, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } } : requestIdHeader,
+        headers: status === 429 ? { ...answerHeaders, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } } : answerHeaders,
         content: { "application/json": { schema: toSchema(errorSchemaFor(e, status), "output", components), example: errorExampleFor(e, status) } },
       };
     }

@@ -211,6 +211,14 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
+    // The allowance this request was counted against (docs/api.md, "Rate limits"); none when no
+    // limit applied, e.g. a request refused before its caller was known.
+    const quota = context.rateLimit;
+    if (quota) {
+      setResponseHeader(res, "ratelimit-limit", String(quota.limit));
+      setResponseHeader(res, "ratelimit-remaining", String(quota.remaining));
+      setResponseHeader(res, "ratelimit-reset", String(quota.resetSeconds));
+    }
     withSecurityHeaders(res);
     log.request({
       requestId,

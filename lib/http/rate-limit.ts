@@ -5,6 +5,7 @@ import { rateLimits } from "@/db/schema";
 import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { noteRateLimit, type RateLimitStanding } from "@/lib/request-context";
 import { processSingleton } from "@/lib/singleton";
 import { wallClockMs } from "@/lib/wall-clock";
 
@@ -125,6 +126,19 @@ export class SharedRateLimiter {
     return count.shared + count.pending >= limit ? secondsLeft(window, now) : 0;
   }
 
+  /**
+   * What is left of `key`'s allowance as this instance sees it, and the seconds until its minute ends;
+   * counts nothing. Other instances' requests since the last sync are not in it, so with several
+   * instances it can be a little more than what is really left (the same overshoot take() allows).
+   */
+  standing(key: string, limit: number): RateLimitStanding {
+    const now = this.now();
+    const window = now - (now % WINDOW_MS);
+    const count = this.counts.get(key);
+    const used = count === undefined || count.window !== window ? 0 : count.shared + count.pending;
+    return { limit, remaining: Math.max(0, limit - used), resetSeconds: secondsLeft(window, now) };
+  }
+
   /** Writes every pending count and reads the shared totals back; resolves once what was taken before the call is written. */
   sync(): Promise<void> {
     const run = this.queue.then(() => this.syncOnce());
@@ -200,6 +214,8 @@ export class SharedRateLimiter {
       insert into rate_limits (key, window_start, count) values (${key}, to_timestamp(${window} / 1000.0), 1)
       on conflict (key, window_start) do update set count = rate_limits.count + 1
       returning count`);
+    // Not in memory, so standing() cannot tell: the answer's headers come from this count.
+    noteRateLimit({ limit, remaining: Math.max(0, limit - Number(row.count)), resetSeconds: secondsLeft(window, now) });
     return Number(row.count) > limit ? secondsLeft(window, now) : 0;
   }
 }
@@ -220,11 +236,14 @@ function refused(limit: number, retryAfter: number): RateLimited {
 /**
  * Counts one request against `bucket` at `limit` per minute (default RATE_LIMIT_PER_MINUTE; 0: limits
  * off); throws RateLimited past it. Returns a promise only in the limiter's over-capacity fallback.
+ * Either way the request's answer is told where the bucket stands (its RateLimit-* headers).
  */
 export function enforceRateLimit(bucket: string, limit: number = env().RATE_LIMIT_PER_MINUTE): Promise<void> | undefined {
   if (limit === 0) return undefined;
-  const wait = rateLimiter().take(bucket, limit);
+  const limiter = rateLimiter();
+  const wait = limiter.take(bucket, limit);
   if (typeof wait === "number") {
+    noteRateLimit(limiter.standing(bucket, limit));
     if (wait > 0) throw refused(limit, wait);
     return undefined;
   }
@@ -238,7 +257,16 @@ export function checkRateLimit(bucket: string): void {
   const limit = env().RATE_LIMIT_PER_MINUTE;
   if (limit === 0) return;
   const wait = rateLimiter().peek(bucket, limit);
-  if (wait > 0) throw refused(limit, wait);
+  if (wait > 0) {
+    noteRateLimit({ limit, remaining: 0, resetSeconds: wait });
+    throw refused(limit, wait);
+  }
+}
+
+/** Tells the request's answer where `bucket` stands at RATE_LIMIT_PER_MINUTE, counting nothing (an answer refused before it was counted). */
+export function reportRateLimit(bucket: string): void {
+  const limit = env().RATE_LIMIT_PER_MINUTE;
+  if (limit !== 0) noteRateLimit(rateLimiter().standing(bucket, limit));
 }
 
 export async function purgeOldRateLimitWindows(): Promise<void> {
