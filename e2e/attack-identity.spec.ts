@@ -28,6 +28,13 @@ async function submit(page: Page, button: Locator) {
   await answered;
 }
 
+/** Types a code and posts it, once React has reset the form after the previous answer (else the reset may empty the field typed into). */
+async function tryCode(page: Page, field: Locator, code: string, button: Locator) {
+  await expect(field).toHaveValue("");
+  await field.fill(code);
+  await submit(page, button);
+}
+
 /**
  * Enrols an authenticator from the Security page the way this build asks: the password when there is
  * a password field, the mailed code when there is a field for it (`mailedCode` says whether the
@@ -198,14 +205,10 @@ test("22 wrong step-up codes lock the checks: audited, and the right code is ref
   await reviewWithdrawal(page);
   const code = page.getByTestId("step-up-code");
   const confirm = page.getByRole("button", { name: "Confirmar saque" });
-  for (let i = 0; i < 22; i++) {
-    await code.fill(WRONG);
-    await submit(page, confirm);
-  }
+  for (let i = 0; i < 22; i++) await tryCode(page, code, WRONG, confirm);
   await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }).first(), "locked after wrong codes").toBeVisible();
   // The right code, while locked: refused, nothing leaves.
-  await code.fill(await freshTotp(secret));
-  await submit(page, confirm);
+  await tryCode(page, code, await freshTotp(secret), confirm);
   await expect.soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "the right code during the lock").toHaveCount(0);
   await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }).first()).toBeVisible();
   await expect.soft(page.getByTestId("withdraw-balance")).toHaveText(/R\$\s1\.000,00/);
@@ -222,13 +225,9 @@ test("22 wrong codes to turn 2FA off lock the checks: the right code then does n
   await page.goto("/dashboard/security");
   const code = page.getByTestId("totp-code");
   const disable = page.getByRole("button", { name: "Desativar 2FA" });
-  for (let i = 0; i < 22; i++) {
-    await code.fill(WRONG);
-    await submit(page, disable);
-  }
+  for (let i = 0; i < 22; i++) await tryCode(page, code, WRONG, disable);
   await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }), "locked after wrong codes").toBeVisible();
-  await code.fill(await freshTotp(secret));
-  await submit(page, disable);
+  await tryCode(page, code, await freshTotp(secret), disable);
   await page.goto("/dashboard/security");
   await expect.soft(page.getByTestId("two-factor-status"), "2FA turned off during the lock").toContainText("Ativada");
   expect.soft(await auditCount(page, "twoFactor.failed")).toBe(5);

@@ -117,10 +117,17 @@ export async function enableTwoFactor(page: Page, password = PASSWORD): Promise<
   return secret;
 }
 
-/** Fills the step-up field when the form asks for one (a session stepped up within STEP_UP_MINUTES is not asked). */
+/**
+ * Fills the step-up fields the page shows (a session stepped up within STEP_UP_MINUTES is not asked),
+ * all with one code: only the form that is posted spends it.
+ */
 export async function stepUpIfAsked(page: Page, secret: string): Promise<void> {
-  const field = page.getByTestId("step-up-code");
-  if (await field.isVisible()) await field.fill(await freshTotp(secret));
+  const fields = await page.getByTestId("step-up-code").all();
+  const visible = [];
+  for (const field of fields) if (await field.isVisible()) visible.push(field);
+  if (visible.length === 0) return;
+  const code = await freshTotp(secret);
+  for (const field of visible) await field.fill(code);
 }
 
 export function api(request: APIRequestContext, apiKey: string) {

@@ -506,6 +506,8 @@ describe("wrong codes are rationed", () => {
     expect(answers.slice(5).every((a) => a.startsWith("Muitos códigos errados"))).toBe(true);
     const right = await pixOutAction(idle, form({ value: "10", otp: currentTotp(secret) }));
     expect(right).toMatchObject({ status: "error", error: expect.stringMatching(/^Muitos códigos errados/) });
+    // Asked for a code while locked: told so at once.
+    expect(await pixOutAction(idle, form({ value: "10" }))).toMatchObject({ status: "error", error: expect.stringMatching(/^Muitos códigos errados/) });
 
     // Turning 2FA off: locked too, even with a recovery code.
     const off = await disableTotpAction(idle, form({ code: codes[0] }));

@@ -7,7 +7,7 @@ import { validatedAction, type ActionOutcome } from "@/lib/forms/validated-actio
 import { apiErrorMessage } from "@/lib/i18n/api-errors";
 import { formatDateTime, translate } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
-import { FactorLocked } from "@/lib/security/factor-attempts";
+import { FactorLocked, factorLockedUntil } from "@/lib/security/factor-attempts";
 import type { MoneyMove } from "@/lib/security/money-moves";
 import { can, type Permission } from "@/lib/security/roles";
 import { markStepUp } from "@/lib/security/sessions";
@@ -66,8 +66,13 @@ async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<Action
   if (signedIn.factorEnrolledHere) return refuse("security.enrolledHere");
   if (signedIn.stepUpFresh) return null;
   const code = String(formData.get(STEP_UP_FIELD) ?? "");
-  if (code.trim() === "") return refuse("security.stepUpNeeded", "security.wrongCode");
   try {
+    if (code.trim() === "") {
+      // No code, no guess; but a locked user is told so now rather than after typing one.
+      const lockedUntil = await factorLockedUntil(signedIn.userId);
+      if (lockedUntil) throw new FactorLocked((lockedUntil.getTime() - Date.now()) / 1000);
+      return refuse("security.stepUpNeeded", "security.wrongCode");
+    }
     const factor = await verifySecondFactor({ actor: { ...actorOf(signedIn), userId: signedIn.userId }, locale }, "stepUp", code);
     if (!factor) return refuse("security.stepUpNeeded", "security.wrongCode");
   } catch (err) {
