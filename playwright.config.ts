@@ -25,7 +25,11 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
     },
   },
-  projects: [{ name: "desktop", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "desktop", use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // The SDK's own tests (sdk/test) and the example shop: API calls against the same server, no browser.
+    { name: "sdk", testDir: "./sdk/test" },
+  ],
   webServer: {
     command: `rm -rf ${DATA_DIR} && node ${productionNodeFlags().join(" ")} dist/server/start.cjs`,
     url: `http://127.0.0.1:${PORT}/`,

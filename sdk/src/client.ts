@@ -1,0 +1,178 @@
+import type { operations } from "./generated/api.js";
+import { Paginator } from "./pagination.js";
+import { Transport, type AuthHeader, type Call, type RequestOptions, type TransportOptions } from "./transport.js";
+import type { BodyOf, EventListItem, OrderListItem, QueryOf, ResultOf, WebhookDelivery, Withdrawal } from "./types.js";
+
+// The merchant's client: one method per endpoint an API key may call, grouped as the API reference
+// groups them. Bodies and answers are the generated types of the served OpenAPI document, so a
+// field the server adds appears here when the types are regenerated, and one it would not accept
+// does not compile. Sandbox helpers live apart (./sandbox.ts), as do the operator's (./operator.ts).
+
+export type PixCryptoOptions = Omit<TransportOptions, "credential"> & {
+  /** sk_test_… (sandbox) or sk_live_… */
+  apiKey: string;
+  /** Which header carries the key; the API accepts both on every endpoint (default "authorization": `Authorization: Bearer <key>`). */
+  authHeader?: AuthHeader;
+};
+
+type Op = keyof operations;
+type PathOf<K extends Op> = { [P in keyof ParamsOf<K>]: string };
+type ParamsOf<K extends Op> = operations[K] extends { parameters: { path?: infer P } } ? NonNullable<P> : never;
+
+/** Declares how to call one operation; the client's methods are thin wrappers over these. */
+function call<K extends Op>(operation: K, method: Call["method"], path: string, repeatable: Call["repeatable"] = method === "POST" ? "idempotency-key" : "safe") {
+  return (t: Transport, parts: { params?: PathOf<K>; query?: Call["query"]; body?: unknown }, opts?: RequestOptions) =>
+    t.request<ResultOf<K>>({ operation, method, path, repeatable, ...parts }, opts);
+}
+
+const ops = {
+  createDeposit: call("postOnchainDeposit", "POST", "/api/v1/onchain/deposit"),
+  withdrawOnchain: call("postOnchainWithdrawInitiate", "POST", "/api/v1/onchain/withdraw/initiate"),
+  getDeposit: call("getOnchainOrderId", "GET", "/api/v1/onchain/order/{id}"),
+  createPix: call("postOrderCreatePix", "POST", "/api/v1/order/create/pix"),
+  createExchange: call("postOrderCreate", "POST", "/api/v1/order/create"),
+  createLightning: call("postOrderCreateLightning", "POST", "/api/v1/order/create/lightning"),
+  pixOut: call("postOrderPixOut", "POST", "/api/v1/order/pix-out"),
+  getOrder: call("getOrderId", "GET", "/api/v1/order/{id}"),
+  refund: call("postOrderIdRefund", "POST", "/api/v1/order/{id}/refund"),
+  listOrders: call("getOrders", "GET", "/api/v1/orders"),
+  payCryptoPix: call("postCryptoPixOnchainPay", "POST", "/api/v1/crypto-pix/onchain/pay"),
+  getCryptoPix: call("getCryptoPixOrderId", "GET", "/api/v1/crypto-pix/order/{id}"),
+  getAccount: call("getAccount", "GET", "/api/v1/account"),
+  listWithdrawals: call("getWithdrawals", "GET", "/api/v1/withdrawals"),
+  getWithdrawal: call("getWithdrawalsId", "GET", "/api/v1/withdrawals/{id}"),
+  createWebhook: call("postWebhooks", "POST", "/api/v1/webhooks"),
+  listWebhooks: call("getWebhooks", "GET", "/api/v1/webhooks"),
+  deleteWebhook: call("deleteWebhooksId", "DELETE", "/api/v1/webhooks/{id}"),
+  listDeliveries: call("getWebhooksIdDeliveries", "GET", "/api/v1/webhooks/{id}/deliveries"),
+  redeliver: call("postWebhooksIdDeliveriesDeliveryIdRedeliver", "POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver"),
+  listEvents: call("getEvents", "GET", "/api/v1/events"),
+  publicPayment: call("getPublicPaymentsPaymentLinkId", "GET", "/api/v1/public/payments/{paymentLinkId}"),
+  publicCryptoPix: call("getPublicCryptoPixPayCryptoPixId", "GET", "/api/v1/public/crypto-pix/{payCryptoPixId}"),
+};
+
+export class PixCrypto {
+  /** @internal The request machinery, shared with sandbox(client). */
+  readonly transport: Transport;
+  readonly apiKey: string;
+
+  constructor(options: PixCryptoOptions) {
+    if (!options.apiKey) throw new TypeError("apiKey is required (sk_test_… or sk_live_…)");
+    const { apiKey, authHeader, ...rest } = options;
+    this.apiKey = apiKey;
+    this.transport = new Transport({ ...rest, credential: { token: apiKey, header: authHeader ?? "authorization" } });
+  }
+
+  /** PIX, exchange-wallet and Lightning orders; the list of every kind of order. */
+  readonly orders = {
+    /** POST /order/create/pix → `{ message, pixOrder, qrCode }` (qrCode: the BR Code to render or copy). */
+    createPix: (body: BodyOf<"postOrderCreatePix">, opts?: RequestOptions) => ops.createPix(this.transport, { body }, opts),
+    /** POST /order/create: an exchange-wallet order → `{ message, order }` with `qrCodeLink`. */
+    createExchange: (body: BodyOf<"postOrderCreate">, opts?: RequestOptions) => ops.createExchange(this.transport, { body }, opts),
+    /** POST /order/create/lightning → `{ message, order }` with `invoice`, `satoshis`, `expiresAt`. */
+    createLightning: (body: BodyOf<"postOrderCreateLightning">, opts?: RequestOptions) => ops.createLightning(this.transport, { body }, opts),
+    /** GET /order/{id}, by id or payment link id. */
+    get: (id: string, opts?: RequestOptions) => ops.getOrder(this.transport, { params: { id } }, opts),
+    /** POST /order/{id}/refund: all that is left to refund when `value` is absent. */
+    refund: (id: string, body: BodyOf<"postOrderIdRefund"> = {}, opts?: RequestOptions) => ops.refund(this.transport, { params: { id }, body }, opts),
+    /** GET /orders: one page, newest first. */
+    list: (query: QueryOf<"getOrders"> = {}, opts?: RequestOptions) => ops.listOrders(this.transport, { query }, opts),
+    /** Every order matching `query`, page after page, as you iterate. */
+    iterate: (query: Omit<QueryOf<"getOrders">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<OrderListItem>(async (cursor) => {
+        const page = await ops.listOrders(this.transport, { query: { ...query, cursor: cursor ?? undefined } }, opts);
+        return { items: page.orders, nextCursor: page.nextCursor };
+      }),
+  };
+
+  /** On-chain stablecoin deposits and withdrawals. */
+  readonly onchain = {
+    /** POST /onchain/deposit → 201 `{ order: { address, amount, … } }`. */
+    createDeposit: (body: BodyOf<"postOnchainDeposit">, opts?: RequestOptions) => ops.createDeposit(this.transport, { body }, opts),
+    /** GET /onchain/order/{paymentLinkId}. An unknown id is a BadRequestError (400), as the API has it. */
+    getDeposit: (paymentLinkId: string, opts?: RequestOptions) => ops.getDeposit(this.transport, { params: { id: paymentLinkId } }, opts),
+    /** POST /onchain/withdraw/initiate (value in BRL; needs the withdrawals scope). */
+    withdraw: (body: BodyOf<"postOnchainWithdrawInitiate">, opts?: RequestOptions) => ops.withdrawOnchain(this.transport, { body }, opts),
+  };
+
+  /** Pay a PIX QR code with crypto. */
+  readonly cryptoPix = {
+    /** POST /crypto-pix/onchain/pay → 201 `{ data: { payCryptoPixId, address, cryptoValue, … } }`. */
+    pay: (body: BodyOf<"postCryptoPixOnchainPay">, opts?: RequestOptions) => ops.payCryptoPix(this.transport, { body }, opts),
+    /** GET /crypto-pix/order/{payCryptoPixId}: the payment's top-level fields. */
+    get: (payCryptoPixId: string, opts?: RequestOptions) => ops.getCryptoPix(this.transport, { params: { id: payCryptoPixId } }, opts),
+  };
+
+  /** PIX withdrawals (value in centavos) and every withdrawal's tracking. */
+  readonly withdrawals = {
+    /** POST /order/pix-out → 201 `{ message, amount, id, status }` (needs the withdrawals scope). */
+    pixOut: (body: BodyOf<"postOrderPixOut">, opts?: RequestOptions) => ops.pixOut(this.transport, { body }, opts),
+    get: (id: string, opts?: RequestOptions) => ops.getWithdrawal(this.transport, { params: { id } }, opts),
+    list: (query: QueryOf<"getWithdrawals"> = {}, opts?: RequestOptions) => ops.listWithdrawals(this.transport, { query }, opts),
+    iterate: (query: Omit<QueryOf<"getWithdrawals">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<Withdrawal>(async (cursor) => {
+        const page = await ops.listWithdrawals(this.transport, { query: { ...query, cursor: cursor ?? undefined } }, opts);
+        return { items: page.withdrawals, nextCursor: page.nextCursor };
+      }),
+  };
+
+  readonly account = {
+    /** GET /account: company, PIX key, balance in centavos, withdrawal limits. */
+    get: (opts?: RequestOptions) => ops.getAccount(this.transport, {}, opts),
+  };
+
+  /** Webhook endpoints and their delivery log. Verify what they receive with verifyWebhook(). */
+  readonly webhooks = {
+    /** POST /webhooks → `{ webhook: { id, secret, … } }`: the secret is shown only in this answer. */
+    create: (body: BodyOf<"postWebhooks">, opts?: RequestOptions) => ops.createWebhook(this.transport, { body }, opts),
+    list: (opts?: RequestOptions) => ops.listWebhooks(this.transport, {}, opts),
+    /** DELETE /webhooks/{id}. */
+    delete: async (id: string, opts?: RequestOptions): Promise<void> => {
+      await ops.deleteWebhook(this.transport, { params: { id } }, opts);
+    },
+    deliveries: (webhookId: string, query: QueryOf<"getWebhooksIdDeliveries"> = {}, opts?: RequestOptions) =>
+      ops.listDeliveries(this.transport, { params: { id: webhookId }, query }, opts),
+    iterateDeliveries: (webhookId: string, query: Omit<QueryOf<"getWebhooksIdDeliveries">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<WebhookDelivery>(async (cursor) => {
+        const page = await ops.listDeliveries(this.transport, { params: { id: webhookId }, query: { ...query, cursor: cursor ?? undefined } }, opts);
+        return { items: page.deliveries, nextCursor: page.nextCursor };
+      }),
+    /** POST …/redeliver: the same event again, same webhook-id. */
+    redeliver: (webhookId: string, deliveryId: string, opts?: RequestOptions) => ops.redeliver(this.transport, { params: { id: webhookId, deliveryId } }, opts),
+  };
+
+  /** The event log, oldest first: the same objects webhooks deliver, for reconciliation. */
+  readonly events = {
+    list: (query: QueryOf<"getEvents"> = {}, opts?: RequestOptions) => ops.listEvents(this.transport, { query }, opts),
+    /**
+     * Every event after `after` (a cursor you stored; from the start without one) until caught up.
+     * Store the paginator's `cursor` when done and pass it next time: nothing is skipped or repeated.
+     */
+    iterate: (query: Omit<QueryOf<"getEvents">, "after"> & { after?: string | null } = {}, opts?: RequestOptions) =>
+      new Paginator<EventListItem>(async (cursor) => {
+        const page = await ops.listEvents(this.transport, { query: { limit: query.limit, after: cursor ?? undefined } }, opts);
+        return { items: page.events, nextCursor: page.nextCursor, hasMore: page.hasMore };
+      }, query.after ?? null),
+  };
+
+  /** What a payer sees (no key needed; sent with yours anyway, harmlessly). */
+  readonly public = {
+    payment: (paymentLinkId: string, opts?: RequestOptions) => ops.publicPayment(this.transport, { params: { paymentLinkId } }, opts),
+    cryptoPix: (payCryptoPixId: string, opts?: RequestOptions) => ops.publicCryptoPix(this.transport, { params: { payCryptoPixId } }, opts),
+    /** The URL of the order's QR code image (PNG), to put in an <img>: no request is made. */
+    qrCodeUrl: (paymentLinkId: string) => this.transport.url("/api/v1/public/payments/{paymentLinkId}/qr.png", { paymentLinkId }),
+    /** The QR code image itself (PNG bytes). */
+    qrCodePng: (paymentLinkId: string, opts?: RequestOptions) =>
+      this.transport.request<Uint8Array>(
+        {
+          operation: "getPublicPaymentsPaymentLinkIdQrPng",
+          method: "GET",
+          path: "/api/v1/public/payments/{paymentLinkId}/qr.png",
+          params: { paymentLinkId },
+          repeatable: "safe",
+          binary: true,
+        },
+        opts,
+      ),
+  };
+}

@@ -1,0 +1,58 @@
+import type { PixCrypto } from "./client.js";
+import { PixCryptoError } from "./errors.js";
+import type { RequestOptions } from "./transport.js";
+import type { BodyOf, ResultOf } from "./types.js";
+
+// The sandbox's test helpers (PAYMENTS_MODE=sandbox servers only; 404 in live mode): play the payer.
+// Kept out of the client so production code never reaches them by accident; a live key is refused here
+// before anything is sent.
+
+export type Sandbox = {
+  /** POST /sandbox/orders/{id}/pay: a PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED. */
+  payOrder(id: string, opts?: RequestOptions): Promise<ResultOf<"postSandboxOrdersIdPay">>;
+  /** POST /sandbox/onchain/{paymentLinkId}/transfer: a confirmed token transfer to a deposit's address (`amount` in tokens, a decimal string). */
+  transferToDeposit(
+    paymentLinkId: string,
+    body: BodyOf<"postSandboxOnchainPaymentLinkIdTransfer">,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxOnchainPaymentLinkIdTransfer">>;
+  /** POST /sandbox/crypto-pix/{payCryptoPixId}/transfer: the same for a Crypto-PIX payment; `failPix: true` makes its PIX fail. */
+  transferToCryptoPix(
+    payCryptoPixId: string,
+    body: BodyOf<"postSandboxCryptoPixPayCryptoPixIdTransfer">,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxCryptoPixPayCryptoPixIdTransfer">>;
+};
+
+export function sandbox(client: PixCrypto): Sandbox {
+  if (!client.apiKey.startsWith("sk_test_")) throw new PixCryptoError("The sandbox helpers take a sandbox key (sk_test_…)");
+  const t = client.transport;
+  return {
+    payOrder: (id, opts) =>
+      t.request({ operation: "postSandboxOrdersIdPay", method: "POST", path: "/api/v1/sandbox/orders/{id}/pay", params: { id }, repeatable: "idempotency-key" }, opts),
+    transferToDeposit: (paymentLinkId, body, opts) =>
+      t.request(
+        {
+          operation: "postSandboxOnchainPaymentLinkIdTransfer",
+          method: "POST",
+          path: "/api/v1/sandbox/onchain/{paymentLinkId}/transfer",
+          params: { paymentLinkId },
+          body,
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    transferToCryptoPix: (payCryptoPixId, body, opts) =>
+      t.request(
+        {
+          operation: "postSandboxCryptoPixPayCryptoPixIdTransfer",
+          method: "POST",
+          path: "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer",
+          params: { payCryptoPixId },
+          body,
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+  };
+}

@@ -1,0 +1,115 @@
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import type { CryptoPixPayment, Deposit, Order, Refund, Withdrawal } from "./types.js";
+
+// Webhook deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp,
+// webhook-signature: v1,<base64 HMAC-SHA256>). The check is the `standardwebhooks` package's, the
+// specification's own library: constant-time comparison, several signatures per header, a 5-minute
+// timestamp tolerance against replays. What this module adds: taking the body and headers as Node's
+// http server, Express (raw body) or a fetch Request give them, and typing the event by its `type`.
+//
+// The payload is parsed with JSON.parse and nothing else: ids and amounts arrive exactly as the API
+// sends them (a UUID or a `satoshis` string stays a string, a BRL `value` a number).
+
+export { WebhookVerificationError };
+
+type Status<T extends { status: unknown }> = T["status"];
+
+/** Why money was recorded on an object without being applied to it. */
+export type UnappliedReason = "overpayment" | "after_final" | "wrong_token" | "wrong_network";
+
+/** Each event type and its `data`, as docs/webhooks.md ("Payload per type") describes them. */
+export type WebhookEventData = {
+  "order.status_changed": Order & { previousStatus: Status<Order> | null };
+  /** A payment that reached an order but could not complete it: a PIX (`endToEndId`) or another provider's payment (`paymentRef`). */
+  "order.funds_unapplied": Order & {
+    unappliedValue?: number;
+    endToEndId?: string;
+    paymentRef?: string;
+    paidAt: string;
+    reason: "wrong_value" | "order_not_pending" | "after_expiry" | (string & {});
+  };
+  "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
+  "onchain.deposit.status_changed": Deposit & { previousStatus: Status<Deposit> | null };
+  "onchain.deposit.funds_unapplied": Deposit & { unappliedAmount: number; txHash: string; reason: UnappliedReason; transferNetwork?: string; transferToken?: string };
+  "crypto_pix.status_changed": CryptoPixPayment & { previousStatus: Status<CryptoPixPayment> | null };
+  "crypto_pix.funds_unapplied": CryptoPixPayment & { unappliedAmount: number; txHash: string; reason: UnappliedReason; refunded: boolean };
+  "crypto_pix.refund.status_changed": CryptoPixPayment & {
+    refund: { status: "PENDING" | "COMPLETED" | "FAILED"; amount: number; to: string | null; txHash: string | null; transferId: string | null; reason?: string };
+  };
+  "withdrawal.onchain.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
+  "withdrawal.pix_out.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
+};
+
+export type WebhookEventType = keyof WebhookEventData;
+
+// A record, so that adding a type to WebhookEventData without listing it here does not compile.
+const KNOWN: Record<WebhookEventType, true> = {
+  "order.status_changed": true,
+  "order.funds_unapplied": true,
+  "refund.status_changed": true,
+  "onchain.deposit.status_changed": true,
+  "onchain.deposit.funds_unapplied": true,
+  "crypto_pix.status_changed": true,
+  "crypto_pix.funds_unapplied": true,
+  "crypto_pix.refund.status_changed": true,
+  "withdrawal.onchain.status_changed": true,
+  "withdrawal.pix_out.status_changed": true,
+};
+
+/** Every event type this version of the SDK has a type for. */
+export const WEBHOOK_EVENT_TYPES = Object.keys(KNOWN) as WebhookEventType[];
+
+/**
+ * A delivered event, narrowed by `type` (`switch (event.type)`). The API may add event types in a
+ * minor version (docs/versioning.md): a handler should ignore a type it does not know.
+ */
+export type WebhookEvent = { [T in WebhookEventType]: { id: string; type: T; createdAt: string; data: WebhookEventData[T] } }[WebhookEventType];
+
+/** Headers as fetch (Headers), Node's http server (IncomingHttpHeaders) or a plain record give them. */
+export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+
+/** The body exactly as received: the signature is over its bytes, never over a re-serialised object. */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/**
+ * Checks a delivery's signature and timestamp with the endpoint's secret (`whsec_…`, shown once when the
+ * endpoint was created) and returns its event. Throws WebhookVerificationError when it is not ours,
+ * altered, or older than 5 minutes: answer 400 then, and 2xx quickly otherwise. Deduplicate on
+ * `event.id` (the webhook-id header): a delivery can arrive more than once.
+ */
+export function verifyWebhook(body: RawBody, headers: HeadersLike, secret: string): WebhookEvent {
+  const payload = typeof body === "string" ? body : utf8(body);
+  const event = new Webhook(secret).verify(payload, standardHeaders(headers));
+  if (!isEvent(event)) throw new WebhookVerificationError("Signed payload is not an event");
+  return event;
+}
+
+/** verifyWebhook for a fetch Request (Next.js route handlers, edge functions, Deno, Bun, Hono…). */
+export async function verifyWebhookRequest(request: Request, secret: string): Promise<WebhookEvent> {
+  return verifyWebhook(await request.text(), request.headers, secret);
+}
+
+function utf8(bytes: Uint8Array | ArrayBuffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new WebhookVerificationError("Body is not UTF-8");
+  }
+}
+
+function standardHeaders(headers: HeadersLike): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
+    const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.replace(/(^|-)\w/g, (c) => c.toUpperCase())]);
+    // A repeated header is joined as Node joins it; standardwebhooks reads space-separated signatures.
+    const joined = Array.isArray(value) ? value.join(" ") : value;
+    if (typeof joined === "string") out[name] = joined;
+  }
+  return out;
+}
+
+function isEvent(value: unknown): value is WebhookEvent {
+  if (!value || typeof value !== "object") return false;
+  const e = value as Record<string, unknown>;
+  return typeof e.id === "string" && typeof e.type === "string" && typeof e.createdAt === "string" && !!e.data && typeof e.data === "object";
+}

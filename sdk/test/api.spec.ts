@@ -1,0 +1,281 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomUUID } from "node:crypto";
+import { expect } from "@playwright/test";
+import {
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PixCrypto,
+  RateLimitError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type ResponseInfo,
+  type WebhookEvent,
+} from "@pixcrypto/sdk";
+import { sandbox } from "@pixcrypto/sdk/sandbox";
+import { answered, eventually, record, test } from "./support.ts";
+
+// Every endpoint an API client calls, through the SDK, against the built app on PostgreSQL in sandbox
+// mode; the last test checks that none was left out.
+
+const POLYGON_ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+test("orders: PIX, exchange-wallet and Lightning created, looked up, paid in the sandbox, refunded, listed page by page", async ({ merchant }) => {
+  const { client } = await merchant();
+  const keys: (string | null)[] = [];
+  const watched = new PixCrypto({ apiKey: client.apiKey, baseUrl: client.transport.options.baseUrl, onResponse: (i) => (record(i), keys.push(i.idempotencyKey)) });
+
+  const pix = await watched.orders.createPix({ value: 49.9, orderId: "pedido-sdk-1", name: "Maria Souza" });
+  expect(pix.qrCode).toMatch(/^000201/);
+  expect(pix.pixOrder).toMatchObject({ value: 49.9, status: "PENDING", currency: "BRL" });
+  const exchange = await watched.orders.createExchange({ value: 150 });
+  expect(exchange.order.qrCodeLink).toContain("/qr.png");
+  const lightning = await watched.orders.createLightning({ value: 25.5, email: "maria@example.com" });
+  expect(lightning.order.invoice).toMatch(/^lnbc/);
+  expect(Number.isInteger(lightning.order.satoshis)).toBe(true);
+  // A fresh Idempotency-Key for every POST.
+  expect(new Set(keys).size).toBe(3);
+  expect(keys.every((k) => typeof k === "string" && k.length > 0)).toBe(true);
+
+  const looked = await client.orders.get(pix.pixOrder.paymentLinkId);
+  expect(looked.order).toMatchObject({ id: pix.pixOrder._id, type: "pix", brcode: pix.qrCode, status: "PENDING" });
+  expect(looked.providerDetails).toBeUndefined();
+  expect((await client.orders.get(lightning.order.id)).providerDetails?.data.amount).toBe(lightning.order.satoshis);
+
+  const paid = await sandbox(client).payOrder(pix.pixOrder._id);
+  expect(paid.order.status).toBe("COMPLETED");
+  const { refund } = await client.orders.refund(pix.pixOrder._id, { value: 10, reason: "troca" });
+  expect(refund).toMatchObject({ orderId: pix.pixOrder._id, value: 10, status: "COMPLETED" });
+  expect((await client.orders.get(pix.pixOrder._id)).refunds.map((r) => r.id)).toEqual([refund.id]);
+
+  const first = await client.orders.list({ limit: 2 });
+  expect(first.orders).toHaveLength(2);
+  expect(first.nextCursor).not.toBeNull();
+  const all = await client.orders.iterate({ limit: 2 }).toArray();
+  expect(all.map((o) => o.id)).toEqual([lightning.order.id, exchange.order.id, pix.pixOrder._id]);
+  expect((await client.orders.iterate({ type: "pix" }).toArray()).map((o) => o.id)).toEqual([pix.pixOrder._id]);
+});
+
+test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by PIX, tracked one by one and listed", async ({ merchant }) => {
+  const { client } = await merchant({ openingBalance: 1_000_000 });
+  const { order } = await client.onchain.createDeposit({ value: 540, asset: "USDT", network: "polygon" });
+  expect(order.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  // Crypto amounts arrive as the API sends them: a JSON number of tokens.
+  expect(order.amount).toBe(100);
+  await sandbox(client).transferToDeposit(order.paymentLinkId, { amount: "100" });
+  const deposit = await client.onchain.getDeposit(order.paymentLinkId);
+  expect(deposit.order).toMatchObject({ status: "COMPLETED", cryptoValue: 100, value: 540, network: "polygon" });
+
+  const onchain = await client.onchain.withdraw({ toAddress: POLYGON_ADDRESS, value: 100, network: "polygon" });
+  expect(onchain).toMatchObject({ success: true, status: "PENDING" });
+  expect(onchain.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+  const pixOut = await client.withdrawals.pixOut({ value: 10_000 });
+  expect(pixOut.amount).toBe(10_000);
+
+  expect((await client.withdrawals.get(onchain.id)).withdrawal).toMatchObject({ id: onchain.id, type: "onchain", toAddress: POLYGON_ADDRESS });
+  expect((await client.withdrawals.list({ limit: 1 })).withdrawals).toHaveLength(1);
+  expect((await client.withdrawals.iterate({ limit: 1 }).toArray()).map((w) => w.id)).toEqual([pixOut.id, onchain.id]);
+  // 1,000,000 + 54,000 in; 10,000 by PIX and 10,000 + fees on-chain out.
+  const { merchant: account } = await client.account.get();
+  expect(account.balance).toBeLessThan(1_034_000);
+  expect(account.balance).toBeGreaterThan(1_030_000);
+});
+
+test("Crypto-PIX: a BR Code paid with USDT, the transfer in the sandbox, the merchant's and the payer's views", async ({ merchant }) => {
+  const seller = await merchant();
+  const payer = await merchant();
+  const { qrCode } = await seller.client.orders.createPix({ value: 20 });
+  const { data } = await payer.client.cryptoPix.pay({ qrcode: qrCode, network: "bsc" });
+  expect(data).toMatchObject({ value: 20, network: "bsc", status: "PENDING" });
+  await sandbox(payer.client).transferToCryptoPix(data.payCryptoPixId, { amount: String(data.cryptoValue) });
+  const payment = await payer.client.cryptoPix.get(data.payCryptoPixId);
+  expect(payment).toMatchObject({ status: "COMPLETED", value: 20, isPartial: false });
+  expect(payment.satoshis).toBeUndefined();
+  const seen = await payer.client.public.cryptoPix(data.payCryptoPixId);
+  expect(JSON.stringify(seen)).not.toContain(payer.id);
+});
+
+test("account (its type changed by the operator), the payer's view of an order and its QR code, with either header form", async ({ merchant, operator, baseURL }) => {
+  const { client, apiKey, id } = await merchant();
+  await operator.merchants.update(id, { accountType: "verified" });
+  const other = new PixCrypto({ apiKey, baseUrl: baseURL!, authHeader: "bearer", onResponse: record });
+  const { merchant: account } = await other.account.get();
+  expect(account).toMatchObject({ pixKey: "52998224725", balance: 0, accountType: "verified" });
+  const { order } = await client.orders.createExchange({ value: 12.34 });
+  const { payment } = await client.public.payment(order.paymentLinkId);
+  expect(payment).toMatchObject({ status: "PENDING", value: 12.34, method: "exchange", paymentLinkId: order.paymentLinkId });
+  const png = await client.public.qrCodePng(order.paymentLinkId);
+  expect([...png.slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  expect(client.public.qrCodeUrl(order.paymentLinkId)).toBe(`${baseURL}/api/v1/public/payments/${order.paymentLinkId}/qr.png`);
+});
+
+test("errors are typed: status, either body shape as sent, and the request id", async ({ merchant, baseURL }) => {
+  const { client } = await merchant();
+  const notFound = await client.orders.get(randomUUID()).catch((e: unknown) => e);
+  expect(notFound).toBeInstanceOf(NotFoundError);
+  const nf = notFound as NotFoundError;
+  expect(nf).toMatchObject({ status: 404, shape: "success-false", body: { success: false, error: expect.any(String) }, attempts: 1 });
+  expect(nf.requestId).toMatch(/\S/);
+  expect(nf.message).toContain(nf.requestId!);
+
+  const badNetwork = await client.onchain.createDeposit({ value: 10, asset: "USDT", network: "tron" as "eth" }).catch((e: unknown) => e);
+  expect(badNetwork).toBeInstanceOf(BadRequestError);
+  expect(badNetwork).toMatchObject({ status: 400, shape: "message", body: { message: expect.stringContaining("tron"), supportedNetworks: ["eth", "bsc", "polygon"] } });
+
+  const ownId = "sdk-test-" + randomUUID().slice(0, 8);
+  const wrongKey = new PixCrypto({ apiKey: "sk_test_" + "0".repeat(40), baseUrl: baseURL!, headers: { "x-request-id": ownId }, onResponse: record });
+  const denied = await wrongKey.orders.createExchange({ value: 1 }).catch((e: unknown) => e);
+  expect(denied).toBeInstanceOf(AuthenticationError);
+  expect(denied).toMatchObject({ status: 401, shape: "success-false", requestId: ownId });
+  // 4xx other than 429 are not retried.
+  expect((denied as AuthenticationError).attempts).toBe(1);
+});
+
+test("a POST whose answer is lost is sent again with the same Idempotency-Key and creates one order", async ({ merchant, baseURL }) => {
+  const { apiKey, client } = await merchant();
+  const answers: ResponseInfo[] = [];
+  let lost = 0;
+  // The first answer reaches us and is dropped, as a connection reset after the server committed would.
+  const losingFetch: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (lost++ === 0) {
+      await res.arrayBuffer();
+      throw new TypeError("fetch failed: socket hang up");
+    }
+    return res;
+  };
+  const flaky = new PixCrypto({ apiKey, baseUrl: baseURL!, fetch: losingFetch, onResponse: (i) => (record(i), answers.push(i)) });
+  const orderId = "retry-" + randomUUID();
+  const created = await flaky.orders.createPix({ value: 77.7, orderId });
+  expect(lost).toBe(2);
+  expect(answers).toHaveLength(1);
+  expect(answers[0]).toMatchObject({ attempt: 2, status: 200, replayed: true });
+  const list = await client.orders.list({ q: orderId });
+  expect(list.orders.map((o) => o.id)).toEqual([created.pixOrder._id]);
+});
+
+test("a 429 carries Retry-After and the rate-limit headers; without retries it is a RateLimitError, with them it is waited out", async ({ merchant, baseURL }) => {
+  test.setTimeout(240_000);
+  const { apiKey } = await merchant();
+  const answers: ResponseInfo[] = [];
+  const noRetry = new PixCrypto({ apiKey, baseUrl: baseURL!, maxRetries: 0, onResponse: (i) => (record(i), answers.push(i)) });
+  // Spend the key's allowance (RATE_LIMIT_PER_MINUTE, 600 on the test server), a few requests at a time.
+  let limited: RateLimitError | null = null;
+  for (let round = 0; round < 200 && !limited; round++) {
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => noRetry.account.get()));
+    const refusal = results.find((r) => r.status === "rejected");
+    if (refusal) limited = (refusal as PromiseRejectedResult).reason as RateLimitError;
+  }
+  expect(limited).toBeInstanceOf(RateLimitError);
+  expect(limited).toMatchObject({ status: 429, shape: "message", attempts: 1 });
+  expect(limited!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  expect(limited!.retryAfterSeconds).toBeLessThanOrEqual(60);
+  expect(limited!.rateLimit).toEqual({ limit: 600, remaining: 0, resetSeconds: limited!.retryAfterSeconds });
+  const admitted = answers.find((a) => a.status === 200)!;
+  expect(admitted.rateLimit).toMatchObject({ limit: 600 });
+
+  const retried: ResponseInfo[] = [];
+  const patient = new PixCrypto({ apiKey, baseUrl: baseURL!, maxRetries: 3, onResponse: (i) => (record(i), retried.push(i)) });
+  const started = Date.now();
+  const { merchant: account } = await patient.account.get();
+  expect(account.balance).toBe(0);
+  const statuses = retried.map((r) => r.status);
+  expect(statuses[0]).toBe(429);
+  expect(statuses.at(-1)).toBe(200);
+  // It waited at least what the server asked before trying again.
+  const askedFirst = retried[0]!.rateLimit!.resetSeconds;
+  expect(Date.now() - started).toBeGreaterThanOrEqual(askedFirst * 1000 - 1000);
+});
+
+test("webhooks: an endpoint registered, a payment's event verified end to end, the delivery log, a redelivery, the events log, deletion", async ({ merchant }) => {
+  test.setTimeout(120_000);
+  const { client } = await merchant();
+  const received: { body: Buffer; headers: http.IncomingHttpHeaders }[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ body: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const { webhook } = await client.webhooks.create({ url, description: "sdk test" });
+    expect(webhook.secret).toMatch(/^whsec_/);
+    expect((await client.webhooks.list()).webhooks.map((w) => w.id)).toEqual([webhook.id]);
+
+    const { pixOrder } = await client.orders.createPix({ value: 49.9 });
+    await sandbox(client).payOrder(pixOrder._id);
+    const second = await client.orders.createExchange({ value: 10 });
+    await sandbox(client).payOrder(second.order.id);
+    const completed = (r: (typeof received)[number]) => JSON.parse(r.body.toString()).data?.status === "COMPLETED";
+    await eventually(
+      "the COMPLETED event",
+      async () => received.filter(completed).length,
+      (n) => n >= 1,
+    );
+    const delivery = received.find(completed)!;
+
+    const event: WebhookEvent = verifyWebhook(delivery.body, delivery.headers, webhook.secret);
+    expect(event.type).toBe("order.status_changed");
+    if (event.type !== "order.status_changed") throw new Error("narrowed above");
+    expect(event.id).toBe(delivery.headers["webhook-id"]);
+    expect(event.data).toMatchObject({ id: pixOrder._id, status: "COMPLETED", previousStatus: "PENDING", value: 49.9, type: "pix" });
+    expect(typeof event.data.paymentLinkId).toBe("string");
+    // Altered bytes, or another endpoint's secret, are refused.
+    const altered = Buffer.from(delivery.body.toString().replace("49.9", "4990"));
+    expect(() => verifyWebhook(altered, delivery.headers, webhook.secret)).toThrow(WebhookVerificationError);
+    const other = await client.webhooks.create({ url: url + "?other" });
+    expect(() => verifyWebhook(delivery.body, delivery.headers, other.webhook.secret)).toThrow(WebhookVerificationError);
+    await client.webhooks.delete(other.webhook.id);
+
+    // Page by page (one a page), until both payments' deliveries are recorded as succeeded.
+    const deliveries = await eventually(
+      "the deliveries recorded as succeeded",
+      () => client.webhooks.iterateDeliveries(webhook.id, { limit: 1 }).toArray(),
+      (all) => all.filter((d) => d.status === "succeeded").length >= 2 && all.some((d) => d.eventId === event.id && d.status === "succeeded"),
+    );
+    const original = deliveries.find((d) => d.eventId === event.id)!;
+    expect((await client.webhooks.deliveries(webhook.id, { status: "succeeded" })).deliveries.length).toBe(deliveries.filter((d) => d.status === "succeeded").length);
+    const { delivery: again } = await client.webhooks.redeliver(webhook.id, original.id);
+    expect(again).toMatchObject({ eventId: event.id, redeliveryOf: original.id });
+    await eventually(
+      "the redelivery",
+      async () => received.filter((r) => r.headers["webhook-id"] === event.id).length,
+      (n) => n >= 2,
+    );
+    const redelivered = received.filter((r) => r.headers["webhook-id"] === event.id).at(-1)!;
+    expect(verifyWebhook(redelivered.body, redelivered.headers, webhook.secret).id).toBe(event.id);
+
+    // The events log has the same object, and its paginator's cursor resumes after it.
+    const log = client.events.iterate({ limit: 1 });
+    const events = await log.toArray();
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(["order.status_changed"]));
+    expect(events.find((e) => e.id === event.id)).toEqual({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
+    expect(log.cursor).not.toBeNull();
+    expect(await client.events.iterate({ after: log.cursor }).toArray()).toEqual([]);
+    expect((await client.events.list({ after: log.cursor! })).hasMore).toBe(false);
+
+    await client.webhooks.delete(webhook.id);
+    expect((await client.webhooks.list()).webhooks).toEqual([]);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("the SDK has called every endpoint an API client can call", async ({ baseURL }) => {
+  const doc = (await (await fetch(`${baseURL}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
+  // Provider callbacks are for the PSP, Binance Pay and OpenNode; the document is read above.
+  const notForClients = new Set(["Provider callbacks", "Meta"]);
+  const expected = Object.values(doc.paths)
+    .flatMap((ops) => Object.values(ops))
+    .filter((op) => !notForClients.has(op.tags[0]!))
+    .map((op) => op.operationId)
+    .sort();
+  expect(expected.length).toBeGreaterThan(25);
+  expect([...answered].sort()).toEqual(expected);
+});
