@@ -9,8 +9,10 @@ import { createMerchant, ownDatabase, startServer, stopServer } from "./support/
 // Left out of the comparison: what belongs to the connection rather than the answer (date,
 // connection, keep-alive), the framing (Next streams every Response body, so it sends
 // transfer-encoding where the fast path sends content-length; the bodies are compared byte for
-// byte), the request id's value (its presence and form are compared), and the Vary that Next adds
-// to every app route for its own React Server Components requests (API answers are no-store).
+// byte), the request id's value (its presence and form are compared), the rate-limit headers' Remaining
+// and Reset (each server counts the key in its own memory, and the clock moves between the two
+// requests: their presence and form are compared, Limit exactly), and the Vary that Next adds to every
+// app route for its own React Server Components requests (API answers are no-store).
 const PER_CONNECTION = ["date", "connection", "keep-alive", "content-length", "transfer-encoding", "vary"];
 
 test.setTimeout(180_000);
@@ -21,6 +23,7 @@ async function ask(base: string, method: string, path: string, key?: string): Pr
   const res = await fetch(base + path, { method, headers: key ? { authorization: `Bearer ${key}` } : {}, redirect: "manual" });
   const headers = Object.fromEntries([...res.headers].filter(([name]) => !PER_CONNECTION.includes(name)));
   if (headers["x-request-id"]) headers["x-request-id"] = headers["x-request-id"].replace(/^req_[A-Za-z0-9]{16}$/, "req_…");
+  for (const name of ["ratelimit-remaining", "ratelimit-reset"]) if (headers[name]) headers[name] = headers[name].replace(/^\d+$/, "<n>");
   return { status: res.status, headers, body: (await res.text()).replace(/req_[A-Za-z0-9]{16}/g, "req_…") };
 }
 
