@@ -22,6 +22,7 @@ export async function ensureDatabase(opts: { log?: (line: string) => void } = {}
     url = embedded.url;
   }
   process.env.DATABASE_URL = url;
-  await runMigrations(url);
+  // Behind a pooler in transaction mode, DATABASE_URL is the pooler: migrations need the server itself.
+  await runMigrations(e.DATABASE_DIRECT_URL ?? url);
   return { url, embedded };
 }

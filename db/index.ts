@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { targetSessionAttrs } from "@/lib/database-url";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import * as schema from "./schema";
 
@@ -12,7 +14,16 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Executor = Db | Tx;
 
 /** `applicationName` tells this process's connections apart in pg_stat_activity (pool metrics, lib/ops). */
-export type Pool = { sql: postgres.Sql; db: Db; url: string; applicationName: string };
+export type Pool = {
+  sql: postgres.Sql;
+  db: Db;
+  url: string;
+  applicationName: string;
+  /** Where LISTEN runs (listenerOf): behind a transaction pooler a client of PostgreSQL itself; unset, the pool. */
+  listener?: postgres.Sql;
+  /** The standby for heavy reads (DATABASE_REPLICA_URL; db/replica.ts decides when it is used). */
+  replica?: { sql: postgres.Sql; db: Db; url: string } | null;
+};
 
 // Next's bundle and the server's own copy of lib/ are two module instances in one process, and must
 // share one pool rather than open two.
@@ -27,6 +38,14 @@ export function databaseUrl(): string {
 }
 
 /**
+ * PostgreSQL itself rather than a pooler in transaction mode: migrations (a session advisory lock),
+ * the job runner and LISTEN need a session that stays theirs. DATABASE_URL unless DATABASE_DIRECT_URL is set.
+ */
+export function directDatabaseUrl(): string {
+  return env().DATABASE_DIRECT_URL ?? databaseUrl();
+}
+
+/**
  * Seconds a dead connection waits before it reconnects, by consecutive failures. The driver's own
  * backoff grows to 20 s after a handful of failures (a restart that kills every connection gets
  * there at once), so the pool would stay down long after the server is back: here at most 1 s.
@@ -35,20 +54,76 @@ export function reconnectDelaySeconds(attempt: number): number {
   return Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2);
 }
 
-function open(url: string): Pool {
-  // Unique per process (instances in containers are often all pid 1), within PostgreSQL's 63 bytes.
-  const applicationName = `payments:${process.pid}:${randomBytes(3).toString("hex")}`;
-  const sql = postgres(url, {
-    max: env().DB_POOL_SIZE,
-    connect_timeout: env().DB_CONNECT_TIMEOUT_SECONDS,
+/**
+ * A commit waiting for its synchronous standby is released by a cancel or by the end of its session
+ * (pg_cancel_backend, pg_terminate_backend, a fast shutdown; statement_timeout is off by then).
+ * PostgreSQL then reports it committed, with only this warning to say the standby may not have it:
+ * an operator must hear of it, as a failover now could lose that acknowledged transaction. The
+ * routine is matched because the message is translated by the server's lc_messages.
+ */
+function onnotice(notice: postgres.Notice): void {
+  if (notice.routine === "SyncRepWaitForLSN") {
+    log.error("a commit was acknowledged before a synchronous standby confirmed it (statement_timeout or a cancel ended the wait)", {
+      message: notice.message,
+      detail: notice.detail,
+    });
+  }
+}
+
+/**
+ * What every connection of ours to a server is opened with. Behind a pooler in transaction mode
+ * (`pooled`), consecutive statements may run on different server sessions: nothing is prepared by
+ * name and no session setting is sent (PgBouncer refuses unknown startup parameters); the timeouts
+ * then come from the role's or the database's settings (docs/operations.md).
+ */
+export function connectionOptions(
+  url: string,
+  o: { applicationName: string; pooled: boolean; statementTimeoutMs?: number; readOnly?: boolean },
+): postgres.Options<Record<string, never>> {
+  const e = env();
+  const settings: Record<string, string | number> = o.pooled
+    ? {}
+    : {
+        statement_timeout: o.statementTimeoutMs ?? e.DB_STATEMENT_TIMEOUT_MS,
+        lock_timeout: e.DB_LOCK_TIMEOUT_MS,
+        ...(o.readOnly ? { default_transaction_read_only: "on" } : {}),
+      };
+  return {
+    connect_timeout: e.DB_CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectDelaySeconds,
-    onnotice: () => {},
+    onnotice,
+    prepare: !o.pooled,
+    // A server that does not take writes (a standby, an old primary that came back as one) is passed
+    // over, and with none left the query fails at once (a 503) instead of writing nowhere. The URL's
+    // own target_session_attrs wins (a replica URL may ask for a standby).
+    target_session_attrs: targetSessionAttrs(url) ?? (o.readOnly ? undefined : "read-write"),
     // bigint/numeric come back as strings; the schema's column modes decide how they are read.
     // The timeouts are session settings sent at connect: no statement of ours waits on PostgreSQL, or
     // on another's lock, without an end (docs/operations.md, "Deadlines").
-    connection: { application_name: applicationName, statement_timeout: env().DB_STATEMENT_TIMEOUT_MS, lock_timeout: env().DB_LOCK_TIMEOUT_MS },
-  });
-  return { sql, db: drizzle(sql, { schema }), url, applicationName };
+    connection: { application_name: o.applicationName, ...settings },
+  };
+}
+
+function open(url: string): Pool {
+  const e = env();
+  const pooled = e.DB_POOLER === "transaction";
+  // Unique per process (instances in containers are often all pid 1), within PostgreSQL's 63 bytes.
+  const applicationName = `payments:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const sql = postgres(url, { ...connectionOptions(url, { applicationName, pooled }), max: e.DB_POOL_SIZE });
+  // postgres.js opens LISTEN's connection on first use, with its own options: behind a pooler it
+  // must reach PostgreSQL itself, or notifications would go to whichever session the pooler picked.
+  const direct = directDatabaseUrl();
+  const listener = pooled ? postgres(direct, { ...connectionOptions(direct, { applicationName, pooled: false }), max: 1 }) : sql;
+  const replicaUrl = e.DATABASE_REPLICA_URL;
+  let replica: Pool["replica"] = null;
+  if (replicaUrl) {
+    const replicaSql = postgres(replicaUrl, {
+      ...connectionOptions(replicaUrl, { applicationName: `${applicationName}:r`, pooled, readOnly: true }),
+      max: e.DB_POOL_SIZE,
+    });
+    replica = { sql: replicaSql, db: drizzle(replicaSql, { schema }), url: replicaUrl };
+  }
+  return { sql, db: drizzle(sql, { schema }), url, applicationName, listener, replica };
 }
 
 export function getPool(): Pool {
@@ -64,6 +139,11 @@ export function openPool(): Pool {
   return current.value ?? getPool();
 }
 
+/** The client LISTEN must use for this pool. */
+export function listenerOf(pool: Pool): postgres.Sql {
+  return pool.listener ?? pool.sql;
+}
+
 export function db(): Db {
   return getPool().db;
 }
@@ -71,7 +151,12 @@ export function db(): Db {
 export async function closeDb(): Promise<void> {
   const pool = current.value;
   current.value = undefined;
-  if (pool) await pool.sql.end({ timeout: 5 });
+  if (!pool) return;
+  await Promise.all([
+    pool.sql.end({ timeout: 5 }),
+    pool.listener && pool.listener !== pool.sql ? pool.listener.end({ timeout: 5 }) : null,
+    pool.replica ? pool.replica.sql.end({ timeout: 5 }) : null,
+  ]);
 }
 
 export { schema };

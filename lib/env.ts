@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { parseDatabaseUrl } from "@/lib/database-url";
 import { processSlot } from "@/lib/singleton";
 
 // Configuration is read once, validated, and frozen. A wrong value stops start-up with a message
@@ -13,6 +14,14 @@ const decimalString = (fallback: string) =>
     .string()
     .regex(/^\d+(\.\d+)?$/, "must be a positive decimal number like 5.40")
     .default(fallback);
+
+// A list of hosts is allowed (h1:5432,h2:5433), which WHATWG's URL parser (zod's .url()) refuses.
+const postgresUrl = z.string().superRefine((url, ctx) => {
+  const parsed = parseDatabaseUrl(url);
+  if ("error" in parsed) ctx.addIssue({ code: "custom", message: parsed.error });
+});
+/** The URLs the app writes through must not settle on a standby: only these target_session_attrs. */
+const WRITABLE_TARGETS = ["read-write", "primary"];
 
 const httpUrl = z
   .string()
@@ -54,7 +63,23 @@ export const DEFAULT_DB_POOL_SIZE = Math.min(10, 2 * availableParallelism() + 1)
 const envFields = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PAYMENTS_MODE: z.enum(["sandbox", "live"]).default("sandbox"),
-  DATABASE_URL: z.string().url().optional(),
+  // One host, or several (postgres://u@h1:5432,h2:5433/db): the first that accepts writes is used
+  // (target_session_attrs defaults to read-write), so a promoted standby is followed without a proxy.
+  DATABASE_URL: postgresUrl.optional(),
+  // "transaction": DATABASE_URL is a pooler in transaction mode (PgBouncer), where a session is not
+  // kept between transactions: no named prepared statements and no session settings on those
+  // connections; LISTEN, migrations and the job runner go to DATABASE_DIRECT_URL.
+  DB_POOLER: z.enum(["none", "transaction"]).default("none"),
+  // PostgreSQL itself, not a pooler (default DATABASE_URL): what needs a session of its own uses it.
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
+  // A streaming standby for the merchants' heavy reads (statement, exports, order lists and search);
+  // reads go back to the primary while it is more than REPLICA_MAX_LAG_SECONDS behind or unreachable.
+  DATABASE_REPLICA_URL: postgresUrl.optional(),
+  REPLICA_MAX_LAG_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
+  // Live mode refuses a database whose commits do not wait for a synchronous standby, since a failover
+  // to an asynchronous one loses acknowledged payments; false starts anyway with a warning (for
+  // durability the database provides otherwise, e.g. a managed service replicating its storage).
+  DB_REQUIRE_SYNC_STANDBY: bool.default(true),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(DEFAULT_DB_POOL_SIZE),
@@ -287,6 +312,7 @@ const envSchema = envFields.superRefine((env, ctx) => {
   if (env.LND_HOLD_MIN_BLOCKS_LEFT >= env.LND_HOLD_CLTV_EXPIRY) {
     ctx.addIssue({ code: "custom", path: ["LND_HOLD_MIN_BLOCKS_LEFT"], message: "must be below LND_HOLD_CLTV_EXPIRY: a payer's HTLC may leave only that many blocks" });
   }
+  databaseProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
   if (env.PAYMENTS_MODE === "live") {
     if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
     // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
@@ -312,6 +338,28 @@ const envSchema = envFields.superRefine((env, ctx) => {
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+function databaseProblems(env: z.infer<typeof envFields>): { variable: string; message: string }[] {
+  const out: { variable: string; message: string }[] = [];
+  for (const variable of ["DATABASE_URL", "DATABASE_DIRECT_URL"] as const) {
+    const url = env[variable];
+    const parsed = url ? parseDatabaseUrl(url) : null;
+    const tsa = parsed && !("error" in parsed) ? parsed.params.get("target_session_attrs") : null;
+    if (tsa && !WRITABLE_TARGETS.includes(tsa)) {
+      out.push({ variable, message: `target_session_attrs=${tsa} could settle on a standby: use read-write (the default) or primary` });
+    }
+  }
+  if (env.DB_POOLER === "transaction") {
+    if (!env.DATABASE_URL) out.push({ variable: "DATABASE_URL", message: "is required once DB_POOLER=transaction: the pooler's URL" });
+    if (!env.DATABASE_DIRECT_URL)
+      out.push({ variable: "DATABASE_DIRECT_URL", message: "is required once DB_POOLER=transaction: LISTEN, migrations and the job runner need PostgreSQL itself" });
+  }
+  if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL)
+    out.push({ variable: "DATABASE_DIRECT_URL", message: "needs DATABASE_URL (the embedded PostgreSQL has no other URL)" });
+  if (env.DATABASE_REPLICA_URL && !env.DATABASE_URL)
+    out.push({ variable: "DATABASE_REPLICA_URL", message: "needs DATABASE_URL (the embedded PostgreSQL has no standby)" });
+  return out;
+}
 
 // A PIX rail is configured all at once or not at all: half a configuration (a URL without its
 // certificate) is a mistake to report at start-up, not a rail that fails on the first payment.

@@ -101,6 +101,8 @@ function startScript(vars: Record<string, string>, port: number) {
       PORT: String(port),
       LOG_LEVEL: "warn",
       SHUTDOWN_TIMEOUT_MS: "2000",
+      // The test server has no standby; that refusal is tested in tests/db-failover.test.ts.
+      DB_REQUIRE_SYNC_STANDBY: "false",
       ...vars,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,4 @@
-import { openPool, type Pool } from "@/db";
+import { listenerOf, openPool, type Pool } from "@/db";
 import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
@@ -48,7 +48,7 @@ function state(): State {
 
 /** Once per pool; if LISTEN cannot start, the cache stays off for that pool (every lookup reads the database). */
 function listen(s: State, pool: Pool) {
-  pool.sql
+  listenerOf(pool)
     .listen(
       AUTH_CHANGED_CHANNEL,
       (merchantId) => forgetIn(s, merchantId),

@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { databaseUrl } from "@/db";
+import { targetSessionAttrs } from "@/lib/database-url";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 
@@ -52,8 +53,11 @@ async function probeUntilAnswered(s: Circuit): Promise<void> {
 
 /** A new connection each time: one made before a partition can stay silent for minutes. */
 async function answers(): Promise<boolean> {
-  const sql = postgres(databaseUrl(), {
+  const url = databaseUrl();
+  const sql = postgres(url, {
     max: 1,
+    // Answered only by a server the pool could write to: a standby alone (mid-failover) is still down.
+    target_session_attrs: targetSessionAttrs(url) ?? "read-write",
     connect_timeout: PROBE_TIMEOUT_SECONDS,
     onnotice: () => {},
     // Nothing named: a pooler in transaction mode may hand each statement to another session.

@@ -1,6 +1,6 @@
 import { lt, sql } from "drizzle-orm";
 import postgres from "postgres";
-import { db, openPool } from "@/db";
+import { connectionOptions, db, openPool } from "@/db";
 import { rateLimits } from "@/db/schema";
 import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
@@ -91,7 +91,9 @@ export class SharedRateLimiter {
     const url = this.databaseUrl();
     if (this.client?.url !== url) {
       void this.client?.sql.end({ timeout: 1 });
-      this.client = { url, sql: postgres(url, { max: 1, idle_timeout: 10, onnotice: () => {}, connection: { application_name: "payments-rate-limit" } }) };
+      // The pool's own connection options: behind a transaction pooler, nothing prepared by name.
+      const options = connectionOptions(url, { applicationName: "payments-rate-limit", pooled: env().DB_POOLER === "transaction" });
+      this.client = { url, sql: postgres(url, { ...options, max: 1, idle_timeout: 10 }) };
     }
     return this.client.sql;
   }

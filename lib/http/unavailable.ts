@@ -38,7 +38,7 @@ export const RESTARTING = "the database is restarting";
 /**
  * The database error behind `err` that says "not now" rather than "wrong": connection exceptions
  * (SQLSTATE class 08), the server shutting down or starting (57P01–57P03), too many connections
- * (53300), a read-only server after a failover (25006), a statement or lock that timed out (57014,
+ * (53300), a read-only server after a failover (25006, or no host taking writes), a statement or lock that timed out (57014,
  * 55P03). Null for anything else.
  */
 export function databaseUnavailable(err: unknown, depth = 0): string | null {
@@ -55,6 +55,8 @@ export function databaseUnavailable(err: unknown, depth = 0): string | null {
   if (code === "57P01" || code === "57P02" || code === "57P03") return RESTARTING;
   if (code === "53300") return "the database has no free connection";
   if (code === "25006") return "the database is read-only (a failover is under way)";
+  // The driver's own, when no host of DATABASE_URL takes writes (patches/postgres+3.4.9.patch).
+  if (code === "TARGET_SESSION_ATTRS_UNMET") return "no database server takes writes (a failover is under way)";
   if (code === "57014") return "the request's database work took too long";
   if (code === "55P03") return "the data it needs is locked by other work";
   return null;

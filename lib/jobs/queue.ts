@@ -1,7 +1,10 @@
 import { PgBoss, type Queue } from "pg-boss";
-import { databaseUrl } from "@/db";
+import postgres from "postgres";
+import { connectionOptions, directDatabaseUrl } from "@/db";
+import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
+import { postgresJsDatabase } from "./postgres-js-db";
 
 // Background work runs on pg-boss, a job queue inside the same PostgreSQL: jobs survive restarts,
 // each is taken by one worker across all instances, and failures retry with backoff. This module
@@ -23,6 +26,8 @@ type QueueOptions = Omit<Queue, "name">;
 const HEARTBEAT_SECONDS = 10;
 const SUPERVISE_SECONDS = 3;
 const QUEUE_CACHE_SECONDS = 2;
+// pg-boss's own statements (maintenance deletes archived jobs in bulk) may run longer than a request's.
+const JOB_RUNNER_STATEMENT_TIMEOUT_MS = 300_000;
 
 export type JobQueue<T extends object> = {
   readonly name: string;
@@ -42,7 +47,7 @@ export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
 
 export type JobPlan = { workers: JobWorker[]; recurring: RecurringJob[] };
 
-type State = { boss: PgBoss; timers: NodeJS.Timeout[] };
+type State = { boss: PgBoss; timers: NodeJS.Timeout[]; sql: postgres.Sql };
 // One per process: the server's own copy of lib/ starts the queue, route handlers in Next's bundle
 // send into it.
 const running = processSlot<State>("jobs");
@@ -80,10 +85,18 @@ export function isRunning(): boolean {
 /** Starts pg-boss and the plan's workers and schedules; a second call returns the running queue. */
 export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   if (running.value) return running.value.boss;
+  // PostgreSQL itself (not a pooler in transaction mode), and of several hosts the one taking writes.
+  const url = directDatabaseUrl();
+  const timeout = env().DB_STATEMENT_TIMEOUT_MS;
+  const options = connectionOptions(url, {
+    applicationName: `payments-jobs:${process.pid}`,
+    pooled: false,
+    statementTimeoutMs: timeout === 0 ? 0 : Math.max(timeout, JOB_RUNNER_STATEMENT_TIMEOUT_MS),
+  });
+  const sql = postgres(url, { ...options, max: 4, transform: { undefined: null } });
   const boss = new PgBoss({
-    connectionString: databaseUrl(),
+    db: postgresJsDatabase(sql),
     schema: "pgboss",
-    max: 4,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     queueCacheIntervalSeconds: QUEUE_CACHE_SECONDS,
@@ -93,7 +106,12 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     if ((err as { code?: string }).code === "57P01") return;
     log.error("job queue error", { err });
   });
-  await boss.start();
+  try {
+    await boss.start();
+  } catch (err) {
+    await sql.end({ timeout: 1 });
+    throw err;
+  }
   const queues = new Map([...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]));
   for (const q of queues.values()) {
     await boss.createQueue(q.name, q.options);
@@ -134,7 +152,7 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     timer.unref();
     timers.push(timer);
   }
-  running.value = { boss, timers };
+  running.value = { boss, timers, sql };
   return boss;
 }
 
@@ -158,5 +176,9 @@ export async function stopJobs(timeoutMs = 10_000): Promise<void> {
   running.value = undefined;
   if (!state) return;
   for (const t of state.timers) clearInterval(t);
-  await state.boss.stop({ graceful: true, timeout: timeoutMs });
+  try {
+    await state.boss.stop({ graceful: true, timeout: timeoutMs });
+  } finally {
+    await state.sql.end({ timeout: 5 });
+  }
 }

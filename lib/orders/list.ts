@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db } from "@/db";
+import { onReadReplica } from "@/db/replica";
 import { ORDER_SEARCH_TEXT, ORDER_SEARCHABLE } from "@/db/schema";
 import { keysetBefore, keysetPage } from "@/lib/paging";
 import { encodeCryptoPixId } from "@/lib/ids";
@@ -49,7 +49,9 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
   const after = keysetBefore(q.cursor, sql`created_at`, sql`id`);
   const search = q.q ? orderSearchCondition(parseOrderSearch(q.q)) : undefined;
   if (q.q && !search) return { orders: [], nextCursor: null };
-  const rows = await db().execute<Row>(sql`
+  // A list, not a decision: the replica when one is close enough (db/replica.ts).
+  const rows = await onReadReplica((ex) =>
+    ex.execute<Row>(sql`
     select id, type, payment_link_id, status, value_centavos, created_at from ${merchantOrders(merchantId)}
     where true
       ${q.type ? sql`and type = ${q.type}` : sql``}
@@ -57,7 +59,8 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       ${search ? sql`and ${search}` : sql``}
       ${after ? sql`and ${after}` : sql``}
     order by created_at desc, id desc
-    limit ${q.limit + 1}`);
+    limit ${q.limit + 1}`),
+  );
   const { page, nextCursor } = keysetPage([...rows], q.limit, (r) => ({ at: new Date(r.created_at), id: r.id }));
   return {
     orders: page.map((r) => ({

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db, getPool } from "@/db";
+import { db, getPool, listenerOf } from "@/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
@@ -120,7 +120,7 @@ class Dispatcher {
 
   async start(): Promise<void> {
     try {
-      const sub = await getPool().sql.listen(
+      const sub = await listenerOf(getPool()).listen(
         DISPATCH_CHANNEL,
         () => this.poke(),
         // Also called after a reconnect: notifications may have been missed meanwhile.

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
+import { onReadReplica } from "@/db/replica";
 import { type MerchantProfile, type Withdrawal } from "@/db/schema";
 import { keysetPage } from "@/lib/paging";
 import { isUuid } from "@/lib/ids";
@@ -201,9 +202,9 @@ export async function findWithdrawal(merchantId: string, id: string): Promise<Wi
   return w;
 }
 
-/** Newest first, keyset-paginated. */
+/** Newest first, keyset-paginated; a list, so from the replica when one is close enough (db/replica.ts). */
 export async function listWithdrawals(merchantId: string, limit: number, cursor?: string) {
-  const rows = await withdrawalsPage(db(), merchantId, limit, cursor);
+  const rows = await onReadReplica((ex) => withdrawalsPage(ex, merchantId, limit, cursor));
   const { page, nextCursor } = keysetPage(rows, limit, (w) => ({ at: w.createdAt, id: w.id }));
   return { withdrawals: page, nextCursor };
 }

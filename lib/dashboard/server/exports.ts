@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { db } from "@/db";
+import { readDb } from "@/db/replica";
 import type { Withdrawal } from "@/db/schema";
 import { CSV_FORMATS, csvStream, type CsvColumn, type CsvFormat } from "@/lib/csv";
 import { isCalendarDay } from "@/lib/day-range";
@@ -15,7 +15,8 @@ import { withdrawalPages } from "@/lib/withdrawals/export";
 // module per source streams keyset pages (lib/ledger/statement.ts, lib/orders/export.ts,
 // lib/withdrawals/export.ts) and lib/csv.ts writes them, so a year of a busy shop downloads in
 // constant memory. Headers and descriptions come from the catalogs in the user's language; codes
-// (kinds, statuses) stay the API's, so a file can be matched against API data.
+// (kinds, statuses) stay the API's, so a file can be matched against API data. Exports read from the
+// replica when one is close enough (db/replica.ts), chosen once per download.
 
 export const EXPORT_NAMES = ["statement", "orders", "withdrawals"] as const;
 export type ExportName = (typeof EXPORT_NAMES)[number];
@@ -99,13 +100,14 @@ function withdrawalColumns(t: Translator): CsvColumn<Withdrawal>[] {
 /** The CSV body of one export for one merchant, as a byte stream of keyset pages. */
 export function exportStream(name: ExportName, merchantId: string, q: ExportQuery, t: Translator, pageSize = 1000): ReadableStream<Uint8Array> {
   const range = { merchantId, from: q.from, to: q.to };
+  const ex = readDb();
   switch (name) {
     case "statement":
-      return csvStream(statementPages(db(), { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t), q.format);
+      return csvStream(statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t), q.format);
     case "orders":
-      return csvStream(orderExportPages(db(), range, pageSize), orderColumns(t), q.format);
+      return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t), q.format);
     case "withdrawals":
-      return csvStream(withdrawalPages(db(), range, pageSize), withdrawalColumns(t), q.format);
+      return csvStream(withdrawalPages(ex, range, pageSize), withdrawalColumns(t), q.format);
   }
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { db } from "@/db";
+import { onReadReplica } from "@/db/replica";
 import { isStorableText } from "@/lib/storable-text";
 import { isCalendarDay } from "@/lib/dashboard/days";
 import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
@@ -59,7 +59,9 @@ export async function listDashboardOrders(merchantId: string, q: DashboardOrders
   const search = q.q ? orderSearchCondition(parseOrderSearch(q.q)) : undefined;
   if (q.q && !search) return { orders: [], page: q.page, hasNext: false };
   const localDay = sql`(created_at at time zone 'America/Sao_Paulo')::date`;
-  const rows = await db().execute<Raw>(sql`
+  // A list, not a decision: the replica when one is close enough (db/replica.ts).
+  const rows = await onReadReplica((ex) =>
+    ex.execute<Raw>(sql`
     select id, type as kind, payment_link_id, status, value_centavos, created_at from ${merchantOrders(merchantId)}
     where true
       ${q.kind ? sql`and type = ${q.kind}` : sql``}
@@ -68,7 +70,8 @@ export async function listDashboardOrders(merchantId: string, q: DashboardOrders
       ${q.to ? sql`and ${localDay} <= ${q.to}::date` : sql``}
       ${search ? sql`and ${search}` : sql``}
     order by created_at desc, id desc
-    limit ${q.limit + 1} offset ${(q.page - 1) * q.limit}`);
+    limit ${q.limit + 1} offset ${(q.page - 1) * q.limit}`),
+  );
   return {
     orders: rows.slice(0, q.limit).map((r) => ({
       id: r.id,

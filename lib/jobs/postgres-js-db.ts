@@ -1,0 +1,49 @@
+import type { Db as IDatabase } from "pg-boss";
+import type postgres from "postgres";
+
+// pg-boss runs its statements through this adapter on a postgres.js client of ours instead of its
+// own `pg` pool: `pg` cannot parse a URL listing several hosts, does not pick the one that takes
+// writes (target_session_attrs), and would have its own timeouts and reconnection rules. Its job
+// processing then follows a failover the way the app's pool does (db/index.ts connectionOptions).
+
+// pg-boss sends schema changes and maintenance as one `BEGIN; …; COMMIT;` script without parameters.
+const STARTS_TRANSACTION = /^\s*BEGIN\b/i;
+
+type Target = postgres.Sql | postgres.ReservedSql;
+
+function run(target: Target, text: string, values?: unknown[]) {
+  // Without parameters postgres.js uses the simple protocol, the only one that runs several
+  // statements in one call; with them, each value is typed as the server describes its slot (an
+  // array bound to `$1::uuid[]` arrives as an array).
+  return values && values.length > 0 ? target.unsafe(text, values as postgres.ParameterOrJSON<never>[]) : target.unsafe(text);
+}
+
+/** One statement's rows, or a script's rows one statement after another, as `pg` and pg-boss's own adapters return them. */
+function rowsOf(result: readonly unknown[]): unknown[] {
+  return result.some(Array.isArray) ? result.flatMap((r) => (Array.isArray(r) ? [...(r as unknown[])] : [])) : [...result];
+}
+
+/**
+ * pg-boss's database on a postgres.js client. The client must map undefined to null
+ * (`transform: { undefined: null }`), as `pg` does, and reach PostgreSQL itself: pg-boss takes
+ * transaction-scoped advisory locks and, in its scripts, keeps a transaction across statements.
+ */
+export function postgresJsDatabase(sql: postgres.Sql): IDatabase {
+  return {
+    async executeSql(text, values) {
+      if (!STARTS_TRANSACTION.test(text)) return { rows: rowsOf(await run(sql, text, values)) };
+      // A script that fails half-way leaves its session in the aborted transaction: on a shared
+      // connection the statements queued behind it would fail too. It runs on a connection of its
+      // own, rolled back on failure before it goes back to the pool.
+      const reserved = await sql.reserve();
+      try {
+        return { rows: rowsOf(await run(reserved, text, values)) };
+      } catch (err) {
+        await reserved.unsafe("rollback").catch(() => {});
+        throw err;
+      } finally {
+        reserved.release();
+      }
+    },
+  };
+}
