@@ -80,6 +80,8 @@ export const LEDGER_KINDS = [
   "withdrawal_reversal",
   "refund_reversal",
   "adjustment",
+  // A devolução the PSP made without our asking (the Central Bank's MED): may take the balance below zero.
+  "med_debit",
 ] as const;
 
 /**
@@ -135,7 +137,9 @@ export const merchants = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  () => [check("merchants_account_type", inList("account_type", ACCOUNT_TYPES)), check("merchants_balance_non_negative", sql`balance_centavos >= 0`)],
+  // No CHECK on the balance: a debit the merchant did not initiate (a MED devolução) may take it below
+  // zero. Debits the merchant initiates check it in code, under this row's lock (lib/ledger).
+  () => [check("merchants_account_type", inList("account_type", ACCOUNT_TYPES))],
 );
 
 export const users = pgTable(
@@ -1163,6 +1167,139 @@ export const idempotencyKeys = pgTable(
   ],
 );
 
+/** What the PSP says a devolução is (API Pix `natureza`); the MED ones are made without our asking. */
+export const PIX_RETURN_NATURES = ["ORIGINAL", "RETIRADA", "MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO"] as const;
+export const PIX_RETURN_STATUSES = ["EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO"] as const;
+export const PIX_RETURN_SOURCES = ["notification", "read", "poll", "reconciliation"] as const;
+
+/**
+ * Devoluções of received PIX that we did not request (the MED's, mostly), as the PSP reports them
+ * inside the Pix they return: one row each (the Pix's end-to-end id and the devolução's id), so one
+ * found by a notification, by reading the Pix back and by reconciliation is applied once. A returned
+ * PIX that had credited an order debits that order's merchant (ledger kind med_debit) once the PSP
+ * says it was returned (DEVOLVIDO).
+ */
+export const pixReturns = pgTable(
+  "pix_returns",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    endToEndId: text("end_to_end_id").notNull(),
+    // The devolução's id at the PSP, and its rtrId (the SPI's return id), once given.
+    returnId: text("return_id").notNull(),
+    rtrId: text("rtr_id"),
+    natureza: text("natureza", { enum: PIX_RETURN_NATURES }).notNull(),
+    valueCentavos: centavos("value_centavos").notNull(),
+    status: text("status", { enum: PIX_RETURN_STATUSES }).notNull(),
+    orderId: uuid("order_id").references(() => orders.id),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    description: text("description"),
+    requestedAt: ts("requested_at"),
+    returnedAt: ts("returned_at"),
+    // When the merchant was debited (null: not returned yet, not made, or no merchant was credited for the Pix).
+    debitedAt: ts("debited_at"),
+    source: text("source", { enum: PIX_RETURN_SOURCES }).notNull(),
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("pix_returns_once").on(t.endToEndId, t.returnId),
+    index("pix_returns_order").on(t.orderId),
+    index("pix_returns_merchant").on(t.merchantId, t.createdAt),
+    check("pix_returns_natureza", inList("natureza", PIX_RETURN_NATURES)),
+    check("pix_returns_status", inList("status", PIX_RETURN_STATUSES)),
+    check("pix_returns_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
+/** What each provider's records are reconciled against (lib/reconciliation). */
+export const RECON_SOURCES = ["pix_received", "pix_sent", "exchange", "lightning", "chain"] as const;
+export const RECON_RUN_STATUSES = ["running", "done", "failed"] as const;
+/**
+ * missing_here: the provider has it, we have no record; missing_there: we have it, the provider has
+ * none; amount_differs / state_differs: both have it and disagree.
+ */
+export const RECON_MISMATCH_KINDS = ["missing_here", "missing_there", "amount_differs", "state_differs"] as const;
+
+/**
+ * One reconciliation of one provider's records for one São Paulo day. Re-running the same day
+ * continues or repeats it in the same row; `cursor` is how far the provider's list has been read, so a
+ * run that died resumes there. One worker at a time holds it (`lease_until`).
+ */
+export const reconRuns = pgTable(
+  "recon_runs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    source: text("source", { enum: RECON_SOURCES }).notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    status: text("status", { enum: RECON_RUN_STATUSES }).notNull().default("running"),
+    cursor: jsonb("cursor").$type<Record<string, unknown>>().notNull().default({}),
+    seen: integer("seen").notNull().default(0),
+    mismatches: integer("mismatches").notNull().default(0),
+    error: text("error"),
+    leaseUntil: ts("lease_until"),
+    startedAt: ts("started_at").notNull().defaultNow(),
+    finishedAt: ts("finished_at"),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("recon_runs_day").on(t.source, t.day),
+    check("recon_runs_source", inList("source", RECON_SOURCES)),
+    check("recon_runs_status", inList("status", RECON_RUN_STATUSES)),
+  ],
+);
+
+/** The provider's records a run has read (their refs): what is ours and was not among them is missing there. */
+export const reconSeen = pgTable(
+  "recon_seen",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => reconRuns.id, { onDelete: "cascade" }),
+    ref: text("ref").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.ref] })],
+);
+
+/**
+ * A disagreement between a provider's records and ours, stored once per (source, ref, kind) however
+ * often it is found again, until an operator resolves it with a note (audited). One that a later run
+ * finds matched is marked cleared.
+ */
+export const reconMismatches = pgTable(
+  "recon_mismatches",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    source: text("source", { enum: RECON_SOURCES }).notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    kind: text("kind", { enum: RECON_MISMATCH_KINDS }).notNull(),
+    // The movement's id as both sides can name it (an end-to-end id, our payout's idEnvio, …).
+    ref: text("ref").notNull(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    ours: jsonb("ours").$type<Record<string, unknown>>(),
+    theirs: jsonb("theirs").$type<Record<string, unknown>>(),
+    detail: text("detail").notNull(),
+    runId: uuid("run_id").references(() => reconRuns.id, { onDelete: "set null" }),
+    lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+    clearedAt: ts("cleared_at"),
+    resolvedAt: ts("resolved_at"),
+    resolvedBy: text("resolved_by"),
+    resolution: text("resolution"),
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("recon_mismatches_once").on(t.source, t.ref, t.kind),
+    index("recon_mismatches_open")
+      .on(t.createdAt)
+      .where(sql`resolved_at is null`),
+    check("recon_mismatches_source", inList("source", RECON_SOURCES)),
+    check("recon_mismatches_kind", inList("kind", RECON_MISMATCH_KINDS)),
+  ],
+);
+
 export type Merchant = typeof merchants.$inferSelect;
 export type User = typeof users.$inferSelect;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -1191,3 +1328,6 @@ export type PixReceipt = typeof pixReceipts.$inferSelect;
 export type OrderRefund = typeof orderRefunds.$inferSelect;
 export type OrderReceipt = typeof orderReceipts.$inferSelect;
 export type CryptoPixInvoice = typeof cryptoPixInvoices.$inferSelect;
+export type PixReturn = typeof pixReturns.$inferSelect;
+export type ReconRun = typeof reconRuns.$inferSelect;
+export type ReconMismatch = typeof reconMismatches.$inferSelect;

@@ -107,6 +107,9 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     body = (
       <div className="space-y-4">
         <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />
+        {p.method === "pix" && p.returned ? (
+          <ResultScreen tone="warning" title={t("pay.returnedTitle")} body={t("pay.returnedBody", { amount: money(Math.round(p.returned.value * 100)) })} />
+        ) : null}
         <Receipt
           lines={[
             { label: t("pay.receiptAmount"), value: amount },

@@ -163,6 +163,25 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         </Card>
       </div>
 
+      {data.disputes.length > 0 ? (
+        <Card aria-labelledby="disputes-title">
+          <CardTitle id="disputes-title">{t("order.disputes.title")}</CardTitle>
+          <p className="mt-1 text-sm text-slate-600">{t("order.disputes.body")}</p>
+          <ul className="mt-3 divide-y divide-slate-100">
+            {data.disputes.map((d) => (
+              <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm" data-testid="dispute">
+                <span className="font-medium text-slate-900">
+                  {money(d.valueCentavos)} · {t(`order.disputes.natureza.${d.natureza as "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO"}`)}
+                </span>
+                <span className="text-xs text-slate-700">
+                  {t(d.debited ? "order.disputes.debited" : "order.disputes.pending")} · {dateTime(d.at)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+
       {(data.refundable && canRefund) || data.refunds.length > 0 ? <RefundsPanel order={canRefund ? data : { ...data, refundable: null }} /> : null}
 
       {data.kind === "onchain" || data.kind === "crypto_pix" ? (

@@ -41,6 +41,11 @@ export function OverviewLive({ initial }: { initial: Overview }) {
           value={money(data.balanceCentavos)}
           hint={
             <>
+              {data.balanceCentavos < 0 ? (
+                <span className="block font-semibold text-red-700" data-testid="balance-negative">
+                  {t("balance.negative")}
+                </span>
+              ) : null}
               {t("overview.balanceHint")}{" "}
               <Link href="/dashboard/statement" className="font-semibold text-brand-700 underline underline-offset-2" data-testid="balance-statement-link">
                 {t("overview.balanceLink")}

@@ -21,6 +21,7 @@ const KINDS = [
   "withdrawal_reversal",
   "refund_reversal",
   "adjustment",
+  "med_debit",
 ] as const;
 
 function query(f: StatementFilters, before?: number): string {

@@ -62,9 +62,10 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
           <dl className="mt-3 space-y-3 text-sm">
             <div>
               <dt className="text-slate-600">{t("withdrawals.balance")}</dt>
-              <dd className="text-xl font-bold tabular-nums text-slate-900" data-testid="withdraw-balance">
+              <dd className={`text-xl font-bold tabular-nums ${data.balanceCentavos < 0 ? "text-red-700" : "text-slate-900"}`} data-testid="withdraw-balance">
                 {money(data.balanceCentavos)}
               </dd>
+              {data.balanceCentavos < 0 ? <dd className="mt-1 text-xs font-semibold text-red-700">{t("balance.negative")}</dd> : null}
             </div>
             <div className="flex justify-between gap-2">
               <dt className="text-slate-600">{t("withdrawals.perTransaction")}</dt>

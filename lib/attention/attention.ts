@@ -9,7 +9,9 @@ import { sendMail } from "@/lib/mail/mailer";
 // take again, a hold invoice that will not settle after its PIX was made. Such a record gets an
 // `attention` text (why) and `attention_at` (since when), cleared when it is decided. Raising it
 // logs an error, mails OPERATOR_ALERT_EMAIL once per record, and the scrape-time gauge
-// payments_money_out_attention counts what is waiting (docs/operations.md).
+// payments_money_out_attention counts what is waiting (docs/operations.md). The same goes for
+// money that left without our asking and that no merchant could be debited for (a devolução of a PIX
+// that credited nobody), and for every disagreement reconciliation finds with a provider's records.
 
 /** The tables whose rows can need an operator, by the name the metric and the CLI use. */
 export const ATTENTION_KINDS = {
@@ -17,10 +19,12 @@ export const ATTENTION_KINDS = {
   refund: "order_refunds",
   hold_invoice: "crypto_pix_invoices",
   chain_tx: "chain_txs",
+  pix_return: "pix_returns",
+  recon_mismatch: "recon_mismatches",
 } as const;
 export type AttentionKind = keyof typeof ATTENTION_KINDS;
 
-const KEY_COLUMN: Record<AttentionKind, string> = { pix_payout: "id", refund: "id", hold_invoice: "payment_id", chain_tx: "id" };
+const KEY_COLUMN: Record<AttentionKind, string> = { pix_payout: "id", refund: "id", hold_invoice: "payment_id", chain_tx: "id", pix_return: "id", recon_mismatch: "id" };
 
 /**
  * Marks one record as needing an operator, and tells them the first time (mail and error log). Kept
@@ -47,7 +51,7 @@ export async function raiseAttention(kind: AttentionKind, id: string, why: strin
     await sendMail({
       to,
       subject: `[payments] ${kind.replace("_", " ")} ${id} needs an operator`,
-      text: `${text}\n\nSee it with: npm run cli -- attention\nIt stays listed until it is decided.`,
+      text: `${text}\n\nSee it with: npm run cli -- ${kind === "recon_mismatch" ? "recon mismatches" : "attention"}\nIt stays listed until it is decided.`,
     }).catch((err: unknown) => log.warn("operator alert mail not sent", { kind, id, err }));
   }
 }
@@ -70,6 +74,8 @@ export async function attentionList(ex: Executor = db(), limit = 200): Promise<A
       union all select 'refund', id::text, attention, attention_at from order_refunds where attention is not null
       union all select 'hold_invoice', payment_id::text, attention, attention_at from crypto_pix_invoices where attention is not null
       union all select 'chain_tx', id::text, attention, null from chain_txs where attention is not null and status = 'pending'
+      union all select 'pix_return', id::text, attention, attention_at from pix_returns where attention is not null
+      union all select 'recon_mismatch', id::text, attention, attention_at from recon_mismatches where attention is not null
     ) a order by since nulls last limit ${limit}`);
   return rows.map((r) => ({ ...r, since: r.since === null ? null : new Date(r.since) }));
 }
@@ -80,6 +86,8 @@ export async function attentionCounts(ex: Executor = db()): Promise<Record<Atten
     select (select count(*)::int from pix_payouts where attention is not null) as pix_payout,
            (select count(*)::int from order_refunds where attention is not null) as refund,
            (select count(*)::int from crypto_pix_invoices where attention is not null) as hold_invoice,
-           (select count(*)::int from chain_txs where attention is not null and status = 'pending') as chain_tx`);
+           (select count(*)::int from chain_txs where attention is not null and status = 'pending') as chain_tx,
+           (select count(*)::int from pix_returns where attention is not null) as pix_return,
+           (select count(*)::int from recon_mismatches where attention is not null) as recon_mismatch`);
   return row;
 }

@@ -6,6 +6,7 @@ import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 import type { Asset, Network } from "@/lib/chain/tokens";
 import { merchantById } from "@/lib/merchants/queries";
 import { findOrderByPaymentLink } from "@/lib/orders/any-order";
+import { disputesOfOrder } from "@/lib/med/returns";
 import type { PublicPayment } from "./schemas";
 
 export type { PublicPayment } from "./schemas";
@@ -35,7 +36,18 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       link,
     };
     // Re-stating `method` narrows it for the type without moving it: a key that is already there keeps its place.
-    if (order.kind === "pix") return { ...base, method: "pix", payment: { brcode: order.brcode!, qrContent: order.brcode! } };
+    if (order.kind === "pix") {
+      // What the payer's bank took back through the MED: their receipt says so.
+      const returned = (await disputesOfOrder(order.id)).filter((d) => d.status === "DEVOLVIDO");
+      const total = returned.reduce((sum, d) => sum + d.valueCentavos, 0);
+      const at = returned.at(-1)?.returnedAt ?? returned.at(-1)?.updatedAt;
+      return {
+        ...base,
+        method: "pix",
+        payment: { brcode: order.brcode!, qrContent: order.brcode! },
+        ...(total > 0 && at ? { returned: { value: centavosToBrl(total), at: at.toISOString() } } : {}),
+      };
+    }
     if (order.kind === "lightning") {
       return {
         ...base,

@@ -21,7 +21,15 @@ const orderBase = { ...base, status: z.enum(ORDER_STATUSES), expiresAt: isoDateT
 
 export const publicPaymentSchema = z
   .discriminatedUnion("method", [
-    z.strictObject({ ...orderBase, method: z.literal("pix"), payment: z.strictObject({ brcode: z.string(), qrContent }) }),
+    z.strictObject({
+      ...orderBase,
+      method: z.literal("pix"),
+      payment: z.strictObject({ brcode: z.string(), qrContent }),
+      returned: z
+        .strictObject({ value: brlAmount, at: isoDateTime })
+        .optional()
+        .meta({ description: "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when" }),
+    }),
     z.strictObject({ ...orderBase, method: z.literal("lightning"), payment: z.strictObject({ invoice: z.string(), satoshis: z.int(), qrContent }) }),
     z.strictObject({
       ...orderBase,

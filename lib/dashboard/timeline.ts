@@ -41,6 +41,8 @@ const UNAPPLIED = new Set(["order.funds_unapplied", "onchain.deposit.funds_unapp
 
 export function timelineLine(e: TimelineEvent): TimelineLine {
   if (UNAPPLIED.has(e.type)) return { key: "timeline.unapplied", tone: "bad" };
+  // Its status is the order's, which the devolução leaves as it was.
+  if (e.type === "order.disputed") return { key: "timeline.disputed", tone: "bad" };
   const line = e.status ? BY_STATUS[e.type]?.[e.status] : undefined;
   if (!line) return { key: "timeline.updated", tone: "neutral" };
   return e.valueCentavos === null ? line : { ...line, amount: e.valueCentavos };

@@ -6,6 +6,7 @@ import { fanOutCtes } from "@/lib/webhooks/fanout";
 export const EVENT_TYPES = [
   "order.status_changed",
   "order.funds_unapplied",
+  "order.disputed",
   "refund.status_changed",
   "onchain.deposit.status_changed",
   "onchain.deposit.funds_unapplied",

@@ -3,6 +3,8 @@ import type { Executor, Tx } from "@/db";
 import { db } from "@/db";
 import type { SqlValue } from "@/db/prepared";
 import { ledgerEntries, merchants, type LedgerEntry } from "@/db/schema";
+import { InsufficientBalance } from "@/lib/errors";
+import { formatBrl } from "@/lib/money";
 
 // The append-only ledger and the balance it backs. A merchant's balance is merchants.balance_centavos
 // (the folded part) plus its unfolded_credits, and equals the sum of its ledger entries in every
@@ -10,7 +12,9 @@ import { ledgerEntries, merchants, type LedgerEntry } from "@/db/schema";
 //   - a credit (money in) inserts its entry and an unfolded credit, and never touches the merchant
 //     row, so a busy merchant's incoming payments do not queue behind each other or its debits;
 //   - a debit (money out) locks the merchant row, folds the unfolded credits into it (deleting them,
-//     in the same transaction) and moves the row; the row's CHECK (>= 0) refuses an overdraft.
+//     in the same transaction) and moves the row. A debit the merchant initiates (a withdrawal, a
+//     refund) is checked against the balance it locked (coverDebit); one it did not (a MED devolução)
+//     is not, and may leave the balance below zero until credits cover it.
 // Folding only ever moves an amount from one side to the other inside one transaction, so a reader
 // sees it before or after, never half-done. Whoever folds holds the merchant row first (a debit, or
 // the sweep's foldBalances), so two folds never wait on each other's deleted rows in opposite order.
@@ -69,6 +73,23 @@ export function creditCtes(c: { [K in keyof LedgerPosting]: SqlValue<LedgerPosti
 export async function lockBalance(tx: Tx, merchantId: string): Promise<number> {
   const balance = await lockRow(tx, merchantId);
   return balance + (await foldLocked(tx, merchantId, 0));
+}
+
+/**
+ * Refuses a debit the merchant asks for (a withdrawal, a refund) that the locked `balance` does not
+ * cover, and any while the balance is negative: money the merchant owes (a devolução it did not
+ * request) is paid back by its next credits before anything else leaves.
+ */
+export function coverDebit(balance: number, debit: number, what: "withdrawal" | "refund"): void {
+  if (balance < 0) {
+    throw new InsufficientBalance(
+      `Negative balance: the balance is ${formatBrl(balance)} after a PIX the merchant received was returned to its payer (MED); ` +
+        `${what}s are blocked until new credits cover it`,
+    );
+  }
+  if (debit > balance) {
+    throw new InsufficientBalance(`Insufficient balance: this ${what} needs ${formatBrl(debit)} and the available balance is ${formatBrl(balance)}`);
+  }
 }
 
 async function lockRow(tx: Tx, merchantId: string): Promise<number> {

@@ -7,6 +7,7 @@ import { receiptExists } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
 import { wakePayout } from "@/lib/payouts/machine";
 import { followRefund } from "@/lib/refunds/machine";
+import { applyPixReturns } from "@/lib/med/returns";
 
 // API Pix notifications (docs/providers.md "PIX collection"): `{ pix: [ { endToEndId, txid, valor,
 // horario, … } ] }`, posted by the PSP to our URL + "/pix". The body is not signed and a registration
@@ -28,7 +29,12 @@ export const pixNotificationBody = z
   .meta({ description: "An API Pix notification: the received PIX, each read back from the PSP before it counts" });
 
 /** Reads one notified PIX back from the PSP and applies what it says (lib/worker works it). */
-export const pixConfirmQueue = jobQueue<{ endToEndId: string }>("pix-confirm", { retryLimit: 20, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 });
+export const pixConfirmQueue = jobQueue<{ endToEndId: string; returns?: boolean }>("pix-confirm", {
+  retryLimit: 20,
+  retryDelay: 2,
+  retryBackoff: true,
+  expireInSeconds: 120,
+});
 
 /** Our id (a uuid) from the 32 hex digits we gave a provider as its id; null for any other id. */
 export function uuidOfProviderId(id: unknown): string | null {
@@ -38,23 +44,29 @@ export function uuidOfProviderId(id: unknown): string | null {
 
 type Json = Record<string, unknown>;
 
-/** What one notified item asks us to read: a received Pix, a payout of ours (Efí), and refunds of ours. */
-export function notifiedItem(item: unknown): { endToEndId: string | null; payoutId: string | null; refundIds: string[] } | null {
+/**
+ * What one notified item asks us to read: a received Pix, a payout of ours (Efí), refunds of ours, and
+ * whether it mentions a devolução that is not ours (the MED's): then the Pix is read back even when it
+ * was recorded before.
+ */
+export function notifiedItem(item: unknown): { endToEndId: string | null; payoutId: string | null; refundIds: string[]; foreignReturns: boolean } | null {
   if (!item || typeof item !== "object" || Array.isArray(item)) return null;
   const o = item as Json;
   const extras = o.gnExtras && typeof o.gnExtras === "object" ? (o.gnExtras as Json) : {};
-  const refundIds = (Array.isArray(o.devolucoes) ? (o.devolucoes as unknown[]) : [])
-    .map((d) => uuidOfProviderId(d && typeof d === "object" ? (d as Json).id : null))
-    .filter((id): id is string => id !== null);
+  const devolucoes = (Array.isArray(o.devolucoes) ? (o.devolucoes as unknown[]) : []).map((d) => (d && typeof d === "object" ? (d as Json) : {}));
+  const refundIds = devolucoes.map((d) => uuidOfProviderId(d.id)).filter((id): id is string => id !== null);
+  const foreignReturns = devolucoes.some((d) => uuidOfProviderId(d.id) === null || (typeof d.natureza === "string" && d.natureza.startsWith("MED")));
   // A PIX we sent, not one we received: never read as a payment to an order.
-  if (o.tipo === "SOLICITACAO" || typeof extras.idEnvio === "string") return { endToEndId: null, payoutId: uuidOfProviderId(extras.idEnvio), refundIds };
+  if (o.tipo === "SOLICITACAO" || typeof extras.idEnvio === "string")
+    return { endToEndId: null, payoutId: uuidOfProviderId(extras.idEnvio), refundIds, foreignReturns: false };
   const endToEndId = typeof o.endToEndId === "string" && /^[a-zA-Z0-9]{32}$/.test(o.endToEndId) ? o.endToEndId : null;
   if (!endToEndId && refundIds.length === 0) return null;
-  return { endToEndId, payoutId: null, refundIds };
+  return { endToEndId, payoutId: null, refundIds, foreignReturns };
 }
 
 export async function acceptPixNotification(body: z.output<typeof pixNotificationBody>): Promise<number> {
   const ids = new Set<string>();
+  const withReturns = new Set<string>();
   let hints = 0;
   for (const raw of body.pix) {
     const item = notifiedItem(raw);
@@ -67,13 +79,20 @@ export async function acceptPixNotification(body: z.output<typeof pixNotificatio
     for (const refundId of item.refundIds) await followRefund(refundId);
     if (item.payoutId) await wakePayout(item.payoutId);
     if (item.endToEndId) ids.add(item.endToEndId);
+    if (item.endToEndId && item.foreignReturns) withReturns.add(item.endToEndId);
   }
   // One job per end-to-end id at a time: a duplicate notification while its read is queued adds nothing.
-  for (const endToEndId of ids) await pixConfirmQueue.send({ endToEndId }, { singletonKey: endToEndId });
+  for (const endToEndId of ids) {
+    const returns = withReturns.has(endToEndId);
+    // A devolução's notice is its own job: one queued for the payment itself must not swallow it.
+    await pixConfirmQueue.send({ endToEndId, returns }, { singletonKey: returns ? `${endToEndId}:returns` : endToEndId });
+  }
   // The job is what guarantees the read; reading right away too saves its pickup delay. Whichever
   // comes second finds the payment recorded and asks the PSP nothing.
   for (const endToEndId of [...ids].slice(0, INLINE_READS)) {
-    void confirmNotifiedPix(endToEndId).catch((err: unknown) => log.warn("notified PIX not read yet; its job retries", { endToEndId, err }));
+    void confirmNotifiedPix(endToEndId, { returns: withReturns.has(endToEndId) }).catch((err: unknown) =>
+      log.warn("notified PIX not read yet; its job retries", { endToEndId, err }),
+    );
   }
   return hints;
 }
@@ -81,15 +100,20 @@ export async function acceptPixNotification(body: z.output<typeof pixNotificatio
 // A notification can carry many PIX (PSPs batch them); beyond this many, the queue reads the rest.
 const INLINE_READS = 20;
 
-/** The PSP's word on a notified PIX: applied when it has it, ignored (and logged) when it does not. */
-export async function confirmNotifiedPix(endToEndId: string): Promise<ReceiptOutcome | null> {
-  if (await receiptExists(db(), endToEndId)) return { duplicate: true };
+/**
+ * The PSP's word on a notified PIX: applied when it has it, ignored (and logged) when it does not. With
+ * `returns` (the notice mentioned a devolução we did not ask for) a Pix recorded before is read again,
+ * and its devoluções applied as the PSP lists them, never as the notice says.
+ */
+export async function confirmNotifiedPix(endToEndId: string, opts: { returns?: boolean } = {}): Promise<ReceiptOutcome | null> {
+  if (!opts.returns && (await receiptExists(db(), endToEndId))) return { duplicate: true };
   const pix = await providers().pix.readPayment(endToEndId);
   if (!pix) {
     log.warn("notified PIX unknown to the PSP: ignored (a forged or misdirected notification)", { endToEndId });
     return null;
   }
   const outcome = await applyReceivedPix(pix, "notification");
+  if (pix.returns?.length) await applyPixReturns(pix, "notification");
   if (!outcome.duplicate) log.info("PIX received", { endToEndId, applied: outcome.applied, reason: outcome.reason, orderId: outcome.order?.id });
   return outcome;
 }

@@ -1,10 +1,11 @@
 import { db } from "@/db";
 import type { MerchantProfile, OrderRefund } from "@/db/schema";
-import { Conflict, InsufficientBalance, InvalidInput, NotFound } from "@/lib/errors";
+import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
-import { lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
+import { coverDebit, lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
+import { returnedByMed } from "@/lib/med/returns";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
@@ -55,7 +56,8 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
     if (!paymentRef) {
       throw new InvalidInput("This order cannot be refunded through the API: there is no record of the payment that completed it (it predates payment receipts)");
     }
-    const left = order.valueCentavos - (await refundedCentavos(tx, order.id, ["PENDING", "COMPLETED"]));
+    // What the MED already returned to the payer cannot be refunded again: the PSP would refuse it.
+    const left = order.valueCentavos - (await refundedCentavos(tx, order.id, ["PENDING", "COMPLETED"])) - (await returnedByMed(tx, order.id));
     if (left <= 0) throw new InvalidInput("Nothing is left to refund on this order: the refunds already requested cover its value");
     const value = input.value ?? left;
     if (value > left) {
@@ -68,10 +70,7 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
         `An exchange-wallet order takes at most ${MAX_EXCHANGE_REFUNDS} refunds: the last one must refund everything that is left (${formatBrl(left)})`,
       );
     }
-    const balance = await lockBalance(tx, merchant.id);
-    if (value > balance) {
-      throw new InsufficientBalance(`Insufficient balance: this refund needs ${formatBrl(value)} and the available balance is ${formatBrl(balance)}`);
-    }
+    coverDebit(await lockBalance(tx, merchant.id), value, "refund");
     const row = await insertRefund(tx, {
       orderId: order.id,
       merchantId: merchant.id,

@@ -2,8 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import type { Tx } from "@/db";
 import { prepared } from "@/db/prepared";
 import { merchants, type Merchant } from "@/db/schema";
-import { lockBalance, shownBalance } from "@/lib/ledger/ledger";
-import { InsufficientBalance, LimitExceeded, NotFound } from "@/lib/errors";
+import { coverDebit, lockBalance, shownBalance } from "@/lib/ledger/ledger";
+import { LimitExceeded, NotFound } from "@/lib/errors";
 import { formatBrl, saoPauloDay, WITHDRAWAL_LIMITS } from "@/lib/money";
 
 /**
@@ -37,9 +37,7 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
       `Daily withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.daily)} per day and ${formatBrl(Math.max(0, left))} is left today`,
     );
   }
-  if (debitCentavos > balance) {
-    throw new InsufficientBalance(`Insufficient balance: this withdrawal needs ${formatBrl(debitCentavos)} and the available balance is ${formatBrl(balance)}`);
-  }
+  coverDebit(balance, debitCentavos, "withdrawal");
   // The row as locked, for checks on what it holds (the payout key's hold).
   return { day, merchant: m };
 }

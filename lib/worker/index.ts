@@ -149,8 +149,8 @@ export async function startWorker(): Promise<PgBoss> {
       // A notified PIX is read back from the PSP; a read that fails is retried with backoff.
       ...(pixConfirmed
         ? [
-            worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId }) => {
-              await confirmNotifiedPix(endToEndId);
+            worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId, returns }) => {
+              await confirmNotifiedPix(endToEndId, { returns });
             }),
           ]
         : []),

@@ -27,6 +27,7 @@ import type { HoldInvoiceStatus } from "@/lib/crypto-pix/schemas";
 import { holdInvoiceStatus } from "@/lib/crypto-pix/views";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { refundsOfOrder } from "@/lib/orders/queries";
+import { disputesOfOrder, returnedByMed } from "@/lib/med/returns";
 import type { OrderListKind } from "./orders";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
@@ -119,7 +120,11 @@ export type OrderDetail = {
   refunds: RefundLine[];
   /** Set when the order can be refunded now: what is left (its value less the refunds that did not fail). */
   refundable: { leftCentavos: number; sandbox: boolean } | null;
+  /** What the payer's bank had returned of a PIX order's payment through the MED, without the merchant asking. */
+  disputes: DisputeLine[];
 };
+
+export type DisputeLine = { id: string; valueCentavos: number; natureza: string; status: string; debited: boolean; at: string };
 
 export type RefundLine = {
   id: string;
@@ -151,7 +156,7 @@ const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable">;
+type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes">;
 
 function fromOrder(o: Order): Base {
   const link = paymentLink(o.paymentLinkId);
@@ -320,7 +325,7 @@ async function refundsOf(o: Order): Promise<Pick<OrderDetail, "refunds" | "refun
   if (o.kind === "lightning" || (o.status !== "COMPLETED" && o.status !== "REFUND")) return { refunds: [], refundable: null };
   const rows = await refundsOfOrder(db(), o.id);
   const held = rows.filter((r) => r.status !== "FAILED").reduce((sum, r) => sum + r.valueCentavos, 0);
-  const left = o.valueCentavos - held;
+  const left = o.valueCentavos - held - (o.kind === "pix" ? await returnedByMed(db(), o.id) : 0);
   return {
     refunds: rows.map((r) => ({
       id: r.id,
@@ -371,8 +376,17 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
       .orderBy(desc(webhookDeliveries.createdAt))
       .limit(50),
   ]);
+  const disputes = base.kind === "pix" ? await disputesOfOrder(base.id) : [];
   return {
     ...base,
+    disputes: disputes.map((d) => ({
+      id: d.id,
+      valueCentavos: d.valueCentavos,
+      natureza: d.natureza,
+      status: d.status,
+      debited: d.debitedAt !== null,
+      at: (d.returnedAt ?? d.createdAt).toISOString(),
+    })),
     events: eventRows.map((e) => ({ ...e, at: e.at.toISOString() })),
     deliveries: deliveryRows.map((d) => ({ ...d, at: d.at.toISOString() })),
     canSimulate: env().PAYMENTS_MODE === "sandbox" && base.payment !== null,

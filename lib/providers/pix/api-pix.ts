@@ -8,7 +8,7 @@ import type { HttpsAnswer } from "../http/mtls";
 import { ProviderBusy, type SendAnswer } from "../outcome";
 import type { RefundState } from "../refund/types";
 import { describeProblem, PspProblem, pspClientFromEnv, type CallOptions, type PspClient } from "./psp-client";
-import type { CollectionPayer, PixCollection, PixProvider, ReceivedPix } from "./types";
+import type { CollectionPayer, PixCollection, PixProvider, PixReturnReport, ReceivedPix } from "./types";
 
 // PIX collection through any PSP that implements the Central Bank's API Pix v2 (CONTRACT §10;
 // the document is openapi-2.9.0.yaml). Requests follow the document; answers are read tolerantly
@@ -67,6 +67,32 @@ export function receivedPixOf(o: unknown): ReceivedPix | null {
     valueCentavos: value,
     paidAt,
     chave: typeof p.chave === "string" ? p.chave : null,
+    returns: (Array.isArray(p.devolucoes) ? p.devolucoes : []).map(pixReturnOf).filter((r): r is PixReturnReport => r !== null),
+  };
+}
+
+const NATUREZAS = ["ORIGINAL", "RETIRADA", "MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO"] as const;
+const RETURN_STATUSES = ["EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO"] as const;
+
+/** A devolução as the document describes it (natureza absent = ORIGINAL); null when it is not one we can act on. */
+function pixReturnOf(o: unknown): PixReturnReport | null {
+  if (!o || typeof o !== "object") return null;
+  const d = o as Json;
+  const value = typeof d.valor === "string" ? decimalStringToCentavos(d.valor) : null;
+  const natureza = d.natureza === undefined ? "ORIGINAL" : d.natureza;
+  if (typeof d.id !== "string" || !d.id || value === null || value <= 0) return null;
+  if (!NATUREZAS.includes(natureza as never) || !RETURN_STATUSES.includes(d.status as never)) return null;
+  const horario = (d.horario ?? {}) as Json;
+  const time = (v: unknown) => (typeof v === "string" && !Number.isNaN(Date.parse(v)) ? new Date(v) : null);
+  return {
+    id: d.id,
+    rtrId: typeof d.rtrId === "string" ? d.rtrId : null,
+    valueCentavos: value,
+    natureza: natureza as PixReturnReport["natureza"],
+    status: d.status as PixReturnReport["status"],
+    requestedAt: time(horario.solicitacao),
+    returnedAt: time(horario.liquidacao),
+    description: typeof d.descricao === "string" ? d.descricao.slice(0, 140) : null,
   };
 }
 
@@ -152,8 +178,10 @@ export const apiPix: PixProvider = {
     return pix;
   },
 
-  async listPayments({ from, to, page }) {
+  async listPayments({ from, to, page, withReturnsOnly }) {
     const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString(), "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "1000" });
+    // The document's filter: only the Pix that have devoluções (how MED returns of older Pix are found).
+    if (withReturnsOnly) query.set("devolucaoPresente", "true");
     const answer = await call(pspClientFromEnv(), "list received PIX", "GET", `/pix?${query}`);
     if (answer.status !== 200) throw undecided("list received PIX", answer);
     const o = (answer.json ?? {}) as Json;

@@ -13,6 +13,22 @@ export type ReceivedPix = {
   paidAt: Date;
   /** The key that received it: only the service's own counts. */
   chave: string | null;
+  /** Its devoluções as the PSP lists them (ours and those it made without our asking, MED), when it listed them. */
+  returns?: PixReturnReport[];
+};
+
+/** One devolução of a received Pix (API Pix `Devolucao`). */
+export type PixReturnReport = {
+  /** The devolução's id: ours (a refund we asked for) or the PSP's (one we did not). */
+  id: string;
+  rtrId: string | null;
+  valueCentavos: number;
+  /** Absent in the PSP's answer means ORIGINAL (the document). */
+  natureza: "ORIGINAL" | "RETIRADA" | "MED_OPERACIONAL" | "MED_FRAUDE" | "MED_PIX_AUTOMATICO";
+  status: "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO";
+  requestedAt: Date | null;
+  returnedAt: Date | null;
+  description: string | null;
 };
 
 export type CollectionPayer = { name: string } & ({ cpf: string } | { cnpj: string });
@@ -29,5 +45,5 @@ export interface PixProvider extends Refunder {
   /** One received payment by end-to-end id, or null when the PSP has none: a notification is believed only if this agrees. */
   readPayment(endToEndId: string): Promise<ReceivedPix | null>;
   /** Payments received in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
-  listPayments?(window: { from: Date; to: Date; page: number }): Promise<{ items: ReceivedPix[]; pages: number }>;
+  listPayments?(window: { from: Date; to: Date; page: number; withReturnsOnly?: boolean }): Promise<{ items: ReceivedPix[]; pages: number }>;
 }

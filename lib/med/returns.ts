@@ -1,0 +1,186 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { db, type Executor } from "@/db";
+import { orderRefunds, pixReceipts, pixReturns, type PixReturn } from "@/db/schema";
+import { raiseAttention } from "@/lib/attention/attention";
+import { recordEvent } from "@/lib/events/outbox";
+import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { log } from "@/lib/log";
+import { mailInBackground } from "@/lib/mail/background";
+import { sendMail } from "@/lib/mail/mailer";
+import { centavosToBrl, formatBrl } from "@/lib/money";
+import { orderById } from "@/lib/orders/queries";
+import { orderView } from "@/lib/orders/views";
+import type { PixReturnReport, ReceivedPix } from "@/lib/providers/pix/types";
+import { teamToTell } from "@/lib/security/money-mail";
+
+// Devoluções we did not ask for (docs/providers.md "MED devoluções"). The payer's bank can have a PIX
+// we received returned through the Central Bank's MED (natureza MED_OPERACIONAL, MED_FRAUDE,
+// MED_PIX_AUTOMATICO): the PSP takes the money from our account and lists the devolução inside the
+// Pix. Whoever sees it first (a notification read back, the poll, reconciliation) records it here,
+// once per (end-to-end id, devolução id). Once the PSP says it was returned (DEVOLVIDO), the merchant
+// whose order the Pix credited is debited (med_debit, even below zero: lib/ledger), the order gets
+// `order.disputed`, and the merchant's owners and admins are mailed, after the commit. A devolução
+// that is not the MED's and not one of our refunds (someone used the PSP's own portal), or the MED's
+// of a Pix that credited nobody, debits no one: it waits for an operator.
+
+export const MED_NATUREZAS: readonly PixReturnReport["natureza"][] = ["MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO"];
+export const isMed = (natureza: string) => (MED_NATUREZAS as readonly string[]).includes(natureza);
+
+export type ReturnSource = PixReturn["source"];
+
+/** Our own refund's id as we gave it to the PSP (a uuid without dashes), or null. */
+function ourRefundId(returnId: string): string | null {
+  if (!/^[0-9a-f]{32}$/.test(returnId)) return null;
+  return `${returnId.slice(0, 8)}-${returnId.slice(8, 12)}-${returnId.slice(12, 16)}-${returnId.slice(16, 20)}-${returnId.slice(20)}`;
+}
+
+export type ReturnOutcome = { recorded: number; debited: PixReturn[] };
+
+/**
+ * Records every devolução of `pix` that is not one of our refunds, and debits the merchant for each
+ * MED one the PSP has returned. Idempotent: a devolução seen again changes only its status.
+ */
+export async function applyPixReturns(pix: ReceivedPix, source: ReturnSource): Promise<ReturnOutcome> {
+  const outcome: ReturnOutcome = { recorded: 0, debited: [] };
+  for (const report of pix.returns ?? []) {
+    const refundId = ourRefundId(report.id);
+    if (refundId && (await db().select({ id: orderRefunds.id }).from(orderRefunds).where(eq(orderRefunds.id, refundId))).length > 0) continue;
+    const applied = await applyOne(pix, report, source);
+    if (applied.recorded) outcome.recorded++;
+    if (applied.debited) outcome.debited.push(applied.debited);
+  }
+  for (const row of outcome.debited) mailMerchant(row);
+  return outcome;
+}
+
+async function applyOne(pix: ReceivedPix, r: PixReturnReport, source: ReturnSource): Promise<{ recorded: boolean; debited: PixReturn | null }> {
+  const result = await db().transaction(async (tx) => {
+    // Who the Pix credited, if anyone: its applied receipt names the order and its merchant.
+    const [receipt] = await tx
+      .select({ orderId: pixReceipts.orderId, merchantId: pixReceipts.merchantId, applied: pixReceipts.applied })
+      .from(pixReceipts)
+      .where(eq(pixReceipts.endToEndId, pix.endToEndId));
+    const credited = receipt?.applied ? receipt : null;
+    const inserted = await tx
+      .insert(pixReturns)
+      .values({
+        endToEndId: pix.endToEndId,
+        returnId: r.id,
+        rtrId: r.rtrId,
+        natureza: r.natureza,
+        valueCentavos: r.valueCentavos,
+        status: r.status,
+        orderId: receipt?.orderId ?? null,
+        merchantId: credited?.merchantId ?? null,
+        description: r.description,
+        requestedAt: r.requestedAt,
+        returnedAt: r.returnedAt,
+        source,
+      })
+      .onConflictDoNothing()
+      .returning({ id: pixReturns.id });
+    // Seen before: only its progress at the PSP can have changed (EM_PROCESSAMENTO → DEVOLVIDO).
+    const progressed = await tx
+      .update(pixReturns)
+      .set({ status: r.status, rtrId: r.rtrId, returnedAt: r.returnedAt, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(pixReturns.endToEndId, pix.endToEndId),
+          eq(pixReturns.returnId, r.id),
+          sql`${pixReturns.status} = 'EM_PROCESSAMENTO' and ${r.status} <> 'EM_PROCESSAMENTO'`,
+        ),
+      )
+      .returning({ id: pixReturns.id });
+    const changed = inserted.length > 0 || progressed.length > 0;
+    const [row] = await tx
+      .select()
+      .from(pixReturns)
+      .where(and(eq(pixReturns.endToEndId, pix.endToEndId), eq(pixReturns.returnId, r.id)))
+      .for("update");
+    if (!isMed(row.natureza) || row.status !== "DEVOLVIDO" || row.debitedAt !== null || !row.merchantId || !row.orderId) {
+      return { recorded: inserted.length > 0, changed, debited: null, row };
+    }
+    const [debited] = await tx
+      .update(pixReturns)
+      .set({ debitedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(pixReturns.id, row.id), isNull(pixReturns.debitedAt)))
+      .returning();
+    await postLedgerEntry(tx, {
+      merchantId: row.merchantId,
+      kind: "med_debit",
+      amountCentavos: -row.valueCentavos,
+      refType: "pix_return",
+      refId: row.id,
+      description: `PIX ${row.endToEndId} returned to its payer (${row.natureza})`,
+    });
+    const order = await orderById(tx, row.orderId);
+    if (order) {
+      await recordEvent(tx, {
+        merchantId: row.merchantId,
+        type: "order.disputed",
+        subjectType: "order",
+        subjectId: order.id,
+        data: { ...orderView(order), dispute: disputeView(debited) },
+      });
+    }
+    return { recorded: inserted.length > 0, changed, debited, row };
+  });
+  const { row } = result;
+  if (result.recorded) log.warn("PIX returned without our asking", { endToEndId: row.endToEndId, natureza: row.natureza, status: row.status, source });
+  // Money left our account and nobody was debited for it: an operator decides what it was (once, on
+  // news: a resolved one is not raised again by the next poll).
+  if (result.changed && !result.debited && row.status !== "NAO_REALIZADO" && row.debitedAt === null && (!isMed(row.natureza) || !row.merchantId)) {
+    const why = isMed(row.natureza)
+      ? `the PSP returned ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} under the MED (${row.natureza}), and that PIX credited no merchant`
+      : `the PSP made a devolução of ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} (${row.natureza}, id ${row.returnId}) that is none of our refunds`;
+    await raiseAttention("pix_return", row.id, why);
+  }
+  return { recorded: result.recorded, debited: result.debited };
+}
+
+/** A devolução as events, the order page and the receipt show it. */
+export function disputeView(r: PixReturn) {
+  return {
+    id: r.id,
+    endToEndId: r.endToEndId,
+    natureza: r.natureza,
+    value: centavosToBrl(r.valueCentavos),
+    status: r.status,
+    returnedAt: (r.returnedAt ?? r.debitedAt ?? r.updatedAt).toISOString(),
+  };
+}
+
+/** The devoluções the MED made of an order's PIX, oldest first (the order page and the payer's receipt). */
+export async function disputesOfOrder(orderId: string): Promise<PixReturn[]> {
+  return db().select().from(pixReturns).where(eq(pixReturns.orderId, orderId)).orderBy(pixReturns.createdAt);
+}
+
+/** What MED devoluções have taken back of an order, in centavos (what is left to refund shrinks by it). */
+export async function returnedByMed(ex: Executor, orderId: string): Promise<number> {
+  const [row] = await ex
+    .select({ sum: sql<string>`coalesce(sum(${pixReturns.valueCentavos}), 0)` })
+    .from(pixReturns)
+    .where(and(eq(pixReturns.orderId, orderId), sql`${pixReturns.status} <> 'NAO_REALIZADO'`));
+  return Number(row.sum);
+}
+
+function mailMerchant(r: PixReturn): void {
+  mailInBackground("PIX returned under the MED", async () => {
+    const team = await teamToTell(r.merchantId!, null);
+    if (!team) return;
+    const order = r.orderId ? await orderById(db(), r.orderId) : undefined;
+    const subject = `PIX devolvido pelo MED / PIX returned under the MED: ${formatBrl(r.valueCentavos)}`;
+    const text = [
+      `${team.company}:`,
+      "",
+      `O banco do pagador pediu a devolução de um PIX recebido pelo pedido ${order?.paymentLinkId ?? r.orderId} pelo Mecanismo Especial de Devolução (${r.natureza}).`,
+      `${formatBrl(r.valueCentavos)} foram debitados do seu saldo. Se o saldo ficar negativo, saques e reembolsos ficam bloqueados até novos créditos o cobrirem.`,
+      "",
+      `The payer's bank had a PIX received by order ${order?.paymentLinkId ?? r.orderId} returned through the Central Bank's MED (${r.natureza}).`,
+      `${formatBrl(r.valueCentavos)} was debited from your balance. While the balance is negative, withdrawals and refunds are blocked until new credits cover it.`,
+      "",
+      `End-to-end id: ${r.endToEndId}`,
+    ].join("\n");
+    for (const recipient of team.recipients) await sendMail({ to: recipient.email, subject, text, merchantId: r.merchantId });
+  });
+}
