@@ -37,7 +37,8 @@ export async function signIn(page: Page, email: string, password = PASSWORD, fac
     await page.getByLabel("Código de autenticação").fill(typeof factor === "string" ? await freshTotp(factor) : factor.recoveryCode);
     await page.getByRole("button", { name: "Entrar" }).click();
   }
-  await expect(page).toHaveURL(/\/dashboard$/);
+  // The password hash is made to be slow, and slower still on a loaded CI machine.
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 20_000 });
 }
 
 /** The enrolment code in the mail that carries it ("Seu código: 123456"). */
