@@ -50,6 +50,11 @@ export type PgNode = {
   promote(): Promise<void>;
   /** Streams from `primary` from now on (a standby after a failover, or an old primary made a standby). */
   follow(primary: PgNode): Promise<void>;
+  /**
+   * An old primary that may have written WAL the new one never received (it crashed, or was stopped
+   * with "immediate"): pg_rewind onto `primary`, then follow it. Needs pg_rewind.
+   */
+  rejoin(primary: PgNode): Promise<void>;
   /** ALTER SYSTEM for each setting, then a reload. */
   configure(settings: Record<string, string | null>): Promise<void>;
   isRunning(): boolean;
@@ -260,8 +265,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
         if (owner) fs.chownSync(path.join(dataDir, "standby.signal"), owner.uid, owner.gid);
         const running = postmasterPid() !== null;
         if (running) await node.stop("fast");
-        appendConf(dataDir, { primary_conninfo: conninfo, recovery_target_timeline: "latest" });
+        // In postgresql.auto.conf, which wins over postgresql.conf (pg_basebackup -R and ALTER SYSTEM
+        // write there); the port again, as pg_rewind copies the source's configuration files.
+        appendConf(dataDir, { port: String(port), primary_conninfo: conninfo, recovery_target_timeline: "latest" }, "postgresql.auto.conf");
         await node.start();
+      },
+      async rejoin(target: PgNode) {
+        if (postmasterPid() !== null) await node.stop("fast");
+        // Right after a promotion the new primary's control file still names the old timeline until
+        // a checkpoint, and pg_rewind would find nothing to rewind. It finishes a crashed target's
+        // recovery by itself (single-user mode).
+        await target.query("checkpoint");
+        await run(
+          bin("pg_rewind"),
+          ["--target-pgdata", dataDir, "--source-server", `host=127.0.0.1 port=${target.port} user=postgres dbname=postgres`, "--progress"],
+          timeout,
+        );
+        await node.follow(target);
       },
       async configure(settings) {
         const sql = postgres(node.url(), { max: 1, onnotice: () => {}, connect_timeout: 5 });
@@ -296,9 +316,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
     return node;
   };
 
-  const appendConf = (dataDir: string, settings: Record<string, string>) => {
+  const appendConf = (dataDir: string, settings: Record<string, string>, file = "postgresql.conf") => {
     const lines = Object.entries(settings).map(([k, v]) => `${k} = '${v.replace(/'/g, "''")}'`);
-    fs.appendFileSync(path.join(dataDir, "postgresql.conf"), `\n${lines.join("\n")}\n`);
+    fs.appendFileSync(path.join(dataDir, file), `\n${lines.join("\n")}\n`);
   };
 
   const copyDir = async (from: string, to: string) => {
@@ -342,8 +362,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
     },
     async addStandby(name = `s${nodes.length}`) {
       const node = makeNode(name, await freePort());
-      await run(bin("pg_basebackup"), ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", node.dataDir, "-X", "stream", "-R", "-c", "fast"], timeout);
-      appendConf(node.dataDir, { port: String(node.port), primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}` });
+      await run(bin("pg_basebackup"), ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", node.dataDir, "-X", "stream", "-c", "fast"], timeout);
+      fs.writeFileSync(path.join(node.dataDir, "standby.signal"), "");
+      if (owner) fs.chownSync(path.join(node.dataDir, "standby.signal"), owner.uid, owner.gid);
+      appendConf(
+        node.dataDir,
+        { port: String(node.port), primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}` },
+        "postgresql.auto.conf",
+      );
       nodes.push(node);
       await node.start();
       return node;
@@ -382,6 +408,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       max_wal_senders: "10",
       max_replication_slots: "10",
       wal_keep_size: "256MB",
+      // pg_rewind (rejoin) needs it to bring a crashed primary back as a standby.
+      wal_log_hints: "on",
       hot_standby: "on",
       hot_standby_feedback: "on",
       max_connections: "200",
