@@ -20,7 +20,19 @@ const { default: nextVitals } = await import("eslint-config-next/core-web-vitals
 const { default: nextTs } = await import("eslint-config-next/typescript");
 
 export default defineConfig([
-  globalIgnores([".next/**", "dist/**", "db/migrations/meta/**", "test-results/**", "playwright-report/**", "e2e/artifacts/**", ".data/**", "next-env.d.ts", "sdk/dist/**", "sdk/src/generated/**", "examples/*/node_modules/**"]),
+  globalIgnores([
+    ".next/**",
+    "dist/**",
+    "db/migrations/meta/**",
+    "test-results/**",
+    "playwright-report/**",
+    "e2e/artifacts/**",
+    ".data/**",
+    "next-env.d.ts",
+    "sdk/dist/**",
+    "sdk/src/generated/**",
+    "examples/*/node_modules/**",
+  ]),
   ...nextVitals,
   ...nextTs,
   {

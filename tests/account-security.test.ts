@@ -217,7 +217,9 @@ describe("team", () => {
 describe("read-only API keys", () => {
   async function readOnlyKey(merchantId: string) {
     const key = generateApiKey("sandbox");
-    await db().insert(apiKeys).values({ merchantId, name: "ro", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes: ["read"], scope: "read" });
+    await db()
+      .insert(apiKeys)
+      .values({ merchantId, name: "ro", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes: ["read"], scope: "read" });
     return key.key;
   }
 
