@@ -178,7 +178,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
         in: "header",
         required: false,
         description:
-          "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its 60 s lease runs out and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed.",
+          "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed.",
         schema: { type: "string", minLength: 1, maxLength: 255 },
       });
     }

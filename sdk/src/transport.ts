@@ -9,7 +9,8 @@ import { SDK_VERSION } from "./version.js";
 //   - a 429, always (the server refused it before doing anything), after its Retry-After;
 //   - a network error, a timeout or a 5xx, when repeating cannot do the thing twice: GET, DELETE,
 //     PATCH, and POSTs that carry an Idempotency-Key; after Retry-After when the answer has one,
-//     else after an exponential backoff with jitter.
+//     else after an exponential backoff with jitter;
+//   - a 409 to a POST retried after such a failure: its first attempt still holds the key.
 // A Retry-After longer than `maxRetryDelayMs` is not waited for: the error is thrown with it.
 
 export type AuthHeader = "authorization" | "bearer";
@@ -84,8 +85,7 @@ export class Transport {
   constructor(readonly options: TransportOptions) {
     if (!options.baseUrl) throw new PixCryptoError("baseUrl is required, e.g. https://payments.example.com");
     this.base = options.baseUrl.replace(/\/+$/, "");
-    const f = options.fetch ?? globalThis.fetch;
-    if (!f) throw new PixCryptoError("No fetch in this runtime: pass one in the options");
+    if (!options.fetch && typeof globalThis.fetch !== "function") throw new PixCryptoError("No fetch in this runtime: pass one in the options");
     // Called unbound, some runtimes' fetch throws "Illegal invocation".
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -162,7 +162,11 @@ export class Transport {
       // The DELETE that was lost on its way back did delete: gone is what was asked for.
       if (call.method === "DELETE" && res.status === 404 && mayHaveRun) return undefined as T;
       const text = await res.text().catch(() => "");
-      const retryable = res.status === 429 || (res.status >= 500 && call.repeatable !== "once");
+      // A 409 after an attempt whose answer was lost is, with the same key, most likely that attempt still
+      // running (the server holds the key meanwhile); once it ends, the retry gets its stored answer. A
+      // replayed 409 is that stored answer: asking again cannot change it.
+      const stillRunning = res.status === 409 && idempotencyKey !== null && mayHaveRun && res.headers.get("idempotent-replayed") !== "true";
+      const retryable = res.status === 429 || (res.status >= 500 && call.repeatable !== "once") || stillRunning;
       const asked = retryAfterSeconds(res.headers.get("retry-after"));
       const wait = asked !== null ? asked * 1000 + jitterMs() : backoffMs(attempt);
       if (retryable && canRetry && wait <= (this.options.maxRetryDelayMs ?? 60_000) + 1_000) {

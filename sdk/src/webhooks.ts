@@ -28,6 +28,17 @@ export type WebhookEventData = {
     paidAt: string;
     reason: "wrong_value" | "order_not_pending" | "after_expiry" | (string & {});
   };
+  /** A received PIX returned by the payer's bank through the Central Bank's MED, without the merchant asking; the order keeps its status. */
+  "order.disputed": Order & {
+    dispute: {
+      id: string;
+      endToEndId: string;
+      natureza: "MED_OPERACIONAL" | "MED_FRAUDE" | "MED_PIX_AUTOMATICO" | (string & {});
+      value: number;
+      status: "DEVOLVIDO";
+      returnedAt: string;
+    };
+  };
   "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
   "onchain.deposit.status_changed": Deposit & { previousStatus: Status<Deposit> | null };
   "onchain.deposit.funds_unapplied": Deposit & { unappliedAmount: number; txHash: string; reason: UnappliedReason; transferNetwork?: string; transferToken?: string };
@@ -46,6 +57,7 @@ export type WebhookEventType = keyof WebhookEventData;
 const KNOWN: Record<WebhookEventType, true> = {
   "order.status_changed": true,
   "order.funds_unapplied": true,
+  "order.disputed": true,
   "refund.status_changed": true,
   "onchain.deposit.status_changed": true,
   "onchain.deposit.funds_unapplied": true,

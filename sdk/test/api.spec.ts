@@ -155,6 +155,30 @@ test("a POST whose answer is lost is sent again with the same Idempotency-Key an
   expect(list.orders.map((o) => o.id)).toEqual([created.pixOrder._id]);
 });
 
+test("a POST retried while its first attempt may still be running ends with that attempt's order, made once", async ({ merchant, baseURL }) => {
+  const { apiKey, client } = await merchant();
+  const answers: ResponseInfo[] = [];
+  let first: Promise<Response> | undefined;
+  // The first attempt is sent and not waited for: the client sees a failure while the server works on it.
+  const impatientFetch: typeof fetch = async (input, init) => {
+    if (!first) {
+      first = fetch(input, init);
+      throw new TypeError("fetch failed: connection reset");
+    }
+    return fetch(input, init);
+  };
+  const flaky = new PixCrypto({ apiKey, baseUrl: baseURL!, fetch: impatientFetch, maxRetries: 5, onResponse: (i) => (record(i), answers.push(i)) });
+  const orderId = "inflight-" + randomUUID();
+  const created = await flaky.orders.createExchange({ value: 33.3, payerId: orderId });
+  const firstAnswer = await first!;
+  // The retry found the first attempt still holding the key (409, retried) or got its stored answer;
+  // however the two met, there is one order and both answers name it.
+  expect(answers.slice(0, -1).every((a) => a.status === 409)).toBe(true);
+  expect(answers.at(-1)!.status).toBe(201);
+  if (firstAnswer.status === 201) expect(((await firstAnswer.json()) as { order: { id: string } }).order.id).toBe(created.order.id);
+  expect((await client.orders.list({ type: "exchange" })).orders.map((o) => o.id)).toEqual([created.order.id]);
+});
+
 test("a 429 carries Retry-After and the rate-limit headers; without retries it is a RateLimitError, with them it is waited out", async ({ merchant, baseURL }) => {
   test.setTimeout(240_000);
   const { apiKey } = await merchant();
