@@ -18,6 +18,10 @@ import { cancelChainTx } from "@/lib/hot-wallet/tracker";
 import { decodeCryptoPixId } from "@/lib/ids";
 import { attentionList } from "@/lib/attention/attention";
 import { resendMoneyOut, resolveMoneyOut } from "@/lib/worker/operator";
+import { RECON_SOURCES } from "@/db/schema";
+import { reconcile } from "@/lib/reconciliation/daily";
+import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
+import { isCalendarDay } from "@/lib/day-range";
 
 // Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
 // operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they
@@ -50,6 +54,11 @@ const USAGE = `Usage: npm run cli -- <command>
                                              money back (withdrawal credited, Crypto-PIX refunded)
   order-refunds resend <refundId> --note N    the same for a PIX or exchange-wallet order's refund
   order-refunds resolve <refundId> --made|--not-made --note N
+  recon run [--day YYYY-MM-DD] [--source pix_received|pix_sent] [--again]
+                                             reconciles a São Paulo day (default yesterday) against
+                                             each provider's own records; --again re-reads a done day
+  recon mismatches [--all]                    disagreements found, oldest first (--all: resolved too)
+  recon resolve <mismatchId> --note N         records what was done about one (audited)
   help
 
 Uses DATABASE_URL, or else the embedded PostgreSQL under DATA_DIR (joining it when the app is
@@ -70,6 +79,10 @@ const OPTIONS = {
   note: { type: "string" },
   made: { type: "boolean" },
   "not-made": { type: "boolean" },
+  day: { type: "string" },
+  source: { type: "string" },
+  again: { type: "boolean" },
+  all: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -263,6 +276,26 @@ async function run(argv: string[]): Promise<unknown> {
         await resolveMoneyOut(group === "payouts" ? "payout" : "refund", id, outcome, note);
         return { resolved: id, outcome };
       };
+      break;
+    }
+    case "recon run": {
+      expectArgs(command, values, ["day", "source", "again"], rest, 0);
+      if (values.day !== undefined && !isCalendarDay(values.day)) throw new UsageError("--day must be a calendar day, YYYY-MM-DD");
+      const only = values.source;
+      if (only !== undefined && !(RECON_SOURCES as readonly string[]).includes(only)) throw new UsageError(`--source must be one of ${RECON_SOURCES.join(", ")}`);
+      task = async () => ({ runs: await reconcile({ day: values.day, only: only as (typeof RECON_SOURCES)[number] | undefined, again: values.again }) });
+      break;
+    }
+    case "recon mismatches": {
+      expectArgs(command, values, ["all"], rest, 0);
+      task = async () => ({ mismatches: await listMismatches({ all: values.all }) });
+      break;
+    }
+    case "recon resolve": {
+      expectArgs(command, values, ["note"], rest, 1);
+      const id = positional(rest, 0, "mismatchId");
+      const note = noteOption(values.note);
+      task = async () => ({ resolved: await resolveMismatch(id, note) });
       break;
     }
     default:

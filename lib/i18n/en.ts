@@ -863,6 +863,7 @@ export const en: Record<MessageKey, string> = {
   "audit.action.payout.resolvedByOperator": "PIX payout decided by an operator",
   "audit.action.refund.resentByOperator": "Refund sent again by an operator",
   "audit.action.refund.resolvedByOperator": "Refund decided by an operator",
+  "audit.action.recon.mismatchResolved": "Reconciliation mismatch resolved by an operator",
   "audit.action.team.invited": "Member invited",
   "audit.action.team.inviteRevoked": "Invitation cancelled",
   "audit.action.team.joined": "Member joined",

@@ -864,6 +864,7 @@ export const ptBR = {
   "audit.action.payout.resolvedByOperator": "PIX enviado decidido por um operador",
   "audit.action.refund.resentByOperator": "Reembolso enviado de novo por um operador",
   "audit.action.refund.resolvedByOperator": "Reembolso decidido por um operador",
+  "audit.action.recon.mismatchResolved": "Divergência de conciliação resolvida por um operador",
   "audit.action.team.invited": "Membro convidado",
   "audit.action.team.inviteRevoked": "Convite cancelado",
   "audit.action.team.joined": "Membro entrou",

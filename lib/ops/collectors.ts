@@ -6,6 +6,8 @@ import { log } from "@/lib/log";
 import { gauge, METRIC_PREFIX } from "@/lib/metrics/registry";
 import { deliveryBacklog, type DeliveryBacklog } from "@/lib/webhooks/queries";
 import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "@/lib/attention/attention";
+import { openMismatchCounts } from "@/lib/reconciliation/mismatches";
+import { RECON_MISMATCH_KINDS, RECON_SOURCES } from "@/db/schema";
 import { withDeadline } from "./deadline";
 
 // Figures read when /metrics is scraped rather than kept up to date on every change: the pool's
@@ -95,6 +97,23 @@ export function registerCollectors(): void {
         () => attentionCounts(openPool().db),
         (counts) => {
           for (const kind of Object.keys(ATTENTION_KINDS) as AttentionKind[]) this.labels(kind).set(counts[kind] ?? 0);
+        },
+      );
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}reconciliation_mismatches`,
+    help: "Disagreements between a provider's records and ours that no operator has resolved yet (npm run cli -- recon mismatches), by provider source and kind",
+    labelNames: ["source", "kind"] as const,
+    async collect() {
+      await read(
+        "reconciliation_mismatches",
+        this,
+        () => openMismatchCounts(openPool().db),
+        (rows) => {
+          for (const source of RECON_SOURCES) for (const kind of RECON_MISMATCH_KINDS) this.labels(source, kind).set(0);
+          for (const r of rows) this.labels(r.source, r.kind).set(r.n);
         },
       );
     },

@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   "payout.resolvedByOperator",
   "refund.resentByOperator",
   "refund.resolvedByOperator",
+  "recon.mismatchResolved",
   "team.invited",
   "team.inviteRevoked",
   "team.joined",

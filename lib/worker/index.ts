@@ -26,6 +26,7 @@ import { expireDeposits } from "@/lib/onchain/service";
 import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
+import { reconcile, reconcileQueue, RECONCILE_TICK_SECONDS } from "@/lib/reconciliation/daily";
 import { railEnabled } from "@/lib/providers/rails";
 import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
@@ -111,6 +112,7 @@ export async function startWorker(): Promise<PgBoss> {
   const pixPolled = env().PAYMENTS_MODE === "live" && railEnabled("pix");
   const lightningPolled = env().PAYMENTS_MODE === "live" && railEnabled("lightning");
   const exchangePolled = env().PAYMENTS_MODE === "live" && railEnabled("exchange");
+  const live = env().PAYMENTS_MODE === "live";
   // Live mode works only the rails it has (docs/providers.md): no PSP reads without PIX collection,
   // no hot-wallet transactions without a node, no hold invoices without LND. Sandbox has them all.
   const pixConfirmed = railEnabled("pix");
@@ -165,6 +167,8 @@ export async function startWorker(): Promise<PgBoss> {
           ]
         : []),
       ...(exchangePolled ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))] : []),
+      // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
+      ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
       ...chain.workers,
     ],
     recurring: [
@@ -172,6 +176,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(pixPolled ? [{ queue: pixReconcileQueue, tickSeconds: env().PIX_POLL_SECONDS }] : []),
       ...(lightningPolled ? [{ queue: lightningReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...(exchangePolled ? [{ queue: exchangeReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
+      ...(live ? [{ queue: reconcileQueue, tickSeconds: RECONCILE_TICK_SECONDS }] : []),
       ...chain.recurring,
     ],
   });

@@ -5,7 +5,7 @@ import { UpstreamHttpError } from "../http/client";
 import type { HttpsAnswer } from "../http/mtls";
 import { ProviderBusy, type SendAnswer } from "../outcome";
 import { describeProblem, PspProblem, pspClientFromEnv } from "../pix/psp-client";
-import type { DecodedCharge, PayoutState, PixPayoutProvider } from "./types";
+import type { DecodedCharge, PayoutState, PixPayoutProvider, SentPix } from "./types";
 
 // PIX payouts through Efí's documented Pix-send API (docs/providers.md "PIX payouts"), with the same
 // OAuth2 + mTLS credentials as its API Pix. Paths as Efí's current official SDK has them
@@ -15,6 +15,7 @@ import type { DecodedCharge, PayoutState, PixPayoutProvider } from "./types";
 //   pay a BR Code   PUT /v2/gn/pix/{idEnvio}/qrcode   { pagador: { chave }, pixCopiaECola }
 //   read one        GET /v2/gn/pix/enviados/id-envio/{idEnvio}
 //   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
+//   list sent PIX   GET /v2/gn/pix/enviados?inicio=&fim=&paginacao.paginaAtual= (reconciliation)
 // idEnvio is ours (the payout's id without dashes). Efí answers a reused idEnvio with 409
 // id_envio_duplicado, and its read by idEnvio can lag the send (404 for a while): neither says
 // whether the PIX went out, so both are left to lib/providers/outcome to judge. A send is made
@@ -117,6 +118,31 @@ export const efiPayout: PixPayoutProvider = {
     if (answer.status === 400 || answer.status === 422) throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`);
     if (answer.status !== 200) throw undecided("read the PIX QR code", answer);
     return decodedCharge(answer.json);
+  },
+
+  async listSent({ from, to, page }) {
+    const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString(), "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "1000" });
+    const answer = await call("list the PIX sent", "GET", `/v2/gn/pix/enviados?${query}`);
+    if (answer.status !== 200) throw undecided("list the PIX sent", answer);
+    // Read as API Pix lists received PIX (parametros.paginacao, pix[]), each item as the read by idEnvio answers it.
+    const o = (answer.json ?? {}) as Json;
+    const paging = ((o.parametros as Json | undefined)?.paginacao ?? {}) as Json;
+    const items: SentPix[] = [];
+    for (const raw of Array.isArray(o.pix) ? (o.pix as unknown[]) : []) {
+      const p = (raw ?? {}) as Json;
+      const state = stateOf(p);
+      const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
+      const at = typeof (p.horario as Json | undefined)?.solicitacao === "string" ? new Date((p.horario as Json).solicitacao as string) : null;
+      if (!state || value === null || !at || Number.isNaN(at.getTime())) continue;
+      items.push({
+        id: typeof p.idEnvio === "string" ? p.idEnvio : null,
+        endToEndId: typeof p.endToEndId === "string" ? p.endToEndId : null,
+        valueCentavos: value,
+        status: state.status,
+        at,
+      });
+    }
+    return { items, pages: typeof paging.quantidadeDePaginas === "number" ? paging.quantidadeDePaginas : 1 };
   },
 
   async read(id) {

@@ -23,6 +23,17 @@ export type DecodedCharge = {
   expiresAt: Date | null;
 };
 
+/** One PIX the provider sent, as its list of sent PIX shows it (reconciliation). */
+export type SentPix = {
+  /** The id we gave it (idEnvio), or null for one the provider lists without one of ours. */
+  id: string | null;
+  endToEndId: string | null;
+  valueCentavos: number;
+  status: "PROCESSING" | "COMPLETED" | "FAILED";
+  /** When it was asked for (horario.solicitacao). */
+  at: Date;
+};
+
 export interface PixPayoutProvider {
   readonly name: string;
   /**
@@ -37,4 +48,6 @@ export interface PixPayoutProvider {
    * InvalidInput for a code it cannot read; absent where the provider cannot decode codes.
    */
   decode?(pixCopiaECola: string): Promise<DecodedCharge>;
+  /** The PIX sent in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
+  listSent?(window: { from: Date; to: Date; page: number }): Promise<{ items: SentPix[]; pages: number }>;
 }
