@@ -54,7 +54,7 @@ const USAGE = `Usage: npm run cli -- <command>
                                              money back (withdrawal credited, Crypto-PIX refunded)
   order-refunds resend <refundId> --note N    the same for a PIX or exchange-wallet order's refund
   order-refunds resolve <refundId> --made|--not-made --note N
-  recon run [--day YYYY-MM-DD] [--source pix_received|pix_sent] [--again]
+  recon run [--day YYYY-MM-DD] [--source pix_received|pix_sent|exchange|lightning|chain] [--again]
                                              reconciles a São Paulo day (default yesterday) against
                                              each provider's own records; --again re-reads a done day
   recon mismatches [--all]                    disagreements found, oldest first (--all: resolved too)

@@ -1,20 +1,25 @@
-import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { and, eq, inArray } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
-import { auditEvents, mailOutbox, orders, pixPayouts, pixReceipts, reconMismatches, reconRuns } from "@/db/schema";
+import { auditEvents, mailOutbox, orderReceipts, orderRefunds, orders, pixPayouts, pixReceipts, reconMismatches, reconRuns } from "@/db/schema";
 import { attentionList } from "@/lib/attention/attention";
 import { resetEnvForTests } from "@/lib/env";
 import { saoPauloDay } from "@/lib/money";
 import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
 import { confirmNotifiedPix } from "@/lib/pix-collection/notifications";
+import { UpstreamUnavailable } from "@/lib/errors";
+import { binancePay } from "@/lib/providers/exchange/binance-pay";
 import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
+import { confirmExchangeOrder } from "@/lib/exchange-wallet/completion";
 import { reconcile } from "@/lib/reconciliation/daily";
+import { dayWindow } from "@/lib/reconciliation/run";
 import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
 import { onWithdrawalPayout } from "@/lib/withdrawals/service";
 import { resolveMoneyOut } from "@/lib/worker/operator";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
+import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
 import { api, balanceMatchesLedger, liveMerchant } from "./helpers";
 
 // One day reconciled against the test PSP's own records (API Pix GET /pix, Efí GET /v2/gn/pix/enviados),
@@ -167,5 +172,151 @@ describe("daily reconciliation", () => {
     expect(failed.status).toBe("failed");
     const [done] = await reconcile({ day, only: "pix_sent" });
     expect(done).toMatchObject({ status: "done" });
+  });
+});
+
+describe("daily reconciliation: Binance Pay orders and refunds", () => {
+  let binance: BinancePayServer;
+
+  beforeAll(async () => {
+    binance = await startBinancePay({ quiet: true, autoExpire: false });
+    // Notifications would go to the public URL, which nothing answers here: the test reads instead.
+    binance.faults.dropNotifications = true;
+    Object.assign(process.env, { BINANCE_PAY_URL: binance.url, BINANCE_PAY_API_KEY: binance.apiKey, BINANCE_PAY_SECRET_KEY: binance.secretKey });
+    resetEnvForTests();
+  });
+
+  afterEach(() => {
+    expect(binance.violations).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await binance.stop();
+    for (const k of ["BINANCE_PAY_URL", "BINANCE_PAY_API_KEY", "BINANCE_PAY_SECRET_KEY"]) delete process.env[k];
+    resetEnvForTests();
+  });
+
+  async function exchangeOrder(apiKey: string, value: number) {
+    const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [order] = await db().select().from(orders).where(eq(orders.id, res.body.order.id));
+    return order;
+  }
+
+  async function paidOrder(apiKey: string, value: number) {
+    const order = await exchangeOrder(apiKey, value);
+    await binance.pay(order.paymentLinkId, { notify: false });
+    expect(await confirmExchangeOrder(order, "poll")).toMatchObject({ applied: true });
+    return order;
+  }
+
+  async function refund(apiKey: string, orderId: string, body: Record<string, unknown>) {
+    const res = await api("POST", `/api/v1/order/${orderId}/refund`, { apiKey, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.refund as { id: string; status: string };
+  }
+
+  it("a day with one mismatch of each kind, each reported once; a payment we never recorded is applied; balance = ledger throughout", async () => {
+    const day = saoPauloDay();
+    const { merchant, apiKey } = await liveMerchant();
+
+    // Matched: paid, refunded in part through our API.
+    const fine = await paidOrder(apiKey, 50);
+    expect((await refund(apiKey, fine.id, { value: 10 })).status).toBe("COMPLETED");
+
+    // Paid at Binance; every notification and poll missed it: applied by reconciliation, reported missing here.
+    const missed = await exchangeOrder(apiKey, 31);
+    await binance.pay(missed.paymentLinkId, { notify: false });
+
+    // state_differs: the merchant refunded it from Binance's portal; we still have it paid.
+    const portal = await paidOrder(apiKey, 40);
+    binance.refundFromPortal(portal.paymentLinkId, "2.00000000");
+
+    // missing_there: the refund's send never reached Binance, and an operator recorded it as made.
+    const lost = await paidOrder(apiKey, 20);
+    binance.faults.failNext = [{ path: /\/order\/refund$/, status: 503, count: 1 }];
+    const never = await refund(apiKey, lost.id, { value: 5 });
+    expect(never.status).toBe("PENDING");
+    await resolveMoneyOut("refund", never.id, "made", "Binance support said it was made (it was not)");
+
+    // amount_differs: our record of a refund no longer says what Binance refunded.
+    const altered = await paidOrder(apiKey, 30);
+    const changed = await refund(apiKey, altered.id, { value: 6 });
+    expect(changed.status).toBe("COMPLETED");
+    await db().update(orderRefunds).set({ valueCentavos: 700 }).where(eq(orderRefunds.id, changed.id));
+
+    const before = await balanceMatchesLedger(merchant.id);
+    const runs = await reconcile({ day, only: "exchange", again: true });
+    expect(runs).toMatchObject([{ source: "exchange", status: "done" }]);
+    // The payment we had missed is credited (R$ 31,00); nothing else moved.
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before + 3100);
+    expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, missed.id))).toHaveLength(1);
+
+    const mine = async () => (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "exchange"))).filter((m) => m.merchantId === merchant.id);
+    const found = await mine();
+    expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
+      [
+        `amount_differs refund:${changed.id.replace(/-/g, "")}`,
+        `missing_here order:${missed.paymentLinkId}`,
+        `missing_there refund:${never.id.replace(/-/g, "")}`,
+        `state_differs order:${portal.paymentLinkId}`,
+        // The refund Binance never had also leaves its order unrefunded there.
+        `state_differs order:${lost.paymentLinkId}`,
+      ].sort(),
+    );
+    const byKind = Object.fromEntries(found.filter((m) => m.ref !== `order:${lost.paymentLinkId}`).map((m) => [m.kind, m]));
+    expect(byKind.missing_here).toMatchObject({ ref: `order:${missed.paymentLinkId}`, detail: "we had no record of it: applied now by reconciliation" });
+    expect(byKind.state_differs).toMatchObject({ ref: `order:${portal.paymentLinkId}`, detail: "ours is paid, the provider's REFUNDED" });
+    expect(byKind.missing_there).toMatchObject({ ref: `refund:${never.id.replace(/-/g, "")}` });
+    expect(byKind.amount_differs).toMatchObject({
+      ref: `refund:${changed.id.replace(/-/g, "")}`,
+      detail: expect.stringMatching(/^we have R\$\s7,00, the provider R\$\s6,00$/),
+    });
+
+    // Again, and from scratch: nothing twice, nothing applied twice.
+    await reconcile({ day, only: "exchange" });
+    await reconcile({ day, only: "exchange", again: true });
+    expect(await mine()).toHaveLength(5);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before + 3100);
+    // The order we had missed now matches: what was reported is marked cleared, still listed for an operator.
+    const [cleared] = (await mine()).filter((m) => m.kind === "missing_here");
+    expect(cleared.clearedAt).not.toBeNull();
+    expect(cleared.resolvedAt).toBeNull();
+  });
+
+  it("a day with more orders than a page is read page by page, and a run that fails part-way resumes at its page", async () => {
+    const day = saoPauloDay(new Date(Date.now() - 3 * 86_400_000));
+    const { merchant, apiKey } = await liveMerchant();
+    const made: string[] = [];
+    for (let i = 0; i < 105; i++) made.push((await exchangeOrder(apiKey, (100 + i) / 100)).id);
+    // Dated three days ago, as if made then; one of them paid at Binance then.
+    const { from } = dayWindow(day);
+    await db()
+      .update(orders)
+      .set({ createdAt: new Date(from.getTime() + 3_600_000) })
+      .where(inArray(orders.id, made));
+    const [paid] = await db().select().from(orders).where(eq(orders.id, made[104]));
+    await binance.pay(paid.paymentLinkId, { notify: false, at: new Date(from.getTime() + 7_200_000) });
+    // Binance stops answering at the second page's first order.
+    const read = binancePay.readOrderRecord!.bind(binancePay);
+    let asked = 0;
+    const spy = vi.spyOn(binancePay, "readOrderRecord").mockImplementation(async (tradeNo) => {
+      if (++asked === 101) throw new UpstreamUnavailable("Binance Pay unavailable (read the order): HTTP 503");
+      return read(tradeNo);
+    });
+    await expect(reconcile({ day, only: "exchange" })).rejects.toThrow(/503/);
+    const [failed] = await db()
+      .select()
+      .from(reconRuns)
+      .where(and(eq(reconRuns.source, "exchange"), eq(reconRuns.day, day)));
+    expect(failed).toMatchObject({ status: "failed", cursor: { page: 1 } });
+    asked = 0;
+    const [done] = await reconcile({ day, only: "exchange" });
+    spy.mockRestore();
+    expect(done).toMatchObject({ status: "done", resumed: true });
+    // Resumed at the second page: only its 5 orders were asked for again.
+    expect(asked).toBe(5);
+    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.day, day))).filter((m) => m.merchantId === merchant.id);
+    expect(found).toMatchObject([{ kind: "missing_here", ref: `order:${paid.paymentLinkId}` }]);
   });
 });

@@ -9,7 +9,7 @@ import { requestText, UpstreamHttpError } from "../http/client";
 import type { SendAnswer } from "../outcome";
 import type { RefundState } from "../refund/types";
 import { CertificateCache, CertificatesUnavailable, type Certificate } from "./certificate-cache";
-import type { ExchangeNotification, ExchangePayment, ExchangePaymentState, ExchangeWalletProvider } from "./types";
+import type { ExchangeNotification, ExchangeOrderRecord, ExchangePayment, ExchangePaymentState, ExchangeRefundRecord, ExchangeWalletProvider } from "./types";
 
 // Exchange-wallet orders through Binance Pay's merchant API (CONTRACT §10):
 //   POST /binancepay/openapi/v3/order            create, with fiatAmount + fiatCurrency "BRL"
@@ -17,6 +17,8 @@ import type { ExchangeNotification, ExchangePayment, ExchangePaymentState, Excha
 //   POST /binancepay/openapi/order/close         close at expiry
 //   POST /binancepay/openapi/order/refund        refund (refundRequestId ours), read with …/refund/query
 //   POST /binancepay/openapi/certificates        the key notifications are signed with
+// Reconciliation reads the same order and refund queries by our ids: the merchant API has no list of
+// orders (only a report download for whitelisted merchants), so what Binance has is asked one by one.
 // Every request is signed: BinancePay-Signature = upper-case hex HMAC-SHA512(secret, ts\nnonce\nbody\n)
 // over the exact bytes sent. Binance's ids exceed 2^53: they are kept as the strings Binance sends,
 // and a notification's bizId (a bare JSON number) is never read; its bizIdStr is.
@@ -270,6 +272,33 @@ export const binancePay: ExchangeWalletProvider = {
       if (err instanceof BinanceRefusal && err.code === "400202") return { status: "closed", paidAt: null, paymentRef: null };
       throw err;
     }
+  },
+
+  async readOrderRecord(merchantTradeNo): Promise<ExchangeOrderRecord | null> {
+    let d: Json;
+    try {
+      d = (await call(PATHS.query, { merchantTradeNo }, "read the order")) as Json;
+    } catch (err) {
+      if (err instanceof BinanceRefusal && err.code === "400202") return null;
+      throw err;
+    }
+    if (typeof d.status !== "string" || (typeof d.orderAmount !== "string" && typeof d.orderAmount !== "number"))
+      throw new UpstreamUnavailable("Binance Pay answered the order without its status or amount");
+    return { status: d.status, orderAmount: String(d.orderAmount), currency: String(d.currency ?? ""), paidAt: toDate(d.transactTime), createdAt: toDate(d.createTime) };
+  },
+
+  async readRefundRecord(refundId): Promise<ExchangeRefundRecord | null> {
+    let d: Json;
+    try {
+      d = (await call(PATHS.refundQuery, { refundRequestId: refundId }, "read the refund")) as Json;
+    } catch (err) {
+      if (err instanceof BinanceRefusal && err.code === "400202") return null;
+      throw err;
+    }
+    const status = d.refundStatus ?? d.status;
+    if (typeof status !== "string" || d.refundAmount === undefined || d.orderAmount === undefined)
+      throw new UpstreamUnavailable("Binance Pay answered the refund without its status or amounts");
+    return { status, refundAmount: String(d.refundAmount), orderAmount: String(d.orderAmount) };
   },
 
   async closePayment({ merchantTradeNo }) {
