@@ -19,8 +19,10 @@ import { startTcpProxy } from "../../tests/support/tcp-proxy";
 // balance equals its ledger. Exits 1 on any loss, duplicate, mismatch, request past its deadline,
 // request without an answer, or recovery slower than its target.
 //
-// Environment: FAULTS_CLIENTS (12), FAULTS_ROUNDS (1), FAULTS_REQUEST_DEADLINE_MS (5000), PG_BIN_DIR (the newest
-// /usr/lib/postgresql/<v>/bin), FAULTS_KEEP=1 keeps the app's log.
+// Environment: FAULTS_CLIENTS (12), FAULTS_ROUNDS (1), FAULTS_REQUEST_DEADLINE_MS (5000),
+// FAULTS_WAL_RETRIEVE_RETRY_INTERVAL (the standby's wal_retrieve_retry_interval, 100ms; PostgreSQL's
+// default 5s fails the restart's recovery target), PG_BIN_DIR (the newest /usr/lib/postgresql/<v>/bin),
+// FAULTS_KEEP=1 keeps the app's log.
 
 const ROOT = path.resolve(__dirname, "../..");
 const int = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -360,7 +362,7 @@ async function main() {
       synchronous_commit: "on",
       // A standby reconnects 5 s after losing its primary by default, and every commit waits for it
       // meanwhile: a restarted primary would answer writes only after that.
-      wal_retrieve_retry_interval: "100ms",
+      wal_retrieve_retry_interval: process.env.FAULTS_WAL_RETRIEVE_RETRY_INTERVAL ?? "100ms",
     },
   });
   const proxies = new Map<PgNode, Awaited<ReturnType<typeof startTcpProxy>>>();
