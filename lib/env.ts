@@ -90,6 +90,10 @@ const envFields = z.object({
   // finish in this time fails (a 503 for a request) instead of holding a connection and its caller.
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  // statement_timeout of the job runner's own sessions (pg-boss: its maintenance deletes archived jobs
+  // in bulk, which may outlast a request's bound). Unset: 300 000, or DB_STATEMENT_TIMEOUT_MS when longer
+  // or 0 (none).
+  DB_JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
   // An API request still running after this is answered 503 with Retry-After; its work goes on and
   // stores its outcome under its Idempotency-Key, which a retry gets. 0 turns it off.
   REQUEST_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),

@@ -1,7 +1,7 @@
 import { PgBoss, type Queue } from "pg-boss";
 import postgres from "postgres";
 import { connectionOptions, directDatabaseUrl } from "@/db";
-import { env } from "@/lib/env";
+import { env, type Env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import { postgresJsDatabase } from "./postgres-js-db";
@@ -28,6 +28,13 @@ const SUPERVISE_SECONDS = 3;
 const QUEUE_CACHE_SECONDS = 2;
 // pg-boss's own statements (maintenance deletes archived jobs in bulk) may run longer than a request's.
 const JOB_RUNNER_STATEMENT_TIMEOUT_MS = 300_000;
+
+/** statement_timeout of the job runner's sessions (0: none): DB_JOB_STATEMENT_TIMEOUT_MS, else derived from the pool's. */
+export function jobRunnerStatementTimeoutMs(e: Pick<Env, "DB_STATEMENT_TIMEOUT_MS" | "DB_JOB_STATEMENT_TIMEOUT_MS"> = env()): number {
+  if (e.DB_JOB_STATEMENT_TIMEOUT_MS !== undefined) return e.DB_JOB_STATEMENT_TIMEOUT_MS;
+  const pool = e.DB_STATEMENT_TIMEOUT_MS;
+  return pool === 0 ? 0 : Math.max(pool, JOB_RUNNER_STATEMENT_TIMEOUT_MS);
+}
 
 export type JobQueue<T extends object> = {
   readonly name: string;
@@ -87,11 +94,10 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
   if (running.value) return running.value.boss;
   // PostgreSQL itself (not a pooler in transaction mode), and of several hosts the one taking writes.
   const url = directDatabaseUrl();
-  const timeout = env().DB_STATEMENT_TIMEOUT_MS;
   const options = connectionOptions(url, {
     applicationName: `payments-jobs:${process.pid}`,
     pooled: false,
-    statementTimeoutMs: timeout === 0 ? 0 : Math.max(timeout, JOB_RUNNER_STATEMENT_TIMEOUT_MS),
+    statementTimeoutMs: jobRunnerStatementTimeoutMs(),
   });
   const sql = postgres(url, { ...options, max: 4, transform: { undefined: null } });
   const boss = new PgBoss({
