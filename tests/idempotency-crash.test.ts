@@ -15,7 +15,8 @@ import {
 } from "@/lib/http/idempotency";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { withRequestContext } from "@/lib/request-context";
-import { api, seedMerchant } from "./helpers";
+import { setLoggerForTests } from "@/lib/log";
+import { api, captureLogs, seedMerchant } from "./helpers";
 import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdrawalsOf } from "./idempotency-helpers";
 
 // CONTRACT §9 after a crash: a request that died while holding an Idempotency-Key left its claim "in
@@ -96,6 +97,24 @@ describe("Idempotency-Key after a crash", () => {
     // Its row there under another claim: that is a takeover.
     await orphanClaim(merchant.id, "lost-1", "running");
     await expect(bind()).rejects.toThrow(/taken over by a retry/);
+  });
+
+  it("an outcome that cannot be stored says whether a retry took the claim over or the database lost it", async () => {
+    const { merchant } = await seedMerchant();
+    const lost = { merchantId: merchant.id, key: "lost-2", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body), claimId: randomUUID() };
+    const logs = captureLogs();
+    try {
+      await completeIdempotencyKey(lost, 200, "{}");
+      expect(logs.join("")).toMatch(/the database lost the claim \(a failover or restore\)/);
+      expect(logs.join("")).not.toMatch(/taken over/);
+      logs.length = 0;
+      await orphanClaim(merchant.id, "lost-2", "running");
+      await completeIdempotencyKey(lost, 200, "{}");
+      expect(logs.join("")).toMatch(/the claim was taken over meanwhile/);
+    } finally {
+      setLoggerForTests(undefined);
+    }
+    expect(await idempotencyKeyOf(merchant.id, "lost-2")).toMatchObject({ state: "in_flight" });
   });
 
   it("the same key with another body is still a 422, lease or not", async () => {

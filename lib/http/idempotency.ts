@@ -167,7 +167,15 @@ export async function completeIdempotencyKey(c: IdempotencyClaim, status: number
     log.warn("Idempotency-Key refusal not stored: the request had committed, and a retry answers with what it made", { path: c.path, merchantId: c.merchantId, status });
     return;
   }
-  log.warn("Idempotency-Key outcome not stored: the claim was taken over meanwhile", { path: c.path, merchantId: c.merchantId });
+  // A row under another claim is a retry's takeover; no row at all, a claim the database lost (a failover
+  // to a standby that never received it, a restore), which no retry had anything to do with.
+  const [row] = await db().select({ claimId: idempotencyKeys.claimId }).from(idempotencyKeys).where(where(c));
+  log.warn(
+    row
+      ? "Idempotency-Key outcome not stored: the claim was taken over meanwhile"
+      : "Idempotency-Key outcome not stored: the database lost the claim (a failover or restore); a retry with the key runs as new",
+    { path: c.path, merchantId: c.merchantId },
+  );
 }
 
 /**
