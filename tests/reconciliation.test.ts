@@ -11,6 +11,9 @@ import { UpstreamUnavailable } from "@/lib/errors";
 import { binancePay } from "@/lib/providers/exchange/binance-pay";
 import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
 import { confirmExchangeOrder } from "@/lib/exchange-wallet/completion";
+import { confirmLightningOrder } from "@/lib/lightning/completion";
+import { lndLightning } from "@/lib/providers/lightning/lnd";
+import { lightningPaging } from "@/lib/reconciliation/sources";
 import { reconcile } from "@/lib/reconciliation/daily";
 import { dayWindow } from "@/lib/reconciliation/run";
 import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
@@ -20,6 +23,8 @@ import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
+import { startLndNode, type LndNode } from "./fixtures/lnd/server";
+import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { api, balanceMatchesLedger, liveMerchant } from "./helpers";
 
 // One day reconciled against the test PSP's own records (API Pix GET /pix, Efí GET /v2/gn/pix/enviados),
@@ -318,5 +323,144 @@ describe("daily reconciliation: Binance Pay orders and refunds", () => {
     expect(asked).toBe(5);
     const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.day, day))).filter((m) => m.merchantId === merchant.id);
     expect(found).toMatchObject([{ kind: "missing_here", ref: `order:${paid.paymentLinkId}` }]);
+  });
+});
+
+describe("daily reconciliation: LND settled invoices", () => {
+  let node: LndNode;
+  let rates: ProviderServer;
+  const LND_ENV = ["RATES_URL", "LIGHTNING_BACKEND", "LND_REST_URL", "LND_MACAROON_FILE", "LND_TLS_CERT_FILE"];
+
+  beforeAll(async () => {
+    node = await startLndNode({ quiet: true });
+    rates = await startProviderServer();
+    Object.assign(process.env, {
+      RATES_URL: `${rates.url}/api/v3`,
+      LIGHTNING_BACKEND: "lnd",
+      LND_REST_URL: node.url,
+      LND_MACAROON_FILE: node.macaroonFile,
+      LND_TLS_CERT_FILE: node.certFile,
+    });
+    resetEnvForTests();
+  });
+
+  afterEach(() => {
+    // Everything we sent the node and everything it answered followed LND's REST description.
+    expect(node.violations).toEqual([]);
+    lightningPaging.size = 500;
+  });
+
+  afterAll(async () => {
+    await node.close();
+    await rates.close();
+    for (const k of LND_ENV) delete process.env[k];
+    resetEnvForTests();
+  });
+
+  async function lightningOrder(apiKey: string, value: number) {
+    const res = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [order] = await db().select().from(orders).where(eq(orders.id, res.body.order.id));
+    return order;
+  }
+
+  async function paidOrder(apiKey: string, value: number) {
+    const order = await lightningOrder(apiKey, value);
+    node.pay(order.paymentHash!);
+    expect(await confirmLightningOrder(order, "poll")).toMatchObject({ applied: true });
+    return order;
+  }
+
+  it("a day with one mismatch of each kind the node can show, each reported once; a settle we never recorded is applied; balance = ledger", async () => {
+    const day = saoPauloDay();
+    const { merchant, apiKey } = await liveMerchant();
+
+    // Matched: settled, recorded from the node.
+    await paidOrder(apiKey, 20);
+
+    // Settled while every stream message and poll missed it: applied by reconciliation, reported missing here.
+    const missed = await lightningOrder(apiKey, 12);
+    node.pay(missed.paymentHash!);
+
+    // missing_here: an invoice made on the node by someone else with its macaroon, and paid.
+    const elsewhere = await lndLightning.createInvoice({ satoshis: 4321, fiatCentavos: 0, description: "not ours", expirySeconds: 600, paymentLinkId: "elsewhere" });
+    node.pay(elsewhere.paymentHash);
+
+    // amount_differs: our record of an order's satoshis no longer says what the node was paid.
+    const altered = await paidOrder(apiKey, 15);
+    await db()
+      .update(orders)
+      .set({ satoshis: altered.satoshis! + 1 })
+      .where(eq(orders.id, altered.id));
+
+    // missing_there: the node was restored from a backup taken before this invoice settled.
+    const lost = await paidOrder(apiKey, 9);
+    node.invoices.delete(lost.paymentHash!);
+
+    const before = await balanceMatchesLedger(merchant.id);
+    expect(await reconcile({ day, only: "lightning", again: true })).toMatchObject([{ source: "lightning", status: "done" }]);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before + 1200);
+
+    const mine = async () =>
+      (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "lightning"))).filter(
+        (m) => m.merchantId === merchant.id || m.ref === elsewhere.paymentHash,
+      );
+    const found = await mine();
+    expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
+      [
+        `missing_here ${missed.paymentHash}`,
+        `missing_here ${elsewhere.paymentHash}`,
+        `amount_differs ${altered.paymentHash}`,
+        `missing_there ${lost.paymentHash}`,
+      ].sort(),
+    );
+    const byRef = Object.fromEntries(found.map((m) => [m.ref, m]));
+    expect(byRef[missed.paymentHash!].detail).toBe("we had no record of it: applied now by reconciliation");
+    expect(byRef[elsewhere.paymentHash]).toMatchObject({ merchantId: null, detail: "the provider has 4321 sats (SETTLED); we have no record of it" });
+    expect(byRef[altered.paymentHash!].detail).toBe(`we have ${altered.satoshis! + 1} sats, the provider ${altered.satoshis} sats`);
+
+    await reconcile({ day, only: "lightning" });
+    await reconcile({ day, only: "lightning", again: true });
+    expect(await mine()).toHaveLength(4);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before + 1200);
+  });
+
+  it("the node's list is read page by page, by add index, and a run that fails part-way resumes at its page", async () => {
+    const day = saoPauloDay();
+    const { merchant, apiKey } = await liveMerchant();
+    lightningPaging.size = 2;
+    const paid = [];
+    for (let i = 0; i < 3; i++) {
+      const o = await lightningOrder(apiKey, 5 + i);
+      node.pay(o.paymentHash!);
+      paid.push(o);
+    }
+    const list = lndLightning.listInvoices!.bind(lndLightning);
+    let pages = 0;
+    const spy = vi.spyOn(lndLightning, "listInvoices").mockImplementation(async (args) => {
+      if (++pages === 2) throw new UpstreamUnavailable("LND node unavailable (list the invoices): HTTP 503");
+      return list(args);
+    });
+    await expect(reconcile({ day, only: "lightning", again: true })).rejects.toThrow(/503/);
+    const [failed] = await db()
+      .select()
+      .from(reconRuns)
+      .where(and(eq(reconRuns.source, "lightning"), eq(reconRuns.day, day)));
+    expect(failed.status).toBe("failed");
+    const offset = failed.cursor.page as number;
+    expect(offset).toBeGreaterThan(0);
+    const offsets: number[] = [];
+    spy.mockImplementation(async (args) => {
+      offsets.push(args.indexOffset);
+      return list(args);
+    });
+    const [done] = await reconcile({ day, only: "lightning" });
+    spy.mockRestore();
+    expect(done).toMatchObject({ status: "done", resumed: true });
+    // Resumed after the last add index read, not from the start.
+    expect(offsets[0]).toBe(offset);
+    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "lightning"))).filter((m) => m.merchantId === merchant.id);
+    expect(found.map((m) => m.ref).sort()).toEqual(paid.map((o) => o.paymentHash).sort());
+    expect(await balanceMatchesLedger(merchant.id)).toBe(500 + 600 + 700);
   });
 });

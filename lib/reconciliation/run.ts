@@ -16,7 +16,7 @@ import { formatBrl } from "@/lib/money";
 export type ReconSourceName = ReconRun["source"];
 export type MismatchKind = ReconMismatch["kind"];
 
-/** A movement as one side records it: its amount in centavos and its state in that side's words. */
+/** A movement as one side records it: its amount in centavos (or the source's unit, see formatValue) and its state in that side's words. */
 export type Movement = { ref: string; valueCentavos: number; state: string; merchantId?: string | null; detail?: Record<string, unknown> };
 export type ProviderMovement = Movement & { at: Date };
 
@@ -37,6 +37,8 @@ export interface ReconSource {
   oursIn(window: { from: Date; to: Date }): Promise<Movement[]>;
   /** Whether our state and the provider's say the same. */
   sameState(ours: string, theirs: string): boolean;
+  /** How a movement's value reads in a mismatch's detail: BRL centavos unless the source counts in another unit (satoshis). */
+  formatValue?(value: number): string;
 }
 
 /** The provider's list is read this much wider than the day: a movement near midnight may be dated on either side of it. */
@@ -126,6 +128,7 @@ export async function reconcileDay(source: ReconSource, day: string, opts: { aga
   }
 }
 
+const money = (source: ReconSource, value: number) => (source.formatValue ? source.formatValue(value) : formatBrl(value));
 const within = (at: Date, w: { from: Date; to: Date }) => at.getTime() >= w.from.getTime() && at.getTime() < w.to.getTime();
 
 async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; to: Date }, items: ProviderMovement[]): Promise<void> {
@@ -149,7 +152,7 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
         null,
         null,
         theirs,
-        `the provider has ${formatBrl(item.valueCentavos)} (${item.state}); we have no record of it`,
+        `the provider has ${money(source, item.valueCentavos)} (${item.state}); we have no record of it`,
       );
     } else {
       const held: MismatchKind[] = ["missing_here", "missing_there"];
@@ -162,7 +165,7 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
           mine.merchantId ?? null,
           mine,
           theirs,
-          `we have ${formatBrl(mine.valueCentavos)}, the provider ${formatBrl(item.valueCentavos)}`,
+          `we have ${money(source, mine.valueCentavos)}, the provider ${money(source, item.valueCentavos)}`,
         );
       } else held.push("amount_differs");
       if (!source.sameState(mine.state, item.state)) {
@@ -209,7 +212,7 @@ async function findMissingThere(source: ReconSource, run: ReconRun, day: { from:
         m.merchantId ?? null,
         m,
         null,
-        `we have ${formatBrl(m.valueCentavos)} (${m.state}); the provider has no record of it`,
+        `we have ${money(source, m.valueCentavos)} (${m.state}); the provider has no record of it`,
       );
     }
   }

@@ -220,6 +220,27 @@ export const lndLightning: LightningProvider = {
     return remote(await lookup(id));
   },
 
+  async listInvoices({ indexOffset, max, createdFrom, createdTo }) {
+    // ListInvoices pages by add_index: index_offset is exclusive, last_index_offset the next page's start.
+    const query = new URLSearchParams({
+      index_offset: String(indexOffset),
+      num_max_invoices: String(max),
+      creation_date_start: String(Math.floor(createdFrom.getTime() / 1000)),
+      creation_date_end: String(Math.ceil(createdTo.getTime() / 1000)),
+    });
+    const answer = await call("GET", `/v1/invoices?${query}`, "list the invoices");
+    if (answer.status !== 200) throw new UpstreamUnavailable(`LND node refused to list the invoices: ${problem(answer)}`);
+    const o = (answer.json ?? {}) as Json;
+    const whole = (v: unknown) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+    const invoices = (Array.isArray(o.invoices) ? (o.invoices as Json[]) : []).map((i) => ({
+      ...remote(i),
+      addIndex: whole(i.add_index),
+      valueSatoshis: whole(i.value),
+      paidSatoshis: whole(i.amt_paid_sat),
+    }));
+    return { invoices, lastIndexOffset: whole(o.last_index_offset) };
+  },
+
   followInvoices(afterSettleIndex, signal, onInvoice) {
     return follow(`/v1/invoices/subscribe?settle_index=${afterSettleIndex}`, signal, onInvoice);
   },

@@ -75,6 +75,9 @@ export type HeldHtlcs = { htlcExpiryHeight: number | null; acceptHeight: number 
 /** An invoice the node reported on its stream, with the node's position in it (LND's settle_index). */
 export type StreamedInvoice = RemoteInvoice & { paymentHash: string; settleIndex: number | null };
 
+/** An invoice as the node's list shows it (reconciliation): its add index (the list's cursor) and what was paid. */
+export type ListedInvoice = StreamedInvoice & { addIndex: number; valueSatoshis: number; paidSatoshis: number };
+
 export interface LightningProvider {
   readonly name: string;
   /** `paymentLinkId`: the order's, kept by providers that hold a reference of ours (OpenNode's `order_id`). */
@@ -111,6 +114,11 @@ export interface LightningProvider {
   createHoldInvoice?(args: { paymentHash: string; satoshis: number; description: string; expirySeconds: number }): Promise<LightningInvoice>;
   settleHoldInvoice?(preimage: string): Promise<void>;
   cancelHoldInvoice?(paymentHash: string): Promise<void>;
+  /**
+   * Nodes that list their invoices (LND, reconciliation): up to `max` invoices created in [createdFrom,
+   * createdTo], in the node's add order after `indexOffset`; `lastIndexOffset` is where the next page starts.
+   */
+  listInvoices?(args: { indexOffset: number; max: number; createdFrom: Date; createdTo: Date }): Promise<{ invoices: ListedInvoice[]; lastIndexOffset: number }>;
   /** Nodes on a chain (LND): the current block height, which held HTLCs expire against. */
   bestBlockHeight?(): Promise<number>;
 }
