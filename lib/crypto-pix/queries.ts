@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
+import { constant, inConstants } from "@/db/constant";
 import { chainTransfers, cryptoPixInvoices, cryptoPixPayments, type ChainTransfer, type CryptoPixInvoice, type CryptoPixPayment } from "@/db/schema";
 import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
@@ -129,14 +130,17 @@ export async function setTransferRefund(ex: Executor, id: string, status: "COMPL
 /** Refunds decided and not yet sent: payments (transferId null) and single transfers whose refund has no live transaction. */
 export async function refundsToSend(ex: Executor, paymentId: string | null, limit: number): Promise<{ paymentId: string; transferId: string | null }[]> {
   const onlyPayment = paymentId ? sql`and p.id = ${paymentId}` : sql``;
+  // A refund's transaction is found through its owner, the payment (a transfer's refund has both),
+  // by one index probe per refund: "offset 0" keeps each NOT EXISTS a subquery run per row. As an
+  // anti-join, the plan made while the tables were small read every hot-wallet transaction each sweep.
   const rows = await ex.execute<{ payment_id: string; transfer_id: string | null }>(sql`
     select p.id as payment_id, null::uuid as transfer_id from crypto_pix_payments p
     where p.refund_status = 'PENDING' ${onlyPayment}
-      and not exists (select 1 from chain_txs c where c.owner_id = p.id and c.purpose = 'refund' and c.transfer_id is null and c.status in ('pending', 'confirmed'))
+      and not exists (select 1 from chain_txs c where c.owner_id = p.id and c.purpose = 'refund' and c.transfer_id is null and c.status in ('pending', 'confirmed') offset 0)
     union all
     select t.owner_id, t.id from chain_transfers t join crypto_pix_payments p on p.id = t.owner_id
     where t.refund_status = 'PENDING' and t.owner_kind = 'crypto_pix' ${onlyPayment}
-      and not exists (select 1 from chain_txs c where c.transfer_id = t.id and c.status in ('pending', 'confirmed'))
+      and not exists (select 1 from chain_txs c where c.owner_id = t.owner_id and c.transfer_id = t.id and c.status in ('pending', 'confirmed') offset 0)
     limit ${limit}`);
   return rows.map((r) => ({ paymentId: r.payment_id, transferId: r.transfer_id }));
 }
@@ -176,12 +180,15 @@ export async function updateInvoice(ex: Executor, paymentId: string, change: PgU
 /** Hold invoices with something to do at the node (settle, cancel), oldest first. */
 /** Only the given provider's: a node never hears of another's invoices (sandbox ones, or a node replaced). */
 export async function invoicesWithAction(ex: Executor, provider: string, limit: number): Promise<CryptoPixInvoice[]> {
-  return ex
-    .select()
-    .from(cryptoPixInvoices)
-    .where(and(isNotNull(cryptoPixInvoices.action), eq(cryptoPixInvoices.provider, provider)))
-    .orderBy(asc(cryptoPixInvoices.updatedAt))
-    .limit(limit);
+  return (
+    ex
+      .select()
+      .from(cryptoPixInvoices)
+      // The actions as crypto_pix_invoices_action's predicate names them, so every plan can use it.
+      .where(and(inConstants(cryptoPixInvoices.action, ["settle", "cancel"]), eq(cryptoPixInvoices.provider, provider)))
+      .orderBy(asc(cryptoPixInvoices.updatedAt))
+      .limit(limit)
+  );
 }
 
 /** Hold invoices of open payments not yet seen paid: what the poll asks the node about. */
@@ -190,7 +197,7 @@ export async function openInvoices(ex: Executor, provider: string, limit: number
     .select({ invoice: cryptoPixInvoices })
     .from(cryptoPixInvoices)
     .innerJoin(cryptoPixPayments, eq(cryptoPixPayments.id, cryptoPixInvoices.paymentId))
-    .where(and(eq(cryptoPixInvoices.state, "open"), eq(cryptoPixInvoices.provider, provider), isNull(cryptoPixPayments.closedAt)))
+    .where(and(eq(cryptoPixInvoices.state, constant("open")), eq(cryptoPixInvoices.provider, provider), isNull(cryptoPixPayments.closedAt)))
     .orderBy(asc(cryptoPixInvoices.createdAt))
     .limit(limit)
     .then((rows) => rows.map((r) => r.invoice));

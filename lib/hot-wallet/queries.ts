@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
+import { constant } from "@/db/constant";
 import { chainTxAttempts, chainTxs, type ChainTx, type ChainTxAttempt } from "@/db/schema";
 
 // The SQL of the hot wallet's transactions and their signed versions, each query taking the executor first.
@@ -77,7 +78,12 @@ export async function markBroadcast(ex: Executor, attemptId: number, block: bigi
 
 /** Pending transactions, oldest first: the sweep's work list. */
 export async function pendingChainTxIds(ex: Executor, limit: number): Promise<string[]> {
-  const rows = await ex.select({ id: chainTxs.id }).from(chainTxs).where(eq(chainTxs.status, "pending")).orderBy(asc(chainTxs.createdAt)).limit(limit);
+  const rows = await ex
+    .select({ id: chainTxs.id })
+    .from(chainTxs)
+    .where(eq(chainTxs.status, constant("pending")))
+    .orderBy(asc(chainTxs.createdAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }
 

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm"
 import type { Executor } from "@/db";
 import { ledgerEntries, LEDGER_KINDS } from "@/db/schema";
 import { saoPauloDayRange } from "@/lib/day-range";
+import { shownBalance } from "./ledger";
 
 // The merchant's statement: every ledger entry with the balance right after it, filtered by São Paulo
 // calendar days and kinds. Pages and exports walk the ledger by id, one bounded page at a time.
@@ -77,6 +78,25 @@ async function withBalances(
   return { entries, last: { id: maxId, balance: byId.get(maxId)! } };
 }
 
+/**
+ * The balance after each of `rows`, counted back from the balance now: the balance after an entry is
+ * today's balance less every entry numbered after it. The newest pages, which people read, then cost
+ * the entries since their oldest row, not the merchant's whole history (at ten million orders a
+ * merchant's first page summed ten thousand entries). The balance and the entries are read by one
+ * statement, so in one snapshot, where the balance shown equals the ledger's sum (lib/ledger/ledger.ts).
+ */
+async function withBalancesFromNow(ex: Executor, merchantId: string, rows: Row[]): Promise<StatementEntry[]> {
+  if (rows.length === 0) return [];
+  const minId = Math.min(...rows.map((r) => r.id));
+  const after = await ex.execute<{ id: string | number; balance: string | number }>(sql`
+    select id, (select ${shownBalance()} from merchants where merchants.id = ${merchantId})
+               - coalesce(sum(amount_centavos) over (order by id desc rows between unbounded preceding and 1 preceding), 0) as balance
+    from ledger_entries where merchant_id = ${merchantId} and id >= ${minId}
+    order by id desc`);
+  const byId = new Map(after.map((r) => [Number(r.id), Number(r.balance)]));
+  return rows.map((r) => ({ ...r, balanceAfterCentavos: byId.get(r.id)! }));
+}
+
 /** Newest first, `limit` entries older than the entry `before` (an id); `nextBefore` is null on the last page. */
 export async function statementPage(
   ex: Executor,
@@ -90,7 +110,7 @@ export async function statementPage(
     .orderBy(desc(ledgerEntries.id))
     .limit(page.limit + 1);
   const page_ = rows.slice(0, page.limit);
-  const { entries } = await withBalances(ex, f.merchantId, page_, 0, 0);
+  const entries = await withBalancesFromNow(ex, f.merchantId, page_);
   return { entries, nextBefore: rows.length > page.limit ? page_[page_.length - 1].id : null };
 }
 

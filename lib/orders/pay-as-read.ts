@@ -59,8 +59,14 @@ const COLUMNS = {
 type Column = keyof typeof COLUMNS;
 const NAMES = Object.keys(COLUMNS) as Column[];
 
-const payStatement = () =>
-  preparedStatement<{ n: string; version: number; updated_at: string }>("pay_pix_orders_as_read", () => {
+/**
+ * The statement for a batch of `rows` payments, prepared once per pool and size. Each order is updated
+ * by its own UPDATE, which finds it by primary key (`id =` its element of the array): one UPDATE
+ * joining every order to the batch's rows was planned, while the table still looked empty, as one
+ * sequential scan of orders, and that generic plan stayed in use at any size (tests/query-plans.test.ts).
+ */
+const payStatement = (rows: number) =>
+  preparedStatement<{ n: string; version: number; updated_at: string }>(`pay_pix_orders_as_read_${rows}`, () => {
     // Every array goes as text[]: postgres.js serialises arrays only of the element types it knows
     // (not uuid or bigint), and PostgreSQL casts each element to its column's type here.
     const arrays = sql.join(
@@ -70,16 +76,26 @@ const payStatement = () =>
     const typed = sql.raw(NAMES.map((name) => `${name}::${COLUMNS[name]} as ${name}`).join(", "));
     const row = (name: Column) => sql.raw(`i.${name}`);
     const each = sql`paid join input i on i.n = paid.n`;
+    // The same order twice in a batch: the second UPDATE finds the row already changed by this
+    // statement and leaves it, so it is paid once and the other payment finds it changed.
+    const updates = Array.from(
+      { length: rows },
+      (_, k) => sql`
+      ${sql.raw(`paid_${k + 1}`)} as (
+        update orders set status = 'COMPLETED', paid_at = i.paid_at, version = ${orders.version} + 1, updated_at = now()
+        from input i
+        where i.n = ${sql.raw(String(k + 1))} and ${orders.id} = (${p("order_id")}::text[])[${sql.raw(String(k + 1))}]::uuid
+          and ${orders.version} = i.version and ${payableAt(sql`i.paid_at`)}
+        returning ${orders.id}, ${orders.version}, ${orders.updatedAt}, i.n
+      ),`,
+    );
+    const paid = sql.raw(Array.from({ length: rows }, (_, k) => `select * from paid_${k + 1}`).join(" union all "));
     return sql`
       with input as (
         select ${typed}, n from unnest(${arrays}) with ordinality as u(${sql.raw(NAMES.join(", "))}, n)
       ),
-      paid as (
-        update orders set status = 'COMPLETED', paid_at = i.paid_at, version = ${orders.version} + 1, updated_at = now()
-        from input i
-        where ${orders.id} = i.order_id and ${orders.version} = i.version and ${payableAt(sql`i.paid_at`)}
-        returning ${orders.id}, ${orders.version}, ${orders.updatedAt}, i.n
-      ),
+      ${sql.join(updates, sql``)}
+      paid as (${paid}),
       -- No ON CONFLICT: an end-to-end id recorded before fails the whole statement, so nothing else is written.
       receipt as (
         insert into pix_receipts (end_to_end_id, txid, order_id, merchant_id, value_centavos, paid_at, applied, source)
@@ -145,7 +161,7 @@ function rowOf({ order, pix, source }: Payment): Record<Column, unknown> {
 const payBatch = batched(async (payments: Payment[]): Promise<(Paid | undefined)[]> => {
   const elements = payments.map(rowOf);
   const values = Object.fromEntries(NAMES.map((name) => [name, elements.map((e) => e[name])]));
-  const rows = await payStatement().execute(values);
+  const rows = await payStatement(payments.length).execute(values);
   const byRow = new Map(rows.map((r) => [Number(r.n), r]));
   return payments.map((_, i) => {
     const r = byRow.get(i + 1);

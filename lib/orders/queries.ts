@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db";
 import { batched } from "@/db/batch";
+import { constant, inConstants } from "@/db/constant";
 import { prepared, type SqlValue } from "@/db/prepared";
 import { newId } from "@/lib/ids";
 import { orderReceipts, orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
@@ -172,26 +173,42 @@ export async function insertOrderIn(ex: Executor, values: NewOrder): Promise<Ord
 // each row here rather than in the statement, so one statement serves many merchants' lookups. One
 // batch at a time: a primary-key read is short, and with one in flight the next batch gathers more
 // lookups; alternating runs measured ~20% more lookups per second than with two in flight.
+//
+// Each id is its own primary-key probe (a LATERAL subquery per id) rather than `id = any(ids)`:
+// PostgreSQL keeps one generic plan per prepared statement, made without the array, and on a table
+// that still looked empty when it was made (a new deployment, or no ANALYZE yet) a sequential scan
+// costs less than ten probes; it then kept reading every order on every lookup as the table grew
+// (tests/query-plans.test.ts). One probe against one scan of the table is decided for the probe at
+// any size.
 const ordersByIdQuery = () =>
-  prepared("orders_by_id", (d) =>
-    d
+  prepared("orders_by_id", (d) => {
+    const probe = d
       .select()
       .from(orders)
-      .where(sql`${orders.id} = any(${sql.placeholder("ids")}::uuid[])`)
-      .prepare("orders_by_id"),
-  );
+      .where(eq(orders.id, sql`wanted.id`))
+      .limit(1)
+      .as("o");
+    return d
+      .select(probe._.selectedFields)
+      .from(sql`unnest(${sql.placeholder("ids")}::uuid[]) as wanted(id)`)
+      .crossJoinLateral(probe)
+      .prepare("orders_by_id");
+  });
 export const ORDER_LOOKUP_BATCH = { concurrency: 1, maxBatch: 64 };
 const orderByIdBatch = batched(async (ids: string[]) => {
   const rows = await ordersByIdQuery().execute({ ids });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id));
 }, ORDER_LOOKUP_BATCH);
+// By the unique payment link id alone, the merchant checked on the row: with the merchant in the
+// statement too, the generic plan PostgreSQL made on an empty table walked the merchant's orders
+// from the oldest (its (merchant_id, created_at, id) index) and kept doing so at any size.
 const orderByLinkQuery = () =>
   prepared("order_by_link", (d) =>
     d
       .select()
       .from(orders)
-      .where(and(eq(orders.merchantId, sql.placeholder("merchantId")), eq(orders.paymentLinkId, sql.placeholder("link"))))
+      .where(eq(orders.paymentLinkId, sql.placeholder("link")))
       .limit(1)
       .prepare("order_by_link"),
   );
@@ -205,8 +222,8 @@ export async function merchantOrderById(merchantId: string, id: string): Promise
 
 /** One of the merchant's orders by its payment link id. */
 export async function merchantOrderByLink(merchantId: string, link: string): Promise<Order | undefined> {
-  const [row] = await orderByLinkQuery().execute({ merchantId, link });
-  return row;
+  const [row] = await orderByLinkQuery().execute({ link });
+  return row?.merchantId === merchantId ? row : undefined;
 }
 
 /** Any merchant's order by its payment link id: the payer's side. */
@@ -240,23 +257,22 @@ export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<
   return updated;
 }
 
+/**
+ * PENDING orders past their expiry (among `ids` when given): the orders_pending_expiry index's
+ * predicate, spelled with the status as a constant so that every plan can use that index.
+ */
+function expiredPending(ids: string[] | undefined): SQL {
+  return and(eq(orders.status, constant("PENDING")), isNotNull(orders.expiresAt), lt(orders.expiresAt, sql`now()`), ids ? inArray(orders.id, ids) : undefined)!;
+}
+
 /** PENDING orders past their expiry (among `ids` when given), unlocked: what a sweep is about to look at. */
 export function dueOrders(ex: Executor, ids: string[] | undefined, limit: number): Promise<Order[]> {
-  return ex
-    .select()
-    .from(orders)
-    .where(and(eq(orders.status, "PENDING"), isNotNull(orders.expiresAt), lt(orders.expiresAt, sql`now()`), ids ? inArray(orders.id, ids) : undefined))
-    .limit(limit);
+  return ex.select().from(orders).where(expiredPending(ids)).limit(limit);
 }
 
 /** PENDING orders past their expiry (among `ids` when given), locked; rows another sweeper holds are skipped. */
 export function lockExpiredPending(ex: Executor, ids: string[] | undefined, limit: number): Promise<Order[]> {
-  return ex
-    .select()
-    .from(orders)
-    .where(and(eq(orders.status, "PENDING"), isNotNull(orders.expiresAt), lt(orders.expiresAt, sql`now()`), ids ? inArray(orders.id, ids) : undefined))
-    .limit(limit)
-    .for("update", { skipLocked: true });
+  return ex.select().from(orders).where(expiredPending(ids)).limit(limit).for("update", { skipLocked: true });
 }
 
 /** PENDING → CANCELLED for these orders; returns those that changed. */
@@ -334,22 +350,25 @@ export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provid
     .from(orders)
     .where(
       and(
-        eq(orders.kind, kind),
+        // Constants, so the plan can prove orders_awaiting_provider's predicate.
+        eq(orders.kind, constant(kind)),
         eq(orders.provider, provider),
-        inArray(orders.status, ["PENDING", "CANCELLED"]),
+        inConstants(orders.status, ["PENDING", "CANCELLED"]),
         // Every Lightning and exchange-wallet order has an expiry.
-        or(eq(orders.status, "PENDING"), sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`),
+        or(eq(orders.status, constant("PENDING")), sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`),
       ),
     )
     .orderBy(orders.expiresAt)
     .limit(limit);
 }
 
+/** A Lightning or exchange-wallet order by the provider's id for it (PIX orders are found by txid). */
 export async function orderByProviderRef(ex: Executor, provider: string, providerRef: string): Promise<Order | undefined> {
   const [row] = await ex
     .select()
     .from(orders)
-    .where(and(eq(orders.provider, provider), eq(orders.providerRef, providerRef)))
+    // The kinds as the orders_provider_ref index's predicate states them: without them no plan can use it.
+    .where(and(sql`${orders.kind} in ('lightning', 'exchange')`, eq(orders.provider, provider), eq(orders.providerRef, providerRef)))
     .limit(1);
   return row;
 }

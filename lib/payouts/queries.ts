@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
+import { inConstants } from "@/db/constant";
 import { pixPayouts, type PixPayout } from "@/db/schema";
 
 // The SQL of the PIX payouts the service sends, each query taking the executor first.
@@ -90,14 +91,12 @@ export async function finishPayout(
   return row;
 }
 
+// pix_payouts_open's predicate, with the statuses as constants so the sweep's plans can use that index.
+const OPEN = inConstants(pixPayouts.status, ["created", "processing"]);
+
 /** Open payouts, oldest first: the sweep's work list. */
 export async function openPayoutIds(ex: Executor, limit: number): Promise<string[]> {
-  const rows = await ex
-    .select({ id: pixPayouts.id })
-    .from(pixPayouts)
-    .where(inArray(pixPayouts.status, ["created", "processing"]))
-    .orderBy(asc(pixPayouts.createdAt))
-    .limit(limit);
+  const rows = await ex.select({ id: pixPayouts.id }).from(pixPayouts).where(OPEN).orderBy(asc(pixPayouts.createdAt)).limit(limit);
   return rows.map((r) => r.id);
 }
 
@@ -106,7 +105,7 @@ export async function leasedPayouts(ex: Executor, limit: number): Promise<{ id: 
   const rows = await ex
     .select({ id: pixPayouts.id, secondsLeft: sql<number>`ceil(extract(epoch from ${pixPayouts.leaseUntil} - now()))::int` })
     .from(pixPayouts)
-    .where(and(inArray(pixPayouts.status, ["created", "processing"]), sql`${pixPayouts.leaseUntil} > now()`))
+    .where(and(OPEN, sql`${pixPayouts.leaseUntil} > now()`))
     .orderBy(asc(pixPayouts.leaseUntil))
     .limit(limit);
   return rows;

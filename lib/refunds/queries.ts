@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
+import { constant } from "@/db/constant";
 import { orderRefunds, type OrderRefund } from "@/db/schema";
 
 // The SQL of order refunds (CONTRACT §11), each query taking the executor first. An order's list of
@@ -85,6 +86,11 @@ export async function finishRefund(
 
 /** PENDING refunds, oldest first: the sweep's work list. */
 export async function openRefundIds(ex: Executor, limit: number): Promise<string[]> {
-  const rows = await ex.select({ id: orderRefunds.id }).from(orderRefunds).where(eq(orderRefunds.status, "PENDING")).orderBy(asc(orderRefunds.createdAt)).limit(limit);
+  const rows = await ex
+    .select({ id: orderRefunds.id })
+    .from(orderRefunds)
+    .where(eq(orderRefunds.status, constant("PENDING")))
+    .orderBy(asc(orderRefunds.createdAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }

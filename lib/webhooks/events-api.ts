@@ -19,14 +19,16 @@ export async function publishEvents(): Promise<void> {
   if (!pending?.any) return;
   await db().transaction(async (tx) => {
     // Serialises publishers; the UPDATE's snapshot is taken after the lock, so it sees the previous
-    // publisher's positions and continues after them.
+    // publisher's positions and continues after them. "e.position is null", though implied, lets the
+    // plan reach the events to update through events_unpublished: joined by id alone, the generic plan
+    // made while the table was small read every event ever written.
     await tx.execute(sql`select pg_advisory_xact_lock(${PUBLISH_LOCK})`);
     await tx.execute(sql`
       with todo as (select id, row_number() over (order by seq) as rn from events where position is null),
            base as (select coalesce(max(position), 0) as m from events)
       update events e set position = base.m + todo.rn
       from todo, base
-      where e.id = todo.id`);
+      where e.id = todo.id and e.position is null`);
   });
 }
 

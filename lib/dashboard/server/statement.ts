@@ -1,9 +1,10 @@
 import "server-only";
-import { and, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { db } from "@/db";
-import { ledgerEntries, LEDGER_KINDS, orderRefunds } from "@/db/schema";
+import { LEDGER_KINDS, merchants, orderRefunds } from "@/db/schema";
 import { isCalendarDay, saoPauloMidnight } from "@/lib/day-range";
+import { balanceOf, shownBalance } from "@/lib/ledger/ledger";
 import { statementPage, type LedgerKind } from "@/lib/ledger/statement";
 
 // The statement page: a page of ledger entries with the balance after each, the balances the chosen
@@ -41,13 +42,21 @@ export type Statement = {
   closingCentavos: number;
 };
 
-/** The balance after every entry made before `instant`: their sum (0 before the first entry). */
+/**
+ * The balance after every entry made before `instant`: the balance now less the entries made since,
+ * read in one snapshot. Counted from now rather than summed from the first entry, because the
+ * periods people look at are recent: the cost is the entries after `instant`, not the merchant's
+ * whole history.
+ */
 async function balanceBefore(merchantId: string, instant: SQL): Promise<number> {
   const [row] = await db()
-    .select({ balance: sql<string>`coalesce(sum(${ledgerEntries.amountCentavos}), 0)` })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.merchantId, merchantId), lt(ledgerEntries.createdAt, instant)));
-  return Number(row.balance);
+    .select({
+      balance: sql<string>`${shownBalance()} - coalesce((select sum(e.amount_centavos) from ledger_entries e
+        where e.merchant_id = merchants.id and e.created_at >= ${instant}), 0)`,
+    })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
+  return Number(row?.balance ?? 0);
 }
 
 export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {
@@ -55,7 +64,7 @@ export async function getStatement(merchantId: string, q: StatementQuery): Promi
   const [{ entries, nextBefore }, openingCentavos, closingCentavos] = await Promise.all([
     statementPage(db(), filter, { before: q.before, limit: STATEMENT_PAGE_SIZE }),
     q.from ? balanceBefore(merchantId, saoPauloMidnight(q.from)) : Promise.resolve(null),
-    q.to ? balanceBefore(merchantId, saoPauloMidnight(q.to, 1)) : balanceBefore(merchantId, sql`'infinity'::timestamptz`),
+    q.to ? balanceBefore(merchantId, saoPauloMidnight(q.to, 1)) : balanceOf(db(), merchantId),
   ]);
   // A refund's entry names the refund; the page links to its order.
   const refundIds = entries.filter((e) => e.refType === "refund").map((e) => e.refId);
