@@ -83,3 +83,58 @@ export function rssMb(pid: number): number {
     return 0;
   }
 }
+
+/**
+ * Resident memory of the servers, read every 250 ms from start to end of the run (between measurements
+ * too: start-up, seeding, the large-data mode), so the peak is the run's, not only the measurements'.
+ */
+export class RssSampler {
+  private readonly watched = new Map<number, string>();
+  private readonly peakByName = new Map<string, number>();
+  private readonly sinceReset = new Map<number, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(everyMs = 250) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+  }
+
+  /** Follows `pid` under `name` (several processes may share a name: the peak is of any of them). */
+  watch(name: string, pid: number) {
+    this.watched.set(pid, name);
+    this.sample();
+  }
+
+  private sample() {
+    for (const [pid, name] of this.watched) {
+      const mb = rssMb(pid);
+      if (mb === 0) continue;
+      this.peakByName.set(name, Math.max(this.peakByName.get(name) ?? 0, mb));
+      if (this.sinceReset.has(pid)) this.sinceReset.set(pid, Math.max(this.sinceReset.get(pid)!, mb));
+    }
+  }
+
+  /** Starts a measurement's own peak for `pid`; returns its RSS now. */
+  reset(pid: number): number {
+    const now = rssMb(pid);
+    this.sinceReset.set(pid, now);
+    return now;
+  }
+
+  peakSinceReset(pid: number): number {
+    this.sample();
+    return this.sinceReset.get(pid) ?? 0;
+  }
+
+  peak(name: string): number {
+    return this.peakByName.get(name) ?? 0;
+  }
+
+  peaks(): Record<string, number> {
+    return Object.fromEntries(this.peakByName);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}
