@@ -39,8 +39,8 @@ export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
 export const WITHDRAWAL_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
 /** A refund's own progress (Crypto-PIX and order refunds): PENDING until the chain or the provider decides it. */
 export const REFUND_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
-/** What a hot-wallet transaction is for: a withdrawal, a refund, or a filler for a nonce gap. */
-export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler"] as const;
+/** What a hot-wallet transaction is for: a withdrawal, a refund, a filler for a nonce gap, or the float's excess sent to the cold address. */
+export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler", "treasury"] as const;
 /** A version of a transaction: its payment, or a zero-value self-transfer at its nonce that cancels it. */
 export const CHAIN_TX_ATTEMPT_KINDS = ["payment", "cancellation"] as const;
 /**
@@ -658,6 +658,8 @@ export const withdrawals = pgTable(
     rawTransaction: text("raw_transaction"),
     providerRef: text("provider_ref"),
     failureReason: text("failure_reason"),
+    // Why an on-chain withdrawal is not sent yet (the hot wallet cannot pay it); null once it is.
+    waitingReason: text("waiting_reason"),
     completedAt: ts("completed_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -886,6 +888,9 @@ export const chainTxs = pgTable(
     failureReason: text("failure_reason"),
     // Why an operator must look (fees above the cap, the node refusing it, a revert): null when all is well.
     attention: text("attention"),
+    // Not broadcast because the hot wallet could not pay it (lib/hot-wallet/float.ts): why, and since when.
+    heldReason: text("held_reason"),
+    heldSince: ts("held_since"),
     // One worker at a time follows a transaction, without holding a lock during node calls.
     leaseUntil: ts("lease_until"),
     checkedAt: ts("checked_at"),
@@ -903,6 +908,26 @@ export const chainTxs = pgTable(
     check("chain_txs_status", inList("status", CHAIN_TX_STATUSES)),
   ],
 );
+
+/**
+ * The hot wallet's float per network and asset (a token, or "gas": the native coin), as the last check
+ * read it from the node, against the configured minimum and target. `below_since` marks a crossing
+ * below the minimum: set once (the operator is mailed then), cleared when the balance is back.
+ */
+export const hotWalletFloat = pgTable(
+  "hot_wallet_float",
+  {
+    network: text("network").notNull(),
+    asset: text("asset").notNull(),
+    balance: crypto("balance").notNull(),
+    minimum: crypto("minimum").notNull(),
+    target: crypto("target").notNull(),
+    belowSince: ts("below_since"),
+    checkedAt: ts("checked_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.asset] })],
+);
+export type HotWalletFloat = typeof hotWalletFloat.$inferSelect;
 
 /** Each signed version of a chain transaction: the first, and replacements with higher fees at its nonce. */
 export const chainTxAttempts = pgTable(

@@ -54,6 +54,45 @@ const tokenOverrides = z
   // Network and asset names are checked against the token table by lib/chain/config.ts at start-up.
   .pipe(z.record(z.string(), z.record(z.string(), tokenEntry)));
 
+// The hot wallet's float on one network (lib/hot-wallet/float.ts): "USDT=100/1000,USDC=100/1000,gas=0.5/2",
+// each a token (or gas, the native coin) with its minimum and target in whole units. Compared as
+// decimal strings by magnitude so no float ever rounds a limit. Token names are checked against the
+// network's token table by lib/chain/config.ts at start-up.
+export type FloatLimit = { min: string; target: string };
+const FLOAT_ENTRY = /^([A-Za-z]+)=(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/;
+function decimalLte(a: string, b: string): boolean {
+  const [ai, af = ""] = a.split(".");
+  const [bi, bf = ""] = b.split(".");
+  const width = Math.max(ai.replace(/^0+/, "").length, bi.replace(/^0+/, "").length);
+  const scale = Math.max(af.length, bf.length);
+  const norm = (i: string, f: string) => i.replace(/^0+/, "").padStart(width, "0") + f.padEnd(scale, "0");
+  return norm(ai, af) <= norm(bi, bf);
+}
+const floatSpec = z.string().transform((s, ctx) => {
+  const limits: Record<string, FloatLimit> = {};
+  for (const part of s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = FLOAT_ENTRY.exec(part);
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: `"${part}" must be ASSET=MINIMUM/TARGET, e.g. USDT=100/1000 or gas=0.5/2` });
+      return z.NEVER;
+    }
+    const asset = m[1] === "GAS" ? "gas" : m[1];
+    if (limits[asset]) {
+      ctx.addIssue({ code: "custom", message: `${asset} is given twice` });
+      return z.NEVER;
+    }
+    if (!decimalLte(m[2], m[3])) {
+      ctx.addIssue({ code: "custom", message: `${asset}: the minimum (${m[2]}) must not be above the target (${m[3]})` });
+      return z.NEVER;
+    }
+    limits[asset] = { min: m[2], target: m[3] };
+  }
+  return limits;
+});
+
 // PostgreSQL's rule of thumb for a pool, (2 × cores) + 1, capped at 10. More connections than the
 // cores can serve cost throughput: on 2 cores (database on the same machine) a pool of 10 answered
 // GET /order/{id} at ~3,900 req/s and a pool of 5 at ~5,700 (docs/performance.md): with fewer
@@ -181,6 +220,17 @@ const envFields = z.object({
   CHAIN_MAX_FEE_GWEI_POLYGON: z.coerce.number().positive().default(3000),
   // Live mode refuses a development chain id (31337, 1337) unless this says it is meant (a staging node).
   ALLOW_TEST_CHAINS: bool.default(false),
+  // The hot wallet's float per network (see floatSpec above); unset: not watched, and sends are not held.
+  HOT_WALLET_FLOAT_ETH: floatSpec.optional(),
+  HOT_WALLET_FLOAT_BSC: floatSpec.optional(),
+  HOT_WALLET_FLOAT_POLYGON: floatSpec.optional(),
+  // How often the float is read from the nodes (metrics, the operator's mail, held sends released).
+  HOT_WALLET_FLOAT_CHECK_SECONDS: seconds(60),
+  // Where `treasury move-excess` sends tokens above their target; unset: the command refuses.
+  HOT_WALLET_COLD_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+    .optional(),
 
   // Live PIX collection: any PSP's BCB "API Pix" v2 (lib/providers/pix/api-pix.ts, CONTRACT §10).
   PIX_API_URL: httpsUrl.optional(),

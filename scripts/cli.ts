@@ -22,6 +22,8 @@ import { RECON_SOURCES } from "@/db/schema";
 import { reconcile } from "@/lib/reconciliation/daily";
 import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
 import { isCalendarDay } from "@/lib/day-range";
+import { floatStatus } from "@/lib/treasury/float";
+import { moveExcess } from "@/lib/treasury/excess";
 
 // Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
 // operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they
@@ -44,6 +46,13 @@ const USAGE = `Usage: npm run cli -- <command>
   chain cancel <chainTxId>                    replaces a pending transaction, at its nonce, with a
                                              zero-value self-transfer paying more (its owner fails
                                              and is credited back if the cancellation is mined)
+  treasury status [--network N]              the hot wallet's balance of each token and of gas
+                                             against its minimum and target (read from the node
+                                             now), and the sends waiting for a top-up, and why
+  treasury move-excess [--network N] [--dry-run]
+                                             sends each token's balance above its target to
+                                             HOT_WALLET_COLD_ADDRESS (a tracked hot-wallet
+                                             transaction); a second run moves nothing
   refunds retry <payCryptoPixId|paymentId>    sends again a Crypto-PIX refund the chain refused
   attention                                   payouts, refunds, hold invoices and hot-wallet
                                              transactions waiting for an operator, and why
@@ -83,6 +92,7 @@ const OPTIONS = {
   source: { type: "string" },
   again: { type: "boolean" },
   all: { type: "boolean" },
+  "dry-run": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -241,6 +251,19 @@ async function run(argv: string[]): Promise<unknown> {
       expectArgs(command, values, [], rest, 1);
       const id = positional(rest, 0, "chainTxId");
       task = async () => ({ cancellation: await cancelChainTx(id) });
+      break;
+    }
+    case "treasury status": {
+      expectArgs(command, values, ["network"], rest, 0);
+      const network = values.network ? networkOption(values.network) : undefined;
+      task = () => floatStatus(network);
+      break;
+    }
+    case "treasury move-excess": {
+      expectArgs(command, values, ["network", "dry-run"], rest, 0);
+      const network = values.network ? networkOption(values.network) : undefined;
+      const dryRun = values["dry-run"] ?? false;
+      task = async () => ({ dryRun, moves: await moveExcess({ network, dryRun }) });
       break;
     }
     case "refunds retry": {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { parseGwei } from "viem";
-import { ConfigError, env } from "@/lib/env";
+import { ConfigError, env, type FloatLimit } from "@/lib/env";
 import { SANDBOX_DEPOSIT_XPUB, SANDBOX_HOT_WALLET_KEY } from "./sandbox-keys";
-import { CHAIN_IDS, isAsset, isNetwork, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "./tokens";
+import { ASSETS, CHAIN_IDS, isAsset, isNetwork, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "./tokens";
 
 // Per-network chain settings read from the environment (docs/configuration.md, "Real chains"). A
 // network is "live" when it has an RPC URL: deposits on it are watched on the node and withdrawals
@@ -40,7 +40,7 @@ export function liveNetworks(): Network[] {
  */
 export function checkChainConfig(): void {
   const e = env();
-  const problems = NETWORKS.flatMap((network) => chainProblems(network));
+  const problems = NETWORKS.flatMap((network) => [...chainProblems(network), ...floatProblems(network)]);
   if (e.PAYMENTS_MODE === "sandbox" && (e.HOT_WALLET_PRIVATE_KEY || e.HOT_WALLET_KEY_FILE) && liveNetworks().length === 0) {
     // Nothing in sandbox signs with it then: a real key here is a live configuration copied by mistake.
     problems.push("HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node (EVM_RPC_URL_*); remove it");
@@ -54,6 +54,27 @@ export function checkChainConfig(): void {
       if (!isAsset(asset)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON.${network}: unknown asset ${JSON.stringify(asset)}`);
     }
   }
+}
+
+/** What the hot wallet's float is kept in on a network: its tokens, and gas (the native coin). */
+export type FloatAsset = Asset | "gas";
+
+/** The float configured for `network` (HOT_WALLET_FLOAT_<NET>), or null when none is: then nothing is watched or held there. */
+export function floatLimits(network: Network): Partial<Record<FloatAsset, FloatLimit>> | null {
+  const e = env();
+  const limits = { eth: e.HOT_WALLET_FLOAT_ETH, bsc: e.HOT_WALLET_FLOAT_BSC, polygon: e.HOT_WALLET_FLOAT_POLYGON }[network];
+  return limits && Object.keys(limits).length > 0 ? (limits as Partial<Record<FloatAsset, FloatLimit>>) : null;
+}
+
+function floatProblems(network: Network): string[] {
+  const limits = floatLimits(network);
+  if (!limits) return [];
+  const N = network.toUpperCase();
+  const problems = Object.keys(limits)
+    .filter((asset) => asset !== "gas" && (!isAsset(asset) || !tokenInfo(network, asset)))
+    .map((asset) => `HOT_WALLET_FLOAT_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")}, or gas)`);
+  if (!rpcUrl(network)) problems.push(`HOT_WALLET_FLOAT_${N}: ${network} has no node (EVM_RPC_URL_${N}) to read the hot wallet's balances from`);
+  return problems;
 }
 
 // Chain ids of local development nodes (anvil, hardhat: 31337; ganache, geth --dev: 1337).

@@ -7,6 +7,7 @@ import { log } from "@/lib/log";
 import { providers } from "@/lib/providers";
 import type { Fees } from "@/lib/providers/chain/types";
 import { attemptsOf, chainTxById, decideChainTx, insertAttempt, leaseChainTx, releaseChainTx } from "./queries";
+import { heldBefore } from "./float";
 import { broadcastAttempt } from "./transactions";
 
 // Follows a hot-wallet transaction to its end, deciding by receipts only (CONTRACT §10):
@@ -82,7 +83,8 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
   const head = await chain.headBlock(network);
   const dropped = !latest.broadcastAt || !state.known.includes(latest.hash);
   let attention: string | null = null;
-  if (latest.broadcastBlock !== null && head - BigInt(latest.broadcastBlock) >= BigInt(env().CHAIN_REPLACE_AFTER_BLOCKS)) {
+  const due = latest.broadcastBlock !== null && head - BigInt(latest.broadcastBlock) >= BigInt(env().CHAIN_REPLACE_AFTER_BLOCKS);
+  if (due && !(await heldBefore(db(), chainTx.nonceScope, chainTx.nonce))) {
     const replaced = await replace(chainTx, latest, latest.kind);
     if (replaced.replaced || !dropped) return replaced.outcome;
     attention = replaced.outcome.kind === "waiting" ? replaced.outcome.attention : null;
@@ -157,7 +159,7 @@ async function decide(chainTx: ChainTx, decision: ChainTxDecision, owners: Chain
       failureReason: decision.status === "confirmed" ? null : decision.reason,
       attention: chainTx.purpose === "refund" && decision.status !== "confirmed" ? `refund ${decision.status}: ${decision.reason}` : null,
     });
-    if (!row || row.purpose === "filler") return;
+    if (!row || row.purpose === "filler" || row.purpose === "treasury") return;
     const owner = owners[row.purpose];
     // Rolled back, so the transaction stays pending: a caller that cannot finish it must not decide it.
     if (!owner) throw new Error(`no handler for ${row.purpose} transactions was given`);

@@ -7,7 +7,8 @@ import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { toBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
-import type { Fees } from "@/lib/providers/chain/types";
+import type { BroadcastResult, Fees } from "@/lib/providers/chain/types";
+import { clearHeld, holdReason, markHeld } from "./float";
 import { attemptsOf, chainTxById, insertAttempt, insertChainTx, markBroadcast } from "./queries";
 
 // Sending from the hot wallet (CONTRACT §10). A transaction is recorded, with its nonce and its first
@@ -53,6 +54,8 @@ export type NewChainTx =
       /** Tokens, as an exact decimal string. */
       amount: string;
     }
+  /** The float's excess over its target, to the cold address (lib/treasury): no owner decides anything on it. */
+  | { purpose: "treasury"; token: { address: string; decimals: number }; to: string; amount: string }
   /** A zero-value transfer to the hot wallet at a nonce nothing of ours uses: fills a gap (./gaps.ts). */
   | { purpose: "filler"; nonce: number };
 
@@ -68,9 +71,9 @@ export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainT
     spec.purpose === "filler"
       ? { tokenAddress: null, toAddress: plan.from, amount: null, amountBaseUnits: null }
       : {
-          ownerKind: spec.ownerKind,
-          ownerId: spec.ownerId,
-          transferId: spec.transferId ?? null,
+          ownerKind: spec.purpose === "treasury" ? null : spec.ownerKind,
+          ownerId: spec.purpose === "treasury" ? null : spec.ownerId,
+          transferId: spec.purpose === "treasury" ? null : (spec.transferId ?? null),
           tokenAddress: spec.token.address,
           toAddress: spec.to,
           amount: spec.amount,
@@ -113,10 +116,22 @@ export async function sendChainTx(id: string, opts: { followAfterSeconds?: numbe
   await chainTxQueue.send({ id }, { startAfterSeconds: opts.followAfterSeconds ?? 1, singletonKey: id });
 }
 
-/** One broadcast of a signed version; records when (and at which head) the node took it. */
-export async function broadcastAttempt(chainTx: ChainTx, attempt: { id: number; rawTransaction: string }) {
+/** A node's answer, or "held": not sent, because the hot wallet cannot pay it now (./float.ts). */
+export type BroadcastAnswer = BroadcastResult | { result: "held"; reason: string };
+
+/**
+ * One broadcast of a signed version; records when (and at which head) the node took it. A token
+ * transfer the hot wallet cannot pay is not sent but held, with its reason (./float.ts).
+ */
+export async function broadcastAttempt(chainTx: ChainTx, attempt: { id: number; rawTransaction: string }): Promise<BroadcastAnswer> {
   const chain = providers().chain;
   const network = chainTx.network as Network;
+  const held = await holdReason(chainTx, attempt.rawTransaction);
+  if (held) {
+    await markHeld(chainTx, held);
+    return { result: "held", reason: held };
+  }
+  if (chainTx.heldReason) await clearHeld(chainTx);
   const answer = await chain.broadcast(network, attempt.rawTransaction);
   if (answer.result === "accepted" || answer.result === "known") {
     const head = await chain.headBlock(network).catch(() => null);

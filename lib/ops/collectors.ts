@@ -8,6 +8,7 @@ import { deliveryBacklog, type DeliveryBacklog } from "@/lib/webhooks/queries";
 import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "@/lib/attention/attention";
 import { openMismatchCounts } from "@/lib/reconciliation/mismatches";
 import { RECON_MISMATCH_KINDS, RECON_SOURCES } from "@/db/schema";
+import { storedFloat } from "@/lib/treasury/float";
 import { withDeadline } from "./deadline";
 
 // Figures read when /metrics is scraped rather than kept up to date on every change: the pool's
@@ -120,6 +121,28 @@ export function registerCollectors(): void {
   });
 
   gauge({
+    name: `${METRIC_PREFIX}hot_wallet_balance`,
+    help: "The hot wallet's balance per network and asset (a token, or gas: the native coin) in whole units, as the last float check read it from the node (HOT_WALLET_FLOAT_<NET>)",
+    labelNames: ["network", "asset"] as const,
+    async collect() {
+      await read("hot_wallet_balance", this, floatOfThisScrape, (rows) => {
+        for (const r of rows) this.labels(r.network, r.asset).set(Number(r.balance));
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}hot_wallet_below_minimum`,
+    help: "1 while the hot wallet's balance of an asset is below its configured minimum on a network (the operator was mailed at the crossing; sends it cannot pay wait), else 0",
+    labelNames: ["network", "asset"] as const,
+    async collect() {
+      await read("hot_wallet_below_minimum", this, floatOfThisScrape, (rows) => {
+        for (const r of rows) this.labels(r.network, r.asset).set(r.belowMinimum ? 1 : 0);
+      });
+    },
+  });
+
+  gauge({
     name: `${METRIC_PREFIX}webhook_backlog_oldest_due_seconds`,
     help: "How long the longest-waiting due webhook delivery has been due (0 when none is)",
     async collect() {
@@ -134,4 +157,10 @@ let backlogReading: Promise<DeliveryBacklog> | null = null;
 function backlogOfThisScrape(): Promise<DeliveryBacklog> {
   backlogReading ??= deliveryBacklog(openPool().db).finally(() => (backlogReading = null));
   return backlogReading;
+}
+
+let floatReading: ReturnType<typeof storedFloat> | null = null;
+function floatOfThisScrape(): ReturnType<typeof storedFloat> {
+  floatReading ??= storedFloat(openPool().db).finally(() => (floatReading = null));
+  return floatReading;
 }

@@ -27,6 +27,7 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
         }
       : { pixKey: maskPixKey(w.pixKey!) }),
     ...(w.failureReason ? { failureReason: w.failureReason } : {}),
+    ...(w.waitingReason && w.status === "PENDING" ? { waitingReason: w.waitingReason } : {}),
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
     ...(w.completedAt ? { completedAt: w.completedAt.toISOString() } : {}),

@@ -34,6 +34,8 @@ import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
+import { heldChainTxs } from "@/lib/hot-wallet/float";
+import { checkFloat, floatCheckQueue, floatNetworks, type FloatReading } from "@/lib/treasury/float";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
 import { CHAIN_TX_OWNERS, PAYOUT_GUARDS, PAYOUT_OWNERS } from "./owners";
@@ -100,6 +102,22 @@ export function runSweep(): Promise<Record<string, number>> {
   return runSweepSteps(SWEEP_STEPS);
 }
 
+/**
+ * One hot-wallet float check, now (tests; the job runs it every HOT_WALLET_FLOAT_CHECK_SECONDS): the
+ * balances read and stored (a crossing below a minimum mails the operator once), then every held
+ * transaction tried again in nonce order, so a top-up releases the withdrawals and refunds that waited.
+ */
+export async function checkHotWalletFloat(): Promise<{ readings: FloatReading[]; stillHeld: number }> {
+  const readings = await checkFloat();
+  const held = await heldChainTxs();
+  await each(
+    held.map((h) => h.id),
+    (id) => advanceChainTx(id, CHAIN_TX_OWNERS),
+    "held chain transaction",
+  );
+  return { readings, stillHeld: held.length === 0 ? 0 : (await heldChainTxs()).length };
+}
+
 /** One deposit-watcher pass over a network. */
 export function watchDeposits(network: Network, opts: { maxRanges?: number } = {}): Promise<WatchPass | null> {
   return watchNetwork(network, TRANSFER_RECEIVERS, opts);
@@ -118,6 +136,7 @@ export async function startWorker(): Promise<PgBoss> {
   const pixConfirmed = railEnabled("pix");
   const hotWallet = env().PAYMENTS_MODE === "sandbox" || liveNetworks().length > 0;
   const holdInvoices = holdsInvoices();
+  const floatWatched = floatNetworks().length > 0;
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -169,6 +188,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(exchangePolled ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))] : []),
       // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
+      ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
       ...chain.workers,
     ],
     recurring: [
@@ -177,6 +197,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(lightningPolled ? [{ queue: lightningReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...(exchangePolled ? [{ queue: exchangeReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...(live ? [{ queue: reconcileQueue, tickSeconds: RECONCILE_TICK_SECONDS }] : []),
+      ...(floatWatched ? [{ queue: floatCheckQueue, tickSeconds: env().HOT_WALLET_FLOAT_CHECK_SECONDS }] : []),
       ...chain.recurring,
     ],
   });

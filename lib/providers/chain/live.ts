@@ -1,4 +1,14 @@
-import { BaseError, createPublicClient, http, parseAbiItem, RpcRequestError, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from "viem";
+import {
+  BaseError,
+  createPublicClient,
+  erc20Abi,
+  http,
+  parseAbiItem,
+  RpcRequestError,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type PublicClient,
+} from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";
@@ -128,6 +138,19 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
   },
   headBlock: (network) => rpc(network, "read the head block", () => entryFor(network).client.getBlockNumber({ cacheTime: 0 })),
   nonceState: (network, q) => readNonceState(network, q),
+  async hotWalletBalances(network, tokens) {
+    const { client } = entryFor(network);
+    const address = hotWallet().address;
+    const block = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
+    return rpc(network, "read the hot wallet's balances", async () => {
+      const [minedNonce, native, ...held] = await Promise.all([
+        client.getTransactionCount({ address, blockNumber: block }),
+        client.getBalance({ address, blockNumber: block }),
+        ...tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address], blockNumber: block })),
+      ]);
+      return { block, minedNonce, native, tokens: held };
+    });
+  },
   reader: (network) => (liveChainConfig(network) ? nodeReader(network) : null),
 });
 

@@ -24,6 +24,7 @@ export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvi
     broadcast: (network, raw) => pick(network).broadcast(network, raw),
     headBlock: (network) => pick(network).headBlock(network),
     nonceState: (network, q) => pick(network).nonceState(network, q),
+    hotWalletBalances: (network, tokens) => pick(network).hotWalletBalances(network, tokens),
     reader: (network) => pick(network).reader(network),
   };
 }

@@ -53,6 +53,8 @@ export const sandboxChain: ChainProvider = {
     const settled = Date.now() - sentAt.getTime() >= env().SANDBOX_SETTLE_SECONDS * 1000;
     return settled ? { state: "mined", hash: hashes[0], success: true, final: true } : { state: "pending", known: hashes };
   },
+  // Sandbox transactions never reach a chain, so there is no balance to keep a float of.
+  hotWalletBalances: async () => null,
   // Nothing to watch: sandbox deposits arrive through the sandbox helpers.
   reader: () => null,
 };

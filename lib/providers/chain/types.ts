@@ -43,6 +43,9 @@ export interface ChainReader {
   block(blockNumber: bigint): Promise<{ hash: `0x${string}`; timestamp: Date }>;
 }
 
+/** Base units, at `block`; `minedNonce` transactions of the hot wallet are in that block or before it. */
+export type HotWalletBalances = { block: bigint; minedNonce: number; native: bigint; tokens: bigint[] };
+
 export interface ChainProvider {
   readonly name: string;
   /** Gas for one token transfer on `network` at `fees` (the current estimate when omitted), quoted in BRL centavos. */
@@ -69,6 +72,11 @@ export interface ChainProvider {
   headBlock(network: Network): Promise<bigint>;
   /** Where our transaction at `nonce` stands; `hashes` are all its signed versions, `sentAt` when the first was made. */
   nonceState(network: Network, q: { nonce: number; hashes: string[]; sentAt: Date }): Promise<NonceState>;
+  /**
+   * The hot wallet's balances of gas (the native coin) and of `tokens`, and its count of mined
+   * transactions, all read at one block so they describe the same moment; null where no node is.
+   */
+  hotWalletBalances(network: Network, tokens: `0x${string}`[]): Promise<HotWalletBalances | null>;
   /** The node to watch for deposits on `network`, or null where no node is (sandbox transfers are simulated). */
   reader(network: Network): ChainReader | null;
 }

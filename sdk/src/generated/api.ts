@@ -1067,6 +1067,8 @@ export type components = {
             /** @description PIX-out only, masked */
             pixKey?: string;
             failureReason?: string;
+            /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+            waitingReason?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1725,6 +1727,8 @@ export interface operations {
                         /** @description PIX-out only, masked */
                         pixKey?: string;
                         failureReason?: string;
+                        /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+                        waitingReason?: string;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -3093,6 +3097,8 @@ export interface operations {
                         /** @description PIX-out only, masked */
                         pixKey?: string;
                         failureReason?: string;
+                        /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+                        waitingReason?: string;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
