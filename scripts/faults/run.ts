@@ -20,6 +20,7 @@ import { startTcpProxy } from "../../tests/support/tcp-proxy";
 // request without an answer, or recovery slower than its target.
 //
 // Environment: FAULTS_CLIENTS (12), FAULTS_ROUNDS (1), FAULTS_REQUEST_DEADLINE_MS (5000),
+// FAULTS_REPLICATION=async (an asynchronous standby: the failover must then fail the suite),
 // FAULTS_WAL_RETRIEVE_RETRY_INTERVAL (the standby's wal_retrieve_retry_interval, 100ms; PostgreSQL's
 // default 5s fails the restart's recovery target), PG_BIN_DIR (the newest /usr/lib/postgresql/<v>/bin),
 // FAULTS_KEEP=1 keeps the app's log.
@@ -29,6 +30,10 @@ const int = (name: string, fallback: number) => (process.env[name] ? Number(proc
 const CLIENTS = int("FAULTS_CLIENTS", 12);
 /** How many times each fault but the failover (which ends the standby) is injected. */
 const ROUNDS = int("FAULTS_ROUNDS", 1);
+/** async: what the suite must catch, acknowledged requests lost in the failover. */
+const REPLICATION = process.env.FAULTS_REPLICATION === "async" ? "async" : "sync";
+/** How long replication is held up before the primary is lost, so that the standby lags behind it. */
+const REPLICATION_STALL_MS = 2000;
 const MERCHANTS = 4;
 const DEADLINE_MS = int("FAULTS_REQUEST_DEADLINE_MS", 5000);
 /** Past the deadline, an answer is late by more than scheduling on a busy machine explains. */
@@ -41,6 +46,14 @@ const ADMIN_TOKEN = randomBytes(24).toString("hex");
 const RUN = randomBytes(4).toString("hex");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
 const log = (line: string) => console.log(`[faults ${new Date().toISOString().slice(11, 23)}] ${line}`);
 
 // ---------------------------------------------------------------------------------------------------
@@ -353,10 +366,10 @@ async function main() {
   log(`building the server bundle; the app's log: ${logFile}`);
   const bundle = await bundleServer();
 
-  log("starting a PostgreSQL primary and a synchronous standby");
+  log(`starting a PostgreSQL primary and ${REPLICATION === "sync" ? "a synchronous" : "an asynchronous"} standby`);
   const cluster: PgCluster = await startCluster({
     standbys: 1,
-    sync: { kind: "quorum", count: 1 },
+    sync: REPLICATION === "sync" ? { kind: "quorum", count: 1 } : { kind: "async" },
     databases: ["payments"],
     settings: {
       synchronous_commit: "on",
@@ -366,17 +379,29 @@ async function main() {
     },
   });
   const proxies = new Map<PgNode, Awaited<ReturnType<typeof startTcpProxy>>>();
+  const closing: (() => Promise<void>)[] = [];
   let app: App | null = null;
   let failed = false;
   try {
     for (const n of cluster.nodes) proxies.set(n, await startTcpProxy({ host: "127.0.0.1", port: n.port }));
     const hosts = cluster.nodes.map((n) => `127.0.0.1:${proxies.get(n)!.port}`).join(",");
     const databaseUrl = `postgres://postgres@${hosts}/payments?target_session_attrs=read-write`;
+    // The standby streams through a proxy of its own, so the failover fault can hold replication up.
+    const standby = cluster.standbys[0];
+    const replication = await startTcpProxy({ host: "127.0.0.1", port: cluster.primary.port });
+    closing.push(() => replication.close());
+    await standby.configure({ primary_conninfo: `host=127.0.0.1 port=${replication.port} user=postgres application_name=${standby.name}` });
+    await waitUntil("the standby to stream through its proxy", async () => {
+      const [r] = await standby.query<{ port: number | null }>("select sender_port as port from pg_stat_wal_receiver where status = 'streaming'");
+      return r?.port === replication.port;
+    });
+    await cluster.waitForStreaming(1);
     // The point of the failover fault: a commit is acknowledged only once the standby has it.
     const [repl] = await cluster.primary.query<{ sync_state: string; sc: string }>(
       "select sync_state, current_setting('synchronous_commit') as sc from pg_stat_replication",
     );
-    if (repl?.sync_state !== "quorum" || repl.sc !== "on") throw new Error(`the standby is not synchronous: ${JSON.stringify(repl)}`);
+    const expected = REPLICATION === "sync" ? "quorum" : "async";
+    if (repl?.sync_state !== expected || repl.sc !== "on") throw new Error(`the standby is not ${expected}: ${JSON.stringify(repl)}`);
     log("migrating");
     await runMigrations(databaseUrl);
 
@@ -524,9 +549,12 @@ async function main() {
       });
     }
 
-    await phase("failover (kill -9 primary, promote sync standby)", async () => {
+    await phase(`failover (replication held ${REPLICATION_STALL_MS / 1000} s, kill -9 primary, promote ${REPLICATION} standby)`, async () => {
       const old = cluster.primary;
-      const standby = cluster.standbys[0];
+      // Synchronous: commits wait meanwhile, and none of them is acknowledged. Asynchronous: they are,
+      // and the standby never gets them.
+      replication.partition();
+      await sleep(REPLICATION_STALL_MS);
       await old.kill();
       await standby.promote();
       const promotedAt = Date.now();
@@ -569,6 +597,7 @@ async function main() {
   } finally {
     if (app) await killApp(app).catch(() => {});
     for (const p of proxies.values()) await p.close().catch(() => {});
+    for (const close of closing) await close().catch(() => {});
     await cluster.close().catch(() => {});
     if (!failed && !process.env.FAULTS_KEEP) fs.rmSync(logFile, { force: true });
   }
