@@ -2,14 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, like } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
-import { chainTxs, mailOutbox, withdrawals } from "@/db/schema";
+import { chainTxs, cryptoPixPayments, mailOutbox, withdrawals } from "@/db/schema";
 import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { metricsRegistry } from "@/lib/metrics/registry";
 import { registerCollectors } from "@/lib/ops/collectors";
+import { getWithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { moveExcess } from "@/lib/treasury/excess";
-import { checkHotWalletFloat } from "@/lib/worker";
+import { floatStatus } from "@/lib/treasury/float";
+import { toBaseUnits } from "@/lib/money";
+import { encodeStaticBrCode } from "@/lib/pix/brcode";
+import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
+import { checkHotWalletFloat, runSweep, watchDeposits } from "@/lib/worker";
 import { processWithdrawal } from "@/lib/withdrawals/service";
-import { startAnvil, type Anvil } from "./fixtures/anvil";
+import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
 
@@ -23,7 +28,8 @@ const USDT_MIN = 100n;
 const USDT_TARGET = 1000n;
 
 let anvil: Anvil;
-let usdt: Hex; // 6 decimals
+let usdt: Hex; // polygon: 6 decimals
+let bscUsdt: Hex; // bsc: 18 decimals, none in the hot wallet at first
 let hotWallet: Hex;
 let cold: Hex;
 let restore: () => void;
@@ -31,13 +37,15 @@ let restore: () => void;
 beforeAll(async () => {
   anvil = await startAnvil();
   usdt = await anvil.deployToken(6, "USDT");
+  bscUsdt = await anvil.deployToken(18, "BUSDT");
   cold = randomAddress();
   const chain = await useLocalChain(
     anvil,
-    ["polygon"],
-    { polygon: { USDT: { address: usdt, decimals: 6 } } },
+    ["polygon", "bsc"],
+    { polygon: { USDT: { address: usdt, decimals: 6 } }, bsc: { USDT: { address: bscUsdt, decimals: 18 } } },
     {
       HOT_WALLET_FLOAT_POLYGON: `USDT=${USDT_MIN}/${USDT_TARGET},gas=0.5/5`,
+      HOT_WALLET_FLOAT_BSC: "USDT=5/50",
       HOT_WALLET_COLD_ADDRESS: cold,
       OPERATOR_ALERT_EMAIL: OPERATOR,
     },
@@ -94,6 +102,12 @@ describe("hot-wallet float on a local node", () => {
     expect(shown.body.withdrawal.waitingReason).toBe("hot wallet below minimum on polygon: USDT (holds 30, minimum 100; this transfer needs 50); waiting for a top-up");
     const [held] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, w.id));
     expect(held.heldReason).toBe(shown.body.withdrawal.waitingReason);
+    // The operator's `treasury status` and the merchant's dashboard say the same.
+    const status = await floatStatus("polygon");
+    expect(status.readings.find((r) => r.asset === "USDT")).toMatchObject({ balance: "30", minimum: "100", target: "1000", belowMinimum: true, excess: "0" });
+    expect(status.held).toMatchObject([{ id: held.id, purpose: "withdrawal", ownerId: w.id, reason: held.heldReason }]);
+    const dashboard = await getWithdrawalState(merchant.id);
+    expect(dashboard.history.find((h) => h.id === w.id)?.waitingReason).toBe(held.heldReason);
 
     // The job and the sweep follow it as usual: it stays held, never failed nor credited back.
     for (let i = 0; i < 3; i++) expect(await processWithdrawal(w.id)).toBe(false);
@@ -127,25 +141,62 @@ describe("hot-wallet float on a local node", () => {
   it("move-excess sends exactly balance − target to the cold address, once", async () => {
     const before = await anvil.balanceOf(usdt, hotWallet);
     expect(before).toBe(1_980_000_000n);
-    const dry = await moveExcess({ dryRun: true });
+    const dry = await moveExcess({ network: "polygon", dryRun: true });
     expect(dry).toMatchObject([{ asset: "USDT", moved: "980", chainTxId: null }]);
 
-    const [move] = await moveExcess();
+    const [move] = await moveExcess({ network: "polygon" });
     expect(move).toMatchObject({ network: "polygon", asset: "USDT", balance: "1980", target: "1000", promised: "0", moved: "980" });
     // Recorded before it left, as every hot-wallet send.
     const [tx] = await db().select().from(chainTxs).where(eq(chainTxs.id, move.chainTxId!));
     expect(tx).toMatchObject({ purpose: "treasury", toAddress: cold, amount: "980.000000000000000000", ownerId: null });
 
     // Run again while it may still be unmined, and after it is decided: nothing more moves.
-    expect((await moveExcess())[0]).toMatchObject({ moved: "0", chainTxId: null });
+    expect((await moveExcess({ network: "polygon" }))[0]).toMatchObject({ moved: "0", chainTxId: null });
     await anvil.client.waitForTransactionReceipt({ hash: move.hash as Hex });
     await anvil.mine(CONFIRMATIONS);
     await checkHotWalletFloat();
-    expect((await moveExcess())[0]).toMatchObject({ balance: "1000", promised: "0", moved: "0", chainTxId: null });
+    expect((await moveExcess({ network: "polygon" }))[0]).toMatchObject({ balance: "1000", promised: "0", moved: "0", chainTxId: null });
 
     expect(await anvil.balanceOf(usdt, cold)).toBe(before - USDT_TARGET * 1_000_000n);
     expect(await anvil.balanceOf(usdt, hotWallet)).toBe(USDT_TARGET * 1_000_000n);
     const treasury = await db().select().from(chainTxs).where(eq(chainTxs.purpose, "treasury"));
     expect(treasury).toHaveLength(1);
+  });
+
+  it("a Crypto-PIX refund the hot wallet cannot pay waits PENDING (never FAILED) and is paid after a top-up", async () => {
+    const payer = account(5);
+    await anvil.mint(bscUsdt, payer.address, toBaseUnits("100", 18));
+    const { apiKey } = await seedMerchant();
+    const qrcode = encodeStaticBrCode({
+      pixKey: SANDBOX_FAILING_PIX_KEY,
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 5400,
+      txid: "PEDIDO123",
+    });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
+    expect(res.status).toBe(201);
+    const [p] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    await anvil.transfer(bscUsdt, payer, p.address as Hex, toBaseUnits("10", 18));
+    await anvil.mine(CONFIRMATIONS);
+    await watchDeposits("bsc"); // paid in full, the PIX is not made: the refund is decided, and held (the wallet has no bsc USDT)
+
+    const [refundTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, p.id));
+    expect(refundTx).toMatchObject({ purpose: "refund", status: "pending" });
+    expect(refundTx.heldReason).toBe("hot wallet below minimum on bsc: USDT (holds 0, minimum 5; this transfer needs 10); waiting for a top-up");
+    await anvil.mine(CONFIRMATIONS);
+    await runSweep();
+    await checkHotWalletFloat();
+    const payment = async () => (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, p.id)))[0];
+    expect(await payment()).toMatchObject({ status: "PENDING", refundStatus: "PENDING", refundTxHash: null });
+    expect((await floatStatus("bsc")).held).toMatchObject([{ id: refundTx.id, purpose: "refund", ownerKind: "crypto_pix", ownerId: p.id }]);
+
+    const before = await anvil.balanceOf(bscUsdt, payer.address);
+    await anvil.mint(bscUsdt, hotWallet, toBaseUnits("60", 18));
+    expect(await checkHotWalletFloat()).toMatchObject({ stillHeld: 0 });
+    await anvil.mine(CONFIRMATIONS);
+    await runSweep();
+    expect(await payment()).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
+    expect(await anvil.balanceOf(bscUsdt, payer.address)).toBe(before + toBaseUnits("10", 18));
   });
 });

@@ -1,7 +1,19 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
-import { auditEvents, mailOutbox, orderReceipts, orderRefunds, orders, pixPayouts, pixReceipts, reconMismatches, reconRuns } from "@/db/schema";
+import {
+  auditEvents,
+  chainCursors,
+  chainTransfers,
+  mailOutbox,
+  orderReceipts,
+  orderRefunds,
+  orders,
+  pixPayouts,
+  pixReceipts,
+  reconMismatches,
+  reconRuns,
+} from "@/db/schema";
 import { attentionList } from "@/lib/attention/attention";
 import { resetEnvForTests } from "@/lib/env";
 import { saoPauloDay } from "@/lib/money";
@@ -14,6 +26,7 @@ import { confirmExchangeOrder } from "@/lib/exchange-wallet/completion";
 import { confirmLightningOrder } from "@/lib/lightning/completion";
 import { lndLightning } from "@/lib/providers/lightning/lnd";
 import { lightningPaging } from "@/lib/reconciliation/sources";
+import { watchDeposits } from "@/lib/worker";
 import { reconcile } from "@/lib/reconciliation/daily";
 import { dayWindow } from "@/lib/reconciliation/run";
 import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
@@ -25,6 +38,8 @@ import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
 import { startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
+import { account, startAnvil, type Anvil } from "./fixtures/anvil";
+import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
 import { api, balanceMatchesLedger, liveMerchant } from "./helpers";
 
 // One day reconciled against the test PSP's own records (API Pix GET /pix, Efí GET /v2/gn/pix/enviados),
@@ -462,5 +477,109 @@ describe("daily reconciliation: LND settled invoices", () => {
     const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "lightning"))).filter((m) => m.merchantId === merchant.id);
     expect(found.map((m) => m.ref).sort()).toEqual(paid.map((o) => o.paymentHash).sort());
     expect(await balanceMatchesLedger(merchant.id)).toBe(500 + 600 + 700);
+  });
+});
+
+describe("daily reconciliation: chain transfers to our deposit addresses", () => {
+  let anvil: Anvil;
+  let usdt: `0x${string}`;
+  let rates: ProviderServer;
+  let restore: () => void;
+  const payer = account(3);
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    usdt = await anvil.deployToken(6, "USDT");
+    rates = await startProviderServer();
+    process.env.RATES_URL = `${rates.url}/api/v3`;
+    // Live mode, as every source here: anvil's development chain id must be allowed.
+    restore = (await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } }, { ALLOW_TEST_CHAINS: "true" })).restore;
+    await anvil.mint(usdt, payer.address, 10n ** 15n);
+  });
+
+  afterAll(async () => {
+    restore?.();
+    delete process.env.RATES_URL;
+    await anvil?.stop();
+    await rates?.close();
+    resetEnvForTests();
+  });
+
+  async function deposit(apiKey: string, value: number) {
+    const res = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value, network: "polygon", asset: "USDT" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.order as { id: string; address: `0x${string}` };
+  }
+  const confirmed = async () => {
+    await anvil.mine(CONFIRMATIONS - 1);
+    await watchDeposits("polygon");
+  };
+
+  it("a day of transfers: one the watcher never recorded, one whose block was reorganised away after we recorded it, one recorded for another amount; judged only once the day's blocks are confirmed", async () => {
+    const day = saoPauloDay();
+    const { merchant, apiKey } = await liveMerchant();
+
+    // missing_there: recorded with its confirmations, then a reorg deeper than them took its block away.
+    const reorged = await deposit(apiKey, 27); // 5 USDT at 5.40
+    const snapshot = await anvil.test.snapshot();
+    const gone = await anvil.transfer(usdt, payer, reorged.address, 5_000_000n);
+    await confirmed();
+    expect(await db().select().from(chainTransfers).where(eq(chainTransfers.txHash, gone.hash))).toHaveLength(1);
+    await anvil.test.revert({ id: snapshot });
+    await anvil.mine(CONFIRMATIONS + 2);
+    // The cursor belonged to the replaced blocks: read again from the new chain.
+    await db().delete(chainCursors).where(eq(chainCursors.network, "polygon"));
+
+    // Matched: sent, confirmed, recorded by the watcher.
+    const fine = await deposit(apiKey, 54);
+    const sent = await anvil.transfer(usdt, payer, fine.address, 10_000_000n);
+    await confirmed();
+
+    // amount_differs: our record of a transfer no longer says what the chain does.
+    const altered = await deposit(apiKey, 10.8);
+    const changed = await anvil.transfer(usdt, payer, altered.address, 2_000_000n);
+    await confirmed();
+    await db().update(chainTransfers).set({ amount: "2.5" }).where(eq(chainTransfers.txHash, changed.hash));
+
+    // missing_here: sent to one of our addresses, confirmed, never read by the watcher.
+    const unseen = await anvil.transfer(usdt, payer, fine.address, 1_000_000n);
+    await anvil.mine(CONFIRMATIONS);
+
+    // Today is not over: its last blocks are still to come.
+    await expect(reconcile({ day, only: "chain", again: true })).rejects.toThrow(/confirmations/);
+    // The day ends (blocks after it, with their confirmations).
+    const { to } = dayWindow(day);
+    await anvil.test.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(to.getTime() / 1000) + 3600 + 60) });
+    await anvil.mine(CONFIRMATIONS + 1);
+
+    const before = await balanceMatchesLedger(merchant.id);
+    expect(await reconcile({ day, only: "chain" })).toMatchObject([{ source: "chain", status: "done", resumed: false }]);
+    // Reconciliation reports; it moves no money.
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before);
+    const ref = (hash: string, logIndex = 0) => `in:polygon:${hash.toLowerCase()}:${logIndex}`;
+    const mine = async () =>
+      (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "chain"))).filter((m) => m.merchantId === merchant.id || m.ref === ref(unseen.hash));
+    const found = await mine();
+    expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
+      [`missing_there ${ref(gone.hash)}`, `amount_differs ${ref(changed.hash)}`, `missing_here ${ref(unseen.hash)}`].sort(),
+    );
+    const byKind = Object.fromEntries(found.map((m) => [m.kind, m]));
+    expect(byKind.amount_differs.detail).toBe("we have 2.500000000000000000, the provider 2");
+    expect(byKind.missing_here.detail).toBe("the provider has 1 (CONFIRMED); we have no record of it");
+    expect(found.some((m) => m.ref === ref(sent.hash))).toBe(false);
+
+    await reconcile({ day, only: "chain", again: true });
+    expect(await mine()).toHaveLength(3);
+    // Read again three blocks a page: many pages, the same transfers, nothing reported twice.
+    process.env.CHAIN_LOG_BLOCK_RANGE = "3";
+    resetEnvForTests();
+    try {
+      expect(await reconcile({ day, only: "chain", again: true })).toMatchObject([{ status: "done" }]);
+    } finally {
+      delete process.env.CHAIN_LOG_BLOCK_RANGE;
+      resetEnvForTests();
+    }
+    // Still true disagreements: none is marked cleared.
+    expect((await mine()).map((m) => m.clearedAt)).toEqual([null, null, null]);
   });
 });

@@ -110,6 +110,7 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                     {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
                   </p>
                   {w.failureReason ? <p className="text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</p> : null}
+                  {w.waitingReason ? <p className="text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</p> : null}
                 </li>
               ))}
             </ul>
@@ -156,6 +157,7 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                           </span>
                         ) : null}
                         {w.failureReason ? <span className="block text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</span> : null}
+                        {w.waitingReason ? <span className="block text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</span> : null}
                       </td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>

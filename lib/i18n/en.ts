@@ -311,6 +311,7 @@ export const en: Record<MessageKey, string> = {
   "withdrawals.colTotal": "Total",
   "withdrawals.colStatus": "Status",
   "withdrawals.failure": "Reason: {reason}",
+  "withdrawals.waiting": "Waiting to be sent, by itself once possible: {reason}",
 
   "developers.title": "Developers",
   "developers.docs": "API reference",

@@ -309,6 +309,7 @@ export const ptBR = {
   "withdrawals.colTotal": "Total",
   "withdrawals.colStatus": "Status",
   "withdrawals.failure": "Motivo: {reason}",
+  "withdrawals.waiting": "Aguardando envio, que será feito automaticamente: {reason}",
 
   "developers.title": "Desenvolvedores",
   "developers.docs": "Referência da API",

@@ -3,7 +3,7 @@ import { db } from "@/db";
 import { reconMismatches, reconRuns, reconSeen, type ReconMismatch, type ReconRun } from "@/db/schema";
 import { raiseAttention } from "@/lib/attention/attention";
 import { log } from "@/lib/log";
-import { formatBrl } from "@/lib/money";
+import { Decimal, formatBrl } from "@/lib/money";
 
 // Reconciliation (docs/operations.md "Reconciliation"): for one São Paulo day, a provider's own records
 // are read page by page and matched one to one, by the id both sides know, against ours. What does not
@@ -17,7 +17,15 @@ export type ReconSourceName = ReconRun["source"];
 export type MismatchKind = ReconMismatch["kind"];
 
 /** A movement as one side records it: its amount in centavos (or the source's unit, see formatValue) and its state in that side's words. */
-export type Movement = { ref: string; valueCentavos: number; state: string; merchantId?: string | null; detail?: Record<string, unknown> };
+export type Movement = {
+  ref: string;
+  valueCentavos: number;
+  /** A token amount as a decimal string, compared instead of valueCentavos when both sides give one (chain transfers: 18 decimals do not fit a number). */
+  amount?: string;
+  state: string;
+  merchantId?: string | null;
+  detail?: Record<string, unknown>;
+};
 export type ProviderMovement = Movement & { at: Date };
 
 export interface ReconSource {
@@ -129,6 +137,9 @@ export async function reconcileDay(source: ReconSource, day: string, opts: { aga
 }
 
 const money = (source: ReconSource, value: number) => (source.formatValue ? source.formatValue(value) : formatBrl(value));
+const shown = (source: ReconSource, m: Movement) => m.amount ?? money(source, m.valueCentavos);
+const sameAmount = (a: Movement, b: Movement) =>
+  a.amount !== undefined && b.amount !== undefined ? new Decimal(a.amount).equals(b.amount) : a.valueCentavos === b.valueCentavos;
 const within = (at: Date, w: { from: Date; to: Date }) => at.getTime() >= w.from.getTime() && at.getTime() < w.to.getTime();
 
 async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; to: Date }, items: ProviderMovement[]): Promise<void> {
@@ -140,23 +151,20 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
     // Read for the margin only: it belongs to the next or the previous day, which judges it.
     if (!within(item.at, day)) continue;
     const mine = ours.get(item.ref);
-    const theirs = { value: item.valueCentavos, state: item.state, at: item.at.toISOString(), ...item.detail };
+    const theirs = {
+      value: item.valueCentavos,
+      ...(item.amount !== undefined ? { amount: item.amount } : {}),
+      state: item.state,
+      at: item.at.toISOString(),
+      ...item.detail,
+    };
     if (applied.has(item.ref)) {
       await report(source, run, item.ref, "missing_here", mine?.merchantId ?? null, mine ?? null, theirs, "we had no record of it: applied now by reconciliation");
     } else if (!mine) {
-      await report(
-        source,
-        run,
-        item.ref,
-        "missing_here",
-        null,
-        null,
-        theirs,
-        `the provider has ${money(source, item.valueCentavos)} (${item.state}); we have no record of it`,
-      );
+      await report(source, run, item.ref, "missing_here", null, null, theirs, `the provider has ${shown(source, item)} (${item.state}); we have no record of it`);
     } else {
       const held: MismatchKind[] = ["missing_here", "missing_there"];
-      if (mine.valueCentavos !== item.valueCentavos) {
+      if (!sameAmount(mine, item)) {
         await report(
           source,
           run,
@@ -165,7 +173,7 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
           mine.merchantId ?? null,
           mine,
           theirs,
-          `we have ${money(source, mine.valueCentavos)}, the provider ${money(source, item.valueCentavos)}`,
+          `we have ${shown(source, mine)}, the provider ${shown(source, item)}`,
         );
       } else held.push("amount_differs");
       if (!source.sameState(mine.state, item.state)) {
@@ -204,16 +212,7 @@ async function findMissingThere(source: ReconSource, run: ReconRun, day: { from:
     );
     for (const m of chunk) {
       if (seen.has(m.ref)) continue;
-      await report(
-        source,
-        run,
-        m.ref,
-        "missing_there",
-        m.merchantId ?? null,
-        m,
-        null,
-        `we have ${money(source, m.valueCentavos)} (${m.state}); the provider has no record of it`,
-      );
+      await report(source, run, m.ref, "missing_there", m.merchantId ?? null, m, null, `we have ${shown(source, m)} (${m.state}); the provider has no record of it`);
     }
   }
 }

@@ -1,8 +1,11 @@
-import { and, asc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import { db } from "@/db";
 import {
+  chainTransfers,
   cryptoPixInvoices,
   cryptoPixPayments,
+  depositAddresses,
+  onchainOrders,
   orderReceipts,
   orderRefunds,
   orders,
@@ -21,7 +24,11 @@ import { receiptExists } from "@/lib/orders/queries";
 import { uuidOfProviderId } from "@/lib/pix-collection/notifications";
 import { providers } from "@/lib/providers";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
-import { Decimal } from "@/lib/money";
+import { Decimal, fromBaseUnits } from "@/lib/money";
+import { liveChainConfig, tokenInfo } from "@/lib/chain/config";
+import { confirmationsRequired } from "@/lib/chain/networks";
+import { ASSETS, NETWORKS, type Network } from "@/lib/chain/tokens";
+import type { ChainReader } from "@/lib/providers/chain/types";
 import { railEnabled } from "@/lib/providers/rails";
 import type { Movement, ProviderMovement, ReconSource, ReconSourceName } from "./run";
 
@@ -34,6 +41,8 @@ import type { Movement, ProviderMovement, ReconSource, ReconSourceName } from ".
 //                 orders of kind exchange (with their refunds) and order_refunds.
 //   lightning     LND GET /v1/invoices (every page, by add index), its settled invoices ↔ Lightning orders'
 //                 receipts and Crypto-PIX hold invoices, by payment hash, in satoshis.
+//   chain         each live network's ERC-20 Transfer logs to our deposit addresses over the day's blocks
+//                 (eth_getLogs, a block range a page) ↔ chain_transfers, by (network, tx hash, log index).
 
 const noDashes = (id: string) => id.replace(/-/g, "");
 const returnRef = (endToEndId: string, returnId: string) => `${endToEndId}/${returnId}`;
@@ -486,7 +495,129 @@ function lightning(): ReconSource {
   };
 }
 
+/** The lowest block in [0, last] whose timestamp is at or after `t` (last + 1 when none): blocks are in time order. */
+async function firstBlockFrom(node: ChainReader, t: Date, last: bigint): Promise<bigint> {
+  let lo = 0n;
+  let hi = last + 1n;
+  while (lo < hi) {
+    const mid = (lo + hi) / 2n;
+    if ((await node.block(mid)).timestamp.getTime() >= t.getTime()) hi = mid;
+    else lo = mid + 1n;
+  }
+  return lo;
+}
+
+const transferRef = (network: string, txHash: string, logIndex: number) => `in:${network}:${txHash.toLowerCase()}:${logIndex}`;
+
+function chain(): ReconSource {
+  const networks = () => NETWORKS.filter((n) => liveChainConfig(n) !== null && providers().chain.reader(n) !== null);
+  // A window's block ranges, worked out once per run: each network's blocks of the window, in steps of
+  // CHAIN_LOG_BLOCK_RANGE. A page is one step, so a resumed run starts again at the range it stopped in.
+  const plans = new Map<string, { network: Network; fromBlock: bigint; toBlock: bigint }[]>();
+  async function plan(window: { from: Date; to: Date }) {
+    const key = `${window.from.toISOString()}/${window.to.toISOString()}`;
+    const known = plans.get(key);
+    if (known) return known;
+    const steps: { network: Network; fromBlock: bigint; toBlock: bigint }[] = [];
+    const range = BigInt(env().CHAIN_LOG_BLOCK_RANGE);
+    for (const network of networks()) {
+      const node = providers().chain.reader(network)!;
+      const safeHead = (await node.headBlock()) - BigInt(confirmationsRequired(network)) + 1n;
+      // The window is judged only once a block after it is confirmed: until then a later block may
+      // still add transfers to it, or a reorg take some away. The run fails and is tried again later.
+      const end = safeHead < 0n ? 0n : await firstBlockFrom(node, window.to, safeHead);
+      if (safeHead < 0n || end > safeHead) throw new Error(`${network}: the blocks up to ${window.to.toISOString()} do not have their confirmations yet`);
+      for (let b = await firstBlockFrom(node, window.from, safeHead); b < end; b += range)
+        steps.push({ network, fromBlock: b, toBlock: b + range - 1n < end - 1n ? b + range - 1n : end - 1n });
+    }
+    plans.set(key, steps);
+    return steps;
+  }
+  return {
+    name: "chain",
+    enabled: () => env().PAYMENTS_MODE === "live" && networks().length > 0,
+    async page(window, page) {
+      const steps = await plan(window);
+      const step = steps[page];
+      if (!step) return { items: [], next: null };
+      const node = providers().chain.reader(step.network)!;
+      const decimals = new Map<string, number>();
+      for (const asset of ASSETS) {
+        const token = tokenInfo(step.network, asset);
+        if (token) decimals.set(token.address.toLowerCase(), token.decimals);
+      }
+      // Every address we ever handed out, as the watcher watches them: money of the wrong token or on the
+      // wrong network still reached us.
+      const recipients = (await db().select({ address: depositAddresses.address }).from(depositAddresses).where(lt(depositAddresses.createdAt, window.to))).map(
+        (r) => r.address as `0x${string}`,
+      );
+      const logs =
+        recipients.length && decimals.size
+          ? await node.transferLogs({ tokens: [...decimals.keys()] as `0x${string}`[], recipients, fromBlock: step.fromBlock, toBlock: step.toBlock })
+          : [];
+      const times = new Map<bigint, Date>();
+      const items: ProviderMovement[] = [];
+      for (const l of logs) {
+        if (l.value <= 0n) continue;
+        if (!times.has(l.blockNumber)) times.set(l.blockNumber, (await node.block(l.blockNumber)).timestamp);
+        items.push({
+          ref: transferRef(step.network, l.transactionHash, l.logIndex),
+          valueCentavos: 0,
+          amount: fromBaseUnits(l.value, decimals.get(l.token.toLowerCase()) ?? 18),
+          state: "CONFIRMED",
+          at: times.get(l.blockNumber)!,
+          detail: { token: l.token, from: l.from, to: l.to, block: Number(l.blockNumber) },
+        });
+      }
+      return { items, next: page + 1 < steps.length ? page + 1 : null };
+    },
+    async ours(refs) {
+      const out = new Map<string, Movement>();
+      const hashes = [...new Set(refs.map((r) => r.split(":")[2]))];
+      if (hashes.length === 0) return out;
+      const rows = await db()
+        .select({ transfer: chainTransfers, orderMerchant: onchainOrders.merchantId, cryptoPixMerchant: cryptoPixPayments.merchantId })
+        .from(chainTransfers)
+        .leftJoin(onchainOrders, and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)))
+        .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
+        .where(inArray(sql`lower(${chainTransfers.txHash})`, hashes));
+      for (const { transfer: t, orderMerchant, cryptoPixMerchant } of rows) {
+        const ref = transferRef(t.network, t.txHash, t.logIndex);
+        out.set(ref, {
+          ref,
+          valueCentavos: 0,
+          amount: t.amount,
+          state: "CONFIRMED",
+          merchantId: orderMerchant ?? cryptoPixMerchant ?? null,
+          detail: { transferId: t.id, ownerKind: t.ownerKind, ownerId: t.ownerId, note: t.note },
+        });
+      }
+      return out;
+    },
+    async oursIn({ from, to }) {
+      const live = networks();
+      if (live.length === 0) return [];
+      const rows = await db()
+        .select({ transfer: chainTransfers, orderMerchant: onchainOrders.merchantId, cryptoPixMerchant: cryptoPixPayments.merchantId })
+        .from(chainTransfers)
+        .leftJoin(onchainOrders, and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)))
+        .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
+        // A sandbox helper's transfer has no block: it never was on a chain.
+        .where(and(inArray(chainTransfers.network, live), isNotNull(chainTransfers.blockNumber), gte(chainTransfers.blockTime, from), lt(chainTransfers.blockTime, to)));
+      return rows.map(({ transfer: t, orderMerchant, cryptoPixMerchant }) => ({
+        ref: transferRef(t.network, t.txHash, t.logIndex),
+        valueCentavos: 0,
+        amount: t.amount,
+        state: "CONFIRMED",
+        merchantId: orderMerchant ?? cryptoPixMerchant ?? null,
+        detail: { transferId: t.id, ownerKind: t.ownerKind, ownerId: t.ownerId },
+      }));
+    },
+    sameState: (ours, theirs) => ours === theirs,
+  };
+}
+
 /** Every source this service can reconcile, by name. */
 export function reconSources(): Record<ReconSourceName, ReconSource | null> {
-  return { pix_received: pixReceived(), pix_sent: pixSent(), exchange: exchange(), lightning: lightning(), chain: null };
+  return { pix_received: pixReceived(), pix_sent: pixSent(), exchange: exchange(), lightning: lightning(), chain: chain() };
 }

@@ -31,6 +31,8 @@ export type WithdrawalRow = {
   tokenAmount: string | null;
   txHash: string | null;
   failureReason: string | null;
+  /** Why a PENDING on-chain withdrawal is not sent yet (the hot wallet cannot pay it now). */
+  waitingReason: string | null;
   createdAt: string;
 };
 
@@ -68,6 +70,7 @@ function row(w: Withdrawal): WithdrawalRow {
     tokenAmount: w.tokenAmount,
     txHash: w.txHash,
     failureReason: w.failureReason,
+    waitingReason: w.status === "PENDING" ? w.waitingReason : null,
     createdAt: w.createdAt.toISOString(),
   };
 }
