@@ -701,6 +701,8 @@ export const en: Record<MessageKey, string> = {
   "security.thisSession": "This session",
   "security.signedInAt": "Signed in {time}",
   "security.lastSeen": "last seen {time}",
+  "security.device": "{browser} on {os}",
+  "security.deviceOsOnly": "Browser on {os}",
   "security.unknownDevice": "Unknown device",
   "security.revoke": "Sign out",
   "security.revokeOthers": "Sign out everywhere else",

@@ -701,6 +701,8 @@ export const ptBR = {
   "security.thisSession": "Esta sessão",
   "security.signedInAt": "Entrou em {time}",
   "security.lastSeen": "visto por último em {time}",
+  "security.device": "{browser} em {os}",
+  "security.deviceOsOnly": "Navegador em {os}",
   "security.unknownDevice": "Dispositivo desconhecido",
   "security.revoke": "Encerrar",
   "security.revokeOthers": "Sair de todos os outros lugares",

@@ -29,7 +29,8 @@ export default async function SecurityPage() {
   return (
     <>
       <PageHeader title={t("security.title")} />
-      <div className="grid gap-6 lg:grid-cols-2">
+      {/* grid-cols-1 is minmax(0, 1fr): an implicit column would grow to its widest unbreakable content. */}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card aria-labelledby="twofactor-title">
           <CardTitle id="twofactor-title" className="mb-4">
             {t("security.twoFactor")}
