@@ -66,13 +66,10 @@ export const withdrawalSchema = z
     transactionHash: z.string().optional().meta({ description: "On-chain only" }),
     pixKey: z.string().optional().meta({ description: "PIX-out only, masked" }),
     failureReason: z.string().optional(),
-    waitingReason: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          "On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this",
-      }),
+    waitingReason: z.string().optional().meta({
+      description:
+        "On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this",
+    }),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
     completedAt: isoDateTime.optional(),
