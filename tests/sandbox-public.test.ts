@@ -3,7 +3,7 @@ import { and, asc, eq } from "drizzle-orm";
 import bolt11 from "bolt11";
 import { inflateSync } from "node:zlib";
 import { db } from "@/db";
-import { events, orders } from "@/db/schema";
+import { events, onchainOrders, orders } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { apiRouter } from "@/lib/api/endpoints";
@@ -284,6 +284,39 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
     expect(partial.body.payment).toMatchObject({ status: "PARTIAL_ORDER", payment: { received: 10, remaining: 8.518519 } });
     // The wallet is asked for what is still due, not the whole amount again.
     expect(partial.body.payment.payment.qrContent).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`);
+  });
+
+  it("pix: the description for the payer and the bank's recipient name; refunds concluded, as refunded { value, at }", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const created = await createOrder(apiKey, "pix", { value: 80, orderId: "PEDIDO-PRIVADO-2", description: "Bolo de cenoura" });
+    const open = (await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`)).body.payment;
+    expect(open).toMatchObject({ description: "Bolo de cenoura", payment: { recipientName: "PIXCRYPTO PAGAMENTOS" } });
+    expect(open.refunded).toBeUndefined();
+    expectNothingPrivate({ payment: open }, [merchant.id, created.id, "PEDIDO-PRIVADO-2"]);
+
+    await payOrder(apiKey, created.id);
+    expect((await api("POST", `/api/v1/order/${created.id}/refund`, { apiKey, body: { value: 30 } })).status).toBe(201);
+    const partly = (await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`)).body.payment;
+    expect(partly).toMatchObject({ status: "COMPLETED", refunded: { value: 30, at: expect.any(String) } });
+    expect((await api("POST", `/api/v1/order/${created.id}/refund`, { apiKey, body: {} })).status).toBe(201);
+    const full = (await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`)).body.payment;
+    expect(full).toMatchObject({ status: "REFUND", refunded: { value: 80 } });
+    expect(Date.parse(full.refunded.at)).toBeGreaterThanOrEqual(Date.parse(partly.refunded.at));
+  });
+
+  it("onchain: a deposit closed at its expiry partly paid is final, and money after it is unapplied", async () => {
+    const { apiKey } = await seedMerchant();
+    const o = (await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "eth", asset: "USDT" } })).body.order;
+    await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
+    const open = (await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`)).body.payment;
+    expect(open).toMatchObject({ status: "PARTIAL_ORDER", final: false, payment: { received: 10, unapplied: 0 } });
+    await db()
+      .update(onchainOrders)
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
+      .where(eq(onchainOrders.id, o.id));
+    await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "3" } });
+    const closed = (await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`)).body.payment;
+    expect(closed).toMatchObject({ status: "PARTIAL_ORDER", final: true, payment: { received: 10, unapplied: 3 } });
   });
 
   it("→ 404 { message } for an unknown or malformed id, for JSON and PNG alike", async () => {

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { CopyField } from "@/components/ui/copy-button";
+import { CopyButton, CopyField } from "@/components/ui/copy-button";
 import { Countdown } from "@/components/ui/countdown";
 import { QrCode } from "@/components/ui/qr-code";
 import { Spinner } from "@/components/ui/spinner";
@@ -11,7 +11,7 @@ import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
-import { CheckoutFrame, Receipt, ResultScreen, WalletButton } from "./parts";
+import { CheckoutFrame, Receipt, ResultScreen, WalletButton, type ReceiptLine } from "./parts";
 
 const OPEN = new Set(["PENDING", "PARTIAL_ORDER"]);
 
@@ -84,6 +84,35 @@ function ExchangeButtons({ checkoutUrl, deeplink }: { checkoutUrl?: string; deep
   );
 }
 
+type ChainPayment = Extract<PublicPayment, { method: "onchain" }>;
+
+/**
+ * A deposit that can take no more and did not simply complete: closed partly paid, or paid after its
+ * expiry. Says what arrived, what became of it, and never asks for more.
+ */
+function ChainOutcome({ p, amount, reference }: { p: ChainPayment; amount: string; reference: ReceiptLine }) {
+  const { t, crypto } = useI18n();
+  const { asset, received, unapplied } = p.payment;
+  const vars = { merchant: p.merchantName, asset, received: crypto(received), amount: crypto(p.payment.amount), unapplied: crypto(unapplied) };
+  return (
+    <div className="space-y-4" data-testid="chain-outcome">
+      {received > 0 ? <ResultScreen tone="warning" title={t("pay.partialClosedTitle")} body={t("pay.partialClosedBody", vars)} /> : null}
+      {unapplied > 0 ? <ResultScreen tone="warning" title={t("pay.lateTitle")} body={t("pay.lateBody", vars)} /> : null}
+      <Receipt
+        lines={[
+          { label: t("pay.receiptOrderAmount"), value: `${amount} · ${crypto(p.payment.amount)} ${asset}` },
+          { label: t("pay.receiptTo"), value: p.merchantName },
+          { label: t("pay.receiptMethod"), value: `${t("kind.onchain")} · ${networkName(p.payment.network)}` },
+          ...(received > 0 ? [{ label: t("pay.receiptReceived"), value: `${crypto(received)} ${asset}`, testId: "receipt-received" }] : []),
+          ...(unapplied > 0 ? [{ label: t("pay.receiptHeld"), value: `${crypto(unapplied)} ${asset}`, testId: "receipt-held" }] : []),
+          reference,
+        ]}
+      />
+      <p className="text-center text-xs text-slate-600">{t("pay.contactMerchant", { merchant: p.merchantName })}</p>
+    </div>
+  );
+}
+
 /**
  * The payer's page: how to pay this one order, a countdown, and a status that turns into a receipt
  * or an expired screen by itself (polling the public endpoint; nothing private is ever in it).
@@ -96,17 +125,58 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     queryKey: key,
     queryFn: async () => (await getJson<{ payment: PublicPayment }>(`/api/v1/public/payments/${initial.paymentLinkId}`)).payment,
     initialData: initial,
-    refetchInterval: (q) => (q.state.data && OPEN.has(q.state.data.status) ? POLL_MS : false),
+    // A deposit closed at its expiry keeps its PARTIAL_ORDER status, but nothing it could take is left to wait for.
+    refetchInterval: (q) => (q.state.data && OPEN.has(q.state.data.status) && !(q.state.data.method === "onchain" && q.state.data.final) ? POLL_MS : false),
   });
   const refresh = useCallback(() => void client.invalidateQueries({ queryKey: key }), [client, key]);
   const amount = money(Math.round(p.value * 100));
   const expired = p.expiresAt !== null && new Date(p.expiresAt).getTime() <= Date.now();
+  const reference = { label: t("pay.receiptReference"), value: p.paymentLinkId, mono: true };
 
   let body: React.ReactNode;
-  if (p.status === "COMPLETED") {
+  let payable = false;
+  const chainEnded = p.method === "onchain" && (p.status === "FAILED" || (p.status === "PARTIAL_ORDER" && (p.final || expired)));
+  if (chainEnded && p.method === "onchain" && (p.payment.received > 0 || p.payment.unapplied > 0)) {
+    body = <ChainOutcome p={p} amount={amount} reference={reference} />;
+  } else if ((p.status === "COMPLETED" || p.status === "REFUND") && p.method !== "onchain" && (p.refunded || p.status === "REFUND")) {
+    const returned = p.refunded?.value ?? p.value;
+    const full = p.status === "REFUND" || returned >= p.value;
+    const vars = { merchant: p.merchantName, paid: amount, returned: money(Math.round(returned * 100)) };
+    body = (
+      <div className="space-y-4">
+        <ResultScreen
+          tone="refund"
+          title={t(full ? "pay.refundedTitle" : "pay.partlyRefundedTitle")}
+          body={t(full ? "pay.refundedBody" : "pay.partlyRefundedBody", vars)}
+        />
+        <Receipt
+          title={t("pay.refundReceiptTitle")}
+          lines={[
+            { label: t("pay.receiptAmount"), value: amount },
+            { label: t("pay.receiptTo"), value: p.merchantName },
+            { label: t("pay.receiptPaidAt"), value: dateTime(p.paidAt ?? p.createdAt) },
+            { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
+            { label: t("pay.receiptRefunded"), value: vars.returned, testId: "receipt-refunded" },
+            ...(p.refunded ? [{ label: t("pay.receiptRefundedAt"), value: dateTime(p.refunded.at), testId: "receipt-refunded-at" }] : []),
+            { label: t("pay.receiptRefundedHow"), value: t(`pay.refundHow.${p.method}`), testId: "receipt-refunded-how" },
+            reference,
+          ]}
+        />
+        <p className="text-center text-xs text-slate-600">{t("pay.contactMerchant", { merchant: p.merchantName })}</p>
+      </div>
+    );
+  } else if (p.status === "COMPLETED") {
+    const extra = p.method === "onchain" && p.payment.unapplied > 0 ? p.payment : null;
     body = (
       <div className="space-y-4">
         <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />
+        {extra ? (
+          <ResultScreen
+            tone="warning"
+            title={t("pay.extraTitle")}
+            body={t("pay.extraBody", { unapplied: crypto(extra.unapplied), asset: extra.asset, merchant: p.merchantName })}
+          />
+        ) : null}
         {p.method === "pix" && p.returned ? (
           <ResultScreen tone="warning" title={t("pay.returnedTitle")} body={t("pay.returnedBody", { amount: money(Math.round(p.returned.value * 100)) })} />
         ) : null}
@@ -117,14 +187,21 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             { label: t("pay.receiptAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
             ...(p.method === "onchain"
-              ? [{ label: t("pay.receiptSent"), value: `${crypto(p.payment.received)} ${p.payment.asset} · ${networkName(p.payment.network)}` }]
+              ? [
+                  {
+                    // With more than was due, what was sent is more than what paid the order: say which this is.
+                    label: t(extra ? "pay.receiptApplied" : "pay.receiptSent"),
+                    value: `${crypto(p.payment.received)} ${p.payment.asset} · ${networkName(p.payment.network)}`,
+                  },
+                ]
               : []),
-            { label: t("pay.receiptReference"), value: p.paymentLinkId, mono: true },
+            ...(extra ? [{ label: t("pay.receiptHeld"), value: `${crypto(extra.unapplied)} ${extra.asset}`, testId: "receipt-held" }] : []),
+            reference,
           ]}
         />
       </div>
     );
-  } else if (!OPEN.has(p.status) || (expired && p.status === "PENDING")) {
+  } else if (!OPEN.has(p.status) || (expired && p.status === "PENDING") || (p.method === "onchain" && p.final)) {
     const wasExpiry = (p.status === "CANCELLED" || p.status === "FAILED" || p.status === "PENDING") && expired;
     body = wasExpiry ? (
       <ResultScreen tone="muted" title={t("pay.expiredTitle")} body={t("pay.expiredBody", { merchant: p.merchantName })} />
@@ -132,10 +209,17 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
       <ResultScreen tone="muted" title={t("pay.failedTitle")} body={t("pay.failedBody", { merchant: p.merchantName })} />
     );
   } else {
+    payable = true;
     const pay = instructionsFor(p);
+    const pix = p.method === "pix" ? p : null;
     body = (
       <div className="space-y-5">
         <p className="text-sm text-slate-700">{t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}</p>
+        {pix?.description ? (
+          <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="pay-description">
+            {t("pay.description")}: <span className="break-words font-semibold text-slate-900">{pix.description}</span>
+          </p>
+        ) : null}
         {p.status === "PARTIAL_ORDER" && pay.chain ? (
           <p role="status" className="rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900">
             <strong>{t("pay.partialTitle")}.</strong> {t("pay.partialBody", { remaining: crypto(pay.chain.remaining), asset: pay.chain.asset })}
@@ -157,10 +241,38 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             {t("order.satoshis")}: <span className="font-semibold tabular-nums">{crypto(pay.satoshis)}</span>
           </p>
         ) : null}
-        <div className="flex flex-col items-center gap-2">
-          {pay.qrContent ? <QrCode value={pay.qrContent} label={t("order.qrAlt", { amount })} size={240} /> : null}
-          {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
-        </div>
+        {pix ? (
+          // A phone cannot scan its own screen: there the copy button comes first and the QR after it;
+          // from sm up (a computer, whose QR a phone scans) the QR leads.
+          <div className="flex flex-col gap-5">
+            <div className="order-1 space-y-1 text-center sm:order-2">
+              <CopyButton
+                value={pix.payment.brcode}
+                what={t("order.brcode")}
+                label={t("pay.copyPrimary")}
+                variant="primary"
+                testId="copy-pix-primary"
+                className="min-h-12 w-full text-base"
+              />
+              <p className="text-xs text-slate-600">{t("pay.copyPrimaryHint")}</p>
+            </div>
+            <div className="order-2 flex flex-col items-center gap-2 sm:order-1" data-testid="pix-qr">
+              <QrCode value={pix.payment.qrContent} label={t("order.qrAlt", { amount })} size={240} />
+              {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
+            </div>
+            <p className="order-3 rounded-lg border border-slate-200 px-3 py-2 text-xs text-slate-700" data-testid="pix-recipient-note">
+              {t("pay.recipientNote", { recipient: pix.payment.recipientName, merchant: p.merchantName })}
+            </p>
+            <div className="order-4">
+              <CopyField label={t("order.brcode")} value={pix.payment.brcode} button={false} />
+            </div>
+          </div>
+        ) : (
+          <div className="flex flex-col items-center gap-2">
+            {pay.qrContent ? <QrCode value={pay.qrContent} label={t("order.qrAlt", { amount })} size={240} /> : null}
+            {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
+          </div>
+        )}
         {pay.wallet ? (
           <WalletButton
             href={pay.wallet.href}
@@ -169,7 +281,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
           />
         ) : null}
         {pay.openIn ? <ExchangeButtons {...pay.openIn} /> : null}
-        {pay.code ? <CopyField label={t(pay.code.label)} value={pay.code.value} /> : null}
+        {pay.code && !pix ? <CopyField label={t(pay.code.label)} value={pay.code.value} /> : null}
         <p className="flex items-center justify-center gap-2 text-sm text-slate-600" aria-live="polite">
           <Spinner /> {t("pay.waiting")}
         </p>
@@ -178,7 +290,13 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
   }
 
   return (
-    <CheckoutFrame status={p.status} title={t("pay.title", { merchant: p.merchantName })} amount={amount} method={t(`kind.${p.method}`)}>
+    <CheckoutFrame
+      status={p.status}
+      title={t("pay.title", { merchant: p.merchantName })}
+      amount={amount}
+      method={t(`kind.${p.method}`)}
+      amountLabel={payable ? undefined : t("pay.amountFinal")}
+    >
       {body}
     </CheckoutFrame>
   );

@@ -141,6 +141,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
             <div className="grid gap-4 sm:grid-cols-2">
               <Input label={t("newOrder.orderId")} name="orderId" optional defaultValue={values?.orderId} errors={errors?.orderId} />
               <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
+              <Input label={t("newOrder.description")} name="description" optional defaultValue={values?.description} errors={errors?.description} />
               <Select
                 label={t("newOrder.expiresIn")}
                 name="expiresIn"

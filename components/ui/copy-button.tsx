@@ -4,8 +4,25 @@ import { useState } from "react";
 import { useI18n } from "@/lib/i18n/client";
 import { buttonClass } from "./button";
 
-/** Copies `value`; the confirmation is announced to screen readers. */
-export function CopyButton({ value, what, className }: { value: string; what: string; className?: string }) {
+/**
+ * Copies `value`; the confirmation is announced to screen readers. With `label`, the button says it
+ * in words (a page's main action) and that is its accessible name; else "Copiar", named by `what`.
+ */
+export function CopyButton({
+  value,
+  what,
+  className,
+  label,
+  variant = "secondary",
+  testId,
+}: {
+  value: string;
+  what: string;
+  className?: string;
+  label?: string;
+  variant?: "primary" | "secondary";
+  testId?: string;
+}) {
   const { t } = useI18n();
   const [copied, setCopied] = useState(false);
   async function copy() {
@@ -24,18 +41,24 @@ export function CopyButton({ value, what, className }: { value: string; what: st
     setTimeout(() => setCopied(false), 2000);
   }
   return (
-    <button type="button" onClick={copy} aria-label={t("common.copyLabel", { what })} className={buttonClass("secondary", className)}>
+    <button
+      type="button"
+      onClick={copy}
+      aria-label={label ? undefined : t("common.copyLabel", { what })}
+      data-testid={testId}
+      className={buttonClass(variant, className)}
+    >
       <svg aria-hidden="true" viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2">
         <rect x="9" y="9" width="11" height="11" rx="2" />
         <path d="M5 15V5a2 2 0 0 1 2-2h10" />
       </svg>
-      <span aria-live="polite">{copied ? t("common.copied") : t("common.copy")}</span>
+      <span aria-live="polite">{copied ? t("common.copied") : (label ?? t("common.copy"))}</span>
     </button>
   );
 }
 
-/** A long code (BR Code, invoice, address) in a read-only box with its copy button. */
-export function CopyField({ label, value }: { label: string; value: string }) {
+/** A long code (BR Code, invoice, address) in a read-only box with its copy button (unless the page has its own). */
+export function CopyField({ label, value, button = true }: { label: string; value: string; button?: boolean }) {
   return (
     <div>
       <p className="mb-1 text-sm font-medium text-slate-800">{label}</p>
@@ -47,7 +70,7 @@ export function CopyField({ label, value }: { label: string; value: string }) {
         >
           {value}
         </code>
-        <CopyButton value={value} what={label} className="shrink-0" />
+        {button ? <CopyButton value={value} what={label} className="shrink-0" /> : null}
       </div>
     </div>
   );

@@ -7,13 +7,18 @@ import type { Asset, Network } from "@/lib/chain/tokens";
 import { merchantById } from "@/lib/merchants/queries";
 import { findOrderByPaymentLink } from "@/lib/orders/any-order";
 import { disputesOfOrder } from "@/lib/med/returns";
+import { refundsOfOrder } from "@/lib/orders/queries";
+import { parseBrCode } from "@/lib/pix/brcode";
+import { env } from "@/lib/env";
 import type { PublicPayment } from "./schemas";
 
 export type { PublicPayment } from "./schemas";
 
 /**
  * What a payer may see of one payment, by its payment link id: amount, method, how to pay, status
- * and expiry. Nothing private to the merchant (no ids, references, customer data or balance).
+ * and expiry, what was refunded, and what arrived that the order could not take. Nothing private to
+ * the merchant (no ids, references, customer data or balance); of what the merchant sent, only the
+ * PIX order's `description`, which is written for the payer.
  */
 export async function publicPayment(paymentLinkId: string): Promise<PublicPayment> {
   const found = await findOrderByPaymentLink(paymentLinkId);
@@ -23,6 +28,13 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
   const link = paymentLink(paymentLinkId);
   if (found.kind === "order") {
     const order = found.order;
+    // Only concluded refunds: a pending one may still fail, and the payer must not be told the money is back.
+    const refunds = (await refundsOfOrder(db(), order.id)).filter((r) => r.status === "COMPLETED");
+    const refundedCentavos = refunds.reduce((sum, r) => sum + r.valueCentavos, 0);
+    const lastRefundAt = refunds
+      .map((r) => r.decidedAt ?? r.updatedAt)
+      .sort((a, b) => a.getTime() - b.getTime())
+      .at(-1);
     const base = {
       paymentLinkId,
       merchantName,
@@ -34,6 +46,7 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       expiresAt: order.expiresAt ? order.expiresAt.toISOString() : null,
       paidAt: order.paidAt ? order.paidAt.toISOString() : null,
       link,
+      ...(refundedCentavos > 0 && lastRefundAt ? { refunded: { value: centavosToBrl(refundedCentavos), at: lastRefundAt.toISOString() } } : {}),
     };
     // Re-stating `method` narrows it for the type without moving it: a key that is already there keeps its place.
     if (order.kind === "pix") {
@@ -44,7 +57,8 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       return {
         ...base,
         method: "pix",
-        payment: { brcode: order.brcode!, qrContent: order.brcode! },
+        payment: { brcode: order.brcode!, qrContent: order.brcode!, recipientName: recipientNameOf(order.brcode!) },
+        ...(order.reference.description ? { description: order.reference.description } : {}),
         ...(total > 0 && at ? { returned: { value: centavosToBrl(total), at: at.toISOString() } } : {}),
       };
     }
@@ -90,7 +104,18 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       amount: cryptoToNumber(dep.cryptoAmount),
       received: cryptoToNumber(dep.receivedAmount),
       remaining,
+      unapplied: cryptoToNumber(dep.unappliedAmount),
       qrContent: depositTransferUri(dep),
     },
+    final: dep.closedAt !== null,
   };
+}
+
+/** The recipient the payer's bank shows: the name in the code itself (the service's), else the configured one. */
+function recipientNameOf(brcode: string): string {
+  try {
+    return parseBrCode(brcode).merchantName;
+  } catch {
+    return env().PIX_RECEIVER_NAME;
+  }
 }

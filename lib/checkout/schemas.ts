@@ -17,14 +17,29 @@ const base = {
   link: urlField,
 };
 const qrContent = z.string().meta({ description: "What the QR code encodes" });
-const orderBase = { ...base, status: z.enum(ORDER_STATUSES), expiresAt: isoDateTime.nullable() };
+const refunded = z
+  .strictObject({
+    value: brlAmount.meta({ description: "BRL the merchant's refunds have returned so far" }),
+    at: isoDateTime.meta({ description: "When the latest of them was concluded" }),
+  })
+  .optional()
+  .meta({ description: "Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid" });
+const orderBase = { ...base, status: z.enum(ORDER_STATUSES), expiresAt: isoDateTime.nullable(), refunded };
 
 export const publicPaymentSchema = z
   .discriminatedUnion("method", [
     z.strictObject({
       ...orderBase,
       method: z.literal("pix"),
-      payment: z.strictObject({ brcode: z.string(), qrContent }),
+      payment: z.strictObject({
+        brcode: z.string(),
+        qrContent,
+        recipientName: z.string().meta({ description: "The name the payer's bank app shows as the recipient (the service's, not the shop's)" }),
+      }),
+      description: z
+        .string()
+        .optional()
+        .meta({ description: "What is being paid, as the merchant described it for the payer; present only when the order was created with one" }),
       returned: z
         .strictObject({ value: brlAmount, at: isoDateTime })
         .optional()
@@ -54,8 +69,10 @@ export const publicPaymentSchema = z
         amount: cryptoAmount,
         received: cryptoAmount,
         remaining: cryptoAmount,
+        unapplied: cryptoAmount.meta({ description: "Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept" }),
         qrContent: qrContent.meta({ description: "EIP-681 transfer URI" }),
       }),
+      final: z.boolean().meta({ description: "True once the order can take no more payment (completed, or closed at its expiry)" }),
     }),
   ])
   .meta({ id: "PublicPayment" });

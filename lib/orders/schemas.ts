@@ -8,6 +8,7 @@ export const createPixOrderBody = bodyObject({
   orderRequest: optionalText(),
   merchant: optionalText(),
   orderId: optionalText(),
+  description: optionalText(140).meta({ description: "What is being paid, for the payer: shown on the payment page (the other references are not)" }),
   name: optionalText(),
   cnpj: cnpjField,
   cpf: cpfField,

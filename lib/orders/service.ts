@@ -83,7 +83,7 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
     paymentLinkId: newPaymentLinkId(),
     hash: newOrderHash(),
     valueCentavos: input.value,
-    reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf"]),
+    reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf", "description"]),
     provider: collection.provider,
     providerRef: collection.providerRef,
     brcode: collection.brcode,

@@ -82,6 +82,7 @@ const REFERENCE_LABELS: Record<string, MessageKey> = {
   payerId: "order.ref.payerId",
   subMerchantId: "order.ref.subMerchantId",
   orderRequest: "order.ref.orderRequest",
+  description: "order.ref.description",
   merchant: "order.ref.merchant",
 };
 

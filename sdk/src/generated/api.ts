@@ -1101,13 +1101,27 @@ export type components = {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
+            /** @description Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid */
+            refunded?: {
+                /** @description BRL the merchant's refunds have returned so far */
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description When the latest of them was concluded
+                 */
+                at: string;
+            };
             /** @constant */
             method: "pix";
             payment: {
                 brcode: string;
                 /** @description What the QR code encodes */
                 qrContent: string;
+                /** @description The name the payer's bank app shows as the recipient (the service's, not the shop's) */
+                recipientName: string;
             };
+            /** @description What is being paid, as the merchant described it for the payer; present only when the order was created with one */
+            description?: string;
             /** @description Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when */
             returned?: {
                 /** @description BRL */
@@ -1130,6 +1144,16 @@ export type components = {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
+            /** @description Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid */
+            refunded?: {
+                /** @description BRL the merchant's refunds have returned so far */
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description When the latest of them was concluded
+                 */
+                at: string;
+            };
             /** @constant */
             method: "lightning";
             payment: {
@@ -1153,6 +1177,16 @@ export type components = {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
+            /** @description Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid */
+            refunded?: {
+                /** @description BRL the merchant's refunds have returned so far */
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description When the latest of them was concluded
+                 */
+                at: string;
+            };
             /** @constant */
             method: "exchange";
             payment: {
@@ -1201,9 +1235,13 @@ export type components = {
                 received: number;
                 /** @description Token amount (decimal) */
                 remaining: number;
+                /** @description Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept */
+                unapplied: number;
                 /** @description EIP-681 transfer URI */
                 qrContent: string;
             };
+            /** @description True once the order can take no more payment (completed, or closed at its expiry) */
+            final: boolean;
         };
         PublicCryptoPixPayment: {
             payCryptoPixId: string;
@@ -2179,6 +2217,8 @@ export interface operations {
                     orderRequest?: string;
                     merchant?: string;
                     orderId?: string;
+                    /** @description What is being paid, for the payer: shown on the payment page (the other references are not) */
+                    description?: string;
                     name?: string;
                     /** @description CNPJ (numeric or alphanumeric), with or without punctuation; check digits are verified. */
                     cnpj?: string;
