@@ -136,4 +136,17 @@ describe("npm run cli", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("merchants create --company <name>");
   });
+
+  it("recon: lists mismatches as JSON; a source this server cannot read, a bad day or an unknown mismatch exits 1 saying so", async () => {
+    expect(await cliJson("recon", "mismatches")).toHaveProperty("mismatches");
+    const sandbox = await cli("recon", "run", "--source", "exchange");
+    expect(sandbox.code).toBe(1);
+    expect(sandbox.stderr).toContain("exchange is not reconciled on this server");
+    const badDay = await cli("recon", "run", "--day", "2026-13-01");
+    expect(badDay.code).toBe(1);
+    expect(badDay.stderr).toContain("--day must be a calendar day");
+    const unknown = await cli("recon", "resolve", "00000000-0000-4000-8000-000000000000", "--note", "checked");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No open reconciliation mismatch");
+  });
 });

@@ -1,3 +1,4 @@
+import { InvalidInput } from "@/lib/errors";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { saoPauloDay } from "@/lib/money";
@@ -20,7 +21,12 @@ export function yesterday(now = new Date()): string {
 export async function reconcile(opts: { day?: string; only?: ReconSourceName; again?: boolean } = {}): Promise<RunSummary[]> {
   const day = opts.day ?? yesterday();
   const out: RunSummary[] = [];
-  for (const source of Object.values(reconSources())) {
+  const sources = reconSources();
+  const asked = opts.only ? sources[opts.only] : null;
+  // An operator asking for one source this server cannot read is told so, rather than shown nothing.
+  if (opts.only && !asked?.enabled())
+    throw new InvalidInput(`${opts.only} is not reconciled on this server: it runs in live mode with its provider configured (docs/operations.md)`);
+  for (const source of Object.values(sources)) {
     if (!source || (opts.only && source.name !== opts.only) || !source.enabled()) continue;
     try {
       out.push(await reconcileDay(source, day, { again: opts.again }));

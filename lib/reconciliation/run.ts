@@ -228,14 +228,17 @@ async function report(
   theirs: Record<string, unknown> | null,
   detail: string,
 ): Promise<void> {
-  const [row] = await db()
-    .insert(reconMismatches)
-    .values({ source: source.name, day: run.day, kind, ref, merchantId, ours: ours ? { ...ours } : null, theirs, detail, runId: run.id })
-    .onConflictDoUpdate({ target: [reconMismatches.source, reconMismatches.ref, reconMismatches.kind], set: { lastSeenAt: sql`now()` } })
-    .returning({ id: reconMismatches.id, inserted: sql<boolean>`(xmax = 0)` });
-  if (!row.inserted) return;
-  log.warn("reconciliation mismatch", { source: source.name, day: run.day, kind, ref, detail });
-  await raiseAttention("recon_mismatch", row.id, `${source.name} ${run.day}: ${kind} ${ref}: ${detail}`);
+  // Stored and announced together: a mismatch is never kept without its operator's attention.
+  await db().transaction(async (tx) => {
+    const [row] = await tx
+      .insert(reconMismatches)
+      .values({ source: source.name, day: run.day, kind, ref, merchantId, ours: ours ? { ...ours } : null, theirs, detail, runId: run.id })
+      .onConflictDoUpdate({ target: [reconMismatches.source, reconMismatches.ref, reconMismatches.kind], set: { lastSeenAt: sql`now()` } })
+      .returning({ id: reconMismatches.id, inserted: sql<boolean>`(xmax = 0)` });
+    if (!row.inserted) return;
+    log.warn("reconciliation mismatch", { source: source.name, day: run.day, kind, ref, detail });
+    await raiseAttention("recon_mismatch", row.id, `${source.name} ${run.day}: ${kind} ${ref}: ${detail}`, tx);
+  });
 }
 
 async function clear(source: ReconSource, ref: string, kinds: MismatchKind[]): Promise<void> {
