@@ -5,6 +5,7 @@ import {
   auditEvents,
   chainCursors,
   chainTransfers,
+  chainTxs,
   mailOutbox,
   orderReceipts,
   orderRefunds,
@@ -27,6 +28,8 @@ import { confirmLightningOrder } from "@/lib/lightning/completion";
 import { lndLightning } from "@/lib/providers/lightning/lnd";
 import { lightningPaging } from "@/lib/reconciliation/sources";
 import { watchDeposits } from "@/lib/worker";
+import { processWithdrawal } from "@/lib/withdrawals/service";
+import type { Account } from "viem";
 import { reconcile } from "@/lib/reconciliation/daily";
 import { dayWindow } from "@/lib/reconciliation/run";
 import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches";
@@ -39,7 +42,7 @@ import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/s
 import { startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
-import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
+import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, balanceMatchesLedger, liveMerchant } from "./helpers";
 
 // One day reconciled against the test PSP's own records (API Pix GET /pix, Efí GET /v2/gn/pix/enviados),
@@ -480,12 +483,14 @@ describe("daily reconciliation: LND settled invoices", () => {
   });
 });
 
-describe("daily reconciliation: chain transfers to our deposit addresses", () => {
+describe("daily reconciliation: chain transfers to our deposit addresses and from the hot wallet", () => {
   let anvil: Anvil;
   let usdt: `0x${string}`;
   let rates: ProviderServer;
   let restore: () => void;
+  let hotWallet: Account;
   const payer = account(3);
+  const payee = randomAddress();
 
   beforeAll(async () => {
     anvil = await startAnvil();
@@ -493,7 +498,9 @@ describe("daily reconciliation: chain transfers to our deposit addresses", () =>
     rates = await startProviderServer();
     process.env.RATES_URL = `${rates.url}/api/v3`;
     // Live mode, as every source here: anvil's development chain id must be allowed.
-    restore = (await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } }, { ALLOW_TEST_CHAINS: "true" })).restore;
+    const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } }, { ALLOW_TEST_CHAINS: "true" });
+    restore = chain.restore;
+    hotWallet = chain.hotWallet;
     await anvil.mint(usdt, payer.address, 10n ** 15n);
   });
 
@@ -515,9 +522,9 @@ describe("daily reconciliation: chain transfers to our deposit addresses", () =>
     await watchDeposits("polygon");
   };
 
-  it("a day of transfers: one the watcher never recorded, one whose block was reorganised away after we recorded it, one recorded for another amount; judged only once the day's blocks are confirmed", async () => {
+  it("a day of transfers: one the watcher never recorded, one whose block was reorganised away after we recorded it, one recorded for another amount, one the hot wallet's key made without us; judged only once the day's blocks are confirmed", async () => {
     const day = saoPauloDay();
-    const { merchant, apiKey } = await liveMerchant();
+    const { merchant, apiKey } = await liveMerchant(100_000);
 
     // missing_there: recorded with its confirmations, then a reorg deeper than them took its block away.
     const reorged = await deposit(apiKey, 27); // 5 USDT at 5.40
@@ -545,6 +552,22 @@ describe("daily reconciliation: chain transfers to our deposit addresses", () =>
     const unseen = await anvil.transfer(usdt, payer, fine.address, 1_000_000n);
     await anvil.mine(CONFIRMATIONS);
 
+    // From the hot wallet: a withdrawal sent and confirmed (matched), one whose record no longer says
+    // what was sent (amount_differs), and a transfer someone made with the hot wallet's key (missing_here).
+    await anvil.mint(usdt, hotWallet.address, 10n ** 12n);
+    const withdrawn = async (value: number) => {
+      const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { network: "polygon", toAddress: payee, value, token: "USDT" } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await anvil.mine(CONFIRMATIONS);
+      expect(await processWithdrawal(res.body.id)).toBe(true);
+      return res.body.transactionHash as string;
+    };
+    const paidOut = await withdrawn(54);
+    const misrecorded = await withdrawn(27);
+    await db().update(chainTxs).set({ amount: "4" }).where(eq(chainTxs.minedHash, misrecorded));
+    const outside = await anvil.transfer(usdt, hotWallet, payee, 3_000_000n);
+    await anvil.mine(CONFIRMATIONS);
+
     // Today is not over: its last blocks are still to come.
     await expect(reconcile({ day, only: "chain", again: true })).rejects.toThrow(/confirmations/);
     // The day ends (blocks after it, with their confirmations).
@@ -558,18 +581,29 @@ describe("daily reconciliation: chain transfers to our deposit addresses", () =>
     expect(await balanceMatchesLedger(merchant.id)).toBe(before);
     const ref = (hash: string, logIndex = 0) => `in:polygon:${hash.toLowerCase()}:${logIndex}`;
     const mine = async () =>
-      (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "chain"))).filter((m) => m.merchantId === merchant.id || m.ref === ref(unseen.hash));
+      (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "chain"))).filter(
+        (m) => m.merchantId === merchant.id || m.ref === ref(unseen.hash) || m.ref === `out:polygon:${outside.hash.toLowerCase()}`,
+      );
     const found = await mine();
     expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
-      [`missing_there ${ref(gone.hash)}`, `amount_differs ${ref(changed.hash)}`, `missing_here ${ref(unseen.hash)}`].sort(),
+      [
+        `missing_there ${ref(gone.hash)}`,
+        `amount_differs ${ref(changed.hash)}`,
+        `missing_here ${ref(unseen.hash)}`,
+        `amount_differs out:polygon:${misrecorded.toLowerCase()}`,
+        `missing_here out:polygon:${outside.hash.toLowerCase()}`,
+      ].sort(),
     );
-    const byKind = Object.fromEntries(found.map((m) => [m.kind, m]));
-    expect(byKind.amount_differs.detail).toBe("we have 2.500000000000000000, the provider 2");
-    expect(byKind.missing_here.detail).toBe("the provider has 1 (CONFIRMED); we have no record of it");
+    expect(found.some((m) => m.ref.includes(paidOut.toLowerCase()))).toBe(false);
+    const byRef = Object.fromEntries(found.map((m) => [m.ref, m]));
+    expect(byRef[ref(changed.hash)].detail).toBe("we have 2.500000000000000000, the provider 2");
+    expect(byRef[ref(unseen.hash)].detail).toBe("the provider has 1 (CONFIRMED); we have no record of it");
+    expect(byRef[`out:polygon:${misrecorded.toLowerCase()}`].detail).toMatch(/^we have 4\.0+, the provider 4\.\d+$/);
+    expect(byRef[`out:polygon:${outside.hash.toLowerCase()}`]).toMatchObject({ merchantId: null, detail: "the provider has 3 (CONFIRMED); we have no record of it" });
     expect(found.some((m) => m.ref === ref(sent.hash))).toBe(false);
 
     await reconcile({ day, only: "chain", again: true });
-    expect(await mine()).toHaveLength(3);
+    expect(await mine()).toHaveLength(5);
     // Read again three blocks a page: many pages, the same transfers, nothing reported twice.
     process.env.CHAIN_LOG_BLOCK_RANGE = "3";
     resetEnvForTests();
@@ -579,7 +613,8 @@ describe("daily reconciliation: chain transfers to our deposit addresses", () =>
       delete process.env.CHAIN_LOG_BLOCK_RANGE;
       resetEnvForTests();
     }
-    // Still true disagreements: none is marked cleared.
-    expect((await mine()).map((m) => m.clearedAt)).toEqual([null, null, null]);
+    // Still true disagreements, each once: none is marked cleared.
+    expect(await mine()).toHaveLength(5);
+    expect((await mine()).filter((m) => m.clearedAt !== null)).toEqual([]);
   });
 });

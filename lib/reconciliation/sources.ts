@@ -1,7 +1,8 @@
-import { and, asc, eq, gte, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { db } from "@/db";
 import {
   chainTransfers,
+  chainTxs,
   cryptoPixInvoices,
   cryptoPixPayments,
   depositAddresses,
@@ -12,6 +13,7 @@ import {
   pixPayouts,
   pixReceipts,
   pixReturns,
+  withdrawals,
   type Order,
   type OrderRefund,
 } from "@/db/schema";
@@ -42,7 +44,8 @@ import type { Movement, ProviderMovement, ReconSource, ReconSourceName } from ".
 //   lightning     LND GET /v1/invoices (every page, by add index), its settled invoices ↔ Lightning orders'
 //                 receipts and Crypto-PIX hold invoices, by payment hash, in satoshis.
 //   chain         each live network's ERC-20 Transfer logs to our deposit addresses over the day's blocks
-//                 (eth_getLogs, a block range a page) ↔ chain_transfers, by (network, tx hash, log index).
+//                 (eth_getLogs, a block range a page) ↔ chain_transfers, by (network, tx hash, log index);
+//                 and those from the hot wallet to the addresses it ever paid ↔ chain_txs, by mined hash.
 
 const noDashes = (id: string) => id.replace(/-/g, "");
 const returnRef = (endToEndId: string, returnId: string) => `${endToEndId}/${returnId}`;
@@ -507,7 +510,19 @@ async function firstBlockFrom(node: ChainReader, t: Date, last: bigint): Promise
   return lo;
 }
 
+/** Hot-wallet transactions with the merchant each was for (a withdrawal's, a Crypto-PIX payment's). */
+function sentTxs(where: SQL | undefined) {
+  return db()
+    .select({ t: chainTxs, merchantId: sql<string | null>`coalesce(${withdrawals.merchantId}, ${cryptoPixPayments.merchantId})` })
+    .from(chainTxs)
+    .leftJoin(withdrawals, and(eq(chainTxs.ownerKind, "withdrawal"), eq(withdrawals.id, chainTxs.ownerId)))
+    .leftJoin(cryptoPixPayments, and(eq(chainTxs.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTxs.ownerId)))
+    .where(where);
+}
+
 const transferRef = (network: string, txHash: string, logIndex: number) => `in:${network}:${txHash.toLowerCase()}:${logIndex}`;
+// One token transfer per transaction of ours: the mined hash names it.
+const sentRef = (network: string, txHash: string) => `out:${network}:${txHash.toLowerCase()}`;
 
 function chain(): ReconSource {
   const networks = () => NETWORKS.filter((n) => liveChainConfig(n) !== null && providers().chain.reader(n) !== null);
@@ -555,8 +570,34 @@ function chain(): ReconSource {
         recipients.length && decimals.size
           ? await node.transferLogs({ tokens: [...decimals.keys()] as `0x${string}`[], recipients, fromBlock: step.fromBlock, toBlock: step.toBlock })
           : [];
+      // What the hot wallet sent: the node lists Transfer logs by recipient only (the reader's filter), so
+      // those to every address it ever paid for us; one to an address it never paid is not seen here.
+      const hot = providers().chain.hotWalletAddress(step.network).toLowerCase();
+      const paid = (
+        await db()
+          .selectDistinct({ address: chainTxs.toAddress })
+          .from(chainTxs)
+          .where(and(eq(chainTxs.network, step.network), isNotNull(chainTxs.tokenAddress), lt(chainTxs.createdAt, window.to)))
+      ).map((r) => r.address as `0x${string}`);
+      const sent =
+        paid.length && decimals.size
+          ? (await node.transferLogs({ tokens: [...decimals.keys()] as `0x${string}`[], recipients: paid, fromBlock: step.fromBlock, toBlock: step.toBlock })).filter(
+              (l) => l.from.toLowerCase() === hot,
+            )
+          : [];
       const times = new Map<bigint, Date>();
       const items: ProviderMovement[] = [];
+      for (const l of sent) {
+        if (!times.has(l.blockNumber)) times.set(l.blockNumber, (await node.block(l.blockNumber)).timestamp);
+        items.push({
+          ref: sentRef(step.network, l.transactionHash),
+          valueCentavos: 0,
+          amount: fromBaseUnits(l.value, decimals.get(l.token.toLowerCase()) ?? 18),
+          state: "CONFIRMED",
+          at: times.get(l.blockNumber)!,
+          detail: { token: l.token, from: l.from, to: l.to, block: Number(l.blockNumber) },
+        });
+      }
       for (const l of logs) {
         if (l.value <= 0n) continue;
         if (!times.has(l.blockNumber)) times.set(l.blockNumber, (await node.block(l.blockNumber)).timestamp);
@@ -573,7 +614,20 @@ function chain(): ReconSource {
     },
     async ours(refs) {
       const out = new Map<string, Movement>();
-      const hashes = [...new Set(refs.map((r) => r.split(":")[2]))];
+      const sentHashes = refs.filter((r) => r.startsWith("out:")).map((r) => r.split(":")[2]);
+      if (sentHashes.length)
+        for (const { t, merchantId } of await sentTxs(inArray(sql`lower(${chainTxs.minedHash})`, sentHashes))) {
+          const ref = sentRef(t.network, t.minedHash!);
+          out.set(ref, {
+            ref,
+            valueCentavos: 0,
+            amount: t.amount ?? "0",
+            state: t.status.toUpperCase(),
+            merchantId,
+            detail: { chainTxId: t.id, purpose: t.purpose, ownerId: t.ownerId },
+          });
+        }
+      const hashes = [...new Set(refs.filter((r) => r.startsWith("in:")).map((r) => r.split(":")[2]))];
       if (hashes.length === 0) return out;
       const rows = await db()
         .select({ transfer: chainTransfers, orderMerchant: onchainOrders.merchantId, cryptoPixMerchant: cryptoPixPayments.merchantId })
@@ -604,14 +658,37 @@ function chain(): ReconSource {
         .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
         // A sandbox helper's transfer has no block: it never was on a chain.
         .where(and(inArray(chainTransfers.network, live), isNotNull(chainTransfers.blockNumber), gte(chainTransfers.blockTime, from), lt(chainTransfers.blockTime, to)));
-      return rows.map(({ transfer: t, orderMerchant, cryptoPixMerchant }) => ({
-        ref: transferRef(t.network, t.txHash, t.logIndex),
+      // Token transfers the hot wallet made for us and saw confirmed that day.
+      const sent = await sentTxs(
+        and(
+          inArray(chainTxs.network, live),
+          eq(chainTxs.status, "confirmed"),
+          isNotNull(chainTxs.tokenAddress),
+          isNotNull(chainTxs.minedHash),
+          sql`${chainTxs.amount} > 0`,
+          gte(chainTxs.decidedAt, from),
+          lt(chainTxs.decidedAt, to),
+        ),
+      );
+      const sentMovements = sent.map(({ t, merchantId }) => ({
+        ref: sentRef(t.network, t.minedHash!),
         valueCentavos: 0,
-        amount: t.amount,
+        amount: t.amount ?? "0",
         state: "CONFIRMED",
-        merchantId: orderMerchant ?? cryptoPixMerchant ?? null,
-        detail: { transferId: t.id, ownerKind: t.ownerKind, ownerId: t.ownerId },
+        merchantId,
+        detail: { chainTxId: t.id, purpose: t.purpose, ownerId: t.ownerId },
       }));
+      return [
+        ...sentMovements,
+        ...rows.map(({ transfer: t, orderMerchant, cryptoPixMerchant }) => ({
+          ref: transferRef(t.network, t.txHash, t.logIndex),
+          valueCentavos: 0,
+          amount: t.amount,
+          state: "CONFIRMED",
+          merchantId: orderMerchant ?? cryptoPixMerchant ?? null,
+          detail: { transferId: t.id, ownerKind: t.ownerKind, ownerId: t.ownerId },
+        })),
+      ];
     },
     sameState: (ours, theirs) => ours === theirs,
   };
