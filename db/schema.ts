@@ -929,6 +929,31 @@ export const hotWalletFloat = pgTable(
 );
 export type HotWalletFloat = typeof hotWalletFloat.$inferSelect;
 
+/**
+ * One solvency report (lib/treasury/solvency.ts): what we owe against what we hold, in BRL centavos,
+ * with every line that made them up. `short` is a shortfall beyond the tolerance; `alerted` marks the
+ * report that crossed into it (the operator was mailed then, once).
+ */
+export const solvencyReports = pgTable(
+  "solvency_reports",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    liabilitiesCentavos: centavos("liabilities_centavos").notNull(),
+    assetsCentavos: centavos("assets_centavos").notNull(),
+    // Negative merchant balances (MED debits below zero): owed to us, never counted as an asset.
+    receivablesCentavos: centavos("receivables_centavos").notNull(),
+    shortfallCentavos: centavos("shortfall_centavos").notNull(),
+    toleranceCentavos: centavos("tolerance_centavos").notNull(),
+    short: boolean("short").notNull(),
+    alerted: boolean("alerted").notNull().default(false),
+    lines: jsonb("lines").notNull(),
+    // Sources that could not be read (no call for it, or it failed): counted as zero, named here.
+    notRead: jsonb("not_read").$type<string[]>().notNull(),
+    takenAt: ts("taken_at").notNull().defaultNow(),
+  },
+  (t) => [index("solvency_reports_taken").on(t.takenAt), check("solvency_reports_shortfall", sql`shortfall_centavos >= 0`)],
+);
+
 /** Each signed version of a chain transaction: the first, and replacements with higher fees at its nonce. */
 export const chainTxAttempts = pgTable(
   "chain_tx_attempts",

@@ -231,6 +231,15 @@ const envFields = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
     .optional(),
+  // The solvency report (lib/treasury/solvency.ts): how often it is taken, and how far assets may fall
+  // short of liabilities before the operator is alerted: the larger of a fixed amount and a share of
+  // the liabilities (rates move between a deposit's credit and the report's valuation).
+  SOLVENCY_REPORT_SECONDS: seconds(3600),
+  SOLVENCY_TOLERANCE_CENTAVOS: z.coerce.number().int().min(0).default(100),
+  SOLVENCY_TOLERANCE_PERCENT: z
+    .string()
+    .regex(/^\d{1,2}(\.\d{1,4})?$/, "must be a percentage below 100, e.g. 0.5")
+    .default("0"),
 
   // Live PIX collection: any PSP's BCB "API Pix" v2 (lib/providers/pix/api-pix.ts, CONTRACT §10).
   PIX_API_URL: httpsUrl.optional(),

@@ -24,6 +24,7 @@ import { listMismatches, resolveMismatch } from "@/lib/reconciliation/mismatches
 import { isCalendarDay } from "@/lib/day-range";
 import { floatStatus } from "@/lib/treasury/float";
 import { moveExcess } from "@/lib/treasury/excess";
+import { latestSolvencyReport, takeSolvencyReport } from "@/lib/treasury/solvency";
 
 // Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
 // operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they
@@ -53,6 +54,9 @@ const USAGE = `Usage: npm run cli -- <command>
                                              sends each token's balance above its target to
                                              HOT_WALLET_COLD_ADDRESS (a tracked hot-wallet
                                              transaction); a second run moves nothing
+  treasury solvency [--last]                  what we owe against what we hold, in BRL: takes a
+                                             report now (stored; a shortfall beyond the tolerance
+                                             mails the operator once), or shows the last one
   refunds retry <payCryptoPixId|paymentId>    sends again a Crypto-PIX refund the chain refused
   attention                                   payouts, refunds, hold invoices and hot-wallet
                                              transactions waiting for an operator, and why
@@ -93,6 +97,7 @@ const OPTIONS = {
   again: { type: "boolean" },
   all: { type: "boolean" },
   "dry-run": { type: "boolean" },
+  last: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -264,6 +269,11 @@ async function run(argv: string[]): Promise<unknown> {
       const network = values.network ? networkOption(values.network) : undefined;
       const dryRun = values["dry-run"] ?? false;
       task = async () => ({ dryRun, moves: await moveExcess({ network, dryRun }) });
+      break;
+    }
+    case "treasury solvency": {
+      expectArgs(command, values, ["last"], rest, 0);
+      task = async () => ({ solvency: values.last ? await latestSolvencyReport() : await takeSolvencyReport() });
       break;
     }
     case "refunds retry": {

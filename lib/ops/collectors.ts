@@ -9,6 +9,7 @@ import { ATTENTION_KINDS, attentionCounts, type AttentionKind } from "@/lib/atte
 import { openMismatchCounts } from "@/lib/reconciliation/mismatches";
 import { RECON_MISMATCH_KINDS, RECON_SOURCES } from "@/db/schema";
 import { storedFloat } from "@/lib/treasury/float";
+import { latestSolvencyReport } from "@/lib/treasury/solvency";
 import { withDeadline } from "./deadline";
 
 // Figures read when /metrics is scraped rather than kept up to date on every change: the pool's
@@ -142,6 +143,47 @@ export function registerCollectors(): void {
     },
   });
 
+  // The latest stored solvency report: every instance reports the same one, whichever took it.
+  gauge({
+    name: `${METRIC_PREFIX}solvency_liabilities_brl_centavos`,
+    help: "What the latest solvency report found we owe, in BRL centavos: merchants' positive balances, money decided to leave that has not, unapplied funds (npm run cli -- treasury solvency)",
+    async collect() {
+      await read("solvency_liabilities_brl_centavos", this, solvencyOfThisScrape, (r) => {
+        if (r) this.set(r.liabilitiesCentavos);
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}solvency_assets_brl_centavos`,
+    help: "What the latest solvency report found we hold, in BRL centavos: the PSP account, hot wallet and deposit addresses, exchange wallet, Lightning (a source not read counts as zero)",
+    async collect() {
+      await read("solvency_assets_brl_centavos", this, solvencyOfThisScrape, (r) => {
+        if (r) this.set(r.assetsCentavos);
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}solvency_shortfall`,
+    help: "1 while the latest solvency report has assets short of liabilities by more than the tolerance (SOLVENCY_TOLERANCE_*; the operator was mailed at the crossing), else 0",
+    async collect() {
+      await read("solvency_shortfall", this, solvencyOfThisScrape, (r) => {
+        if (r) this.set(r.short ? 1 : 0);
+      });
+    },
+  });
+
+  gauge({
+    name: `${METRIC_PREFIX}solvency_report_timestamp_seconds`,
+    help: "When the latest solvency report was taken (Unix seconds): a report older than two SOLVENCY_REPORT_SECONDS means the job is not running",
+    async collect() {
+      await read("solvency_report_timestamp_seconds", this, solvencyOfThisScrape, (r) => {
+        if (r) this.set(r.takenAt.getTime() / 1000);
+      });
+    },
+  });
+
   gauge({
     name: `${METRIC_PREFIX}webhook_backlog_oldest_due_seconds`,
     help: "How long the longest-waiting due webhook delivery has been due (0 when none is)",
@@ -163,4 +205,10 @@ let floatReading: ReturnType<typeof storedFloat> | null = null;
 function floatOfThisScrape(): ReturnType<typeof storedFloat> {
   floatReading ??= storedFloat(openPool().db).finally(() => (floatReading = null));
   return floatReading;
+}
+
+let solvencyReading: ReturnType<typeof latestSolvencyReport> | null = null;
+function solvencyOfThisScrape(): ReturnType<typeof latestSolvencyReport> {
+  solvencyReading ??= latestSolvencyReport(openPool().db).finally(() => (solvencyReading = null));
+  return solvencyReading;
 }

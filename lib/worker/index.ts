@@ -36,6 +36,7 @@ import { exchangeReconcileQueue, reconcileExchange } from "@/lib/exchange-wallet
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { heldChainTxs } from "@/lib/hot-wallet/float";
 import { checkFloat, floatCheckQueue, floatNetworks, type FloatReading } from "@/lib/treasury/float";
+import { solvencyQueue, solvencyTick } from "@/lib/treasury/solvency";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
 import { CHAIN_TX_OWNERS, PAYOUT_GUARDS, PAYOUT_OWNERS } from "./owners";
@@ -189,6 +190,8 @@ export async function startWorker(): Promise<PgBoss> {
       // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
       ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
+      // Hourly (SOLVENCY_REPORT_SECONDS): the minute's tick does nothing until the last report is that old.
+      worker(solvencyQueue, { pollingIntervalSeconds: 5 }, async () => void (await solvencyTick())),
       ...chain.workers,
     ],
     recurring: [
@@ -198,6 +201,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(exchangePolled ? [{ queue: exchangeReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...(live ? [{ queue: reconcileQueue, tickSeconds: RECONCILE_TICK_SECONDS }] : []),
       ...(floatWatched ? [{ queue: floatCheckQueue, tickSeconds: env().HOT_WALLET_FLOAT_CHECK_SECONDS }] : []),
+      { queue: solvencyQueue, tickSeconds: env().SOLVENCY_REPORT_SECONDS },
       ...chain.recurring,
     ],
   });

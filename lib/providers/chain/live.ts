@@ -151,6 +151,21 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
       return { block, minedNonce, native, tokens: held };
     });
   },
+  async tokenBalances(network, token, addresses) {
+    const { client } = entryFor(network);
+    const block = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
+    const balances: bigint[] = [];
+    // In slices, so thousands of deposit addresses do not open thousands of requests at once.
+    for (let i = 0; i < addresses.length; i += 50) {
+      const slice = addresses.slice(i, i + 50);
+      balances.push(
+        ...(await rpc(network, "read token balances", () =>
+          Promise.all(slice.map((a) => client.readContract({ address: token.address, abi: erc20Abi, functionName: "balanceOf", args: [a], blockNumber: block }))),
+        )),
+      );
+    }
+    return balances;
+  },
   reader: (network) => (liveChainConfig(network) ? nodeReader(network) : null),
 });
 

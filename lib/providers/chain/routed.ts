@@ -25,6 +25,11 @@ export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvi
     headBlock: (network) => pick(network).headBlock(network),
     nonceState: (network, q) => pick(network).nonceState(network, q),
     hotWalletBalances: (network, tokens) => pick(network).hotWalletBalances(network, tokens),
+    tokenBalances: async (network, token, addresses) => {
+      const adapter = pick(network);
+      if (!adapter.tokenBalances) throw new Error(`${adapter.name} cannot read token balances`);
+      return adapter.tokenBalances(network, token, addresses);
+    },
     reader: (network) => pick(network).reader(network),
   };
 }

@@ -1,9 +1,11 @@
+import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
+import { db } from "@/db";
 import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
 import { SANDBOX_FEES, signErc20Transfer, signSelfTransfer } from "@/lib/chain/sign";
 import { CHAIN_IDS, type Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
-import { brlToCentavosUp } from "@/lib/money";
+import { brlToCentavosUp, toBaseUnits } from "@/lib/money";
 import type { ChainProvider } from "./types";
 
 const hotWallet = privateKeyToAccount(SANDBOX_HOT_WALLET_KEY);
@@ -55,6 +57,27 @@ export const sandboxChain: ChainProvider = {
   },
   // Sandbox transactions never reach a chain, so there is no balance to keep a float of.
   hotWalletBalances: async () => null,
+  // The sandbox's chain is what it recorded: an address holds what the sandbox helpers transferred
+  // to it, less what the hot wallet sent from it and saw confirmed. Nothing refills the sandbox hot
+  // wallet, so it shows what it paid out as a negative balance: summed with the deposit addresses, the
+  // token's total is what arrived less what left, as it would be on a chain after sweeping.
+  async tokenBalances(network, token, addresses) {
+    if (addresses.length === 0) return [];
+    const wanted = addresses.map((a) => a.toLowerCase());
+    const rows = await db().execute<{ address: string; held: string }>(sql`
+      select a.address, (
+        coalesce((select sum(t.amount) from chain_transfers t
+          where t.network = ${network} and lower(t.token_address) = ${token.address.toLowerCase()} and lower(t.to_address) = a.address), 0)
+        - coalesce((select sum(x.amount) from chain_txs x
+          where x.network = ${network} and x.status = 'confirmed' and lower(x.token_address) = ${token.address.toLowerCase()} and lower(x.from_address) = a.address), 0)
+      )::text as held
+      from unnest(array[${sql.join(
+        wanted.map((w) => sql`${w}`),
+        sql`, `,
+      )}]::text[]) as a(address)`);
+    const held = new Map(rows.map((r) => [r.address, r.held]));
+    return wanted.map((a) => toBaseUnits(held.get(a) ?? "0", token.decimals));
+  },
   // Nothing to watch: sandbox deposits arrive through the sandbox helpers.
   reader: () => null,
 };

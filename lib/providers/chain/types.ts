@@ -77,6 +77,11 @@ export interface ChainProvider {
    * transactions, all read at one block so they describe the same moment; null where no node is.
    */
   hotWalletBalances(network: Network, tokens: `0x${string}`[]): Promise<HotWalletBalances | null>;
+  /**
+   * Each address's balance of `token` in base units, all read at one block (the solvency report: the
+   * hot wallet and the deposit addresses money arrived at). Absent where nothing can answer it.
+   */
+  tokenBalances?(network: Network, token: { address: `0x${string}`; decimals: number }, addresses: `0x${string}`[]): Promise<bigint[]>;
   /** The node to watch for deposits on `network`, or null where no node is (sandbox transfers are simulated). */
   reader(network: Network): ChainReader | null;
 }

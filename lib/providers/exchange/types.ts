@@ -1,3 +1,4 @@
+import type { HeldBalance } from "../balance";
 import type { Refunder } from "../refund/types";
 
 /** An exchange-wallet payment as its provider sees it now; `paidAt` is the provider's own payment time. */
@@ -34,4 +35,6 @@ export interface ExchangeWalletProvider extends Refunder {
   readRefundRecord?(refundId: string): Promise<ExchangeRefundRecord | null>;
   /** Live providers: the notification, when its signature verifies over the raw body; null otherwise. */
   verifyNotification?(headers: Pick<Headers, "get">, rawBody: string): Promise<ExchangeNotification | null>;
+  /** What the merchant wallet holds (the solvency report); absent where the adapter has no call for it. */
+  balance?(): Promise<HeldBalance>;
 }

@@ -1,7 +1,9 @@
 import { bech32 } from "bech32";
+import { sql } from "drizzle-orm";
+import { db } from "@/db";
 import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { centavosToBrl } from "@/lib/money";
+import { centavosToBrl, fromBaseUnits } from "@/lib/money";
 import { createSignedInvoice, nodePublicKey, SANDBOX_LN_NODE_KEY } from "./bolt11-sign";
 import type { LightningProvider } from "./types";
 
@@ -38,6 +40,16 @@ export const sandboxLightning: LightningProvider = {
     };
   },
   async settleHoldInvoice() {},
+  // The sandbox node holds the satoshis of the invoices paid to it: orders, and Crypto-PIX hold
+  // invoices it settled (their payers' sats became ours when the PIX was made).
+  async balance() {
+    const [row] = await db().execute<{ sats: string }>(sql`
+      select (
+        coalesce((select sum(satoshis) from orders where kind = 'lightning' and provider = ${sandboxLightning.name} and paid_at is not null), 0)
+        + coalesce((select sum(satoshis) from crypto_pix_invoices where provider = ${sandboxLightning.name} and state = 'settled'), 0)
+      )::text as sats`);
+    return { currency: "BTC", amount: fromBaseUnits(BigInt(row.sats), 8) };
+  },
   async cancelHoldInvoice() {},
   async describe(state) {
     return {

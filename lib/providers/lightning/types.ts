@@ -1,3 +1,4 @@
+import type { HeldBalance } from "../balance";
 /** The spec's `providerDetails` (§2.2): the Lightning provider's own view of an invoice. */
 export type LightningProviderDetails = {
   success: boolean;
@@ -121,4 +122,6 @@ export interface LightningProvider {
   listInvoices?(args: { indexOffset: number; max: number; createdFrom: Date; createdTo: Date }): Promise<{ invoices: ListedInvoice[]; lastIndexOffset: number }>;
   /** Nodes on a chain (LND): the current block height, which held HTLCs expire against. */
   bestBlockHeight?(): Promise<number>;
+  /** What the node's channels hold for us (the solvency report); absent where the adapter has no call for it. */
+  balance?(): Promise<HeldBalance>;
 }

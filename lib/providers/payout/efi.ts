@@ -16,6 +16,7 @@ import type { DecodedCharge, PayoutState, PixPayoutProvider, SentPix } from "./t
 //   read one        GET /v2/gn/pix/enviados/id-envio/{idEnvio}
 //   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
 //   list sent PIX   GET /v2/gn/pix/enviados?inicio=&fim=&paginacao.paginaAtual= (reconciliation)
+//   balance         GET /v2/gn/saldo → { "saldo": "100.00" } (the solvency report; SDK getAccountBalance)
 // idEnvio is ours (the payout's id without dashes). Efí answers a reused idEnvio with 409
 // id_envio_duplicado, and its read by idEnvio can lag the send (404 for a while): neither says
 // whether the PIX went out, so both are left to lib/providers/outcome to judge. A send is made
@@ -143,6 +144,17 @@ export const efiPayout: PixPayoutProvider = {
       });
     }
     return { items, pages: typeof paging.quantidadeDePaginas === "number" ? paging.quantidadeDePaginas : 1 };
+  },
+
+  async balance() {
+    const answer = await call("read the account's balance", "GET", "/v2/gn/saldo");
+    if (answer.status !== 200) throw undecided("read the account's balance", answer);
+    const saldo = ((answer.json ?? {}) as Json).saldo;
+    // Efí gives reais as a decimal string; a negative one is read as such rather than refused.
+    const negative = typeof saldo === "string" && saldo.startsWith("-");
+    const value = typeof saldo === "string" ? decimalStringToCentavos(negative ? saldo.slice(1) : saldo) : null;
+    if (value === null) throw new UpstreamUnavailable("PIX payout provider answered the balance without a saldo we can read");
+    return negative ? -value : value;
   },
 
   async read(id) {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { sandboxPixPayouts } from "@/db/schema";
 import { InvalidInput } from "@/lib/errors";
@@ -50,6 +50,20 @@ export const sandboxPayout: PixPayoutProvider = {
   async read(id) {
     const row = await payoutRow(id);
     return row ? stateOf(row) : null;
+  },
+  // The sandbox's PSP account is the one its PIX collection and devoluções move too: every PIX
+  // received at the service's key, less the devoluções made (ours and the MED's), less what it paid
+  // out. Each comes from the table where the sandbox keeps what it did, so the balance follows what
+  // happened and the solvency report can be checked against it.
+  async balance() {
+    const [row] = await db().execute<{ centavos: string }>(sql`
+      select (
+        coalesce((select sum(value_centavos) from pix_receipts), 0)
+        - coalesce((select sum(value_centavos) from sandbox_pix_payouts where status = 'REALIZADO'), 0)
+        - coalesce((select sum(value_centavos) from order_refunds where provider = ${sandboxPayout.name} and status = 'COMPLETED'), 0)
+        - coalesce((select sum(value_centavos) from pix_returns where status = 'DEVOLVIDO'), 0)
+      )::text as centavos`);
+    return Number(row.centavos);
   },
   async decode() {
     // The sandbox's PSP issues static codes only, so any dynamic code came from a real PSP, whose

@@ -50,4 +50,9 @@ export interface PixPayoutProvider {
   decode?(pixCopiaECola: string): Promise<DecodedCharge>;
   /** The PIX sent in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
   listSent?(window: { from: Date; to: Date; page: number }): Promise<{ items: SentPix[]; pages: number }>;
+  /**
+   * What the account the PIX leave from holds now, in centavos (the solvency report's PSP line); absent
+   * where the provider has no call for it. Throws when it did not answer.
+   */
+  balance?(): Promise<number>;
 }
