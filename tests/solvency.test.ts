@@ -12,6 +12,9 @@ import { computeSolvency, takeSolvencyReport, type SolvencyReport } from "@/lib/
 import { efiPayout } from "@/lib/providers/payout/efi";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startPixPsp } from "./fixtures/pix-psp/server";
+import { watchDeposits } from "@/lib/worker";
+import { account, startAnvil } from "./fixtures/anvil";
+import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
 import { api, liveMerchant, seedMerchant } from "./helpers";
 
 // The solvency report against the sandbox providers, whose balances follow what happened: after a
@@ -225,6 +228,35 @@ describe("solvency report (live PIX at the test PSP)", () => {
       Object.assign(process.env, env);
       resetEnvForTests();
       await psp.close();
+    }
+  });
+});
+
+describe("solvency report (polygon on a local node)", () => {
+  it("the hot wallet and the deposit addresses are read from the node at one block: its figures, not the books'", async () => {
+    const anvil = await startAnvil();
+    const usdt = await anvil.deployToken(6, "USDT");
+    const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } });
+    try {
+      const payer = account(3);
+      await anvil.mint(usdt, payer.address, 100_000_000n);
+      await anvil.mint(usdt, chain.hotWallet.address, 30_000_000n);
+      const { apiKey } = await seedMerchant();
+      const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 54, asset: "USDT", network: "polygon" } });
+      expect(dep.status, JSON.stringify(dep.body)).toBe(201);
+      await anvil.transfer(usdt, payer, dep.body.order.address, 10_000_000n);
+      await anvil.mine(CONFIRMATIONS);
+      await watchDeposits("polygon");
+      // 5 USDT more that the watcher never recorded (minted straight to the address): held all the same.
+      await anvil.mint(usdt, dep.body.order.address, 5_000_000n);
+
+      const report = await computeSolvency();
+      const polygon = report.lines.filter((l) => l.network === "polygon" && l.asset === "USDT");
+      expect(polygon.find((l) => l.kind === "hot_wallet")).toMatchObject({ amount: "30", centavos: 16_200, rate: "5.40" });
+      expect(polygon.find((l) => l.kind === "deposit_addresses")).toMatchObject({ amount: "15", centavos: 8_100 });
+    } finally {
+      chain.restore();
+      await anvil.stop();
     }
   });
 });
