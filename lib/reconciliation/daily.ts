@@ -2,7 +2,7 @@ import { InvalidInput } from "@/lib/errors";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { saoPauloDay } from "@/lib/money";
-import { reconcileDay, type ReconSourceName, type RunSummary } from "./run";
+import { DayNotFinal, reconcileDay, type ReconSourceName, type RunSummary } from "./run";
 import { reconSources } from "./sources";
 
 // The daily reconciliation: every hour the queue's tick reconciles yesterday (São Paulo) for every
@@ -32,7 +32,8 @@ export async function reconcile(opts: { day?: string; only?: ReconSourceName; ag
       out.push(await reconcileDay(source, day, { again: opts.again }));
     } catch (err) {
       // One provider down does not hold back the others; its run resumes at the next tick.
-      log.error("reconciliation failed; resumed at the next tick", { source: source.name, day, err });
+      if (err instanceof DayNotFinal) log.info("reconciliation waits: the day is not final at the provider yet", { source: source.name, day, reason: err.message });
+      else log.error("reconciliation failed; resumed at the next tick", { source: source.name, day, err });
       if (opts.only) throw err;
     }
   }

@@ -49,6 +49,9 @@ export interface ReconSource {
   formatValue?(value: number): string;
 }
 
+/** The provider cannot judge the day yet (a chain whose blocks after it lack their confirmations): expected, tried again later. */
+export class DayNotFinal extends Error {}
+
 /** The provider's list is read this much wider than the day: a movement near midnight may be dated on either side of it. */
 const MARGIN_MS = 60 * 60 * 1000;
 const LEASE_MS = 5 * 60 * 1000;

@@ -32,7 +32,7 @@ import { confirmationsRequired } from "@/lib/chain/networks";
 import { ASSETS, NETWORKS, type Network } from "@/lib/chain/tokens";
 import type { ChainReader } from "@/lib/providers/chain/types";
 import { railEnabled } from "@/lib/providers/rails";
-import type { Movement, ProviderMovement, ReconSource, ReconSourceName } from "./run";
+import { DayNotFinal, type Movement, type ProviderMovement, type ReconSource, type ReconSourceName } from "./run";
 
 // What each provider's records are matched against (docs/operations.md "Reconciliation"):
 //   pix_received  API Pix GET /pix (every page) ↔ pix_receipts, by end-to-end id; each listed devolução
@@ -541,7 +541,7 @@ function chain(): ReconSource {
       // The window is judged only once a block after it is confirmed: until then a later block may
       // still add transfers to it, or a reorg take some away. The run fails and is tried again later.
       const end = safeHead < 0n ? 0n : await firstBlockFrom(node, window.to, safeHead);
-      if (safeHead < 0n || end > safeHead) throw new Error(`${network}: the blocks up to ${window.to.toISOString()} do not have their confirmations yet`);
+      if (safeHead < 0n || end > safeHead) throw new DayNotFinal(`${network}: the blocks up to ${window.to.toISOString()} do not have their confirmations yet`);
       for (let b = await firstBlockFrom(node, window.from, safeHead); b < end; b += range)
         steps.push({ network, fromBlock: b, toBlock: b + range - 1n < end - 1n ? b + range - 1n : end - 1n });
     }
