@@ -28,7 +28,7 @@ const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
-/** Dashboard roles, most powerful first (lib/auth/roles.ts says what each may do). */
+/** Dashboard roles, most powerful first (lib/security/roles.ts says what each may do). */
 export const USER_ROLES = ["owner", "admin", "finance", "developer", "viewer"] as const;
 export const API_KEY_SCOPES = ["full", "read"] as const;
 export const API_KEY_SCOPE_NAMES = ["read", "payments", "refunds", "withdrawals"] as const;
@@ -474,7 +474,7 @@ export const walletIndexSeq = pgSequence("wallet_index_seq", { startWith: 0, min
 
 /**
  * One row per HD index ever handed out, whatever it was for. The primary key on the index and the
- * unique address make reuse impossible even if two code paths race (CONTRACT §5).
+ * unique address make reuse impossible even if two code paths race (docs/architecture.md#invariants-and-what-enforces-them).
  */
 export const depositAddresses = pgTable(
   "deposit_addresses",
@@ -837,7 +837,7 @@ export const webhookAttempts = pgTable(
   (t) => [index("webhook_attempts_delivery").on(t.deliveryId, t.attempt)],
 );
 
-/** Fixed one-minute windows; one upsert per request (CONTRACT §9). */
+/** Fixed one-minute windows; one upsert per request (docs/api.md#rate-limits). */
 export const rateLimits = pgTable(
   "rate_limits",
   {
@@ -1065,7 +1065,7 @@ export const pixReceipts = pgTable(
 );
 
 /**
- * Refunds of PIX and exchange-wallet orders (CONTRACT §11). The merchant is debited when one is
+ * Refunds of PIX and exchange-wallet orders (docs/api.md#refunds). The merchant is debited when one is
  * requested and credited back if the provider says it was not made; its id (without dashes) is the
  * provider's idempotent id (API Pix `devolucao/{id}`, Binance Pay `refundRequestId`).
  */

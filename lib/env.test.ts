@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseEnv, SANDBOX_PIX_RECEIVER_KEY } from "./env";
 
 // The PIX settings are checked as one configuration at start-up: half of one is a mistake to name,
-// not a rail that fails on its first payment (CONTRACT §10).
+// not a rail that fails on its first payment (docs/configuration.md#what-start-up-refuses).
 
 const PIX = {
   PIX_API_URL: "https://pix.psp.example/v2",

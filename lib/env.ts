@@ -175,7 +175,7 @@ const envFields = z.object({
   EXPIRY_CRYPTO_PIX_SECONDS: seconds(60 * 60),
   EXPIRY_SWEEP_SECONDS: seconds(30),
 
-  // Where payers send PIX: the service's own receiving key, never the merchant's (CONTRACT §8).
+  // Where payers send PIX: the service's own receiving key, never the merchant's (docs/api.md#states-expiry-and-money).
   PIX_RECEIVER_KEY: z.string().min(1).max(77).default(SANDBOX_PIX_RECEIVER_KEY),
   PIX_RECEIVER_NAME: z.string().min(1).default("PIXCRYPTO PAGAMENTOS"),
   PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
@@ -213,7 +213,7 @@ const envFields = z.object({
   CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // A hot-wallet transaction not mined this many blocks after it was sent is replaced at its nonce
   // with fees at least 12.5% higher, up to CHAIN_MAX_FEE_GWEI_<NET>; above that it waits and the
-  // operator is alerted (CONTRACT §10).
+  // operator is alerted (docs/providers.md#chain-evm).
   CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100_000).default(20),
   CHAIN_MAX_FEE_GWEI_ETH: z.coerce.number().positive().default(300),
   CHAIN_MAX_FEE_GWEI_BSC: z.coerce.number().positive().default(30),
@@ -241,7 +241,7 @@ const envFields = z.object({
     .regex(/^\d{1,2}(\.\d{1,4})?$/, "must be a percentage below 100, e.g. 0.5")
     .default("0"),
 
-  // Live PIX collection: any PSP's BCB "API Pix" v2 (lib/providers/pix/api-pix.ts, CONTRACT §10).
+  // Live PIX collection: any PSP's BCB "API Pix" v2 (lib/providers/pix/api-pix.ts, docs/providers.md#pix-collection-api-pix-any-psp).
   PIX_API_URL: httpsUrl.optional(),
   PIX_OAUTH_URL: httpsUrl.optional(),
   PIX_CLIENT_ID: z.string().min(1).optional(),
@@ -267,7 +267,7 @@ const envFields = z.object({
   // Reconciliation: the PSP's list of received PIX is read this often, so a lost notification only delays a payment.
   PIX_POLL_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   PIX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  // Live PIX payouts (pix-out, Crypto-PIX): the adapter and the key money leaves from (CONTRACT §10).
+  // Live PIX payouts (pix-out, Crypto-PIX): the adapter and the key money leaves from (docs/providers.md#pix-payouts).
   PIX_PAYOUT_PROVIDER: z.enum(["efi"]).optional(),
   PIX_PAYOUT_URL: httpsUrl.optional(),
   PIX_PAYOUT_KEY: z.string().min(1).optional(),

@@ -72,7 +72,7 @@ export const brlAmount = z.number().meta({ description: "BRL" });
 
 export const centavosAmount = z.int().meta({ description: "Integer centavos (100 = 1 BRL)" });
 
-/** Crypto amounts are exact decimals internally and JSON numbers on the wire (spec §2.5). */
+/** Crypto amounts are exact decimals internally and JSON numbers on the wire (docs/api.md#amounts). */
 export const cryptoAmount = z.number().min(0).meta({ description: "Token amount (decimal)" });
 
 export const urlField = z.url();

@@ -4,7 +4,7 @@ import { idempotencyKeys, type IDEMPOTENCY_STATES, type IDEMPOTENT_RESOURCE_TYPE
 import { Conflict } from "@/lib/errors";
 import { currentIdempotencyKey, type HeldIdempotencyKey } from "@/lib/request-context";
 
-// Money must never move twice for one Idempotency-Key (CONTRACT §9). A key's claim is a lease
+// Money must never move twice for one Idempotency-Key (docs/api.md#idempotency-and-rate-limits). A key's claim is a lease
 // (lib/http/idempotency.ts), and a request can die after its business transaction committed but
 // before its response was stored; a retry that took the key over would then run it again. So the
 // transaction that commits what a keyed request makes (a withdrawal and its debit, an order, a

@@ -57,7 +57,7 @@ export function timeOrderedBase62(length: number, nowMs: number = wallClockMs())
   return second + randomBase62(length - SECOND_DIGITS);
 }
 
-/** URL-safe, 22 characters: the second and 16 random (~95 bits; CONTRACT §4 asks ≥ 16 random). */
+/** URL-safe, 22 characters: the second and 16 random (~95 bits; docs/api.md#identifiers). */
 export function newPaymentLinkId(): string {
   return timeOrderedBase62(22);
 }
@@ -86,7 +86,7 @@ export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
 
-/** payCryptoPixId: base64url (no padding) of the payment's internal id (CONTRACT §4). */
+/** payCryptoPixId: base64url (no padding) of the payment's internal id (docs/api.md#identifiers). */
 export function encodeCryptoPixId(id: string): string {
   return Buffer.from(id, "utf8").toString("base64url");
 }

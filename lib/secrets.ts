@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { ConfigError } from "@/lib/env";
 
-// Secrets and certificates come from variables or from files (`*_FILE`, a secret mount): CONTRACT
-// §10. A file is read once per path, since a mount does not change while the process runs, and
+// Secrets and certificates come from variables or from files (`*_FILE`, a secret mount), never from the
+// database (docs/providers.md#what-every-adapter-does). A file is read once per path, since a mount does not change while the process runs, and
 // nothing read is ever echoed: these messages end up in logs.
 
 const files = new Map<string, Buffer>();

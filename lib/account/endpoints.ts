@@ -6,7 +6,7 @@ import { balanceAndLimits } from "@/lib/withdrawals/limits";
 import { accountExample } from "./examples";
 import { accountResponse } from "./schemas";
 
-/** GET /api/v1/account: balance in centavos (spec §2.8), plus account type and what is left to withdraw. */
+/** GET /api/v1/account: balance in centavos (docs/api.md#endpoints), plus account type and what is left to withdraw. */
 export const getAccountEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/account",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACCOUNT_TYPES } from "@/db/schema";
 import { brlAmount, centavosAmount } from "@/lib/fields";
 
-/** GET /api/v1/account (spec §2.8): balance in centavos, plus account type and what is left to withdraw. */
+/** GET /api/v1/account (docs/api.md#endpoints): balance in centavos, plus account type and what is left to withdraw. */
 export const accountResponse = z.strictObject({
   merchant: z
     .strictObject({

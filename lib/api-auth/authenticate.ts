@@ -13,7 +13,7 @@ import { wallClockMs } from "@/lib/wall-clock";
 
 /**
  * The spec shows two header forms: `Authorization: Bearer <key>` and a header literally named
- * `Bearer` holding the key. Every endpoint accepts both (CONTRACT §3).
+ * `Bearer` holding the key. Every endpoint accepts both (docs/api.md#authentication).
  */
 export function extractApiKey(req: ApiRequest): string | null {
   const authorization = req.headers.get("authorization");

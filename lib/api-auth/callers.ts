@@ -9,7 +9,7 @@ import { authenticateAdmin, authenticateApiKey } from "./authenticate";
 import type { ApiScope } from "./scopes";
 
 // The three kinds of caller of /api/v1, as endpoints declare them, and the per-address limits that
-// apply before a caller is known (CONTRACT §9): failed API-key authentication and the operator API,
+// apply before a caller is known (docs/api.md#rate-limits): failed API-key authentication and the operator API,
 // each at RATE_LIMIT_PER_MINUTE per client address.
 
 type KeyPrincipal = { merchant: MerchantProfile; keyId: string; scopes: readonly ApiScope[] };
@@ -100,7 +100,7 @@ function admitOperator(req: ApiRequest): object {
   return NOBODY;
 }
 
-/** The operator, with ADMIN_TOKEN; without it the operator API does not exist at all (CONTRACT §2). */
+/** The operator, with ADMIN_TOKEN; without it the operator API does not exist at all (docs/api.md#operator-api). */
 export const operator: Caller<object> = {
   authenticate(req) {
     if (!env().ADMIN_TOKEN) throw new NotFound("Not found");

@@ -5,7 +5,7 @@ import { messageBody } from "@/lib/http/error-body";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { anyone } from "@/lib/api-auth/callers";
 
-// The OpenAPI 3.1 document of /api/v1 (CONTRACT §9), derived from the endpoints' own declarations:
+// The OpenAPI 3.1 document of /api/v1 (docs/api.md), derived from the endpoints' own declarations:
 // request bodies and query strings on zod's input side (what the client sends, e.g. BRL as a JSON
 // number), responses on the output side. tests/openapi.test.ts checks the document and sends every
 // request example through the real handler.
@@ -56,7 +56,7 @@ const RATE_LIMIT_HEADERS = {
   "RateLimit-Reset": { description: "Seconds until it ends and the allowance is whole again", schema: { type: "integer" } },
 };
 
-/** Whether POSTs to it take an Idempotency-Key (CONTRACT §9): those of callers that own one. */
+/** Whether POSTs to it take an Idempotency-Key (docs/api.md#idempotency-and-rate-limits): those of callers that own one. */
 export function takesIdempotencyKey(e: Endpoint): boolean {
   return e.method === "POST" && e.caller.ownerId !== undefined;
 }

@@ -17,7 +17,7 @@ import { takeSignUpAttempt } from "./throttle";
 import { userByEmail } from "./users";
 
 /**
- * Self-service sign-up (CONTRACT §2): a standard merchant, its first user and its PIX key in one
+ * Self-service sign-up (docs/security.md#sign-up-and-invitations): a standard merchant, its first user and its PIX key in one
  * transaction. No API key yet: the merchant creates one on the Developers page, where it is shown.
  *
  * With mail (SMTP_URL), nothing is created until the address's owner opens the link mailed to it, and
@@ -30,7 +30,7 @@ import { userByEmail } from "./users";
 export type SignUpOutcome = { email: string; next: "checkMail" | "signIn"; hours: number };
 
 export const signUpAction = validatedAction(signUpForm, async (input): Promise<{ data: SignUpOutcome }> => {
-  // Before the password is hashed (CONTRACT §9).
+  // Before the password is hashed (docs/api.md#rate-limits).
   if (!(await takeSignUpAttempt(clientAddress(await headers())))) throw new InvalidInput("auth.tooManySignUps");
   // Hashed on every path, so the time the answer takes says nothing either.
   const request: SignUpRequest = { companyName: input.companyName, pixKey: input.pixKey, email: input.email, passwordHash: await hashPassword(input.password) };

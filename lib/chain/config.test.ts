@@ -49,7 +49,7 @@ describe("chain configuration from the environment", () => {
     expect(() => parseEnv({ EVM_RPC_URL_ETH: "ws://node" })).toThrow(/EVM_RPC_URL_ETH/);
   });
 
-  it("live start-up refuses the embedded database, a non-https public URL and a development chain id (CONTRACT §10)", () => {
+  it("live start-up refuses the embedded database, a non-https public URL and a development chain id", () => {
     const live = {
       PAYMENTS_MODE: "live",
       AUTH_SECRET: "a".repeat(40),
@@ -70,7 +70,7 @@ describe("chain configuration from the environment", () => {
     expect(() => checkChainConfig()).not.toThrow();
   });
 
-  it("sandbox start-up refuses a node on a main-net chain id, public test addresses on a public test chain, and a key with no node (CONTRACT §10)", () => {
+  it("sandbox start-up refuses a node on a main-net chain id, public test addresses on a public test chain, and a key with no node", () => {
     use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_POLYGON: "https://polygon.example" });
     expect(() => checkChainConfig()).toThrow(/EVM_RPC_URL_POLYGON: sandbox mode refuses a node on main-net chain id 137/);
     use({ PAYMENTS_MODE: "sandbox", EVM_RPC_URL_ETH: "https://eth.example", EVM_CHAIN_ID_ETH: "56" });

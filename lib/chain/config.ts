@@ -82,7 +82,7 @@ const DEV_CHAIN_IDS = new Set([31337, 1337]);
 const MAIN_NET_CHAIN_IDS = new Set(Object.values(CHAIN_IDS));
 
 /**
- * CONTRACT §10: sandbox money is not real, so sandbox must never sign or watch on a main-net chain,
+ * Sandbox money is not real (docs/configuration.md#what-start-up-refuses), so sandbox must never sign or watch on a main-net chain,
  * and a node it watches on a public test chain needs deposit addresses of our own (the test
  * mnemonic's keys are public: anyone could sweep what arrives). Live mode refuses a development
  * chain id unless ALLOW_TEST_CHAINS says a staging node is meant.

@@ -1,7 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { liveNetworks } from "./config";
 
-// Expiry is judged by payment time (CONTRACT §6): a chain transfer's payment time is its block's
+// Expiry is judged by payment time (docs/api.md#states-expiry-and-money): a chain transfer's payment time is its block's
 // timestamp. On a network with a node, an order may close at its expiry only once the watcher has
 // applied every block up to a time past it (chain_cursors.block_time), so money mined in time but
 // confirmed late still counts. Elsewhere (the sandbox's simulated transfers) the clock is now().

@@ -1,5 +1,6 @@
 // The single source of truth for which ERC-20 contracts we accept, per network.
-// Source: shared/data/tokens.md. In live mode, confirm decimals()/symbol() on-chain at
+// Source: each issuer's published contracts (TOKEN_OVERRIDES_JSON replaces an entry:
+// docs/providers.md#chain-evm). In live mode, confirm decimals()/symbol() on-chain at
 // start-up instead of trusting these figures: public code often gets BSC decimals wrong
 // (all Binance-Peg tokens there use 18), and Polygon USDT may have been upgraded in place.
 

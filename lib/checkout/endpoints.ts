@@ -7,7 +7,7 @@ import { publicCryptoPixPayment } from "./crypto-pix";
 import { publicPayment } from "./payment";
 import { publicCryptoPixResponse, publicPaymentResponse } from "./schemas";
 
-// The payer's side of the API: no authentication, nothing private to the merchant (CONTRACT §9).
+// The payer's side of the API: no authentication, nothing private to the merchant (docs/api.md#endpoints, /public/*).
 
 const params = { paymentLinkId: "Payment link id" };
 

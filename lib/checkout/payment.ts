@@ -83,7 +83,7 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
     };
   }
   const dep = found.order;
-  // Exact decimals (CONTRACT §5): float subtraction would show a payer 8.518519000000001.
+  // Exact decimals (docs/api.md#amounts): float subtraction would show a payer 8.518519000000001.
   const remaining = cryptoToNumber(Decimal.max(0, new Decimal(dep.cryptoAmount).minus(dep.receivedAmount)).toFixed());
   return {
     paymentLinkId,

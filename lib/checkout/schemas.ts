@@ -4,7 +4,7 @@ import { brlAmount, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/li
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 import { CRYPTO_PIX_ANY_NETWORKS, PAID_ASSETS } from "@/lib/crypto-pix/schemas";
 
-// The payer's view of a payment (CONTRACT §9): what to pay and how, nothing private to the merchant.
+// The payer's view of a payment (docs/api.md#endpoints, /public/*): what to pay and how, nothing private to the merchant.
 // publicPayment() returns these types; one variant per method, told apart by `method`.
 
 const base = {

@@ -3,7 +3,7 @@ import type { CryptoPixPayment } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
 import { cryptoPixView } from "./views";
 
-/** crypto_pix.status_changed: the §2.6 view plus the status it came from. */
+/** crypto_pix.status_changed: the lookup's view (docs/api.md#events) plus the status it came from. */
 export async function emitStatusChange(tx: Tx, p: CryptoPixPayment, previousStatus: string): Promise<void> {
   await recordEvent(tx, {
     merchantId: p.merchantId,

@@ -29,7 +29,7 @@ import {
 } from "./queries";
 import { noteSettleFailure } from "./settle-attention";
 
-// Crypto-PIX over Lightning (spec §2.6, issue 14): the payer pays a hold invoice for the BRL value at
+// Crypto-PIX over Lightning (docs/providers.md#crypto-pix-over-lightning): the payer pays a hold invoice for the BRL value at
 // the BTC quote locked at creation. The node holds the payment (ACCEPTED) without claiming it; the
 // PIX is then paid, and only once the payout provider says it was made is the invoice settled with
 // the preimage (the sats become ours). If the PIX was not made, the invoice is cancelled and the

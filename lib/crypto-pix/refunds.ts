@@ -11,7 +11,7 @@ import { cryptoCompare } from "@/lib/money";
 import { emitRefundChange, emitStatusChange } from "./events";
 import { closePayment, firstSender, lockPayment, paymentById, refundsToSend, setTransferRefund, transferById, updatePayment } from "./queries";
 
-// Crypto-PIX refunds (CONTRACT §6, §10). A refund is decided in the transaction that decides the
+// Crypto-PIX refunds (docs/api.md#states-expiry-and-money, docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure). A refund is decided in the transaction that decides the
 // payment's fate (expired partly paid, PIX not made, money after it closed): that transaction only
 // records the decision (refund PENDING). Sending is a second step, outside any lock: the node is
 // asked for fees, then, in a short transaction that re-checks nothing else sent it, the hot-wallet

@@ -4,9 +4,9 @@ import { CHAIN_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
 
-/** Chains Crypto-PIX takes payment on (spec §4.6). */
+/** Chains Crypto-PIX takes payment on (docs/api.md#endpoints). */
 export const CRYPTO_PIX_NETWORKS = ["bsc", "eth"] as const;
-/** …and Lightning (spec §2.6: "the value lightning also occurs"): a hold invoice, settled once the PIX is made. */
+/** …and Lightning (docs/providers.md#crypto-pix-over-lightning): a hold invoice, settled once the PIX is made. */
 export const CRYPTO_PIX_ANY_NETWORKS = [...CRYPTO_PIX_NETWORKS, "lightning"] as const;
 export const PAID_ASSETS = [...ASSETS, "BTC"] as const;
 const payTo = z.string().meta({ description: "Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning" });
@@ -35,7 +35,7 @@ export const payCryptoPixBody = bodyObject({
 });
 export type PayCryptoPixInput = z.output<typeof payCryptoPixBody>;
 
-// Responses (spec §2.6, §2.7). The view and the handler return these types.
+// Responses (docs/api.md#endpoints). The view and the handler return these types.
 
 /**
  * Where a Crypto-PIX payment's hold invoice stands at the node (Lightning only): waiting for the payer,
@@ -79,7 +79,7 @@ export const cryptoPixCreatedSchema = z
     status: z.enum(CHAIN_STATUSES),
     expiresAt: isoDateTime,
   })
-  .meta({ id: "CryptoPixCreated", description: "Crypto-PIX pay result (spec §2.7)" });
+  .meta({ id: "CryptoPixCreated", description: "Crypto-PIX pay result" });
 
 export const cryptoPixSchema = z
   .strictObject({
@@ -114,7 +114,7 @@ export const cryptoPixSchema = z
       .optional()
       .meta({ description: "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing" }),
   })
-  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment (spec §2.6); satoshis and holdInvoice only over Lightning" });
+  .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment; satoshis and holdInvoice only over Lightning" });
 export type CryptoPixView = z.infer<typeof cryptoPixSchema>;
 
 export const payCryptoPixResponse = z.strictObject({ data: cryptoPixCreatedSchema });

@@ -151,7 +151,7 @@ export async function paymentExpiredOnRead(row: CryptoPixPayment): Promise<Crypt
 
 /**
  * Closes a payment at its expiry in the caller's transaction: nothing received → FAILED; partly paid
- * → its crypto goes back (refund decided; REFUNDED once mined). CONTRACT §6.
+ * → its crypto goes back (refund decided; REFUNDED once mined). docs/api.md#states-expiry-and-money.
  */
 async function closeAtExpiry(tx: Tx, p: CryptoPixPayment): Promise<CryptoPixPayment> {
   if (overLightning(p)) return closeLightningAtExpiry(tx, p);

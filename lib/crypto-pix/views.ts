@@ -30,7 +30,7 @@ export function holdInvoiceView(i: CryptoPixInvoice): NonNullable<CryptoPixView[
 }
 
 /**
- * Spec §2.6: top-level fields of the Crypto-PIX lookup. `satoshis` only over Lightning; `holdInvoice`
+ * The Crypto-PIX lookup's fields, at the top level (docs/api.md#endpoints). `satoshis` only over Lightning; `holdInvoice`
  * only when the caller read the payment's hold invoice (the lookup does; events do not).
  */
 export function cryptoPixView(p: CryptoPixPayment, invoice?: CryptoPixInvoice): CryptoPixView {
@@ -65,7 +65,7 @@ export function cryptoPixView(p: CryptoPixPayment, invoice?: CryptoPixInvoice): 
   };
 }
 
-/** Spec §2.7: the pay result (`data`), plus where and how much to send. */
+/** The pay result (`data`), plus where and how much to send. */
 export function cryptoPixCreatedView(p: CryptoPixPayment): PayCryptoPixResponse["data"] {
   return {
     pixKey: p.pixKey,

@@ -7,7 +7,7 @@ import { applyProviderPayment, type ProviderPaymentOutcome } from "@/lib/orders/
 import { ordersAwaitingProvider } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
 
-// Live exchange-wallet orders complete by the provider's word only (CONTRACT §10): a notification
+// Live exchange-wallet orders complete by the provider's word only (docs/providers.md#what-every-adapter-does): a notification
 // whose signature verifies is a hint to read the order back, and what the provider answers is
 // applied with its own payment time. A poll reads every order a payment could still be reported for.
 

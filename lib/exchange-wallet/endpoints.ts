@@ -12,7 +12,7 @@ import { BINANCE_PAY_PROVIDER } from "@/lib/providers/exchange/binance-pay";
 import { followRefund } from "@/lib/refunds/machine";
 import { confirmExchangeOrder } from "./completion";
 
-// Binance Pay's notifications (CONTRACT §10): POST {PUBLIC_BASE_URL}/api/v1/providers/binance-pay/webhook.
+// Binance Pay's notifications (docs/providers.md#exchange-wallet-binance-pay): POST {PUBLIC_BASE_URL}/api/v1/providers/binance-pay/webhook.
 // The RSA-SHA256 signature over timestamp\nnonce\nrawBody\n must verify against Binance's certificate
 // (fetched by serial, within the bounds of lib/providers/exchange/certificate-cache.ts); then the order
 // is read back and only what Binance answers is applied. A refund's notification wakes that refund's

@@ -5,7 +5,7 @@ import { providers } from "@/lib/providers";
 import { chainTxsNeedingAttention, recordedNonces } from "./queries";
 import { createChainTx, planSend, sendChainTx } from "./transactions";
 
-// Nonce gaps (CONTRACT §10: never a gap). A transaction at nonce n mines only after every nonce below
+// Nonce gaps (never a gap: docs/providers.md#chain-evm). A transaction at nonce n mines only after every nonce below
 // it has: one missing nonce stalls every later hot-wallet transaction of the scope. Ours are taken in
 // the same database transaction that records them, so a gap means something outside the service: a
 // restored database, a hot wallet also used elsewhere. This finds them, and fills them with

@@ -10,7 +10,7 @@ import { attemptsOf, chainTxById, decideChainTx, insertAttempt, leaseChainTx, re
 import { heldBefore } from "./float";
 import { broadcastAttempt } from "./transactions";
 
-// Follows a hot-wallet transaction to its end, deciding by receipts only (CONTRACT §10):
+// Follows a hot-wallet transaction to its end, deciding by receipts only (docs/providers.md#chain-evm):
 //  - one of its versions mined with success and confirmed → confirmed;
 //  - mined and reverted, confirmed → reverted (the nonce is used and the gas spent);
 //  - its nonce used, at the safe head, by a transaction that is none of its payment versions (its

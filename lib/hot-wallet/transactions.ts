@@ -11,7 +11,7 @@ import type { BroadcastResult, Fees } from "@/lib/providers/chain/types";
 import { clearHeld, holdReason, markHeld } from "./float";
 import { attemptsOf, chainTxById, insertAttempt, insertChainTx, markBroadcast } from "./queries";
 
-// Sending from the hot wallet (CONTRACT §10). A transaction is recorded, with its nonce and its first
+// Sending from the hot wallet (docs/providers.md#chain-evm). A transaction is recorded, with its nonce and its first
 // signed version, in the same database transaction as the decision to send it (a withdrawal, a
 // refund), before anything is broadcast; then it is broadcast, and the chain-tx job (./tracker.ts)
 // follows it until a receipt decides it. The node is asked what it must be asked (fees, where the

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 
-// Who is calling, for per-address rate limits (CONTRACT §9). The address is the socket's: a client
+// Who is calling, for per-address rate limits (docs/api.md#rate-limits). The address is the socket's: a client
 // chooses its own X-Forwarded-For, so those entries count only when TRUST_PROXY_HOPS says how many
 // proxies in front of us append to it. The server (scripts/start.ts) decides once per request and
 // hands the answer to every handler, on the fast path and through Next alike, in an internal header

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The spec fixes one error body shape per endpoint (CONTRACT §3). An endpoint declares its shape
+// Each endpoint has one error body shape (docs/api.md#error-bodies). An endpoint declares its shape
 // once and every error it answers, 401 and 500 included, uses it. Each shape carries the zod schema
 // of what it writes for a status, so the OpenAPI document and the tests describe the same bodies.
 

@@ -9,7 +9,7 @@ import { instanceName } from "@/lib/instance";
 import type { ApiRequest } from "./request";
 import { databaseUnavailable } from "./unavailable";
 
-// Idempotency-Key (CONTRACT §9): the first request with a key runs; a retry with the same key and the
+// Idempotency-Key (docs/api.md#idempotency-and-rate-limits): the first request with a key runs; a retry with the same key and the
 // same body gets the stored response back; another body is a 422; a retry while the first is still
 // running is a 409. The claim is one INSERT … ON CONFLICT DO NOTHING, so of two copies arriving at
 // the same moment exactly one runs: a withdrawal retried this way is never paid twice.

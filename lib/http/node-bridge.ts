@@ -5,7 +5,7 @@ import { PlainHeaders, type ApiRequest } from "@/lib/http/request";
 import { jsonResponseFields, jsonResponseText } from "@/lib/http/json-response";
 
 // The bridge between node:http and the Web-standard handlers in lib/, for the /api/v1 fast path.
-// Measured here (shared/notes/api-fast-path.md): Next's routing costs ~1–1.5 ms CPU per request,
+// Measured (docs/architecture.md#how-a-request-enters, docs/performance.md): Next's routing costs ~1–1.5 ms CPU per request,
 // several times the handler's own cost, so the API is dispatched straight to the same handlers.
 
 /**
@@ -24,7 +24,7 @@ export function toApiRequest(req: IncomingMessage, baseUrl: string): ApiRequest 
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    // A plain request, not a Request (see lib/api/request.ts); its bytes travel beside it.
+    // A plain request, not a Request (see lib/http/request.ts); its bytes travel beside it.
     const finish = (body: Buffer) => {
       done = true;
       // A body cut at the cap: readBodyText answers 413 from the length.

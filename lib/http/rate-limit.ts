@@ -9,10 +9,10 @@ import { noteRateLimit, type RateLimitStanding } from "@/lib/request-context";
 import { processSingleton } from "@/lib/singleton";
 import { wallClockMs } from "@/lib/wall-clock";
 
-// Rate limits (CONTRACT §9): at most `limit` requests per key per calendar minute, across every
+// Rate limits (docs/api.md#rate-limits): at most `limit` requests per key per calendar minute, across every
 // instance, without a database round trip per request. Counting one upsert per request on a shared
 // (key, minute) row queued every request of one merchant on that row's lock and cost 55–70% of the
-// throughput (issue 15). Instead each instance decides from memory and reconciles with PostgreSQL in
+// throughput (docs/performance.md). Instead each instance decides from memory and reconciles with PostgreSQL in
 // the background, once per SYNC_INTERVAL_MS: one statement adds every key's local count to its shared
 // row and reads the shared total back.
 //

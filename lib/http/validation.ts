@@ -22,7 +22,7 @@ export function refuseUnstorableText(value: unknown, root: string): void {
 
 /**
  * Path parameters are ids, and an id PostgreSQL cannot store is one no object has: it must answer
- * exactly as an unknown id does (CONTRACT §3: ids cannot be probed), with the endpoint's own
+ * exactly as an unknown id does (ids cannot be probed: docs/api.md#authentication), with the endpoint's own
  * not-found. So instead of a 400, its unstorable characters become U+FFFD, which no id contains,
  * and the handler finds nothing.
  */

@@ -396,7 +396,7 @@ export const en: Record<MessageKey, string> = {
   "home.signIn": "Sign in to the dashboard",
   "home.signUp": "Create a free account",
 
-  // issue 16: merchant-facing wording, zod messages, payer pages (kept together to ease merging)
+  // Merchant-facing wording, zod messages, payer pages (kept together to ease merging)
   "status.EXPIRED": "Expired",
   "status.unknown": "Unknown status",
   "order.ref.orderId": "Your order ID",
@@ -683,7 +683,7 @@ export const en: Record<MessageKey, string> = {
   "export.col.debit": "Debited (BRL)",
   "export.col.destination": "Destination",
   "export.col.failureReason": "Failure reason",
-  // Account security (issue 17): 2FA, sessions, passwords, team, audit trail, mail.
+  // Account security (docs/security.md): 2FA, sessions, passwords, team, audit trail, mail.
   "nav.security": "Security",
   "nav.team": "Team",
   "nav.audit": "Audit trail",

@@ -394,7 +394,7 @@ export const ptBR = {
   "home.signIn": "Entrar no painel",
   "home.signUp": "Criar conta grátis",
 
-  // issue 16: merchant-facing wording, zod messages, payer pages (kept together to ease merging)
+  // Merchant-facing wording, zod messages, payer pages (kept together to ease merging)
   "status.EXPIRED": "Expirado",
   "status.unknown": "Status desconhecido",
   "order.ref.orderId": "Seu ID do pedido",
@@ -682,7 +682,7 @@ export const ptBR = {
   "export.col.debit": "Debitado (BRL)",
   "export.col.destination": "Destino",
   "export.col.failureReason": "Motivo da falha",
-  // Account security (issue 17): 2FA, sessions, passwords, team, audit trail, mail.
+  // Account security (docs/security.md): 2FA, sessions, passwords, team, audit trail, mail.
   "nav.security": "Segurança",
   "nav.team": "Equipe",
   "nav.audit": "Auditoria",

@@ -11,7 +11,7 @@ import { providers } from "@/lib/providers";
 import { OPENNODE_PROVIDER } from "@/lib/providers/lightning/opennode";
 import { confirmLightningOrder } from "./completion";
 
-// OpenNode's charge callbacks (CONTRACT §10): POST {PUBLIC_BASE_URL}/api/v1/providers/opennode/webhook,
+// OpenNode's charge callbacks (docs/providers.md#lightning-opennode): POST {PUBLIC_BASE_URL}/api/v1/providers/opennode/webhook,
 // form-encoded (JSON is accepted too). One counts only when hashed_order = HMAC-SHA256(API key, charge
 // id) and a read of the charge agrees; the charge's own settlement time is the payment time.
 

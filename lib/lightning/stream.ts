@@ -11,7 +11,7 @@ import { processSlot } from "@/lib/singleton";
 // A Lightning node that streams its invoices (LND) is followed for as long as the worker runs: every
 // invoice settled after the stored settle_index is replayed first, then live ones arrive as they
 // settle, so a restart or a cut stream loses nothing. Each settled invoice of one of our orders is
-// applied with the node's settle_date (CONTRACT §6), once; then the index moves on. The poll
+// applied with the node's settle_date (docs/api.md#states-expiry-and-money), once; then the index moves on. The poll
 // (./completion.ts) stays as a backstop.
 
 const CURSOR = "lightning:settle_index";

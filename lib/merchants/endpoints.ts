@@ -28,7 +28,7 @@ export const createMerchantEndpoint = defineEndpoint({
   handle: ({ body }) => createMerchant(body, { mode: env().PAYMENTS_MODE }),
 });
 
-/** How an operator assigns an account type (CONTRACT §2). */
+/** How an operator assigns an account type (docs/api.md#operator-api). */
 export const updateMerchantEndpoint = defineEndpoint({
   method: "PATCH",
   path: "/api/v1/admin/merchants/{id}",

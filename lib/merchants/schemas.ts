@@ -47,7 +47,7 @@ export const updateMerchantBody = z
 export type CreateMerchantInput = z.infer<typeof createMerchantBody>;
 export type UpdateMerchantInput = z.infer<typeof updateMerchantBody>;
 
-// Responses of the operator API (CONTRACT §2).
+// Responses of the operator API (docs/api.md#operator-api).
 
 export const merchantViewSchema = z
   .strictObject({

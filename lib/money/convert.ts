@@ -12,7 +12,7 @@ export function cryptoDueFor(centavos: number, rateBrl: string): string {
   return toPlain(due.toDecimalPlaces(CRYPTO_DISPLAY_DECIMALS, Decimal.ROUND_UP));
 }
 
-/** Lightning: satoshis = ceil(value / BTC_BRL × 1e8) (CONTRACT §5). */
+/** Lightning: satoshis = ceil(value / BTC_BRL × 1e8) (docs/api.md#amounts). */
 export function satoshisFor(centavos: number, btcBrl: string): number {
   const sats = new Decimal(centavos).div(100).div(btcBrl).times(1e8).toDecimalPlaces(0, Decimal.ROUND_UP);
   return sats.toNumber();

@@ -1,6 +1,6 @@
 import { Decimal } from "./decimal";
 
-/** Service fee on on-chain withdrawals: 0.5% of the value, rounded up to the centavo (spec §8). */
+/** Service fee on on-chain withdrawals: 0.5% of the value, rounded up to the centavo (docs/api.md#amounts). */
 export const SERVICE_FEE_RATE = "0.005";
 
 export function serviceFeeCentavos(valueCentavos: number): number {

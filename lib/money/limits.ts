@@ -1,6 +1,6 @@
 import type { AccountType } from "@/db/schema";
 
-/** Withdrawal limits by account type, in centavos (spec §8). */
+/** Withdrawal limits by account type, in centavos (docs/api.md#states-expiry-and-money). */
 export const WITHDRAWAL_LIMITS: Record<AccountType, { perTransaction: number; daily: number }> = {
   standard: { perTransaction: 5_000_00, daily: 10_000_00 },
   verified: { perTransaction: 10_000_00, daily: 50_000_00 },

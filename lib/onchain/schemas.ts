@@ -21,7 +21,7 @@ export const createDepositBody = bodyObject({
 });
 export type CreateDepositInput = z.output<typeof createDepositBody>;
 
-// Responses (spec §2.5). The views return these types; the OpenAPI document uses the same schemas.
+// Responses (docs/api.md#endpoints). The views return these types; the OpenAPI document uses the same schemas.
 
 const chainStatus = z.enum(CHAIN_STATUSES);
 
@@ -40,7 +40,7 @@ export const depositCreatedSchema = z
     link: urlField,
     expiresAt: isoDateTime,
   })
-  .meta({ id: "DepositCreated", description: "An on-chain deposit order as created (spec §2.5)" });
+  .meta({ id: "DepositCreated", description: "An on-chain deposit order as created" });
 export type DepositCreatedView = z.infer<typeof depositCreatedSchema>;
 
 export const depositSchema = z
@@ -64,7 +64,7 @@ export const depositSchema = z
     expiresAt: isoDateTime,
     final: z.boolean().meta({ description: "True once the order can no longer change" }),
   })
-  .meta({ id: "Deposit", description: "An on-chain deposit order as the lookup shows it (spec §2.5)" });
+  .meta({ id: "Deposit", description: "An on-chain deposit order as the lookup shows it" });
 export type DepositView = z.infer<typeof depositSchema>;
 
 export const createDepositResponse = z.strictObject({ order: depositCreatedSchema });
@@ -72,5 +72,5 @@ export const getDepositResponse = z.strictObject({ order: depositSchema });
 export type CreateDepositResponse = z.infer<typeof createDepositResponse>;
 export type GetDepositResponse = z.infer<typeof getDepositResponse>;
 
-/** Spec §7: deposit's 400 for an unsupported network lists the supported ones. */
+/** The deposit's 400 (docs/api.md#error-bodies) for an unsupported network lists the supported ones. */
 export const createDepositError = messageError.extend({ supportedNetworks: z.array(z.enum(NETWORKS)).optional() });

@@ -99,7 +99,7 @@ async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
 /**
  * Closes an expired, still-open deposit in the caller's transaction: nothing received → FAILED;
  * partially paid → stays PARTIAL_ORDER, becomes final, and is credited what arrived at the locked
- * rate, rounded down to the centavo (CONTRACT §6).
+ * rate, rounded down to the centavo (docs/api.md#states-expiry-and-money).
  */
 async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
   const partial = o.status === "PARTIAL_ORDER";

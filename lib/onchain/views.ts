@@ -7,7 +7,7 @@ import type { DepositCreatedView, DepositView } from "./schemas";
 // network and asset are text columns, written only after resolveToken accepted them: the casts below
 // narrow them to the values the schemas document.
 
-/** Spec §2.5 creation view. */
+/** The deposit's creation view (docs/api.md#endpoints). */
 export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
   return {
     address: o.address,
@@ -25,7 +25,7 @@ export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
   };
 }
 
-/** Spec §2.5 lookup view, plus what was received so far. */
+/** The deposit's lookup view (docs/api.md#endpoints), plus what was received so far. */
 export function depositView(o: OnchainOrder): DepositView {
   return {
     id: o.id,

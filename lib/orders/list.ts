@@ -71,7 +71,7 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       value: centavosToBrl(Number(r.value_centavos)),
       createdAt: new Date(r.created_at).toISOString(),
       ...(r.payment_link_id ? { link: paymentLink(r.payment_link_id) } : {}),
-      // The id GET /api/v1/crypto-pix/order/{id} takes (CONTRACT §4), so a listed payment can be looked up.
+      // The id GET /api/v1/crypto-pix/order/{id} takes (docs/api.md#identifiers), so a listed payment can be looked up.
       ...(r.type === "crypto_pix" ? { payCryptoPixId: encodeCryptoPixId(r.id) } : {}),
     })),
     nextCursor,

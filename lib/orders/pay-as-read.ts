@@ -14,7 +14,7 @@ import { orderCredit, statusChangedEvent } from "./service";
 // in applyReceivedPix's transaction, but in one round trip where that transaction takes seven (BEGIN,
 // lock, receipt, update, credit, event with its deliveries, COMMIT): the round trips, with the pool
 // connection held through all of them, are what kept a merchant's payments below half its order
-// creations (issue 15). It is prepared once per connection: PostgreSQL does not re-plan it per payment.
+// creations (docs/performance.md, "A sandbox payment in one statement"). It is prepared once per connection: PostgreSQL does not re-plan it per payment.
 //
 // Payments arriving while earlier ones are in flight go out together in the next statement, as order
 // creations do (db/batch.ts): most of a payment's cost in PostgreSQL was per statement, not per row

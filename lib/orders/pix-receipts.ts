@@ -11,7 +11,7 @@ import { insertPixReceipt, lockOrderByTxid } from "./queries";
 import { markOrderPaid } from "./service";
 import { orderView } from "./views";
 
-// A PIX received at the service's key (CONTRACT §10), once the PSP has vouched for it: read back
+// A PIX received at the service's key (docs/providers.md#pix-collection-api-pix-any-psp), once the PSP has vouched for it: read back
 // after a notification, listed by the reconciliation poll, or reported paid when a charge was being
 // removed. It counts once (its end-to-end id), completes its order when it pays exactly the order's
 // value within its expiry (judged by the PSP's `horario`: an order already cancelled at expiry still

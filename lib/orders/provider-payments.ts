@@ -10,7 +10,7 @@ import { orderView } from "./views";
 // A Lightning or exchange-wallet payment a provider vouched for (its signed notification confirmed
 // by a read, its stream, or our poll of it). It counts once (provider + its payment's id), completes
 // its order when it was made, by the provider's clock, within the order's expiry — also an order the
-// sweep already cancelled (CONTRACT §6) — and is otherwise kept as unapplied funds with an event.
+// sweep already cancelled (docs/providers.md#payments-reported-late-every-provider) — and is otherwise kept as unapplied funds with an event.
 
 export type ProviderPayment = { provider: string; paymentRef: string; orderId: string; paidAt: Date; source: OrderReceipt["source"] };
 export type ProviderPaymentOutcome = { duplicate: true } | { duplicate: false; applied: boolean; reason: OrderReceipt["unappliedReason"]; order: Order };

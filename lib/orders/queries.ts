@@ -216,7 +216,7 @@ const orderByLinkQuery = () =>
 /** One of the merchant's orders by its id (a UUID, lower case). */
 export async function merchantOrderById(merchantId: string, id: string): Promise<Order | undefined> {
   const row = await orderByIdBatch(id);
-  // Another merchant's order does not exist for this one (CONTRACT §3: ids cannot be probed).
+  // Another merchant's order does not exist for this one (ids cannot be probed: docs/api.md#authentication).
   return row?.merchantId === merchantId ? row : undefined;
 }
 
@@ -238,7 +238,7 @@ export async function orderById(ex: Executor, id: string): Promise<Order | undef
 }
 
 /**
- * The rule for completing an order (CONTRACT §6), as a condition on its row: an order completes when
+ * The rule for completing an order (docs/api.md#states-expiry-and-money), as a condition on its row: an order completes when
  * it was paid, by the provider's own clock (`paidAt`, ISO text), no later than its expiry. That
  * includes an order the sweep already cancelled because the provider reported the payment late:
  * expiry is judged by the payment time, not by when we learnt of it.

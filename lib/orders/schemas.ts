@@ -12,7 +12,7 @@ export const createPixOrderBody = bodyObject({
   name: optionalText(),
   cnpj: cnpjField,
   cpf: cpfField,
-  /** Optional expiry in seconds; a PIX code does not expire by default (spec §8). */
+  /** Optional expiry in seconds; a PIX code does not expire by default (docs/api.md#states-expiry-and-money). */
   expiresIn: z
     .number({ error: "must be a whole number of seconds" })
     .int("must be a whole number of seconds")
@@ -36,7 +36,7 @@ export const createLightningOrderBody = bodyObject({
 });
 export type CreateLightningOrderInput = z.output<typeof createLightningOrderBody>;
 
-// Responses (spec §2.1–2.4). The views in ./views return these types, so a view that drifts from its
+// Responses (docs/api.md#endpoints). The views in ./views return these types, so a view that drifts from its
 // schema fails to compile; the OpenAPI document is generated from the same schemas.
 
 const orderStatus = z.enum(ORDER_STATUSES);
@@ -57,7 +57,7 @@ export const orderViewSchema = z
     expiresAt: isoDateTime.optional(),
     paidAt: isoDateTime.optional(),
   })
-  .meta({ id: "Order", description: "An order as the generic lookup shows it (spec §2.1)" });
+  .meta({ id: "Order", description: "An order as the generic lookup shows it" });
 export type OrderView = z.infer<typeof orderViewSchema>;
 
 export const pixOrderSchema = z
@@ -78,7 +78,7 @@ export const pixOrderSchema = z
     __v: z.int(),
     expiresAt: isoDateTime.optional().meta({ description: "Present only when the order was created with expiresIn" }),
   })
-  .meta({ id: "PixOrder", description: "The PIX order as created (spec §2.3)" });
+  .meta({ id: "PixOrder", description: "The PIX order as created" });
 export type PixOrderView = z.infer<typeof pixOrderSchema>;
 
 const createdOrderBase = {
@@ -93,15 +93,15 @@ const createdOrderBase = {
 
 export const exchangeOrderSchema = z
   .strictObject({ ...createdOrderBase, qrCodeLink: urlField.meta({ description: "QR-code PNG for the payer's exchange wallet" }) })
-  .meta({ id: "ExchangeOrder", description: "An exchange-wallet order as created (spec §2.4)" });
+  .meta({ id: "ExchangeOrder", description: "An exchange-wallet order as created" });
 export type ExchangeOrderView = z.infer<typeof exchangeOrderSchema>;
 
 export const lightningOrderSchema = z
   .strictObject({ ...createdOrderBase, invoice: z.string().meta({ description: "BOLT11 invoice" }), satoshis: z.int() })
-  .meta({ id: "LightningOrder", description: "A Lightning invoice as created (spec §2.4); value is BRL" });
+  .meta({ id: "LightningOrder", description: "A Lightning invoice as created; value is BRL" });
 export type LightningOrderView = z.infer<typeof lightningOrderSchema>;
 
-/** Spec §2.2: the Lightning provider's view of the invoice. */
+/** `providerDetails`: the Lightning provider's view of the invoice. */
 export const lightningProviderDetailsSchema = z
   .strictObject({
     success: z.boolean(),
@@ -132,7 +132,7 @@ export const createPixOrderResponse = z.strictObject({
 export const createExchangeOrderResponse = z.strictObject({ message: z.string(), order: exchangeOrderSchema });
 export const createLightningOrderResponse = z.strictObject({ message: z.string(), order: lightningOrderSchema });
 /**
- * CONTRACT §11: one refund of a PIX or exchange-wallet order, as its 201 and the order lookup show it.
+ * One refund of a PIX or exchange-wallet order, as its 201 and the order lookup show it (docs/api.md#refunds).
  * Defined here because the lookup lists them; lib/refunds requests and decides them.
  */
 export const refundViewSchema = z
@@ -159,7 +159,7 @@ export type CreateExchangeOrderResponse = z.infer<typeof createExchangeOrderResp
 export type CreateLightningOrderResponse = z.infer<typeof createLightningOrderResponse>;
 export type GetOrderResponse = z.infer<typeof getOrderResponse>;
 
-/** Spec §4.3: create-PIX's 400 adds `details` when the merchant has no PIX key to be paid out to. */
+/** Create-PIX's 400 adds `details` when the merchant has no PIX key to be paid out to. */
 export const createPixOrderError = messageError.extend({
   details: z.strictObject({ pixKey: z.string().nullable(), identifier: z.string() }).optional(),
 });

@@ -259,7 +259,7 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
 
 /**
  * A charge a PSP holds (API Pix) or an order an exchange wallet holds (Binance Pay) is removed there
- * before its order is cancelled here (CONTRACT §10): an order the provider says was paid, or that it
+ * before its order is cancelled here (docs/providers.md#payments-reported-late-every-provider): an order the provider says was paid, or that it
  * could not be asked about, stays PENDING, and the payment is applied when it is read (notification,
  * poll). A Lightning invoice whose payment can still be under way (OpenNode's on-chain fallback) is
  * read first: one paid, or being paid, by the order's expiry keeps the order PENDING until the provider

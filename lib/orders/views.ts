@@ -3,7 +3,7 @@ import { paymentLink, qrCodeLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
 import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView, RefundView } from "./schemas";
 
-/** Spec §2.1: the generic lookup view. Kind-specific fields are omitted for other kinds, never null. */
+/** The generic lookup view (docs/api.md#endpoints). Kind-specific fields are omitted for other kinds, never null. */
 export function orderView(o: Order): OrderView {
   return {
     id: o.id,
@@ -21,7 +21,7 @@ export function orderView(o: Order): OrderView {
   };
 }
 
-/** Spec §2.3: the PIX creation view (`pixOrder`), in the provider's document style. */
+/** The PIX creation view (`pixOrder`), in the provider's document style. */
 export function pixOrderView(o: Order): PixOrderView {
   return {
     provider: o.provider,
@@ -42,7 +42,7 @@ export function pixOrderView(o: Order): PixOrderView {
   };
 }
 
-/** Spec §2.4: the fields exchange-wallet and Lightning creation views share. */
+/** The fields exchange-wallet and Lightning creation views share. */
 function createdOrderBase(o: Order) {
   return {
     id: o.id,
@@ -55,18 +55,18 @@ function createdOrderBase(o: Order) {
   };
 }
 
-/** Spec §2.4: the exchange-wallet creation view. */
+/** The exchange-wallet creation view. */
 export function exchangeOrderView(o: Order): ExchangeOrderView {
   // The provider's own QR image where it gave one (Binance Pay's qrcodeLink), else ours.
   return { ...createdOrderBase(o), qrCodeLink: o.payLinks?.qrcodeLink ?? qrCodeLink(o.paymentLinkId) };
 }
 
-/** Spec §2.4: the Lightning creation view; `satoshis` is the exact amount to pay (CONTRACT §5). */
+/** The Lightning creation view; `satoshis` is the exact amount to pay (docs/api.md#amounts). */
 export function lightningOrderView(o: Order): LightningOrderView {
   return { ...createdOrderBase(o), invoice: o.invoice!, satoshis: o.satoshis! };
 }
 
-/** CONTRACT §11: a refund as its 201, the order lookup and its events show it. */
+/** A refund as its 201, the order lookup and its events show it (docs/api.md#refunds). */
 export function refundView(r: OrderRefund): RefundView {
   return { id: r.id, orderId: r.orderId, value: centavosToBrl(r.valueCentavos), status: r.status, createdAt: r.createdAt.toISOString() };
 }

@@ -43,7 +43,7 @@ export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout:
 export type PayoutGuards = Partial<Record<PixPayout["purpose"], (payout: PixPayout) => Promise<string | null>>>;
 
 // How long one worker may talk to the provider about a payout before another may: also how long a
-// payout held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
+// payout held by a dead instance waits to be taken over (within 30 s: docs/architecture.md#work-held-by-an-instance-that-dies). A call that outlives
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;

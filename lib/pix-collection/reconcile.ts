@@ -7,7 +7,7 @@ import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { applyPixReturns } from "@/lib/med/returns";
 import { providers } from "@/lib/providers";
 
-// Reconciliation (CONTRACT §10): every PIX_POLL_SECONDS the PSP's own list of received PIX is read
+// Reconciliation (docs/providers.md#pix-collection-api-pix-any-psp): every PIX_POLL_SECONDS the PSP's own list of received PIX is read
 // over a moving window and each one applied (once: its end-to-end id), so a notification that never
 // came only delays a payment. The window starts where the last complete read ended, minus an overlap
 // for payments the PSP lists late, and is read in slices of at most a day. The devoluções each Pix

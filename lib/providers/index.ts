@@ -50,7 +50,7 @@ function sandboxProviders(): Providers {
 /**
  * Live adapters where their configuration is, and where it is not, a stand-in that answers the
  * rail's 400 naming what to set (lib/providers/rails.ts): live mode starts with the rails it has
- * (CONTRACT §10), never with a sandbox adapter taking real money.
+ * (docs/providers.md#what-every-adapter-does), never with a sandbox adapter taking real money.
  */
 function liveProviders(e: Env): Providers {
   const rates = e.RATES_URL ? liveRates : ratesNotConfigured;

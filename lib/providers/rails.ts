@@ -2,7 +2,7 @@ import { liveNetworks } from "@/lib/chain/config";
 import { env, type Env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
 
-// Live mode starts with the rails that are configured (CONTRACT §10). A rail that is not answers
+// Live mode starts with the rails that are configured (docs/api.md#live-mode-rails). A rail that is not answers
 // its endpoints' 400, naming what to set, and the dashboard hides it; sandbox mode has them all.
 
 export const RAILS = ["pix", "exchange", "lightning", "onchain", "crypto_pix", "crypto_pix_lightning", "pix_out", "onchain_withdrawal"] as const;

@@ -38,7 +38,7 @@ export const refundQueue = jobQueue<{ id: string }>("order-refund", {
 export type RefundDecision = { status: "COMPLETED"; providerRef: string | null } | { status: "FAILED"; providerRef: string | null; reason: string };
 
 // How long one worker may talk to the provider about a refund before another may: also how long a
-// refund held by a dead instance waits to be taken over (issue 15: within 30 s). A call that outlives
+// refund held by a dead instance waits to be taken over (within 30 s: docs/architecture.md#work-held-by-an-instance-that-dies). A call that outlives
 // it costs at most a second read, or a second send under the same idempotent id: never a second
 // payment, and the decision is written once (WHERE status is open).
 const LEASE_SECONDS = 15;

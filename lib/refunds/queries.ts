@@ -4,7 +4,7 @@ import type { Executor } from "@/db";
 import { constant } from "@/db/constant";
 import { orderRefunds, type OrderRefund } from "@/db/schema";
 
-// The SQL of order refunds (CONTRACT §11), each query taking the executor first. An order's list of
+// The SQL of order refunds (docs/api.md#refunds), each query taking the executor first. An order's list of
 // refunds for its lookup is lib/orders' (refundsOfOrder), which may not depend on this folder.
 
 type RefundStatus = OrderRefund["status"];

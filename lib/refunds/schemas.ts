@@ -2,7 +2,7 @@ import { z } from "zod";
 import { bodyObject, brlValue, optionalText } from "@/lib/fields";
 import { refundViewSchema } from "@/lib/orders/schemas";
 
-// CONTRACT §11. The refund's view is the order lookup's (lib/orders/schemas.ts lists refunds there).
+// Refunds (docs/api.md#refunds). The refund's view is the order lookup's (lib/orders/schemas.ts lists refunds there).
 
 /** The longest reason a refund takes: what API Pix carries (`descricao`, 140). */
 export const REFUND_REASON_MAX = 140;

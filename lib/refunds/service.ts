@@ -15,7 +15,7 @@ import { insertRefund, refundById, refundedCentavos } from "./queries";
 import type { RefundOrderInput } from "./schemas";
 import { refundEventData } from "./views";
 
-// Requesting a refund of an order (CONTRACT §11). What is left to refund is the order's value less
+// Requesting a refund of an order (docs/api.md#refunds). What is left to refund is the order's value less
 // every refund not FAILED (PENDING ones included), so two requests can never refund more than was
 // paid together; the order becomes REFUND only when its COMPLETED refunds reach its value
 // (./machine.ts). The merchant pays for the refund when it is requested: the balance must cover it.

@@ -11,7 +11,7 @@ import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } f
 import { sandboxCryptoPixTransferResponse, sandboxOnchainTransferResponse, sandboxPayOrderResponse, transferBody } from "./schemas";
 import { payOrder, recordedCryptoPixTransfer, recordedDepositTransfer, sandboxUnavailable, transferToCryptoPix, transferToDeposit } from "./service";
 
-// Sandbox helpers (CONTRACT §8): drive an order through its life without real money.
+// Sandbox helpers (docs/api.md#sandbox-helpers): drive an order through its life without real money.
 
 const TAG = "Sandbox";
 

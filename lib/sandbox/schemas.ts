@@ -5,7 +5,7 @@ import { Decimal } from "@/lib/money";
 import { depositSchema } from "@/lib/onchain/schemas";
 import { orderViewSchema } from "@/lib/orders/schemas";
 
-// Sandbox helpers (CONTRACT §8): the simulated token transfer they take, and what they answer.
+// Sandbox helpers (docs/api.md#sandbox-helpers): the simulated token transfer they take, and what they answer.
 
 const MAX_TRANSFER_AMOUNT = "1000000000000000"; // 10^15 tokens
 

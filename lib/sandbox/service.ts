@@ -21,14 +21,14 @@ import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { completeOrder, findOrder } from "@/lib/orders/service";
 import { randomBase62 } from "@/lib/ids";
 
-// Sandbox payments (CONTRACT §8), for the API's sandbox helpers and the dashboard's "simulate
+// Sandbox payments (docs/api.md#sandbox-helpers), for the API's sandbox helpers and the dashboard's "simulate
 // payment" alike: they run the same service functions a provider's notification or the chain watcher
 // would, so a simulated payment credits, emits events and sends webhooks like a real one.
 
 /** A public test account (index 2 of the well-known test mnemonic) stands in for the payer. */
 export const SANDBOX_PAYER_ADDRESS = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 
-/** The sandbox helpers do not exist in live mode (CONTRACT §8): their reason, or null in sandbox mode. */
+/** The sandbox helpers do not exist in live mode (docs/api.md#sandbox-helpers): their reason, or null in sandbox mode. */
 export function sandboxUnavailable(): string | null {
   return env().PAYMENTS_MODE === "sandbox" ? null : "Sandbox helpers are not available in live mode";
 }
@@ -37,7 +37,7 @@ export type SimulatedTransfer = { amount: string; txHash?: string; from?: string
 
 function transferTo(target: { network: string; address: string; tokenAddress: string; tokenDecimals: number }, t: SimulatedTransfer) {
   if (rpcUrl(target.network as Network)) {
-    // The node is the only source of truth there (CONTRACT §10): a made-up transfer must never move real money.
+    // The node is the only source of truth there (docs/providers.md#what-every-adapter-does): a made-up transfer must never move real money.
     throw new Conflict(
       `${target.network} is served by an EVM node on this server (EVM_RPC_URL_${target.network.toUpperCase()}): only real transfers, read from the node, count there`,
     );

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 
 // Links sent by mail (password reset, invitation) carry 256 random bits; only their SHA-256 is
 // stored, so reading the database does not hand out working links. A fast hash is enough for
-// values this random (the same reasoning as API keys, CONTRACT §3).
+// values this random (the same reasoning as API keys: docs/security.md#api-keys).
 
 export function newLinkToken(): { token: string; hash: string } {
   const token = randomBytes(32).toString("base64url");

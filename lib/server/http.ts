@@ -18,14 +18,14 @@ export type AppServerOptions = {
   fastPath: boolean;
   /** The origin handlers see in request URLs. */
   baseUrl: string;
-  /** TRUST_PROXY_HOPS: how many proxies' X-Forwarded-For entries to trust (CONTRACT §9). */
+  /** TRUST_PROXY_HOPS: how many proxies' X-Forwarded-For entries to trust (docs/api.md#rate-limits, "Client address"). */
   proxyHops: number;
   ops?: OpsOptions;
 };
 
 export function createAppServer(opts: AppServerOptions): http.Server {
   const server = http.createServer((req, res) => {
-    // Before anything reads the request: the one place the client's address is decided (CONTRACT §9).
+    // Before anything reads the request: the one place the client's address is decided (docs/api.md#rate-limits).
     stampClientAddress(req, opts.proxyHops);
     // While shutting down, each answer closes its connection, so clients reconnect to another instance.
     if (isDraining()) res.setHeader("connection", "close");

@@ -20,7 +20,7 @@ import {
   redeliverResponse,
 } from "./schemas";
 
-// Webhook and event endpoints (CONTRACT §7). Every error answers { message }.
+// Webhook and event endpoints (docs/webhooks.md#endpoints). Every error answers { message }.
 
 const TAG = "Webhooks";
 const WEBHOOK_ID = "3f6c1c44-0b2e-4c8e-9a51-7d2b8f0e6a10";

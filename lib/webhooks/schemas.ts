@@ -60,7 +60,7 @@ export const listDeliveriesQuery = z.object({
   status: z.enum(WEBHOOK_DELIVERY_STATUSES, { error: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}` }).optional(),
 });
 
-// Responses (CONTRACT §7). The views in ./endpoints.ts and ./deliveries.ts return these types.
+// Responses (docs/webhooks.md#endpoints). The views in ./endpoints.ts and ./deliveries.ts return these types.
 
 const iso = z.iso.datetime();
 

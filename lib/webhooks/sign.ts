@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from "node:crypto";
 
 export const SECRET_PREFIX = "whsec_";
 
-/** 32 random bytes: above the 24-byte minimum (CONTRACT §7) and the HMAC-SHA256 block-size sweet spot. */
+/** 32 random bytes: above the 24 bytes Standard Webhooks asks at least (docs/webhooks.md#endpoints) and the HMAC-SHA256 block-size sweet spot. */
 export function generateSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString("base64");
 }

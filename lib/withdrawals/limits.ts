@@ -26,7 +26,7 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
   const limits = WITHDRAWAL_LIMITS[m.accountType];
   const left = limits.daily - Number(used);
   if (valueCentavos > limits.perTransaction) {
-    // CONTRACT §6: the message names the limit and what is left.
+    // The message names the limit and what is left (docs/api.md#states-expiry-and-money).
     throw new LimitExceeded(
       `Per-transaction withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.perTransaction)} per withdrawal ` +
         `(${formatBrl(Math.max(0, left))} of the ${formatBrl(limits.daily)} daily limit is left today)`,

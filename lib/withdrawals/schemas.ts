@@ -4,12 +4,12 @@ import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddre
 import { ASSETS } from "@/lib/chain/tokens";
 import { withdrawalAddress } from "./destination";
 
-/** Networks on-chain withdrawals go out on (spec §4.2). */
+/** Networks on-chain withdrawals go out on (docs/api.md#endpoints). */
 export const WITHDRAW_NETWORKS = ["bsc", "polygon"] as const;
 
 export const onchainWithdrawBody = bodyObject({
   toAddress: withdrawalAddress,
-  /** BRL (spec §2: `value` is BRL unless a field says otherwise). */
+  /** BRL, as every `value` unless a field says otherwise (docs/api.md#amounts). */
   value: brlValue,
   token: z
     .unknown()
@@ -25,7 +25,7 @@ export const onchainWithdrawBody = bodyObject({
 export type OnchainWithdrawInput = z.output<typeof onchainWithdrawBody>;
 
 export const pixOutBody = bodyObject({
-  /** Centavos, a whole number > 0 (spec §4.7). */
+  /** Centavos, a whole number > 0 (docs/api.md#amounts). */
   value: z
     .number({ error: (i) => (i.input === undefined ? "is required" : "must be a number of centavos") })
     .int("must be a whole number of centavos")
@@ -47,7 +47,7 @@ export const listWithdrawalsQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 
-// Responses (CONTRACT §6: both withdrawal responses also carry id and status). withdrawalView returns
+// Responses (both withdrawal responses also carry id and status: docs/api.md#endpoints). withdrawalView returns
 // this type; kind-specific fields are present only for their kind.
 
 export const withdrawalSchema = z

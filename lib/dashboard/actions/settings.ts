@@ -11,7 +11,7 @@ import { alertAdmins } from "@/lib/security/alerts";
 import { audit } from "@/lib/security/audit";
 import { companyForm, emptyForm, payoutKeyForm } from "../schemas";
 
-// Company name and payout PIX key only: the account type is the operator's to change (CONTRACT §2).
+// Company name and payout PIX key only: the account type is the operator's to change (docs/api.md#operator-api).
 // The payout key decides where withdrawals go, so changing it takes a fresh second factor, is
 // audited, alerts the owners and admins, and starts the key's hold (lib/security/payout-hold.ts).
 

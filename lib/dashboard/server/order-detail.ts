@@ -319,7 +319,7 @@ async function loadOrder(merchantId: string, id: string): Promise<(Base & Pick<O
 }
 
 /**
- * A paid PIX or exchange-wallet order's refunds, and what is left to refund (CONTRACT §11): a preview
+ * A paid PIX or exchange-wallet order's refunds, and what is left to refund (docs/api.md#refunds): a preview
  * for the form; the service decides again under the order's row lock.
  */
 async function refundsOf(o: Order): Promise<Pick<OrderDetail, "refunds" | "refundable">> {

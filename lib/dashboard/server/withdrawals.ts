@@ -43,7 +43,7 @@ export type WithdrawalState = {
 };
 
 export type WithdrawalQuotes = {
-  /** What this server can send now (CONTRACT §10: live mode has the rails it is configured with). */
+  /** What this server can send now (live mode has the rails it is configured with: docs/api.md#live-mode-rails). */
   kinds: ("pix" | "onchain")[];
   /** Networks an on-chain withdrawal can go to. */
   networks: WithdrawNetwork[];

@@ -11,7 +11,7 @@ import type { RefundState } from "../refund/types";
 import { CertificateCache, CertificatesUnavailable, type Certificate } from "./certificate-cache";
 import type { ExchangeNotification, ExchangeOrderRecord, ExchangePayment, ExchangePaymentState, ExchangeRefundRecord, ExchangeWalletProvider } from "./types";
 
-// Exchange-wallet orders through Binance Pay's merchant API (CONTRACT §10):
+// Exchange-wallet orders through Binance Pay's merchant API (docs/providers.md#exchange-wallet-binance-pay):
 //   POST /binancepay/openapi/v3/order            create, with fiatAmount + fiatCurrency "BRL"
 //   POST /binancepay/openapi/v2/order/query      read by merchantTradeNo (ours: the payment link id)
 //   POST /binancepay/openapi/order/close         close at expiry

@@ -9,7 +9,7 @@ import { httpsRequest, pinnedAgent, type HttpsAnswer } from "../http/mtls";
 import { storedDetails } from "./stored-details";
 import type { LightningInvoice, LightningProvider, RemoteInvoice, StreamedInvoice } from "./types";
 
-// Lightning through the merchant's own LND node, over its REST gateway (CONTRACT §10; LND's REST
+// Lightning through the merchant's own LND node, over its REST gateway (docs/providers.md#lightning-lnd-the-merchants-own-node; LND's REST
 // description is lightning.swagger.json / invoices.swagger.json):
 //   POST /v1/invoices                  an invoice (value_msat, expiry = the order's)
 //   GET  /v1/invoice/{r_hash hex}      read one back (state, settle_date)

@@ -1,5 +1,5 @@
 import type { HeldBalance } from "../balance";
-/** The spec's `providerDetails` (§2.2): the Lightning provider's own view of an invoice. */
+/** `providerDetails` of the order lookup (docs/api.md#endpoints): the Lightning provider's own view of an invoice. */
 export type LightningProviderDetails = {
   success: boolean;
   data: {

@@ -10,8 +10,8 @@ import type { RefundState } from "../refund/types";
 import { describeProblem, PspProblem, pspClientFromEnv, type CallOptions, type PspClient } from "./psp-client";
 import type { CollectionPayer, PixCollection, PixProvider, PixReturnReport, ReceivedPix } from "./types";
 
-// PIX collection through any PSP that implements the Central Bank's API Pix v2 (CONTRACT §10;
-// the document is openapi-2.9.0.yaml). Requests follow the document; answers are read tolerantly
+// PIX collection through any PSP that implements the Central Bank's API Pix v2 (docs/providers.md#pix-collection-api-pix-any-psp;
+// the document is tests/fixtures/specs/bcb-api-pix-2.9.0.yaml). Requests follow the document; answers are read tolerantly
 // (new fields and enum values are allowed by its rules) but every value we act on is checked.
 
 export const API_PIX_PROVIDER = "api-pix";

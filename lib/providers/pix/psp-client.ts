@@ -6,7 +6,7 @@ import { credentialFile, secret } from "@/lib/secrets";
 import { UpstreamHttpError } from "../http/client";
 import { httpsRequest, mtlsAgent, type HttpsAnswer } from "../http/mtls";
 
-// The PSP's API as every PIX adapter reaches it (CONTRACT §10): OAuth2 client credentials with HTTP
+// The PSP's API as every PIX adapter reaches it (docs/providers.md#pix-collection-api-pix-any-psp): OAuth2 client credentials with HTTP
 // Basic client authentication, and the PSP's client certificate on every call, the token call too.
 // The token is cached until shortly before it expires and fetched again when the PSP refuses it
 // (tokens can be revoked early). Reads and charge creation are retried a bounded number of times after
@@ -171,7 +171,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // One client per configuration: its agent keeps the TLS sessions, its cache the token.
 const clients = new WeakMap<Env, PspClient>();
 
-/** The PSP client of PIX_* (collection and payouts share the credentials, CONTRACT §10). */
+/** The PSP client of PIX_* (collection and payouts share the credentials: docs/providers.md#pix-payouts). */
 export function pspClientFromEnv(): PspClient {
   const e = env();
   let client = clients.get(e);

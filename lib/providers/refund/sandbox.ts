@@ -1,6 +1,6 @@
 import type { Refunder } from "./types";
 
-/** The reason that makes a sandbox refund fail, so a merchant can exercise the failure path (CONTRACT §11). */
+/** The reason that makes a sandbox refund fail, so a merchant can exercise the failure path (docs/api.md#sandbox-helpers). */
 export const SANDBOX_FAILING_REFUND_REASON = "sandbox-fail";
 
 /**

@@ -671,7 +671,7 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
-        /** @description An on-chain deposit order as created (spec §2.5) */
+        /** @description An on-chain deposit order as created */
         DepositCreated: {
             /** @description Deposit address, unique to this order */
             address: string;
@@ -713,7 +713,7 @@ export type components = {
             /** @constant */
             success: false;
         };
-        /** @description An on-chain deposit order as the lookup shows it (spec §2.5) */
+        /** @description An on-chain deposit order as the lookup shows it */
         Deposit: {
             /** Format: uuid */
             id: string;
@@ -763,7 +763,7 @@ export type components = {
             /** @description What went wrong, in one sentence */
             error: string;
         };
-        /** @description The PIX order as created (spec §2.3) */
+        /** @description The PIX order as created */
         PixOrder: {
             provider: string;
             hash: string;
@@ -793,7 +793,7 @@ export type components = {
              */
             expiresAt?: string;
         };
-        /** @description An exchange-wallet order as created (spec §2.4) */
+        /** @description An exchange-wallet order as created */
         ExchangeOrder: {
             /** Format: uuid */
             id: string;
@@ -814,7 +814,7 @@ export type components = {
              */
             qrCodeLink: string;
         };
-        /** @description A Lightning invoice as created (spec §2.4); value is BRL */
+        /** @description A Lightning invoice as created; value is BRL */
         LightningOrder: {
             /** Format: uuid */
             id: string;
@@ -841,7 +841,7 @@ export type components = {
                 details: string;
             };
         };
-        /** @description An order as the generic lookup shows it (spec §2.1) */
+        /** @description An order as the generic lookup shows it */
         Order: {
             /** Format: uuid */
             id: string;
@@ -914,7 +914,7 @@ export type components = {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description Crypto-PIX pay result (spec §2.7) */
+        /** @description Crypto-PIX pay result */
         CryptoPixCreated: {
             /** @description The PIX key the BR Code pays */
             pixKey: string;
@@ -942,7 +942,7 @@ export type components = {
             /** Format: date-time */
             expiresAt: string;
         };
-        /** @description A Crypto-PIX payment (spec §2.6); satoshis and holdInvoice only over Lightning */
+        /** @description A Crypto-PIX payment; satoshis and holdInvoice only over Lightning */
         CryptoPixPayment: {
             payCryptoPixId: string;
             /** @description BRL */
@@ -6473,8 +6473,10 @@ export interface operations {
                      *         "link": "https://payments.example.com/pay/ydHBTADudWFSggfCB2Wkj5",
                      *         "payment": {
                      *           "brcode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
-                     *           "qrContent": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F"
-                     *         }
+                     *           "qrContent": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
+                     *           "recipientName": "PIXCRYPTO PAGAMENTOS"
+                     *         },
+                     *         "description": "Bolo de cenoura"
                      *       }
                      *     }
                      */

@@ -32,7 +32,7 @@ export default async function NewOrderPage({ searchParams }: { searchParams: Pro
   await requirePermission("orders.create");
   const { t } = await getI18n();
   const requested = (await searchParams).kind;
-  // Live mode offers only the rails this server has (CONTRACT §10).
+  // Live mode offers only the rails this server has (docs/api.md#live-mode-rails).
   const kinds = NEW_ORDER_KINDS.filter((k) => railEnabled(k));
   if (kinds.length === 0) {
     return (
