@@ -1,7 +1,7 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { api, PASSWORD, seedMerchant, signIn } from "./helpers";
 
-// Issue 16: a pt-BR merchant never meets English or a raw catalog key; order pages read like a
+// Merchant UX (docs/dashboard.md): a pt-BR merchant never meets English or a raw catalog key; order pages read like a
 // merchant's, not a developer's; withdrawal destinations are checked before the review; every kind
 // of payer has a page that ends in a receipt. Screenshots at 375 px and 1280 px go to
 // test-results/screens-ux/ for a person to look at.

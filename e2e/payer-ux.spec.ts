@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import postgres from "postgres";
 import { api, seedMerchant, signIn } from "./helpers";
 
-// Issue 31, the payer's side and the security page on a phone: a refunded payment keeps its receipt
+// The payer's side and the security page on a phone (docs/dashboard.md): a refunded payment keeps its receipt
 // and says what came back; an on-chain order that ended partly paid, paid late or overpaid says what
 // happened and never asks for more; a PIX page on a phone leads with "Copiar código Pix"; sessions
 // are named like "Chrome em Android". Every page at 375 px and 1280 px, none wider than the screen.

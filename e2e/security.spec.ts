@@ -2,7 +2,7 @@ import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { api, enableTwoFactor, freshTotp, PASSWORD, seedMerchant, signIn, stepUpIfAsked, uniqueEmail } from "./helpers";
 import { inbox, linkIn, mailTo } from "./support/inbox";
 
-// Issue 17 in a real browser: a password alone cannot move money or change where it goes. The
+// Account security (docs/security.md) in a real browser: a password alone cannot move money or change where it goes. The
 // server mails through SMTP to the inbox e2e/support/inbox.ts keeps, and the tests read what arrives.
 
 // The inbox listens before any test mails (a test run alone included).

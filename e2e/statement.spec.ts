@@ -3,7 +3,7 @@ import { expect, test, type Download } from "@playwright/test";
 import fs from "node:fs";
 import { api, seedMerchant, signIn } from "./helpers";
 
-// Issue 16 items 4 and 5 as a merchant meets them: the balance card leads to the statement, whose
+// The statement, exports and search (docs/dashboard.md#statement) as a merchant meets them: the balance card leads to the statement, whose
 // running balance ends at the balance; a month exports as CSV (and for Excel); orders are found by the
 // merchant's own references. Screenshots of the statement at 375 px and desktop go to test-results/screens/.
 

@@ -5,7 +5,7 @@ import type { SharedRateLimiter } from "@/lib/http/rate-limit";
 import { processSlot } from "@/lib/singleton";
 
 // Sign-in and sign-up hash a password (scrypt: tens of milliseconds and 32 MiB each), so the
-// per-address limits must refuse before any hashing (CONTRACT §9). The password functions are
+// per-address limits must refuse before any hashing (docs/api.md#rate-limits). The password functions are
 // counted here, and made instant, so a refusal that hashed anyway would show.
 
 const hashing = vi.hoisted(() => ({ hash: 0, verify: 0, address: "" }));

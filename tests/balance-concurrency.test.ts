@@ -6,7 +6,7 @@ import { balanceOf, foldBalances, ledgerSum, lockBalance } from "@/lib/ledger/le
 import { processWithdrawal } from "@/lib/withdrawals/service";
 import { api, seedMerchant } from "./helpers";
 
-// A busy merchant does not queue (issue 15 item 6): its credits never wait on its balance row, only
+// A busy merchant does not queue (docs/architecture.md#invariants-and-what-enforces-them): its credits never wait on its balance row, only
 // its debits serialise there, and the balance shown equals the ledger sum at every moment.
 
 const PIX_OUT = "/api/v1/order/pix-out";

@@ -21,7 +21,7 @@ import { startRpcProxy, type RpcProxy } from "./fixtures/rpc-proxy";
 import { api, seedMerchant } from "./helpers";
 
 // Every hot-wallet transaction is recorded before it is broadcast and followed until a receipt
-// decides it (CONTRACT §10): against a real node (anvil) behind a proxy that fails like nodes do.
+// decides it (docs/providers.md#chain-evm): against a real node (anvil) behind a proxy that fails like nodes do.
 
 let anvil: Anvil;
 let proxy: RpcProxy;

@@ -197,7 +197,7 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
 });
 
 describe("GET /api/v1/crypto-pix/order/{id}", () => {
-  it("→ 200 with every §2.6 field at the top level (no wrapper, no satoshis, btcQuote 0)", async () => {
+  it("→ 200 with every field of the payment at the top level (no wrapper, no satoshis, btcQuote 0)", async () => {
     const { apiKey } = await seedMerchant();
     const created = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
     const r = await row(created.payCryptoPixId);

@@ -9,7 +9,7 @@ import { claimDatabaseMode, checkNodes, DeploymentRefused } from "@/lib/deployme
 import { resetEnvForTests } from "@/lib/env";
 import { startAnvil, type Anvil } from "./fixtures/anvil";
 
-// Start-up refusals that need a database or a node (CONTRACT §10); the environment-only ones are in
+// Start-up refusals that need a database or a node (docs/configuration.md#what-start-up-refuses); the environment-only ones are in
 // lib/chain/config.test.ts and lib/env.test.ts.
 
 const testUrl = inject("databaseUrl");

@@ -25,7 +25,7 @@ import { withRequestContext } from "@/lib/request-context";
 import { api, seedMerchant } from "./helpers";
 import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody, withdrawalsOf } from "./idempotency-helpers";
 
-// CONTRACT §9 when a request dies after moving money: its business transaction committed (a withdrawal
+// docs/api.md#idempotency-and-rate-limits when a request dies after moving money: its business transaction committed (a withdrawal
 // and its debit, an order, a refund) but its response was never stored on its Idempotency-Key. Once its
 // lease runs out, the retry must answer with what the dead request made, never make it again. And a
 // request that stalled past its lease while a retry ran in its place must write nothing when it wakes.

@@ -19,7 +19,7 @@ import { setLoggerForTests } from "@/lib/log";
 import { api, captureLogs, seedMerchant } from "./helpers";
 import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdrawalsOf } from "./idempotency-helpers";
 
-// CONTRACT §9 after a crash: a request that died while holding an Idempotency-Key left its claim "in
+// docs/api.md#idempotency-and-rate-limits after a crash: a request that died while holding an Idempotency-Key left its claim "in
 // flight". The claim is a lease: once it runs out, a retry takes the key over and runs, once; while the
 // holder is alive (renewing), retries get 409. A dead holder is simulated by writing its claim row
 // with a lease that has run out, as a process killed mid-request leaves it before committing anything

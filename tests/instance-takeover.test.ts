@@ -9,7 +9,7 @@ import { ledgerSum } from "@/lib/ledger/ledger";
 import { providerPayoutId } from "@/lib/payouts/machine";
 import { api, seedMerchant } from "./helpers";
 
-// Work survives a dead instance (issue 15 item 7): two worker processes on one database; the first is
+// Work survives a dead instance (docs/architecture.md#work-held-by-an-instance-that-dies): two worker processes on one database; the first is
 // SIGKILLed while it holds the sweep and while a PIX payout it sent has had no answer. Within 30 s the
 // other runs the sweep again (an order that fell due meanwhile is expired) and resolves the payout by
 // reading the provider by our id: made → COMPLETED without sending it again; never received → sent

@@ -18,7 +18,7 @@ import { runSweep, startWorker, stopWorker } from "@/lib/worker";
 import { PATHS, startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
 import { api, seedMerchant } from "./helpers";
 
-// Live exchange-wallet orders through Binance Pay (issue 14), against a test server that checks our
+// Live exchange-wallet orders through Binance Pay (docs/providers.md#exchange-wallet-binance-pay), against a test server that checks our
 // request signatures and signs its notifications with an RSA key it publishes.
 
 let binance: BinancePayServer;

@@ -25,7 +25,7 @@ import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { api, seedMerchant } from "./helpers";
 
-// Live Lightning through the merchant's own LND node (issue 14), against a test node that speaks
+// Live Lightning through the merchant's own LND node (docs/providers.md#lightning-lnd-the-merchants-own-node), against a test node that speaks
 // LND's REST gateway as its swagger describes it (tests/fixtures/lnd): invoices with the order's
 // amount and expiry, completed from the node's invoice stream (resumed from the stored settle_index
 // after a cut or a restart) or by the lookup poll alone, with the node's settle_date as the payment

@@ -12,7 +12,7 @@ import { api, seedMerchant } from "./helpers";
 const DEPOSIT = "/api/v1/onchain/deposit";
 const SUPPORTED = ["eth", "bsc", "polygon"];
 
-// Independent copy of the token table (shared/data/tokens.md): the test must not trust the code's own table.
+// Independent copy of the token table (the issuers' published contracts): the test must not trust the code's own table.
 const TOKEN = {
   "eth/USDT": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
   "eth/DAI": "0x6B175474E89094C44Da98b954EedeAC495271d0F",
@@ -222,7 +222,7 @@ describe("POST /api/v1/onchain/deposit", () => {
 });
 
 describe("GET /api/v1/onchain/order/{paymentLinkId}", () => {
-  it("→ 200 { order } with every §2.5 field", async () => {
+  it("→ 200 { order } with every field of the deposit view", async () => {
     const { apiKey } = await seedMerchant();
     const created = await newDeposit(apiKey, { value: 250.5, network: "polygon", asset: "USDC" });
     const row = await orderRow(created.paymentLinkId);
@@ -270,7 +270,7 @@ describe("GET /api/v1/onchain/order/{paymentLinkId}", () => {
 });
 
 describe("sandbox transfers to a deposit", () => {
-  it("full amount → COMPLETED; balance grows by exactly the value; one event carrying the §2.5 view", async () => {
+  it("full amount → COMPLETED; balance grows by exactly the value; one event carrying the deposit view", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const before = await balance(apiKey);
     const created = await newDeposit(apiKey, { value: 100, network: "bsc", asset: "USDT" });

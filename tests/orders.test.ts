@@ -88,7 +88,7 @@ describe("POST /api/v1/order/create/pix", () => {
 });
 
 describe("POST /api/v1/order/create (exchange wallet)", () => {
-  it("→ 201 with order fields of spec §2.4", async () => {
+  it("→ 201 with the order fields of the creation view", async () => {
     const { apiKey } = await seedMerchant();
     const res = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: 50, payerId: "p1", merchant: { subMerchantId: "s1" } } });
     expect(res.status).toBe(201);

@@ -11,7 +11,7 @@ import { runSweep } from "@/lib/worker";
 import { faultyPayout } from "./fixtures/faulty-payout";
 import { api, seedMerchant } from "./helpers";
 
-// An outcome we do not know is not a failure (CONTRACT §10): a payout whose answer was lost is read
+// An outcome we do not know is not a failure (docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure): a payout whose answer was lost is read
 // back by our id, never sent twice and never credited back on a guess; money goes back only when
 // the provider says the PIX was not made.
 

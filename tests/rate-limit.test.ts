@@ -22,7 +22,7 @@ import type { PixProvider } from "@/lib/providers/pix/types";
 import { processSlot } from "@/lib/singleton";
 import { api, seedMerchant } from "./helpers";
 
-// The limiter as CONTRACT §9 and docs/api.md describe it: per key per calendar minute, decided in
+// The limiter as docs/api.md#rate-limits describes it: per key per calendar minute, decided in
 // memory, shared through PostgreSQL once per sync, with a bounded overshoot across instances.
 
 const MINUTE = 60_000;

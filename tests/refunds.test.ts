@@ -10,8 +10,8 @@ import { runSweep } from "@/lib/worker";
 import { faultyRefunds } from "./fixtures/faulty-refund";
 import { api, seedMerchant } from "./helpers";
 
-// CONTRACT §11: refunds of PIX and exchange-wallet orders, against the real handlers and PostgreSQL.
-// And §10: a refund whose answer was lost stays PENDING, debited, until the provider's own word.
+// Refunds of PIX and exchange-wallet orders (docs/api.md#refunds), against the real handlers and PostgreSQL.
+// And a refund whose answer was lost (docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure) stays PENDING, debited, until the provider's own word.
 
 afterEach(() => overrideProvidersForTests(undefined));
 
@@ -365,7 +365,7 @@ describe("GET /api/v1/order/{id} → refunds", () => {
   });
 });
 
-describe("a refund whose outcome is not known (CONTRACT §10)", () => {
+describe("a refund whose outcome is not known", () => {
   async function lostRefund(value: number) {
     const psp = faultyRefunds();
     overrideProvidersForTests({ pix: psp.pix });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import postgres from "postgres";
 
-// The mixed load of issue 15 (item 6): 32 clients over a few merchants, each request a create-PIX, a
+// The mixed load (docs/performance.md, "Mixed load"): 32 clients over a few merchants, each request a create-PIX, a
 // sandbox payment of one of its merchant's PENDING orders, or a pix-out, for MIXED_DURATION seconds.
 // Reports throughput and latency per kind, and for the pix-outs the time from request to COMPLETED
 // (read from the database: created_at → completed_at) and how many were still PENDING when the load
