@@ -5,11 +5,15 @@
 // log.ts, …) counts as a folder of its own. Every import counts, type-only and dynamic ones too: a
 // cycle of types is still two modules that cannot be understood apart. Tests are left out.
 //
-//   node scripts/check-deps.mjs           report cycles, exit 1 if there is one
+// It also runs scripts/check-citations.mjs: comments cite only what is in the repository (docs/, paths
+// that exist), never an outside document, an issue number or a line number.
+//
+//   node scripts/check-deps.mjs           report cycles and citations, exit 1 if there is one
 //   node scripts/check-deps.mjs --graph   also print which folder imports which
 
 import fs from "node:fs";
 import path from "node:path";
+import { checkCitations } from "./check-citations.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const lib = path.join(root, "lib");
@@ -116,4 +120,7 @@ for (const component of folderCycles) {
 }
 for (const component of fileCycles) console.log(`file cycle: ${component.map(rel).join(" ↔ ")}`);
 console.log(`lib/: ${files.length} files in ${folders.size} folders; ${folderCycles.length} folder cycles, ${fileCycles.length} file cycles`);
-process.exit(folderCycles.length + fileCycles.length > 0 ? 1 : 0);
+const citations = checkCitations();
+for (const problem of citations) console.log(`citation: ${problem}`);
+console.log(`comments: ${citations.length} citations outside the repository or of paths that do not exist`);
+process.exit(folderCycles.length + fileCycles.length + citations.length > 0 ? 1 : 0);
