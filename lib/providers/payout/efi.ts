@@ -5,7 +5,7 @@ import { UpstreamHttpError } from "../http/client";
 import type { HttpsAnswer } from "../http/mtls";
 import { ProviderBusy, type SendAnswer } from "../outcome";
 import { describeProblem, PspProblem, pspClientFromEnv } from "../pix/psp-client";
-import type { DecodedCharge, PayoutState, PixPayoutProvider, SentPix } from "./types";
+import type { DecodedCharge, DefenceAnswer, Infraction, PayoutState, PixPayoutProvider, SentPix } from "./types";
 
 // PIX payouts through Efí's documented Pix-send API (docs/providers.md "PIX payouts"), with the same
 // OAuth2 + mTLS credentials as its API Pix. Paths as Efí's current official SDK has them
@@ -17,6 +17,11 @@ import type { DecodedCharge, PayoutState, PixPayoutProvider, SentPix } from "./t
 //   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
 //   list sent PIX   GET /v2/gn/pix/enviados?inicio=&fim=&paginacao.paginaAtual= (reconciliation)
 //   balance         GET /v2/gn/saldo → { "saldo": "100.00" } (the solvency report; SDK getAccountBalance)
+//   MED infractions GET /v2/gn/infracoes?inicio=&fim= → { parametros, infracoes: [{ idInfracao, endToEndId,
+//                   valor, status, razao, tipoSituacao?, dadosAnalise: { abertura, prazoFinalizacao } }] }
+//   defend one      POST /v2/gn/infracoes/{idInfracao}/defesa { analise: "aceito"|"rejeitado", justificativa }
+//                   (SDK medList / medDefense; docs/providers.md "MED infractions": a defence contests, so
+//                   "rejeitado", the receiver rejecting the payer's claim)
 // idEnvio is ours (the payout's id without dashes). Efí answers a reused idEnvio with 409
 // id_envio_duplicado, and its read by idEnvio can lag the send (404 for a while): neither says
 // whether the PIX went out, so both are left to lib/providers/outcome to judge. A send is made
@@ -93,6 +98,34 @@ function decodedCharge(o: unknown): DecodedCharge {
   };
 }
 
+/** One of Efí's infracoes; null when a field we act on is missing (it is left out rather than guessed). */
+function infractionOf(raw: unknown): Infraction | null {
+  const p = (raw ?? {}) as Json;
+  const analysis = (p.dadosAnalise ?? {}) as Json;
+  const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
+  const openedAt = typeof analysis.abertura === "string" ? new Date(analysis.abertura) : null;
+  const deadline = typeof analysis.prazoFinalizacao === "string" ? new Date(analysis.prazoFinalizacao) : null;
+  if (typeof p.idInfracao !== "string" || typeof p.endToEndId !== "string" || typeof p.status !== "string") return null;
+  if (value === null || !openedAt || Number.isNaN(openedAt.getTime()) || !deadline || Number.isNaN(deadline.getTime())) return null;
+  return {
+    id: p.idInfracao,
+    endToEndId: p.endToEndId,
+    valueCentavos: value,
+    status: p.status,
+    open: p.status === "ABERTA",
+    reason: typeof p.razao === "string" ? p.razao : "",
+    situation: typeof p.tipoSituacao === "string" ? p.tipoSituacao : null,
+    openedAt,
+    deadline,
+    defence: typeof p.defesa === "string" ? p.defesa : null,
+  };
+}
+
+/** Efí's words for a refusal ({ nome, mensagem } or a problem+json), for the merchant to read. */
+function refusalOf(answer: HttpsAnswer): string {
+  return describeProblem(answer.json).replace(/^: /, "") || `HTTP ${answer.status}`;
+}
+
 export const efiPayout: PixPayoutProvider = {
   name: EFI_PAYOUT_PROVIDER,
 
@@ -155,6 +188,39 @@ export const efiPayout: PixPayoutProvider = {
     const value = typeof saldo === "string" ? decimalStringToCentavos(negative ? saldo.slice(1) : saldo) : null;
     if (value === null) throw new UpstreamUnavailable("PIX payout provider answered the balance without a saldo we can read");
     return negative ? -value : value;
+  },
+
+  async listInfractions({ from, to }) {
+    const items: Infraction[] = [];
+    // Pages as Efí's other lists do (parametros.paginacao, from 0); a bound keeps a bad count from looping.
+    for (let page = 0, pages = 1; page < pages && page < 100; page++) {
+      const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString() });
+      if (page > 0) query.set("paginacao.paginaAtual", String(page));
+      const answer = await call("list the MED infractions", "GET", `/v2/gn/infracoes?${query}`);
+      if (answer.status !== 200) throw undecided("list the MED infractions", answer);
+      const o = (answer.json ?? {}) as Json;
+      const paging = ((o.parametros as Json | undefined)?.paginacao ?? {}) as Json;
+      if (typeof paging.quantidadeDePaginas === "number") pages = paging.quantidadeDePaginas;
+      for (const raw of Array.isArray(o.infracoes) ? (o.infracoes as unknown[]) : []) {
+        const item = infractionOf(raw);
+        if (item) items.push(item);
+      }
+    }
+    return items;
+  },
+
+  async defendInfraction(id, justification): Promise<DefenceAnswer> {
+    // Once: a defence whose answer was lost is read back from the list (EM_DEFESA) before any second one.
+    const answer = await call(
+      "send the defence",
+      "POST",
+      `/v2/gn/infracoes/${encodeURIComponent(id)}/defesa`,
+      { analise: "rejeitado", justificativa: justification },
+      true,
+    );
+    if (answer.status >= 200 && answer.status < 300) return { status: "ACCEPTED" };
+    if (answer.status === 429 || answer.status >= 500) throw undecided("send the defence", answer);
+    return { status: "REFUSED", reason: refusalOf(answer) };
   },
 
   async read(id) {

@@ -34,6 +34,34 @@ export type SentPix = {
   at: Date;
 };
 
+/**
+ * A MED infraction against a PIX the account received (docs/providers.md "MED infractions"): the
+ * payer's bank says the PIX was a fraud and asks for it back; the receiver may defend it until the
+ * deadline, after which the PSP decides without it.
+ */
+export type Infraction = {
+  /** The provider's id (Efí idInfracao). */
+  id: string;
+  endToEndId: string;
+  valueCentavos: number;
+  /** The provider's own status word (Efí: ABERTA, EM_DEFESA, ACEITA, REJEITADA, CANCELADA_EFI). */
+  status: string;
+  /** Whether a defence may still be sent (Efí: ABERTA). */
+  open: boolean;
+  /** Why it was opened, as the payer's bank wrote it (Efí razao). */
+  reason: string;
+  /** The kind of fraud claimed, where given (Efí tipoSituacao). */
+  situation: string | null;
+  openedAt: Date;
+  /** When the analysis ends: the last moment a defence is taken (Efí dadosAnalise.prazoFinalizacao). */
+  deadline: Date;
+  /** The defence the provider holds, if any. */
+  defence: string | null;
+};
+
+/** The provider's answer to a defence: taken, or refused with its reason (late, already answered, unknown id). */
+export type DefenceAnswer = { status: "ACCEPTED" } | { status: "REFUSED"; reason: string };
+
 export interface PixPayoutProvider {
   readonly name: string;
   /**
@@ -55,4 +83,11 @@ export interface PixPayoutProvider {
    * where the provider has no call for it. Throws when it did not answer.
    */
   balance?(): Promise<number>;
+  /** The MED infractions opened in [from, to] (docs/providers.md "MED infractions"); absent where the provider has no such API. */
+  listInfractions?(window: { from: Date; to: Date }): Promise<Infraction[]>;
+  /**
+   * Sends the receiver's defence of one infraction (it contests the claim). Throws when nothing was
+   * answered: whether it arrived is then read back from the list.
+   */
+  defendInfraction?(id: string, justification: string): Promise<DefenceAnswer>;
 }
