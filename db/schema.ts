@@ -1286,6 +1286,52 @@ export const pixReturns = pgTable(
   ],
 );
 
+/** A MED defence: none sent, committed and being sent (no answer yet), taken by the PSP, refused by it. */
+export const INFRACTION_DEFENCE_STATES = ["none", "sending", "sent", "refused"] as const;
+export const INFRACTION_DEFENCE_MAX = 1000;
+
+/**
+ * MED infractions the PSP reports against PIX we received (docs/providers.md "MED infractions"),
+ * synced from its list and linked through pix_receipts to the merchant the PIX credited, who may
+ * defend one once until its deadline. The defence is committed here before it is sent, so a lost
+ * answer is read back rather than sent twice.
+ */
+export const medInfractions = pgTable(
+  "med_infractions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    provider: text("provider").notNull(),
+    infractionId: text("infraction_id").notNull(),
+    endToEndId: text("end_to_end_id").notNull(),
+    orderId: uuid("order_id").references(() => orders.id),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    valueCentavos: centavos("value_centavos").notNull(),
+    // The PSP's own status word, and whether it still takes a defence.
+    status: text("status").notNull(),
+    open: boolean("open").notNull(),
+    reason: text("reason").notNull(),
+    situation: text("situation"),
+    openedAt: ts("opened_at").notNull(),
+    deadline: ts("deadline").notNull(),
+    defence: text("defence"),
+    defenceState: text("defence_state", { enum: INFRACTION_DEFENCE_STATES }).notNull().default("none"),
+    defenceRefusal: text("defence_refusal"),
+    defendedBy: uuid("defended_by").references(() => users.id),
+    defendedAt: ts("defended_at"),
+    syncedAt: ts("synced_at").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("med_infractions_once").on(t.provider, t.infractionId),
+    index("med_infractions_merchant").on(t.merchantId, t.deadline),
+    check("med_infractions_defence_state", inList("defence_state", INFRACTION_DEFENCE_STATES)),
+    check("med_infractions_value_positive", sql`value_centavos > 0`),
+    check("med_infractions_defence_length", sql`char_length(defence) <= 1000`),
+  ],
+);
+export type MedInfraction = typeof medInfractions.$inferSelect;
+
 /** What each provider's records are reconciled against (lib/reconciliation). */
 export const RECON_SOURCES = ["pix_received", "pix_sent", "exchange", "lightning", "chain"] as const;
 export const RECON_RUN_STATUSES = ["running", "done", "failed"] as const;

@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   "refund.resentByOperator",
   "refund.resolvedByOperator",
   "recon.mismatchResolved",
+  "infraction.defended",
   "team.invited",
   "team.inviteRevoked",
   "team.joined",

@@ -27,6 +27,7 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { reconcile, reconcileQueue, RECONCILE_TICK_SECONDS } from "@/lib/reconciliation/daily";
+import { INFRACTION_SYNC_SECONDS, infractionSyncQueue, infractionsSupported, syncInfractions } from "@/lib/med/infractions";
 import { railEnabled } from "@/lib/providers/rails";
 import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
@@ -138,6 +139,8 @@ export async function startWorker(): Promise<PgBoss> {
   const hotWallet = env().PAYMENTS_MODE === "sandbox" || liveNetworks().length > 0;
   const holdInvoices = holdsInvoices();
   const floatWatched = floatNetworks().length > 0;
+  // MED infractions where the payout PSP lists them (Efí): the merchant defends them from the dashboard.
+  const infractionsSynced = live && railEnabled("pix_out") && infractionsSupported();
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -190,6 +193,7 @@ export async function startWorker(): Promise<PgBoss> {
       // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
       ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
+      ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await syncInfractions()))] : []),
       // Hourly (SOLVENCY_REPORT_SECONDS): the minute's tick does nothing until the last report is that old.
       worker(solvencyQueue, { pollingIntervalSeconds: 5 }, async () => void (await solvencyTick())),
       ...chain.workers,
@@ -201,6 +205,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(exchangePolled ? [{ queue: exchangeReconcileQueue, tickSeconds: env().PROVIDER_POLL_SECONDS }] : []),
       ...(live ? [{ queue: reconcileQueue, tickSeconds: RECONCILE_TICK_SECONDS }] : []),
       ...(floatWatched ? [{ queue: floatCheckQueue, tickSeconds: env().HOT_WALLET_FLOAT_CHECK_SECONDS }] : []),
+      ...(infractionsSynced ? [{ queue: infractionSyncQueue, tickSeconds: INFRACTION_SYNC_SECONDS }] : []),
       { queue: solvencyQueue, tickSeconds: env().SOLVENCY_REPORT_SECONDS },
       ...chain.recurring,
     ],
