@@ -167,6 +167,9 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         <Card aria-labelledby="disputes-title">
           <CardTitle id="disputes-title">{t("order.disputes.title")}</CardTitle>
           <p className="mt-1 text-sm text-slate-600">{t("order.disputes.body")}</p>
+          <Link href="/dashboard/disputes" className="mt-1 inline-block text-sm font-medium text-brand-700 underline">
+            {t("order.disputes.infractions")}
+          </Link>
           <ul className="mt-3 divide-y divide-slate-100">
             {data.disputes.map((d) => (
               <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm" data-testid="dispute">

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { INFRACTION_DEFENCE_MAX, medInfractions, orders, pixReceipts, type MedInfraction } from "@/db/schema";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
@@ -49,7 +49,7 @@ export async function syncInfractions(now = new Date()): Promise<SyncOutcome> {
         eq(medInfractions.open, true),
         eq(medInfractions.syncedAt, now),
         lt(medInfractions.defendedAt, new Date(now.getTime() - IN_FLIGHT_MS)),
-        sql`${medInfractions.deadline} > ${now}`,
+        gt(medInfractions.deadline, now),
       ),
     );
   for (const row of stuck) await deliver(row);

@@ -20,6 +20,8 @@ export const PERMISSIONS = [
   "team.manage",
   "team.manageOwners",
   "audit.view",
+  // Contesting a MED infraction: a statement to the PSP made once, on the merchant's behalf.
+  "disputes.defend",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
