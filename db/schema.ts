@@ -39,8 +39,14 @@ export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
 export const WITHDRAWAL_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
 /** A refund's own progress (Crypto-PIX and order refunds): PENDING until the chain or the provider decides it. */
 export const REFUND_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
-/** What a hot-wallet transaction is for: a withdrawal, a refund, a filler for a nonce gap, or the float's excess sent to the cold address. */
-export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler", "treasury"] as const;
+/**
+ * What a hot-wallet transaction is for: a withdrawal, a refund, a filler for a nonce gap, the float's
+ * excess sent to the cold address, gas sent to a deposit address about to be swept (sweep_gas), or a
+ * deposit address's tokens sent to the hot wallet (sweep: signed by the deposit address, in its own nonce scope).
+ */
+export const CHAIN_TX_PURPOSES = ["withdrawal", "refund", "filler", "treasury", "sweep_gas", "sweep"] as const;
+/** pending: its transactions are not decided; swept: the token transfer confirmed; failed: it did not (the tokens stay, a later run tries again). */
+export const SWEEP_STATUSES = ["pending", "swept", "failed"] as const;
 /** A version of a transaction: its payment, or a zero-value self-transfer at its nonce that cancels it. */
 export const CHAIN_TX_ATTEMPT_KINDS = ["payment", "cancellation"] as const;
 /**
@@ -953,6 +959,46 @@ export const solvencyReports = pgTable(
   },
   (t) => [index("solvency_reports_taken").on(t.takenAt), check("solvency_reports_shortfall", sql`shortfall_centavos >= 0`)],
 );
+
+/**
+ * One sweep of a deposit address's token (lib/treasury/sweep.ts): the gas sent to it first when it
+ * had too little, and the token transfer. What the gas cost is the service's, never a merchant's:
+ * `fee_wei` (both transactions' fees, read from their receipts) and `gas_left_wei` (what the top-up
+ * left at the address) are the service's ledger of sweeping.
+ */
+export const sweeps = pgTable(
+  "sweeps",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    network: text("network").notNull(),
+    walletIndex: integer("wallet_index")
+      .notNull()
+      .references(() => depositAddresses.walletIndex),
+    address: text("address").notNull(),
+    asset: text("asset").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    amount: crypto("amount").notNull(),
+    toAddress: text("to_address").notNull(),
+    status: text("status", { enum: SWEEP_STATUSES }).notNull().default("pending"),
+    gasChainTxId: uuid("gas_chain_tx_id"),
+    chainTxId: uuid("chain_tx_id").notNull(),
+    // Native coin (wei) sent to the address for the transfer's gas; 0 when it had enough.
+    gasSentWei: numeric("gas_sent_wei", { precision: 78, scale: 0 }).notNull().default("0"),
+    // Once decided: the fees both transactions paid, and the native coin the top-up left behind.
+    feeWei: numeric("fee_wei", { precision: 78, scale: 0 }),
+    gasLeftWei: numeric("gas_left_wei", { precision: 78, scale: 0 }),
+    createdAt: createdAt(),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [
+    index("sweeps_pending")
+      .on(t.createdAt)
+      .where(sql`status = 'pending'`),
+    index("sweeps_address").on(t.network, sql`lower(${t.address})`),
+    check("sweeps_status", inList("status", SWEEP_STATUSES)),
+  ],
+);
+export type Sweep = typeof sweeps.$inferSelect;
 
 /** Each signed version of a chain transaction: the first, and replacements with higher fees at its nonce. */
 export const chainTxAttempts = pgTable(

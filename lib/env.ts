@@ -93,6 +93,30 @@ const floatSpec = z.string().transform((s, ctx) => {
   return limits;
 });
 
+// Sweeping on one network (lib/treasury/sweep.ts): "USDT=50,USDC=50", each token with the balance, in
+// whole units, a deposit address must hold more than to be swept (below it, the gas would cost more
+// than moving the money is worth). Token names are checked against the network's table at start-up.
+const SWEEP_ENTRY = /^([A-Za-z]+)=(\d+(?:\.\d+)?)$/;
+const sweepSpec = z.string().transform((s, ctx) => {
+  const thresholds: Record<string, string> = {};
+  for (const part of s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = SWEEP_ENTRY.exec(part);
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: `"${part}" must be TOKEN=THRESHOLD, e.g. USDT=50` });
+      return z.NEVER;
+    }
+    if (thresholds[m[1]]) {
+      ctx.addIssue({ code: "custom", message: `${m[1]} is given twice` });
+      return z.NEVER;
+    }
+    thresholds[m[1]] = m[2];
+  }
+  return thresholds;
+});
+
 // PostgreSQL's rule of thumb for a pool, (2 × cores) + 1, capped at 10. More connections than the
 // cores can serve cost throughput: on 2 cores (database on the same machine) a pool of 10 answered
 // GET /order/{id} at ~3,900 req/s and a pool of 5 at ~5,700 (docs/performance.md): with fewer
@@ -181,6 +205,9 @@ const envFields = z.object({
   PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
 
   DEPOSIT_XPUB: z.string().optional(),
+  // The deposit account's private extended key (xprv), in a file only the sweeping worker mounts; its
+  // public key must be DEPOSIT_XPUB (checked when the worker starts). Unset: this process never sweeps.
+  DEPOSIT_XPRV_FILE: z.string().min(1).optional(),
   MIN_DEPOSIT_ETH: decimalString("10"),
   MIN_DEPOSIT_BSC: decimalString("1"),
   MIN_DEPOSIT_POLYGON: decimalString("1"),
@@ -228,6 +255,17 @@ const envFields = z.object({
   HOT_WALLET_FLOAT_CHECK_SECONDS: seconds(60),
   // Where `treasury move-excess` sends tokens above their target; unset: the command refuses.
   HOT_WALLET_COLD_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+    .optional(),
+  // Sweeping deposit addresses into the hot wallet (see sweepSpec above); unset: the network is not swept.
+  SWEEP_THRESHOLDS_ETH: sweepSpec.optional(),
+  SWEEP_THRESHOLDS_BSC: sweepSpec.optional(),
+  SWEEP_THRESHOLDS_POLYGON: sweepSpec.optional(),
+  // How often the sweeping worker (one with DEPOSIT_XPRV_FILE) looks for deposit addresses to sweep.
+  SWEEP_INTERVAL_SECONDS: seconds(600),
+  // Where sweeps send tokens instead of the hot wallet (a treasury address); gas still comes from the hot wallet.
+  SWEEP_TO: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
     .optional(),

@@ -25,6 +25,8 @@ import { isCalendarDay } from "@/lib/day-range";
 import { floatStatus } from "@/lib/treasury/float";
 import { moveExcess } from "@/lib/treasury/excess";
 import { latestSolvencyReport, takeSolvencyReport } from "@/lib/treasury/solvency";
+import { sweepCosts, sweepDeposits } from "@/lib/treasury/sweep";
+import { checkDepositKey } from "@/lib/chain/deposit-keys";
 
 // Operator CLI: the admin API's operations for someone at a shell (docs/configuration.md), and what an
 // operator does with money that needs one (docs/operations.md). Results go to stdout as JSON so they
@@ -54,6 +56,10 @@ const USAGE = `Usage: npm run cli -- <command>
                                              sends each token's balance above its target to
                                              HOT_WALLET_COLD_ADDRESS (a tracked hot-wallet
                                              transaction); a second run moves nothing
+  treasury sweep [--network N] [--dry-run]    sweeps deposit addresses above SWEEP_THRESHOLDS_<NET> into
+                                             the hot wallet (or SWEEP_TO), gas sent first where needed;
+                                             --dry-run lists what it would do. Needs DEPOSIT_XPRV_FILE
+  treasury sweep-costs                        what sweeping moved and the gas it cost the service
   treasury solvency [--last]                  what we owe against what we hold, in BRL: takes a
                                              report now (stored; a shortfall beyond the tolerance
                                              mails the operator once), or shows the last one
@@ -269,6 +275,21 @@ async function run(argv: string[]): Promise<unknown> {
       const network = values.network ? networkOption(values.network) : undefined;
       const dryRun = values["dry-run"] ?? false;
       task = async () => ({ dryRun, moves: await moveExcess({ network, dryRun }) });
+      break;
+    }
+    case "treasury sweep": {
+      expectArgs(command, values, ["network", "dry-run"], rest, 0);
+      const network = values.network ? networkOption(values.network) : undefined;
+      const dryRun = values["dry-run"] ?? false;
+      task = async () => {
+        if (!dryRun) checkDepositKey();
+        return { sweep: await sweepDeposits({ network, dryRun }) };
+      };
+      break;
+    }
+    case "treasury sweep-costs": {
+      expectArgs(command, values, [], rest, 0);
+      task = async () => ({ costs: await sweepCosts() });
       break;
     }
     case "treasury solvency": {

@@ -40,7 +40,7 @@ export function liveNetworks(): Network[] {
  */
 export function checkChainConfig(): void {
   const e = env();
-  const problems = NETWORKS.flatMap((network) => [...chainProblems(network), ...floatProblems(network)]);
+  const problems = NETWORKS.flatMap((network) => [...chainProblems(network), ...floatProblems(network), ...sweepProblems(network)]);
   if (e.PAYMENTS_MODE === "sandbox" && (e.HOT_WALLET_PRIVATE_KEY || e.HOT_WALLET_KEY_FILE) && liveNetworks().length === 0) {
     // Nothing in sandbox signs with it then: a real key here is a live configuration copied by mistake.
     problems.push("HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node (EVM_RPC_URL_*); remove it");
@@ -74,6 +74,24 @@ function floatProblems(network: Network): string[] {
     .filter((asset) => asset !== "gas" && (!isAsset(asset) || !tokenInfo(network, asset)))
     .map((asset) => `HOT_WALLET_FLOAT_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")}, or gas)`);
   if (!rpcUrl(network)) problems.push(`HOT_WALLET_FLOAT_${N}: ${network} has no node (EVM_RPC_URL_${N}) to read the hot wallet's balances from`);
+  return problems;
+}
+
+/** Per token, the balance (whole units) above which a deposit address is swept (SWEEP_THRESHOLDS_<NET>); null: not swept. */
+export function sweepThresholds(network: Network): Partial<Record<Asset, string>> | null {
+  const e = env();
+  const thresholds = { eth: e.SWEEP_THRESHOLDS_ETH, bsc: e.SWEEP_THRESHOLDS_BSC, polygon: e.SWEEP_THRESHOLDS_POLYGON }[network];
+  return thresholds && Object.keys(thresholds).length > 0 ? (thresholds as Partial<Record<Asset, string>>) : null;
+}
+
+function sweepProblems(network: Network): string[] {
+  const thresholds = sweepThresholds(network);
+  if (!thresholds) return [];
+  const N = network.toUpperCase();
+  const problems = Object.keys(thresholds)
+    .filter((asset) => !isAsset(asset) || !tokenInfo(network, asset))
+    .map((asset) => `SWEEP_THRESHOLDS_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")})`);
+  if (!rpcUrl(network)) problems.push(`SWEEP_THRESHOLDS_${N}: ${network} has no node (EVM_RPC_URL_${N}) to sweep on`);
   return problems;
 }
 

@@ -94,3 +94,34 @@ export async function signSelfTransfer(args: {
   });
   return { rawTransaction, hash: keccak256(rawTransaction) };
 }
+
+/** A plain transfer of `value` wei of the native coin to `to` (gas for a deposit address about to be swept). */
+export async function signValueTransfer(args: {
+  privateKey: `0x${string}`;
+  chainId: number;
+  to: `0x${string}`;
+  value: bigint;
+  nonce: number;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+  if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0) throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
+  if (!Number.isSafeInteger(args.nonce) || args.nonce < 0) throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
+  if (!isAddress(args.to)) throw new Error(`recipient is not a valid address: ${args.to}`);
+  if (args.value <= 0n || args.value > MAX_UINT256) throw new Error(`value must be a positive uint256, got ${args.value.toString()}`);
+  if (args.maxPriorityFeePerGas < 0n || args.maxFeePerGas < args.maxPriorityFeePerGas) {
+    throw new Error("fees must satisfy 0 ≤ maxPriorityFeePerGas ≤ maxFeePerGas");
+  }
+  const account = privateKeyToAccount(args.privateKey);
+  const rawTransaction = await account.signTransaction({
+    type: "eip1559",
+    chainId: args.chainId,
+    nonce: args.nonce,
+    to: args.to,
+    value: args.value,
+    gas: SELF_TRANSFER_GAS,
+    maxFeePerGas: args.maxFeePerGas,
+    maxPriorityFeePerGas: args.maxPriorityFeePerGas,
+  });
+  return { rawTransaction, hash: keccak256(rawTransaction) };
+}

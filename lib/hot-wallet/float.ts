@@ -34,6 +34,7 @@ const plain = (units: bigint, decimals: number) => fromBaseUnits(units, decimals
 export async function holdReason(chainTx: ChainTx, rawTransaction: string): Promise<string | null> {
   if (chainTx.purpose === "filler" || !chainTx.tokenAddress || !chainTx.amountBaseUnits) return null;
   const network = chainTx.network as Network;
+  if (chainTx.purpose === "sweep") return sweepHoldReason(chainTx, rawTransaction);
   const limits = floatLimits(network);
   if (!limits) return null;
   const parsed = parseTransaction(rawTransaction as Hex);
@@ -61,6 +62,20 @@ export async function holdReason(chainTx: ChainTx, rawTransaction: string): Prom
     return `hot wallet ${below ? "below minimum" : "short"} on ${network}: gas (holds ${plain(balances.native, 18)}${limits.gas ? `, minimum ${limits.gas.min}` : ""}; this transfer may burn up to ${plain(gasCost, 18)}); waiting for a top-up`;
   }
   return null;
+}
+
+/**
+ * A sweep's token transfer is paid for by the deposit address: until its gas top-up (sent from the hot
+ * wallet just before) is mined there, a node would refuse it, so it waits, held, and leaves once the
+ * address can pay.
+ */
+async function sweepHoldReason(chainTx: ChainTx, rawTransaction: string): Promise<string | null> {
+  const parsed = parseTransaction(rawTransaction as Hex);
+  const balances = await providers().chain.hotWalletBalances(chainTx.network as Network, [], chainTx.fromAddress as `0x${string}`);
+  if (!balances) return null;
+  const gasCost = (parsed.gas ?? 0n) * (parsed.maxFeePerGas ?? parsed.gasPrice ?? 0n);
+  if (balances.native >= gasCost) return null;
+  return `deposit address ${chainTx.fromAddress} holds ${plain(balances.native, 18)} gas, this sweep may burn up to ${plain(gasCost, 18)}: waiting for its gas top-up`;
 }
 
 function toUnits(amount: string, decimals: number): string {

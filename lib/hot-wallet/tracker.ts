@@ -1,6 +1,7 @@
 import { db, type Tx } from "@/db";
 import type { ChainTx, ChainTxAttempt } from "@/db/schema";
 import { maxFeeCapWei } from "@/lib/chain/config";
+import { depositPrivateKeyOf } from "@/lib/chain/deposit-keys";
 import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -65,7 +66,12 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
   const chain = providers().chain;
   const network = chainTx.network as Network;
   const latest = attempts[attempts.length - 1];
-  const state = await chain.nonceState(network, { nonce: chainTx.nonce, hashes: attempts.map((a) => a.hash), sentAt: attempts[0].createdAt });
+  const state = await chain.nonceState(network, {
+    nonce: chainTx.nonce,
+    hashes: attempts.map((a) => a.hash),
+    sentAt: attempts[0].createdAt,
+    from: chainTx.fromAddress as `0x${string}`,
+  });
 
   if (state.state === "mined") {
     if (!state.final) return { kind: "waiting", attention: null };
@@ -139,8 +145,16 @@ async function replace(chainTx: ChainTx, latest: ChainTxAttempt, kind: ChainTxAt
 async function signVersion(chainTx: ChainTx, kind: ChainTxAttempt["kind"], fees: Fees) {
   const chain = providers().chain;
   const network = chainTx.network as Network;
-  if (kind === "cancellation" || !chainTx.tokenAddress) return chain.signSelfTransfer({ network, nonce: chainTx.nonce, fees });
+  // A sweep is the deposit address's own transaction: its versions are signed with its key (only a
+  // process holding DEPOSIT_XPRV_FILE can; elsewhere this throws and the check is tried again later).
+  const privateKey = chainTx.purpose === "sweep" ? await depositPrivateKeyOf(db(), chainTx.fromAddress) : undefined;
+  if (kind === "cancellation" || !chainTx.tokenAddress) {
+    if (chainTx.purpose === "sweep_gas" && kind === "payment")
+      return chain.signGasTransfer({ network, to: chainTx.toAddress as `0x${string}`, value: BigInt(chainTx.amountBaseUnits!), nonce: chainTx.nonce, fees });
+    return chain.signSelfTransfer({ network, nonce: chainTx.nonce, fees, privateKey });
+  }
   return chain.signTransfer({
+    privateKey,
     network,
     token: chainTx.tokenAddress as `0x${string}`,
     to: chainTx.toAddress as `0x${string}`,
@@ -159,7 +173,8 @@ async function decide(chainTx: ChainTx, decision: ChainTxDecision, owners: Chain
       failureReason: decision.status === "confirmed" ? null : decision.reason,
       attention: chainTx.purpose === "refund" && decision.status !== "confirmed" ? `refund ${decision.status}: ${decision.reason}` : null,
     });
-    if (!row || row.purpose === "filler" || row.purpose === "treasury") return;
+    // No owner decides anything on these: sweeps are finished by the sweeper's next run (lib/treasury/sweep.ts).
+    if (!row || row.purpose === "filler" || row.purpose === "treasury" || row.purpose === "sweep_gas" || row.purpose === "sweep") return;
     const owner = owners[row.purpose];
     // Rolled back, so the transaction stays pending: a caller that cannot finish it must not decide it.
     if (!owner) throw new Error(`no handler for ${row.purpose} transactions was given`);

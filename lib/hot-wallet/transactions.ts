@@ -5,7 +5,7 @@ import { reserveNonce } from "@/lib/chain/nonces";
 import type { Network } from "@/lib/chain/tokens";
 import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import { toBaseUnits } from "@/lib/money";
+import { fromBaseUnits, toBaseUnits } from "@/lib/money";
 import { providers } from "@/lib/providers";
 import type { BroadcastResult, Fees } from "@/lib/providers/chain/types";
 import { clearHeld, holdReason, markHeld } from "./float";
@@ -32,14 +32,16 @@ export type ChainSendPlan = { network: Network; fees: Fees; nonceScope: string; 
 /**
  * What must be read from the node before sending on `network`: the fees to offer, and, when the hot
  * wallet has no count of its own in this scope yet (or the key changed), the node's pending nonce.
+ * `account` plans a send from another account of ours instead (a deposit address being swept), in
+ * that account's own nonce scope.
  */
-export async function planSend(network: Network): Promise<ChainSendPlan> {
+export async function planSend(network: Network, account?: `0x${string}`): Promise<ChainSendPlan> {
   const chain = providers().chain;
-  const nonceScope = chain.nonceScope(network);
-  const from = chain.hotWalletAddress(network);
+  const nonceScope = chain.nonceScope(network, account);
+  const from = account ?? chain.hotWalletAddress(network);
   const fees = await chain.fees(network);
   const [row] = await db().execute<{ address: string }>(sql`select address from hot_wallet_nonces where network = ${nonceScope}`);
-  const nonceStart = row?.address === from ? null : await chain.pendingNonce(network);
+  const nonceStart = row?.address === from ? null : await chain.pendingNonce(network, account);
   return { network, fees, nonceScope, from, nonceStart };
 }
 
@@ -57,7 +59,11 @@ export type NewChainTx =
   /** The float's excess over its target, to the cold address (lib/treasury): no owner decides anything on it. */
   | { purpose: "treasury"; token: { address: string; decimals: number }; to: string; amount: string }
   /** A zero-value transfer to the hot wallet at a nonce nothing of ours uses: fills a gap (./gaps.ts). */
-  | { purpose: "filler"; nonce: number };
+  | { purpose: "filler"; nonce: number }
+  /** Native coin from the hot wallet to a deposit address, for the gas of its sweep (lib/treasury/sweep.ts). */
+  | { purpose: "sweep_gas"; to: string; valueWei: bigint }
+  /** A deposit address's tokens to the hot wallet, signed with its own key: the plan is the deposit address's (planSend's `account`). */
+  | { purpose: "sweep"; token: { address: string; decimals: number }; to: string; amount: string; privateKey: `0x${string}` };
 
 /**
  * In the caller's transaction: takes the next nonce, signs (locally), and records the transaction
@@ -66,30 +72,37 @@ export type NewChainTx =
 export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainTx): Promise<{ chainTx: ChainTx; hash: `0x${string}` }> {
   const chain = providers().chain;
   const network = plan.network;
-  const nonce = spec.purpose === "filler" ? spec.nonce : await reserveNonce(tx, plan.nonceScope, plan.from, plan.nonceStart ?? (() => chain.pendingNonce(network)));
+  const account = spec.purpose === "sweep" ? (plan.from as `0x${string}`) : undefined;
+  const nonce =
+    spec.purpose === "filler" ? spec.nonce : await reserveNonce(tx, plan.nonceScope, plan.from, plan.nonceStart ?? (() => chain.pendingNonce(network, account)));
   const fields =
     spec.purpose === "filler"
       ? { tokenAddress: null, toAddress: plan.from, amount: null, amountBaseUnits: null }
-      : {
-          ownerKind: spec.purpose === "treasury" ? null : spec.ownerKind,
-          ownerId: spec.purpose === "treasury" ? null : spec.ownerId,
-          transferId: spec.purpose === "treasury" ? null : (spec.transferId ?? null),
-          tokenAddress: spec.token.address,
-          toAddress: spec.to,
-          amount: spec.amount,
-          amountBaseUnits: toBaseUnits(spec.amount, spec.token.decimals).toString(),
-        };
+      : spec.purpose === "sweep_gas"
+        ? { tokenAddress: null, toAddress: spec.to, amount: fromBaseUnits(spec.valueWei, 18), amountBaseUnits: spec.valueWei.toString() }
+        : {
+            ownerKind: spec.purpose === "treasury" || spec.purpose === "sweep" ? null : spec.ownerKind,
+            ownerId: spec.purpose === "treasury" || spec.purpose === "sweep" ? null : spec.ownerId,
+            transferId: spec.purpose === "treasury" || spec.purpose === "sweep" ? null : (spec.transferId ?? null),
+            tokenAddress: spec.token.address,
+            toAddress: spec.to,
+            amount: spec.amount,
+            amountBaseUnits: toBaseUnits(spec.amount, spec.token.decimals).toString(),
+          };
   const signed =
     spec.purpose === "filler"
       ? await chain.signSelfTransfer({ network, nonce, fees: plan.fees })
-      : await chain.signTransfer({
-          network,
-          token: spec.token.address as `0x${string}`,
-          to: spec.to as `0x${string}`,
-          amount: toBaseUnits(spec.amount, spec.token.decimals),
-          nonce,
-          fees: plan.fees,
-        });
+      : spec.purpose === "sweep_gas"
+        ? await chain.signGasTransfer({ network, to: spec.to as `0x${string}`, value: spec.valueWei, nonce, fees: plan.fees })
+        : await chain.signTransfer({
+            network,
+            token: spec.token.address as `0x${string}`,
+            to: spec.to as `0x${string}`,
+            amount: toBaseUnits(spec.amount, spec.token.decimals),
+            nonce,
+            fees: plan.fees,
+            privateKey: spec.purpose === "sweep" ? spec.privateKey : undefined,
+          });
   const chainTx = await insertChainTx(tx, { purpose: spec.purpose, network, nonceScope: plan.nonceScope, fromAddress: plan.from, nonce, ...fields });
   await insertAttempt(tx, {
     chainTxId: chainTx.id,

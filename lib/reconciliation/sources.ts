@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { db } from "@/db";
 import {
   chainTransfers,
@@ -658,11 +658,13 @@ function chain(): ReconSource {
         .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
         // A sandbox helper's transfer has no block: it never was on a chain.
         .where(and(inArray(chainTransfers.network, live), isNotNull(chainTransfers.blockNumber), gte(chainTransfers.blockTime, from), lt(chainTransfers.blockTime, to)));
-      // Token transfers the hot wallet made for us and saw confirmed that day.
+      // Token transfers the hot wallet made for us and saw confirmed that day (a sweep is sent by a
+      // deposit address, not the hot wallet: the node's side above never lists it).
       const sent = await sentTxs(
         and(
           inArray(chainTxs.network, live),
           eq(chainTxs.status, "confirmed"),
+          ne(chainTxs.purpose, "sweep"),
           isNotNull(chainTxs.tokenAddress),
           isNotNull(chainTxs.minedHash),
           sql`${chainTxs.amount} > 0`,

@@ -38,6 +38,8 @@ import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { heldChainTxs } from "@/lib/hot-wallet/float";
 import { checkFloat, floatCheckQueue, floatNetworks, type FloatReading } from "@/lib/treasury/float";
 import { solvencyQueue, solvencyTick } from "@/lib/treasury/solvency";
+import { sweepDeposits, sweepDepositsQueue, sweepNetworks } from "@/lib/treasury/sweep";
+import { checkDepositKey, depositKeySource } from "@/lib/chain/deposit-keys";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
 import { CHAIN_TX_OWNERS, PAYOUT_GUARDS, PAYOUT_OWNERS } from "./owners";
@@ -139,6 +141,10 @@ export async function startWorker(): Promise<PgBoss> {
   const hotWallet = env().PAYMENTS_MODE === "sandbox" || liveNetworks().length > 0;
   const holdInvoices = holdsInvoices();
   const floatWatched = floatNetworks().length > 0;
+  // Only the worker given the deposit private key sweeps; one given a key that is not DEPOSIT_XPUB's
+  // refuses to start rather than sign for addresses that are not ours.
+  if (env().DEPOSIT_XPRV_FILE) checkDepositKey();
+  const sweeping = env().DEPOSIT_XPRV_FILE !== undefined && depositKeySource() !== null && sweepNetworks().length > 0;
   // MED infractions where the payout PSP lists them (Efí): the merchant defends them from the dashboard.
   const infractionsSynced = live && railEnabled("pix_out") && infractionsSupported();
   const boss = await startJobs({
@@ -194,6 +200,15 @@ export async function startWorker(): Promise<PgBoss> {
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
       ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
       ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await syncInfractions()))] : []),
+      ...(sweeping
+        ? [
+            worker(sweepDepositsQueue, { pollingIntervalSeconds: 5 }, async () => {
+              const run = await sweepDeposits();
+              const swept = run.items.filter((i) => i.action === "sweep").length;
+              if (swept > 0 || run.finished.length > 0) log.info("deposit sweep", { swept, finished: run.finished.length });
+            }),
+          ]
+        : []),
       // Hourly (SOLVENCY_REPORT_SECONDS): the minute's tick does nothing until the last report is that old.
       worker(solvencyQueue, { pollingIntervalSeconds: 5 }, async () => void (await solvencyTick())),
       ...chain.workers,
@@ -206,6 +221,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(live ? [{ queue: reconcileQueue, tickSeconds: RECONCILE_TICK_SECONDS }] : []),
       ...(floatWatched ? [{ queue: floatCheckQueue, tickSeconds: env().HOT_WALLET_FLOAT_CHECK_SECONDS }] : []),
       ...(infractionsSynced ? [{ queue: infractionSyncQueue, tickSeconds: INFRACTION_SYNC_SECONDS }] : []),
+      ...(sweeping ? [{ queue: sweepDepositsQueue, tickSeconds: env().SWEEP_INTERVAL_SECONDS }] : []),
       { queue: solvencyQueue, tickSeconds: env().SOLVENCY_REPORT_SECONDS },
       ...chain.recurring,
     ],

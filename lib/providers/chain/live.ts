@@ -12,7 +12,7 @@ import {
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hotWalletKey, liveChainConfig, type NetworkChainConfig } from "@/lib/chain/config";
 import { confirmationsRequired } from "@/lib/chain/networks";
-import { signErc20Transfer, signSelfTransfer } from "@/lib/chain/sign";
+import { signErc20Transfer, signSelfTransfer, signValueTransfer } from "@/lib/chain/sign";
 import type { Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { UpstreamUnavailable } from "@/lib/errors";
@@ -104,22 +104,26 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
   },
   // A nonce belongs to an account on a chain: two networks pointed at one node (tests do) share it,
   // and a new hot-wallet key starts a sequence of its own.
-  nonceScope(network) {
-    return `chain:${entryFor(network).cfg.chainId}:${hotWallet().address.toLowerCase()}`;
+  nonceScope(network, account) {
+    return `chain:${entryFor(network).cfg.chainId}:${(account ?? hotWallet().address).toLowerCase()}`;
   },
-  async pendingNonce(network) {
+  async pendingNonce(network, account) {
     const { client } = entryFor(network);
-    return rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockTag: "pending" }));
+    return rpc(network, "read an account's nonce", () => client.getTransactionCount({ address: account ?? hotWallet().address, blockTag: "pending" }));
   },
   async minedNonce(network) {
     const { client } = entryFor(network);
     return rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockTag: "latest" }));
   },
-  async signTransfer({ network, token, to, amount, nonce, fees }) {
-    return signErc20Transfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, token, to, amount, nonce, gas: ERC20_TRANSFER_GAS, ...fees });
+  async signTransfer({ network, token, to, amount, nonce, fees, privateKey }) {
+    const chainId = entryFor(network).cfg.chainId;
+    return signErc20Transfer({ privateKey: privateKey ?? hotWalletKey(), chainId, token, to, amount, nonce, gas: ERC20_TRANSFER_GAS, ...fees });
   },
-  async signSelfTransfer({ network, nonce, fees }) {
-    return signSelfTransfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, nonce, ...fees });
+  async signSelfTransfer({ network, nonce, fees, privateKey }) {
+    return signSelfTransfer({ privateKey: privateKey ?? hotWalletKey(), chainId: entryFor(network).cfg.chainId, nonce, ...fees });
+  },
+  async signGasTransfer({ network, to, value, nonce, fees }) {
+    return signValueTransfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, to, value, nonce, ...fees });
   },
   async broadcast(network, rawTransaction) {
     const { client } = entryFor(network);
@@ -138,9 +142,9 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
   },
   headBlock: (network) => rpc(network, "read the head block", () => entryFor(network).client.getBlockNumber({ cacheTime: 0 })),
   nonceState: (network, q) => readNonceState(network, q),
-  async hotWalletBalances(network, tokens) {
+  async hotWalletBalances(network, tokens, account) {
     const { client } = entryFor(network);
-    const address = hotWallet().address;
+    const address = account ?? hotWallet().address;
     const block = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
     return rpc(network, "read the hot wallet's balances", async () => {
       const [minedNonce, native, ...held] = await Promise.all([
@@ -166,6 +170,16 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
     }
     return balances;
   },
+  async transactionFee(network, hash) {
+    const { client } = entryFor(network);
+    const receipt = await rpc(network, "read a receipt", () =>
+      client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+        if (err instanceof TransactionReceiptNotFoundError) return null;
+        throw err;
+      }),
+    );
+    return receipt ? receipt.gasUsed * receipt.effectiveGasPrice : null;
+  },
   reader: (network) => (liveChainConfig(network) ? nodeReader(network) : null),
 });
 
@@ -179,7 +193,7 @@ function isNodeAnswer(err: BaseError): boolean {
  * a revert is final only then too (a reorg could still include it differently). With none of our
  * hashes mined, the nonce is "taken" only when the account's count at the safe head has passed it.
  */
-async function readNonceState(network: Network, q: { nonce: number; hashes: string[] }): Promise<NonceState> {
+async function readNonceState(network: Network, q: { nonce: number; hashes: string[]; from?: `0x${string}` }): Promise<NonceState> {
   const { client } = entryFor(network);
   const head = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
   const required = BigInt(confirmationsRequired(network));
@@ -200,7 +214,9 @@ async function readNonceState(network: Network, q: { nonce: number; hashes: stri
   }
   const safeHead = head - required + 1n;
   if (safeHead >= 0n) {
-    const minedCount = await rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockNumber: safeHead }));
+    const minedCount = await rpc(network, "read the hot wallet's nonce", () =>
+      client.getTransactionCount({ address: q.from ?? hotWallet().address, blockNumber: safeHead }),
+    );
     if (minedCount > q.nonce) {
       // Read the receipts once more: one may have been mined between the reads above and this one.
       for (const hash of q.hashes) {

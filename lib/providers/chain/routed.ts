@@ -16,15 +16,20 @@ export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvi
     quoteNetworkFeeCentavos: (network, fees) => pick(network).quoteNetworkFeeCentavos(network, fees),
     fees: (network, opts) => pick(network).fees(network, opts),
     hotWalletAddress: (network) => pick(network).hotWalletAddress(network),
-    nonceScope: (network) => pick(network).nonceScope(network),
-    pendingNonce: (network) => pick(network).pendingNonce(network),
+    nonceScope: (network, account) => pick(network).nonceScope(network, account),
+    pendingNonce: (network, account) => pick(network).pendingNonce(network, account),
     minedNonce: (network) => pick(network).minedNonce(network),
     signTransfer: (args) => pick(args.network).signTransfer(args),
     signSelfTransfer: (args) => pick(args.network).signSelfTransfer(args),
+    signGasTransfer: (args) => pick(args.network).signGasTransfer(args),
     broadcast: (network, raw) => pick(network).broadcast(network, raw),
     headBlock: (network) => pick(network).headBlock(network),
     nonceState: (network, q) => pick(network).nonceState(network, q),
-    hotWalletBalances: (network, tokens) => pick(network).hotWalletBalances(network, tokens),
+    hotWalletBalances: (network, tokens, account) => pick(network).hotWalletBalances(network, tokens, account),
+    transactionFee: async (network, hash) => {
+      const adapter = pick(network);
+      return adapter.transactionFee ? adapter.transactionFee(network, hash) : null;
+    },
     tokenBalances: async (network, token, addresses) => {
       const adapter = pick(network);
       if (!adapter.tokenBalances) throw new Error(`${adapter.name} cannot read token balances`);

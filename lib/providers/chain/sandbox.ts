@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { db } from "@/db";
 import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
-import { SANDBOX_FEES, signErc20Transfer, signSelfTransfer } from "@/lib/chain/sign";
+import { SANDBOX_FEES, signErc20Transfer, signSelfTransfer, signValueTransfer } from "@/lib/chain/sign";
 import { CHAIN_IDS, type Network } from "@/lib/chain/tokens";
 import { env } from "@/lib/env";
 import { brlToCentavosUp, toBaseUnits } from "@/lib/money";
@@ -29,8 +29,8 @@ export const sandboxChain: ChainProvider = {
   hotWalletAddress() {
     return hotWallet.address;
   },
-  nonceScope(network) {
-    return network;
+  nonceScope(network, account) {
+    return account ? `${network}:${account.toLowerCase()}` : network;
   },
   // Sandbox transactions are never broadcast, so no node has counted any of them.
   async pendingNonce() {
@@ -39,11 +39,14 @@ export const sandboxChain: ChainProvider = {
   async minedNonce() {
     return null;
   },
-  async signTransfer({ network, token, to, amount, nonce, fees }) {
-    return signErc20Transfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], token, to, amount, nonce, ...fees });
+  async signTransfer({ network, token, to, amount, nonce, fees, privateKey }) {
+    return signErc20Transfer({ privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], token, to, amount, nonce, ...fees });
   },
-  async signSelfTransfer({ network, nonce, fees }) {
-    return signSelfTransfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], nonce, ...fees });
+  async signSelfTransfer({ network, nonce, fees, privateKey }) {
+    return signSelfTransfer({ privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], nonce, ...fees });
+  },
+  async signGasTransfer({ network, to, value, nonce, fees }) {
+    return signValueTransfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], to, value, nonce, ...fees });
   },
   async broadcast() {
     return { result: "accepted" };

@@ -58,30 +58,49 @@ export interface ChainProvider {
    * Names the nonce sequence of `network`'s hot wallet (the key of its hot_wallet_nonces row). A count
    * belongs to one account on one chain: the sandbox's never-broadcast count and a node's must not mix.
    */
-  nonceScope(network: Network): string;
-  /** The hot wallet's next nonce as the node counts it (pending transactions included): where our own count starts. */
-  pendingNonce(network: Network): Promise<number>;
+  nonceScope(network: Network, account?: `0x${string}`): string;
+  /**
+   * The hot wallet's next nonce as the node counts it (pending transactions included): where our own
+   * count starts. `account` asks for another account's (a deposit address being swept).
+   */
+  pendingNonce(network: Network, account?: `0x${string}`): Promise<number>;
   /** How many of the hot wallet's transactions are mined (the latest block's count), or null where no node is. */
   minedNonce(network: Network): Promise<number | null>;
-  /** Signs a token transfer at a nonce and fees, locally: no node is asked, so it can run inside a database transaction. */
-  signTransfer(args: { network: Network; token: `0x${string}`; to: `0x${string}`; amount: bigint; nonce: number; fees: Fees }): Promise<SignedTx>;
-  /** Signs a zero-value transfer to the hot wallet itself at a nonce: what cancels a transaction, or fills a nonce gap. */
-  signSelfTransfer(args: { network: Network; nonce: number; fees: Fees }): Promise<SignedTx>;
+  /**
+   * Signs a token transfer at a nonce and fees, locally: no node is asked, so it can run inside a
+   * database transaction. With the hot wallet's key, or `privateKey` (a deposit address's, for a sweep).
+   */
+  signTransfer(args: {
+    network: Network;
+    token: `0x${string}`;
+    to: `0x${string}`;
+    amount: bigint;
+    nonce: number;
+    fees: Fees;
+    privateKey?: `0x${string}`;
+  }): Promise<SignedTx>;
+  /** Signs a zero-value transfer to the signer itself at a nonce: what cancels a transaction, or fills a nonce gap. */
+  signSelfTransfer(args: { network: Network; nonce: number; fees: Fees; privateKey?: `0x${string}` }): Promise<SignedTx>;
+  /** Signs a transfer of `value` wei of the native coin from the hot wallet (gas for a deposit address to be swept). */
+  signGasTransfer(args: { network: Network; to: `0x${string}`; value: bigint; nonce: number; fees: Fees }): Promise<SignedTx>;
   broadcast(network: Network, rawTransaction: string): Promise<BroadcastResult>;
   /** The latest block number: replacement is timed in blocks. */
   headBlock(network: Network): Promise<bigint>;
   /** Where our transaction at `nonce` stands; `hashes` are all its signed versions, `sentAt` when the first was made. */
-  nonceState(network: Network, q: { nonce: number; hashes: string[]; sentAt: Date }): Promise<NonceState>;
+  nonceState(network: Network, q: { nonce: number; hashes: string[]; sentAt: Date; from?: `0x${string}` }): Promise<NonceState>;
   /**
    * The hot wallet's balances of gas (the native coin) and of `tokens`, and its count of mined
    * transactions, all read at one block so they describe the same moment; null where no node is.
+   * `account` reads another account's instead (a deposit address being swept).
    */
-  hotWalletBalances(network: Network, tokens: `0x${string}`[]): Promise<HotWalletBalances | null>;
+  hotWalletBalances(network: Network, tokens: `0x${string}`[], account?: `0x${string}`): Promise<HotWalletBalances | null>;
   /**
    * Each address's balance of `token` in base units, all read at one block (the solvency report: the
    * hot wallet and the deposit addresses money arrived at). Absent where nothing can answer it.
    */
   tokenBalances?(network: Network, token: { address: `0x${string}`; decimals: number }, addresses: `0x${string}`[]): Promise<bigint[]>;
+  /** The fee a mined transaction paid (gas used × effective price), in wei; null when it is not mined. Absent where no node is. */
+  transactionFee?(network: Network, hash: `0x${string}`): Promise<bigint | null>;
   /** The node to watch for deposits on `network`, or null where no node is (sandbox transfers are simulated). */
   reader(network: Network): ChainReader | null;
 }
