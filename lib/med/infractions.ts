@@ -32,6 +32,18 @@ export function infractionsSupported(): boolean {
 
 export type SyncOutcome = { seen: number; resent: number };
 
+let lastTick = 0;
+
+/**
+ * The job's tick: pg-boss's schedule fires every minute whatever the queue's own tick, so a sync runs
+ * only once INFRACTION_SYNC_SECONDS have passed since this process's last one (deadlines are days away).
+ */
+export async function infractionSyncTick(now = Date.now()): Promise<SyncOutcome | null> {
+  if (now - lastTick < INFRACTION_SYNC_SECONDS * 1000) return null;
+  lastTick = now;
+  return syncInfractions(new Date(now));
+}
+
 /** Reads the PSP's infractions of the last INFRACTION_SYNC_DAYS into med_infractions; idempotent. */
 export async function syncInfractions(now = new Date()): Promise<SyncOutcome> {
   const provider = providers().payout;

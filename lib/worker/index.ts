@@ -27,7 +27,7 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/notifications";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { reconcile, reconcileQueue, RECONCILE_TICK_SECONDS } from "@/lib/reconciliation/daily";
-import { INFRACTION_SYNC_SECONDS, infractionSyncQueue, infractionsSupported, syncInfractions } from "@/lib/med/infractions";
+import { INFRACTION_SYNC_SECONDS, infractionSyncQueue, infractionsSupported, infractionSyncTick } from "@/lib/med/infractions";
 import { railEnabled } from "@/lib/providers/rails";
 import { purgeSpentAccountRows } from "@/lib/security/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/completion";
@@ -199,7 +199,7 @@ export async function startWorker(): Promise<PgBoss> {
       // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
       ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
-      ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await syncInfractions()))] : []),
+      ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await infractionSyncTick()))] : []),
       ...(sweeping
         ? [
             worker(sweepDepositsQueue, { pollingIntervalSeconds: 5 }, async () => {
