@@ -5,7 +5,6 @@ import { db } from "@/db";
 import { chainCursors, chainTransfers, chainTxs, cryptoPixPayments, events, onchainOrders, withdrawals } from "@/db/schema";
 import { runSweep, watchDeposits as watchNetwork } from "@/lib/worker";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { expireDeposits } from "@/lib/onchain/service";
 import { metricsRegistry } from "@/lib/metrics/registry";
@@ -14,6 +13,7 @@ import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // The deposit watcher against a real node: transfers are real ERC-20 transactions on anvil, read
 // back through eth_getLogs, confirmed by mining blocks, and applied through the same services the
@@ -64,13 +64,6 @@ async function transfersTo(ownerId: string) {
   return db().select().from(chainTransfers).where(eq(chainTransfers.ownerId, ownerId)).orderBy(asc(chainTransfers.blockNumber), asc(chainTransfers.logIndex));
 }
 
-async function balanceOf(merchantId: string) {
-  // The balance shown must always equal the ledger.
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 const watch = () => watchNetwork("polygon");
 const confirm = () => anvil.mine(CONFIRMATIONS - 1);
 
@@ -91,7 +84,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
 
     const after = await order(o.id);
     expect(after).toMatchObject({ status: "COMPLETED", receivedAmount: "10.000000000000000000", creditedCentavos: 5400 });
-    expect(await balanceOf(merchant.id)).toBe(5400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({
       network: "polygon",
@@ -114,13 +107,13 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await confirm();
     await watch();
     expect(await order(o.id)).toMatchObject({ status: "PARTIAL_ORDER", receivedAmount: "8.500000000000000000" });
-    expect(await balanceOf(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
 
     await anvil.transfer(dai, payer2, o.address, toBaseUnits("10.018519", 18));
     await confirm();
     await watch();
     expect(await order(o.id)).toMatchObject({ status: "COMPLETED", receivedAmount: "18.518519000000000000", unappliedAmount: "0.000000000000000000" });
-    expect(await balanceOf(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
     expect((await transfersTo(o.id)).map((t) => t.fromAddress)).toEqual([payer.address, payer2.address]);
   });
 
@@ -131,7 +124,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await confirm();
     await watch();
     expect(await order(o.id)).toMatchObject({ status: "COMPLETED", receivedAmount: "10.000000000000000000", unappliedAmount: "2.500000000000000000" });
-    expect(await balanceOf(merchant.id)).toBe(5400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({ appliedAmount: "10.000000000000000000", unappliedAmount: "2.500000000000000000", note: "overpayment" });
     const unapplied = await db()
@@ -165,7 +158,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
       .from(events)
       .where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
     expect(flagged.map((e) => (e.data as { reason: string }).reason).sort()).toEqual(["wrong_network", "wrong_token"]);
-    expect(await balanceOf(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // The merchant's order page lists both, each saying why it did not count.
     const detail = await getOrderDetail(merchant.id, o.id);
     expect(detail?.transfers.map((t) => [t.network, t.amount, t.unit, t.use, t.counted])).toEqual(
@@ -195,7 +188,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect(ta.txHash).toBe(sent.hash);
     expect(tb.txHash).toBe(sent.hash);
     expect(ta.logIndex).not.toBe(tb.logIndex);
-    expect(await balanceOf(merchant.id)).toBe(8100);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(8100);
   });
 
   it("a watcher restarted mid-range loses nothing and counts nothing twice", async () => {
@@ -224,13 +217,13 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
       resetEnvForTests();
     }
     expect((await Promise.all(orders.map((o) => order(o.id)))).map((o) => o.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
-    expect(await balanceOf(merchant.id)).toBe(3 * 5400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(3 * 5400);
 
     // A crash after applying but before the cursor was saved: the same blocks are read again.
     await db().update(chainCursors).set({ blockNumber: before.blockNumber }).where(eq(chainCursors.network, "polygon"));
     const replay = await watch();
     expect(replay?.applied).toBe(0);
-    expect(await balanceOf(merchant.id)).toBe(3 * 5400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(3 * 5400);
     for (const o of orders) expect(await transfersTo(o.id)).toHaveLength(1);
   });
 
@@ -271,7 +264,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     expect((await order(o.id)).status).toBe("PENDING");
     expect(await transfersTo(o.id)).toHaveLength(0);
     expect(await anvil.client.getTransactionReceipt({ hash: sent.hash }).catch(() => null)).toBeNull();
-    expect(await balanceOf(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("records a transfer arriving after expiry as unapplied and flags it, crediting nothing", async () => {
@@ -295,7 +288,7 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
       .from(events)
       .where(and(eq(events.subjectId, o.id), eq(events.type, "onchain.deposit.funds_unapplied")));
     expect(flagged).toHaveLength(1);
-    expect(await balanceOf(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 });
 

@@ -9,7 +9,6 @@ import { onRefundChainTx, retryRefund } from "@/lib/crypto-pix/refunds";
 import { resetEnvForTests } from "@/lib/env";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
 import { advanceChainTx, cancelChainTx } from "@/lib/hot-wallet/tracker";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_FAILING_PIX_KEY } from "@/lib/providers/payout/sandbox";
@@ -19,6 +18,7 @@ import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { startRpcProxy, type RpcProxy } from "./fixtures/rpc-proxy";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // Every hot-wallet transaction is recorded before it is broadcast and followed until a receipt
 // decides it (docs/providers.md#chain-evm): against a real node (anvil) behind a proxy that fails like nodes do.
@@ -70,13 +70,6 @@ const attemptsOf = async (chainTxId: string) => db().select().from(chainTxAttemp
 const receipt = (hash: string) => anvil.client.getTransactionReceipt({ hash: hash as Hex }).catch(() => null);
 const inMempool = (hash: string) => anvil.client.getTransaction({ hash: hash as Hex }).catch(() => null);
 
-/** The balance shown always equals the ledger; returns it. */
-async function balance(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 async function withdraw(apiKey: string, body: Record<string, unknown>) {
   const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { network: "polygon", token: "USDT", ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -108,7 +101,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     await anvil.mine(1);
     for (const w of [first, ...later]) expect((await receipt(w.transactionHash))?.status).toBe("success");
     for (const w of [first, ...later]) expect((await settle(w.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(1_000_000 - 6 * (5400 + 27 + Math.round(first.fees.network * 100)));
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_000 - 6 * (5400 + 27 + Math.round(first.fees.network * 100)));
   });
 
   it("the process dies between commit and broadcast: the transaction lands after the restart, exactly once", async () => {
@@ -119,7 +112,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const w = await withdraw(apiKey, { toAddress: to, value: 54 });
     // Committed and debited, never broadcast.
     expect(await inMempool(w.transactionHash)).toBeNull();
-    expect(await balance(merchant.id)).toBeLessThan(100_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBeLessThan(100_000);
     proxy.heal();
 
     // "After the restart": the chain-tx job finds it unsent and sends it.
@@ -179,7 +172,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
       ["PENDING", original.hash],
       ["COMPLETED", replacement.hash],
     ]);
-    await balance(merchant.id);
+    await balanceMatchesLedger(merchant.id);
   });
 
   it("above the fee cap it waits and says why; an operator's cancellation, once mined, fails it and credits it all back", async () => {
@@ -214,7 +207,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const failed = await settle(w.id);
     expect(failed).toMatchObject({ status: "FAILED", failureReason: expect.stringContaining("cancelled") });
     expect(await anvil.balanceOf(usdt, to)).toBe(0n);
-    expect(await balance(merchant.id)).toBe(100_000); // nothing was sent: the whole debit comes back
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000); // nothing was sent: the whole debit comes back
   });
 
   it("its nonce used by a transaction sent outside this service: the withdrawal fails and is credited back", async () => {
@@ -229,7 +222,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const failed = await settle(w.id);
     expect(failed).toMatchObject({ status: "FAILED", failureReason: expect.stringContaining("another transaction used its nonce") });
     expect((await chainTxOf(w.id)).status).toBe("superseded");
-    expect(await balance(merchant.id)).toBe(100_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000);
   });
 
   it("a reverted transfer (the hot wallet lacks the token) fails and credits back all but the network fee", async () => {
@@ -243,7 +236,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
       .from(ledgerEntries)
       .where(and(eq(ledgerEntries.refId, w.id), eq(ledgerEntries.kind, "withdrawal_reversal")));
     expect(reversal.amountCentavos).toBe(5400 + 27);
-    expect(await balance(merchant.id)).toBe(100_000 - Math.round(w.fees.network * 100));
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000 - Math.round(w.fees.network * 100));
   });
 
   it("a nonce gap is found and filled with a zero-value transaction, and what waited behind it mines", async () => {
@@ -362,7 +355,7 @@ describe("expiry by payment time on a node", () => {
     await anvil.mine(CONFIRMATIONS);
     await watchDeposits("polygon");
     expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, o.id)))[0]).toMatchObject({ status: "COMPLETED", creditedCentavos: 5400 });
-    expect(await balance(merchant.id)).toBe(5400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
   });
 
   it("a Crypto-PIX paid in full before its expiry but confirmed after it pays the PIX → COMPLETED", async () => {

@@ -5,12 +5,12 @@ import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { db } from "@/db";
 import { chainTxAttempts, chainTxs, events, ledgerEntries, withdrawals } from "@/db/schema";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
 import { processWithdrawal } from "@/lib/withdrawals/service";
 import { startAnvil, TOKEN_ABI, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // On-chain withdrawals against a real node: signed with the hot-wallet key, broadcast to anvil,
 // confirmed by the withdrawal job reading the receipt, and credited back when the transfer reverts.
@@ -42,12 +42,6 @@ afterAll(async () => {
 
 async function row(id: string) {
   return (await db().select().from(withdrawals).where(eq(withdrawals.id, id)))[0];
-}
-
-async function balance(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
 }
 
 async function withdraw(apiKey: string, body: Record<string, unknown>) {
@@ -97,7 +91,7 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
       .orderBy(asc(events.seq));
     expect(changes.map((e) => (e.data as { status: string }).status)).toEqual(["PENDING", "COMPLETED"]);
     const debit = 5400 + 27 + Math.round(w.fees.network * 100);
-    expect(await balance(merchant.id)).toBe(100_000 - debit);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000 - debit);
   });
 
   it("20 concurrent withdrawals get distinct, consecutive nonces and all mine", async () => {
@@ -116,14 +110,14 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     await anvil.mine(CONFIRMATIONS);
     for (const w of sent) expect(await processWithdrawal(w.id)).toBe(true);
     expect((await Promise.all(sent.map((w) => row(w.id)))).every((r) => r.status === "COMPLETED")).toBe(true);
-    await balance(merchant.id);
+    await balanceMatchesLedger(merchant.id);
   });
 
   it("a transfer that reverts on-chain (hot wallet without the token) → FAILED, credited back its value and service fee (the gas is spent)", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const to = randomAddress();
     const w = await withdraw(apiKey, { toAddress: to, value: 54, token: "DAI" });
-    expect(await balance(merchant.id)).toBeLessThan(100_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBeLessThan(100_000);
 
     const receipt = await anvil.client.waitForTransactionReceipt({ hash: w.transactionHash });
     expect(receipt.status).toBe("reverted");
@@ -140,7 +134,7 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     expect(reversal).toHaveLength(1);
     const networkFee = Math.round(w.fees.network * 100);
     expect(reversal[0].amountCentavos).toBe(5400 + 27);
-    expect(await balance(merchant.id)).toBe(100_000 - networkFee);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000 - networkFee);
   });
 
   it("sends a transaction again when the node lost it (broadcast dropped)", async () => {

@@ -10,6 +10,7 @@ import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { setLoggerForTests } from "@/lib/log";
 import { api, captureLogs, seedMerchant } from "./helpers";
 import { findPostgresBinaries, startCluster, type PgCluster } from "./support/pg-cluster";
+import { saveEnv } from "./support/env";
 
 // Failover (docs/operations.md, "Failover"), against a PostgreSQL primary and a streaming standby of
 // this test's own: a DATABASE_URL listing both hosts follows the promoted standby, the pool, the job
@@ -18,7 +19,7 @@ import { findPostgresBinaries, startCluster, type PgCluster } from "./support/pg
 // for the standby is cut short by statement_timeout is reported.
 
 const binaries = findPostgresBinaries();
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 let cluster: PgCluster;
 
 async function useDatabase(vars: Record<string, string>) {
@@ -58,9 +59,7 @@ describe.skipIf(!binaries)("failover with a multi-host DATABASE_URL", () => {
   afterEach(async () => {
     setLoggerForTests(undefined);
     await stopJobs(1000);
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetEnvForTests();
+    savedEnv.restore();
     await closeDb();
   });
 

@@ -11,8 +11,11 @@ import { checkPooledDeadlines } from "@/lib/deployment/guards";
 import { resetEnvForTests } from "@/lib/env";
 import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { setLoggerForTests } from "@/lib/log";
-import { api, balanceMatchesLedger, captureLogs, seedMerchant, waitFor } from "./helpers";
+import { api, captureLogs, seedMerchant } from "./helpers";
 import { findPgbouncer, startPgbouncer, type PgBouncer } from "./support/pgbouncer";
+import { balanceMatchesLedger } from "./support/ledger";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // Behind PgBouncer in transaction mode (DB_POOLER=transaction, docs/operations.md): consecutive
 // transactions of one client run on different server sessions, so nothing may be prepared by name on
@@ -21,7 +24,7 @@ import { findPgbouncer, startPgbouncer, type PgBouncer } from "./support/pgbounc
 // carry named prepared statements between server connections.
 
 const bin = findPgbouncer();
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 const database = `pooler_${process.pid}_${Date.now()}`;
 let bouncer: PgBouncer;
 let directUrl: string;
@@ -87,9 +90,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   afterEach(async () => {
     setLoggerForTests(undefined);
     await stopJobs(1000);
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetEnvForTests();
+    savedEnv.restore();
     await closeDb();
   });
 

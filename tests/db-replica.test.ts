@@ -8,6 +8,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { translator } from "@/lib/i18n";
 import { api, seedMerchant } from "./helpers";
 import { findPostgresBinaries, startCluster, type PgCluster } from "./support/pg-cluster";
+import { saveEnv } from "./support/env";
 
 // Heavy reads on a streaming standby (DATABASE_REPLICA_URL, docs/operations.md "Read replica"), with
 // a real one: lists and exports go to it while it is known to be within REPLICA_MAX_LAG_SECONDS, to
@@ -15,7 +16,7 @@ import { findPostgresBinaries, startCluster, type PgCluster } from "./support/pg
 // it catches up; balances and money moves read the primary whatever the standby says.
 
 const binaries = findPostgresBinaries();
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 const MAX_LAG_SECONDS = 3;
 let cluster: PgCluster;
 
@@ -47,9 +48,7 @@ describe.skipIf(!binaries)("heavy reads on a read replica", () => {
 
   afterEach(async () => {
     await cluster.standbys[0].query("select pg_wal_replay_resume()").catch(() => {});
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetEnvForTests();
+    savedEnv.restore();
     await closeDb();
   });
 

@@ -4,14 +4,17 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDb, db } from "@/db";
 import { withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { api, balanceMatchesLedger, seedMerchant, waitFor } from "./helpers";
+import { api, seedMerchant } from "./helpers";
 import { startTcpProxy } from "./support/tcp-proxy";
+import { balanceMatchesLedger } from "./support/ledger";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // Deadlines (docs/operations.md): no request waits on PostgreSQL, or on another's lock, without an
 // end, and a client is told "not now, retry after" (503 with Retry-After, in the endpoint's own error
 // body) rather than a 500 or an answer after minutes.
 
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 async function withEnv(vars: Record<string, string>) {
   Object.assign(process.env, vars);
@@ -21,9 +24,7 @@ async function withEnv(vars: Record<string, string>) {
 }
 
 afterEach(async () => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
   await closeDb();
 });
 

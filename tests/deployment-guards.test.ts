@@ -8,13 +8,14 @@ import { MIGRATIONS_DIR, runMigrations } from "@/db/migrate";
 import { claimDatabaseMode, checkNodes, DeploymentRefused } from "@/lib/deployment/guards";
 import { resetEnvForTests } from "@/lib/env";
 import { startAnvil, type Anvil } from "./fixtures/anvil";
+import { saveEnv } from "./support/env";
 
 // Start-up refusals that need a database or a node (docs/configuration.md#what-start-up-refuses); the environment-only ones are in
 // lib/chain/config.test.ts and lib/env.test.ts.
 
 const testUrl = inject("databaseUrl");
 const created: string[] = [];
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 async function freshDatabase(migrationsFolder = MIGRATIONS_DIR): Promise<string> {
   const name = `guards_${process.pid}_${created.length}_${Date.now()}`;
@@ -46,9 +47,7 @@ async function useDatabase(url: string) {
 }
 
 afterEach(async () => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
   await closeDb();
 });
 

@@ -17,7 +17,8 @@ import { createSecurityLink } from "@/lib/security/links";
 import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/lib/withdrawals/address-book";
 import { destinationHeldError } from "@/lib/withdrawals/destination-gate";
 import { createPixOut } from "@/lib/withdrawals/service";
-import { api, balanceMatchesLedger, seedMerchant } from "./helpers";
+import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // Withdrawal destinations (docs/security.md "Withdrawal destinations") against the real server
 // actions and API handlers on PostgreSQL: a destination first used from the dashboard is held and

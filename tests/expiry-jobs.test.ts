@@ -7,6 +7,7 @@ import { runSweep, startWorker as startJobs, stopWorker as stopJobs } from "@/li
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { completeOrder, expireOrders } from "@/lib/orders/service";
 import { api, seedMerchant } from "./helpers";
+import { waitFor } from "./support/wait";
 
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
@@ -37,16 +38,6 @@ async function createExchange(apiKey: string, value = 10) {
   const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value } });
   expect(res.status).toBe(201);
   return res.body.order as { id: string; paymentLinkId: string; expiresAt: string; createdAt: string };
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe("order expiry", () => {
@@ -278,11 +269,15 @@ describe("background jobs on pg-boss", () => {
     // startJobs is idempotent: the same queue is returned.
     expect(await startJobs()).toBe(boss);
 
-    const cancelled = await waitFor(
-      "the Lightning order to be CANCELLED",
-      () => orderRow(ln.id),
-      (o) => o.status === "CANCELLED",
-    );
+    const cancelled = (
+      await waitFor(
+        "the Lightning order to be CANCELLED",
+        () => orderRow(ln.id),
+        (o) => o.status === "CANCELLED",
+        20_000,
+        { everyMs: 200 },
+      )
+    ).value;
     expect(cancelled.status).toBe("CANCELLED");
     expect(await statusEvents(ln.id)).toHaveLength(1);
 
@@ -296,17 +291,23 @@ describe("background jobs on pg-boss", () => {
         `withdrawal ${id} to be COMPLETED`,
         async () => (await api("GET", `/api/v1/withdrawals/${id}`, { apiKey })).body.withdrawal.status,
         (s) => s === "COMPLETED",
+        20_000,
+        { everyMs: 200 },
       );
       // It went through the queue: a job for its payout (pix-out) or its transaction (on-chain) exists and finished.
-      const jobs = await waitFor(
-        `the job of withdrawal ${id} to complete`,
-        () =>
-          db().execute<{ state: string }>(sql`
+      const jobs = (
+        await waitFor(
+          `the job of withdrawal ${id} to complete`,
+          () =>
+            db().execute<{ state: string }>(sql`
             select j.state from pgboss.job j
             where (j.name = 'pix-payout' and j.data->>'id' in (select id::text from pix_payouts where owner_id = ${id}))
                or (j.name = 'chain-tx' and j.data->>'id' in (select id::text from chain_txs where owner_id = ${id}))`),
-        (rows) => rows.length > 0 && rows.every((r) => r.state === "completed"),
-      );
+          (rows) => rows.length > 0 && rows.every((r) => r.state === "completed"),
+          20_000,
+          { everyMs: 200 },
+        )
+      ).value;
       expect(jobs.length).toBeGreaterThan(0);
     }
     // 50,000 − 12,345 − (5,000 + 25 + 5)

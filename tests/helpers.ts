@@ -5,8 +5,6 @@ import type { Endpoint } from "@/lib/http/endpoint";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
-import { expect } from "vitest";
-import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { createLogger, setLoggerForTests } from "@/lib/log";
 
 export const BASE = "http://localhost:3000";
@@ -69,32 +67,6 @@ export async function seedMerchant(
     );
   }
   return { merchant, apiKey: key.key };
-}
-
-/** A fresh merchant with a live API key (for a server in live mode), and `balanceCentavos` to spend. */
-export async function liveMerchant(balanceCentavos = 0) {
-  const { merchant } = await seedMerchant({ balanceCentavos });
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  return { merchant, apiKey: key.key };
-}
-
-/** Polls `read` until `done` says so (every 10 ms), or fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return { value, ms: performance.now() - start };
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** The balance a merchant is shown equals the sum of its ledger; returns it. */
-export async function balanceMatchesLedger(merchantId: string): Promise<number> {
-  const shown = await balanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
 }
 
 /** Calls one endpoint directly with a Web Request, as its route would once the path matched. */

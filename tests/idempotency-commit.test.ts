@@ -19,11 +19,11 @@ import { takesIdempotencyKey } from "@/lib/api/openapi";
 import { QRCODE_EXAMPLE } from "@/lib/crypto-pix/examples";
 import { bodyHash } from "@/lib/http/canonical-json";
 import { claimIdempotencyKey, type IdempotencyClaim } from "@/lib/http/idempotency";
-import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { createPixOrder } from "@/lib/orders/service";
 import { withRequestContext } from "@/lib/request-context";
 import { api, seedMerchant } from "./helpers";
 import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody, withdrawalsOf } from "./idempotency-helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // docs/api.md#idempotency-and-rate-limits when a request dies after moving money: its business transaction committed (a withdrawal
 // and its debit, an order, a refund) but its response was never stored on its Idempotency-Key. Once its
@@ -112,12 +112,6 @@ const ledgerOf = (merchantId: string, kind: "withdrawal_debit" | "refund_debit")
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.merchantId, merchantId), eq(ledgerEntries.kind, kind)));
 
-async function balance(merchantId: string): Promise<number> {
-  const shown = await balanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 async function paidPixOrder(apiKey: string, value: number): Promise<string> {
   const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value } });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -158,7 +152,7 @@ describe("Idempotency-Key when the request died after its business transaction c
     expect(retry.body.id).toBe(dead.body.id);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
     expect((await ledgerOf(merchant.id, "withdrawal_debit")).map((e) => [e.refId, e.amountCentavos])).toEqual([[w.id, -50_00]]);
-    expect(await balance(merchant.id)).toBe(1_000_00 - 50_00);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_00 - 50_00);
 
     // The rebuilt answer is the one stored: every later retry gets it, byte for byte.
     expect(await idempotencyKeyOf(merchant.id, "pix-out-crash")).toMatchObject({ state: "done", responseStatus: 201, resourceType: "withdrawal", resourceId: w.id });
@@ -180,7 +174,7 @@ describe("Idempotency-Key when the request died after its business transaction c
     expect(rows.map((w) => w.id)).toEqual([dead.body.id]);
     expect(await db().select().from(chainTxs).where(eq(chainTxs.ownerId, dead.body.id))).toHaveLength(1);
     expect(await ledgerOf(merchant.id, "withdrawal_debit")).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(1_000_00 - rows[0].debitCentavos);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_00 - rows[0].debitCentavos);
   });
 
   it("POST /api/v1/order/{id}/refund: the retry answers with the refund it made; the order refunded and debited once", async () => {
@@ -196,7 +190,7 @@ describe("Idempotency-Key when the request died after its business transaction c
     const refunds = await db().select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId));
     expect(refunds.map((r) => r.id)).toEqual([dead.body.refund.id]);
     expect((await ledgerOf(merchant.id, "refund_debit")).map((e) => e.amountCentavos)).toEqual([-40_00]);
-    expect(await balance(merchant.id)).toBe(100_00 - 40_00);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_00 - 40_00);
   });
 
   const creations = [
@@ -311,7 +305,7 @@ describe("Idempotency-Key when the request died after its business transaction c
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(retry.body.id).toBe(w.id);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(1_000_00 - 10_00);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_00 - 10_00);
   });
 
   it("a committed key is still a 422 for another body", async () => {
@@ -379,7 +373,7 @@ describe("Idempotency-Key: a request that lost its key to a retry writes nothing
       expect(ran.headers.get("idempotent-replayed")).toBeNull();
       expect(await s.made(merchant.id)).toEqual([s.id(ran.body)]);
       expect(await s.debits(merchant.id)).toHaveLength(1);
-      expect(await balance(merchant.id)).toBe(s.balanceAfter);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(s.balanceAfter);
       const again = await api("POST", path, { apiKey, body, headers });
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(again.body).toEqual(ran.body);

@@ -4,19 +4,20 @@ import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, orderReceipts, orderRefunds, orders } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { orderReceipts, orderRefunds, orders } from "@/db/schema";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
 import { reconcileExchange } from "@/lib/exchange-wallet/completion";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { startJobs, stopJobs } from "@/lib/jobs/queue";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { binancePay, binancePayCertificates } from "@/lib/providers/exchange/binance-pay";
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { runSweep, startWorker, stopWorker } from "@/lib/worker";
 import { PATHS, startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
-import { api, seedMerchant } from "./helpers";
+import { api } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
 
 // Live exchange-wallet orders through Binance Pay (docs/providers.md#exchange-wallet-binance-pay), against a test server that checks our
 // request signatures and signs its notifications with an RSA key it publishes.
@@ -24,7 +25,7 @@ import { api, seedMerchant } from "./helpers";
 let binance: BinancePayServer;
 let server: http.Server;
 let webhookUrl: string;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 beforeAll(async () => {
   binance = await startBinancePay({ quiet: true, autoExpire: false });
@@ -61,17 +62,8 @@ afterAll(async () => {
   await stopWorker();
   await new Promise<void>((r) => server.close(() => r()));
   await binance.stop();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
-
-async function liveMerchant(balanceCentavos = 0) {
-  const { merchant } = await seedMerchant({ balanceCentavos });
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  return { merchant, apiKey: key.key };
-}
 
 /** A live exchange-wallet order; Binance's notifications for it reach this test's server, as the public URL would route them. */
 async function exchangeOrder(apiKey: string, value = 25.9) {
@@ -85,12 +77,6 @@ async function exchangeOrder(apiKey: string, value = 25.9) {
 }
 
 const row = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
-
-async function balance(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
 
 /** As if the certificate cache's refetch interval had passed since its last fetch (it may ask Binance again). */
 function certificateIntervalPasses() {
@@ -147,7 +133,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     await binance.idle();
     console.log(`Binance Pay notification → COMPLETED: ${Math.round(performance.now() - start)} ms (two notifications)`);
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: new Date(paid.transactTime!) });
-    expect(await balance(merchant.id)).toBe(1000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     const acks = binance.notifications.filter((n) => n.merchantTradeNo === order.paymentLinkId);
     expect(acks.length).toBeGreaterThanOrEqual(2);
     expect(acks.every((n) => n.acknowledged)).toBe(true);
@@ -162,7 +148,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
       expect(await binance.forgeNotification(order.paymentLinkId, { url: webhookUrl, how })).toBe(401);
     }
     expect((await row(order.id)).status).toBe("PENDING");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // Binance starts signing with a new key; its serial is fetched once the cache may ask again.
     binance.rotateCertificate();
     certificateIntervalPasses();
@@ -191,7 +177,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     // Binance's retries arrive after the restart, twice.
     binance.faults.duplicateNotifications = true;
     expect(await binance.notify(order.paymentLinkId)).toBe(200);
-    expect(await balance(merchant.id)).toBe(1000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id))).toHaveLength(1);
   });
 
@@ -203,7 +189,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     const pass = await reconcileExchange();
     console.log(`Binance Pay poll pass: ${pass.read} orders read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
     expect((await row(order.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(1200);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1200);
   });
 
   it("expiry closes the order at Binance before cancelling it; one paid but not yet reported stays open until the poll reads it", async () => {
@@ -227,7 +213,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     expect((await row(paid.id)).status).toBe("PENDING");
     await reconcileExchange();
     expect((await row(paid.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(1400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1400);
   });
 
   it("Binance refusing the order (an amount it will not take) is the create endpoint's 400 naming its answer", async () => {
@@ -269,7 +255,7 @@ describe("refunds of Binance Pay orders", () => {
     expect(refund).toMatchObject({ prepayId: remote.prepayId, status: "REFUNDED" });
     expect(refund.refundAmount).toBe(remote.orderAmount);
     expect((await row(order.id)).status).toBe("REFUND");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("a partial refund is the same share of the order's USDT amount", async () => {
@@ -288,7 +274,7 @@ describe("refunds of Binance Pay orders", () => {
     binance.faults.refundOutcome = () => "REFUND_REJECTED";
     const rejected = await api("POST", `/api/v1/order/${order.id}/refund`, { apiKey, body: { value: 5 } });
     expect(rejected.body.refund.status).toBe("FAILED");
-    expect(await balance(merchant.id)).toBe(1500);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1500);
 
     await startWorker();
     binance.faults.refundOutcome = () => "REFUNDING";
@@ -301,7 +287,7 @@ describe("refunds of Binance Pay orders", () => {
       const until = Date.now() + 10_000;
       while ((await row(order.id)).status !== "REFUND" && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       expect((await row(order.id)).status).toBe("REFUND");
-      expect(await balance(merchant.id)).toBe(0);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     } finally {
       binance.faults.refundOutcome = () => "REFUNDED";
       await stopWorker();
@@ -330,13 +316,13 @@ describe("a Binance Pay refund whose answer was lost", () => {
     expect(await advanceRefund(refundId)).toBe(false);
     const [pending] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
     expect(pending.status).toBe("PENDING");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect(await advanceRefund(refundId)).toBe(true);
     const [done] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
     expect(done.status).toBe("COMPLETED");
     expect((await row(order.id)).status).toBe("REFUND");
     expect([...binance.refunds.values()].filter((r) => r.refundRequestId === refundId.replace(/-/g, ""))).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 });
 
@@ -366,7 +352,7 @@ describe("Binance Pay as its documents say it behaves", () => {
       [PATHS.close, 200, "000000"],
     ]);
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toEqual([]);
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("a lost create whose order shows payment activity is kept as created (without Binance's links), and its payment completes it", async () => {
@@ -382,7 +368,7 @@ describe("Binance Pay as its documents say it behaves", () => {
     await binance.pay(order.paymentLinkId, { notify: false });
     await reconcileExchange();
     expect((await row(order.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(800);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(800);
   });
 
   it("400201 for an order Binance does not have is its refusal of the trade number: the create endpoint's 400 naming it, nothing closed", async () => {
@@ -438,7 +424,7 @@ describe("Binance Pay as its documents say it behaves", () => {
       const until = Date.now() + 15_000;
       while ((await refundStatuses()).some((st) => st !== "COMPLETED") && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       expect(await refundStatuses()).toEqual(["COMPLETED", "COMPLETED"]);
-      expect(await balance(merchant.id)).toBe(500);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(500);
     } finally {
       binance.faults.refundOutcome = () => "REFUNDED";
       await stopJobs();
@@ -481,7 +467,7 @@ describe("Binance Pay as its documents say it behaves", () => {
     certificateIntervalPasses();
     expect(await binance.notify(order.paymentLinkId)).toBe(200);
     expect((await row(order.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(900);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(900);
   });
 
   it("a 429 from Binance is retried after its Retry-After (seconds or HTTP-date), and not at all when it asks for more than the maximum", async () => {

@@ -3,15 +3,16 @@ import type { AddressInfo } from "node:net";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, events, orderReceipts, orders } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { events, orderReceipts, orders } from "@/db/schema";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { reconcileLightning } from "@/lib/lightning/completion";
 import { runSweep } from "@/lib/worker";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, seedMerchant } from "./helpers";
+import { api } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
 
 // Live Lightning orders through OpenNode complete by themselves (docs/providers.md, "Lightning
 // (OpenNode)"): the charge callback, verified and read back, or the poll alone; a payment made in time
@@ -23,7 +24,7 @@ import { api, seedMerchant } from "./helpers";
 let provider: ProviderServer;
 let server: http.Server;
 let callbackUrl: string;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 beforeAll(async () => {
   provider = await startProviderServer();
@@ -45,17 +46,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
   await provider.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
-
-async function liveMerchant() {
-  const { merchant } = await seedMerchant();
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  return { merchant, apiKey: key.key };
-}
 
 /** A live Lightning order; its charge's callback reaches this test's server, as the public URL would route it. */
 async function lightningOrder(apiKey: string, value = 10) {
@@ -89,12 +81,6 @@ async function expire(order: { id: string }): Promise<Date> {
   return due.expiresAt!;
 }
 
-async function balance(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 describe("live Lightning through OpenNode", () => {
   it("the payer pays → OpenNode's callback, verified and read back, completes the order with the charge's settlement time, once", async () => {
     const { merchant, apiKey } = await liveMerchant();
@@ -104,7 +90,7 @@ describe("live Lightning through OpenNode", () => {
     expect(await provider.payCharge(order.providerRef!, { at: settledAt, duplicate: true })).toEqual([200, 200]);
     console.log(`OpenNode callback → COMPLETED: ${Math.round(performance.now() - start)} ms (two callbacks)`);
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: settledAt });
-    expect(await balance(merchant.id)).toBe(1000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
     expect(receipt).toMatchObject({ provider: "opennode", paymentRef: order.paymentHash, applied: true, source: "notification" });
   });
@@ -120,7 +106,7 @@ describe("live Lightning through OpenNode", () => {
     expect(await provider.postCallback(order.providerRef!, { status: "paid" })).toBe(200);
     expect(reads()).toBe(before + 1);
     expect((await row(order.id)).status).toBe("PENDING");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("our server restarts while the charge is paid: the poll after the restart completes it, and a late callback changes nothing", async () => {
@@ -140,7 +126,7 @@ describe("live Lightning through OpenNode", () => {
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: settledAt });
     expect(await provider.postCallback(order.providerRef!)).toBe(200);
     expect(await provider.postCallback(order.providerRef!)).toBe(200);
-    expect(await balance(merchant.id)).toBe(1100);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1100);
     expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id))).toHaveLength(1);
   });
 
@@ -153,7 +139,7 @@ describe("live Lightning through OpenNode", () => {
     const pass = await reconcileLightning();
     console.log(`OpenNode poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
     expect((await row(order.id)).status).toBe("COMPLETED");
-    expect(await balance(merchant.id)).toBe(1200);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1200);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
     expect(receipt.source).toBe("poll");
   });
@@ -183,10 +169,10 @@ describe("live Lightning through OpenNode", () => {
       .from(events)
       .where(and(eq(events.subjectId, late.id), eq(events.type, "order.funds_unapplied")));
     expect(event.data).toMatchObject({ reason: "after_expiry", unappliedValue: 14 });
-    expect(await balance(merchant.id)).toBe(1300);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1300);
     // Polled again: nothing more.
     await reconcileLightning();
-    expect(await balance(merchant.id)).toBe(1300);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1300);
   });
 
   it("EXPIRY_LIGHTNING_SECONDS below OpenNode's 10 minutes: the charge asks for 10, the order expires at ours, and a payment after it is kept as unapplied funds", async () => {
@@ -206,7 +192,7 @@ describe("live Lightning through OpenNode", () => {
       await expire(order);
       await runSweep();
       expect((await row(order.id)).status).toBe("CANCELLED");
-      expect(await balance(merchant.id)).toBe(0);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     } finally {
       delete process.env.EXPIRY_LIGHTNING_SECONDS;
       resetEnvForTests();
@@ -224,16 +210,16 @@ describe("live Lightning through OpenNode", () => {
     await runSweep();
     await reconcileLightning();
     expect((await row(order.id)).status).toBe("PENDING");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // Confirmed on chain after the order's expiry: paid.
     expect(await provider.opennode.confirmOnchain(order.providerRef!)).toEqual([200]);
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: seen });
     const changes = await eventsOf(order.id, "order.status_changed");
     expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING"]);
-    expect(await balance(merchant.id)).toBe(1600);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1600);
     await reconcileLightning();
     await provider.postCallback(order.providerRef!);
-    expect(await balance(merchant.id)).toBe(1600);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1600);
     expect(await receipts(order.id)).toEqual([expect.objectContaining({ applied: true, paymentRef: order.paymentHash, paidAt: seen })]);
   });
 
@@ -251,7 +237,7 @@ describe("live Lightning through OpenNode", () => {
     expect((await row(order.id)).status).toBe("COMPLETED");
     const changes = await eventsOf(order.id, "order.status_changed");
     expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING", "CANCELLED"]);
-    expect(await balance(merchant.id)).toBe(1700);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1700);
   });
 
   it("underpaid: nothing is credited, the order is CANCELLED at its expiry, and once OpenNode stops waiting for the rest what arrived is kept as unapplied funds, once", async () => {
@@ -288,7 +274,7 @@ describe("live Lightning through OpenNode", () => {
     expect(await receipts(order.id)).toHaveLength(1);
     expect(await eventsOf(order.id, "order.funds_unapplied")).toHaveLength(1);
     expect((await row(order.id)).status).toBe("CANCELLED");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("underpaid, then the rest sent before the expiry: completes once, with no unapplied funds; an underpayment the payer took back leaves nothing on record", async () => {
@@ -312,7 +298,7 @@ describe("live Lightning through OpenNode", () => {
     await reconcileLightning();
     expect((await row(taken.id)).status).toBe("CANCELLED");
     expect(await receipts(taken.id)).toHaveLength(0);
-    expect(await balance(merchant.id)).toBe(1900);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1900);
   });
 
   it("expired: OpenNode's callback changes nothing by itself; the sweep cancels the order", async () => {
@@ -323,7 +309,7 @@ describe("live Lightning through OpenNode", () => {
     await expire(order);
     await runSweep();
     expect((await row(order.id)).status).toBe("CANCELLED");
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("a charge whose order_id names another order is never applied to this one", async () => {
@@ -334,6 +320,6 @@ describe("live Lightning through OpenNode", () => {
     await reconcileLightning();
     expect((await row(order.id)).status).toBe("PENDING");
     expect(await receipts(order.id)).toHaveLength(0);
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 });

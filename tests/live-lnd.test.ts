@@ -4,13 +4,11 @@ import bolt11 from "bolt11";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { apiKeys, cryptoPixInvoices, cryptoPixPayments, mailOutbox, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { cryptoPixInvoices, cryptoPixPayments, mailOutbox, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { cryptoPixPayoutMayStart, onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { resetEnvForTests } from "@/lib/env";
-import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { reconcileLightning } from "@/lib/lightning/completion";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { advancePayout } from "@/lib/payouts/machine";
@@ -23,7 +21,11 @@ import { LND_DEFAULTS, startLndNode, type LndNode } from "./fixtures/lnd/server"
 import { loadLndSwagger } from "./fixtures/lnd/swagger";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, seedMerchant } from "./helpers";
+import { api } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // Live Lightning through the merchant's own LND node (docs/providers.md#lightning-lnd-the-merchants-own-node), against a test node that speaks
 // LND's REST gateway as its swagger describes it (tests/fixtures/lnd): invoices with the order's
@@ -37,7 +39,7 @@ const PAYOUT_KEY = "payouts@lojista.example.com";
 let node: LndNode;
 let rates: ProviderServer;
 let psp: PixPsp;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 function liveEnv(extra: Record<string, string> = {}) {
   Object.assign(process.env, {
@@ -88,17 +90,8 @@ afterAll(async () => {
   await node.close();
   await rates.close();
   await psp.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
-
-async function liveMerchant() {
-  const { merchant } = await seedMerchant();
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  return { merchant, apiKey: key.key };
-}
 
 /** A live Lightning order; its invoice expires with the order, after EXPIRY_LIGHTNING_SECONDS (900). */
 async function lightningOrder(apiKey: string, value: number) {
@@ -109,22 +102,6 @@ async function lightningOrder(apiKey: string, value: number) {
 }
 
 const row = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
-
-async function balance(merchantId: string) {
-  const shown = await balanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return { value, ms: performance.now() - start };
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 const storedSettleIndex = async () => (await db().select().from(providerCursors).where(eq(providerCursors.name, "lightning:settle_index")))[0]?.sequence ?? 0;
 
@@ -177,6 +154,8 @@ describe("the test LND node", () => {
       "the stream",
       async () => node.openStreams(),
       (n) => n === 1,
+      10_000,
+      { everyMs: 5 },
     );
     const holdHash = "cd".repeat(32);
     expect(
@@ -194,6 +173,8 @@ describe("the test LND node", () => {
       "two additions and a settlement",
       async () => lines.length,
       (n) => n >= 2,
+      10_000,
+      { everyMs: 5 },
     );
     await new Promise((r) => setTimeout(r, 50));
     expect(lines.map((l) => `${Buffer.from(l.r_hash, "base64").toString("hex") === hash ? "plain" : "hold"} ${l.state}`)).toEqual(["hold OPEN", "plain SETTLED"]);
@@ -263,6 +244,8 @@ describe("the test LND node's chain", () => {
       "the current state",
       async () => seen.length,
       (n) => n === 1,
+      10_000,
+      { everyMs: 5 },
     );
     // Held until height + holdexpirydelta reaches the HTLC's expiry, then cancelled (not reopened).
     node.mine(40 - LND_DEFAULTS.holdExpiryDelta - 1);
@@ -273,6 +256,8 @@ describe("the test LND node's chain", () => {
       "CANCELED on the invoice's stream",
       async () => seen,
       (s) => s.length === 2,
+      10_000,
+      { everyMs: 5 },
     );
     expect(seen).toEqual(["ACCEPTED", "CANCELED"]);
     expect((await call(`/v1/invoice/${hash}`)).body).toMatchObject({ state: "CANCELED", htlcs: [{ state: "CANCELED" }] });
@@ -300,6 +285,8 @@ describe("live Lightning orders through LND", () => {
       "the stream",
       async () => node.openStreams(),
       (n) => n === 1,
+      10_000,
+      { everyMs: 5 },
     );
     const paidAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const t0 = performance.now();
@@ -308,10 +295,12 @@ describe("live Lightning orders through LND", () => {
       "COMPLETED",
       () => row(order.id),
       (o) => o.status === "COMPLETED",
+      10_000,
+      { everyMs: 5 },
     );
     console.log(`LND stream → COMPLETED in ${Math.round(performance.now() - t0)} ms (observed ${Math.round(ms)} ms)`);
     expect((await row(order.id)).paidAt).toEqual(paidAt);
-    expect(await balance(merchant.id)).toBe(1000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
     expect(receipt).toMatchObject({ provider: "lnd", source: "stream", applied: true });
     expect(await storedSettleIndex()).toBe(inv.settleIndex);
@@ -329,7 +318,7 @@ describe("live Lightning orders through LND", () => {
     await db().update(providerCursors).set({ sequence: 0 }).where(eq(providerCursors.name, "lightning:settle_index"));
     startInvoiceStream([onStreamedHoldInvoice]);
     await reconcileLightning();
-    expect(await balance(merchant.id)).toBe(1000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
   });
 
   it("a stream cut while payments settle resumes from the stored settle_index and loses none", async () => {
@@ -341,12 +330,16 @@ describe("live Lightning orders through LND", () => {
       "the stream",
       async () => node.openStreams(),
       (n) => n === 1,
+      10_000,
+      { everyMs: 5 },
     );
     node.pay(a.providerRef!);
     await waitFor(
       "a COMPLETED",
       () => row(a.id),
       (o) => o.status === "COMPLETED",
+      10_000,
+      { everyMs: 5 },
     );
     // The stream goes silent (a notification lost), then is cut; b settles in between.
     node.faults.silentStreams = true;
@@ -358,8 +351,10 @@ describe("live Lightning orders through LND", () => {
       "b COMPLETED after the reconnect",
       () => row(b.id),
       (o) => o.status === "COMPLETED",
+      10_000,
+      { everyMs: 5 },
     );
-    expect(await balance(merchant.id)).toBe(2300);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(2300);
     expect(node.requests.filter((r) => r.path === "/v1/invoices/subscribe").length).toBeGreaterThanOrEqual(2);
   });
 
@@ -375,6 +370,8 @@ describe("live Lightning orders through LND", () => {
       "a COMPLETED from the replay",
       () => row(a.id),
       (o) => o.status === "COMPLETED",
+      10_000,
+      { everyMs: 5 },
     );
     await node.stop();
     node.pay(b.providerRef!);
@@ -385,8 +382,9 @@ describe("live Lightning orders through LND", () => {
       () => row(b.id),
       (o) => o.status === "COMPLETED",
       20_000,
+      { everyMs: 5 },
     );
-    expect(await balance(merchant.id)).toBe(2700);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(2700);
   });
 
   it("with no stream at all, the lookup poll completes the order with the node's settle_date", async () => {
@@ -400,7 +398,7 @@ describe("live Lightning orders through LND", () => {
     const pass = await reconcileLightning();
     console.log(`LND poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt });
-    expect(await balance(merchant.id)).toBe(1500);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1500);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
     expect(receipt.source).toBe("poll");
   });
@@ -424,9 +422,11 @@ describe("live Lightning orders through LND", () => {
       "COMPLETED",
       () => row(order.id),
       (o) => o.status === "COMPLETED",
+      10_000,
+      { everyMs: 5 },
     );
     expect((await row(order.id)).paidAt).toEqual(new Date((inv.creationDate + 899) * 1000));
-    expect(await balance(merchant.id)).toBe(1600);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1600);
   });
 
   it("refuses a node whose certificate is not the pinned one, and one that refuses our macaroon; the order is not created", async () => {
@@ -493,6 +493,8 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       "the invoice's stream",
       async () => node.openStreams(),
       (n) => n >= 1,
+      10_000,
+      { everyMs: 5 },
     );
     const t0 = performance.now();
     node.pay(invoice.paymentHash);
@@ -500,6 +502,8 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       "accepted",
       () => invoiceRow(p.id),
       (i) => i.state === "accepted",
+      10_000,
+      { everyMs: 5 },
     );
     console.log(`LND hold invoice ACCEPTED → recorded in ${Math.round(performance.now() - t0)} ms`);
     expect(accepted.acceptedAt).toEqual(new Date(held.htlc!.acceptTime * 1000));
@@ -588,6 +592,8 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       "the payment FAILED",
       () => payment(p.id),
       (x) => x.status === "FAILED",
+      10_000,
+      { everyMs: 5 },
     );
     expect(await payment(p.id)).toMatchObject({ pixPayoutId: null, paidAt: null });
     expect(Number((await payment(p.id)).receivedAmount)).toBe(0);
@@ -604,7 +610,7 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(psp.payoutsMade).toBe(made);
     const view = await lookup(apiKey, data.payCryptoPixId);
     expect(view).toMatchObject({ status: "FAILED", holdInvoice: { status: "CANCELED", acceptHeight: h, htlcExpiryHeight: expiryHeight } });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("accepted with room, but its payout not sent until too few blocks are left: the PIX is not sent, the invoice cancelled, the payer's sats back", async () => {
@@ -626,7 +632,7 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     await runInvoiceActions();
     expect(node.invoices.get(invoice.paymentHash)!.state).toBe("CANCELED");
     expect(await payment(p.id)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("enough blocks left, read from the HTLC when the node cannot tell its height (no ChainKit): the PIX is paid", async () => {

@@ -16,7 +16,11 @@ import { onWithdrawalPayout } from "@/lib/withdrawals/service";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
-import { api, balanceMatchesLedger, captureLogs, liveMerchant, waitFor } from "./helpers";
+import { api, captureLogs } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // Money that leaves, against a PSP that answers as the Central Bank's API Pix document and Efí's
 // documentation say, no kinder (docs/providers.md, "Documented behaviours"): a repeated devolução id is
@@ -33,7 +37,7 @@ const LAG_MS = 1200;
 let psp: PixPsp;
 let receiver: HttpsReceiver;
 let receiverBase: string;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 function liveEnv(extra: Record<string, string> = {}) {
   Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), extra);
@@ -96,9 +100,7 @@ afterAll(async () => {
   await stopWorker();
   await receiver.close();
   await psp.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
 
 describe("a devolução whose answer was lost (API Pix)", () => {

@@ -23,7 +23,11 @@ import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, balanceMatchesLedger, captureLogs, liveMerchant, waitFor } from "./helpers";
+import { api, captureLogs } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // The app in live mode against a test PSP that speaks the Central Bank's API Pix and Efí's payouts
 // over mutual TLS, checks every request we send and every answer it gives against the published
@@ -37,7 +41,7 @@ const WEBHOOK_TOKEN = "live-pix-test-webhook-token-0123456789";
 let psp: PixPsp;
 let receiver: HttpsReceiver;
 let receiverBase: string;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 function liveEnv(extra: Record<string, string> = {}) {
   Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), extra);
@@ -86,9 +90,7 @@ afterAll(async () => {
   await stopWorker();
   await receiver.close();
   await psp.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
 
 describe("live PIX collection through API Pix", () => {

@@ -9,12 +9,13 @@ import { RailNotEnabled, railStates } from "@/lib/providers/rails";
 import { openNodeLightning } from "@/lib/providers/lightning/opennode";
 import { liveRates, resetRatesCacheForTests } from "@/lib/providers/rates/live";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
+import { saveEnv } from "./support/env";
 
 // The live rate and Lightning adapters against a local HTTP server that speaks CoinGecko's
 // simple/price and OpenNode's charge API; and live mode's provider check.
 
 let server: ProviderServer;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 function setEnv(vars: Record<string, string | undefined>) {
   for (const [k, v] of Object.entries(vars)) {
@@ -50,9 +51,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
 
 const failure = (p: Promise<unknown>) =>

@@ -12,7 +12,11 @@ import { startWorker, stopWorker } from "@/lib/worker";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
-import { api, balanceMatchesLedger, liveMerchant, waitFor } from "./helpers";
+import { api } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
+import { waitFor } from "./support/wait";
 
 // PIX the payer's bank had returned through the Central Bank's MED, against the test PSP that lists
 // such a devolução inside its Pix and notifies it as the API Pix document says (docs/providers.md).
@@ -25,7 +29,7 @@ const WEBHOOK_TOKEN = "med-test-webhook-token-0123456789abcdef";
 
 let psp: PixPsp;
 let receiver: HttpsReceiver;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 
 /** A live merchant with an owner (who is mailed) and a webhook endpoint (events fan out to it). */
 async function merchantWithTeam(balance = 0) {
@@ -80,9 +84,7 @@ afterAll(async () => {
   await stopWorker();
   await receiver.close();
   await psp.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
 
 describe("MED devoluções", () => {

@@ -3,11 +3,11 @@ import { and, asc, eq } from "drizzle-orm";
 import { getAddress, isAddress } from "viem";
 import { db } from "@/db";
 import { chainTransfers, depositAddresses, events, onchainOrders } from "@/db/schema";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { deriveDepositAddress } from "@/lib/chain/hd";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 const DEPOSIT = "/api/v1/onchain/deposit";
 const SUPPORTED = ["eth", "bsc", "polygon"];
@@ -46,12 +46,6 @@ async function balance(apiKey: string): Promise<number> {
   const res = await api("GET", "/api/v1/account", { apiKey });
   expect(res.status).toBe(200);
   return res.body.merchant.balance;
-}
-
-async function expectLedgerConsistent(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
 }
 
 async function orderRow(paymentLinkId: string) {
@@ -280,7 +274,7 @@ describe("sandbox transfers to a deposit", () => {
     expect(res.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, remaining: 0, unappliedValue: 0, creditedValue: 100 });
     expect(res.body.transfer).toMatchObject({ txHash, duplicate: false, applied: 18.518519, unapplied: 0 });
     expect(await balance(apiKey)).toBe(before + 10_000);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(before + 10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(before + 10_000);
 
     const look = await lookup(apiKey, created.paymentLinkId);
     expect(look.body.order.status).toBe("COMPLETED");
@@ -305,7 +299,7 @@ describe("sandbox transfers to a deposit", () => {
     const second = await transfer(apiKey, created.paymentLinkId, { amount: "8.518519" });
     expect(second.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, remaining: 0, unappliedValue: 0 });
     expect(await balance(apiKey)).toBe(10_000);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
 
     const evs = await statusEvents(first.body.order.id);
     expect(evs.map((e) => [e.data.previousStatus, e.data.status])).toEqual([
@@ -322,7 +316,7 @@ describe("sandbox transfers to a deposit", () => {
     expect(res.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, unappliedValue: 1.481481, creditedValue: 100 });
     expect(res.body.transfer).toMatchObject({ applied: 18.518519, unapplied: 1.481481 });
     expect(await balance(apiKey)).toBe(10_000);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
     const unapplied = await db()
       .select()
       .from(events)
@@ -352,7 +346,7 @@ describe("sandbox transfers to a deposit", () => {
     expect(e.body.transfer.duplicate).toBe(true);
     expect(e.body.order.unappliedValue).toBe(0);
     expect(await balance(apiKey)).toBe(10_000);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
   });
 
   it("concurrent transfers apply once each under a lock: exactly one credit, the excess unapplied", async () => {
@@ -363,7 +357,7 @@ describe("sandbox transfers to a deposit", () => {
     const look = await lookup(apiKey, created.paymentLinkId);
     expect(look.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 10, unappliedValue: 8 });
     expect(await balance(apiKey)).toBe(5_400);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(5_400);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(5_400);
     const evs = await statusEvents(look.body.order.metadata.orderId);
     expect(evs.filter((e) => e.data.status === "COMPLETED")).toHaveLength(1);
   });
@@ -379,7 +373,7 @@ describe("sandbox transfers to a deposit", () => {
     expect(late.body.transfer).toMatchObject({ applied: 0, unapplied: 5, duplicate: false });
     expect((await orderRow(created.paymentLinkId)).completedAt).toEqual(completedAt);
     expect(await balance(apiKey)).toBe(10_000);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
     expect(await statusEvents(late.body.order.id)).toHaveLength(1);
     const unapplied = await db()
       .select()
@@ -426,7 +420,7 @@ describe("deposit expiry", () => {
     const late = await transfer(apiKey, created.paymentLinkId, { amount: "18.518519" });
     expect(late.body.order).toMatchObject({ status: "FAILED", receivedValue: 0, unappliedValue: 18.518519 });
     expect(await balance(apiKey)).toBe(0);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect(await statusEvents(res.body.order.metadata.orderId)).toHaveLength(1);
   });
 
@@ -460,7 +454,7 @@ describe("deposit expiry", () => {
     expect(late.body.order).toMatchObject({ status: "PARTIAL_ORDER", receivedValue: 10.123457, unappliedValue: 8.395062, creditedValue: 54.66 });
     expect(late.body.transfer).toMatchObject({ applied: 0, unapplied: 8.395062 });
     expect(await balance(apiKey)).toBe(1_00 + 5_466);
-    expect(await expectLedgerConsistent(merchant.id)).toBe(1_00 + 5_466);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_00 + 5_466);
 
     const evs = await statusEvents(part.body.order.id);
     expect(evs.map((e) => [e.data.previousStatus, e.data.status, e.data.final])).toEqual([

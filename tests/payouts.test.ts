@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { cryptoPixPayments, pixPayouts, sandboxPixPayouts, withdrawals } from "@/db/schema";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { providerPayoutId } from "@/lib/payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { overrideProvidersForTests } from "@/lib/providers";
@@ -10,6 +9,7 @@ import { processWithdrawal } from "@/lib/withdrawals/service";
 import { runSweep } from "@/lib/worker";
 import { faultyPayout } from "./fixtures/faulty-payout";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // An outcome we do not know is not a failure (docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure): a payout whose answer was lost is read
 // back by our id, never sent twice and never credited back on a guess; money goes back only when
@@ -24,12 +24,6 @@ const madeAtProvider = async (payoutId: string) =>
     .select()
     .from(sandboxPixPayouts)
     .where(eq(sandboxPixPayouts.id, providerPayoutId({ id: payoutId })));
-
-async function balance(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
 
 async function pixOut(apiKey: string, value: number, pixKey?: string) {
   const res = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value, ...(pixKey ? { pixKey } : {}) } });
@@ -48,14 +42,14 @@ describe("pix-out payouts whose outcome is not known", () => {
     expect(await withdrawal(w.id)).toMatchObject({ status: "PENDING" });
     const payout = await payoutOf(w.id);
     expect(payout).toMatchObject({ status: "created", attempts: 1, lastError: expect.stringContaining("socket hang up") });
-    expect(await balance(merchant.id)).toBe(40_000); // still debited: nothing is given back on a guess
+    expect(await balanceMatchesLedger(merchant.id)).toBe(40_000); // still debited: nothing is given back on a guess
 
     psp.fail(null);
     expect(await processWithdrawal(w.id)).toBe(true);
     expect(await withdrawal(w.id)).toMatchObject({ status: "COMPLETED", providerRef: expect.stringMatching(/^E/) });
     expect(psp.sent(providerPayoutId(payout))).toBe(1); // read, not sent again
     expect(await madeAtProvider(payout.id)).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(40_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(40_000);
   });
 
   it("the provider never received it: sent again with the same id once it answers", async () => {
@@ -70,7 +64,7 @@ describe("pix-out payouts whose outcome is not known", () => {
     expect(await processWithdrawal(w.id)).toBe(true);
     expect(await withdrawal(w.id)).toMatchObject({ status: "COMPLETED" });
     expect(await madeAtProvider((await payoutOf(w.id)).id)).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(45_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(45_000);
   });
 
   it("processing, then not made (NAO_REALIZADO): FAILED and credited back, only then", async () => {
@@ -83,11 +77,11 @@ describe("pix-out payouts whose outcome is not known", () => {
     const payout = await payoutOf(w.id);
     expect(payout.status).toBe("processing");
     expect(await processWithdrawal(w.id)).toBe(false);
-    expect(await balance(merchant.id)).toBe(43_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(43_000);
     psp.finish(providerPayoutId(payout), { status: "FAILED", reason: "recipient account closed" });
     expect(await processWithdrawal(w.id)).toBe(true);
     expect(await withdrawal(w.id)).toMatchObject({ status: "FAILED", failureReason: "recipient account closed" });
-    expect(await balance(merchant.id)).toBe(50_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(50_000);
   });
 });
 

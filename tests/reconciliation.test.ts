@@ -43,7 +43,10 @@ import { startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
-import { api, balanceMatchesLedger, liveMerchant } from "./helpers";
+import { api } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
+import { liveMerchant } from "./support/merchants";
+import { saveEnv } from "./support/env";
 
 // One day reconciled against the test PSP's own records (API Pix GET /pix, Efí GET /v2/gn/pix/enviados),
 // with one disagreement of each kind made the way it happens: a PIX sent from the PSP's portal (missing
@@ -58,7 +61,7 @@ const OPERATOR = "ops@pixcrypto.example";
 
 let psp: PixPsp;
 let receiver: HttpsReceiver;
-const saved = { ...process.env };
+const savedEnv = saveEnv();
 const owners = { withdrawal: onWithdrawalPayout };
 
 async function pixOut(apiKey: string, value: number) {
@@ -85,9 +88,7 @@ afterEach(() => {
 afterAll(async () => {
   await receiver.close();
   await psp.close();
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
+  savedEnv.restore();
 });
 
 describe("daily reconciliation", () => {

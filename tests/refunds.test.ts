@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import { db } from "@/db";
 import { events, ledgerEntries, orderRefunds, orders, pixReceipts } from "@/db/schema";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { completeOrder } from "@/lib/orders/service";
 import { overrideProvidersForTests } from "@/lib/providers";
 import { advanceRefund, providerRefundId } from "@/lib/refunds/machine";
 import { runSweep } from "@/lib/worker";
 import { faultyRefunds } from "./fixtures/faulty-refund";
 import { api, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 // Refunds of PIX and exchange-wallet orders (docs/api.md#refunds), against the real handlers and PostgreSQL.
 // And a refund whose answer was lost (docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure) stays PENDING, debited, until the provider's own word.
@@ -38,13 +38,6 @@ async function paidExchangeOrder(apiKey: string, value: number): Promise<string>
   return id;
 }
 
-/** The stored balance, held equal to the ledger's sum on every read. */
-async function balance(merchantId: string): Promise<number> {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
-}
-
 const orderRow = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
 const refundRows = (orderId: string) => db().select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt));
 const refundLedger = (merchantId: string) =>
@@ -60,7 +53,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
   it("→ 201 COMPLETED for a full refund of a PIX order: order REFUND, ledger debited once, events in order", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const id = await paidPixOrder(apiKey, 100);
-    expect(await balance(merchant.id)).toBe(10_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
 
     const res = await refund(apiKey, id, { value: 100, reason: "Produto devolvido" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -68,7 +61,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(Object.keys(res.body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt"]);
 
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect(await refundLedger(merchant.id)).toEqual([{ kind: "refund_debit", amount: -10_000, refId: res.body.refund.id }]);
 
     // What was refunded: the end-to-end id of the PIX that paid the order, with our id as the provider's.
@@ -106,7 +99,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect((await refund(apiKey, id, { value: 30 })).body.refund).toMatchObject({ value: 30, status: "COMPLETED" });
     expect((await refund(apiKey, id, { value: 50.5 })).body.refund).toMatchObject({ value: 50.5, status: "COMPLETED" });
     expect(await orderRow(id)).toMatchObject({ status: "COMPLETED" });
-    expect(await balance(merchant.id)).toBe(10_000 - 8_050);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(10_000 - 8_050);
 
     const beyond = await refund(apiKey, id, { value: 19.51 });
     expect(beyond.status).toBe(400);
@@ -118,7 +111,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(rest.status).toBe(201);
     expect(rest.body.refund).toMatchObject({ value: 19.5, status: "COMPLETED" });
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
 
     const again = await refund(apiKey, id);
     expect(again.status).toBe(400);
@@ -157,11 +150,11 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(await refundRows(id)).toEqual([]);
     expect(await refundLedger(merchant.id)).toEqual([]);
     expect(await eventsOf(id)).toHaveLength(eventsBefore);
-    expect(await balance(merchant.id)).toBe(1_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000);
 
     // What the balance covers goes through.
     expect((await refund(apiKey, id, { value: 10 })).status).toBe(201);
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it('sandbox "sandbox-fail" → 201 FAILED, the debit credited back, the order still COMPLETED and refundable', async () => {
@@ -172,7 +165,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(res.status).toBe(201);
     expect(res.body.refund).toMatchObject({ value: 40, status: "FAILED" });
     expect(await orderRow(id)).toMatchObject({ status: "COMPLETED" });
-    expect(await balance(merchant.id)).toBe(4_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(4_000);
     expect(await refundLedger(merchant.id)).toEqual([
       { kind: "refund_debit", amount: -4_000, refId: res.body.refund.id },
       { kind: "refund_reversal", amount: 4_000, refId: res.body.refund.id },
@@ -201,7 +194,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const [row] = await refundRows(id);
     expect(row).toMatchObject({ provider: "sandbox-exchange", paymentRef: (await orderRow(id)).providerRef });
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("an exchange-wallet order takes at most 10 refunds, the last for everything that is left (Binance Pay refunds the remainder on its 10th)", async () => {
@@ -310,7 +303,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.body).toEqual(first.body);
     expect(await refundRows(id)).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(7_500);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(7_500);
 
     const other = await refund(apiKey, id, { value: 26 }, headers);
     expect(other.status).toBe(422);
@@ -323,7 +316,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const results = await Promise.all([refund(apiKey, id), refund(apiKey, id), refund(apiKey, id, { value: 60 }), refund(apiKey, id, { value: 60 })]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
     expect(await refundRows(id)).toHaveLength(1);
-    expect(await balance(merchant.id)).toBe(100_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(100_000);
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
   });
 
@@ -378,7 +371,7 @@ describe("a refund whose outcome is not known", () => {
     const [row] = await refundRows(orderId);
     expect(row).toMatchObject({ status: "PENDING", attempts: 1, sentAt: expect.any(Date), lastError: expect.stringContaining("socket hang up"), leaseUntil: null });
     // Debited, and nothing given back on a guess.
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect(await orderRow(orderId)).toMatchObject({ status: "COMPLETED" });
     psp.fail(null);
     return { psp, merchant, apiKey, orderId, refundId: res.body.refund.id as string, providerId: providerRefundId(row) };
@@ -400,7 +393,7 @@ describe("a refund whose outcome is not known", () => {
     expect(await orderRow(orderId)).toMatchObject({ status: "REFUND" });
     expect(psp.sent()).toEqual([providerId]);
     expect(psp.read()).toEqual([providerId, providerId]);
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // Decided once: another try changes nothing.
     expect(await advanceRefund(refundId)).toBe(true);
     expect(psp.read()).toHaveLength(2);
@@ -412,7 +405,7 @@ describe("a refund whose outcome is not known", () => {
     expect(await advanceRefund(refundId)).toBe(true);
     expect((await refundRows(orderId))[0]).toMatchObject({ status: "FAILED", failureReason: "NAO_REALIZADO: devolução recusada" });
     expect(await orderRow(orderId)).toMatchObject({ status: "COMPLETED" });
-    expect(await balance(merchant.id)).toBe(3_000);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(3_000);
     expect(await advanceRefund(refundId)).toBe(true);
     expect(await refundLedger(merchant.id)).toEqual([
       { kind: "refund_debit", amount: -3_000, refId: refundId },
@@ -428,7 +421,7 @@ describe("a refund whose outcome is not known", () => {
     expect(psp.sent().filter((sent) => sent === providerId)).toEqual([providerId, providerId]);
     expect((await refundRows(orderId))[0]).toMatchObject({ status: "COMPLETED", attempts: 2 });
     expect(await orderRow(orderId)).toMatchObject({ status: "REFUND" });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect((await lookup(apiKey, orderId)).body.refunds).toEqual([expect.objectContaining({ id: refundId, status: "COMPLETED" })]);
   });
 
@@ -443,7 +436,7 @@ describe("a refund whose outcome is not known", () => {
     for (let i = 0; i < 3; i++) expect(await advanceRefund(res.body.refund.id)).toBe(false);
     const [row] = await refundRows(orderId);
     expect(row).toMatchObject({ status: "PENDING", lastError: expect.stringContaining("ECONNREFUSED") });
-    expect(await balance(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // Back up: the read finds nothing (it never arrived), so it is sent, and made.
     psp.fail(null);
     expect(await advanceRefund(res.body.refund.id)).toBe(true);

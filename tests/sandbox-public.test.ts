@@ -5,11 +5,11 @@ import { inflateSync } from "node:zlib";
 import { db } from "@/db";
 import { events, onchainOrders, orders } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { balanceOf as shownBalanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { apiRouter } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { api, BASE, seedMerchant } from "./helpers";
+import { balanceMatchesLedger } from "./support/ledger";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -32,12 +32,6 @@ async function balance(apiKey: string): Promise<number> {
   const res = await api("GET", "/api/v1/account", { apiKey });
   expect(res.status).toBe(200);
   return res.body.merchant.balance;
-}
-
-async function ledgerMatches(merchantId: string) {
-  const shown = await shownBalanceOf(db(), merchantId);
-  expect(shown).toBe(await ledgerSum(db(), merchantId));
-  return shown;
 }
 
 const orderEvents = (orderId: string) =>
@@ -66,7 +60,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     expect(res.body.order).toMatchObject({ id: created.id, paymentLinkId: created.paymentLinkId, status: "COMPLETED", value: centavos / 100 });
     expect(typeof res.body.order.paidAt).toBe("string");
     expect(await balance(apiKey)).toBe(1_00 + centavos);
-    expect(await ledgerMatches(merchant.id)).toBe(1_00 + centavos);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1_00 + centavos);
 
     const look = await api("GET", `/api/v1/order/${created.id}`, { apiKey });
     expect(look.body.order.status).toBe("COMPLETED");
@@ -94,7 +88,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ message: expect.stringContaining("COMPLETED") });
     expect(await balance(apiKey)).toBe(777);
-    expect(await ledgerMatches(merchant.id)).toBe(777);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(777);
     expect(await orderEvents(created.id)).toHaveLength(1);
   });
 
@@ -104,7 +98,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => payOrder(apiKey, created.id)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
-    expect(await ledgerMatches(merchant.id)).toBe(300);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(300);
     expect(await orderEvents(created.id)).toHaveLength(1);
   });
 
@@ -124,7 +118,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
       const evs = await orderEvents(created.id);
       expect(evs.map((e) => [e.data.previousStatus, e.data.status])).toEqual([["PENDING", "CANCELLED"]]);
     }
-    expect(await ledgerMatches(merchant.id)).toBe(0);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
   it("→ 404 { message } for another merchant's order and an unknown id, identical bodies; 401 without a key", async () => {

@@ -15,7 +15,8 @@ import { startPixPsp } from "./fixtures/pix-psp/server";
 import { watchDeposits } from "@/lib/worker";
 import { account, startAnvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
-import { api, liveMerchant, seedMerchant } from "./helpers";
+import { api, seedMerchant } from "./helpers";
+import { liveMerchant } from "./support/merchants";
 
 // The solvency report against the sandbox providers, whose balances follow what happened: after a
 // mixed run (PIX paid, refunded and sent, an exchange-wallet and a Lightning order, an on-chain

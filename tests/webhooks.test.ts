@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { db, getPool } from "@/db";
-import { apiKeys, events, webhookDeliveries, webhookEndpoints } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { events, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/registry";
 import { openSecret } from "@/lib/webhooks/secrets";
 import { api, seedMerchant } from "./helpers";
+import { liveMerchant } from "./support/merchants";
 
 const HOOKS = "/api/v1/webhooks";
 
@@ -118,16 +118,15 @@ describe("webhook URLs in live mode (SSRF guard at registration)", () => {
     resetEnvForTests();
   });
 
-  async function liveMerchant() {
-    const { merchant } = await seedMerchant();
-    const key = generateApiKey("live");
-    await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
+  /** A merchant's live key, with the server switched to live mode. */
+  async function liveKey() {
+    const { apiKey } = await liveMerchant();
     process.env.PAYMENTS_MODE = "live";
     process.env.AUTH_SECRET = "x".repeat(40);
     process.env.DEPOSIT_XPUB = SANDBOX_DEPOSIT_XPUB;
     process.env.PUBLIC_BASE_URL = "https://pay.example.com";
     resetEnvForTests();
-    return key.key;
+    return apiKey;
   }
 
   it.each([
@@ -149,14 +148,14 @@ describe("webhook URLs in live mode (SSRF guard at registration)", () => {
     ["decimal IPv4 spelling", "https://2130706433/hooks", "127.0.0.1 is a loopback address"],
     ["multicast", "https://224.0.0.1/hooks", "a multicast address"],
   ])("→ 400 { message } for %s", async (_label, url, message) => {
-    const apiKey = await liveMerchant();
+    const apiKey = await liveKey();
     const res = await createHook(apiKey, { url });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: expect.stringContaining(message) });
   });
 
   it("→ 201 for a public https address; WEBHOOK_ALLOW_PRIVATE=true lifts the guard (not the https rule)", async () => {
-    const apiKey = await liveMerchant();
+    const apiKey = await liveKey();
     expect((await createHook(apiKey, { url: "https://93.184.216.34/hooks" })).status).toBe(201);
     process.env.WEBHOOK_ALLOW_PRIVATE = "true";
     resetEnvForTests();
