@@ -12,7 +12,7 @@ import { checkDepositKey } from "@/lib/chain/deposit-keys";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { toBaseUnits } from "@/lib/money";
-import { sweepCosts, sweepDeposits, type SweepRun } from "@/lib/treasury/sweep";
+import { sweepCosts, sweepDeposits, sweepTick, type SweepRun } from "@/lib/treasury/sweep";
 import { runSweep, watchDeposits } from "@/lib/worker";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
@@ -23,7 +23,7 @@ import { api, seedMerchant } from "./helpers";
 // the node's mempool is sent again and completes; an address whose payment still waits for its
 // confirmations is skipped; a second run sweeps nothing; the merchants' ledgers never move.
 
-const DEPOSITS = { USDT: 8, USDC: 6 } as const;
+const DEPOSITS = { USDT: 30, USDC: 20 } as const;
 const PREFUNDED = 3; // deposit addresses that already hold gas: no top-up
 
 let anvil: Anvil;
@@ -206,5 +206,9 @@ describe("sweeping deposit addresses on a local node", () => {
     await watchDeposits("polygon");
     const third = await sweepDeposits({ network: "polygon" });
     expect(sweptItems(third).map((i) => i.address)).toEqual([confirming.address]);
+
+    // The recurring job's tick (fired every minute by the schedule) sweeps once per SWEEP_INTERVAL_SECONDS.
+    expect(await sweepTick()).toMatchObject({ dryRun: false });
+    expect(await sweepTick()).toBeNull();
   });
 });

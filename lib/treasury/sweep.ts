@@ -214,6 +214,24 @@ async function sweepOne(
   return { action: "sweep", gasTopUp: fromBaseUnits(topUp, 18), ...made };
 }
 
+// When this process last swept: one worker sweeps (the one holding the key), so its own clock is enough.
+let lastSweepAt = 0;
+
+/**
+ * The recurring job's tick. The job queue's durable schedule fires every minute whatever the
+ * interval, so a tick sweeps only once SWEEP_INTERVAL_SECONDS have passed since this process last
+ * did (a second's slack for the timer's jitter); in between it only finishes decided sweeps.
+ */
+export async function sweepTick(): Promise<SweepRun | null> {
+  const now = Date.now();
+  if (now - lastSweepAt < env().SWEEP_INTERVAL_SECONDS * 1000 - 1000) {
+    await finishSweeps();
+    return null;
+  }
+  lastSweepAt = now;
+  return sweepDeposits();
+}
+
 /**
  * Pending sweeps whose token transfer is decided: swept (confirmed) or failed (reverted, superseded:
  * the tokens are still there, a later run sweeps them again), with what both transactions paid in

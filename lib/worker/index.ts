@@ -38,7 +38,7 @@ import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { heldChainTxs } from "@/lib/hot-wallet/float";
 import { checkFloat, floatCheckQueue, floatNetworks, type FloatReading } from "@/lib/treasury/float";
 import { solvencyQueue, solvencyTick } from "@/lib/treasury/solvency";
-import { sweepDeposits, sweepDepositsQueue, sweepNetworks } from "@/lib/treasury/sweep";
+import { sweepDepositsQueue, sweepNetworks, sweepTick } from "@/lib/treasury/sweep";
 import { checkDepositKey, depositKeySource } from "@/lib/chain/deposit-keys";
 import { openRefundIds } from "@/lib/refunds/queries";
 import { startWebhookDispatcher, stopWebhookDispatcher, webhookDispatcherRunning } from "@/lib/webhooks/dispatcher";
@@ -202,10 +202,11 @@ export async function startWorker(): Promise<PgBoss> {
       ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await infractionSyncTick()))] : []),
       ...(sweeping
         ? [
+            // Every SWEEP_INTERVAL_SECONDS (the minute's tick in between only finishes decided sweeps).
             worker(sweepDepositsQueue, { pollingIntervalSeconds: 5 }, async () => {
-              const run = await sweepDeposits();
-              const swept = run.items.filter((i) => i.action === "sweep").length;
-              if (swept > 0 || run.finished.length > 0) log.info("deposit sweep", { swept, finished: run.finished.length });
+              const run = await sweepTick();
+              const swept = run?.items.filter((i) => i.action === "sweep").length ?? 0;
+              if (run && (swept > 0 || run.finished.length > 0)) log.info("deposit sweep", { swept, finished: run.finished.length });
             }),
           ]
         : []),
