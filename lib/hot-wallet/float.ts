@@ -96,7 +96,10 @@ export async function markHeld(chainTx: ChainTx, reason: string): Promise<void> 
         update withdrawals set waiting_reason = ${text}, updated_at = now()
         where id = ${chainTx.ownerId} and status = 'PENDING' and waiting_reason is distinct from ${text}`);
     }
-    if (row && row.was === null) log.warn("hot-wallet transaction held: the hot wallet cannot pay it", { chainTxId: chainTx.id, network: chainTx.network, reason: text });
+    // A sweep waiting for its gas top-up is the expected course, not a shortage to warn about.
+    if (row && row.was === null && chainTx.purpose === "sweep") log.info("sweep held until its gas top-up arrives", { chainTxId: chainTx.id, network: chainTx.network });
+    else if (row && row.was === null)
+      log.warn("hot-wallet transaction held: the hot wallet cannot pay it", { chainTxId: chainTx.id, network: chainTx.network, reason: text });
   });
 }
 
