@@ -36,7 +36,9 @@ let loaded: { id: string; external: HDKey } | null = null;
 function externalChain(): HDKey {
   const source = depositKeySource();
   if (!source) throw new ConfigError("DEPOSIT_XPRV_FILE is not set: this process cannot sign for deposit addresses");
-  const id = source.kind === "file" ? `file:${source.path}` : "sandbox";
+  const expected = source.kind === "sandbox" ? SANDBOX_DEPOSIT_XPUB : depositXpub();
+  // Checked again when the file or DEPOSIT_XPUB changes (a test's environment, a new deployment).
+  const id = `${source.kind === "file" ? `file:${source.path}` : "sandbox"}|${expected}`;
   if (loaded?.id === id) return loaded.external;
   let account: HDKey;
   if (source.kind === "sandbox") account = HDKey.fromExtendedKey(SANDBOX_DEPOSIT_XPRV);
@@ -55,7 +57,6 @@ function externalChain(): HDKey {
   }
   if (!account.privateKey) throw new ConfigError("DEPOSIT_XPRV_FILE: the key is an extended public key; the sweeper needs the private one (xprv)");
   if (account.depth !== 3) throw new ConfigError(`DEPOSIT_XPRV_FILE: the key must be the account-level key at depth 3 (m/44'/60'/0'), got depth ${account.depth}`);
-  const expected = source.kind === "sandbox" ? SANDBOX_DEPOSIT_XPUB : depositXpub();
   if (account.publicExtendedKey !== expected)
     throw new ConfigError("DEPOSIT_XPRV_FILE: its public key is not DEPOSIT_XPUB; refusing to sweep with a key for other addresses");
   loaded = { id, external: account.deriveChild(0) };
