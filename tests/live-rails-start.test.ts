@@ -243,8 +243,18 @@ describe("live mode starts with the rails that are configured", () => {
       });
 
       // Nothing works a rail this server does not have: no chain watcher, hot-wallet transactions,
-      // Lightning or exchange polls, hold invoices.
-      expect(await queues(live)).toEqual(["order-refund", "pix-confirm", "pix-payout", "pix-reconcile", "sweep"]);
+      // Lightning or exchange polls, hold invoices. Reconciliation and the solvency report run in
+      // every live deployment, over the rails it has; MED infractions come with Efí's payouts.
+      expect(await queues(live)).toEqual([
+        "med-infractions",
+        "order-refund",
+        "pix-confirm",
+        "pix-payout",
+        "pix-reconcile",
+        "reconcile-daily",
+        "solvency-report",
+        "sweep",
+      ]);
       expect(psp.violations).toEqual([]);
     } finally {
       expect((await live.stop()).code).toBe(0);
@@ -294,7 +304,16 @@ describe("live mode starts with the rails that are configured", () => {
         body: { message: OFF.pixOut, error: { details: OFF.pixOut } },
       });
 
-      expect(await queues(live)).toEqual(["crypto-pix-invoice", "exchange-reconcile", "lightning-reconcile", "order-refund", "pix-payout", "sweep"]);
+      expect(await queues(live)).toEqual([
+        "crypto-pix-invoice",
+        "exchange-reconcile",
+        "lightning-reconcile",
+        "order-refund",
+        "pix-payout",
+        "reconcile-daily",
+        "solvency-report",
+        "sweep",
+      ]);
       expect(binance.violations).toEqual([]);
       expect(lnd.violations).toEqual([]);
     } finally {
@@ -327,7 +346,7 @@ describe("live mode starts with the rails that are configured", () => {
       });
       expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({ status: 400, body: { message: OFF.onchain } });
 
-      expect(await queues(live)).toEqual(["lightning-reconcile", "order-refund", "pix-payout", "sweep"]);
+      expect(await queues(live)).toEqual(["lightning-reconcile", "order-refund", "pix-payout", "reconcile-daily", "solvency-report", "sweep"]);
     } finally {
       expect((await live.stop()).code).toBe(0);
     }
