@@ -120,7 +120,9 @@ describe("solvency report (sandbox providers)", () => {
     expect(owed).toBe(15_000 + 8_050 + 4_000 - 5_000 - 10_000 + 3_000 + 2_550 + 54_000 - 5_030);
 
     const report = await takeSolvencyReport();
-    expect(report.notRead).toEqual([]);
+    // Nothing this run made is left unread. Earlier files can leave what the opening report could not
+    // read already (anvil deploys its tokens at the same addresses in every file, with other decimals).
+    expect(report.notRead.filter((l) => !opening.notRead.includes(l))).toEqual([]);
     // What the merchant is owed, and nothing in flight: every refund and payout was decided.
     expect(delta(report, "merchant_balances")).toBe(owed);
     expect(delta(report, "pix_withdrawals_in_flight")).toBe(0);
