@@ -406,7 +406,7 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
     await sql`checkpoint`;
     log(`indexes and constraints built again in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     await sql`create table bench_large_seed (orders bigint not null, entries bigint not null, events bigint not null, merchants jsonb not null)`;
-    await sql`insert into bench_large_seed values (${o.orders}, ${entryId}, ${seq}, ${JSON.stringify(merchants)}::jsonb)`;
+    await sql`insert into bench_large_seed values (${o.orders}, ${entryId}, ${seq}, ${sql.json(merchants)})`;
     return merchants;
   } finally {
     await sql.end();
@@ -440,9 +440,11 @@ async function emptyMerchants(url: string, count: number): Promise<Merchant[]> {
 /** Measures one phase on the running app at `base` over `url`'s database. */
 async function measurePhase(base: string, url: string, merchants: Merchant[], o: LargeOptions, log: (s: string) => void): Promise<Phase> {
   const phase: Phase = {};
-  const authorizations = merchants.flatMap((m) => m.keys.map((k) => `Bearer ${k}`));
   const probes = merchants.slice(0, PROBES);
+  // The loads use the other merchants' keys: the probes' are kept for the one-at-a-time reads.
+  const authorizations = merchants.slice(PROBES).flatMap((m) => m.keys.map((k) => `Bearer ${k}`));
   const keyOf = new Map(merchants.map((m) => [m.id, `Bearer ${m.keys[0]}`]));
+  const keysOf = new Map(merchants.map((m) => [m.id, m.keys.map((k) => `Bearer ${k}`)]));
   const call = async (method: string, p: string, authorization: string, body?: unknown) => {
     const res = await fetch(base + p, {
       method,
@@ -494,16 +496,42 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
     authorizations.map((authorization) => ({ path: "/api/v1/order/create/pix", authorization })),
     '{"value":10.5}',
   );
-  // Lookups: the newest orders and as many from anywhere in the table (old orders are looked up too).
+  // Lookups: the newest orders and as many paid ones from anywhere in the table (old orders are looked up too).
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   let lookups: { path: string; authorization: string }[];
   let probeOrders: { merchant: string; id: string; link: string; orderId: string; cpf: string; value: number }[];
   try {
-    const newest = await sql<{ id: string; payment_link_id: string; merchant_id: string }[]>`
-      select id, payment_link_id, merchant_id from orders order by created_at desc limit 500`;
-    const anywhere = await sql<{ id: string; payment_link_id: string; merchant_id: string }[]>`
-      select id, payment_link_id, merchant_id from orders tablesample system (1) limit 500`;
-    lookups = [...newest, ...anywhere].map((r, i) => ({ path: `/api/v1/order/${i % 2 ? r.payment_link_id : r.id}`, authorization: keyOf.get(r.merchant_id)! }));
+    type Row = { id: string; payment_link_id: string; merchant_id: string };
+    // Not the probe merchants' orders: the searches below use their keys, which the limiter (600 a
+    // minute per key) would have spent on lookups.
+    const probeIds = probes.map((m) => m.id);
+    const newest = await sql<Row[]>`
+      select id, payment_link_id, merchant_id from orders where status = 'PENDING' and merchant_id <> all(${probeIds}::uuid[])
+      order by created_at desc limit 500`;
+    // The other half: paid orders, in both phases. A paid order's lookup also reads its refunds (one
+    // more statement), and the first runs compared the empty database's lookups (all of new, unpaid
+    // orders) with the large one's (two in three of the old orders sampled were paid): different work,
+    // not size. The large database's are sampled from anywhere in the table; the empty one has none
+    // but the probes', so 500 of the create load's are paid first, through the API.
+    const [{ rows }] = await sql<{ rows: number }[]>`select reltuples::float8 as rows from pg_class where relname = 'orders'`;
+    let paid: Row[];
+    if (rows > 100_000) {
+      paid = await sql<Row[]>`
+        select id, payment_link_id, merchant_id from orders tablesample system (1)
+        where status in ('COMPLETED', 'REFUND') and merchant_id <> all(${probeIds}::uuid[]) limit 500`;
+    } else {
+      const toPay = await sql<Row[]>`
+        select id, payment_link_id, merchant_id from orders where status = 'PENDING' and merchant_id <> all(${probeIds}::uuid[])
+        order by created_at desc offset 500 limit 500`;
+      for (let i = 0; i < toPay.length; i += 10)
+        await Promise.all(toPay.slice(i, i + 10).map((r, j) => call("POST", `/api/v1/sandbox/orders/${r.id}/pay`, keysOf.get(r.merchant_id)![(i + j) % 2])));
+      paid = toPay;
+    }
+    // Each merchant's two keys in turn: one key's 600 a minute is 10 lookups a second.
+    lookups = [...newest, ...paid].map((r, i) => {
+      const keys = keysOf.get(r.merchant_id)!;
+      return { path: `/api/v1/order/${i % 2 ? r.payment_link_id : r.id}`, authorization: keys[Math.floor(i / 2) % keys.length] };
+    });
     probeOrders = [];
     for (const m of probes) {
       // One order with references per probe merchant, from its older ones when there are any.
@@ -645,8 +673,10 @@ export async function runLarge(o: LargeOptions): Promise<LargeResult> {
     let merchants: Merchant[];
     try {
       await runMigrations(pg.url);
+      // Clusters seeded before the list was written with sql.json hold it as a JSON string: read either.
       const [seeded] = await large<{ orders: string; merchants: Merchant[] }[]>`
-        select orders, merchants from bench_large_seed`.catch(() => [] as { orders: string; merchants: Merchant[] }[]);
+        select orders, case jsonb_typeof(merchants) when 'string' then (merchants #>> '{}')::jsonb else merchants end as merchants
+        from bench_large_seed`.catch(() => [] as { orders: string; merchants: Merchant[] }[]);
       // A seeded cluster from an earlier run is reused only for the same size (BENCH_LARGE_DIR).
       if (seeded && Number(seeded.orders) === o.orders && seeded.merchants.length === o.merchants) {
         log(`reusing the seeded database in ${dataDir}`);

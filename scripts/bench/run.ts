@@ -690,7 +690,9 @@ async function main() {
   const appPeak = rss.peak("app");
   if (appPeak) console.log(`\npeak RSS of the app (limiter on) through the whole run: ${appPeak} MB`);
   if (large) {
-    console.log(`\nlarge data: ${large.orders.toLocaleString("en")} orders over ${large.merchants.toLocaleString("en")} merchants (seeded in ${large.seedSeconds} s):`);
+    console.log(
+      `\nlarge data: ${large.orders.toLocaleString("en")} orders over ${large.merchants.toLocaleString("en")} merchants (${large.seedSeconds ? `seeded in ${large.seedSeconds} s` : "the seed of BENCH_LARGE_DIR reused"}):`,
+    );
     for (const line of large.table) console.log(`  ${line}`);
     console.log(`  peak RSS of the app through the large-data mode: ${large.appPeakRssMb} MB`);
   }
