@@ -36,18 +36,53 @@ function processTicks(pid: number): number {
   }
 }
 
-/** CPU ticks of every PostgreSQL process now running (backends come and go; a run's are counted while they live). */
+/** The data directory of the PostgreSQL the bench started: only its processes are counted (countPostgresOf). */
+let postgresDataDir: string | null = null;
+
+/**
+ * Counts only the PostgreSQL that runs on `dataDir` (its postmaster and the processes it started): on a
+ * machine shared with other test databases, every process named postgres included theirs.
+ */
+export function countPostgresOf(dataDir: string) {
+  postgresDataDir = dataDir;
+}
+
+/** Parent pid of one process (0 if it is gone). */
+function parentOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of the bench's PostgreSQL processes now running (backends come and go; a run's are counted while they live). */
 function postgresTicks(): Map<number, number> {
-  const ticks = new Map<number, number>();
+  const named: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") ticks.set(Number(entry), processTicks(Number(entry)));
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") named.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
-  return ticks;
+  let counted = named;
+  if (postgresDataDir) {
+    const dir = postgresDataDir;
+    const postmasters = new Set(
+      named.filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dir);
+        } catch {
+          return false;
+        }
+      }),
+    );
+    counted = named.filter((pid) => postmasters.has(pid) || postmasters.has(parentOf(pid)));
+  }
+  return new Map(counted.map((pid) => [pid, processTicks(pid)]));
 }
 
 /** What a run is measured from: the machine's CPU times, the server's, and every PostgreSQL process's. */

@@ -11,7 +11,7 @@ import { generateApiKey } from "@/lib/api-auth/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
 import { productionNodeFlags } from "../production-flags";
 import { runLarge, type LargeResult } from "./large";
-import { machineLoadSince, machineSnapshot, RssSampler, type MachineLoad } from "./machine";
+import { countPostgresOf, machineLoadSince, machineSnapshot, RssSampler, type MachineLoad } from "./machine";
 import { runMixed, type MixedResult } from "./mixed";
 
 // `npm run bench`: the built app as production runs it, side by side with what it is measured
@@ -490,6 +490,7 @@ async function main() {
     persistent: false,
     settings: PG_SETTINGS,
   });
+  countPostgresOf(path.join(dir, "pg"));
   // BENCH_SERVERS narrows a run (e.g. "bare,app") or adds app-nolimit and app-next.
   const wanted = (process.env.BENCH_SERVERS ?? "http-limit,bare,baseline,app").split(",");
   const unknown = wanted.filter((w) => !(SERVERS as readonly string[]).includes(w));
