@@ -480,6 +480,12 @@ async function main() {
     console.error("No build found: run `npm run build` first (npm run bench does).");
     process.exit(1);
   }
+  // BENCH_SERVERS narrows a run (e.g. "bare,app") or adds app-nolimit and app-next.
+  const wanted = (process.env.BENCH_SERVERS ?? "http-limit,bare,baseline,app").split(",");
+  const unknown = wanted.filter((w) => !(SERVERS as readonly string[]).includes(w));
+  if (unknown.length) throw new Error(`BENCH_SERVERS: unknown ${unknown.join(", ")} (known: ${SERVERS.join(", ")})`);
+  const tenancies = (process.env.BENCH_TENANCIES ?? "one,many").split(",") as Tenancy[];
+  if (tenancies.some((t) => t !== "one" && t !== "many")) throw new Error("BENCH_TENANCIES: one, many or both");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-bench-"));
   fs.chmodSync(dir, 0o755);
   const rss = new RssSampler();
@@ -491,12 +497,6 @@ async function main() {
     settings: PG_SETTINGS,
   });
   countPostgresOf(path.join(dir, "pg"));
-  // BENCH_SERVERS narrows a run (e.g. "bare,app") or adds app-nolimit and app-next.
-  const wanted = (process.env.BENCH_SERVERS ?? "http-limit,bare,baseline,app").split(",");
-  const unknown = wanted.filter((w) => !(SERVERS as readonly string[]).includes(w));
-  if (unknown.length) throw new Error(`BENCH_SERVERS: unknown ${unknown.join(", ")} (known: ${SERVERS.join(", ")})`);
-  const tenancies = (process.env.BENCH_TENANCIES ?? "one,many").split(",") as Tenancy[];
-  if (tenancies.some((t) => t !== "one" && t !== "many")) throw new Error("BENCH_TENANCIES: one, many or both");
   // Five of 10 s rather than two of 15 s: one round's ratio of two servers moves by ±0.1–0.2 on a 2-core
   // machine shared with PostgreSQL and the load generator, and the median needs rounds to choose from.
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -507,6 +507,7 @@ async function main() {
   let answers: Awaited<ReturnType<typeof recordAnswers>> | null = null;
   let remeasured = 0;
   const basePort = Number(process.env.BENCH_PORT ?? 3401);
+  let measured_ = false;
   try {
     // All servers stay up, idle while another is measured, and each endpoint is measured on each server
     // in turn, round after round, in the opposite order every other round: every ratio compares runs
@@ -567,9 +568,15 @@ async function main() {
     const fast = servers.find((s) => s.name === "app-nolimit");
     if (fast && process.env.BENCH_MIXED !== "false")
       mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS, settle: () => settle(pg.url) });
+    measured_ = true;
   } finally {
     for (const child of children) await stop(child);
     await pg.stop();
+    // A run that failed leaves nothing behind either (its apps' logs were left in /tmp).
+    if (!measured_) {
+      rss.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
   try {
     if (LARGE_ORDERS > 0) {
@@ -594,9 +601,9 @@ async function main() {
   } finally {
     for (const child of children) await stop(child);
     rss.stop();
-    // The databases and the apps' logs (a line per request: hundreds of MB), unless the large data is kept.
-    for (const entry of fs.readdirSync(dir)) if (entry !== "large-pg" || !process.env.BENCH_LARGE_DIR) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
-    if (!process.env.BENCH_LARGE_DIR) fs.rmSync(dir, { recursive: true, force: true });
+    // The databases and the apps' logs (a line per request: hundreds of MB). Large data kept for a later
+    // run lives in BENCH_LARGE_DIR, outside this directory (an empty one was left behind here before).
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 
   // Throughput: the mean over rounds; latency and memory: the worst round.
