@@ -233,6 +233,7 @@ const READ_THROUGH: Record<string, string[]> = {
 // statement by their own index, the sweep by its partial indexes.
 const INTENT: Record<string, Record<string, string[]>> = {
   "order by id": { orders: ["orders_pkey"] },
+  "paid order by id": { orders: ["orders_pkey"], order_refunds: ["order_refunds_order"] },
   "order by payment link id": { orders: ["orders_payment_link_id"] },
   "payment by PSP notification": { orders: ["orders_txid", "orders_pkey"] },
   account: { merchants: ["merchants_pkey"], unfolded_credits: ["unfolded_credits_merchant"], withdrawals: ["withdrawals_merchant_day"] },
@@ -315,6 +316,7 @@ describe("hot statements' generic plans", () => {
     const deposit = await ok("on-chain deposit", "POST", "/api/v1/onchain/deposit", { value: 50, network: "bsc", asset: "USDT" });
     await ok("on-chain deposit by link", "GET", `/api/v1/onchain/order/${deposit.order.paymentLinkId}`);
     await ok("sandbox payment", "POST", `/api/v1/sandbox/orders/${id}/pay`);
+    await ok("paid order by id", "GET", `/api/v1/order/${id}`);
     await ok("order list", "GET", "/api/v1/orders?limit=20");
     const page = await ok("order list", "GET", "/api/v1/orders?limit=1");
     await ok("order list, next page", "GET", `/api/v1/orders?limit=20&cursor=${page.nextCursor}`);

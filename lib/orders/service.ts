@@ -27,7 +27,7 @@ import {
   merchantOrderById,
   merchantOrderByLink,
   orderById,
-  refundsOfOrder,
+  refundsOfOrderOnPool,
 } from "./queries";
 import { orderView } from "./views";
 
@@ -325,5 +325,5 @@ export async function markOrderRefunded(tx: Tx, orderId: string): Promise<Order 
 /** The order's refunds for its lookup: only a paid PIX or exchange-wallet order can have any, so the others cost no query. */
 export async function orderRefunds(order: Order): Promise<OrderRefund[]> {
   if (order.kind === "lightning" || (order.status !== "COMPLETED" && order.status !== "REFUND")) return [];
-  return refundsOfOrder(db(), order.id);
+  return refundsOfOrderOnPool(order.id);
 }
