@@ -454,8 +454,10 @@ export const orders = pgTable(
       .on(t.paymentHash)
       .where(sql`payment_hash is not null`),
     index("orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
+    // The merchant first (btree_gin), so a search reads only the merchant's entries of the trigram
+    // index, not every merchant's (docs/performance.md: 24 → 3.8 ms for a common name at 10 M orders).
     index("orders_search")
-      .using("gin", sql`(${ORDER_SEARCH_TEXT.orders}) gin_trgm_ops`)
+      .using("gin", t.merchantId, sql`(${ORDER_SEARCH_TEXT.orders}) gin_trgm_ops`)
       .where(ORDER_SEARCHABLE.orders),
     index("orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     // Provider callbacks and polls find Lightning and exchange-wallet orders by the provider's id, and
@@ -528,7 +530,7 @@ export const onchainOrders = pgTable(
   },
   (t) => [
     uniqueIndex("onchain_orders_payment_link_id").on(t.paymentLinkId),
-    index("onchain_orders_search").using("gin", sql`(${ORDER_SEARCH_TEXT.onchain_orders}) gin_trgm_ops`),
+    index("onchain_orders_search").using("gin", t.merchantId, sql`(${ORDER_SEARCH_TEXT.onchain_orders}) gin_trgm_ops`),
     index("onchain_orders_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     uniqueIndex("onchain_orders_wallet_index").on(t.walletIndex),
     index("onchain_orders_merchant_created").on(t.merchantId, t.createdAt, t.id),
@@ -585,7 +587,7 @@ export const cryptoPixPayments = pgTable(
   },
   (t) => [
     uniqueIndex("crypto_pix_wallet_index").on(t.walletIndex),
-    index("crypto_pix_search").using("gin", sql`(${ORDER_SEARCH_TEXT.crypto_pix_payments}) gin_trgm_ops`),
+    index("crypto_pix_search").using("gin", t.merchantId, sql`(${ORDER_SEARCH_TEXT.crypto_pix_payments}) gin_trgm_ops`),
     index("crypto_pix_merchant_value").on(t.merchantId, t.valueCentavos, t.createdAt),
     index("crypto_pix_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("crypto_pix_open_expiry")
