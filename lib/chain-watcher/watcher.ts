@@ -96,7 +96,9 @@ function tokenDecimals(network: Network, targets: DepositTarget[]): Map<string, 
     const token = tokenInfo(network, asset);
     if (token) out.set(token.address.toLowerCase(), token.decimals);
   }
-  for (const t of targets) out.set(t.tokenAddress.toLowerCase(), t.decimals);
+  // The table is the truth about its tokens; an order's recorded decimals decode that order's own
+  // transfers (applied with target.decimals) and serve here only for a token the table lacks.
+  for (const t of targets) if (!out.has(t.tokenAddress.toLowerCase())) out.set(t.tokenAddress.toLowerCase(), t.decimals);
   return out;
 }
 
