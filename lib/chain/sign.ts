@@ -63,19 +63,18 @@ export async function signErc20Transfer(args: SignErc20TransferArgs): Promise<{ 
 }
 
 // A plain value transfer between accounts costs exactly 21,000 gas.
-const SELF_TRANSFER_GAS = 21_000n;
+const PLAIN_TRANSFER_GAS = 21_000n;
 
-/**
- * A zero-value transfer from the key's account to itself at `nonce`: mined, it uses the nonce and
- * does nothing else, which is how a stuck transaction is cancelled or a nonce gap filled.
- */
-export async function signSelfTransfer(args: {
+type PlainTransferArgs = {
   privateKey: `0x${string}`;
   chainId: number;
   nonce: number;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
-}): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+};
+
+/** A transfer of `value` wei of the native coin, with no data, to `to` or to the key's own account. */
+async function signPlainTransfer(args: PlainTransferArgs, to: `0x${string}` | "self", value: bigint): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0) throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
   if (!Number.isSafeInteger(args.nonce) || args.nonce < 0) throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
   if (args.maxPriorityFeePerGas < 0n || args.maxFeePerGas < args.maxPriorityFeePerGas) {
@@ -86,42 +85,26 @@ export async function signSelfTransfer(args: {
     type: "eip1559",
     chainId: args.chainId,
     nonce: args.nonce,
-    to: account.address,
-    value: 0n,
-    gas: SELF_TRANSFER_GAS,
+    to: to === "self" ? account.address : to,
+    value,
+    gas: PLAIN_TRANSFER_GAS,
     maxFeePerGas: args.maxFeePerGas,
     maxPriorityFeePerGas: args.maxPriorityFeePerGas,
   });
   return { rawTransaction, hash: keccak256(rawTransaction) };
 }
 
+/**
+ * A zero-value transfer from the key's account to itself at `nonce`: mined, it uses the nonce and
+ * does nothing else, which is how a stuck transaction is cancelled or a nonce gap filled.
+ */
+export async function signSelfTransfer(args: PlainTransferArgs): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+  return signPlainTransfer(args, "self", 0n);
+}
+
 /** A plain transfer of `value` wei of the native coin to `to` (gas for a deposit address about to be swept). */
-export async function signValueTransfer(args: {
-  privateKey: `0x${string}`;
-  chainId: number;
-  to: `0x${string}`;
-  value: bigint;
-  nonce: number;
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-}): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
-  if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0) throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
-  if (!Number.isSafeInteger(args.nonce) || args.nonce < 0) throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
+export async function signValueTransfer(args: PlainTransferArgs & { to: `0x${string}`; value: bigint }): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   if (!isAddress(args.to)) throw new Error(`recipient is not a valid address: ${args.to}`);
   if (args.value <= 0n || args.value > MAX_UINT256) throw new Error(`value must be a positive uint256, got ${args.value.toString()}`);
-  if (args.maxPriorityFeePerGas < 0n || args.maxFeePerGas < args.maxPriorityFeePerGas) {
-    throw new Error("fees must satisfy 0 ≤ maxPriorityFeePerGas ≤ maxFeePerGas");
-  }
-  const account = privateKeyToAccount(args.privateKey);
-  const rawTransaction = await account.signTransaction({
-    type: "eip1559",
-    chainId: args.chainId,
-    nonce: args.nonce,
-    to: args.to,
-    value: args.value,
-    gas: SELF_TRANSFER_GAS,
-    maxFeePerGas: args.maxFeePerGas,
-    maxPriorityFeePerGas: args.maxPriorityFeePerGas,
-  });
-  return { rawTransaction, hash: keccak256(rawTransaction) };
+  return signPlainTransfer(args, args.to, args.value);
 }
