@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
-import { apiKeys, auditEvents, medInfractions, merchants, orders, users } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { auditEvents, medInfractions, merchants, orders, users } from "@/db/schema";
 import type { SignedIn } from "@/lib/auth/session";
 import { resetEnvForTests } from "@/lib/env";
 import { idle } from "@/lib/forms/action-state";
@@ -16,6 +15,8 @@ import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { api } from "./helpers";
+import { liveMerchant } from "./support/merchants";
+import { waitFor } from "./support/wait";
 
 // MED infractions (docs/providers.md "MED infractions", docs/dashboard.md "MED disputes") against the
 // Efí test server, which takes a defence once, while the infraction is ABERTA and before its deadline.
@@ -68,26 +69,9 @@ async function signIn(user: { id: string; email: string; role: Role; merchantId:
   } satisfies SignedIn;
 }
 
-/** Polls `read` until `done` says so, or fails naming `what`. */
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A live merchant (its live API key) with an owner, an admin and a finance user. */
 async function team() {
-  const [merchant] = await db()
-    .insert(merchants)
-    .values({ companyName: `Loja MED ${randomUUID().slice(0, 8)}`, pixKey: "52998224725", pixKeyType: "cpf", accountType: "standard" })
-    .returning();
-  const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
-  const m = { merchant, apiKey: key.key };
+  const m = await liveMerchant();
   const [owner, admin, finance] = [await seedUser(m.merchant.id, "owner"), await seedUser(m.merchant.id, "admin"), await seedUser(m.merchant.id, "finance")];
   return { ...m, owner, admin, finance };
 }
