@@ -1,17 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, resetEnvForTests } from "@/lib/env";
+import { saveEnv } from "@/tests/support/env";
 import { checkChainConfig, floatLimits } from "./config";
 
-const saved = { ...process.env };
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
-});
+const saved = saveEnv();
+afterEach(() => saved.restore());
 
 function use(vars: Record<string, string>) {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved, vars);
+  saved.restore();
+  Object.assign(process.env, vars);
   resetEnvForTests();
 }
 

@@ -3,21 +3,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, resetEnvForTests } from "@/lib/env";
+import { saveEnv } from "@/tests/support/env";
 import { checkChainConfig, sweepThresholds } from "./config";
 import { checkDepositKey, depositKeySource, depositPrivateKey } from "./deposit-keys";
 import { deriveDepositAddress } from "./hd";
 import { SANDBOX_DEPOSIT_XPRV, SANDBOX_DEPOSIT_XPUB } from "./sandbox-keys";
 
-const saved = { ...process.env };
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  resetEnvForTests();
-});
+const saved = saveEnv();
+afterEach(() => saved.restore());
 
 function use(vars: Record<string, string>) {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
+  saved.restore();
   // The key's variables come only from `vars`: each case says which it has.
   delete process.env.DEPOSIT_XPUB;
   delete process.env.DEPOSIT_XPRV_FILE;
