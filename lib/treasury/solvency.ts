@@ -259,7 +259,8 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
       let balances: bigint[];
       try {
         if (!p.chain.tokenBalances) throw new Error(`${p.chain.name} cannot read token balances`);
-        // Counted once: the sandbox's deposit key derives the hot wallet's address at index 1 (both are the public test mnemonic's).
+        // Counted once: deposit addresses handed out before allocateDepositAddress skipped the hot wallet's
+        // (the sandbox's index 1) may still be the hot wallet itself.
         token.deposits = token.deposits.filter((d) => d.toLowerCase() !== hotWallet.toLowerCase());
         balances = await p.chain.tokenBalances(network, token, [hotWallet, ...token.deposits]);
       } catch (err) {
