@@ -7,7 +7,7 @@ import { db } from "@/db";
 import { orderReceipts, orderRefunds, orders } from "@/db/schema";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
-import { reconcileExchange } from "@/lib/exchange-wallet/completion";
+import { reconcileExchange } from "@/lib/exchange-wallet/reconcile";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { startJobs, stopJobs } from "@/lib/jobs/queue";
 import { binancePay, binancePayCertificates } from "@/lib/providers/exchange/binance-pay";

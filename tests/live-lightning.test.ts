@@ -6,7 +6,7 @@ import { db } from "@/db";
 import { events, orderReceipts, orders } from "@/db/schema";
 import { dispatchApi } from "@/lib/api/serve";
 import { resetEnvForTests } from "@/lib/env";
-import { reconcileLightning } from "@/lib/lightning/completion";
+import { reconcileLightning } from "@/lib/lightning/reconcile";
 import { runSweep } from "@/lib/worker";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
 import { api } from "./helpers";

@@ -9,7 +9,7 @@ import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-
 import { cryptoPixPayoutMayStart, onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { resetEnvForTests } from "@/lib/env";
-import { reconcileLightning } from "@/lib/lightning/completion";
+import { reconcileLightning } from "@/lib/lightning/reconcile";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
 import { advancePayout } from "@/lib/payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";

@@ -5,7 +5,7 @@ import { db } from "@/db";
 import { events, ledgerEntries, mailOutbox, orders, pixReturns, users, webhookDeliveries, webhookEndpoints, withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { backgroundMailSettled } from "@/lib/mail/background";
-import { confirmNotifiedPix } from "@/lib/pix-collection/notifications";
+import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
 import { reconcileReceivedPix, scanReturns } from "@/lib/pix-collection/reconcile";
 import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
 import { startWorker, stopWorker } from "@/lib/worker";

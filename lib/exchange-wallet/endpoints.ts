@@ -10,7 +10,7 @@ import { orderByLink } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
 import { BINANCE_PAY_PROVIDER } from "@/lib/providers/exchange/binance-pay";
 import { followRefund } from "@/lib/refunds/machine";
-import { confirmExchangeOrder } from "./completion";
+import { confirmExchangeOrder } from "./confirm";
 
 // Binance Pay's notifications (docs/providers.md#exchange-wallet-binance-pay): POST {PUBLIC_BASE_URL}/api/v1/providers/binance-pay/webhook.
 // The RSA-SHA256 signature over timestamp\nnonce\nrawBody\n must verify against Binance's certificate

@@ -9,7 +9,7 @@ import { log } from "@/lib/log";
 import { orderByProviderRef } from "@/lib/orders/queries";
 import { providers } from "@/lib/providers";
 import { OPENNODE_PROVIDER } from "@/lib/providers/lightning/opennode";
-import { confirmLightningOrder } from "./completion";
+import { confirmLightningOrder } from "./confirm";
 
 // OpenNode's charge callbacks (docs/providers.md#lightning-opennode): POST {PUBLIC_BASE_URL}/api/v1/providers/opennode/webhook,
 // form-encoded (JSON is accepted too). One counts only when hashed_order = HMAC-SHA256(API key, charge

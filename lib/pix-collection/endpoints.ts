@@ -6,7 +6,7 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { providerCallback } from "@/lib/http/provider-caller";
 import { railEnabled } from "@/lib/providers/rails";
-import { acceptPixNotification, pixNotificationBody } from "./notifications";
+import { acceptPixNotification, pixNotificationBody } from "./receiver";
 
 // The API Pix notification receiver: POST {PUBLIC_BASE_URL}/api/v1/providers/pix/{token}/pix, and the
 // URL as registered (docs/providers.md "PIX collection"). The token in the path keeps strangers from

@@ -18,12 +18,12 @@ import {
   type OrderRefund,
 } from "@/db/schema";
 import { env } from "@/lib/env";
-import { confirmExchangeOrder } from "@/lib/exchange-wallet/completion";
-import { confirmLightningOrder } from "@/lib/lightning/completion";
+import { confirmExchangeOrder } from "@/lib/exchange-wallet/confirm";
+import { confirmLightningOrder } from "@/lib/lightning/confirm";
 import { applyPixReturns, isMed } from "@/lib/med/returns";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { receiptExists } from "@/lib/orders/queries";
-import { uuidOfProviderId } from "@/lib/pix-collection/notifications";
+import { uuidOfProviderId } from "@/lib/pix-collection/receiver";
 import { providers } from "@/lib/providers";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
 import { Decimal, fromBaseUnits } from "@/lib/money";

@@ -1,13 +1,8 @@
 import { z } from "zod";
-import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import { db } from "@/db";
-import { applyReceivedPix, type ReceiptOutcome } from "@/lib/orders/pix-receipts";
-import { receiptExists } from "@/lib/orders/queries";
-import { providers } from "@/lib/providers";
 import { wakePayout } from "@/lib/payouts/machine";
 import { followRefund } from "@/lib/refunds/machine";
-import { applyPixReturns } from "@/lib/med/returns";
+import { confirmNotifiedPix, pixConfirmQueue } from "./confirm";
 
 // API Pix notifications (docs/providers.md "PIX collection"): `{ pix: [ { endToEndId, txid, valor,
 // horario, … } ] }`, posted by the PSP to our URL + "/pix". The body is not signed and a registration
@@ -27,14 +22,6 @@ export const pixNotificationBody = z
     pix: z.array(z.unknown(), { error: "must be an array of received PIX" }).max(1000),
   })
   .meta({ description: "An API Pix notification: the received PIX, each read back from the PSP before it counts" });
-
-/** Reads one notified PIX back from the PSP and applies what it says (lib/worker works it). */
-export const pixConfirmQueue = jobQueue<{ endToEndId: string; returns?: boolean }>("pix-confirm", {
-  retryLimit: 20,
-  retryDelay: 2,
-  retryBackoff: true,
-  expireInSeconds: 120,
-});
 
 /** Our id (a uuid) from the 32 hex digits we gave a provider as its id; null for any other id. */
 export function uuidOfProviderId(id: unknown): string | null {
@@ -99,21 +86,3 @@ export async function acceptPixNotification(body: z.output<typeof pixNotificatio
 
 // A notification can carry many PIX (PSPs batch them); beyond this many, the queue reads the rest.
 const INLINE_READS = 20;
-
-/**
- * The PSP's word on a notified PIX: applied when it has it, ignored (and logged) when it does not. With
- * `returns` (the notice mentioned a devolução we did not ask for) a Pix recorded before is read again,
- * and its devoluções applied as the PSP lists them, never as the notice says.
- */
-export async function confirmNotifiedPix(endToEndId: string, opts: { returns?: boolean } = {}): Promise<ReceiptOutcome | null> {
-  if (!opts.returns && (await receiptExists(db(), endToEndId))) return { duplicate: true };
-  const pix = await providers().pix.readPayment(endToEndId);
-  if (!pix) {
-    log.warn("notified PIX unknown to the PSP: ignored (a forged or misdirected notification)", { endToEndId });
-    return null;
-  }
-  const outcome = await applyReceivedPix(pix, "notification");
-  if (pix.returns?.length) await applyPixReturns(pix, "notification");
-  if (!outcome.duplicate) log.info("PIX received", { endToEndId, applied: outcome.applied, reason: outcome.reason, orderId: outcome.order?.id });
-  return outcome;
-}
