@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { db } from "@/db";
 import { listDashboardOrders } from "@/lib/dashboard/server/orders";
-import { merchantOrders } from "@/lib/orders/list";
+import { merchantOrders } from "@/lib/orders/every-order";
 import { orderSearchCondition, parseOrderSearch } from "@/lib/orders/search";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { api, seedMerchant } from "./helpers";

@@ -64,7 +64,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * The condition on a relation with id, payment_link_id, search_text, searchable and value_centavos columns
- * (lib/orders/list.ts merchantOrders); undefined when the text can match nothing, so callers can answer
+ * (lib/orders/every-order.ts merchantOrders); undefined when the text can match nothing, so callers can answer
  * an empty page.
  */
 export function orderSearchCondition(search: OrderSearch): SQL | undefined {

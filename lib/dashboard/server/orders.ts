@@ -4,7 +4,8 @@ import { z } from "zod";
 import { onReadReplica } from "@/db/replica";
 import { isStorableText } from "@/lib/storable-text";
 import { isCalendarDay } from "@/lib/dashboard/days";
-import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
+import { merchantOrders } from "@/lib/orders/every-order";
+import { ORDER_LIST_TYPES } from "@/lib/orders/list";
 import { orderSearchCondition, parseOrderSearch } from "@/lib/orders/search";
 
 // The dashboard's order list: every kind in one UNION like GET /api/v1/orders, plus what a person
