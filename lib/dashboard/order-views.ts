@@ -10,6 +10,7 @@ import { encodeCryptoPixId } from "@/lib/ids";
 import { cryptoPixPayLink, paymentLink } from "@/lib/links";
 import { Decimal } from "@/lib/money";
 import type { OrderListType } from "@/lib/orders/schemas";
+import { orderNaming, type OrderTitle } from "@/lib/orders/title";
 import { chainFacts, lightningFacts, referenceFacts, type Fact } from "./order-facts";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
@@ -46,8 +47,9 @@ export type OrderDetail = {
   paidAt: string | null;
   final: boolean;
   paymentLinkId: string | null;
-  /** The merchant's own order id (the creation request's `orderId`), when it sent one. */
-  merchantOrderId: string | null;
+  /** What the merchant knows the order by (lib/orders/title.ts), and its customer when the title is not already the customer. */
+  title: OrderTitle;
+  customer: string | null;
   link: string | null;
   /** What a payer needs while the order can still be paid. */
   payment: { qrContent: string; code: string; codeLabel: MessageKey } | null;
@@ -117,7 +119,7 @@ export function fromOrder(o: Order): OrderBase {
     paidAt: o.paidAt?.toISOString() ?? null,
     final: o.status !== "PENDING",
     paymentLinkId: o.paymentLinkId,
-    merchantOrderId: o.reference.orderId ?? null,
+    ...orderNaming({ id: o.id, kind: o.kind, valueCentavos: o.valueCentavos, paymentLinkId: o.paymentLinkId, reference: o.reference }),
     link,
     payment: open(o.status, o.expiresAt) ? payment : null,
     facts,
@@ -135,7 +137,7 @@ export function fromDeposit(o: OnchainOrder): OrderBase {
     paidAt: o.completedAt?.toISOString() ?? null,
     final: o.closedAt !== null,
     paymentLinkId: o.paymentLinkId,
-    merchantOrderId: null,
+    ...orderNaming({ id: o.id, kind: "onchain", valueCentavos: o.valueCentavos, paymentLinkId: o.paymentLinkId, reference: null }),
     link: paymentLink(o.paymentLinkId),
     payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" } : null,
     facts: [
@@ -164,7 +166,7 @@ export function fromCryptoPix(p: CryptoPixPayment, invoice?: CryptoPixInvoice): 
     paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
-    merchantOrderId: null,
+    ...orderNaming({ id: p.id, kind: "crypto_pix", valueCentavos: p.valueCentavos, paymentLinkId: null, reference: { recipientName: p.recipientName } }),
     // The payer's page, keyed by payCryptoPixId (Crypto-PIX payments have no payment link id).
     link: cryptoPixPayLink(encodeCryptoPixId(p.id)),
     payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
