@@ -147,7 +147,7 @@ describe("statement page", () => {
     expect((await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey })).status).toBe(200);
     expect((await api("POST", `/api/v1/order/${orderId}/refund`, { apiKey, body: { value: 10 } })).status).toBe(201);
     const s = await getStatement(merchant.id, statementQuery.parse({}));
-    const named = { title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: created.body.pixOrder.paymentLinkId }, customer: null };
+    const named = { title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: orderId.slice(0, 8) }, customer: null };
     expect(s.lines.map((l) => [l.kind, l.amountCentavos, l.balanceAfterCentavos, l.source])).toEqual([
       ["refund_debit", -1_000, 2_000, { type: "order", id: orderId, ...named }],
       ["order_credit", 3_000, 3_000, { type: "order", id: orderId, ...named }],

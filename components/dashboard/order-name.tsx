@@ -14,15 +14,13 @@ export function useOrderTitle(): (title: OrderTitle) => string {
 
 /**
  * What a list shows under an order's title: its customer (when the title is the merchant's reference)
- * and its id in monospace, the one search and support use; a title made of the kind already holds the id.
+ * and, in monospace, its payment link id (what the payer's link and search take) or the start of its id.
  */
 export function OrderSubtitle({ order }: { order: Named }) {
-  const id = order.title.by === "kind" ? null : (order.paymentLinkId ?? order.id.slice(0, 8));
   return (
     <>
-      {order.customer ? <span data-testid="order-customer">{order.customer}</span> : null}
-      {order.customer && id ? " · " : null}
-      {id ? <span className="font-mono">{id}</span> : null}
+      {order.customer ? `${order.customer} · ` : null}
+      <span className="font-mono">{order.paymentLinkId ?? order.id.slice(0, 8)}</span>
     </>
   );
 }

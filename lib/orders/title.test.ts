@@ -25,7 +25,7 @@ describe("an order's title", () => {
 
   it("is whom a Crypto-PIX payment pays, else the kind and amount with the short id", () => {
     expect(text({ ...base, kind: "crypto_pix", paymentLinkId: null, reference: { recipientName: "Fornecedor LTDA", pixKey: "x@y.z" } })).toBe("PIX para Fornecedor LTDA");
-    expect(text({ ...base, reference: { orderId: "  " } })).toBe("PIX de R$\u00a025,90 · k3Zq9xYp");
+    expect(text({ ...base, reference: { orderId: "  " } })).toBe("PIX de R$\u00a025,90 · 4e67b6b0");
     expect(text({ ...base, kind: "onchain", paymentLinkId: null, reference: null })).toBe("Depósito on-chain de R$\u00a025,90 · 4e67b6b0");
   });
 

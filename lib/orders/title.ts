@@ -25,8 +25,8 @@ const REFERENCE_FIELDS = ["orderId", "orderRequest", "description"] as const;
 
 const given = (s: string | undefined) => (s && s.trim() ? s.trim() : null);
 
-/** The id shown beside an order's title: its payment link id, or the first 8 hex digits of its id (what search takes). */
-export const shortOrderId = (o: Pick<TitledOrder, "id" | "paymentLinkId">): string => o.paymentLinkId ?? o.id.slice(0, 8);
+/** The first 8 hex digits of the order's id: short enough for a title, and what search takes for an id. */
+export const shortOrderId = (o: Pick<TitledOrder, "id">): string => o.id.slice(0, 8);
 
 /** The merchant's own reference for the order, if it gave one. */
 export function orderReference(o: Pick<TitledOrder, "reference">): string | null {
@@ -57,9 +57,9 @@ export function orderNaming(o: TitledOrder): { title: OrderTitle; customer: stri
   return { title, customer: title.by === "customer" ? null : customer };
 }
 
-/** The title in text that needs no catalog (a bilingual e-mail): the reference and customer, or the short id. */
+/** The title in text that needs no catalog (a bilingual e-mail): the reference and customer, or the payment link id. */
 export function plainOrderName(o: TitledOrder): string {
   const { title, customer } = orderNaming(o);
-  const name = title.by === "kind" ? title.shortId : title.text;
+  const name = title.by === "kind" ? (o.paymentLinkId ?? title.shortId) : title.text;
   return customer ? `${name} (${customer})` : name;
 }
