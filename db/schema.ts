@@ -92,19 +92,22 @@ export const LEDGER_KINDS = [
 
 /**
  * What order search (lib/orders/search.ts) looks in for a substring, per table: the references the
- * client sent (orderId, name, e-mail, payer id, CPF/CNPJ stored bare, …), lower-cased. Each is the
- * expression of a pg_trgm GIN index, so part of a name or reference is an index lookup; queries must
- * spell it exactly so the planner matches the index, hence one definition for both. Ids are left out:
+ * client sent (orderId, name, e-mail, payer id, CPF/CNPJ stored bare, …), lower-cased and, where
+ * people's names are, without accents: search_fold, from the search_without_accents migration, is
+ * `unaccent` declared immutable so it can be indexed, and "Joao" finds "João" (a deposit's address has
+ * no accents to drop). Each is the expression of a pg_trgm GIN index, so part of a name or reference
+ * is an index lookup; queries must spell it exactly so the planner matches the index, hence one
+ * definition for both. Ids are left out:
  * random text costs the most trigrams to index (measured: the order id and payment link id were ~60% of
  * an order's trigrams and of the index's cost per insert), and search finds them by prefix through
  * their own indexes instead.
  */
 export const ORDER_SEARCH_TEXT = {
   orders: sql.raw(
-    "lower(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
+    "search_fold(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
   ),
   onchain_orders: sql.raw("lower(address)"),
-  crypto_pix_payments: sql.raw("lower(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)"),
+  crypto_pix_payments: sql.raw("search_fold(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)"),
 };
 
 /**

@@ -321,7 +321,7 @@ describe("hot statements' generic plans", () => {
     const page = await ok("order list", "GET", "/api/v1/orders?limit=1");
     await ok("order list, next page", "GET", `/api/v1/orders?limit=20&cursor=${page.nextCursor}`);
     await ok("order list by status", "GET", "/api/v1/orders?limit=20&status=PENDING");
-    for (const q of ["maria", "PED-1", id.slice(0, 8), link, "10,00", "529.982.247-25"])
+    for (const q of ["maria", "Joao", "PED-1", id.slice(0, 8), link, "10,00", "529.982.247-25"])
       await ok("order search", "GET", `/api/v1/orders?limit=20&q=${encodeURIComponent(q)}`);
     await ok("events", "GET", "/api/v1/events?limit=50");
     await ok("withdrawal list", "GET", "/api/v1/withdrawals?limit=20");

@@ -147,9 +147,22 @@ describe("statement page", () => {
     expect((await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey })).status).toBe(200);
     expect((await api("POST", `/api/v1/order/${orderId}/refund`, { apiKey, body: { value: 10 } })).status).toBe(201);
     const s = await getStatement(merchant.id, statementQuery.parse({}));
+    const named = { title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: orderId.slice(0, 8) }, customer: null };
     expect(s.lines.map((l) => [l.kind, l.amountCentavos, l.balanceAfterCentavos, l.source])).toEqual([
-      ["refund_debit", -1_000, 2_000, { type: "order", id: orderId }],
-      ["order_credit", 3_000, 3_000, { type: "order", id: orderId }],
+      ["refund_debit", -1_000, 2_000, { type: "order", id: orderId, ...named }],
+      ["order_credit", 3_000, 3_000, { type: "order", id: orderId, ...named }],
+    ]);
+  });
+
+  it("names each entry's order as the merchant knows it: its reference and customer (lib/orders/title.ts)", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 30, orderId: "1234", name: "Maria Souza" } });
+    const named = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 20, name: "João Pereira" } });
+    for (const id of [created.body.pixOrder._id, named.body.order.id]) expect((await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })).status).toBe(200);
+    const s = await getStatement(merchant.id, statementQuery.parse({}));
+    expect(s.lines.map((l) => l.source)).toEqual([
+      { type: "order", id: named.body.order.id, title: { by: "customer", text: "João Pereira" }, customer: null },
+      { type: "order", id: created.body.pixOrder._id, title: { by: "reference", text: "1234" }, customer: "Maria Souza" },
     ]);
   });
 });

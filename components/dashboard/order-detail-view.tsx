@@ -6,7 +6,7 @@ import { useCallback } from "react";
 import { Alert, Card, CardTitle, DefinitionList } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { getJson } from "@/lib/browser/fetch-json";
-import type { Fact, OrderDetail, TransferLine } from "@/lib/dashboard/server/order-detail";
+import type { Fact, OrderDetail, TransferLine } from "@/lib/dashboard/order-views";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { timelineLine } from "@/lib/dashboard/timeline";
 import { formatRate } from "@/lib/i18n";

@@ -25,8 +25,12 @@ export function toQueryString(f: OrderFilters, page = f.page): string {
   return p.toString();
 }
 
-/** Filters are a GET form (the URL is the state); the page of results polls so statuses stay live. */
-export function OrdersBrowser({ filters, initial }: { filters: OrderFilters; initial: Page }) {
+/**
+ * Filters are a GET form (the URL is the state); the page of results polls so statuses stay live.
+ * `minSearchLength`: the fewest characters a search by name or reference takes (lib/orders/search.ts);
+ * a shorter one still finds amounts, so it is said rather than refused.
+ */
+export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: OrderFilters; initial: Page; minSearchLength: number }) {
   const { t } = useI18n();
   const qs = toQueryString(filters);
   const { data, isError } = useQuery({
@@ -36,6 +40,7 @@ export function OrdersBrowser({ filters, initial }: { filters: OrderFilters; ini
     refetchInterval: POLL_MS,
   });
   const filtered = Boolean(filters.kind || filters.status || filters.from || filters.to || filters.q);
+  const shortSearch = filters.q !== undefined && [...filters.q.trim()].length < minSearchLength;
   return (
     <div className="space-y-4">
       <Card aria-labelledby="filters-title">
@@ -72,6 +77,7 @@ export function OrdersBrowser({ filters, initial }: { filters: OrderFilters; ini
       </Card>
 
       {isError ? <Alert>{t("orders.loadError")}</Alert> : null}
+      {shortSearch && data.orders.length > 0 ? <Alert tone="info">{t("orders.searchTooShort", { count: minSearchLength })}</Alert> : null}
 
       <Card>
         <p className="mb-2 flex items-center gap-2 text-xs text-slate-600">
@@ -80,7 +86,7 @@ export function OrdersBrowser({ filters, initial }: { filters: OrderFilters; ini
         </p>
         {data.orders.length === 0 ? (
           <EmptyState
-            title={filtered || data.page > 1 ? t("orders.empty") : t("orders.emptyAll")}
+            title={shortSearch ? t("orders.searchTooShort", { count: minSearchLength }) : filtered || data.page > 1 ? t("orders.empty") : t("orders.emptyAll")}
             action={filtered ? undefined : <ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink>}
           />
         ) : (

@@ -9,7 +9,7 @@ import { FormMessage, Input } from "@/components/ui/field";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { refundOrderAction } from "@/lib/dashboard/actions/refunds";
-import type { OrderDetail } from "@/lib/dashboard/server/order-detail";
+import type { OrderDetail } from "@/lib/dashboard/order-views";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { parseDecimalInput } from "@/lib/forms/form";
 import { useI18n } from "@/lib/i18n/client";

@@ -9,6 +9,7 @@ import type { Statement, StatementLine } from "@/lib/dashboard/server/statement"
 import { formatDay } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 import { ExportLinks } from "./export-links";
+import { useOrderTitle } from "./order-name";
 
 export type StatementFilters = { from?: string; to?: string; kind?: string; before?: number };
 
@@ -48,6 +49,20 @@ function Source({ line }: { line: StatementLine }) {
       </Link>
     );
   return null;
+}
+
+/** "Pagamento recebido · Pedido 1042 · Maria Souza": the entry's kind, and the order it belongs to as the merchant knows it. */
+function Description({ line }: { line: StatementLine }) {
+  const { t } = useI18n();
+  const title = useOrderTitle();
+  const order = line.source.type === "order" && line.source.title ? line.source : null;
+  return (
+    <span data-testid="statement-description">
+      {t(`ledgerKind.${line.kind}`)}
+      {order?.title ? ` · ${title(order.title)}` : null}
+      {order?.customer ? ` · ${order.customer}` : null}
+    </span>
+  );
 }
 
 function Amount({ centavos }: { centavos: number }) {
@@ -120,7 +135,9 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
               {statement.lines.map((l) => (
                 <li key={l.id} className="py-3" data-testid="statement-row">
                   <div className="flex items-baseline justify-between gap-3">
-                    <span className="text-sm font-semibold text-slate-900">{t(`ledgerKind.${l.kind}`)}</span>
+                    <span className="min-w-0 text-sm font-semibold text-slate-900">
+                      <Description line={l} />
+                    </span>
                     <Amount centavos={l.amountCentavos} />
                   </div>
                   <div className="mt-0.5 flex items-baseline justify-between gap-3 text-xs text-slate-600">
@@ -160,7 +177,9 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
                 {statement.lines.map((l) => (
                   <tr key={l.id} className="hover:bg-slate-50" data-testid="statement-row">
                     <td className="whitespace-nowrap py-2.5 pr-4 text-slate-700">{dateTime(l.createdAt)}</td>
-                    <td className="py-2.5 pr-4">{t(`ledgerKind.${l.kind}`)}</td>
+                    <td className="py-2.5 pr-4">
+                      <Description line={l} />
+                    </td>
                     <td className="whitespace-nowrap py-2.5 pr-4 text-right">
                       <Amount centavos={l.amountCentavos} />
                     </td>

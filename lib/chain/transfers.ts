@@ -1,6 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { chainTransfers, type ChainTransfer } from "@/db/schema";
+import { Decimal } from "@/lib/money";
 
 export type IncomingTransfer = {
   network: string;
@@ -43,4 +44,19 @@ export async function transfersOf(ex: Executor, ownerId: string): Promise<ChainT
     .where(eq(chainTransfers.ownerId, ownerId))
     .orderBy(asc(sql`coalesce(${chainTransfers.blockTime}, ${chainTransfers.createdAt})`), asc(chainTransfers.logIndex))
     .limit(200);
+}
+
+/**
+ * How a transfer to an order's address counted: all of it, part of it (the rest was more than was
+ * due), none (it came after the order closed), or none because it was another token or network.
+ */
+export type TransferUse = "counted" | "partly_counted" | "not_counted" | "wrong_token" | "wrong_network";
+
+/** `order` is the deposit or Crypto-PIX payment the transfer was paid to: the network and token it asked for. */
+export function transferUse(t: ChainTransfer, order: { network: string; tokenAddress: string | null }): TransferUse {
+  if (t.network !== order.network) return "wrong_network";
+  if (t.tokenAddress.toLowerCase() !== order.tokenAddress?.toLowerCase()) return "wrong_token";
+  const counted = new Decimal(t.appliedAmount);
+  if (counted.gte(t.amount)) return "counted";
+  return counted.gt(0) ? "partly_counted" : "not_counted";
 }

@@ -9,6 +9,7 @@ import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { centavosToBrl, formatBrl } from "@/lib/money";
 import { orderById } from "@/lib/orders/queries";
+import { plainOrderName } from "@/lib/orders/title";
 import { orderView } from "@/lib/orders/views";
 import type { PixReturnReport, ReceivedPix } from "@/lib/providers/pix/types";
 import { teamToTell } from "@/lib/security/money-mail";
@@ -170,13 +171,15 @@ function mailMerchant(r: PixReturn): void {
     if (!team) return;
     const order = r.orderId ? await orderById(db(), r.orderId) : undefined;
     const subject = `PIX devolvido pelo MED / PIX returned under the MED: ${formatBrl(r.valueCentavos)}`;
+    // The order as the merchant knows it: its own reference or the customer, else the payment link id.
+    const named = order ? plainOrderName(order) : r.orderId;
     const text = [
       `${team.company}:`,
       "",
-      `O banco do pagador pediu a devolução de um PIX recebido pelo pedido ${order?.paymentLinkId ?? r.orderId} pelo Mecanismo Especial de Devolução (${r.natureza}).`,
+      `O banco do pagador pediu a devolução de um PIX recebido pelo pedido ${named} pelo Mecanismo Especial de Devolução (${r.natureza}).`,
       `${formatBrl(r.valueCentavos)} foram debitados do seu saldo. Se o saldo ficar negativo, saques e reembolsos ficam bloqueados até novos créditos o cobrirem.`,
       "",
-      `The payer's bank had a PIX received by order ${order?.paymentLinkId ?? r.orderId} returned through the Central Bank's MED (${r.natureza}).`,
+      `The payer's bank had a PIX received by order ${named} returned through the Central Bank's MED (${r.natureza}).`,
       `${formatBrl(r.valueCentavos)} was debited from your balance. While the balance is negative, withdrawals and refunds are blocked until new credits cover it.`,
       "",
       `End-to-end id: ${r.endToEndId}`,

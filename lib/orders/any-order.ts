@@ -10,7 +10,8 @@ import { expiredOnRead } from "./service";
 
 // An order of any kind (PIX, exchange wallet, Lightning, on-chain deposit, Crypto-PIX), as it stands
 // now: whoever holds an id or a payment link id and does not know the kind (the dashboard's order
-// page, its "simulate payment", the payer's checkout) looks it up here.
+// page, its "simulate payment", the payer's checkout) looks it up here, by each table's primary key or
+// unique index. Lists, search and the export read every kind as one relation instead (./every-order.ts).
 
 export type AnyOrder = { kind: "order"; order: Order } | { kind: "onchain"; order: OnchainOrder } | { kind: "crypto_pix"; order: CryptoPixPayment };
 

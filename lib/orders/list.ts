@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { onReadReplica } from "@/db/replica";
-import { ORDER_SEARCH_TEXT, ORDER_SEARCHABLE } from "@/db/schema";
 import { keysetBefore, keysetPage } from "@/lib/paging";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
+import { merchantOrders } from "./every-order";
 import { orderSearchCondition, parseOrderSearch } from "./search";
 import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "./schemas";
 
@@ -19,27 +19,6 @@ type Row = {
   value_centavos: string;
   created_at: Date;
 };
-
-/**
- * Every kind of order of one merchant as one relation `all_orders` (id, type, payment_link_id,
- * status, value_centavos, created_at, search_text, searchable), where search_text is the expression
- * each table's trigram index is built on and searchable that index's predicate (db/schema.ts
- * ORDER_SEARCHABLE). The merchant is filtered on the UNION, not inside each branch: only then
- * does PostgreSQL know every branch is one merchant's and read them in (created_at, id) order through
- * their (merchant_id, created_at, id) indexes, merged, stopping after a page (measured on a 1M-order
- * merchant: 0.1 ms instead of 240 ms for the first page). Other conditions are pushed into each branch.
- */
-export function merchantOrders(merchantId: string) {
-  return sql`(
-      select * from (
-        select merchant_id, id, kind as type, payment_link_id, status, value_centavos, created_at, ${ORDER_SEARCH_TEXT.orders} as search_text, ${ORDER_SEARCHABLE.orders} as searchable from orders
-        union all
-        select merchant_id, id, 'onchain', payment_link_id, status, value_centavos, created_at, ${ORDER_SEARCH_TEXT.onchain_orders}, ${ORDER_SEARCHABLE.onchain_orders} from onchain_orders
-        union all
-        select merchant_id, id, 'crypto_pix', null, status, value_centavos, created_at, ${ORDER_SEARCH_TEXT.crypto_pix_payments}, ${ORDER_SEARCHABLE.crypto_pix_payments} from crypto_pix_payments
-      ) every_order where merchant_id = ${merchantId}
-    ) all_orders`;
-}
 
 /**
  * Every kind of order of one merchant, newest first, as one keyset-paginated list. The three tables

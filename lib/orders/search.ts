@@ -5,8 +5,9 @@ import { brlNumberToCentavos } from "@/lib/money";
 
 // Order search for the dashboard's search box and GET /api/v1/orders?q=. One text matches an order when
 // - it is part of the order's references (db/schema.ts ORDER_SEARCH_TEXT: the client's orderId, name,
-//   e-mail, payer id, CPF/CNPJ, deposit address, …): a LIKE on a pg_trgm GIN index, which needs three
-//   characters to use the index, so shorter texts look for no substring;
+//   e-mail, payer id, CPF/CNPJ, deposit address, …), whatever the case and the accents: a LIKE on a
+//   pg_trgm GIN index, which needs three characters to use the index, so shorter texts look for no
+//   substring (MIN_SUBSTRING; the dashboard says so);
 // - it is the beginning of the order's id (at least 6 hex digits, dashes optional, as the dashboard
 //   shows ids by their first 8): a range on the primary key;
 // - it is the order's payment link id, or the payCryptoPixId of a Crypto-PIX payment;
@@ -64,13 +65,14 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * The condition on a relation with id, payment_link_id, search_text, searchable and value_centavos columns
- * (lib/orders/list.ts merchantOrders); undefined when the text can match nothing, so callers can answer
+ * (lib/orders/every-order.ts merchantOrders); undefined when the text can match nothing, so callers can answer
  * an empty page.
  */
 export function orderSearchCondition(search: OrderSearch): SQL | undefined {
   // "searchable and": the trigram indexes hold only the rows with search text (db/schema.ts
   // ORDER_SEARCHABLE); the planner reaches a partial index only when the condition implies its predicate.
-  const parts = search.substrings.map((s) => sql`(searchable and search_text like ${`%${escapeLike(s)}%`})`);
+  // The text is folded like the indexed one (db/schema.ts ORDER_SEARCH_TEXT): lower case, no accents.
+  const parts = search.substrings.map((s) => sql`(searchable and search_text like search_fold(${`%${escapeLike(s)}%`}))`);
   if (search.idRange) parts.push(sql`id between ${search.idRange.from}::uuid and ${search.idRange.to}::uuid`);
   // "is not null" first: on Crypto-PIX payments, which have no link, the branch folds to false and
   // drops out of the OR instead of leaving a NULL that would keep the planner off the trigram index.

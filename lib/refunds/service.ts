@@ -5,20 +5,19 @@ import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { coverDebit, lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
-import { returnedByMed } from "@/lib/med/returns";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
 import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
 import { requireRail } from "@/lib/providers/rails";
 import { advanceRefund, followRefund, refunderFor } from "./machine";
-import { insertRefund, refundById, refundedCentavos } from "./queries";
+import { insertRefund, refundById } from "./queries";
+import { leftToRefund, refundableKind } from "./rule";
 import type { RefundOrderInput } from "./schemas";
 import { refundEventData } from "./views";
 
-// Requesting a refund of an order (docs/api.md#refunds). What is left to refund is the order's value less
-// every refund not FAILED (PENDING ones included), so two requests can never refund more than was
-// paid together; the order becomes REFUND only when its COMPLETED refunds reach its value
-// (./machine.ts). The merchant pays for the refund when it is requested: the balance must cover it.
+// Requesting a refund of an order (docs/api.md#refunds). What is left to refund is ./rule.ts's (the
+// order's value less every refund not FAILED and what the MED returned); the order becomes REFUND only
+// when its COMPLETED refunds reach its value (./machine.ts). The merchant pays for the refund when it is requested: the balance must cover it.
 
 /** Binance Pay's limit of refunds per order (its 10th refunds all that is left, whatever it asks). */
 const MAX_EXCHANGE_REFUNDS = 10;
@@ -41,7 +40,7 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
   if (!found) throw new NotFound("Order not found");
   if (found.kind !== "order") throw new Conflict("On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified");
   const { kind } = found.order;
-  if (kind === "lightning") {
+  if (!refundableKind(kind)) {
     throw new InvalidInput("Lightning orders cannot be refunded: a Lightning payment cannot be sent back without an invoice from the payer");
   }
   // Nothing is written for a rail this server cannot reach (live mode without its provider).
@@ -56,8 +55,7 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
     if (!paymentRef) {
       throw new InvalidInput("This order cannot be refunded through the API: there is no record of the payment that completed it (it predates payment receipts)");
     }
-    // What the MED already returned to the payer cannot be refunded again: the PSP would refuse it.
-    const left = order.valueCentavos - (await refundedCentavos(tx, order.id, ["PENDING", "COMPLETED"])) - (await returnedByMed(tx, order.id));
+    const left = await leftToRefund(tx, order);
     if (left <= 0) throw new InvalidInput("Nothing is left to refund on this order: the refunds already requested cover its value");
     const value = input.value ?? left;
     if (value > left) {

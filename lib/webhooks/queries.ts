@@ -127,3 +127,24 @@ export async function deliveryBacklog(ex: Executor): Promise<DeliveryBacklog> {
     .where(eq(webhookDeliveries.status, "pending"));
   return row;
 }
+
+/** The deliveries of the events of one of the merchant's orders, newest first (at most 50), with each endpoint's URL and event type. */
+export function subjectDeliveries(ex: Executor, merchantId: string, subjectId: string) {
+  return ex
+    .select({
+      id: webhookDeliveries.id,
+      endpointUrl: webhookEndpoints.url,
+      eventType: events.type,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      lastStatusCode: webhookDeliveries.lastStatusCode,
+      lastError: webhookDeliveries.lastError,
+      at: webhookDeliveries.createdAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(and(eq(webhookDeliveries.merchantId, merchantId), eq(webhookDeliveries.subjectId, subjectId)))
+    .orderBy(desc(webhookDeliveries.createdAt))
+    .limit(50);
+}

@@ -4,8 +4,10 @@ import { z } from "zod";
 import { onReadReplica } from "@/db/replica";
 import { isStorableText } from "@/lib/storable-text";
 import { isCalendarDay } from "@/lib/dashboard/days";
-import { merchantOrders, ORDER_LIST_TYPES } from "@/lib/orders/list";
+import { merchantOrders } from "@/lib/orders/every-order";
+import { ORDER_LIST_TYPES } from "@/lib/orders/list";
 import { orderSearchCondition, parseOrderSearch } from "@/lib/orders/search";
+import { orderNaming, type OrderTitle } from "@/lib/orders/title";
 
 // The dashboard's order list: every kind in one UNION like GET /api/v1/orders, plus what a person
 // filters by (São Paulo calendar days, search by reference, partial id or amount: lib/orders/search.ts) and page
@@ -51,9 +53,20 @@ export type OrderRow = {
   status: string;
   valueCentavos: number;
   createdAt: string;
+  /** What the merchant knows the order by (lib/orders/title.ts), and its customer when the title is not already the customer. */
+  title: OrderTitle;
+  customer: string | null;
 };
 
-type Raw = { id: string; kind: OrderListKind; payment_link_id: string | null; status: string; value_centavos: string; created_at: Date | string };
+type Raw = {
+  id: string;
+  kind: OrderListKind;
+  payment_link_id: string | null;
+  status: string;
+  value_centavos: string;
+  created_at: Date | string;
+  reference: Record<string, string> | null;
+};
 
 export async function listDashboardOrders(merchantId: string, q: DashboardOrdersQuery): Promise<{ orders: OrderRow[]; page: number; hasNext: boolean }> {
   const search = q.q ? orderSearchCondition(parseOrderSearch(q.q)) : undefined;
@@ -62,7 +75,7 @@ export async function listDashboardOrders(merchantId: string, q: DashboardOrders
   // A list, not a decision: the replica when one is close enough (db/replica.ts).
   const rows = await onReadReplica((ex) =>
     ex.execute<Raw>(sql`
-    select id, type as kind, payment_link_id, status, value_centavos, created_at from ${merchantOrders(merchantId)}
+    select id, type as kind, payment_link_id, status, value_centavos, created_at, reference from ${merchantOrders(merchantId)}
     where true
       ${q.kind ? sql`and type = ${q.kind}` : sql``}
       ${q.status ? sql`and status = ${q.status}` : sql``}
@@ -73,14 +86,11 @@ export async function listDashboardOrders(merchantId: string, q: DashboardOrders
     limit ${q.limit + 1} offset ${(q.page - 1) * q.limit}`),
   );
   return {
-    orders: rows.slice(0, q.limit).map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      paymentLinkId: r.payment_link_id,
-      status: r.status,
-      valueCentavos: Number(r.value_centavos),
-      createdAt: new Date(r.created_at).toISOString(),
-    })),
+    orders: rows.slice(0, q.limit).map((r) => {
+      const valueCentavos = Number(r.value_centavos);
+      const naming = orderNaming({ id: r.id, kind: r.kind, paymentLinkId: r.payment_link_id, valueCentavos, reference: r.reference });
+      return { id: r.id, kind: r.kind, paymentLinkId: r.payment_link_id, status: r.status, valueCentavos, createdAt: new Date(r.created_at).toISOString(), ...naming };
+    }),
     page: q.page,
     hasNext: rows.length > q.limit,
   };

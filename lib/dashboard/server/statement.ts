@@ -5,11 +5,15 @@ import { db } from "@/db";
 import { LEDGER_KINDS, merchants, orderRefunds } from "@/db/schema";
 import { isCalendarDay, saoPauloMidnight } from "@/lib/day-range";
 import { balanceOf, shownBalance } from "@/lib/ledger/ledger";
+import { isUuid } from "@/lib/ids";
 import { statementPage, type LedgerKind } from "@/lib/ledger/statement";
+import { merchantOrders } from "@/lib/orders/every-order";
+import type { OrderListType } from "@/lib/orders/schemas";
+import { orderNaming } from "@/lib/orders/title";
 
 // The statement page: a page of ledger entries with the balance after each, the balances the chosen
 // period opens and closes with, and where each entry came from (an order, a refund's order, a
-// withdrawal) so the page can link to it.
+// withdrawal) so the page can link to it and name the order.
 
 export const STATEMENT_PAGE_SIZE = 50;
 
@@ -30,8 +34,11 @@ export type StatementLine = {
   amountCentavos: number;
   balanceAfterCentavos: number;
   createdAt: string;
-  /** Where it came from, for a link: an order (of any kind) or a withdrawal. */
-  source: { type: "order"; id: string } | { type: "withdrawal"; id: string } | { type: "other" };
+  /**
+   * Where it came from, for a link: an order (of any kind, named as the merchant knows it: lib/orders/title.ts)
+   * or a withdrawal.
+   */
+  source: ({ type: "order"; id: string } & Partial<OrderNaming>) | { type: "withdrawal"; id: string } | { type: "other" };
 };
 
 export type Statement = {
@@ -59,6 +66,29 @@ async function balanceBefore(merchantId: string, instant: SQL): Promise<number> 
   return Number(row?.balance ?? 0);
 }
 
+type OrderNaming = ReturnType<typeof orderNaming>;
+
+/** How the merchant knows each of these orders (of any kind), by id: one read of the page's orders through their primary keys. */
+async function orderNames(merchantId: string, ids: (string | undefined)[]): Promise<Map<string, OrderNaming>> {
+  const unique = [...new Set(ids.filter((id): id is string => id !== undefined && isUuid(id)))];
+  if (unique.length === 0) return new Map();
+  const rows = await db().execute<{
+    id: string;
+    type: OrderListType;
+    payment_link_id: string | null;
+    value_centavos: string;
+    reference: Record<string, string> | null;
+  }>(sql`
+    select id, type, payment_link_id, value_centavos, reference from ${merchantOrders(merchantId)}
+    where id in (${sql.join(
+      unique.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`);
+  return new Map(
+    rows.map((r) => [r.id, orderNaming({ id: r.id, kind: r.type, paymentLinkId: r.payment_link_id, valueCentavos: Number(r.value_centavos), reference: r.reference })]),
+  );
+}
+
 export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {
   const filter = { merchantId, from: q.from, to: q.to, kinds: q.kind ? [q.kind] : undefined };
   const [{ entries, nextBefore }, openingCentavos, closingCentavos] = await Promise.all([
@@ -76,13 +106,17 @@ export async function getStatement(merchantId: string, q: StatementQuery): Promi
       .where(and(eq(orderRefunds.merchantId, merchantId), inArray(sql`${orderRefunds.id}::text`, refundIds)));
     for (const r of rows) refundOrders.set(r.id, r.orderId);
   }
+  const orderIds = entries.map((e) =>
+    e.refType === "refund" ? refundOrders.get(e.refId) : e.refType === "order" || e.refType === "onchain_order" ? e.refId : undefined,
+  );
+  const names = await orderNames(merchantId, orderIds);
   const lines = entries.map((e): StatementLine => {
     const refundOrder = e.refType === "refund" ? refundOrders.get(e.refId) : undefined;
     const source: StatementLine["source"] =
       e.refType === "order" || e.refType === "onchain_order"
-        ? { type: "order", id: e.refId }
+        ? { type: "order", id: e.refId, ...names.get(e.refId) }
         : refundOrder
-          ? { type: "order", id: refundOrder }
+          ? { type: "order", id: refundOrder, ...names.get(refundOrder) }
           : e.refType === "withdrawal"
             ? { type: "withdrawal", id: e.refId }
             : { type: "other" };

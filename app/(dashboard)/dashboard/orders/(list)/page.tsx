@@ -6,6 +6,7 @@ import { PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/auth/session";
 import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/server/orders";
 import { getI18n } from "@/lib/i18n/server";
+import { MIN_SUBSTRING } from "@/lib/orders/search";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("orders.title") };
@@ -21,7 +22,11 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
       <PageHeader title={t("orders.title")}>
         <ButtonLink href="/dashboard/orders/new">{t("nav.newOrder")}</ButtonLink>
       </PageHeader>
-      <OrdersBrowser filters={{ kind: query.kind, status: query.status, from: query.from, to: query.to, q: query.q, page: query.page }} initial={initial} />
+      <OrdersBrowser
+        filters={{ kind: query.kind, status: query.status, from: query.from, to: query.to, q: query.q, page: query.page }}
+        initial={initial}
+        minSearchLength={MIN_SUBSTRING}
+      />
       <div className="mt-4">
         <ExportLinks name="orders" params={{ from: query.from, to: query.to }} />
       </div>
