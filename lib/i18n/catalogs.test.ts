@@ -36,6 +36,12 @@ describe("plurals", () => {
     expect(translatePlural("pt-BR", "newOrder.hours", 24)).toBe("24 horas");
     expect(translatePlural("en", "overview.todayCount", 1)).toBe("1 payment");
     expect(translatePlural("en", "overview.todayCount", 0)).toBe("0 payments");
+    // CLDR's Portuguese "one" covers 0; Brazilian Portuguese writes zero in the plural.
+    expect(translatePlural("pt-BR", "overview.todayCount", 0)).toBe("0 pagamentos");
+    expect(translatePlural("pt-BR", "order.deliveryAttempts", 0)).toBe("0 tentativas");
+    expect(translatePlural("pt-BR", "order.deliveryAttempts", 1)).toBe("1 tentativa");
+    expect(translatePlural("pt-BR", "security.recoveryLeft", 1)).toBe("1 código de recuperação restante.");
+    expect(translatePlural("pt-BR", "security.revokedOthers", 0)).toBe("0 outras sessões encerradas.");
     for (const locale of LOCALES) for (const text of Object.values(catalogs[locale])) expect(text).not.toMatch(/\(s\)/);
   });
 });
