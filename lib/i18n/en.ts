@@ -633,6 +633,8 @@ export const en: Record<MessageKey, string> = {
   "cpix.receiptPix": "PIX paid",
   "cpix.receiptCrypto": "Crypto sent",
   "cpix.refundAmount": "Amount returned",
+  "cpix.refundReceiptTitle": "Refund receipt",
+  "cpix.refundNetwork": "Returned on",
   "cpix.refundedTitle": "Crypto returned",
   "cpix.refundedBody": "The PIX was not paid and we returned {amount} {asset} to the wallet the crypto came from (or to the refund address given).",
   "cpix.refundPendingTitle": "Returning your crypto",

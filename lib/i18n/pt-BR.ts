@@ -632,6 +632,8 @@ export const ptBR = {
   "cpix.receiptPix": "PIX pago",
   "cpix.receiptCrypto": "Cripto enviada",
   "cpix.refundAmount": "Valor devolvido",
+  "cpix.refundReceiptTitle": "Comprovante de devolução",
+  "cpix.refundNetwork": "Devolvido pela rede",
   "cpix.refundedTitle": "Cripto devolvida",
   "cpix.refundedBody": "O PIX não foi pago e devolvemos {amount} {asset} para a carteira de onde a cripto veio (ou para o endereço de devolução informado).",
   "cpix.refundPendingTitle": "Devolvendo sua cripto",
