@@ -267,6 +267,9 @@ export const en: Record<MessageKey, string> = {
   "newOrder.help.lightning": "A BOLT11 invoice in satoshis, converted at the fixed rate.",
   "newOrder.help.onchain": "A dedicated address receives stablecoins; the BRL value reaches your balance.",
   "newOrder.help.crypto_pix": "Your customer pays someone else's PIX QR code with crypto; we send the PIX.",
+  "newOrder.cpixMinimum": "Minimum on {network}: {min} {asset}, about {brl} at today's rate. A smaller PIX is refused.",
+  "newOrder.cpixMinimumNoRate": "Minimum on {network}: {min} {asset}. A smaller PIX is refused.",
+  "newOrder.cpixLightning": "Over Lightning the payer sends satoshis for the PIX's amount, with no minimum.",
 
   "withdrawals.title": "Withdrawals",
   "withdrawals.noRails": "Withdrawals are not enabled on this server yet: the operator configures them (docs/configuration.md).",

@@ -265,6 +265,9 @@ export const ptBR = {
   "newOrder.help.lightning": "Fatura BOLT11 em satoshis, convertida na cotação fixa.",
   "newOrder.help.onchain": "Um endereço exclusivo recebe stablecoins; o valor em reais entra no saldo.",
   "newOrder.help.crypto_pix": "Seu cliente paga um QR code PIX de terceiros com cripto; nós enviamos o PIX.",
+  "newOrder.cpixMinimum": "Mínimo na {network}: {min} {asset}, cerca de {brl} na cotação de agora. Um PIX de valor menor é recusado.",
+  "newOrder.cpixMinimumNoRate": "Mínimo na {network}: {min} {asset}. Um PIX de valor menor é recusado.",
+  "newOrder.cpixLightning": "Pela Lightning o pagador envia satoshis pelo valor do PIX, sem valor mínimo.",
 
   "withdrawals.title": "Saques",
   "withdrawals.noRails": "Saques ainda não estão habilitados neste servidor: o operador os configura (docs/configuration.md).",
