@@ -83,7 +83,11 @@ function NetworkAssetPickers({
         label={t("newOrder.network")}
         name="network"
         defaultValue={initial}
-        onChange={(e) => setNetwork(e.target.value)}
+        onChange={(e) => {
+          setNetwork(e.target.value);
+          // The token picker remounts on its new network's default; the minimum follows it.
+          setPicked(undefined);
+        }}
         options={networks.map((n) => ({ value: n, label: networkName(n) }))}
         errors={errors?.network}
       />
