@@ -109,7 +109,7 @@ export function TwoFactorPanel({
           <CodeInput
             label={t("security.emailCode")}
             name="emailCode"
-            hint={t("security.emailCodeHint", { email: begun.data.email, minutes: begun.data.minutes })}
+            hint={t("security.emailCodeHint", { email: begun.data.email, minutes: tp("span.minutes", begun.data.minutes) })}
             errors={errors?.emailCode}
             testId="email-code"
           />

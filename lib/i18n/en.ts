@@ -250,6 +250,12 @@ export const en: Record<MessageKey, string> = {
   "newOrder.minutes.other": "{count} minutes",
   "newOrder.hours.one": "{count} hour",
   "newOrder.hours.other": "{count} hours",
+  "span.minutes.one": "{count} minute",
+  "span.minutes.other": "{count} minutes",
+  "span.hours.one": "{count} hour",
+  "span.hours.other": "{count} hours",
+  "span.days.one": "{count} day",
+  "span.days.other": "{count} days",
   "newOrder.payerId": "Payer id",
   "newOrder.email": "Customer e-mail",
   "newOrder.network": "Network",
@@ -741,7 +747,7 @@ export const en: Record<MessageKey, string> = {
   "auth.forgotTitle": "Reset your password",
   "auth.forgotSubtitle": "We will e-mail you a link to choose a new password.",
   "auth.sendResetLink": "Send link",
-  "auth.resetSent": "If an account exists for this e-mail, a link to reset its password is on its way. It works once, for {minutes} minutes.",
+  "auth.resetSent": "If an account exists for this e-mail, a link to reset its password is on its way. It works once, for {minutes}.",
   "auth.resetTitle": "Choose a new password",
   "auth.newPassword": "New password",
   "auth.resetSubmit": "Save new password",
@@ -792,7 +798,7 @@ export const en: Record<MessageKey, string> = {
   "security.twoFactorNeeded": "Turn on two-factor authentication (Security page) before doing this.",
   "security.stepUpNeeded": "Confirm with a code from your authenticator app.",
   "security.stepUpLabel": "Authentication code",
-  "security.stepUpHint": "Needed for this action; not asked again for {minutes} minutes.",
+  "security.stepUpHint": "Needed for this action; not asked again for {minutes}.",
   "security.wrongCode": "Wrong or already used code.",
   "security.userGone": "This user no longer exists.",
   "security.twoFactorAlreadyOn": "Two-factor authentication is already on.",
@@ -800,7 +806,7 @@ export const en: Record<MessageKey, string> = {
   "security.twoFactorLink": "Set up two-factor authentication",
   "security.enrolPasswordHint": "To turn it on, type your password; we then e-mail you a code that the next step asks for.",
   "security.emailCode": "Code sent by e-mail",
-  "security.emailCodeHint": "Sent to {email}; it works once, for {minutes} minutes.",
+  "security.emailCodeHint": "Sent to {email}; it works once, for {minutes}.",
   "security.wrongEmailCode": "Wrong, used or expired e-mailed code. Start again to get a new one.",
   "security.afterEnrol":
     "Before moving money, sign out and sign in again with a code from the app: a code does not count on the session the app was added on. The owners were e-mailed; until another owner confirms it, your withdrawals and refunds wait.",
@@ -822,7 +828,7 @@ export const en: Record<MessageKey, string> = {
   "security.confirmFactor": "Confirm it was them",
   "security.linkTitle": "Confirm a new second factor",
   "security.linkWhat": "{member} turned on a new second factor for {company} on {time}.",
-  "security.linkHint": "If this was them, confirm it: their withdrawals and refunds will not wait out the {hours}-hour hold.",
+  "security.linkHint": "If this was them, confirm it: their withdrawals and refunds will not wait out the hold of {hours}.",
   "security.linkNotThem": "If you do not know about this change, do not confirm it: sign in, remove or re-role the member, and have them change their password.",
   "security.linkConfirm": "It was them: confirm",
   "security.linkDone": "Confirmed: {member}'s withdrawals and refunds no longer wait.",
@@ -1007,7 +1013,7 @@ export const en: Record<MessageKey, string> = {
     "Its signing secret can no longer be read (the server's AUTH_SECRET changed): nothing is sent to it. Delete it and add it again for a new secret.",
   "errors.api.apiKeyMax": "You already have the maximum of {max} active API keys: revoke one first.",
   "auth.signUpSent":
-    "Check your e-mail: we sent a message to {email} to finish creating the account. Its link works for {hours} hours. Nothing arrived? Look in the spam folder, or sign up again.",
+    "Check your e-mail: we sent a message to {email} to finish creating the account. Its link works for {hours}. Nothing arrived? Look in the spam folder, or sign up again.",
   "auth.signUpConfirmTitle": "Finish creating your account",
   "auth.signUpConfirmBody": "Create the merchant account {company} for {email}? You will sign in with the password you chose.",
   "auth.signUpConfirmSubmit": "Create my account",
@@ -1016,16 +1022,16 @@ export const en: Record<MessageKey, string> = {
   "auth.signUpDone": "Account created. Sign in with the password you chose.",
   "mail.signUp.subject": "Your PixCrypto account",
   "mail.signUp.body":
-    "Someone (we hope you) asked to create a PixCrypto merchant account with this e-mail.\n\nTo finish, open this link (it works for {hours} hours):\n{link}\n\nIf it was not you, ignore this mail: nothing is created without it.",
+    "Someone (we hope you) asked to create a PixCrypto merchant account with this e-mail.\n\nTo finish, open this link (it works for {hours}):\n{link}\n\nIf it was not you, ignore this mail: nothing is created without it.",
   "mail.signUpExisting.body":
     "Someone asked to create a PixCrypto merchant account with this e-mail, which already has one. Nothing was created.\n\nSign in here: {signIn}\nForgot your password? Reset it here: {reset}\n\nIf it was not you, ignore this mail: your account is unchanged.",
   "mail.inviteExisting.body":
     "{company} invited this e-mail to its PixCrypto dashboard as {role}. It already has a PixCrypto account with another merchant, and an e-mail address can belong to one merchant only, so nothing was created.\n\nTo join {company}, ask them to invite another address of yours. If you do not know them, ignore this mail.",
   "mail.reset.subject": "Reset your PixCrypto password",
   "mail.reset.body":
-    "Someone asked to reset the password of this PixCrypto account.\n\nChoose a new password here (the link works once, for {minutes} minutes):\n{link}\n\nIf it was not you, ignore this mail: your password stays as it is.",
+    "Someone asked to reset the password of this PixCrypto account.\n\nChoose a new password here (the link works once, for {minutes}):\n{link}\n\nIf it was not you, ignore this mail: your password stays as it is.",
   "mail.invite.subject": "{company} invited you to PixCrypto",
-  "mail.invite.body": "{company} invited you to its PixCrypto dashboard as {role}.\n\nCreate your access here (the link works once, for {days} days):\n{link}",
+  "mail.invite.body": "{company} invited you to its PixCrypto dashboard as {role}.\n\nCreate your access here (the link works once, for {days}):\n{link}",
   "mail.passwordChanged.subject": "Your PixCrypto password was changed",
   "mail.passwordChanged.body":
     "The password of your PixCrypto account was changed at {time} from {ip}, and every other session was signed out.\n\nIf it was not you, reset your password now and tell the account's owners.",
@@ -1034,11 +1040,11 @@ export const en: Record<MessageKey, string> = {
   "mail.alert.factorFailures": "Repeated wrong second-factor codes for {subject} (failures in a row): the checks are locked for a while.",
   "mail.enrolCode.subject": "Your code to turn on two-factor authentication",
   "mail.enrolCode.body":
-    "Your code: {code}\n\nIt works once, for {minutes} minutes, together with your authenticator app.\n\nAsked from: {ip}\nAt: {time}\n\nIf this was not you, someone knows your password: change it now and sign out the other sessions.",
+    "Your code: {code}\n\nIt works once, for {minutes}, together with your authenticator app.\n\nAsked from: {ip}\nAt: {time}\n\nIf this was not you, someone knows your password: change it now and sign out the other sessions.",
   "mail.factorConfirm.subject": "Confirm {member}'s new second factor ({company})",
   "mail.factorConfirm.enrolled": "turned on a new second factor",
   "mail.factorConfirm.body":
-    "{member} {what} for {company}. Until another owner confirms it, or until {until}, their withdrawals and refunds wait.\n\nIf this was them, confirm it here (the link works once, for {hours} hours):\n{link}\n\nIf it was not, do not confirm it: sign in, remove or re-role the member, and have them change their password.",
+    "{member} {what} for {company}. Until another owner confirms it, or until {until}, their withdrawals and refunds wait.\n\nIf this was them, confirm it here (the link works once, for {hours}):\n{link}\n\nIf it was not, do not confirm it: sign in, remove or re-role the member, and have them change their password.",
   "mail.factorFailures.subject": "Wrong codes on your PixCrypto account",
   "mail.factorFailures.body":
     "{count} wrong second-factor codes in a row were typed on your account, the last from {ip}. Code checks are locked until {until}.\n\nIf this was not you, someone knows your password: change it now and sign out the other sessions.",
@@ -1062,6 +1068,6 @@ export const en: Record<MessageKey, string> = {
     "A new withdrawal destination was used or added: {destination}.\nNothing is sent to it until {until} unless an owner confirms it.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\n{next}",
   "mail.destination.notHeld": "A new withdrawal destination was used or added: {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\n{next}",
   "mail.destination.confirmLink":
-    "If you know this destination, confirm it here (the link works once, for {hours} hours):\n{link}\n\nIf you do not, do not confirm it: sign in, remove it (Withdrawals → Destinations), change the passwords and sign out the other sessions.",
+    "If you know this destination, confirm it here (the link works once, for {hours}):\n{link}\n\nIf you do not, do not confirm it: sign in, remove it (Withdrawals → Destinations), change the passwords and sign out the other sessions.",
   "mail.destination.confirmOwner": "An owner can confirm it in the dashboard (Withdrawals → Destinations). If nobody on your team added it, tell the owners at once.",
 };

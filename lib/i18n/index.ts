@@ -52,6 +52,18 @@ export function translatePlural(locale: Locale, base: PluralKey, count: number, 
   return translate(locale, isMessageKey(form) ? form : (`${base}.other` as MessageKey), { count, ...vars });
 }
 
+const SPANS = { minutes: "span.minutes", hours: "span.hours", days: "span.days" } as const;
+
+/** `minutes`, `hours` and `days` given as numbers, written as words in the locale's plural ("1 hora", "24 horas"). */
+export function withSpans(locale: Locale, vars: Vars): Vars {
+  const out: Vars = { ...vars };
+  for (const [name, base] of Object.entries(SPANS)) {
+    const n = vars[name];
+    if (typeof n === "number") out[name] = translatePlural(locale, base, n);
+  }
+  return out;
+}
+
 export function translator(locale: Locale): Translator {
   return (key, vars) => translate(locale, key, vars);
 }

@@ -248,6 +248,12 @@ export const ptBR = {
   "newOrder.minutes.other": "{count} minutos",
   "newOrder.hours.one": "{count} hora",
   "newOrder.hours.other": "{count} horas",
+  "span.minutes.one": "{count} minuto",
+  "span.minutes.other": "{count} minutos",
+  "span.hours.one": "{count} hora",
+  "span.hours.other": "{count} horas",
+  "span.days.one": "{count} dia",
+  "span.days.other": "{count} dias",
   "newOrder.payerId": "ID do pagador",
   "newOrder.email": "E-mail do cliente",
   "newOrder.network": "Rede",
@@ -740,7 +746,7 @@ export const ptBR = {
   "auth.forgotTitle": "Redefinir a senha",
   "auth.forgotSubtitle": "Enviaremos por e-mail um link para escolher uma nova senha.",
   "auth.sendResetLink": "Enviar link",
-  "auth.resetSent": "Se existe uma conta com este e-mail, um link para redefinir a senha está a caminho. Ele funciona uma vez, por {minutes} minutos.",
+  "auth.resetSent": "Se existe uma conta com este e-mail, um link para redefinir a senha está a caminho. Ele funciona uma vez, por {minutes}.",
   "auth.resetTitle": "Escolha uma nova senha",
   "auth.newPassword": "Nova senha",
   "auth.resetSubmit": "Salvar nova senha",
@@ -792,7 +798,7 @@ export const ptBR = {
   "security.twoFactorNeeded": "Ative a autenticação em dois fatores (página Segurança) antes de fazer isto.",
   "security.stepUpNeeded": "Confirme com um código do seu app autenticador.",
   "security.stepUpLabel": "Código de autenticação",
-  "security.stepUpHint": "Necessário para esta ação; não será pedido de novo por {minutes} minutos.",
+  "security.stepUpHint": "Necessário para esta ação; não será pedido de novo por {minutes}.",
   "security.wrongCode": "Código errado ou já usado.",
   "security.userGone": "Este usuário não existe mais.",
   "security.twoFactorAlreadyOn": "A autenticação em dois fatores já está ativada.",
@@ -800,7 +806,7 @@ export const ptBR = {
   "security.twoFactorLink": "Configurar a autenticação em dois fatores",
   "security.enrolPasswordHint": "Para ativar, digite sua senha; em seguida enviamos por e-mail um código que o próximo passo pede.",
   "security.emailCode": "Código recebido por e-mail",
-  "security.emailCodeHint": "Enviado para {email}; funciona uma vez, por {minutes} minutos.",
+  "security.emailCodeHint": "Enviado para {email}; funciona uma vez, por {minutes}.",
   "security.wrongEmailCode": "Código do e-mail errado, já usado ou expirado. Comece de novo para receber outro.",
   "security.afterEnrol":
     "Antes de movimentar dinheiro, saia e entre de novo com um código do app: um código não vale na sessão em que o app foi adicionado. Os proprietários receberam um e-mail; até outro proprietário confirmar, seus saques e devoluções aguardam.",
@@ -821,7 +827,7 @@ export const ptBR = {
   "security.confirmFactor": "Confirmar que foi o membro",
   "security.linkTitle": "Confirmar um novo segundo fator",
   "security.linkWhat": "{member} ativou um novo segundo fator em {company} em {time}.",
-  "security.linkHint": "Se foi o próprio membro, confirme: os saques e devoluções dele não precisarão esperar a retenção de {hours} horas.",
+  "security.linkHint": "Se foi o próprio membro, confirme: os saques e devoluções dele não precisarão esperar a retenção de {hours}.",
   "security.linkNotThem": "Se você não sabe desta mudança, não confirme: entre no painel, remova o membro ou mude o papel dele, e peça que troque a senha.",
   "security.linkConfirm": "Foi o membro: confirmar",
   "security.linkDone": "Confirmado: os saques e devoluções de {member} não aguardam mais.",
@@ -1009,7 +1015,7 @@ export const ptBR = {
     "O segredo de assinatura não pode mais ser lido (o AUTH_SECRET do servidor mudou): nada é enviado a ele. Exclua-o e adicione-o de novo para ter um segredo novo.",
   "errors.api.apiKeyMax": "Você já tem o máximo de {max} chaves de API ativas: revogue uma antes.",
   "auth.signUpSent":
-    "Confira seu e-mail: enviamos uma mensagem para {email} para concluir a criação da conta. O link funciona por {hours} horas. Não chegou? Veja a pasta de spam ou cadastre-se de novo.",
+    "Confira seu e-mail: enviamos uma mensagem para {email} para concluir a criação da conta. O link funciona por {hours}. Não chegou? Veja a pasta de spam ou cadastre-se de novo.",
   "auth.signUpConfirmTitle": "Conclua a criação da sua conta",
   "auth.signUpConfirmBody": "Criar a conta de lojista {company} para {email}? Você vai entrar com a senha que escolheu.",
   "auth.signUpConfirmSubmit": "Criar minha conta",
@@ -1018,16 +1024,16 @@ export const ptBR = {
   "auth.signUpDone": "Conta criada. Entre com a senha que você escolheu.",
   "mail.signUp.subject": "Sua conta PixCrypto",
   "mail.signUp.body":
-    "Alguém (esperamos que você) pediu para criar uma conta de lojista PixCrypto com este e-mail.\n\nPara concluir, abra este link (ele funciona por {hours} horas):\n{link}\n\nSe não foi você, ignore este e-mail: nada é criado sem ele.",
+    "Alguém (esperamos que você) pediu para criar uma conta de lojista PixCrypto com este e-mail.\n\nPara concluir, abra este link (ele funciona por {hours}):\n{link}\n\nSe não foi você, ignore este e-mail: nada é criado sem ele.",
   "mail.signUpExisting.body":
     "Alguém pediu para criar uma conta de lojista PixCrypto com este e-mail, que já tem uma. Nada foi criado.\n\nEntre aqui: {signIn}\nEsqueceu a senha? Redefina aqui: {reset}\n\nSe não foi você, ignore este e-mail: sua conta continua como está.",
   "mail.inviteExisting.body":
     "{company} convidou este e-mail para o painel PixCrypto como {role}. Ele já tem uma conta PixCrypto em outro lojista, e um endereço de e-mail pode pertencer a um só lojista, então nada foi criado.\n\nPara entrar em {company}, peça que convidem outro endereço seu. Se você não os conhece, ignore este e-mail.",
   "mail.reset.subject": "Redefina sua senha da PixCrypto",
   "mail.reset.body":
-    "Alguém pediu para redefinir a senha desta conta PixCrypto.\n\nEscolha uma nova senha aqui (o link funciona uma vez, por {minutes} minutos):\n{link}\n\nSe não foi você, ignore este e-mail: sua senha continua a mesma.",
+    "Alguém pediu para redefinir a senha desta conta PixCrypto.\n\nEscolha uma nova senha aqui (o link funciona uma vez, por {minutes}):\n{link}\n\nSe não foi você, ignore este e-mail: sua senha continua a mesma.",
   "mail.invite.subject": "{company} convidou você para a PixCrypto",
-  "mail.invite.body": "{company} convidou você para o painel PixCrypto como {role}.\n\nCrie seu acesso aqui (o link funciona uma vez, por {days} dias):\n{link}",
+  "mail.invite.body": "{company} convidou você para o painel PixCrypto como {role}.\n\nCrie seu acesso aqui (o link funciona uma vez, por {days}):\n{link}",
   "mail.passwordChanged.subject": "Sua senha da PixCrypto foi alterada",
   "mail.passwordChanged.body":
     "A senha da sua conta PixCrypto foi alterada em {time} a partir de {ip}, e todas as outras sessões foram encerradas.\n\nSe não foi você, redefina sua senha agora e avise os proprietários da conta.",
@@ -1036,11 +1042,11 @@ export const ptBR = {
   "mail.alert.factorFailures": "Códigos de segundo fator errados repetidos para {subject} (falhas seguidas): as verificações estão bloqueadas por um tempo.",
   "mail.enrolCode.subject": "Seu código para ativar a autenticação em dois fatores",
   "mail.enrolCode.body":
-    "Seu código: {code}\n\nEle funciona uma vez, por {minutes} minutos, junto com seu app autenticador.\n\nPedido de: {ip}\nEm: {time}\n\nSe não foi você, alguém sabe sua senha: troque-a agora e encerre as outras sessões.",
+    "Seu código: {code}\n\nEle funciona uma vez, por {minutes}, junto com seu app autenticador.\n\nPedido de: {ip}\nEm: {time}\n\nSe não foi você, alguém sabe sua senha: troque-a agora e encerre as outras sessões.",
   "mail.factorConfirm.subject": "Confirme o novo segundo fator de {member} ({company})",
   "mail.factorConfirm.enrolled": "ativou um novo segundo fator",
   "mail.factorConfirm.body":
-    "{member} {what} em {company}. Até outro proprietário confirmar, ou até {until}, os saques e devoluções dele aguardam.\n\nSe foi o próprio membro, confirme aqui (o link funciona uma vez, por {hours} horas):\n{link}\n\nSe não foi, não confirme: entre no painel, remova o membro ou mude o papel dele, e peça que troque a senha.",
+    "{member} {what} em {company}. Até outro proprietário confirmar, ou até {until}, os saques e devoluções dele aguardam.\n\nSe foi o próprio membro, confirme aqui (o link funciona uma vez, por {hours}):\n{link}\n\nSe não foi, não confirme: entre no painel, remova o membro ou mude o papel dele, e peça que troque a senha.",
   "mail.factorFailures.subject": "Códigos errados na sua conta PixCrypto",
   "mail.factorFailures.body":
     "{count} códigos de segundo fator errados seguidos foram digitados na sua conta, o último a partir de {ip}. A verificação de códigos está bloqueada até {until}.\n\nSe não foi você, alguém sabe sua senha: troque-a agora e encerre as outras sessões.",
@@ -1064,7 +1070,7 @@ export const ptBR = {
     "Um destino de saque novo foi usado ou cadastrado: {destination}.\nNada é enviado a ele até {until}, a menos que um proprietário o confirme.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\n{next}",
   "mail.destination.notHeld": "Um destino de saque novo foi usado ou cadastrado: {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\n{next}",
   "mail.destination.confirmLink":
-    "Se você conhece este destino, confirme-o aqui (o link funciona uma vez, por {hours} horas):\n{link}\n\nSe não conhece, não confirme: entre no painel, remova-o (Saques → Destinos), troque as senhas e encerre as outras sessões.",
+    "Se você conhece este destino, confirme-o aqui (o link funciona uma vez, por {hours}):\n{link}\n\nSe não conhece, não confirme: entre no painel, remova-o (Saques → Destinos), troque as senhas e encerre as outras sessões.",
   "mail.destination.confirmOwner": "Um proprietário pode confirmá-lo no painel (Saques → Destinos). Se ninguém da sua equipe o cadastrou, avise os proprietários agora.",
 } as const;
 
