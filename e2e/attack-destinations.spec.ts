@@ -38,6 +38,7 @@ async function withdrawByPix(page: Page, secret: string, value: string, key: str
   await page.goto("/dashboard/withdrawals");
   await page.getByLabel("Valor (R$)").fill(value);
   await page.getByLabel("Outra chave PIX").check();
+  await page.getByRole("radio", { name: "E-mail" }).check();
   await page.getByLabel("Chave PIX de destino").fill(key);
   await page.getByRole("button", { name: "Revisar saque" }).click();
   await stepUp(page, secret);

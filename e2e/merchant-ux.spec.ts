@@ -275,12 +275,14 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
     await page.goto("/dashboard/withdrawals");
     await page.getByLabel("Valor (R$)").fill("50");
     await page.getByLabel("Outra chave PIX").check();
+    await page.getByRole("radio", { name: "CPF" }).check();
     await page.getByLabel("Chave PIX de destino").fill("529.982.247-26");
     await page.getByRole("button", { name: "Revisar saque" }).click();
-    await expect(page.getByText("Chave PIX de destino: parece um CPF, mas os dígitos verificadores não conferem.")).toBeVisible();
+    await expect(page.getByText("Chave PIX de destino: os dígitos verificadores deste CPF não conferem. Confira o número.")).toBeVisible();
     await expect(page.getByRole("button", { name: "Confirmar saque" })).toHaveCount(0);
     await checkPortuguese(page, `withdraw-pix-bad-key@${vp}`);
     await shoot(page, `withdraw-pix-bad-key-${vp}`);
+    await page.getByRole("radio", { name: "Celular" }).check();
     await page.getByLabel("Chave PIX de destino").fill("+55 11 99876-5432");
     await page.getByRole("button", { name: "Revisar saque" }).click();
     await expect(page.getByRole("button", { name: "Confirmar saque" })).toBeVisible();

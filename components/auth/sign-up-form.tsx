@@ -12,7 +12,7 @@ import { signUpAction, type SignUpOutcome } from "@/lib/auth/sign-up";
 import { useI18n } from "@/lib/i18n/client";
 
 export function SignUpForm() {
-  const { t } = useI18n();
+  const { t, tp } = useI18n();
   const router = useRouter();
   // With mail, the server mails a link and this page says so, whether or not the address already has
   // an account; without it, the account exists now and this browser signs in with what was typed.
@@ -28,7 +28,7 @@ export function SignUpForm() {
   if (state.status === "success" && state.data.next === "checkMail") {
     return (
       <Alert tone="success">
-        <p data-testid="sign-up-sent">{t("auth.signUpSent", { email: state.data.email, hours: state.data.hours })}</p>
+        <p data-testid="sign-up-sent">{t("auth.signUpSent", { email: state.data.email, hours: tp("span.hours", state.data.hours) })}</p>
       </Alert>
     );
   }

@@ -43,8 +43,10 @@ function Closed({ p }: { p: PublicCryptoPix }) {
         <ResultScreen tone="muted" title={t("cpix.refundedTitle")} body={t("cpix.refundedBody", vars)} />
         {p.refund?.txHash ? (
           <Receipt
+            title={t("cpix.refundReceiptTitle")}
             lines={[
               { label: t("cpix.refundAmount"), value: `${vars.amount} ${vars.asset}` },
+              { label: t("cpix.refundNetwork"), value: networkName(p.payment.network) },
               { label: t("pay.receiptTx"), value: p.refund.txHash, mono: true },
               { label: t("pay.receiptReference"), value: p.payCryptoPixId, mono: true },
             ]}

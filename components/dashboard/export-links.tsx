@@ -6,7 +6,8 @@ import { useI18n } from "@/lib/i18n/client";
 
 /**
  * Download links for one export with the page's filters (`params`): plain links, so the browser
- * downloads the streamed file itself and nothing is held in the page.
+ * downloads the streamed file itself and nothing is held in the page. Each page says what its file
+ * holds: the withdrawals page has no filters, and the orders file follows only the dates.
  */
 export function ExportLinks({ name, params }: { name: "statement" | "orders" | "withdrawals"; params: Record<string, string | undefined> }) {
   const { t } = useI18n();
@@ -19,7 +20,9 @@ export function ExportLinks({ name, params }: { name: "statement" | "orders" | "
   return (
     <Card aria-labelledby={`export-${name}`}>
       <CardTitle id={`export-${name}`}>{t("export.title")}</CardTitle>
-      <p className="mt-1 text-sm text-slate-600">{t("export.hint")}</p>
+      <p className="mt-1 text-sm text-slate-600">
+        {t(`export.hint.${name}`)} {t("export.formats")}
+      </p>
       <div className="mt-3 flex flex-wrap gap-2">
         <a href={href("csv")} download className={buttonClass("secondary")} data-testid={`export-${name}-csv`}>
           {t("export.csv")}

@@ -20,6 +20,8 @@ export type NewOrderSetup = {
   /** Assets available per network, for deposits and Crypto-PIX. */
   depositAssets: Record<string, string[]>;
   cryptoPixAssets: Record<string, string[]>;
+  /** A chain's smallest Crypto-PIX, in units of whichever token is paid (Lightning has none). */
+  minimums: Record<string, string>;
 };
 
 type Action = (prev: ActionState<unknown>, form: FormData) => Promise<ActionState<unknown>>;
@@ -32,7 +34,38 @@ const ACTIONS: Record<NewOrderKind, Action> = {
   crypto_pix: createCryptoPixAction,
 };
 
-function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string, string[]>; values?: Record<string, string>; errors?: Record<string, string[]> }) {
+/**
+ * What the network asks of a Crypto-PIX: on a chain, its minimum in the chosen token and, at today's
+ * rate, in reais (the PIX's amount must reach it); over Lightning, satoshis with no minimum.
+ */
+function CryptoPixMinimum({ network, asset, setup }: { network: string; asset: string | undefined; setup: NewOrderSetup }) {
+  const { t, money, crypto } = useI18n();
+  if (network === "lightning") return <p className="text-xs text-slate-600 sm:col-span-2">{t("newOrder.cpixLightning")}</p>;
+  const min = setup.minimums[network];
+  if (!min || !asset) return null;
+  const rate = setup.rates[asset];
+  // Rounded up to the centavo: a PIX of that amount buys at least the minimum at this rate.
+  const brl = rate ? money(Math.ceil(Number(min) * Number(rate) * 100)) : null;
+  const vars = { network: networkName(network), min: crypto(min), asset, brl: brl ?? "" };
+  return (
+    <p className="text-xs text-slate-600 sm:col-span-2" data-testid="cpix-minimum">
+      {brl ? t("newOrder.cpixMinimum", vars) : t("newOrder.cpixMinimumNoRate", vars)}
+    </p>
+  );
+}
+
+function NetworkAssetPickers({
+  assets,
+  values,
+  errors,
+  setup,
+}: {
+  assets: Record<string, string[]>;
+  values?: Record<string, string>;
+  errors?: Record<string, string[]>;
+  /** Given for Crypto-PIX, whose pickers say the network's minimum. */
+  setup?: NewOrderSetup;
+}) {
   const { t } = useI18n();
   const networks = Object.keys(assets);
   const initial = values?.network && networks.includes(values.network) ? values.network : networks[0];
@@ -41,13 +74,20 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
   // puts an uncontrolled <select> back on its default (a controlled one went to its first option, and
   // whether the remount below came before or after the reset decided what the merchant saw).
   const available = assets[network] ?? [];
+  const firstAsset = values?.asset && available.includes(values.asset) ? values.asset : available[0];
+  const [picked, setPicked] = useState<string | undefined>();
+  const asset = picked && available.includes(picked) ? picked : firstAsset;
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       <Select
         label={t("newOrder.network")}
         name="network"
         defaultValue={initial}
-        onChange={(e) => setNetwork(e.target.value)}
+        onChange={(e) => {
+          setNetwork(e.target.value);
+          // The token picker remounts on its new network's default; the minimum follows it.
+          setPicked(undefined);
+        }}
         options={networks.map((n) => ({ value: n, label: networkName(n) }))}
         errors={errors?.network}
       />
@@ -55,10 +95,12 @@ function NetworkAssetPickers({ assets, values, errors }: { assets: Record<string
         key={network}
         label={t("newOrder.asset")}
         name="asset"
-        defaultValue={values?.asset && available.includes(values.asset) ? values.asset : available[0]}
+        defaultValue={firstAsset}
+        onChange={(e) => setPicked(e.target.value)}
         options={available.map((a) => ({ value: a, label: a }))}
         errors={errors?.asset}
       />
+      {setup ? <CryptoPixMinimum network={network} asset={asset} setup={setup} /> : null}
     </div>
   );
 }
@@ -115,7 +157,7 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 defaultValue={values?.qrcode}
                 errors={errors?.qrcode}
               />
-              <NetworkAssetPickers key={answers} assets={setup.cryptoPixAssets} values={values} errors={errors} />
+              <NetworkAssetPickers key={answers} assets={setup.cryptoPixAssets} values={values} errors={errors} setup={setup} />
               <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
               <Input
                 label={t("newOrder.refundAddress")}

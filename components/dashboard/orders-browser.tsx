@@ -9,6 +9,7 @@ import { Input, Select } from "@/components/ui/field";
 import { getJson } from "@/lib/browser/fetch-json";
 import type { OrderRow } from "@/lib/dashboard/server/orders";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
+import type { Translator } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 import { OrdersTable } from "./orders-table";
 
@@ -23,6 +24,19 @@ export function toQueryString(f: OrderFilters, page = f.page): string {
   for (const k of ["kind", "status", "from", "to", "q"] as const) if (f[k]) p.set(k, f[k]!);
   if (page > 1) p.set("page", String(page));
   return p.toString();
+}
+
+/**
+ * What an empty page says: a search too short to match names (it still matches amounts), the filters
+ * only when some are set, the search when only it is, a page past the end when there is neither, and
+ * "no orders yet" with the way to make one otherwise.
+ */
+function emptyState(filters: OrderFilters, page: number, minSearchLength: number, t: Translator): { title: string; action?: React.ReactNode } {
+  if (filters.q !== undefined && [...filters.q.trim()].length < minSearchLength) return { title: t("orders.searchTooShort", { count: minSearchLength }) };
+  if (filters.kind || filters.status || filters.from || filters.to) return { title: t("orders.empty") };
+  if (filters.q) return { title: t("orders.emptySearch", { q: filters.q }) };
+  if (page > 1) return { title: t("orders.emptyPage"), action: <ButtonLink href="/dashboard/orders">{t("orders.firstPage")}</ButtonLink> };
+  return { title: t("orders.emptyAll"), action: <ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink> };
 }
 
 /**
@@ -85,10 +99,7 @@ export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: 
           {t("common.live")}
         </p>
         {data.orders.length === 0 ? (
-          <EmptyState
-            title={shortSearch ? t("orders.searchTooShort", { count: minSearchLength }) : filtered || data.page > 1 ? t("orders.empty") : t("orders.emptyAll")}
-            action={filtered ? undefined : <ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink>}
-          />
+          <EmptyState {...emptyState(filters, data.page, minSearchLength, t)} />
         ) : (
           <OrdersTable orders={data.orders} caption={t("orders.title")} />
         )}

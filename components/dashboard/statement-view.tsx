@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { buttonClass } from "@/components/ui/button";
+import { ButtonLink, buttonClass } from "@/components/ui/button";
 import { Card, EmptyState } from "@/components/ui/card";
 import { Input, Select } from "@/components/ui/field";
 import { cn } from "@/components/ui/cn";
@@ -128,7 +128,10 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
 
       <Card>
         {statement.lines.length === 0 ? (
-          <EmptyState title={filtered || filters.before ? t("statement.empty") : t("statement.emptyAll")} />
+          <EmptyState
+            title={filtered ? t("statement.empty") : filters.before ? t("statement.emptyBefore") : t("statement.emptyAll")}
+            action={!filtered && filters.before ? <ButtonLink href="/dashboard/statement">{t("statement.newest")}</ButtonLink> : undefined}
+          />
         ) : (
           <>
             <ul className="divide-y divide-slate-100 md:hidden" aria-label={t("statement.title")}>

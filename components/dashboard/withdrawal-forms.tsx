@@ -13,7 +13,10 @@ import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/w
 import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import { issueMessage, type ZodIssue } from "@/lib/i18n/zod";
-import { pixOutDestination, withdrawalAddress } from "@/lib/withdrawals/destination";
+import { withdrawalAddress } from "@/lib/withdrawals/destination";
+import { readKeyEntry } from "@/lib/dashboard/pix-key-input";
+import type { PixKeyType } from "@/lib/pix/keys";
+import { PixKeyField } from "./pix-key-field";
 import type { Locale } from "@/lib/i18n";
 import { StepUpField } from "@/components/security/step-up";
 
@@ -21,12 +24,13 @@ import { StepUpField } from "@/components/security/step-up";
 const STEP_UP_FIELD_NAME = "otp";
 
 // Two steps: fill in, then review the breakdown and limits and confirm. The destination is checked
-// before the review with the schema the API and the server action use (lib/withdrawals/destination):
-// an address's EIP-55 checksum, a PIX key's kind and check digits. Only the confirm step posts to
-// the server action, which checks everything again under the merchant's row lock.
+// before the review: an address with the schema the API and the server action use
+// (lib/withdrawals/destination, its EIP-55 checksum), a PIX key read as the kind the merchant chose
+// (lib/dashboard/pix-key-input.ts), and sent normalised. Only the confirm step posts to the server
+// action, which checks everything again under the merchant's row lock.
 
 /** The destination's problems in the visitor's language, or undefined when the schema accepts it. */
-function destinationErrors(schema: typeof pixOutDestination | typeof withdrawalAddress, value: string, label: string, locale: Locale): string[] | undefined {
+function destinationErrors(schema: typeof withdrawalAddress, value: string, label: string, locale: Locale): string[] | undefined {
   const parsed = schema.safeParse(value, { reportInput: true });
   return parsed.success ? undefined : parsed.error.issues.map((issue) => issueMessage(issue as ZodIssue, locale, label));
 }
@@ -43,23 +47,51 @@ function reviewError(state: ActionState<{ id: string }>): string | undefined {
   return fields.length > 0 ? fields.join(" ") : state.error;
 }
 
-function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; destination: string; tokenLabel?: string }) {
+/** The on-chain breakdown: the 0.5% service fee and the network fee on top of the value (lib/money/fees). */
+function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; destination: string; tokenLabel: string }) {
   const { t, money, crypto } = useI18n();
   return (
     <DefinitionList
       items={[
         { label: t("withdrawals.destination"), value: <span className="break-all font-mono text-xs">{destination}</span> },
         { label: t("withdrawals.amount"), value: money(preview.valueCentavos) },
-        ...(tokenLabel
-          ? [
-              { label: t("withdrawals.serviceFee"), value: money(preview.serviceFeeCentavos) },
-              { label: t("withdrawals.networkFee"), value: money(preview.networkFeeCentavos) },
-            ]
-          : [{ label: t("withdrawals.serviceFee"), value: t("withdrawals.noFee") }]),
+        { label: t("withdrawals.serviceFee"), value: money(preview.serviceFeeCentavos) },
+        { label: t("withdrawals.networkFee"), value: money(preview.networkFeeCentavos) },
         { label: t("withdrawals.totalDebit"), value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong> },
-        ...(preview.tokens && tokenLabel ? [{ label: t("withdrawals.tokensSent"), value: `${crypto(preview.tokens)} ${tokenLabel}` }] : []),
+        ...(preview.tokens ? [{ label: t("withdrawals.tokensSent"), value: `${crypto(preview.tokens)} ${tokenLabel}` }] : []),
       ]}
     />
+  );
+}
+
+/**
+ * The PIX-out review: where it goes (the key's kind and the key as it will be sent), who receives it
+ * as far as can be known before sending, and the debit. A PIX-out has no fee (the service debits the
+ * value alone: lib/withdrawals/service.ts createPixOut), so the fee line says so rather than a rate.
+ */
+function PixBreakdown({ preview, keyType, keyShown }: { preview: Preview; keyType: PixKeyType | null; keyShown: string }) {
+  const { t, money } = useI18n();
+  return (
+    <>
+      <DefinitionList
+        items={[
+          ...(keyType ? [{ label: t("withdrawals.reviewKeyType"), value: t(`withdrawals.keyType.${keyType}`) }] : []),
+          {
+            label: t("withdrawals.reviewKey"),
+            value: (
+              <span className="break-all font-mono text-xs" data-testid="review-pix-key">
+                {keyShown}
+              </span>
+            ),
+          },
+          { label: t("withdrawals.recipient"), value: <span data-testid="review-recipient">{t("withdrawals.recipientNotLooked")}</span> },
+          { label: t("withdrawals.amount"), value: money(preview.valueCentavos) },
+          { label: t("withdrawals.pixFee"), value: <span data-testid="review-fee">{t("withdrawals.pixFeeFree")}</span> },
+          { label: t("withdrawals.totalDebit"), value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong> },
+        ]}
+      />
+      <p className="text-xs text-slate-600">{t("withdrawals.recipientNote")}</p>
+    </>
   );
 }
 
@@ -88,10 +120,11 @@ function useAfterSuccess(state: ActionState<{ id: string }>, reset: () => void) 
 }
 
 export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
-  const { t, money, locale } = useI18n();
+  const { t, money } = useI18n();
   const [keyErrors, setKeyErrors] = useState<string[] | undefined>();
   const [value, setValue] = useState("");
   const [choice, setChoice] = useState<"registered" | "other">(quotes.registeredKey ? "registered" : "other");
+  const [keyType, setKeyType] = useState<PixKeyType | null>(null);
   const [pixKey, setPixKey] = useState("");
   const [review, setReview] = useState<Preview | null>(null);
   const [invalid, setInvalid] = useState(false);
@@ -101,24 +134,30 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
     setValue("");
     setPixKey("");
   });
-  const destination = choice === "registered" && quotes.registeredKey ? quotes.registeredKey : pixKey;
+  const entry = readKeyEntry(keyType, pixKey);
+  const keyProblem = () => (entry.ok ? undefined : [t(entry.message, { label: t("withdrawals.pixKey") })]);
 
   function onReview(e: React.FormEvent) {
     e.preventDefault();
     const preview = previewWithdrawal({ kind: "pix_out", value }, limits, money);
-    const badKey = choice === "other" ? destinationErrors(pixOutDestination, pixKey, t("withdrawals.pixKey"), locale) : undefined;
+    const badKey = choice === "other" ? keyProblem() : undefined;
     setInvalid(preview === null);
     setKeyErrors(badKey);
     setReview(badKey ? null : preview);
   }
 
   if (review) {
+    const other = choice === "other" && entry.ok;
     return (
       <form action={action} className="space-y-4">
         <h3 className="text-base font-semibold text-slate-900">{t("withdrawals.confirmTitle")}</h3>
         <input type="hidden" name="value" value={value} />
-        {choice === "other" ? <input type="hidden" name="pixKey" value={pixKey} /> : null}
-        <Breakdown preview={review} destination={destination} />
+        {other ? <input type="hidden" name="pixKey" value={entry.normalized} /> : null}
+        <PixBreakdown
+          preview={review}
+          keyType={other ? entry.type : null}
+          keyShown={other ? entry.normalized : t("withdrawals.registeredKey", { key: quotes.registeredKey ?? "" })}
+        />
         <Problems preview={review} />
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={reviewError(state)} />
@@ -161,20 +200,19 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
         </label>
       </fieldset>
       {choice === "other" ? (
-        <Input
-          label={t("withdrawals.pixKey")}
-          name="pixKey"
-          required
-          spellCheck={false}
-          autoComplete="off"
+        <PixKeyField
+          type={keyType}
           value={pixKey}
-          onChange={(e) => {
-            setPixKey(e.target.value);
+          errors={keyErrors}
+          onType={(type) => {
+            setKeyType(type);
             setKeyErrors(undefined);
           }}
-          onBlur={() => setKeyErrors(pixKey.trim() ? destinationErrors(pixOutDestination, pixKey, t("withdrawals.pixKey"), locale) : undefined)}
-          hint={t("auth.pixKeyHint")}
-          errors={keyErrors}
+          onValue={(v) => {
+            setPixKey(v);
+            setKeyErrors(undefined);
+          }}
+          onBlur={() => setKeyErrors(pixKey.trim() ? keyProblem() : undefined)}
         />
       ) : null}
       <Button type="submit">{t("withdrawals.review")}</Button>

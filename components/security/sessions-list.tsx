@@ -35,11 +35,11 @@ function deviceLabel(userAgent: string | null, t: ReturnType<typeof useI18n>["t"
 
 /** Every open session of this user, this one marked; sign out one or all the others. */
 export function SessionsList({ sessions }: { sessions: SessionItem[] }) {
-  const { t, dateTime } = useI18n();
+  const { t, tp, dateTime } = useI18n();
   const [state, action] = useActionState<ActionState<{ count: number }>, FormData>(revokeOtherSessionsAction, idle);
   return (
     <div className="space-y-4">
-      {state.status === "success" ? <FormMessage success={t("security.revokedOthers", { count: state.data.count })} /> : null}
+      {state.status === "success" ? <FormMessage success={tp("security.revokedOthers", state.data.count)} /> : null}
       <ul className="divide-y divide-slate-100 border-t border-slate-100" aria-label={t("security.sessions")}>
         {sessions.map((s) => (
           <li key={s.id} data-testid="session-row" className="flex flex-wrap items-center justify-between gap-3 py-3">

@@ -20,7 +20,7 @@ export function StepUpProvider({ value, children }: { value: StepUp; children: R
 }
 
 export function StepUpField({ errors }: { errors?: string[] }) {
-  const { t, dateTime } = useI18n();
+  const { t, tp, dateTime } = useI18n();
   const { twoFactor, needed, minutes, enrolledHere, heldUntil } = useContext(StepUpContext);
   if (twoFactor && (heldUntil || enrolledHere)) {
     return (
@@ -50,7 +50,7 @@ export function StepUpField({ errors }: { errors?: string[] }) {
       autoComplete="one-time-code"
       inputMode="numeric"
       maxLength={32}
-      hint={t("security.stepUpHint", { minutes })}
+      hint={t("security.stepUpHint", { minutes: tp("span.minutes", minutes) })}
       errors={errors}
       data-testid="step-up-code"
     />

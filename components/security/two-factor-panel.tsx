@@ -47,7 +47,7 @@ export function TwoFactorPanel({
   heldUntil: string | null;
   enrolledHere: boolean;
 }) {
-  const { t } = useI18n();
+  const { t, tp } = useI18n();
   const [begun, begin] = useActionState<ActionState<Begun>, FormData>(beginTotpAction, idle);
   const [confirmed, confirm] = useActionState<ActionState<{ codes: string[] }>, FormData>(confirmTotpAction, idle);
   const [disabled, disable] = useActionState<ActionState<null>, FormData>(disableTotpAction, idle);
@@ -78,7 +78,7 @@ export function TwoFactorPanel({
     return (
       <div className="space-y-4">
         <p className="text-sm text-slate-700" data-testid="two-factor-status">
-          {t("security.twoFactorOn")} {t("security.recoveryLeft", { count: recoveryCodesLeft })}
+          {t("security.twoFactorOn")} {tp("security.recoveryLeft", recoveryCodesLeft)}
         </p>
         <FactorNotices heldUntil={heldUntil} enrolledHere={enrolledHere} />
         <form action={disable} className="space-y-3" noValidate>
@@ -109,7 +109,7 @@ export function TwoFactorPanel({
           <CodeInput
             label={t("security.emailCode")}
             name="emailCode"
-            hint={t("security.emailCodeHint", { email: begun.data.email, minutes: begun.data.minutes })}
+            hint={t("security.emailCodeHint", { email: begun.data.email, minutes: tp("span.minutes", begun.data.minutes) })}
             errors={errors?.emailCode}
             testId="email-code"
           />

@@ -19,6 +19,8 @@ describe("previewWithdrawal", () => {
     expect(p.debitCentavos).toBe(600_000);
     expect(p.problems.map((x) => x.key)).toEqual(["withdrawals.overPerTransaction", "withdrawals.overDaily", "withdrawals.overBalance"]);
     expect(p.problems[1].vars).toEqual({ left: "R$1000.00" });
+    // The balance is said beside what the withdrawal needs, as the service's own refusal says it.
+    expect(p.problems[2].vars).toEqual({ needed: "R$6000.00", balance: "R$10.00" });
   });
 
   it.each(["", "abc", "0", "10,001"])("is null for %j", (value) => {

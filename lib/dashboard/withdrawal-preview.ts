@@ -30,6 +30,6 @@ export function previewWithdrawal(input: PreviewInput, limits: PreviewLimits, mo
   const problems: Preview["problems"] = [];
   if (centavos > limits.perTransaction) problems.push({ key: "withdrawals.overPerTransaction", vars: { limit: money(limits.perTransaction) } });
   if (centavos > limits.remainingToday) problems.push({ key: "withdrawals.overDaily", vars: { left: money(limits.remainingToday) } });
-  if (debit > limits.balanceCentavos) problems.push({ key: "withdrawals.overBalance", vars: { needed: money(debit) } });
+  if (debit > limits.balanceCentavos) problems.push({ key: "withdrawals.overBalance", vars: { needed: money(debit), balance: money(limits.balanceCentavos) } });
   return { valueCentavos: centavos, serviceFeeCentavos: serviceFee, networkFeeCentavos: networkFee, debitCentavos: debit, tokens, problems };
 }

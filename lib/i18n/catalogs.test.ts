@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { en } from "./en";
-import { catalogs, formatCrypto, formatDay, formatDuration, formatMoney, formatRate, formatSpan, LOCALES, translate, translateMaybe, translatePlural } from "./index";
+import {
+  catalogs,
+  formatCrypto,
+  formatDay,
+  formatDuration,
+  formatMoney,
+  formatRate,
+  formatSpan,
+  LOCALES,
+  translate,
+  translateMaybe,
+  translatePlural,
+  withSpans,
+} from "./index";
 import { ptBR } from "./pt-BR";
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -36,6 +49,16 @@ describe("plurals", () => {
     expect(translatePlural("pt-BR", "newOrder.hours", 24)).toBe("24 horas");
     expect(translatePlural("en", "overview.todayCount", 1)).toBe("1 payment");
     expect(translatePlural("en", "overview.todayCount", 0)).toBe("0 payments");
+    // CLDR's Portuguese "one" covers 0; Brazilian Portuguese writes zero in the plural.
+    expect(translatePlural("pt-BR", "overview.todayCount", 0)).toBe("0 pagamentos");
+    expect(translatePlural("pt-BR", "order.deliveryAttempts", 0)).toBe("0 tentativas");
+    expect(translatePlural("pt-BR", "order.deliveryAttempts", 1)).toBe("1 tentativa");
+    expect(translatePlural("pt-BR", "security.recoveryLeft", 1)).toBe("1 código de recuperação restante.");
+    expect(translatePlural("pt-BR", "security.revokedOthers", 0)).toBe("0 outras sessões encerradas.");
+    // Durations from configuration may be 1: written with their plural wherever they are shown.
+    expect(withSpans("pt-BR", { minutes: 1, hours: 24, days: 1, link: "x" })).toEqual({ minutes: "1 minuto", hours: "24 horas", days: "1 dia", link: "x" });
+    expect(translate("pt-BR", "security.stepUpHint", withSpans("pt-BR", { minutes: 1 }))).toBe("Necessário para esta ação; não será pedido de novo por 1 minuto.");
+    expect(translate("en", "security.stepUpHint", withSpans("en", { minutes: 1 }))).toBe("Needed for this action; not asked again for 1 minute.");
     for (const locale of LOCALES) for (const text of Object.values(catalogs[locale])) expect(text).not.toMatch(/\(s\)/);
   });
 });

@@ -36,10 +36,32 @@ export type Translator = (key: MessageKey, vars?: Vars) => string;
 /** Keys that come in plural forms: `base.one`, `base.other` (and any other CLDR category a language needs). */
 export type PluralKey = MessageKey extends infer K ? (K extends `${infer B}.other` ? B : never) : never;
 
-/** "1 hora", "24 horas": the form the locale's plural rules pick for `count`, which fills `{count}`. */
+/**
+ * The plural category for `count`. CLDR's Portuguese rule puts 0 in "one" (i = 0..1), but Brazilian
+ * usage, and every bank and wallet app merchants read, writes zero with the plural: "0 pagamentos",
+ * "nenhum"... never "0 pagamento".
+ */
+function pluralCategory(locale: Locale, count: number): Intl.LDMLPluralRule {
+  if (count === 0) return "other";
+  return new Intl.PluralRules(locale).select(count);
+}
+
+/** "1 hora", "24 horas", "0 pagamentos": the form the locale's plural rules pick for `count`, which fills `{count}`. */
 export function translatePlural(locale: Locale, base: PluralKey, count: number, vars?: Vars): string {
-  const form = `${base}.${new Intl.PluralRules(locale).select(count)}`;
+  const form = `${base}.${pluralCategory(locale, count)}`;
   return translate(locale, isMessageKey(form) ? form : (`${base}.other` as MessageKey), { count, ...vars });
+}
+
+const SPANS = { minutes: "span.minutes", hours: "span.hours", days: "span.days" } as const;
+
+/** `minutes`, `hours` and `days` given as numbers, written as words in the locale's plural ("1 hora", "24 horas"). */
+export function withSpans(locale: Locale, vars: Vars): Vars {
+  const out: Vars = { ...vars };
+  for (const [name, base] of Object.entries(SPANS)) {
+    const n = vars[name];
+    if (typeof n === "number") out[name] = translatePlural(locale, base, n);
+  }
+  return out;
 }
 
 export function translator(locale: Locale): Translator {

@@ -1,13 +1,14 @@
-import { translate, type Locale, type MessageKey, type Vars } from "@/lib/i18n";
+import { translate, withSpans, type Locale, type MessageKey, type Vars } from "@/lib/i18n";
 
 // The text of every mail the service sends, from the i18n catalogs like everything else a person
 // reads. Plain text: links stay visible and nothing needs an HTML sanitiser.
 
 export type MailText = { subject: string; text: string };
 
+// Durations (minutes, hours, days) come as numbers and are written with their plural ("1 hora").
 const mail = (locale: Locale, subject: MessageKey, body: MessageKey, vars: Vars): MailText => ({
-  subject: translate(locale, subject, vars),
-  text: translate(locale, body, vars),
+  subject: translate(locale, subject, withSpans(locale, vars)),
+  text: translate(locale, body, withSpans(locale, vars)),
 });
 
 export function passwordResetMail(locale: Locale, link: string, minutes: number): MailText {
@@ -73,7 +74,9 @@ export function moneyOutMail(locale: Locale, kind: "withdrawal" | "refund", vars
  */
 export function destinationMail(locale: Locale, vars: Who & { destination: string; until: string | null; link: string | null; hours: number }): MailText {
   const { link, until, ...rest } = vars;
-  const next = link ? translate(locale, "mail.destination.confirmLink", { link, hours: vars.hours }) : translate(locale, "mail.destination.confirmOwner");
+  const next = link
+    ? translate(locale, "mail.destination.confirmLink", withSpans(locale, { link, hours: vars.hours }))
+    : translate(locale, "mail.destination.confirmOwner");
   return mail(locale, "mail.destination.subject", until ? "mail.destination.held" : "mail.destination.notHeld", { ...rest, until: until ?? "", next });
 }
 

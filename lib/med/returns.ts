@@ -177,7 +177,7 @@ function mailMerchant(r: PixReturn): void {
       `${team.company}:`,
       "",
       `O banco do pagador pediu a devolução de um PIX recebido pelo pedido ${named} pelo Mecanismo Especial de Devolução (${r.natureza}).`,
-      `${formatBrl(r.valueCentavos)} foram debitados do seu saldo. Se o saldo ficar negativo, saques e reembolsos ficam bloqueados até novos créditos o cobrirem.`,
+      `${formatBrl(r.valueCentavos)} foram debitados do seu saldo. Se o saldo ficar negativo, saques e devoluções ficam bloqueados até novos créditos o cobrirem.`,
       "",
       `The payer's bank had a PIX received by order ${named} returned through the Central Bank's MED (${r.natureza}).`,
       `${formatBrl(r.valueCentavos)} was debited from your balance. While the balance is negative, withdrawals and refunds are blocked until new credits cover it.`,

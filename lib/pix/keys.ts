@@ -116,3 +116,62 @@ export function maskPixKey(key: string): string {
       return `${n.slice(0, 4)}…${n.slice(-4)}`;
   }
 }
+
+export const PIX_KEY_TYPES = ["cpf", "cnpj", "phone", "email", "evp"] as const satisfies readonly PixKeyType[];
+
+/** Why a key typed under a chosen kind is not one: not shaped like that kind, or a CPF/CNPJ whose check digits fail. */
+export type PixKeyProblem = "format" | "checkDigits";
+
+export type KeyAsTyped = { ok: true; key: ClassifiedPixKey } | { ok: false; problem: PixKeyProblem };
+
+// Once the person has said which kind of key it is, the formatting people type around it is dropped
+// (dots and dashes of a CPF, parentheses of a phone), and a phone may come without +55: an
+// 11-digit number is then a celular with its DDD, never a CPF. classifyPixKey, which the service
+// applies to what is sent, gets the key back as the same kind.
+function normalizeAs(type: PixKeyType, input: string): KeyAsTyped {
+  const k = input.trim();
+  const bad = (problem: PixKeyProblem): KeyAsTyped => ({ ok: false, problem });
+  switch (type) {
+    case "cpf": {
+      const digits = k.replace(/[\s.-]/g, "");
+      if (!/^\d{11}$/.test(digits)) return bad("format");
+      return isValidCpf(digits) ? { ok: true, key: { type, normalized: digits } } : bad("checkDigits");
+    }
+    case "cnpj": {
+      const cnpj = k.toUpperCase().replace(/[\s./-]/g, "");
+      if (!/^[0-9A-Z]{12}\d{2}$/.test(cnpj)) return bad("format");
+      return isValidCnpj(cnpj) ? { ok: true, key: { type, normalized: cnpj } } : bad("checkDigits");
+    }
+    case "phone": {
+      const plus = k.startsWith("+");
+      const digits = k.replace(/[\s().-]/g, "").replace(/^\+/, "");
+      if (!/^\d+$/.test(digits)) return bad("format");
+      // With +, or 12-13 digits: the country code is there. 10-11 digits: DDD and number, and a
+      // leading 0 is the trunk prefix some people dial before the DDD (0 11 98765-4321).
+      let national: string;
+      if (plus || (digits.length >= 12 && digits.startsWith("55"))) national = digits.startsWith("55") ? digits.slice(2) : "";
+      else national = /^0\d{10,11}$/.test(digits) ? digits.slice(1) : digits;
+      const phone = `+55${national}`;
+      return PHONE_RE.test(phone) ? { ok: true, key: { type, normalized: phone } } : bad("format");
+    }
+    case "email": {
+      const email = classifyEmail(k);
+      return email === null ? bad("format") : { ok: true, key: { type, normalized: email } };
+    }
+    case "evp": {
+      const hex = k.toLowerCase().replace(/[\s-]/g, "");
+      if (!/^[0-9a-f]{32}$/.test(hex)) return bad("format");
+      const evp = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      return { ok: true, key: { type, normalized: evp } };
+    }
+  }
+}
+
+/** A key typed under the kind the person chose, as the key DICT knows it, or why it is not one. */
+export function normalizePixKeyAs(type: PixKeyType, input: string): KeyAsTyped {
+  if (typeof input !== "string" || input.trim() === "") return { ok: false, problem: "format" };
+  const result = normalizeAs(type, input);
+  // What is sent is classified again by the service; a normalisation it would read as another kind is refused here.
+  if (result.ok && classifyPixKey(result.key.normalized)?.type !== type) return { ok: false, problem: "format" };
+  return result;
+}

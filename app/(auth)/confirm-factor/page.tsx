@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ConfirmFactorForm } from "@/components/auth/confirm-factor-form";
 import { Alert, Card } from "@/components/ui/card";
-import { formatDateTime } from "@/lib/i18n";
+import { formatDateTime, withSpans } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { openFactorLink } from "@/lib/security/factor-change";
 
@@ -29,7 +29,7 @@ export default async function ConfirmFactorPage({ searchParams }: { searchParams
               time: link.changedAt ? formatDateTime(link.changedAt, locale) : "?",
             })}
           </p>
-          <p className="text-sm text-slate-700">{t("security.linkHint", { hours: link.holdHours })}</p>
+          <p className="text-sm text-slate-700">{t("security.linkHint", withSpans(locale, { hours: link.holdHours }))}</p>
           <Alert tone="warning">{t("security.linkNotThem")}</Alert>
           <ConfirmFactorForm token={token} />
         </div>

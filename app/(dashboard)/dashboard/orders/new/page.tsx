@@ -9,6 +9,8 @@ import { providers } from "@/lib/providers";
 import { railEnabled } from "@/lib/providers/rails";
 import { liveNetworks } from "@/lib/chain/config";
 import { ASSETS, NETWORKS, tokenFor, type Asset, type Network } from "@/lib/chain/tokens";
+import { minimumDeposit } from "@/lib/chain/networks";
+import { CRYPTO_PIX_NETWORKS } from "@/lib/crypto-pix/schemas";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("newOrder.title") };
@@ -19,6 +21,15 @@ function assetsOn(networks: readonly Network[]) {
   // Live mode takes money only on networks with a node, and refuses BUSD (no longer minted).
   const usable = live ? networks.filter((n) => liveNetworks().includes(n)) : networks;
   return Object.fromEntries(usable.map((n) => [n, ASSETS.filter((a) => tokenFor(n, a) && !(live && a === "BUSD"))]));
+}
+
+/**
+ * Every network POST /crypto-pix/onchain/pay takes that this server can serve: its chains (bsc, eth:
+ * lib/crypto-pix/schemas.ts) and Lightning, paid in BTC, where hold invoices are available.
+ */
+function cryptoPixAssets(): Record<string, string[]> {
+  const chains = railEnabled("crypto_pix") ? assetsOn(CRYPTO_PIX_NETWORKS) : {};
+  return railEnabled("crypto_pix_lightning") ? { ...chains, lightning: ["BTC"] } : chains;
 }
 
 /** Today's rates for the form's hints; none when the rate source is off or failing (the form then shows no hint). */
@@ -60,7 +71,9 @@ export default async function NewOrderPage({ searchParams }: { searchParams: Pro
             crypto_pix: e.EXPIRY_CRYPTO_PIX_SECONDS,
           },
           depositAssets: assetsOn(NETWORKS),
-          cryptoPixAssets: assetsOn(["bsc", "eth"]),
+          cryptoPixAssets: cryptoPixAssets(),
+          // The service refuses a Crypto-PIX whose crypto comes to less than the network's minimum, in token units.
+          minimums: Object.fromEntries(CRYPTO_PIX_NETWORKS.map((n) => [n, minimumDeposit(n)])),
         }}
       />
     </>
