@@ -155,7 +155,7 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
           />
           <SubmitButton pendingLabel={t("developers.addingWebhook")}>{t("developers.addWebhook")}</SubmitButton>
           <div className="sm:col-span-3">
-            <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
+            <StepUpField liveOnly errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
           </div>
         </form>
       ) : null}

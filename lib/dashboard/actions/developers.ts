@@ -14,7 +14,10 @@ import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 // A new key or webhook decides who can act for the merchant and where its data goes: developers
-// and admins only, with a fresh second factor, audited, and the owners and admins are told.
+// and admins only, audited, and the owners and admins are told. In live mode they also take a fresh
+// second factor; a sandbox deployment's keys and webhooks reach no real money (its keys are refused by
+// a live server, its database by live mode, its chains are test chains), so there they do not
+// (docs/security.md#sandbox-keys-and-webhooks).
 
 /**
  * The full key is returned to the browser once, in this response; only its hash is stored. A key
@@ -34,7 +37,7 @@ export const createApiKeyAction = merchantAction(
     return { data: { key: key.key, name: key.name } };
   },
   // `name` is the key's name here, not a customer's.
-  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName", scopes: "developers.scope" } },
+  { permission: "apiKeys.manage", stepUp: "live", labels: { name: "developers.keyName", scopes: "developers.scope" } },
 );
 
 export const revokeApiKeyAction = merchantAction(
@@ -59,7 +62,7 @@ export const createWebhookAction = merchantAction(
     revalidatePath("/dashboard/developers");
     return { data: { url: created.url, secret: created.secret } };
   },
-  { permission: "webhooks.manage", stepUp: true },
+  { permission: "webhooks.manage", stepUp: "live" },
 );
 
 export const deleteWebhookAction = merchantAction(
