@@ -11,6 +11,7 @@ import { alertAdmins } from "@/lib/security/alerts";
 import { audit } from "@/lib/security/audit";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
+import { sendTestEvent } from "@/lib/webhooks/test-event";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 // A new key or webhook decides who can act for the merchant and where its data goes: developers
@@ -81,6 +82,16 @@ export const redeliverAction = merchantAction(
   async ({ endpointId, deliveryId }, { merchant }) => {
     await redeliver(merchant.id, endpointId, deliveryId);
     return { data: { deliveryId }, message: "developers.redelivered" as const };
+  },
+  { permission: "webhooks.manage" },
+);
+
+/** A signed test event to one endpoint, through the dispatcher; its result appears in the delivery log. */
+export const sendTestEventAction = merchantAction(
+  orderIdForm,
+  async ({ id }, { merchant }) => {
+    const { eventId } = await sendTestEvent(merchant.id, id);
+    return { data: { eventId }, message: "developers.testEventSent" as const };
   },
   { permission: "webhooks.manage" },
 );
