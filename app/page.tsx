@@ -17,7 +17,7 @@ import { SERVICE_FEE_RATE, serviceFeeCentavos, WITHDRAWAL_LIMITS } from "@/lib/m
 const WHAT: { title: MessageKey; body: MessageKey; icon: string }[] = [
   { title: "home.what.pix", body: "home.what.pixBody", icon: "PIX" },
   { title: "home.what.crypto", body: "home.what.cryptoBody", icon: "USDT" },
-  { title: "home.what.lightning", body: "home.what.lightningBody", icon: "⚡" },
+  { title: "home.what.lightning", body: "home.what.lightningBody", icon: "BTC" },
   { title: "home.what.withdraw", body: "home.what.withdrawBody", icon: "R$" },
 ];
 
@@ -127,7 +127,7 @@ export default async function Home() {
             </dl>
             <h3 className="mt-8 font-semibold text-slate-900">{t("home.limitsTitle")}</h3>
             <p className="mt-1 text-sm text-slate-600">{t("home.limitsIntro")}</p>
-            <div className="mt-3 overflow-x-auto">
+            <div className="mt-3 max-w-xl overflow-x-auto">
               <table className="w-full min-w-[18rem] text-left text-sm">
                 <thead className="text-slate-600">
                   <tr>
@@ -185,7 +185,7 @@ export default async function Home() {
             </h2>
             <p className="mt-2 max-w-2xl text-slate-300">{t("home.devIntro")}</p>
             <pre translate="no" className="mt-4 overflow-x-auto rounded-lg bg-slate-950 p-4 text-xs leading-relaxed text-slate-100">
-              {`curl -X POST ${apiUrl} \\\n  -H "Authorization: Bearer sk_test_…" \\\n  -H "Content-Type: application/json" \\\n  -d '{"value": 150}'`}
+              {`curl -X POST \\\n  ${apiUrl} \\\n  -H "Authorization: Bearer sk_test_…" \\\n  -H "Content-Type: application/json" \\\n  -d '{"value": 150}'`}
             </pre>
             <p className="mt-4 text-sm text-slate-300">{rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}</p>
             <Link href="/docs" className={buttonClass("secondary", "mt-6")}>

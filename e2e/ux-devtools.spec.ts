@@ -101,7 +101,10 @@ test("an empty dashboard lists the first steps from the merchant's real state, t
   // The essentials are done: folded, the rest one click away.
   await expect(steps.locator("details")).not.toHaveAttribute("open", "");
   await expect(page.getByTestId("first-step-webhook")).toBeHidden();
-  await shoot(page, "first-steps-folded-375");
+  for (const [size, viewport] of SIZES) {
+    await page.setViewportSize(viewport);
+    await shoot(page, `first-steps-folded-${size}`);
+  }
   await steps.getByText("Primeiros passos").click();
   await expect(page.getByTestId("first-step-webhook")).toBeVisible();
 });

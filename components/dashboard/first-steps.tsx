@@ -67,7 +67,12 @@ export async function FirstSteps({ steps }: { steps: FirstStep[] }) {
         </summary>
         <ol className="divide-y divide-slate-100 border-t border-slate-100">
           {steps.map((s) => (
-            <li key={s.id} className="flex items-start gap-3 px-4 py-3 sm:px-5" data-testid={`first-step-${s.id}`} data-done={s.done}>
+            <li
+              key={s.id}
+              className="grid grid-cols-[auto_1fr] items-start gap-x-3 gap-y-1 px-4 py-3 sm:grid-cols-[auto_1fr_auto] sm:px-5"
+              data-testid={`first-step-${s.id}`}
+              data-done={s.done}
+            >
               <span
                 aria-hidden
                 className={`mt-0.5 flex h-6 w-6 shrink-0 items-center justify-center rounded-full border text-sm font-bold ${s.done ? "border-brand-700 bg-brand-700 text-white" : "border-slate-300 bg-white text-transparent"}`}
@@ -82,9 +87,10 @@ export async function FirstSteps({ steps }: { steps: FirstStep[] }) {
                 {s.done ? null : <p className="text-sm text-slate-600">{t(s.body)}</p>}
               </div>
               {s.done ? null : (
+                // Phones: under the step's text; wider screens: at the row's end.
                 <Link
                   href={s.href}
-                  className="shrink-0 self-center rounded text-sm font-semibold text-brand-700 underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-brand-700"
+                  className="col-start-2 justify-self-start rounded text-sm font-semibold text-brand-700 underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-brand-700 sm:col-start-3 sm:row-start-1 sm:self-center"
                 >
                   {t("firstSteps.go")}
                   <span className="sr-only">: {t(s.title)}</span>

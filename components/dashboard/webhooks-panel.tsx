@@ -81,7 +81,7 @@ function SendTestEvent({ endpoint }: { endpoint: Endpoint }) {
   const [state, action] = useActionState<ActionState<{ eventId: string }>, FormData>(sendTestEventAction, idle);
   useRefreshOnSuccess(state);
   return (
-    <form action={action} className="flex flex-wrap items-center gap-2">
+    <form action={action} className="flex flex-col items-start gap-1">
       <input type="hidden" name="id" value={endpoint.id} />
       <SubmitButton
         variant="secondary"
