@@ -361,6 +361,7 @@ export const en: Record<MessageKey, string> = {
   "developers.sendTestEvent": "Send test event",
   "developers.sendingTestEvent": "Sending…",
   "developers.testEventSent": "Test event sent: its result appears in the deliveries below.",
+  "developers.testEventWaiting": "The previous test event is still being sent to this endpoint: see its result in the deliveries below before sending another.",
   "developers.testBadge": "Test",
   "developers.redeliveryBadge": "Redelivery",
   "developers.notSentYet": "Not sent yet.",

@@ -359,6 +359,7 @@ export const ptBR = {
   "developers.sendTestEvent": "Enviar evento de teste",
   "developers.sendingTestEvent": "Enviando…",
   "developers.testEventSent": "Evento de teste enviado: o resultado aparece nas entregas abaixo.",
+  "developers.testEventWaiting": "O evento de teste anterior ainda está sendo enviado a este endpoint: veja o resultado nas entregas abaixo antes de enviar outro.",
   "developers.testBadge": "Teste",
   "developers.redeliveryBadge": "Reenvio",
   "developers.notSentYet": "Ainda não enviado.",

@@ -12,6 +12,9 @@ import { findEndpoint } from "./registry";
 
 export const TEST_EVENT_TYPE = "webhook.test";
 
+/** The endpoint's previous test event is still waiting to be sent or retried. */
+export class TestEventWaiting extends Conflict {}
+
 /** Sends a signed test event to the endpoint; answers the event's id (the webhook-id the receiver sees). */
 export async function sendTestEvent(merchantId: string, endpointId: string): Promise<{ eventId: string }> {
   const endpoint = await findEndpoint(merchantId, endpointId);
@@ -40,6 +43,6 @@ export async function sendTestEvent(merchantId: string, endpointId: string): Pro
     ),
     notified as (select pg_notify(${DISPATCH_CHANNEL}, '') from delivery)
     select (select event_id from delivery) as id, (select count(*) from notified) as n`);
-  if (!row?.id) throw new Conflict("A test event for this endpoint is still waiting to be sent");
+  if (!row?.id) throw new TestEventWaiting("A test event for this endpoint is still waiting to be sent");
   return { eventId: row.id };
 }

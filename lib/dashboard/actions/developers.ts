@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { grantableScopes } from "@/lib/api-auth/scopes";
 import { actorOf } from "@/lib/auth/session";
-import { Forbidden } from "@/lib/errors";
+import { Conflict, Forbidden } from "@/lib/errors";
 import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
@@ -11,7 +11,7 @@ import { alertAdmins } from "@/lib/security/alerts";
 import { audit } from "@/lib/security/audit";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
-import { sendTestEvent } from "@/lib/webhooks/test-event";
+import { sendTestEvent, TestEventWaiting } from "@/lib/webhooks/test-event";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 // A new key or webhook decides who can act for the merchant and where its data goes: developers
@@ -90,8 +90,14 @@ export const redeliverAction = merchantAction(
 export const sendTestEventAction = merchantAction(
   orderIdForm,
   async ({ id }, { merchant }) => {
-    const { eventId } = await sendTestEvent(merchant.id, id);
-    return { data: { eventId }, message: "developers.testEventSent" as const };
+    try {
+      const { eventId } = await sendTestEvent(merchant.id, id);
+      return { data: { eventId }, message: "developers.testEventSent" as const };
+    } catch (err) {
+      // Said in the merchant's words: the earlier test is still in the delivery log below, retrying.
+      if (err instanceof TestEventWaiting) throw new Conflict("developers.testEventWaiting");
+      throw err;
+    }
   },
   { permission: "webhooks.manage" },
 );
