@@ -184,7 +184,7 @@ export default async function Home() {
               {t("home.devTitle")}
             </h2>
             <p className="mt-2 max-w-2xl text-slate-300">{t("home.devIntro")}</p>
-            <pre translate="no" className="mt-4 overflow-x-auto rounded-lg bg-slate-950 p-4 text-xs leading-relaxed text-slate-100">
+            <pre translate="no" className="mt-4 whitespace-pre-wrap break-all rounded-lg bg-slate-950 p-4 text-xs leading-relaxed text-slate-100">
               {`curl -X POST \\\n  ${apiUrl} \\\n  -H "Authorization: Bearer sk_test_…" \\\n  -H "Content-Type: application/json" \\\n  -d '{"value": 150}'`}
             </pre>
             <p className="mt-4 text-sm text-slate-300">{rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}</p>
