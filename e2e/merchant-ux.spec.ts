@@ -127,8 +127,8 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   // The English landing page is English throughout, headline included.
   await page.goto("/");
   await page.getByRole("button", { name: "English" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get paid by PIX, Lightning and stablecoins.");
-  await expect(page.getByText("A payments API for Brazilian merchants")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get paid by PIX, crypto and Lightning. Withdraw to your PIX.");
+  await expect(page.getByText("Every sale becomes a payment link")).toBeVisible();
   await shoot(page, "home-en-desktop");
   // The detector itself: the English page must trip it, or it proves nothing about the others.
   const before = problems.length;
@@ -136,7 +136,7 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   expect(problems.length - before).toBeGreaterThan(5);
   problems.splice(before);
   await page.getByRole("button", { name: "Português" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba em PIX, Lightning e stablecoins.");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba por PIX, cripto e Lightning. Saque para o seu PIX.");
 
   await signIn(page, m.email, PASSWORD);
 

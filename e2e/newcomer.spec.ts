@@ -16,7 +16,7 @@ async function newMerchant(request: APIRequestContext) {
 test("home page says what the service is", async ({ page }, info) => {
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("PIX");
-  await expect(page.getByText("/api/v1/order/create/pix", { exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Ver a documentação da API" })).toHaveAttribute("href", "/docs");
   await page.screenshot({ path: info.outputPath("home.png"), fullPage: true });
 });
 

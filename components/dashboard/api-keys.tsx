@@ -124,7 +124,7 @@ export function ApiKeys({ keys, canManage, grantable }: { keys: ApiKeyItem[]; ca
             values={state.status === "error" ? state.values : undefined}
             errors={state.status === "error" ? state.fieldErrors?.scopes : undefined}
           />
-          <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
+          <StepUpField liveOnly errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
           <SubmitButton pendingLabel={t("developers.creatingKey")}>{t("developers.createKey")}</SubmitButton>
         </form>
       ) : null}

@@ -12,16 +12,19 @@ import { useI18n } from "@/lib/i18n/client";
 
 // A factor enrolled on this session, or one whose change no other owner has confirmed yet, cannot
 // step up: the form says so instead of asking for a code that would be refused.
-type StepUp = { twoFactor: boolean; needed: boolean; minutes: number; enrolledHere?: boolean; heldUntil?: string | null };
+// A form whose action steps up only in live mode (`stepUp: "live"`, a sandbox key or webhook) shows
+// nothing in a sandbox deployment.
+type StepUp = { twoFactor: boolean; needed: boolean; minutes: number; enrolledHere?: boolean; heldUntil?: string | null; sandbox?: boolean };
 const StepUpContext = createContext<StepUp>({ twoFactor: false, needed: true, minutes: 5 });
 
 export function StepUpProvider({ value, children }: { value: StepUp; children: React.ReactNode }) {
   return <StepUpContext.Provider value={value}>{children}</StepUpContext.Provider>;
 }
 
-export function StepUpField({ errors }: { errors?: string[] }) {
+export function StepUpField({ errors, liveOnly = false }: { errors?: string[]; liveOnly?: boolean }) {
   const { t, tp, dateTime } = useI18n();
-  const { twoFactor, needed, minutes, enrolledHere, heldUntil } = useContext(StepUpContext);
+  const { twoFactor, needed, minutes, enrolledHere, heldUntil, sandbox } = useContext(StepUpContext);
+  if (liveOnly && sandbox) return null;
   if (twoFactor && (heldUntil || enrolledHere)) {
     return (
       <Alert tone="warning">

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { db } from "@/db";
 import { InvalidInput } from "@/lib/errors";
 import { eventPayload } from "./payload";
+import { TEST_EVENT_TYPE } from "./test-event";
 
 // GET /api/v1/events: a merchant's events oldest first, for reconciliation. Paging by seq would skip
 // events: seq is taken at insert, so a transaction holding seq 10 can commit after one holding seq 11
@@ -49,7 +50,7 @@ function decodeCursor(cursor: string): number {
 type Row = { id: string; type: string; data: Record<string, unknown>; created_at: string; position: string };
 
 /**
- * One page of a merchant's events after `after`. nextCursor points after the last event returned (or
+ * One page of a merchant's events after `after`, leaving out test events (nothing happened to reconcile). nextCursor points after the last event returned (or
  * stays at `after` when nothing new has committed), so a client can keep polling from it;
  * hasMore says whether another page is already waiting.
  */
@@ -58,7 +59,7 @@ export async function listEvents(merchantId: string, q: { after?: string; limit:
   await publishEvents();
   const rows = await db().execute<Row>(sql`
     select id, type, data, created_at, position from events
-    where merchant_id = ${merchantId} and position > ${after}
+    where merchant_id = ${merchantId} and position > ${after} and type <> ${TEST_EVENT_TYPE}
     order by position
     limit ${q.limit + 1}`);
   const page = rows.slice(0, q.limit);

@@ -49,6 +49,8 @@ export type WebhookEventData = {
   };
   "withdrawal.onchain.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
   "withdrawal.pix_out.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
+  /** Sent to one endpoint from the dashboard's "send test event": nothing happened; answer 2xx. */
+  "webhook.test": { test: true; webhookId: string; url: string; message: string };
 };
 
 export type WebhookEventType = keyof WebhookEventData;
@@ -66,6 +68,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "crypto_pix.refund.status_changed": true,
   "withdrawal.onchain.status_changed": true,
   "withdrawal.pix_out.status_changed": true,
+  "webhook.test": true,
 };
 
 /** Every event type this version of the SDK has a type for. */

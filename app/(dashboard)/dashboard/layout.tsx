@@ -65,6 +65,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
               minutes: env().STEP_UP_MINUTES,
               enrolledHere: factorEnrolledHere,
               heldUntil: factorHeldUntil?.toISOString() ?? null,
+              sandbox,
             }}
           >
             {children}

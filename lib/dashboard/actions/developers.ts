@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { grantableScopes } from "@/lib/api-auth/scopes";
 import { actorOf } from "@/lib/auth/session";
-import { Forbidden } from "@/lib/errors";
+import { Conflict, Forbidden } from "@/lib/errors";
 import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
@@ -11,10 +11,14 @@ import { alertAdmins } from "@/lib/security/alerts";
 import { audit } from "@/lib/security/audit";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
+import { sendTestEvent, TestEventWaiting } from "@/lib/webhooks/test-event";
 import { apiKeyForm, orderIdForm, redeliverForm, webhookForm } from "../schemas";
 
 // A new key or webhook decides who can act for the merchant and where its data goes: developers
-// and admins only, with a fresh second factor, audited, and the owners and admins are told.
+// and admins only, audited, and the owners and admins are told. In live mode they also take a fresh
+// second factor; a sandbox deployment's keys and webhooks reach no real money (its keys are refused by
+// a live server, its database by live mode, its chains are test chains), so there they do not
+// (docs/security.md#sandbox-keys-and-webhooks).
 
 /**
  * The full key is returned to the browser once, in this response; only its hash is stored. A key
@@ -34,7 +38,7 @@ export const createApiKeyAction = merchantAction(
     return { data: { key: key.key, name: key.name } };
   },
   // `name` is the key's name here, not a customer's.
-  { permission: "apiKeys.manage", stepUp: true, labels: { name: "developers.keyName", scopes: "developers.scope" } },
+  { permission: "apiKeys.manage", stepUp: "live", labels: { name: "developers.keyName", scopes: "developers.scope" } },
 );
 
 export const revokeApiKeyAction = merchantAction(
@@ -59,7 +63,7 @@ export const createWebhookAction = merchantAction(
     revalidatePath("/dashboard/developers");
     return { data: { url: created.url, secret: created.secret } };
   },
-  { permission: "webhooks.manage", stepUp: true },
+  { permission: "webhooks.manage", stepUp: "live" },
 );
 
 export const deleteWebhookAction = merchantAction(
@@ -78,6 +82,22 @@ export const redeliverAction = merchantAction(
   async ({ endpointId, deliveryId }, { merchant }) => {
     await redeliver(merchant.id, endpointId, deliveryId);
     return { data: { deliveryId }, message: "developers.redelivered" as const };
+  },
+  { permission: "webhooks.manage" },
+);
+
+/** A signed test event to one endpoint, through the dispatcher; its result appears in the delivery log. */
+export const sendTestEventAction = merchantAction(
+  orderIdForm,
+  async ({ id }, { merchant }) => {
+    try {
+      const { eventId } = await sendTestEvent(merchant.id, id);
+      return { data: { eventId }, message: "developers.testEventSent" as const };
+    } catch (err) {
+      // Said in the merchant's words: the earlier test is still in the delivery log below, retrying.
+      if (err instanceof TestEventWaiting) throw new Conflict("developers.testEventWaiting");
+      throw err;
+    }
   },
   { permission: "webhooks.manage" },
 );

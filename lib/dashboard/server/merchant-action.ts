@@ -2,6 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import { actorOf, requireMerchant, type SignedIn } from "@/lib/auth/session";
 import type { ActionState } from "@/lib/forms/action-state";
+import { env } from "@/lib/env";
 import { echoValues } from "@/lib/forms/form";
 import { validatedAction, type ActionOutcome } from "@/lib/forms/validated-action";
 import { apiErrorMessage } from "@/lib/i18n/api-errors";
@@ -21,8 +22,11 @@ import { verifySecondFactor } from "@/lib/security/two-factor";
 
 type Options = Parameters<typeof validatedAction>[2] & {
   permission?: Permission;
-  /** Needs a fresh second factor: changes to where money or access goes. */
-  stepUp?: boolean;
+  /**
+   * Needs a fresh second factor: changes to where money or access goes. "live": only in live mode,
+   * for what reaches no real money in sandbox (a sandbox key or webhook: docs/security.md#sandbox-keys-and-webhooks).
+   */
+  stepUp?: boolean | "live";
   /** Moves money out of the balance (lib/security/money-moves.ts): implies `stepUp`. */
   moneyMove?: MoneyMove;
 };
@@ -38,7 +42,7 @@ export function merchantAction<S extends z.ZodType, D>(
   return async (prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const signedIn = await requireMerchant();
     if (opts.permission && !can(signedIn.role, opts.permission)) return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
-    if (opts.stepUp || opts.moneyMove) {
+    if (needsStepUp(opts)) {
       // The form's own errors first: a code is asked for only once the request itself would go through.
       const fields = new FormData();
       for (const [k, v] of formData.entries()) if (k !== STEP_UP_FIELD) fields.append(k, v);
@@ -50,6 +54,11 @@ export function merchantAction<S extends z.ZodType, D>(
     formData.delete(STEP_UP_FIELD);
     return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, formData);
   };
+}
+
+function needsStepUp(opts: Options): boolean {
+  if (opts.moneyMove || opts.stepUp === true) return true;
+  return opts.stepUp === "live" && env().PAYMENTS_MODE === "live";
 }
 
 async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<ActionState<D> | null> {
