@@ -2,7 +2,7 @@
 // the dashboard shows them. Anything else is an internal error and is never shown.
 //
 // The message is the API's: the spec's error bodies, worded in English for API clients. The dashboard
-// never reads it: it words a refusal from its code and the values the message was made of
+// words a refusal in Portuguese from its code and the values the message was made of
 // (lib/i18n/api-errors.ts), so rewording a sentence for the API cannot change what a merchant reads.
 
 type None = Record<string, never>;
@@ -115,6 +115,7 @@ export class DomainError extends Error {
   /** Endpoint-specific extra fields for the error body (e.g. `supportedNetworks`). */
   readonly extra?: Record<string, unknown>;
   readonly #coded?: Coded;
+  #sentence = true;
   constructor(message: string, options?: DomainErrorOptions) {
     super(message);
     this.name = new.target.name;
@@ -127,13 +128,20 @@ export class DomainError extends Error {
     return this.#coded ?? { code: this.genericCode, values: {} };
   }
 
+  /** Whether the message is a sentence for API clients; not for a refusal only the dashboard shows (`of`), whose message is its code. */
+  get isSentence(): boolean {
+    return this.#sentence;
+  }
+
   protected get genericCode(): GenericCode {
     return "refused";
   }
 
-  /** A refusal only the dashboard shows: its code is its message too, which nothing reads. */
+  /** A refusal only the dashboard shows (no API client meets it): its message is its code, and the dashboard words it in both languages. */
   static of<E extends DomainError>(this: new (message: string, options?: DomainErrorOptions) => E, code: PlainCode): E {
-    return new this(code, { code } as Coded);
+    const err = new this(code, { code } as Coded);
+    err.#sentence = false;
+    return err;
   }
 }
 

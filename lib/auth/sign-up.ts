@@ -61,7 +61,12 @@ export const confirmSignUpAction = validatedAction<typeof signUpConfirmForm, nul
   return { redirectTo: "/signin?created=1" };
 });
 
-// An address in use is refused with the code "auth.emailTaken", which the form words for the visitor.
 async function createAccount(r: SignUpRequest): Promise<void> {
-  await signUpMerchant(r, { mode: env().PAYMENTS_MODE });
+  try {
+    await signUpMerchant(r, { mode: env().PAYMENTS_MODE });
+  } catch (err) {
+    // The service's sentence is for operators and API clients; the visitor reads the form's own, in both languages.
+    if (err instanceof InvalidInput && err.coded.code === "auth.emailTaken") throw InvalidInput.of("auth.emailTaken");
+    throw err;
+  }
 }

@@ -100,9 +100,15 @@ describe("service errors on the dashboard", () => {
     expect(apiErrorMessage(new FactorLocked(150), "pt-BR")).toMatch(/^Muitos códigos errados\. Tente de novo em 3 min/);
   });
 
-  it("are worded in English from the catalog too, with the reader's formatting", () => {
-    const err = new InsufficientBalance("Insufficient balance", { code: "balance.insufficient", values: { debit: "refund", needed: 5025, balance: 1000 } });
-    expect(nb(apiErrorMessage(err, "en"))).toBe("Insufficient balance: this refund needs R$50.25 and the available balance is R$10.00.");
+  it("keep the service's own sentence in English, the most precise one", () => {
+    const err = new InsufficientBalance("Insufficient balance: this refund needs R$ 50,25", {
+      code: "balance.insufficient",
+      values: { debit: "refund", needed: 5025, balance: 1000 },
+    });
+    expect(apiErrorMessage(err, "en")).toBe("Insufficient balance: this refund needs R$ 50,25");
+    expect(nb(wordError("balance.insufficient", { debit: "refund", needed: 5025, balance: 1000 }, "en"))).toBe(
+      "Insufficient balance: this refund needs R$50.25 and the available balance is R$10.00.",
+    );
   });
 
   it("never reach a pt-BR merchant in English when thrown without a code", () => {
@@ -111,7 +117,7 @@ describe("service errors on the dashboard", () => {
     expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "pt-BR")).toMatch(/^O pedido foi recusado/);
   });
 
-  it("keep the service's own sentence in English when thrown without a code, and word dashboard-only codes", () => {
+  it("keep the service's own sentence in English when thrown without a code, and word dashboard-only refusals in both languages", () => {
     expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "en")).toBe("Some new rule nobody translated");
     expect(apiErrorMessage(InvalidInput.of("auth.emailTaken"), "pt-BR")).toBe("Já existe uma conta com este e-mail.");
     expect(apiErrorMessage(InvalidInput.of("auth.emailTaken"), "en")).toBe("An account with this e-mail already exists.");

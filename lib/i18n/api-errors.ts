@@ -1,12 +1,13 @@
-import type { Coded, DomainError, ErrorCode, ErrorValues, GenericCode } from "@/lib/errors";
+import type { Coded, DomainError, ErrorCode, ErrorValues } from "@/lib/errors";
 import { networkName } from "@/lib/chain/network-names";
 import { formatCrypto, formatDateTime, formatMoney, translate, type Locale, type MessageKey } from "./index";
 
 // Service errors (DomainError) on the dashboard, in the merchant's language. Services word them in
 // English for API clients (the spec's error bodies) and give each refusal a code with the values it
 // is made of (lib/errors.ts); the dashboard words it from those, through the table below. A code
-// without a wording here fails typecheck. A refusal thrown without a code gets its kind's general
-// message; in English that is the service's own sentence, the most precise one there is.
+// without a wording here fails typecheck. In English the dashboard keeps the service's own sentence,
+// the most precise one there is; a refusal only the dashboard shows has none, and is worded here in
+// both languages. A refusal thrown without a code gets its kind's general message in Portuguese.
 
 type Wording<C extends ErrorCode> = (values: ErrorValues[C], locale: Locale) => string;
 
@@ -98,8 +99,6 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
   "disputes.error.closed": say("disputes.error.closed"),
 };
 
-const GENERIC: ReadonlySet<ErrorCode> = new Set<GenericCode>(["refused", "notFound", "upstream"]);
-
 /** What a coded refusal says to a person reading `locale`. */
 export function wordError<C extends ErrorCode>(code: C, values: ErrorValues[C], locale: Locale): string {
   return WORDINGS[code](values, locale);
@@ -107,7 +106,7 @@ export function wordError<C extends ErrorCode>(code: C, values: ErrorValues[C], 
 
 /** A service error as the dashboard shows it to a person reading `locale`. */
 export function apiErrorMessage(err: DomainError, locale: Locale): string {
+  if (locale === "en" && err.isSentence) return err.message;
   const { code, values = {} }: Coded = err.coded;
-  if (locale === "en" && GENERIC.has(code)) return err.message;
   return wordError(code, values as ErrorValues[typeof code], locale);
 }

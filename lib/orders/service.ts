@@ -75,7 +75,7 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
     .catch((err: unknown) => {
       // The PSP refused the charge: the spec's create-PIX 400, with the details it names.
       if (err instanceof InvalidInput && !(err instanceof RailNotEnabled))
-        throw new InvalidInput(err.message, { extra: { details: { pixKey: merchant.pixKey, identifier: merchant.id } } });
+        throw new InvalidInput(err.message, { ...err.coded, extra: { details: { pixKey: merchant.pixKey, identifier: merchant.id } } });
       throw err;
     });
   const order = await storeOrder({

@@ -30,10 +30,7 @@ export async function addDestination(
 ): Promise<Destination> {
   const value = normaliseDestination(input.kind, input.value);
   // The form checked it with the same rules; this guards other callers.
-  if (!value)
-    throw input.kind === "pix_key"
-      ? new InvalidInput("errors.pixKey", { code: "pixKey.invalid" })
-      : new InvalidInput("common.fixFields", { code: "destinations.incomplete" });
+  if (!value) throw InvalidInput.of(input.kind === "pix_key" ? "pixKey.invalid" : "destinations.incomplete");
   if (input.kind === "pix_key" && value === merchant.pixKey) throw InvalidInput.of("destinations.isPayoutKey");
   const added = await db().transaction(async (tx) => {
     const row = await insertDestination(tx, {
