@@ -239,24 +239,10 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
         if (limiting) await limiting;
       }
 
-      let body: unknown = undefined;
-      let raw: unknown = undefined;
-      if (def.body) {
-        const text = readBodyText(req);
-        raw = parseJsonBody(typeof text === "string" ? text : await text);
-        refuseUnstorableText(raw, "body");
-        const parsed = def.body.safeParse(raw);
-        if (!parsed.success) return fail(400, describeZodError(parsed.error));
-        body = parsed.data;
-      }
-      let query: unknown = undefined;
-      if (def.query) {
-        const given = Object.fromEntries(new URL(req.url).searchParams);
-        refuseUnstorableText(given, "query");
-        const parsed = def.query.safeParse(given);
-        if (!parsed.success) return fail(400, describeZodError(parsed.error));
-        query = parsed.data;
-      }
+      const reading = readInput(def, req);
+      const input = reading instanceof Promise ? await reading : reading;
+      if (typeof input === "string") return fail(400, input);
+      const { body, query, raw } = input;
 
       // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
       // which left V8's object-spread cache megamorphic and every request on its slow generic copy
@@ -321,6 +307,38 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     }, ms);
   });
   return Promise.race([process(), late]).finally(() => clearTimeout(timer));
+}
+
+/** The body and query as the handler reads them, and the body as sent (`raw`, for the Idempotency-Key). */
+type Input = { body: unknown; query: unknown; raw: unknown };
+
+/**
+ * Reads, parses and validates the body and the query; a string is why they are refused (the 400's
+ * message). Synchronous unless the body has still to arrive.
+ */
+function readInput(def: Definition, req: ApiRequest): Input | string | Promise<Input | string> {
+  if (!def.body) return validateInput(def, req, undefined);
+  const text = readBodyText(req);
+  return typeof text === "string" ? validateInput(def, req, parseJsonBody(text)) : text.then((t) => validateInput(def, req, parseJsonBody(t)));
+}
+
+function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | string {
+  let body: unknown = undefined;
+  if (def.body) {
+    refuseUnstorableText(raw, "body");
+    const parsed = def.body.safeParse(raw);
+    if (!parsed.success) return describeZodError(parsed.error);
+    body = parsed.data;
+  }
+  let query: unknown = undefined;
+  if (def.query) {
+    const given = Object.fromEntries(new URL(req.url).searchParams);
+    refuseUnstorableText(given, "query");
+    const parsed = def.query.safeParse(given);
+    if (!parsed.success) return describeZodError(parsed.error);
+    query = parsed.data;
+  }
+  return { body, query, raw };
 }
 
 /** The request's path as logged: the template with its parameters, the secret ones masked. */
