@@ -16,6 +16,6 @@ const confirmLinkForm = formSchema(z.object({ token: z.string().max(100) }));
 
 export const confirmDestinationLinkAction = validatedAction<typeof confirmLinkForm, null>(confirmLinkForm, async ({ token }) => {
   const confirmed = await confirmDestinationByLink(token, addressOf(await headers()));
-  if (!confirmed) throw new InvalidInput("destinations.linkInvalid");
+  if (!confirmed) throw InvalidInput.of("destinations.linkInvalid");
   return { data: null, message: "destinations.linkDone" };
 });

@@ -31,7 +31,7 @@ export type SignUpOutcome = { email: string; next: "checkMail" | "signIn"; hours
 
 export const signUpAction = validatedAction(signUpForm, async (input): Promise<{ data: SignUpOutcome }> => {
   // Before the password is hashed (docs/api.md#rate-limits).
-  if (!(await takeSignUpAttempt(clientAddress(await headers())))) throw new InvalidInput("auth.tooManySignUps");
+  if (!(await takeSignUpAttempt(clientAddress(await headers())))) throw InvalidInput.of("auth.tooManySignUps");
   // Hashed on every path, so the time the answer takes says nothing either.
   const request: SignUpRequest = { companyName: input.companyName, pixKey: input.pixKey, email: input.email, passwordHash: await hashPassword(input.password) };
   if (!env().SMTP_URL) {
@@ -51,12 +51,12 @@ export const signUpAction = validatedAction(signUpForm, async (input): Promise<{
 /** The link's button: creates the account the link describes, then the visitor signs in. */
 export const confirmSignUpAction = validatedAction<typeof signUpConfirmForm, null>(signUpConfirmForm, async ({ token }) => {
   const request = openSignUp(token);
-  if (!request) throw new InvalidInput("auth.signUpLinkInvalid");
+  if (!request) throw InvalidInput.of("auth.signUpLinkInvalid");
   try {
     await createAccount(request);
   } catch (err) {
     // Opened a second time: the account is there already, which is what the visitor wants.
-    if (!(err instanceof InvalidInput && err.message === "auth.emailTaken")) throw err;
+    if (!(err instanceof InvalidInput && err.coded.code === "auth.emailTaken")) throw err;
   }
   return { redirectTo: "/signin?created=1" };
 });
@@ -65,7 +65,8 @@ async function createAccount(r: SignUpRequest): Promise<void> {
   try {
     await signUpMerchant(r, { mode: env().PAYMENTS_MODE });
   } catch (err) {
-    if (err instanceof InvalidInput && /already exists/.test(err.message)) throw new InvalidInput("auth.emailTaken");
+    // The service's sentence is for operators and API clients; the visitor reads the form's own, in both languages.
+    if (err instanceof InvalidInput && err.coded.code === "auth.emailTaken") throw InvalidInput.of("auth.emailTaken");
     throw err;
   }
 }

@@ -49,10 +49,14 @@ export async function createLightningPayment(merchant: MerchantProfile, code: Br
   requireRail("lightning");
   requireRail("pix_out");
   if (input.refundAddress)
-    throw new InvalidInput("refundAddress is for chain payments: over Lightning an unpaid PIX cancels the invoice and the sats go back by themselves");
+    throw new InvalidInput("refundAddress is for chain payments: over Lightning an unpaid PIX cancels the invoice and the sats go back by themselves", {
+      code: "cryptoPix.refundAddressLightning",
+    });
   const { rates, lightning } = providers();
   if (!lightning.createHoldInvoice) {
-    throw new InvalidInput("Crypto-PIX over Lightning needs a Lightning node that holds invoices (LIGHTNING_BACKEND=lnd); this server's provider cannot");
+    throw new InvalidInput("Crypto-PIX over Lightning needs a Lightning node that holds invoices (LIGHTNING_BACKEND=lnd); this server's provider cannot", {
+      code: "cryptoPix.lightningUnavailable",
+    });
   }
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(code.valueCentavos, quote.rate);

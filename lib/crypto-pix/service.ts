@@ -42,7 +42,7 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   try {
     parsed = parseBrCode(input.qrcode);
   } catch (err) {
-    if (err instanceof BrCodeError) throw new InvalidInput(`Invalid PIX QR code: ${err.message}`);
+    if (err instanceof BrCodeError) throw new InvalidInput(`Invalid PIX QR code: ${err.message}`, { code: "brcode.invalid" });
     throw err;
   }
   // The rail first: a server without it answers its 400 before asking any provider about the code.
@@ -59,20 +59,24 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
     pixTxid = charge.txid ?? pixTxid;
     payBy = charge.expiresAt;
   }
-  if (!pixKey) throw new InvalidInput("Invalid PIX QR code: it carries no PIX key");
+  if (!pixKey) throw new InvalidInput("Invalid PIX QR code: it carries no PIX key", { code: "brcode.invalid" });
   if (codeAmount !== null && input.value !== undefined && input.value !== codeAmount) {
-    throw new InvalidInput(`value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`);
+    throw new InvalidInput(`value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`, {
+      code: "brcode.contradicts",
+      values: { value: input.value, codeValue: codeAmount },
+    });
   }
   const valueCentavos = codeAmount ?? input.value;
   if (valueCentavos === undefined) {
-    throw new InvalidInput("This PIX QR code has no amount: send value (BRL) with the request");
+    throw new InvalidInput("This PIX QR code has no amount: send value (BRL) with the request", { code: "brcode.noAmount" });
   }
-  if (valueCentavos > Math.round(env().MAX_ORDER_VALUE_BRL * 100)) {
-    throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`);
+  const maxCentavos = Math.round(env().MAX_ORDER_VALUE_BRL * 100);
+  if (valueCentavos > maxCentavos) {
+    throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`, { code: "amount.aboveMax", values: { max: maxCentavos } });
   }
   if (input.network === LIGHTNING_NETWORK) {
     if (input.asset !== undefined && input.asset !== "BTC")
-      throw new InvalidInput(`Token not supported: ${JSON.stringify(input.asset)}. Over Lightning the asset is BTC`);
+      throw new InvalidInput(`Token not supported: ${JSON.stringify(input.asset)}. Over Lightning the asset is BTC`, { code: "asset.notSupported" });
     return createLightningPayment(
       merchant,
       { qrcode: input.qrcode, pixKey, recipientName: parsed.merchantName, recipientCity: parsed.merchantCity, pixTxid, valueCentavos },
@@ -84,7 +88,11 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(valueCentavos, quote.rate);
   if (belowMinimum(amount, network)) {
-    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${minimumDeposit(network)} ${asset} on ${network}`);
+    const min = minimumDeposit(network);
+    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${min} ${asset} on ${network}`, {
+      code: "amount.belowMinimum",
+      values: { min, asset, network },
+    });
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
@@ -122,11 +130,16 @@ const MIN_PAY_WINDOW_MS = 5 * 60_000;
 /** The charge behind a dynamic BR Code, read through the payout provider's PSP; a 400 unless it can be paid now. */
 async function dynamicCharge(qrcode: string): Promise<DecodedCharge> {
   const payout = providers().payout;
-  if (!payout.decode) throw new InvalidInput("Dynamic PIX QR codes cannot be paid through this server's PIX payout provider: use a static BR Code");
+  if (!payout.decode)
+    throw new InvalidInput("Dynamic PIX QR codes cannot be paid through this server's PIX payout provider: use a static BR Code", { code: "brcode.dynamic" });
   const charge = await payout.decode(qrcode);
-  if (!charge.payable) throw new InvalidInput("This PIX QR code can no longer be paid: its charge was already paid, removed or has expired");
+  if (!charge.payable)
+    throw new InvalidInput("This PIX QR code can no longer be paid: its charge was already paid, removed or has expired", { code: "brcode.unpayable" });
   if (charge.expiresAt && charge.expiresAt.getTime() - Date.now() < MIN_PAY_WINDOW_MS + CHARGE_MARGIN_MS)
-    throw new InvalidInput(`This PIX QR code expires at ${charge.expiresAt.toISOString()}: too soon to be paid with crypto`);
+    throw new InvalidInput(`This PIX QR code expires at ${charge.expiresAt.toISOString()}: too soon to be paid with crypto`, {
+      code: "brcode.expiresSoon",
+      values: { at: charge.expiresAt },
+    });
   return charge;
 }
 

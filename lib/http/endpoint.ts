@@ -6,23 +6,14 @@ import { newRequestId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { withRequestContext, type RequestContext } from "@/lib/request-context";
 import { parseJsonBody, readBodyText } from "./body";
-import { bodyHash } from "./canonical-json";
 import type { ErrorBody } from "./error-body";
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  keepIdempotencyClaim,
-  letGoOfClaimLater,
-  readIdempotencyKey,
-  releaseIdempotencyKey,
-  type IdempotencyClaim,
-} from "./idempotency";
-import { jsonResponseText, setResponseHeader } from "./json-response";
+import { openIdempotencyKey, type HeldKey } from "./idempotent-request";
+import { setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
 import { databaseKnownDown, noteDatabaseUnreachable } from "./database-circuit";
 import { databaseUnavailable, RESTARTING, ServiceUnavailable, UNREACHABLE } from "./unavailable";
 import { pathOf, type ApiRequest } from "./request";
-import { json, jsonText } from "./respond";
+import { json } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
 import { describeZodError, refuseUnstorableText, storablePathParams } from "./validation";
 
@@ -149,9 +140,6 @@ export type Endpoint = {
   readonly serve: (req: ApiRequest, params: Record<string, string>) => Promise<Response>;
 };
 
-/** Statuses whose outcome is not kept for Idempotency-Key replays: a corrected retry must be able to run. */
-const NOT_REPLAYED = (status: number) => status === 401 || status === 413 || status === 429 || status >= 500;
-
 export function defineEndpoint<
   P extends object,
   B extends z.ZodType | undefined = undefined,
@@ -206,8 +194,7 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
   const path = pathOf(req.url);
   const loggedPath = def.secretParams ? maskedPath(def.path, params, def.secretParams) : path;
   let owner: string | undefined;
-  let idempotency: IdempotencyClaim | null = null;
-  let stopRenewing: (() => void) | null = null;
+  let held: HeldKey | null = null;
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
@@ -252,89 +239,38 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
         if (limiting) await limiting;
       }
 
-      let body: unknown = undefined;
-      let raw: unknown = undefined;
-      if (def.body) {
-        const text = readBodyText(req);
-        raw = parseJsonBody(typeof text === "string" ? text : await text);
-        refuseUnstorableText(raw, "body");
-        const parsed = def.body.safeParse(raw);
-        if (!parsed.success) return fail(400, describeZodError(parsed.error));
-        body = parsed.data;
-      }
-      let query: unknown = undefined;
-      if (def.query) {
-        const given = Object.fromEntries(new URL(req.url).searchParams);
-        refuseUnstorableText(given, "query");
-        const parsed = def.query.safeParse(given);
-        if (!parsed.success) return fail(400, describeZodError(parsed.error));
-        query = parsed.data;
-      }
+      const reading = readInput(def, req);
+      const input = reading instanceof Promise ? await reading : reading;
+      if (typeof input === "string") return fail(400, input);
+      const { body, query, raw } = input;
 
       // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
       // which left V8's object-spread cache megamorphic and every request on its slow generic copy
       // (~5% of an order lookup's CPU in a profile). Principals never use these five names.
       const ctx = Object.assign({ req, requestId, params: storablePathParams(params), body, query }, principal);
-      const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
-      if (key && owner !== undefined) {
-        const scope = { merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) };
-        const claim = await claimIdempotencyKey(scope);
-        if (claim.kind === "replay") {
-          return finish(jsonText(claim.status, claim.body, { "idempotent-replayed": "true" }));
-        }
-        idempotency = claim.claim;
-        stopRenewing = keepIdempotencyClaim(idempotency);
-        if (claim.kind === "committed") {
-          // The request that held the key committed its resource and died before answering: the answer
-          // is rebuilt from that resource and stored, and the handler does not run a second time.
-          if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
-          const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: claim.resource }), { "idempotent-replayed": "true" });
-          stopRenewing();
-          await completeIdempotencyKey(idempotency, rebuilt.status, jsonResponseText(rebuilt) ?? (await rebuilt.clone().text()));
-          return finish(rebuilt);
-        }
+      const opening = openIdempotencyKey(req, owner, path, raw);
+      const opened = opening instanceof Promise ? await opening : opening;
+      if (opened.kind === "replay") return finish(opened.response);
+      if (opened.kind !== "none") held = opened.key;
+      if (opened.kind === "committed") {
+        // The request that held the key committed its resource and died before answering: the answer
+        // is rebuilt from that resource and stored, and the handler does not run a second time.
+        if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
+        const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: opened.resource }), { "idempotent-replayed": "true" });
+        await opened.key.answered(rebuilt);
+        return finish(rebuilt);
       }
 
-      // The handler's services find the key here, to bind it to what they commit; nothing that outlives
-      // the handler (a timer, a background promise it started) may bind it.
-      let result: unknown;
-      context.idempotencyKey = idempotency ?? undefined;
-      try {
-        result = await def.handle(ctx);
-      } finally {
-        context.idempotencyKey = undefined;
-      }
-      stopRenewing?.();
+      const result = held ? await held.holdDuring(context, () => def.handle(ctx)) : await def.handle(ctx);
       const res = result instanceof Response ? result : json(def.response.status, result);
-      if (idempotency) {
-        if (NOT_REPLAYED(res.status)) {
-          await releaseIdempotencyKey(idempotency);
-        } else {
-          const text = jsonResponseText(res) ?? (await res.clone().text());
-          await completeIdempotencyKey(idempotency, res.status, text);
-        }
-      }
+      if (held) await held.answered(res);
       return finish(res);
     } catch (err) {
-      stopRenewing?.();
-      const failed = idempotency;
       const domain = err instanceof DomainError;
       const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
-      if (failed) {
-        // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
-        // unexpected releases the key so the client can retry.
-        const replayable = domain && !NOT_REPLAYED(status);
-        const bookkeeping = replayable
-          ? () => completeIdempotencyKey(failed, status, JSON.stringify(def.errorBody(status, (err as Error).message, (err as DomainError).extra)))
-          : () => releaseIdempotencyKey(failed);
-        try {
-          await bookkeeping();
-        } catch (storeErr) {
-          // Not stored: a retry runs the request again, and a refusal is given again.
-          if (databaseUnavailable(storeErr)) letGoOfClaimLater(failed);
-          else log.error("idempotency bookkeeping failed", { err: storeErr });
-        }
-      }
+      // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
+      // unexpected gives the key up so the client can retry.
+      if (held) await held.failed(domain ? { status, body: () => JSON.stringify(def.errorBody(status, err.message, err.extra)) } : null);
       if (err instanceof RateLimited) {
         return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }
@@ -371,6 +307,38 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     }, ms);
   });
   return Promise.race([process(), late]).finally(() => clearTimeout(timer));
+}
+
+/** The body and query as the handler reads them, and the body as sent (`raw`, for the Idempotency-Key). */
+type Input = { body: unknown; query: unknown; raw: unknown };
+
+/**
+ * Reads, parses and validates the body and the query; a string is why they are refused (the 400's
+ * message). Synchronous unless the body has still to arrive.
+ */
+function readInput(def: Definition, req: ApiRequest): Input | string | Promise<Input | string> {
+  if (!def.body) return validateInput(def, req, undefined);
+  const text = readBodyText(req);
+  return typeof text === "string" ? validateInput(def, req, parseJsonBody(text)) : text.then((t) => validateInput(def, req, parseJsonBody(t)));
+}
+
+function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | string {
+  let body: unknown = undefined;
+  if (def.body) {
+    refuseUnstorableText(raw, "body");
+    const parsed = def.body.safeParse(raw);
+    if (!parsed.success) return describeZodError(parsed.error);
+    body = parsed.data;
+  }
+  let query: unknown = undefined;
+  if (def.query) {
+    const given = Object.fromEntries(new URL(req.url).searchParams);
+    refuseUnstorableText(given, "query");
+    const parsed = def.query.safeParse(given);
+    if (!parsed.success) return describeZodError(parsed.error);
+    query = parsed.data;
+  }
+  return { body, query, raw };
 }
 
 /** The request's path as logged: the template with its parameters, the secret ones masked. */

@@ -1,89 +1,112 @@
-import { DomainError, NotFound, UpstreamUnavailable } from "@/lib/errors";
+import type { Coded, DomainError, ErrorCode, ErrorValues } from "@/lib/errors";
 import { networkName } from "@/lib/chain/network-names";
-import { formatCrypto, formatDateTime, formatMoney, isMessageKey, translate, type Locale, type MessageKey, type Vars } from "./index";
+import { formatCrypto, formatDateTime, formatMoney, translate, type Locale, type MessageKey } from "./index";
 
 // Service errors (DomainError) on the dashboard, in the merchant's language. Services word them in
-// English for API clients (the spec's error bodies); the dashboard calls the same services, so the
-// sentences they write are matched here, in one table, to catalog messages. English keeps the
-// service's own sentence, the most precise one; a sentence not in the table gets its kind's
-// general message rather than English text.
+// English for API clients (the spec's error bodies) and give each refusal a code with the values it
+// is made of (lib/errors.ts); the dashboard words it from those, through the table below. A code
+// without a wording here fails typecheck. In English the dashboard keeps the service's own sentence,
+// the most precise one there is; a refusal only the dashboard shows has none, and is worded here in
+// both languages. A refusal thrown without a code gets its kind's general message in Portuguese.
 
-type Rule = [RegExp, MessageKey, ((m: RegExpMatchArray, locale: Locale) => Vars)?];
+type Wording<C extends ErrorCode> = (values: ErrorValues[C], locale: Locale) => string;
 
-const brl = (amount: string, locale: Locale) => formatMoney(Math.round(Number(amount) * 100), locale);
+/** The catalog message `key`, for a code whose message takes no values. */
+const say =
+  (key: MessageKey): Wording<ErrorCode> =>
+  (_, locale) =>
+    translate(locale, key);
 
-const MONEY = String.raw`(R\$\s?[\d.,]+)`;
+const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
+  refused: say("errors.api.refused"),
+  notFound: say("errors.api.notFound"),
+  upstream: say("errors.api.upstream"),
 
-const RULES: Rule[] = [
-  [/^Invalid PIX QR code/, "errors.api.brcode"],
-  [/^This PIX QR code has no amount/, "errors.api.brcodeNoAmount"],
-  [/^value ([\d.]+) contradicts the amount in the PIX QR code \(([\d.]+)\)/, "errors.api.brcodeContradicts", (m, l) => ({ value: brl(m[1], l), code: brl(m[2], l) })],
-  [/^Dynamic PIX QR codes cannot be/, "errors.api.brcodeDynamic"],
-  [/^This PIX QR code can no longer be paid/, "errors.api.brcodeUnpayable"],
-  [/^This PIX QR code expires at (\S+): too soon/, "errors.api.brcodeExpiresSoon", (m, l) => ({ at: formatDateTime(m[1], l) })],
-  [/^Token not supported: (\w+) is not available on (\w+)/, "errors.api.tokenNetwork", (m) => ({ asset: m[1], network: networkName(m[2]) })],
-  [/^Token not supported/, "errors.api.token"],
-  [/^Network not supported/, "errors.api.network"],
-  [
-    /^Computed crypto value is invalid: .* minimum (?:deposit )?of ([\d.]+) (\w+) on (\w+)/,
-    "errors.api.belowMinimum",
-    (m, l) => ({ min: formatCrypto(m[1], l), asset: m[2], network: networkName(m[3]) }),
-  ],
-  [/^The amount is above the maximum of ([\d.]+) BRL/, "errors.api.aboveMax", (m, l) => ({ max: brl(m[1], l) })],
-  [
-    new RegExp(`^Insufficient balance: this withdrawal needs ${MONEY} and the available balance is ${MONEY}`),
-    "errors.api.balanceWithdrawal",
-    (m) => ({ needed: m[1], balance: m[2] }),
-  ],
-  [
-    new RegExp(`^Insufficient balance: this refund needs ${MONEY} and the available balance is ${MONEY}`),
-    "errors.api.balanceRefund",
-    (m) => ({ needed: m[1], balance: m[2] }),
-  ],
-  [
-    new RegExp(`^Per-transaction withdrawal limit exceeded: .* limit is ${MONEY} per withdrawal \\(${MONEY} of the ${MONEY} daily limit`),
-    "errors.api.limitPerTransaction",
-    (m) => ({ limit: m[1], left: m[2], daily: m[3] }),
-  ],
-  [new RegExp(`^Daily withdrawal limit exceeded: .* limit is ${MONEY} per day and ${MONEY} is left`), "errors.api.limitDaily", (m) => ({ daily: m[1], left: m[2] })],
-  [/^Withdrawal value is too small/, "errors.api.tooSmallForTokens"],
-  [/^No pixKey was given and the merchant has no registered PIX key/, "errors.api.noPixKey"],
-  [/^The registered PIX key was changed recently: withdrawals to it wait until (\S+) unless/, "withdrawals.payoutHeld", (m, l) => ({ until: formatDateTime(m[1], l) })],
-  [
-    /^Withdrawal destination (\S+) is new: withdrawals to it wait until (\S+) unless/,
-    "withdrawals.destinationHeld",
-    (m, l) => ({ destination: m[1], until: formatDateTime(m[2], l) }),
-  ],
-  [/^The merchant has no registered PIX key/, "errors.api.noPixKeyCollect"],
-  [/^Invalid PIX key|^pixKey is not a valid PIX key/, "errors.pixKey"],
-  [new RegExp(`^Refund value exceeds what is left to refund on this order: ${MONEY} of ${MONEY}`), "errors.api.refundExceeds", (m) => ({ left: m[1], total: m[2] })],
-  [/^Nothing is left to refund|^This order has already been refunded in full/, "errors.api.refundNothingLeft"],
-  [/^Only COMPLETED orders can be refunded/, "errors.api.refundNotCompleted"],
-  [/^This order cannot be refunded through the API/, "errors.api.refundNoReceipt"],
-  [/^Lightning orders cannot be refunded/, "errors.api.refundLightning"],
-  [new RegExp(`^An exchange-wallet order takes at most (\\d+) refunds: .*\\(${MONEY}\\)`), "errors.api.refundExchangeMax", (m) => ({ max: m[1], left: m[2] })],
-  [/^Order is \w+, not PENDING/, "errors.api.notPending"],
-  [/^A merchant can have at most (\d+) webhook endpoints/, "errors.api.webhookMax", (m) => ({ max: m[1] })],
-  [/^A merchant can have at most (\d+) active API keys/, "errors.api.apiKeyMax", (m) => ({ max: m[1] })],
-  [/^Invalid request: url: host (\S+) could not be resolved/, "errors.api.webhookHost", (m) => ({ host: m[1] })],
-  [/^Invalid request: url:/, "errors.api.webhookPrivate"],
-  [/^This webhook endpoint was disabled/, "errors.api.webhookDisabled"],
-  [/^A user with this e-mail already exists/, "auth.emailTaken"],
-  [/^Crypto-PIX over Lightning needs/, "errors.api.cryptoPixLightning"],
-  [/^refundAddress is for chain payments/, "errors.api.refundAddressLightning"],
-  [/^Rate source/, "errors.api.rates"],
-  [/^Too many wrong codes\. Try again in (\d+) min/, "security.factorLocked", (m) => ({ minutes: m[1] })],
-];
+  "brcode.invalid": say("errors.api.brcode"),
+  "brcode.noAmount": say("errors.api.brcodeNoAmount"),
+  "brcode.contradicts": (v, l) => translate(l, "errors.api.brcodeContradicts", { value: formatMoney(v.value, l), code: formatMoney(v.codeValue, l) }),
+  "brcode.dynamic": say("errors.api.brcodeDynamic"),
+  "brcode.unpayable": say("errors.api.brcodeUnpayable"),
+  "brcode.expiresSoon": (v, l) => translate(l, "errors.api.brcodeExpiresSoon", { at: formatDateTime(v.at, l) }),
+
+  "asset.notSupported": say("errors.api.token"),
+  "asset.notOnNetwork": (v, l) => translate(l, "errors.api.tokenNetwork", { asset: v.asset, network: networkName(v.network) }),
+  "network.notSupported": say("errors.api.network"),
+  "amount.belowMinimum": (v, l) => translate(l, "errors.api.belowMinimum", { min: formatCrypto(v.min, l), asset: v.asset, network: networkName(v.network) }),
+  "amount.aboveMax": (v, l) => translate(l, "errors.api.aboveMax", { max: formatMoney(v.max, l) }),
+  "amount.tooSmallForTokens": say("errors.api.tooSmallForTokens"),
+  "rates.unavailable": say("errors.api.rates"),
+
+  "balance.insufficient": (v, l) =>
+    translate(l, v.debit === "refund" ? "errors.api.balanceRefund" : "errors.api.balanceWithdrawal", {
+      needed: formatMoney(v.needed, l),
+      balance: formatMoney(v.balance, l),
+    }),
+  "limit.perTransaction": (v, l) =>
+    translate(l, "errors.api.limitPerTransaction", { limit: formatMoney(v.limit, l), left: formatMoney(v.left, l), daily: formatMoney(v.daily, l) }),
+  "limit.daily": (v, l) => translate(l, "errors.api.limitDaily", { daily: formatMoney(v.daily, l), left: formatMoney(v.left, l) }),
+  "pixKey.none": say("errors.api.noPixKey"),
+  "pixKey.noneToCollect": say("errors.api.noPixKeyCollect"),
+  "pixKey.invalid": say("errors.pixKey"),
+  "payoutKey.held": (v, l) => translate(l, "withdrawals.payoutHeld", { until: formatDateTime(v.until, l) }),
+  "destination.held": (v, l) => translate(l, "withdrawals.destinationHeld", { destination: v.destination, until: formatDateTime(v.until, l) }),
+
+  "order.notPending": say("errors.api.notPending"),
+  "refund.exceeds": (v, l) => translate(l, "errors.api.refundExceeds", { left: formatMoney(v.left, l), total: formatMoney(v.total, l) }),
+  "refund.nothingLeft": say("errors.api.refundNothingLeft"),
+  "refund.notCompleted": say("errors.api.refundNotCompleted"),
+  "refund.noReceipt": say("errors.api.refundNoReceipt"),
+  "refund.lightning": say("errors.api.refundLightning"),
+  "refund.exchangeMax": (v, l) => translate(l, "errors.api.refundExchangeMax", { max: v.max, left: formatMoney(v.left, l) }),
+  "cryptoPix.lightningUnavailable": say("errors.api.cryptoPixLightning"),
+  "cryptoPix.refundAddressLightning": say("errors.api.refundAddressLightning"),
+
+  "webhook.max": (v, l) => translate(l, "errors.api.webhookMax", { max: v.max }),
+  "webhook.hostUnresolved": (v, l) => translate(l, "errors.api.webhookHost", { host: v.host }),
+  "webhook.privateAddress": say("errors.api.webhookPrivate"),
+  "webhook.disabled": say("errors.api.webhookDisabled"),
+  "apiKey.max": (v, l) => translate(l, "errors.api.apiKeyMax", { max: v.max }),
+
+  "auth.emailTaken": say("auth.emailTaken"),
+  "auth.tooManySignUps": say("auth.tooManySignUps"),
+  "auth.signUpLinkInvalid": say("auth.signUpLinkInvalid"),
+  "auth.tooManyAttempts": say("auth.tooManyAttempts"),
+  "auth.resetInvalid": say("auth.resetInvalid"),
+  "auth.inviteInvalid": say("auth.inviteInvalid"),
+  "security.factorLocked": (v, l) => translate(l, "security.factorLocked", { minutes: v.minutes }),
+  "security.wrongPassword": say("security.wrongPassword"),
+  "security.wrongCode": say("security.wrongCode"),
+  "security.wrongEmailCode": say("security.wrongEmailCode"),
+  "security.userGone": say("security.userGone"),
+  "security.twoFactorAlreadyOn": say("security.twoFactorAlreadyOn"),
+  "security.enrollAgain": say("security.enrollAgain"),
+  "security.linkInvalid": say("security.linkInvalid"),
+  "security.confirmOwnFactor": say("security.confirmOwnFactor"),
+  "security.nothingToConfirm": say("security.nothingToConfirm"),
+  "team.cannotManage": say("team.cannotManage"),
+  "team.alreadyMember": say("team.alreadyMember"),
+  "team.lastOwner": say("team.lastOwner"),
+  "developers.scopeNotAllowed": say("developers.scopeNotAllowed"),
+  "destinations.linkInvalid": say("destinations.linkInvalid"),
+  "destinations.isPayoutKey": say("destinations.isPayoutKey"),
+  "destinations.exists": say("destinations.exists"),
+  "destinations.gone": say("destinations.gone"),
+  "destinations.incomplete": say("common.fixFields"),
+  "disputes.error.length": say("disputes.error.length"),
+  "disputes.error.notFound": say("disputes.error.notFound"),
+  "disputes.error.alreadyDefended": say("disputes.error.alreadyDefended"),
+  "disputes.error.late": say("disputes.error.late"),
+  "disputes.error.closed": say("disputes.error.closed"),
+};
+
+/** What a coded refusal says to a person reading `locale`. */
+export function wordError<C extends ErrorCode>(code: C, values: ErrorValues[C], locale: Locale): string {
+  return WORDINGS[code](values, locale);
+}
 
 /** A service error as the dashboard shows it to a person reading `locale`. */
 export function apiErrorMessage(err: DomainError, locale: Locale): string {
-  if (isMessageKey(err.message)) return translate(locale, err.message);
-  if (locale === "en") return err.message;
-  for (const [pattern, key, vars] of RULES) {
-    const m = err.message.match(pattern);
-    if (m) return translate(locale, key, vars?.(m, locale));
-  }
-  if (err instanceof UpstreamUnavailable) return translate(locale, "errors.api.upstream");
-  if (err instanceof NotFound) return translate(locale, "errors.api.notFound");
-  return translate(locale, "errors.api.refused");
+  if (locale === "en" && err.isSentence) return err.message;
+  const { code, values = {} }: Coded = err.coded;
+  return wordError(code, values as ErrorValues[typeof code], locale);
 }

@@ -88,7 +88,10 @@ export function coverDebit(balance: number, debit: number, what: "withdrawal" | 
     );
   }
   if (debit > balance) {
-    throw new InsufficientBalance(`Insufficient balance: this ${what} needs ${formatBrl(debit)} and the available balance is ${formatBrl(balance)}`);
+    throw new InsufficientBalance(`Insufficient balance: this ${what} needs ${formatBrl(debit)} and the available balance is ${formatBrl(balance)}`, {
+      code: "balance.insufficient",
+      values: { debit: what, needed: debit, balance },
+    });
   }
 }
 

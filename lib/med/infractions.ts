@@ -110,17 +110,17 @@ export type DefenceResult = { state: "sent" } | { state: "refused"; reason: stri
  */
 export async function defendInfraction(actor: Actor, merchantId: string, id: string, text: string, now = new Date()): Promise<DefenceResult> {
   const defence = text.trim();
-  if (defence.length === 0 || defence.length > INFRACTION_DEFENCE_MAX) throw new InvalidInput("disputes.error.length");
+  if (defence.length === 0 || defence.length > INFRACTION_DEFENCE_MAX) throw InvalidInput.of("disputes.error.length");
   const row = await db().transaction(async (tx) => {
     const [found] = await tx
       .select()
       .from(medInfractions)
       .where(and(eq(medInfractions.id, id), eq(medInfractions.merchantId, merchantId)))
       .for("update");
-    if (!found) throw new NotFound("disputes.error.notFound");
-    if (found.defenceState === "sending" || found.defenceState === "sent") throw new Conflict("disputes.error.alreadyDefended");
-    if (found.deadline.getTime() <= now.getTime()) throw new InvalidInput("disputes.error.late");
-    if (!found.open) throw new Conflict("disputes.error.closed");
+    if (!found) throw NotFound.of("disputes.error.notFound");
+    if (found.defenceState === "sending" || found.defenceState === "sent") throw Conflict.of("disputes.error.alreadyDefended");
+    if (found.deadline.getTime() <= now.getTime()) throw InvalidInput.of("disputes.error.late");
+    if (!found.open) throw Conflict.of("disputes.error.closed");
     const [claimed] = await tx
       .update(medInfractions)
       .set({ defence, defenceState: "sending", defenceRefusal: null, defendedBy: actor.userId, defendedAt: now, updatedAt: now })

@@ -48,7 +48,7 @@ export function merchantView(row: Merchant): MerchantView {
 function normalisePixKey(key: string): { pixKey: string; pixKeyType: string } {
   const classified = classifyPixKey(key);
   // The schemas already refuse these; this guards callers that skip them.
-  if (!classified) throw new InvalidInput("pixKey is not a valid PIX key");
+  if (!classified) throw new InvalidInput("pixKey is not a valid PIX key", { code: "pixKey.invalid" });
   return { pixKey: classified.normalized, pixKeyType: classified.type };
 }
 
@@ -144,7 +144,7 @@ async function insertNewMerchant(input: NewMerchant, mode: KeyMode, issueApiKey:
     return await db().transaction((tx) => insertMerchant(tx, input, mode, issueApiKey));
   } catch (err) {
     // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
-    if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists");
+    if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists", { code: "auth.emailTaken" });
     throw err;
   }
 }
@@ -205,7 +205,7 @@ export async function createApiKey(
   const max = env().MAX_API_KEYS_PER_MERCHANT;
   const row = await db().transaction(async (tx) => {
     if ((await lockAndCountActiveKeys(tx, merchantId)) >= max) {
-      throw new Conflict(`A merchant can have at most ${max} active API keys; revoke one first`);
+      throw new Conflict(`A merchant can have at most ${max} active API keys; revoke one first`, { code: "apiKey.max", values: { max } });
     }
     return insertApiKey(tx, { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode, scopes, scope: legacyScope(scopes) });
   });

@@ -39,7 +39,11 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(input.value, quote.rate);
   if (belowMinimum(amount, network)) {
-    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${minimumDeposit(network)} ${asset} on ${network}`);
+    const min = minimumDeposit(network);
+    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${min} ${asset} on ${network}`, {
+      code: "amount.belowMinimum",
+      values: { min, asset, network },
+    });
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");

@@ -65,7 +65,8 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
   if (!merchant.pixKey) {
     // The PSP needs a payout destination for the merchant before it will collect for it.
     throw new InvalidInput("The merchant has no registered PIX key: register one before creating PIX orders", {
-      details: { pixKey: null, identifier: merchant.id },
+      code: "pixKey.noneToCollect",
+      extra: { details: { pixKey: null, identifier: merchant.id } },
     });
   }
   const expiresAt = input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null;
@@ -74,7 +75,7 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
     .catch((err: unknown) => {
       // The PSP refused the charge: the spec's create-PIX 400, with the details it names.
       if (err instanceof InvalidInput && !(err instanceof RailNotEnabled))
-        throw new InvalidInput(err.message, { details: { pixKey: merchant.pixKey, identifier: merchant.id } });
+        throw new InvalidInput(err.message, { ...err.coded, extra: { details: { pixKey: merchant.pixKey, identifier: merchant.id } } });
       throw err;
     });
   const order = await storeOrder({
@@ -236,7 +237,7 @@ export async function completeOrder(orderId: string, paidAt: Date = new Date()):
     await expireOrders([current.id]);
     throw new Conflict("Order expired before it was paid");
   }
-  throw new Conflict(`Order is ${current.status}, not PENDING`);
+  throw new Conflict(`Order is ${current.status}, not PENDING`, { code: "order.notPending" });
 }
 
 /**

@@ -32,11 +32,12 @@ const FORGET_AFTER = sql`interval '24 hours'`;
 /** Which check failed, for the audit trail and the alert. */
 export type FactorCheck = "signIn" | "stepUp" | "disable" | "enrolEmail";
 
-/** Second-factor checks refused for a while; the message is the service's sentence (lib/i18n/api-errors.ts words it for the dashboard). */
+/** Second-factor checks refused for a while; the dashboard words it from its code (lib/i18n/api-errors.ts). */
 export class FactorLocked extends DomainError {
   override readonly status: number = 429;
   constructor(readonly retryAfterSeconds: number) {
-    super(`Too many wrong codes. Try again in ${Math.max(1, Math.ceil(retryAfterSeconds / 60))} min.`);
+    const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+    super(`Too many wrong codes. Try again in ${minutes} min.`, { code: "security.factorLocked", values: { minutes } });
   }
 }
 

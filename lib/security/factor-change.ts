@@ -93,9 +93,9 @@ export async function openFactorLink(token: unknown): Promise<{ member: string; 
 export async function confirmFactorChangeByLink(token: unknown, ip: string | null): Promise<string> {
   return db().transaction(async (tx) => {
     const link = await consumeSecurityLink(token, tx);
-    if (!link || link.kind !== "factor_change") throw new InvalidInput("security.linkInvalid");
+    if (!link || link.kind !== "factor_change") throw InvalidInput.of("security.linkInvalid");
     const member = await confirmFactorChange(link.merchantId, link.subjectId, null, tx);
-    if (!member) throw new InvalidInput("security.linkInvalid");
+    if (!member) throw InvalidInput.of("security.linkInvalid");
     const actor: Actor = { merchantId: link.merchantId, userId: null, email: "link mailed to the owners", ip };
     await audit(actor, "twoFactor.changeConfirmed", link.subjectId, { by: "link", member }, tx);
     return member;

@@ -13,7 +13,7 @@ export const RESET_MINUTES = 30;
 
 export async function changePassword(userId: string, current: string, next: string, keepSessionId: string): Promise<number> {
   const [user] = await db().select().from(users).where(eq(users.id, userId)).limit(1);
-  if (!user || !(await verifyPassword(current, user.passwordHash))) throw new InvalidInput("security.wrongPassword");
+  if (!user || !(await verifyPassword(current, user.passwordHash))) throw InvalidInput.of("security.wrongPassword");
   const passwordHash = await hashPassword(next);
   return db().transaction(async (tx) => {
     await tx
@@ -64,7 +64,7 @@ export async function resetLinkIsLive(token: unknown): Promise<boolean> {
 
 /** Spends the link (once, even under concurrent submits), sets the password and ends every session. */
 export async function resetPassword(token: unknown, next: string): Promise<User> {
-  if (!isLinkToken(token)) throw new InvalidInput("auth.resetInvalid");
+  if (!isLinkToken(token)) throw InvalidInput.of("auth.resetInvalid");
   const passwordHash = await hashPassword(next);
   return db().transaction(async (tx) => {
     const [spent] = await tx
@@ -72,7 +72,7 @@ export async function resetPassword(token: unknown, next: string): Promise<User>
       .set({ usedAt: sql`now()` })
       .where(and(eq(passwordResets.tokenHash, hashLinkToken(token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)))
       .returning({ userId: passwordResets.userId });
-    if (!spent) throw new InvalidInput("auth.resetInvalid");
+    if (!spent) throw InvalidInput.of("auth.resetInvalid");
     const [user] = await tx
       .update(users)
       .set({ passwordHash, passwordChangedAt: sql`now()` })

@@ -35,7 +35,7 @@ export async function pendingInvitations(merchantId: string) {
 }
 
 function mayAssign(actorRole: UserRole, role: UserRole) {
-  if (!assignableRoles(actorRole).includes(role)) throw new InvalidInput("team.cannotManage");
+  if (!assignableRoles(actorRole).includes(role)) throw InvalidInput.of("team.cannotManage");
 }
 
 /**
@@ -59,7 +59,7 @@ export async function inviteMember(
     .from(users)
     .where(eq(sql`lower(${users.email})`, normalized))
     .limit(1);
-  if (existing?.merchantId === merchantId) throw new Conflict("team.alreadyMember");
+  if (existing?.merchantId === merchantId) throw Conflict.of("team.alreadyMember");
   const { token, hash } = newLinkToken();
   const id = await db().transaction(async (tx) => {
     await tx
@@ -114,7 +114,7 @@ export async function openInvitation(token: unknown) {
 
 /** Spends the invitation and creates the member, in one transaction. */
 export async function acceptInvitation(token: unknown, input: { name: string; password: string }): Promise<User> {
-  if (!isLinkToken(token)) throw new InvalidInput("auth.inviteInvalid");
+  if (!isLinkToken(token)) throw InvalidInput.of("auth.inviteInvalid");
   const passwordHash = await hashPassword(input.password);
   return db().transaction(async (tx) => {
     const [inv] = await tx
@@ -129,13 +129,13 @@ export async function acceptInvitation(token: unknown, input: { name: string; pa
         ),
       )
       .returning();
-    if (!inv) throw new InvalidInput("auth.inviteInvalid");
+    if (!inv) throw InvalidInput.of("auth.inviteInvalid");
     const [user] = await tx
       .insert(users)
       .values({ merchantId: inv.merchantId, email: inv.email, name: input.name.trim() || null, passwordHash, role: inv.role })
       .onConflictDoNothing()
       .returning();
-    if (!user) throw new Conflict("team.alreadyMember");
+    if (!user) throw Conflict.of("team.alreadyMember");
     return user;
   });
 }
@@ -151,7 +151,7 @@ function target(team: Awaited<ReturnType<typeof lockTeam>>, userId: string) {
 }
 
 function keepsAnOwner(team: Awaited<ReturnType<typeof lockTeam>>, changed: string) {
-  if (!team.some((m) => m.role === "owner" && m.id !== changed)) throw new InvalidInput("team.lastOwner");
+  if (!team.some((m) => m.role === "owner" && m.id !== changed)) throw InvalidInput.of("team.lastOwner");
 }
 
 export async function changeRole(merchantId: string, actorRole: UserRole, userId: string, role: UserRole): Promise<{ email: string; from: UserRole }> {

@@ -33,7 +33,7 @@ function newRecoveryCode(): string {
 
 async function loadUser(userId: string) {
   const [user] = await db().select().from(users).where(eq(users.id, userId)).limit(1);
-  if (!user) throw new InvalidInput("security.userGone");
+  if (!user) throw InvalidInput.of("security.userGone");
   return user;
 }
 
@@ -44,8 +44,8 @@ async function loadUser(userId: string) {
  */
 export async function beginTotpEnrollment(userId: string, password: string): Promise<{ secret: string; uri: string; emailCode: string }> {
   const user = await loadUser(userId);
-  if (user.totpEnabledAt) throw new Conflict("security.twoFactorAlreadyOn");
-  if (password.length > 1024 || !(await verifyPassword(password, user.passwordHash))) throw new InvalidInput("security.wrongPassword");
+  if (user.totpEnabledAt) throw Conflict.of("security.twoFactorAlreadyOn");
+  if (password.length > 1024 || !(await verifyPassword(password, user.passwordHash))) throw InvalidInput.of("security.wrongPassword");
   const secret = newTotpSecret();
   const emailCode = await db().transaction(async (tx) => {
     await tx
@@ -69,17 +69,17 @@ export type FactorContext = { actor: Actor & { userId: string }; locale: Locale 
 export async function confirmTotpEnrollment(ctx: FactorContext, codes: { app: string; email: string }, sessionId: string | null): Promise<string[]> {
   const userId = ctx.actor.userId;
   const user = await loadUser(userId);
-  if (user.totpEnabledAt) throw new Conflict("security.twoFactorAlreadyOn");
+  if (user.totpEnabledAt) throw Conflict.of("security.twoFactorAlreadyOn");
   const secret = user.totpSecret ? unseal(SEAL, user.totpSecret) : null;
-  if (!secret) throw new InvalidInput("security.enrollAgain");
+  if (!secret) throw InvalidInput.of("security.enrollAgain");
   // The app's code first: it proves only that the app was set up (the secret was just shown), so a
   // typo there is not a guess and must not spend the mailed code.
   const step = matchTotp(secret, codes.app);
-  if (step === null) throw new InvalidInput("security.wrongCode");
+  if (step === null) throw InvalidInput.of("security.wrongCode");
   const mailed = await rationedFactorCheck(ctx.actor, "enrolEmail", ctx.locale, async () =>
     (await consumeEmailCode(userId, "enrol_factor", codes.email)) ? true : null,
   );
-  if (!mailed) throw new InvalidInput("security.wrongEmailCode");
+  if (!mailed) throw InvalidInput.of("security.wrongEmailCode");
   const recovery = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   await db().transaction(async (tx) => {
     const done = await tx
@@ -87,7 +87,7 @@ export async function confirmTotpEnrollment(ctx: FactorContext, codes: { app: st
       .set({ totpEnabledAt: sql`now()`, totpLastStep: step })
       .where(and(eq(users.id, userId), isNull(users.totpEnabledAt)))
       .returning({ id: users.id });
-    if (done.length === 0) throw new Conflict("security.twoFactorAlreadyOn");
+    if (done.length === 0) throw Conflict.of("security.twoFactorAlreadyOn");
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
     await tx.insert(recoveryCodes).values(recovery.map((c) => ({ userId, codeHash: hashCode(c) })));
     await startFactorHold(userId, tx);
@@ -140,7 +140,7 @@ export async function verifySecondFactor(ctx: FactorContext, check: FactorCheck,
  * recovery code, like any other change that weakens the account; it is a factor change (alert, hold).
  */
 export async function disableTwoFactor(ctx: FactorContext, code: string): Promise<void> {
-  if (!(await verifySecondFactor(ctx, "disable", code))) throw new InvalidInput("security.wrongCode");
+  if (!(await verifySecondFactor(ctx, "disable", code))) throw InvalidInput.of("security.wrongCode");
   const userId = ctx.actor.userId;
   await db().transaction(async (tx) => {
     await tx.update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId));

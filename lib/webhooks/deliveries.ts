@@ -73,7 +73,7 @@ export async function redeliver(merchantId: string, endpointId: string, delivery
   const original = await endpointDelivery(db(), merchantId, endpoint.id, deliveryId);
   if (!original) throw new NotFound("Delivery not found");
   if (endpoint.disabledAt) {
-    throw new Conflict("This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events");
+    throw new Conflict("This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events", { code: "webhook.disabled" });
   }
   const o = original.delivery;
   const created = await writeAndBind(

@@ -31,10 +31,10 @@ async function assertReachableTarget(url: URL): Promise<void> {
   try {
     addresses = await resolveHost(host);
   } catch {
-    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`);
+    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`, { code: "webhook.hostUnresolved", values: { host } });
   }
   const refused = refuseNonPublic(host, addresses);
-  if (refused) throw new InvalidInput(`Invalid request: url: ${refused.message}`);
+  if (refused) throw new InvalidInput(`Invalid request: url: ${refused.message}`, { code: "webhook.privateAddress" });
 }
 
 export function endpointView(w: WebhookEndpoint) {
@@ -51,7 +51,10 @@ export function endpointView(w: WebhookEndpoint) {
 export async function createEndpoint(merchantId: string, input: CreateWebhookInput) {
   await assertReachableTarget(input.url);
   if ((await countEndpoints(db(), merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
-    throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`);
+    throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`, {
+      code: "webhook.max",
+      values: { max: MAX_ENDPOINTS_PER_MERCHANT },
+    });
   }
   // Only the sealed secret is stored; the merchant is shown it once, here.
   const secret = generateSecret();

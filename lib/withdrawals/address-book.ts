@@ -30,8 +30,8 @@ export async function addDestination(
 ): Promise<Destination> {
   const value = normaliseDestination(input.kind, input.value);
   // The form checked it with the same rules; this guards other callers.
-  if (!value) throw new InvalidInput(input.kind === "pix_key" ? "errors.pixKey" : "common.fixFields");
-  if (input.kind === "pix_key" && value === merchant.pixKey) throw new InvalidInput("destinations.isPayoutKey");
+  if (!value) throw InvalidInput.of(input.kind === "pix_key" ? "pixKey.invalid" : "destinations.incomplete");
+  if (input.kind === "pix_key" && value === merchant.pixKey) throw InvalidInput.of("destinations.isPayoutKey");
   const added = await db().transaction(async (tx) => {
     const row = await insertDestination(tx, {
       merchantId: merchant.id,
@@ -41,7 +41,7 @@ export async function addDestination(
       holdHours: env().DESTINATION_HOLD_HOURS,
       used: false,
     });
-    if (!row) throw new InvalidInput("destinations.exists");
+    if (!row) throw InvalidInput.of("destinations.exists");
     await audit(actor, "destination.added", row.id, { kind: row.kind, value: row.value, label: row.label ?? "" }, tx);
     return { destination: row, token: await createSecurityLink(merchant.id, "destination", row.id, tx) };
   });
@@ -53,7 +53,7 @@ export async function addDestination(
 export async function confirmDestination(actor: MerchantActor & { userId: string }, id: string): Promise<Destination> {
   return db().transaction(async (tx) => {
     const row = await markConfirmed(tx, actor.merchantId, id, actor.userId);
-    if (!row) throw new NotFound("destinations.gone");
+    if (!row) throw NotFound.of("destinations.gone");
     await audit(actor, "destination.confirmed", row.id, { kind: row.kind, value: row.value }, tx);
     return row;
   });
@@ -62,7 +62,7 @@ export async function confirmDestination(actor: MerchantActor & { userId: string
 export async function removeDestination(actor: MerchantActor, id: string): Promise<Destination> {
   return db().transaction(async (tx) => {
     const row = await deleteDestination(tx, actor.merchantId, id);
-    if (!row) throw new NotFound("destinations.gone");
+    if (!row) throw NotFound.of("destinations.gone");
     await audit(actor, "destination.removed", row.id, { kind: row.kind, value: row.value, status: row.status }, tx);
     return row;
   });
@@ -102,7 +102,7 @@ export async function confirmDestinationByLink(token: unknown, ip: string): Prom
       const link = await consumeSecurityLink(token, tx);
       if (!link) return null;
       // Another kind of link (a factor change's) is not spent here.
-      if (link.kind !== "destination") throw new NotADestinationLink("destinations.linkInvalid");
+      if (link.kind !== "destination") throw NotADestinationLink.of("destinations.linkInvalid");
       const row = await markConfirmed(tx, link.merchantId, link.subjectId, null);
       if (!row) return null;
       await audit(

@@ -38,6 +38,7 @@ export function destinationHeldError(held: Destination): InvalidInput {
   return new InvalidInput(
     `Withdrawal destination ${held.value} is new: withdrawals to it wait until ${held.holdUntil!.toISOString()} unless an owner confirms it ` +
       "(Withdrawals → Destinations in the dashboard, or the link mailed to the owners)",
+    { code: "destination.held", values: { destination: held.value, until: held.holdUntil! } },
   );
 }
 
@@ -48,6 +49,7 @@ export async function gateDestination(tx: Tx, locked: Merchant, ref: Destination
     if (heldUntil) {
       throw new InvalidInput(
         `The registered PIX key was changed recently: withdrawals to it wait until ${heldUntil.toISOString()} unless an owner confirms the change in the dashboard`,
+        { code: "payoutKey.held", values: { until: heldUntil } },
       );
     }
     await touchDestinationByValue(tx, locked.id, ref);

@@ -30,11 +30,13 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
     throw new LimitExceeded(
       `Per-transaction withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.perTransaction)} per withdrawal ` +
         `(${formatBrl(Math.max(0, left))} of the ${formatBrl(limits.daily)} daily limit is left today)`,
+      { code: "limit.perTransaction", values: { limit: limits.perTransaction, left: Math.max(0, left), daily: limits.daily } },
     );
   }
   if (valueCentavos > left) {
     throw new LimitExceeded(
       `Daily withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.daily)} per day and ${formatBrl(Math.max(0, left))} is left today`,
+      { code: "limit.daily", values: { daily: limits.daily, left: Math.max(0, left) } },
     );
   }
   coverDebit(balance, debitCentavos, "withdrawal");

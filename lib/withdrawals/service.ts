@@ -64,7 +64,7 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
   const { rates, chain } = providers();
   const quote = await rates.quote(asset);
   const tokenAmount = tokensForWithdrawal(input.value, quote.rate, token.decimals);
-  if (!new Decimal(tokenAmount).gt(0)) throw new InvalidInput("Withdrawal value is too small to send any tokens");
+  if (!new Decimal(tokenAmount).gt(0)) throw new InvalidInput("Withdrawal value is too small to send any tokens", { code: "amount.tooSmallForTokens" });
   const plan = await planSend(network);
   const networkFee = await chain.quoteNetworkFeeCentavos(network, plan.fees);
   const serviceFee = serviceFeeCentavos(input.value);
@@ -112,10 +112,10 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
 export async function createPixOut(merchant: MerchantProfile, input: PixOutInput, origin: WithdrawalOrigin): Promise<Withdrawal> {
   requireRail("pix_out");
   const rawKey = input.pixKey ?? merchant.pixKey;
-  if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key");
+  if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key", { code: "pixKey.none" });
   const key = classifyPixKey(rawKey);
   if (!key) {
-    throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key");
+    throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key", { code: "pixKey.invalid" });
   }
   const outcome = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, input.value);

@@ -29,7 +29,7 @@ export const createApiKeyAction = merchantAction(
   apiKeyForm,
   async ({ name, scopes }, signedIn) => {
     const allowed = grantableScopes(signedIn.role);
-    if (scopes.some((s) => !allowed.includes(s))) throw new Forbidden("developers.scopeNotAllowed");
+    if (scopes.some((s) => !allowed.includes(s))) throw Forbidden.of("developers.scopeNotAllowed");
     const key = await createApiKey(signedIn.merchant.id, name, { scopes });
     const actor = actorOf(signedIn);
     await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scopes: key.scopes });

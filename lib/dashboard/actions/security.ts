@@ -33,7 +33,7 @@ async function factorContext(signedIn: SignedIn) {
  */
 export const beginTotpAction = merchantAction(enrolStartForm, async ({ password }, signedIn) => {
   const { actor, locale } = await factorContext(signedIn);
-  if (!(await takeSignInAttempt(signedIn.email, signedIn.ip))) throw new InvalidInput("auth.tooManyAttempts");
+  if (!(await takeSignInAttempt(signedIn.email, signedIn.ip))) throw InvalidInput.of("auth.tooManyAttempts");
   const { secret, uri, emailCode } = await beginTotpEnrollment(signedIn.userId, password);
   const time = formatDateTime(new Date(), locale);
   await sendMail({
@@ -73,9 +73,9 @@ export const disableTotpAction = merchantAction(totpCodeForm, async ({ code }, s
 export const confirmFactorChangeAction = merchantAction(
   orderIdForm,
   async ({ id }, signedIn) => {
-    if (id === signedIn.userId) throw new InvalidInput("security.confirmOwnFactor");
+    if (id === signedIn.userId) throw InvalidInput.of("security.confirmOwnFactor");
     const member = await confirmFactorChange(signedIn.merchant.id, id, signedIn.userId);
-    if (!member) throw new InvalidInput("security.nothingToConfirm");
+    if (!member) throw InvalidInput.of("security.nothingToConfirm");
     await audit(actorOf(signedIn), "twoFactor.changeConfirmed", id, { by: "owner", member });
     revalidatePath("/dashboard/security");
     return { data: { id }, message: "security.factorConfirmed" as const };

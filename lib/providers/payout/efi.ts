@@ -149,7 +149,8 @@ export const efiPayout: PixPayoutProvider = {
 
   async decode(pixCopiaECola): Promise<DecodedCharge> {
     const answer = await call("read the PIX QR code", "POST", "/v2/gn/qrcodes/detalhar", { pixCopiaECola });
-    if (answer.status === 400 || answer.status === 422) throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`);
+    if (answer.status === 400 || answer.status === 422)
+      throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`, { code: "brcode.invalid" });
     if (answer.status !== 200) throw undecided("read the PIX QR code", answer);
     return decodedCharge(answer.json);
   },

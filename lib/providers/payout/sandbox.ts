@@ -68,7 +68,7 @@ export const sandboxPayout: PixPayoutProvider = {
   async decode() {
     // The sandbox's PSP issues static codes only, so any dynamic code came from a real PSP, whose
     // location the sandbox cannot read.
-    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)");
+    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)", { code: "brcode.dynamic" });
   },
 };
 

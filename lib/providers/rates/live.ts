@@ -74,7 +74,7 @@ async function currentBatch(): Promise<Batch> {
     // A failed refresh falls back to the last answer; the age check below still applies to it.
     if (cached) return cached;
     const reason = err instanceof Error ? err.message : String(err);
-    throw new UpstreamUnavailable(`Rate source unavailable: ${reason}`);
+    throw new UpstreamUnavailable(`Rate source unavailable: ${reason}`, { code: "rates.unavailable" });
   }
 }
 
@@ -82,11 +82,13 @@ export const liveRates: RatesProvider = {
   name: "live-rates",
   async quote(symbol) {
     const quote = (await currentBatch()).quotes.get(symbol);
-    if (!quote) throw new UpstreamUnavailable(`Rate source has no BRL quote for ${symbol}`);
+    if (!quote) throw new UpstreamUnavailable(`Rate source has no BRL quote for ${symbol}`, { code: "rates.unavailable" });
     const ageSeconds = Math.floor((Date.now() - quote.at.getTime()) / 1000);
     const maxAge = env().RATES_MAX_AGE_SECONDS;
     if (ageSeconds > maxAge) {
-      throw new UpstreamUnavailable(`Rate source quote for ${symbol} is ${ageSeconds} s old, older than RATES_MAX_AGE_SECONDS (${maxAge} s)`);
+      throw new UpstreamUnavailable(`Rate source quote for ${symbol} is ${ageSeconds} s old, older than RATES_MAX_AGE_SECONDS (${maxAge} s)`, {
+        code: "rates.unavailable",
+      });
     }
     return { ...quote };
   },
