@@ -29,6 +29,7 @@ import { findAnyOrder } from "@/lib/orders/any-order";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import { disputesOfOrder, returnedByMed } from "@/lib/med/returns";
 import type { OrderListKind } from "./orders";
+import { unappliedLines, type UnappliedLine } from "./unapplied";
 
 // One order of any kind as the dashboard shows it: what to pay and how, its facts, the events it
 // went through and the webhook deliveries of those events. Plain JSON, so the same object is
@@ -123,6 +124,8 @@ export type OrderDetail = {
   refundable: { leftCentavos: number; sandbox: boolean } | null;
   /** What the payer's bank had returned of a PIX order's payment through the MED, without the merchant asking. */
   disputes: DisputeLine[];
+  /** An on-chain order's unapplied funds per transfer, and what the merchant did with them ([] for other kinds). */
+  unapplied: UnappliedLine[];
 };
 
 export type DisputeLine = { id: string; valueCentavos: number; natureza: string; status: string; debited: boolean; at: string };
@@ -157,7 +160,7 @@ const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes">;
+type Base = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied">;
 
 function fromOrder(o: Order): Base {
   const link = paymentLink(o.paymentLinkId);
@@ -307,15 +310,16 @@ function transferLine(t: ChainTransfer, o: OnchainOrder | CryptoPixPayment): Tra
 }
 
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
-async function loadOrder(merchantId: string, id: string): Promise<(Base & Pick<OrderDetail, "transfers" | "refunds" | "refundable">) | null> {
+async function loadOrder(merchantId: string, id: string): Promise<(Base & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied">) | null> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)) };
+  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)), unapplied: [] };
   const order = found.order;
-  const transfers = (await transfersOf(db(), order.id)).map((t) => transferLine(t, order));
-  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null };
+  const rows = await transfersOf(db(), order.id);
+  const transfers = rows.map((t) => transferLine(t, order));
+  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null, unapplied: await unappliedLines(found.order, rows) };
   const invoice = overLightning(found.order) ? await invoiceOf(db(), found.order.id) : undefined;
-  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null };
+  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null, unapplied: [] };
 }
 
 /**
@@ -345,13 +349,16 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
   if (!isUuid(id) || !isUuid(merchantId)) return null;
   const base = await loadOrder(merchantId, id.toLowerCase());
   if (!base) return null;
-  // A refund's event carries the payment too: the timeline shows the refund's own status.
+  // A refund's event carries the payment too: the timeline shows the refund's own status (and a
+  // resolution of unapplied funds its kind and status).
   const [eventRows, deliveryRows] = await Promise.all([
     db()
       .select({
         id: events.id,
         type: events.type,
-        status: sql<string | null>`coalesce(${events.data}->'refund'->>'status', ${events.data}->>'status')`,
+        status: sql<
+          string | null
+        >`coalesce(${events.data}->'refund'->>'status', (${events.data}->'resolution'->>'kind') || ':' || (${events.data}->'resolution'->>'status'), ${events.data}->>'status')`,
         valueCentavos: sql<number | null>`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,
         at: events.createdAt,
       })
