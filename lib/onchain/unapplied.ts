@@ -131,12 +131,23 @@ async function quoteReturn(order: OnchainOrder, transfer: ChainTransfer, plan: C
   return { amount: transfer.unappliedAmount, fee, sent: cryptoSub(transfer.unappliedAmount, fee), to: transfer.fromAddress, asset: order.asset, network: order.network };
 }
 
-/** What a return would send now, for the review step; the return itself quotes again. */
-export async function previewReturn(merchantId: string, orderId: string, transferId: string): Promise<ReturnQuote> {
+/** Where a return goes: the address given, else the sender. Mixed case must carry a valid EIP-55 checksum; the order's own address would only receive it again as unapplied funds. */
+function destinationOf(order: OnchainOrder, transfer: ChainTransfer, to: string | undefined): string {
+  const destination = to?.trim() || transfer.fromAddress;
+  if (!destination || !isAddress(destination, { strict: true }) || destination.toLowerCase() === order.address.toLowerCase()) {
+    throw new InvalidInput("unapplied.addressInvalid");
+  }
+  return destination;
+}
+
+/** What a return would send now, and where, for the review step; the return itself quotes again. */
+export async function previewReturn(merchantId: string, orderId: string, transferId: string, to?: string): Promise<ReturnQuote> {
   const order = await merchantOrder(merchantId, orderId);
-  const q = await quoteReturn(order, await loadTransfer(db(), order, transferId), null);
+  const transfer = await loadTransfer(db(), order, transferId);
+  const destination = destinationOf(order, transfer, to);
+  const q = await quoteReturn(order, transfer, null);
   if (cryptoCompare(q.sent, "0") <= 0) throw new InvalidInput("unapplied.feeAboveAmount");
-  return q;
+  return { ...q, to: destination };
 }
 
 /**
@@ -146,11 +157,7 @@ export async function previewReturn(merchantId: string, orderId: string, transfe
  */
 export async function returnUnapplied(actor: Actor & { merchantId: string }, orderId: string, transferId: string, to?: string): Promise<UnappliedResolution> {
   const order = await merchantOrder(actor.merchantId, orderId);
-  const destination = to?.trim() || (await loadTransfer(db(), order, transferId)).fromAddress;
-  // Mixed case must carry a valid EIP-55 checksum; the order's own address would only receive it again as unapplied funds.
-  if (!destination || !isAddress(destination, { strict: true }) || destination.toLowerCase() === order.address.toLowerCase()) {
-    throw new InvalidInput("unapplied.addressInvalid");
-  }
+  const destination = destinationOf(order, await loadTransfer(db(), order, transferId), to);
   const plan = await planSend(order.network as Network);
   const quote = await quoteReturn(order, await loadTransfer(db(), order, transferId), plan);
   if (cryptoCompare(quote.sent, "0") <= 0) throw new InvalidInput("unapplied.feeAboveAmount");

@@ -20,10 +20,9 @@ export const acceptUnappliedAction = merchantAction(
 
 export const previewUnappliedReturnAction = merchantAction(
   unappliedReturnForm,
-  async ({ id, transferId, toAddress }, signedIn): Promise<{ data: ReturnQuote }> => {
-    const quote = await previewReturn(signedIn.merchant.id, id, transferId);
-    return { data: { ...quote, to: toAddress || quote.to } };
-  },
+  async ({ id, transferId, toAddress }, signedIn): Promise<{ data: ReturnQuote }> => ({
+    data: await previewReturn(signedIn.merchant.id, id, transferId, toAddress || undefined),
+  }),
   { permission: "refunds.create" },
 );
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "@/db";
 import type { ChainTransfer, OnchainOrder, UnappliedResolution } from "@/db/schema";
+import { networkName } from "@/lib/chain/network-names";
 import { Decimal, centavosForCrypto } from "@/lib/money";
 import { resolutionsOf } from "@/lib/onchain/unapplied-queries";
 
@@ -13,6 +14,9 @@ export type UnappliedLine = {
   txHash: string;
   amount: string;
   asset: string;
+  /** The order's network, by name, and its fixed rate (BRL per token). */
+  network: string;
+  rate: string;
   fromAddress: string | null;
   /** Beyond what was due on a transfer that also paid the order, or arrived once the order was final. */
   reason: "overpayment" | "after_final";
@@ -48,6 +52,8 @@ export async function unappliedLines(o: OnchainOrder, transfers: ChainTransfer[]
       txHash: t.txHash,
       amount: new Decimal(t.unappliedAmount).toFixed(),
       asset: o.asset,
+      network: networkName(o.network),
+      rate: new Decimal(o.rate).toFixed(),
       fromAddress: t.fromAddress,
       reason: new Decimal(t.appliedAmount).gt(0) ? "overpayment" : "after_final",
       creditCentavos: centavosForCrypto(t.unappliedAmount, o.rate),
