@@ -231,7 +231,8 @@ export function UnappliedPanel({ orderId, lines, canAct }: { orderId: string; li
   return (
     <Card aria-labelledby="unapplied-title" data-testid="unapplied-panel">
       <CardTitle id="unapplied-title">{t("unapplied.title")}</CardTitle>
-      <p className="mt-1 text-sm text-slate-600">{t("unapplied.intro")}</p>
+      {/* Once every line is decided there is nothing left to ask of the merchant. */}
+      {lines.some((l) => !l.resolution) ? <p className="mt-1 text-sm text-slate-600">{t("unapplied.intro")}</p> : null}
       <ul className="mt-2 divide-y divide-slate-100">
         {lines.map((l) => (
           <UnappliedItem key={l.transferId} orderId={orderId} line={l} canAct={canAct} />
