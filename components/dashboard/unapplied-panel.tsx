@@ -87,7 +87,14 @@ function ReturnConfirm({ orderId, line, quote, toAddress, onBack }: { orderId: s
         items={[
           { label: t("unapplied.received"), value: <span className="tabular-nums">{unit(quote.amount)}</span> },
           { label: t("unapplied.returnFee"), value: <span className="tabular-nums">{unit(quote.fee)}</span> },
-          { label: t("unapplied.returnSent"), value: <strong className="tabular-nums" data-testid="unapplied-return-sent">{unit(quote.sent)}</strong> },
+          {
+            label: t("unapplied.returnSent"),
+            value: (
+              <strong className="tabular-nums" data-testid="unapplied-return-sent">
+                {unit(quote.sent)}
+              </strong>
+            ),
+          },
           {
             label: t("unapplied.destination"),
             value: (

@@ -80,7 +80,9 @@ export const publicPaymentSchema = z
               txHash: z.string().optional().meta({ description: "The return's transaction, once mined" }),
             }),
           )
-          .meta({ description: "What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled)" }),
+          .meta({
+            description: "What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled)",
+          }),
         qrContent: qrContent.meta({ description: "EIP-681 transfer URI" }),
       }),
       final: z.boolean().meta({ description: "True once the order can take no more payment (completed, or closed at its expiry)" }),
