@@ -1032,7 +1032,7 @@ export const en: Record<MessageKey, string> = {
   "unapplied.acceptHint":
     "The amount is converted at the rate fixed when the order was created, rounded down to the centavo, and credited to your balance now. The order's status does not change. Once accepted, it can no longer be returned from here.",
   "unapplied.acceptConfirm": "Accept and credit {amount}",
-  "unapplied.returnTo": "Destination address (optional)",
+  "unapplied.returnTo": "Destination address",
   "unapplied.returnToHint":
     "Left blank, we return it to the address it came from. If the payer sent it from an exchange, ask them for an address of their own wallet on {network} and paste it here: sent back to the exchange's wallet, the money may be lost.",
   "unapplied.returnReview": "Review return",

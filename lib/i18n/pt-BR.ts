@@ -1034,7 +1034,7 @@ export const ptBR = {
   "unapplied.acceptHint":
     "O valor é convertido pela cotação fixada na criação do pedido, arredondado para baixo ao centavo, e entra no seu saldo agora. O status do pedido não muda. Depois de aceito, não dá mais para devolvê-lo por aqui.",
   "unapplied.acceptConfirm": "Aceitar e creditar {amount}",
-  "unapplied.returnTo": "Endereço de destino (opcional)",
+  "unapplied.returnTo": "Endereço de destino",
   "unapplied.returnToHint":
     "Em branco, devolvemos ao endereço de onde veio. Se quem pagou enviou de uma corretora (exchange), peça a ele um endereço da própria carteira na rede {network} e cole aqui: enviado de volta à carteira da corretora, o valor pode se perder.",
   "unapplied.returnReview": "Revisar devolução",
