@@ -88,6 +88,8 @@ export const LEDGER_KINDS = [
   "adjustment",
   // A devolução the PSP made without our asking (the Central Bank's MED): may take the balance below zero.
   "med_debit",
+  // On-chain money that arrived late or beyond what was due, accepted by the merchant as payment (lib/onchain/unapplied.ts).
+  "unapplied_credit",
 ] as const;
 
 /**
@@ -640,6 +642,52 @@ export const chainTransfers = pgTable(
   ],
 );
 
+export const UNAPPLIED_RESOLUTION_KINDS = ["accept", "return"] as const;
+
+/**
+ * What the merchant did with one transfer's unapplied tokens on an on-chain deposit order: accepted
+ * them as payment (credited at the order's fixed rate) or returned them to an address (a hot-wallet
+ * transaction). One per transfer: the unique transfer_id makes a second click, or an accept racing a
+ * return, fail in the database (lib/onchain/unapplied.ts).
+ */
+export const unappliedResolutions = pgTable(
+  "unapplied_resolutions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => onchainOrders.id),
+    transferId: uuid("transfer_id")
+      .notNull()
+      .references(() => chainTransfers.id),
+    kind: text("kind", { enum: UNAPPLIED_RESOLUTION_KINDS }).notNull(),
+    // Accepted: COMPLETED at once. Returned: PENDING until a receipt decides its transaction.
+    status: text("status", { enum: REFUND_STATUSES }).notNull(),
+    // The transfer's unapplied tokens, all of them.
+    amount: crypto("amount").notNull(),
+    creditedCentavos: centavos("credited_centavos"),
+    // A return: where to, the network fee kept out of it (tokens), what is sent, and its transaction.
+    toAddress: text("to_address"),
+    feeAmount: crypto("fee_amount"),
+    sentAmount: crypto("sent_amount"),
+    chainTxId: uuid("chain_tx_id"),
+    txHash: text("tx_hash"),
+    failureReason: text("failure_reason"),
+    userId: uuid("user_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("unapplied_resolutions_transfer").on(t.transferId),
+    index("unapplied_resolutions_order").on(t.orderId),
+    check("unapplied_resolutions_kind", inList("kind", UNAPPLIED_RESOLUTION_KINDS)),
+    check("unapplied_resolutions_status", inList("status", REFUND_STATUSES)),
+  ],
+);
+
 export const withdrawals = pgTable(
   "withdrawals",
   {
@@ -879,8 +927,8 @@ export const chainTxs = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     purpose: text("purpose", { enum: CHAIN_TX_PURPOSES }).notNull(),
-    // The withdrawal or Crypto-PIX payment it serves (none for a filler).
-    ownerKind: text("owner_kind", { enum: ["withdrawal", "crypto_pix"] }),
+    // The withdrawal, Crypto-PIX payment or return of unapplied funds it serves (none for a filler).
+    ownerKind: text("owner_kind", { enum: ["withdrawal", "crypto_pix", "unapplied_return"] }),
     ownerId: uuid("owner_id"),
     // For a refund of money that arrived late: the transfer it sends back.
     transferId: uuid("transfer_id"),
@@ -1494,6 +1542,7 @@ export type ChainTx = typeof chainTxs.$inferSelect;
 export type ChainTxAttempt = typeof chainTxAttempts.$inferSelect;
 export type PixPayout = typeof pixPayouts.$inferSelect;
 export type ChainTransfer = typeof chainTransfers.$inferSelect;
+export type UnappliedResolution = typeof unappliedResolutions.$inferSelect;
 export type PixReceipt = typeof pixReceipts.$inferSelect;
 export type OrderRefund = typeof orderRefunds.$inferSelect;
 export type OrderReceipt = typeof orderReceipts.$inferSelect;

@@ -389,7 +389,7 @@ describe("step-up for every money move", () => {
   it("every dashboard action that calls a money-moving service declares itself a money move", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const { MONEY_MOVES } = await import("@/lib/security/money-moves");
-    const services = /\b(requestRefund|createPixOut|initiateOnchainWithdrawal)\(/;
+    const services = /\b(requestRefund|createPixOut|initiateOnchainWithdrawal|returnUnapplied)\(/;
     const declared = new Set<string>();
     for (const file of readdirSync("lib/dashboard/actions")) {
       const text = readFileSync(`lib/dashboard/actions/${file}`, "utf8");

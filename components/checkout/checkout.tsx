@@ -86,6 +86,60 @@ function ExchangeButtons({ checkoutUrl, deeplink }: { checkoutUrl?: string; deep
 
 type ChainPayment = Extract<PublicPayment, { method: "onchain" }>;
 
+/** Unapplied tokens the merchant has not decided on yet: what arrived, less what was accepted or is being returned. */
+function heldOf(payment: ChainPayment["payment"]): number {
+  const decided = payment.unappliedResolutions.reduce((sum, r) => sum + r.amount, 0);
+  return Math.max(0, Number((payment.unapplied - decided).toFixed(18)));
+}
+
+/**
+ * What became of money the order did not take: each of the merchant's decisions (accepted, being
+ * returned, returned, or a refused return being handled), then what is still held, late or extra.
+ */
+function UnappliedScreens({ p, held }: { p: ChainPayment; held: "late" | "extra" }) {
+  const { t, crypto } = useI18n();
+  const { asset } = p.payment;
+  const left = heldOf(p.payment);
+  const vars = { merchant: p.merchantName, asset };
+  return (
+    <>
+      {p.payment.unappliedResolutions.map((r, i) => {
+        const amount = crypto(r.sent ?? r.amount);
+        const [tone, title, body] =
+          r.kind === "accept"
+            ? (["success", "pay.acceptedTitle", "pay.acceptedBody"] as const)
+            : r.status === "COMPLETED"
+              ? (["refund", "pay.chainReturnedTitle", "pay.chainReturnedBody"] as const)
+              : r.status === "FAILED"
+                ? (["warning", "pay.returnFailedTitle", "pay.returnFailedBody"] as const)
+                : (["refund", "pay.returningTitle", "pay.returningBody"] as const);
+        return (
+          <div key={i} data-testid="unapplied-outcome" data-status={`${r.kind}:${r.status}`}>
+            <ResultScreen tone={tone} title={t(title)} body={t(body, { ...vars, amount })} />
+          </div>
+        );
+      })}
+      {left > 0 ? (
+        <ResultScreen
+          tone="warning"
+          title={t(held === "late" ? "pay.lateTitle" : "pay.extraTitle")}
+          body={t(held === "late" ? "pay.lateBody" : "pay.extraBody", { ...vars, unapplied: crypto(left) })}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/** Receipt lines for money the order did not take: what is still held, and a return's transaction once mined. */
+function unappliedLines(p: ChainPayment, t: ReturnType<typeof useI18n>["t"], crypto: (v: number) => string): ReceiptLine[] {
+  const left = heldOf(p.payment);
+  const returned = p.payment.unappliedResolutions.filter((r) => r.txHash);
+  return [
+    ...(left > 0 ? [{ label: t("pay.receiptHeld"), value: `${crypto(left)} ${p.payment.asset}`, testId: "receipt-held" }] : []),
+    ...returned.map((r) => ({ label: t("pay.returnTx"), value: r.txHash!, mono: true, testId: "receipt-return-tx" })),
+  ];
+}
+
 /**
  * A deposit that can take no more and did not simply complete: closed partly paid, or paid after its
  * expiry. Says what arrived, what became of it, and never asks for more.
@@ -97,14 +151,14 @@ function ChainOutcome({ p, amount, reference }: { p: ChainPayment; amount: strin
   return (
     <div className="space-y-4" data-testid="chain-outcome">
       {received > 0 ? <ResultScreen tone="warning" title={t("pay.partialClosedTitle")} body={t("pay.partialClosedBody", vars)} /> : null}
-      {unapplied > 0 ? <ResultScreen tone="warning" title={t("pay.lateTitle")} body={t("pay.lateBody", vars)} /> : null}
+      {unapplied > 0 ? <UnappliedScreens p={p} held="late" /> : null}
       <Receipt
         lines={[
           { label: t("pay.receiptOrderAmount"), value: `${amount} · ${crypto(p.payment.amount)} ${asset}` },
           { label: t("pay.receiptTo"), value: p.merchantName },
           { label: t("pay.receiptMethod"), value: `${t("kind.onchain")} · ${networkName(p.payment.network)}` },
           ...(received > 0 ? [{ label: t("pay.receiptReceived"), value: `${crypto(received)} ${asset}`, testId: "receipt-received" }] : []),
-          ...(unapplied > 0 ? [{ label: t("pay.receiptHeld"), value: `${crypto(unapplied)} ${asset}`, testId: "receipt-held" }] : []),
+          ...unappliedLines(p, t, crypto),
           reference,
         ]}
       />
@@ -170,13 +224,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     body = (
       <div className="space-y-4">
         <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />
-        {extra ? (
-          <ResultScreen
-            tone="warning"
-            title={t("pay.extraTitle")}
-            body={t("pay.extraBody", { unapplied: crypto(extra.unapplied), asset: extra.asset, merchant: p.merchantName })}
-          />
-        ) : null}
+        {extra && p.method === "onchain" ? <UnappliedScreens p={p} held="extra" /> : null}
         {p.method === "pix" && p.returned ? (
           <ResultScreen tone="warning" title={t("pay.returnedTitle")} body={t("pay.returnedBody", { amount: money(Math.round(p.returned.value * 100)) })} />
         ) : null}
@@ -195,7 +243,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
                   },
                 ]
               : []),
-            ...(extra ? [{ label: t("pay.receiptHeld"), value: `${crypto(extra.unapplied)} ${extra.asset}`, testId: "receipt-held" }] : []),
+            ...(extra && p.method === "onchain" ? unappliedLines(p, t, crypto) : []),
             reference,
           ]}
         />

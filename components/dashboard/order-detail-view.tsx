@@ -14,6 +14,7 @@ import { useI18n } from "@/lib/i18n/client";
 import { PaymentPanel } from "./payment-panel";
 import { RefundsPanel } from "./refunds-panel";
 import { SimulatePayment } from "./simulate-payment";
+import { UnappliedPanel } from "./unapplied-panel";
 
 const DOT = { good: "bg-brand-500", bad: "bg-amber-500", neutral: "bg-slate-400" } as const;
 
@@ -132,6 +133,8 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
       ) : data.final ? (
         <Alert tone="info">{t("order.finalTitle")}</Alert>
       ) : null}
+
+      {data.unapplied.length > 0 ? <UnappliedPanel orderId={data.id} lines={data.unapplied} canAct={canRefund} /> : null}
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card aria-labelledby="details-title">

@@ -23,6 +23,7 @@ const KINDS = [
   "refund_reversal",
   "adjustment",
   "med_debit",
+  "unapplied_credit",
 ] as const;
 
 function query(f: StatementFilters, before?: number): string {

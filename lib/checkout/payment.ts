@@ -10,6 +10,8 @@ import { disputesOfOrder } from "@/lib/med/returns";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import { parseBrCode } from "@/lib/pix/brcode";
 import { env } from "@/lib/env";
+import { resolutionsOf } from "@/lib/onchain/unapplied-queries";
+import type { UnappliedResolution } from "@/db/schema";
 import type { PublicPayment } from "./schemas";
 
 export type { PublicPayment } from "./schemas";
@@ -105,9 +107,22 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       received: cryptoToNumber(dep.receivedAmount),
       remaining,
       unapplied: cryptoToNumber(dep.unappliedAmount),
+      unappliedResolutions: new Decimal(dep.unappliedAmount).gt(0) ? (await resolutionsOf(db(), dep.id)).map(publicResolution) : [],
       qrContent: depositTransferUri(dep),
     },
     final: dep.closedAt !== null,
+  };
+}
+
+/** Of a resolution, what the payer may know: what became of the money, and the return's transaction once mined (never the address). */
+function publicResolution(r: UnappliedResolution) {
+  const returned = r.kind === "return";
+  return {
+    kind: r.kind,
+    status: r.status,
+    amount: cryptoToNumber(r.amount),
+    ...(returned ? { sent: cryptoToNumber(r.sentAmount ?? "0") } : {}),
+    ...(returned && r.status === "COMPLETED" && r.txHash ? { txHash: r.txHash } : {}),
   };
 }
 

@@ -70,6 +70,19 @@ export const publicPaymentSchema = z
         received: cryptoAmount,
         remaining: cryptoAmount,
         unapplied: cryptoAmount.meta({ description: "Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept" }),
+        unappliedResolutions: z
+          .array(
+            z.strictObject({
+              kind: z.enum(["accept", "return"]),
+              status: z.enum(REFUND_STATUSES),
+              amount: cryptoAmount.meta({ description: "The unapplied tokens this covers" }),
+              sent: cryptoAmount.optional().meta({ description: "A return: what the payer receives, the network fee deducted" }),
+              txHash: z.string().optional().meta({ description: "The return's transaction, once mined" }),
+            }),
+          )
+          .meta({
+            description: "What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled)",
+          }),
         qrContent: qrContent.meta({ description: "EIP-681 transfer URI" }),
       }),
       final: z.boolean().meta({ description: "True once the order can take no more payment (completed, or closed at its expiry)" }),

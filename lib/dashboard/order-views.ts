@@ -1,4 +1,4 @@
-import type { ChainTransfer, CryptoPixInvoice, CryptoPixPayment, OnchainOrder, Order } from "@/db/schema";
+import type { ChainTransfer, CryptoPixInvoice, CryptoPixPayment, OnchainOrder, Order, UnappliedResolution } from "@/db/schema";
 import { assetOf } from "@/lib/chain/config";
 import { networkName } from "@/lib/chain/network-names";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
@@ -19,6 +19,33 @@ import { chainFacts, lightningFacts, referenceFacts, type Fact } from "./order-f
 // row into it; lib/dashboard/server/order-detail.ts reads the rows.
 
 export type { Fact, TransferUse };
+
+/** An on-chain order's unapplied tokens on one transfer, what accepting them would credit, and what the merchant did with them. */
+export type UnappliedLine = {
+  transferId: string;
+  txHash: string;
+  amount: string;
+  asset: string;
+  /** The order's network, by name, and its fixed rate (BRL per token). */
+  network: string;
+  rate: string;
+  fromAddress: string | null;
+  /** Beyond what was due on a transfer that also paid the order, or arrived once the order was final. */
+  reason: "overpayment" | "after_final";
+  /** The tokens' BRL value at the order's fixed rate, rounded down: what accepting credits. */
+  creditCentavos: number;
+  resolution: {
+    kind: UnappliedResolution["kind"];
+    status: UnappliedResolution["status"];
+    creditedCentavos: number | null;
+    toAddress: string | null;
+    fee: string | null;
+    sent: string | null;
+    /** Only once mined: a pending return may still be replaced by a version with another hash. */
+    txHash: string | null;
+    at: string;
+  } | null;
+};
 
 export type TransferLine = {
   id: string;
@@ -75,6 +102,8 @@ export type OrderDetail = {
   refundable: { leftCentavos: number; sandbox: boolean } | null;
   /** What the payer's bank had returned of a PIX order's payment through the MED, without the merchant asking. */
   disputes: DisputeLine[];
+  /** An on-chain order's unapplied funds per transfer, and what the merchant did with them ([] for other kinds). */
+  unapplied: UnappliedLine[];
 };
 
 export type DisputeLine = { id: string; valueCentavos: number; natureza: string; status: string; debited: boolean; at: string };
@@ -92,7 +121,7 @@ const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 
 const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-export type OrderBase = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes">;
+export type OrderBase = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied">;
 
 export function fromOrder(o: Order): OrderBase {
   const link = paymentLink(o.paymentLinkId);

@@ -71,5 +71,15 @@ export const emptyForm = formSchema(z.object({}));
 
 export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
 
+/** One transfer's unapplied funds on an on-chain order; a return may name another address (blank: the sender). */
+export const unappliedForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }), transferId: z.uuid({ error: "errors.required" }) }));
+export const unappliedReturnForm = formSchema(
+  z.object({
+    id: z.uuid({ error: "errors.required" }),
+    transferId: z.uuid({ error: "errors.required" }),
+    toAddress: z.string().trim().max(64, "errors.tooLong").optional(),
+  }),
+);
+
 /** The refund API's own body, but the amount is required: the dashboard never refunds "all that is left" by default. */
 export const refundForm = formSchema(refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }), value: brlValue }), { decimal: DECIMAL_FIELDS });

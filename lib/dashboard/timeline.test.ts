@@ -10,6 +10,14 @@ describe("timelineLine", () => {
     expect(timelineLine({ type: "crypto_pix.status_changed", status: "REFUNDED", valueCentavos: null }).key).toBe("timeline.cryptoPixClosedRefunded");
   });
 
+  it("tells accepted unapplied funds from returned ones, and a refused return", () => {
+    const line = (status: string) => timelineLine({ type: "onchain.deposit.unapplied.status_changed", status, valueCentavos: null });
+    expect(line("accept:COMPLETED")).toEqual({ key: "timeline.unappliedAccepted", tone: "good" });
+    expect(line("return:PENDING").key).toBe("timeline.unappliedReturning");
+    expect(line("return:COMPLETED").key).toBe("timeline.unappliedReturned");
+    expect(line("return:FAILED")).toEqual({ key: "timeline.unappliedReturnFailed", tone: "bad" });
+  });
+
   it("carries a refund's amount", () => {
     expect(timelineLine({ type: "refund.status_changed", status: "COMPLETED", valueCentavos: 3000 })).toEqual({
       key: "timeline.refundDone",

@@ -30,6 +30,13 @@ const BY_STATUS: Record<string, Partial<Record<string, TimelineLine>>> = {
     COMPLETED: { key: "timeline.cryptoRefunded", tone: "neutral" },
     FAILED: { key: "timeline.cryptoRefundFailed", tone: "bad" },
   },
+  // Its status is "<kind>:<status>" of the merchant's resolution of unapplied funds (lib/dashboard/server/order-detail.ts).
+  "onchain.deposit.unapplied.status_changed": {
+    "accept:COMPLETED": { key: "timeline.unappliedAccepted", tone: "good" },
+    "return:PENDING": { key: "timeline.unappliedReturning", tone: "neutral" },
+    "return:COMPLETED": { key: "timeline.unappliedReturned", tone: "neutral" },
+    "return:FAILED": { key: "timeline.unappliedReturnFailed", tone: "bad" },
+  },
   "refund.status_changed": {
     PENDING: { key: "timeline.refundRequested", tone: "neutral" },
     COMPLETED: { key: "timeline.refundDone", tone: "neutral" },

@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   "refund.status_changed",
   "onchain.deposit.status_changed",
   "onchain.deposit.funds_unapplied",
+  "onchain.deposit.unapplied.status_changed",
   "crypto_pix.status_changed",
   "crypto_pix.funds_unapplied",
   "crypto_pix.refund.status_changed",

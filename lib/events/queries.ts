@@ -14,7 +14,10 @@ export function subjectEvents(ex: Executor, merchantId: string, subjectId: strin
     .select({
       id: events.id,
       type: events.type,
-      status: sql<string | null>`coalesce(${events.data}->'refund'->>'status', ${events.data}->>'status')`,
+      // A resolution of unapplied funds shows its kind and status ("return:COMPLETED").
+      status: sql<
+        string | null
+      >`coalesce(${events.data}->'refund'->>'status', (${events.data}->'resolution'->>'kind') || ':' || (${events.data}->'resolution'->>'status'), ${events.data}->>'status')`,
       valueCentavos: sql<number | null>`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,
       at: events.createdAt,
     })

@@ -48,7 +48,7 @@ export async function planSend(network: Network, account?: `0x${string}`): Promi
 export type NewChainTx =
   | {
       purpose: "withdrawal" | "refund";
-      ownerKind: "withdrawal" | "crypto_pix";
+      ownerKind: "withdrawal" | "crypto_pix" | "unapplied_return";
       ownerId: string;
       transferId?: string;
       token: { address: string; decimals: number };

@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   "webhook.deleted",
   "withdrawal.requested",
   "refund.requested",
+  "unapplied.accepted",
+  "unapplied.returned",
   "payout.resentByOperator",
   "payout.resolvedByOperator",
   "refund.resentByOperator",

@@ -187,6 +187,8 @@ async function liabilities(ex: Executor, valuer: Valuer, notRead: string[]): Pro
       left join onchain_orders o on t.owner_kind = 'onchain_order' and o.id = t.owner_id
       left join crypto_pix_payments p on t.owner_kind = 'crypto_pix' and p.id = t.owner_id
     where t.unapplied_amount > 0 and (t.refund_status is null or t.refund_status = 'FAILED')
+      -- Accepted by the merchant: owed as balance now, which the ledger counts.
+      and not exists (select 1 from unapplied_resolutions r where r.transfer_id = t.id and r.kind = 'accept')
     group by 1, 2, 3 order by 1, 2, 3`);
   lines.push(...(await cryptoLines("liability", "unapplied_chain_transfers", unappliedChain, valuer, notRead)));
   // Crypto-PIX payments paid in part or in full whose PIX is not decided yet: the payer's until then.

@@ -42,6 +42,21 @@ export type WebhookEventData = {
   "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
   "onchain.deposit.status_changed": Deposit & { previousStatus: Status<Deposit> | null };
   "onchain.deposit.funds_unapplied": Deposit & { unappliedAmount: number; txHash: string; reason: UnappliedReason; transferNetwork?: string; transferToken?: string };
+  /** The merchant accepted a transfer's unapplied tokens as payment (`value` BRL credited) or is returning them (`fee` kept, `to`, `txHash`). */
+  "onchain.deposit.unapplied.status_changed": Deposit & {
+    resolution: {
+      id: string;
+      kind: "accept" | "return";
+      status: "PENDING" | "COMPLETED" | "FAILED";
+      amount: number;
+      value: number | null;
+      fee: number | null;
+      to: string | null;
+      txHash: string | null;
+      transferId: string;
+      reason?: string;
+    };
+  };
   "crypto_pix.status_changed": CryptoPixPayment & { previousStatus: Status<CryptoPixPayment> | null };
   "crypto_pix.funds_unapplied": CryptoPixPayment & { unappliedAmount: number; txHash: string; reason: UnappliedReason; refunded: boolean };
   "crypto_pix.refund.status_changed": CryptoPixPayment & {
@@ -63,6 +78,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "refund.status_changed": true,
   "onchain.deposit.status_changed": true,
   "onchain.deposit.funds_unapplied": true,
+  "onchain.deposit.unapplied.status_changed": true,
   "crypto_pix.status_changed": true,
   "crypto_pix.funds_unapplied": true,
   "crypto_pix.refund.status_changed": true,

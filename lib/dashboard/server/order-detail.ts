@@ -13,6 +13,7 @@ import { refundsOfOrder } from "@/lib/orders/queries";
 import { refundableNow } from "@/lib/refunds/rule";
 import { subjectDeliveries } from "@/lib/webhooks/queries";
 import { fromCryptoPix, fromDeposit, fromOrder, transferLine, type OrderBase, type OrderDetail } from "@/lib/dashboard/order-views";
+import { unappliedLines } from "./unapplied";
 
 // One order of any kind for the dashboard's order page and its polling (lib/dashboard/order-views.ts
 // says what it holds): found among the merchant's orders of every kind, with its transfers, refunds,
@@ -21,15 +22,16 @@ import { fromCryptoPix, fromDeposit, fromOrder, transferLine, type OrderBase, ty
 export type { OrderDetail };
 
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
-async function loadOrder(merchantId: string, id: string): Promise<(OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable">) | null> {
+async function loadOrder(merchantId: string, id: string): Promise<(OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied">) | null> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)) };
+  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)), unapplied: [] };
   const order = found.order;
-  const transfers = (await transfersOf(db(), order.id)).map((t) => transferLine(t, order));
-  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null };
+  const rows = await transfersOf(db(), order.id);
+  const transfers = rows.map((t) => transferLine(t, order));
+  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null, unapplied: await unappliedLines(found.order, rows) };
   const invoice = overLightning(found.order) ? await invoiceOf(db(), found.order.id) : undefined;
-  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null };
+  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null, unapplied: [] };
 }
 
 /**

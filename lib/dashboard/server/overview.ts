@@ -12,7 +12,7 @@ import { listDashboardOrders, type OrderRow } from "./orders";
 // are counted by FILTER, not in WHERE: with them in WHERE and no statistics, PostgreSQL guessed the
 // kinds rare and read every credit of every merchant through the (kind, ref) index.
 
-const RECEIVED_KINDS = sql`('order_credit', 'deposit_credit', 'partial_deposit_credit')`;
+const RECEIVED_KINDS = sql`('order_credit', 'deposit_credit', 'partial_deposit_credit', 'unapplied_credit')`;
 const DAYS = 30;
 
 export type Overview = {
