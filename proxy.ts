@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { RETURN_TO_HEADER } from "@/lib/auth/callback-url";
+import { RETURN_TO_HEADER } from "@/lib/identity/dashboard/callback-url";
 import { env, publicBaseUrl } from "@/lib/env";
 import { contentSecurityPolicy, CSP_HEADER, HSTS, newNonce } from "@/lib/http/csp";
 import { pageWriteAllowed } from "@/lib/http/same-origin";

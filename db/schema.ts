@@ -28,7 +28,7 @@ const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 export const ACCOUNT_TYPES = ["standard", "verified", "business"] as const;
-/** Dashboard roles, most powerful first (lib/security/roles.ts says what each may do). */
+/** Dashboard roles, most powerful first (lib/identity/roles.ts says what each may do). */
 export const USER_ROLES = ["owner", "admin", "finance", "developer", "viewer"] as const;
 export const API_KEY_SCOPES = ["full", "read"] as const;
 export const API_KEY_SCOPE_NAMES = ["read", "payments", "refunds", "withdrawals"] as const;
@@ -135,7 +135,7 @@ export const merchants = pgTable(
     pixKey: text("pix_key"),
     pixKeyType: text("pix_key_type"),
     // When the payout key last changed, and whether an owner has since confirmed it: a withdrawal
-    // to a key changed recently needs that confirmation (lib/security/payout-hold.ts).
+    // to a key changed recently needs that confirmation (lib/identity/payout-hold.ts).
     pixKeyChangedAt: ts("pix_key_changed_at"),
     pixKeyConfirmedAt: ts("pix_key_confirmed_at"),
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
@@ -164,7 +164,7 @@ export const users = pgTable(
     name: text("name"),
     passwordHash: text("password_hash").notNull(),
     role: text("role", { enum: USER_ROLES }).notNull().default("owner"),
-    // TOTP secret, sealed with a key derived from AUTH_SECRET (lib/security/sealed.ts); set while
+    // TOTP secret, sealed with a key derived from AUTH_SECRET (lib/identity/sealed.ts); set while
     // enrolling, live once totp_enabled_at is set. totp_last_step stops a code from being used twice.
     totpSecret: text("totp_secret"),
     totpEnabledAt: ts("totp_enabled_at"),

@@ -1,7 +1,7 @@
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
 import { E2E_ADMIN_TOKEN } from "../playwright.config";
-import { currentTotp } from "../lib/security/totp";
+import { currentTotp } from "../lib/identity/totp";
 import { inbox, linkIn, newMailTo, type Mail } from "./support/inbox";
 
 // Each dashboard test seeds its own merchant (documenso style) through the operator API, then signs

@@ -23,7 +23,7 @@ test("2FA: turned on from the Security page, then sign-in asks for the code and 
   await page.goto("/dashboard/security");
   await expect(page.getByTestId("two-factor-status")).toContainText("Ativada");
 
-  // The session cookie: HttpOnly and SameSite=Lax (Secure needs https; see lib/auth/options.test.ts).
+  // The session cookie: HttpOnly and SameSite=Lax (Secure needs https; see lib/identity/dashboard/options.test.ts).
   const cookie = (await context.cookies()).find((c) => c.name.endsWith("next-auth.session-token"))!;
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" });
 

@@ -3,7 +3,7 @@
 //   - a citation of a document that is not in the repository: "CONTRACT §6", "spec §2.5", "Spec §8",
 //     a bare "§10" (an RFC's or another published standard's section, "RFC 9110 §10.2.3", is fine),
 //     "issue 15" / "issue #15" (the tracker), "shared/notes/…" (files beside the clone);
-//   - a repository path that does not exist ("lib/auth/roles.ts" after a move), a ":31" line suffix
+//   - a repository path that does not exist ("lib/identity/dashboard/roles.ts" after a move), a ":31" line suffix
 //     included (line numbers go stale: cite the file and a name in it);
 //   - a docs/*.md#anchor whose heading does not exist (anchors are GitHub's: lower-case, punctuation
 //     dropped, spaces as hyphens).

@@ -9,7 +9,7 @@ import { describeZodError } from "@/lib/http/validation";
 import { ConfigError, env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";
-import { API_SCOPES, isApiScope, type ApiScope } from "@/lib/api-auth/scopes";
+import { API_SCOPES, isApiScope, type ApiScope } from "@/lib/identity/api-keys/scopes";
 import { createApiKey, createMerchant, listApiKeys, listMerchants, revokeApiKey, updateMerchant } from "@/lib/merchants/service";
 import { isNetwork, NETWORKS, type Network } from "@/lib/chain/tokens";
 import { retryRefund } from "@/lib/crypto-pix/refunds";

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq, isNull } from "drizzle-orm";
 import { db } from "@/db";
 import { apiKeys, merchants, users, type UserRole } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
-import type { ApiScope } from "@/lib/api-auth/scopes";
-import type { SignedIn } from "@/lib/auth/session";
+import { generateApiKey } from "@/lib/identity/api-keys/keys";
+import type { ApiScope } from "@/lib/identity/api-keys/scopes";
+import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { balanceOf } from "@/lib/ledger/ledger";
 import { api, seedMerchant } from "./helpers";
@@ -17,8 +17,8 @@ import { api, seedMerchant } from "./helpers";
 const session = vi.hoisted(() => ({ current: null as SignedIn | null }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers(), cookies: async () => ({ get: () => undefined }) }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
-vi.mock("@/lib/auth/session", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/session")>()),
+vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
   requireMerchant: async () => session.current!,
 }));
 

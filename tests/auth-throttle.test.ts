@@ -10,7 +10,7 @@ import { processSlot } from "@/lib/singleton";
 
 const hashing = vi.hoisted(() => ({ hash: 0, verify: 0, address: "" }));
 
-vi.mock("@/lib/passwords", () => ({
+vi.mock("@/lib/identity/password-hash", () => ({
   hashPassword: async () => {
     hashing.hash++;
     return "scrypt$32768$8$1$c2FsdA$aGFzaA";
@@ -27,9 +27,10 @@ vi.mock("next/headers", () => ({
   cookies: async () => ({ get: () => undefined }),
 }));
 
-const { authOptions } = await import("@/lib/auth/options");
-const { signUpAction } = await import("@/lib/auth/sign-up");
-const { SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE, SIGN_IN_ATTEMPTS_PER_MINUTE, SIGN_UPS_PER_ADDRESS_PER_MINUTE, TOO_MANY_ATTEMPTS } = await import("@/lib/auth/throttle");
+const { authOptions } = await import("@/lib/identity/dashboard/options");
+const { signUpAction } = await import("@/lib/identity/dashboard/sign-up");
+const { SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE, SIGN_IN_ATTEMPTS_PER_MINUTE, SIGN_UPS_PER_ADDRESS_PER_MINUTE, TOO_MANY_ATTEMPTS } =
+  await import("@/lib/identity/dashboard/throttle");
 const { idle } = await import("@/lib/forms/action-state");
 const { translate } = await import("@/lib/i18n");
 

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, inject, it } from "vitest";
 import { db } from "@/db";
 import { merchants } from "@/db/schema";
-import { authenticateMerchant } from "@/lib/api-auth/authenticate";
+import { authenticateMerchant } from "@/lib/identity/api-keys/authenticate";
 
 // Runs the operator CLI as an operator would, as a separate process against the test database.
 

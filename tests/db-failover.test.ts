@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db, openPool } from "@/db";
 import { runMigrations } from "@/db/migrate";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey } from "@/lib/identity/api-keys/keys";
 import { checkFailoverDurability, DeploymentRefused } from "@/lib/deployment/guards";
 import { resetEnvForTests } from "@/lib/env";
 import { databaseUnavailable } from "@/lib/http/unavailable";

@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { closeDb, connectionOptions, db, openPool } from "@/db";
 import { ensureDatabase } from "@/db/bootstrap";
 import { runMigrations } from "@/db/migrate";
-import { cachedKey } from "@/lib/api-auth/key-cache";
-import { hashApiKey } from "@/lib/api-auth/keys";
+import { cachedKey } from "@/lib/identity/api-keys/key-cache";
+import { hashApiKey } from "@/lib/identity/api-keys/keys";
 import { checkPooledDeadlines } from "@/lib/deployment/guards";
 import { resetEnvForTests } from "@/lib/env";
 import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";

@@ -5,15 +5,15 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { auditEvents, mailOutbox, merchants, payoutDestinations, securityLinks, users, withdrawals, type Merchant } from "@/db/schema";
-import type { SignedIn } from "@/lib/auth/session";
+import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { apiErrorMessage } from "@/lib/i18n/api-errors";
 import { idle } from "@/lib/forms/action-state";
 import { backgroundMailSettled } from "@/lib/mail/background";
 import { confirmPayoutKey, updateMerchant } from "@/lib/merchants/service";
-import { hashPassword } from "@/lib/passwords";
-import { createSecurityLink } from "@/lib/security/links";
+import { hashPassword } from "@/lib/identity/password-hash";
+import { createSecurityLink } from "@/lib/identity/links";
 import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/lib/withdrawals/address-book";
 import { destinationHeldError } from "@/lib/withdrawals/destination-gate";
 import { createPixOut } from "@/lib/withdrawals/service";
@@ -33,8 +33,8 @@ vi.mock("next/headers", () => ({
   cookies: async () => ({ get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined) }),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("@/lib/auth/session", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/session")>()),
+vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
   requireMerchant: async () => session.current,
 }));
 

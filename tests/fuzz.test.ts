@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { operator } from "@/lib/api-auth/callers";
+import { operator } from "@/lib/identity/api-keys/callers";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";

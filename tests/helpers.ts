@@ -1,6 +1,6 @@
 import { db } from "@/db";
 import { apiKeys, merchants } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey } from "@/lib/identity/api-keys/keys";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { randomUUID } from "node:crypto";

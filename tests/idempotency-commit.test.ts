@@ -75,8 +75,8 @@ vi.mock("@/lib/events/outbox", async (importOriginal) => {
     },
   };
 });
-vi.mock("@/lib/security/audit", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/lib/security/audit")>();
+vi.mock("@/lib/identity/audit", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/identity/audit")>();
   return {
     ...real,
     audit: async (...args: Parameters<typeof real.audit>) => {

@@ -21,18 +21,18 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 
 const { db } = await import("@/db");
 const { auditEvents, factorFailures, emailCodes, mailOutbox, orderRefunds, securityLinks, userSessions, users } = await import("@/db/schema");
-const { hashPassword } = await import("@/lib/passwords");
-const { currentTotp } = await import("@/lib/security/totp");
-const { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor, twoFactorStatus, verifySecondFactor } = await import("@/lib/security/two-factor");
-const { FactorLocked, FAILURES_PER_ADDRESS_PER_MINUTE, LOCK_AFTER_FAILURES } = await import("@/lib/security/factor-attempts");
-const { confirmFactorChangeByLink, openFactorLink } = await import("@/lib/security/factor-change");
-const { factorHeldUntil } = await import("@/lib/security/factor-hold");
-const { createSecurityLink } = await import("@/lib/security/links");
-const { createSession, stepUpIsFresh, markStepUp, liveSession } = await import("@/lib/security/sessions");
+const { hashPassword } = await import("@/lib/identity/password-hash");
+const { currentTotp } = await import("@/lib/identity/totp");
+const { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor, twoFactorStatus, verifySecondFactor } = await import("@/lib/identity/two-factor");
+const { FactorLocked, FAILURES_PER_ADDRESS_PER_MINUTE, LOCK_AFTER_FAILURES } = await import("@/lib/identity/factor-attempts");
+const { confirmFactorChangeByLink, openFactorLink } = await import("@/lib/identity/factor-change");
+const { factorHeldUntil } = await import("@/lib/identity/factor-hold");
+const { createSecurityLink } = await import("@/lib/identity/links");
+const { createSession, stepUpIsFresh, markStepUp, liveSession } = await import("@/lib/identity/sessions");
 const { beginTotpAction, confirmTotpAction, disableTotpAction, confirmFactorChangeAction } = await import("@/lib/dashboard/actions/security");
 const { refundOrderAction } = await import("@/lib/dashboard/actions/refunds");
 const { pixOutAction } = await import("@/lib/dashboard/actions/withdrawals");
-const { authOptions } = await import("@/lib/auth/options");
+const { authOptions } = await import("@/lib/identity/dashboard/options");
 const { idle } = await import("@/lib/forms/action-state");
 const { api, seedMerchant } = await import("./helpers");
 
@@ -388,7 +388,7 @@ describe("step-up for every money move", () => {
 
   it("every dashboard action that calls a money-moving service declares itself a money move", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
-    const { MONEY_MOVES } = await import("@/lib/security/money-moves");
+    const { MONEY_MOVES } = await import("@/lib/identity/money-moves");
     const services = /\b(requestRefund|createPixOut|initiateOnchainWithdrawal|returnUnapplied)\(/;
     const declared = new Set<string>();
     for (const file of readdirSync("lib/dashboard/actions")) {

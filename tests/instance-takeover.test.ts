@@ -6,7 +6,7 @@ import { db } from "@/db";
 import { orders, pixPayouts, sandboxPixPayouts, withdrawals } from "@/db/schema";
 import { isRunning } from "@/lib/jobs/queue";
 import { ledgerSum } from "@/lib/ledger/ledger";
-import { providerPayoutId } from "@/lib/payouts/machine";
+import { providerPayoutId } from "@/lib/pix-payouts/machine";
 import { api, seedMerchant } from "./helpers";
 
 // Work survives a dead instance (docs/architecture.md#work-held-by-an-instance-that-dies): two worker processes on one database; the first is

@@ -11,7 +11,7 @@ import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { resetEnvForTests } from "@/lib/env";
 import { reconcileLightning } from "@/lib/lightning/reconcile";
 import { startInvoiceStream, stopInvoiceStream } from "@/lib/lightning/stream";
-import { advancePayout } from "@/lib/payouts/machine";
+import { advancePayout } from "@/lib/pix-payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { attentionList } from "@/lib/attention/attention";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";

@@ -6,7 +6,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
 import { attentionCounts, attentionList } from "@/lib/attention/attention";
 import { resendMoneyOut, resolveMoneyOut } from "@/lib/worker/operator";
-import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
+import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
 import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
 import { reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { registerPixWebhook, registerPixWebhooks } from "@/lib/providers/pix/api-pix";

@@ -7,7 +7,7 @@ import { db } from "@/db";
 import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
-import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
+import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { toBaseUnits } from "@/lib/money";

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
 import { auditEvents, medInfractions, merchants, orders, users } from "@/db/schema";
-import type { SignedIn } from "@/lib/auth/session";
+import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { idle } from "@/lib/forms/action-state";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
@@ -28,8 +28,8 @@ vi.mock("next/headers", () => ({
   cookies: async () => ({ get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined) }),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("@/lib/auth/session", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/session")>()),
+vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
   requireMerchant: async () => session.current,
 }));
 

@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { operator } from "@/lib/api-auth/callers";
+import { operator } from "@/lib/identity/api-keys/callers";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";

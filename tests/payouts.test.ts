@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { cryptoPixPayments, pixPayouts, sandboxPixPayouts, withdrawals } from "@/db/schema";
-import { providerPayoutId } from "@/lib/payouts/machine";
+import { providerPayoutId } from "@/lib/pix-payouts/machine";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { overrideProvidersForTests } from "@/lib/providers";
 import { processWithdrawal } from "@/lib/withdrawals/service";

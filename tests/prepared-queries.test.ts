@@ -5,7 +5,7 @@ import { compile } from "@/db/prepared";
 import { apiKeys, merchants, orders } from "@/db/schema";
 import { foldBalances } from "@/lib/ledger/ledger";
 import { createLightningOrder, createPixOrder } from "@/lib/orders/service";
-import { hashApiKey } from "@/lib/api-auth/keys";
+import { hashApiKey } from "@/lib/identity/api-keys/keys";
 import { seedMerchant } from "./helpers";
 
 // db/prepared.ts runs Drizzle-built statements straight on postgres.js with its own row decoder.

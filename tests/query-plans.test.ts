@@ -289,7 +289,7 @@ describe("hot statements' generic plans", () => {
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
     const { claimDue } = await import("@/lib/webhooks/dispatcher");
-    const { flushKeyUsage } = await import("@/lib/api-auth/authenticate");
+    const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
 

@@ -18,7 +18,7 @@ import {
 import { attentionList } from "@/lib/attention/attention";
 import { resetEnvForTests } from "@/lib/env";
 import { saoPauloDay } from "@/lib/money";
-import { advancePayout, providerPayoutId } from "@/lib/payouts/machine";
+import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
 import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { binancePay } from "@/lib/providers/exchange/binance-pay";

@@ -7,7 +7,7 @@ import { messageBody } from "@/lib/http/error-body";
 import { createRouter } from "@/lib/http/router";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { createExchangeOrderEndpoint, getOrderEndpoint } from "@/lib/orders/endpoints";
-import { anyone } from "@/lib/api-auth/callers";
+import { anyone } from "@/lib/identity/api-keys/callers";
 import { api, BASE, seedMerchant } from "./helpers";
 
 describe("the /api/v1 router", () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq, isNull } from "drizzle-orm";
 import { db } from "@/db";
 import { apiKeys, merchants, users, webhookEndpoints } from "@/db/schema";
-import type { SignedIn } from "@/lib/auth/session";
+import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { saveEnv } from "./support/env";
@@ -15,8 +15,8 @@ import { api, seedMerchant } from "./helpers";
 const session = vi.hoisted(() => ({ current: null as SignedIn | null }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers(), cookies: async () => ({ get: () => undefined }) }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
-vi.mock("@/lib/auth/session", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/session")>()),
+vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
   requireMerchant: async () => session.current!,
 }));
 

@@ -4,10 +4,10 @@ import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "node:net";
 import { db } from "@/db";
 import { merchants, users, type UserRole } from "@/db/schema";
-import type { SignedIn } from "@/lib/auth/session";
+import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { resetEnvForTests } from "@/lib/env";
-import { verifyPassword } from "@/lib/passwords";
+import { verifyPassword } from "@/lib/identity/password-hash";
 import { seedMerchant } from "./helpers";
 
 // Sign-up and invitations tell nobody which e-mails have an account (docs/security.md, "Sign-up and
@@ -26,14 +26,14 @@ vi.mock("next/server", async (importOriginal) => ({
   after: (task: () => Promise<unknown>) => void ctx.pending.push(task()),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
-vi.mock("@/lib/auth/session", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/session")>()),
+vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
   requireMerchant: async () => ctx.session!,
 }));
 
-const { signUpAction, confirmSignUpAction } = await import("@/lib/auth/sign-up");
+const { signUpAction, confirmSignUpAction } = await import("@/lib/identity/dashboard/sign-up");
 const { inviteMemberAction } = await import("@/lib/dashboard/actions/team");
-const { pendingInvitations } = await import("@/lib/security/team");
+const { pendingInvitations } = await import("@/lib/identity/team");
 const { idle } = await import("@/lib/forms/action-state");
 const { translate } = await import("@/lib/i18n");
 

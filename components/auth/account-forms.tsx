@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { acceptInvitationAction, requestPasswordResetAction, resetPasswordAction } from "@/lib/auth/account-actions";
+import { acceptInvitationAction, requestPasswordResetAction, resetPasswordAction } from "@/lib/identity/dashboard/account-actions";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { FormMessage } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { confirmFactorLinkAction } from "@/lib/auth/factor-link-action";
+import { confirmFactorLinkAction } from "@/lib/identity/dashboard/factor-link-action";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 

@@ -13,7 +13,7 @@ import { useI18n } from "@/lib/i18n/client";
 // resets the form after each submit) so the person types only the code.
 type State = { error?: string; email?: string; askCode?: boolean; password?: string };
 
-// lib/auth/sign-in's messages (a client component cannot import that server module).
+// lib/identity/dashboard/sign-in's messages (a client component cannot import that server module).
 const ERRORS: Record<string, MessageKey> = {
   TooManyAttempts: "auth.tooManyAttempts",
   TwoFactorRequired: "auth.twoFactorRequired",

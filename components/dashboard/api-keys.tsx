@@ -8,7 +8,7 @@ import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createApiKeyAction, revokeApiKeyAction } from "@/lib/dashboard/actions/developers";
-import type { ApiScope } from "@/lib/api-auth/scopes";
+import type { ApiScope } from "@/lib/identity/api-keys/scopes";
 import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 

@@ -10,7 +10,7 @@ import { confirmFactorChangeAction } from "@/lib/dashboard/actions/security";
 import { useI18n } from "@/lib/i18n/client";
 
 // For owners: members whose second factor changed recently and whose money moves wait for an owner
-// to vouch for it (lib/security/factor-hold.ts). Confirming takes the owner's own fresh factor.
+// to vouch for it (lib/identity/factor-hold.ts). Confirming takes the owner's own fresh factor.
 
 export type HeldMemberItem = { id: string; email: string; role: UserRole; twoFactor: boolean; changedAt: string; heldUntil: string };
 

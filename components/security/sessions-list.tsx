@@ -6,7 +6,7 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { revokeOtherSessionsAction, revokeSessionAction } from "@/lib/dashboard/actions/security";
 import { useI18n } from "@/lib/i18n/client";
-import { deviceParts } from "@/lib/security/device-label";
+import { deviceParts } from "@/lib/identity/device-label";
 
 export type SessionItem = { id: string; current: boolean; createdAt: string; lastSeenAt: string; ip: string | null; userAgent: string | null };
 

@@ -3,7 +3,7 @@ import { publicBaseUrl } from "@/lib/env";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { defineEndpoint } from "@/lib/http/endpoint";
-import { anyone } from "@/lib/api-auth/callers";
+import { anyone } from "@/lib/identity/api-keys/callers";
 
 // The OpenAPI 3.1 document of /api/v1 (docs/api.md), derived from the endpoints' own declarations:
 // request bodies and query strings on zod's input side (what the client sends, e.g. BRL as a JSON

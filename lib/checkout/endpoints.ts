@@ -1,5 +1,5 @@
 import QRCode from "qrcode";
-import { anyone } from "@/lib/api-auth/callers";
+import { anyone } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { publicCryptoPixExample, publicPaymentExample } from "./examples";

@@ -1,5 +1,5 @@
 import { db } from "@/db";
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";

@@ -8,7 +8,7 @@ import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { fromBaseUnits, satoshisFor } from "@/lib/money";
 import { clearAttention } from "@/lib/attention/attention";
-import { createPayout, requestPayout, type PayoutDecision } from "@/lib/payouts/machine";
+import { createPayout, requestPayout, type PayoutDecision } from "@/lib/pix-payouts/machine";
 import { providers } from "@/lib/providers";
 import type { HeldHtlcs, StreamedInvoice } from "@/lib/providers/lightning/types";
 import { requireRail } from "@/lib/providers/rails";

@@ -11,7 +11,7 @@ import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
-import { advancePayout, createPayout, requestPayout, type PayoutGuards, type PayoutOwners } from "@/lib/payouts/machine";
+import { advancePayout, createPayout, requestPayout, type PayoutGuards, type PayoutOwners } from "@/lib/pix-payouts/machine";
 import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
@@ -205,7 +205,7 @@ export type ApplyResult = { payment: CryptoPixPayment; duplicate: boolean; fully
 /**
  * Applies one confirmed crypto transfer, once, judged by its payment time. In time and short of the
  * amount: PARTIAL_ORDER with the partial fields. The amount reached: the PIX payout is recorded in
- * the same transaction (lib/payouts), so it is requested exactly once. After the payment closed, or
+ * the same transaction (lib/pix-payouts), so it is requested exactly once. After the payment closed, or
  * beyond what was due: the money is sent back to its sender (a refund decided for that transfer).
  */
 export async function applyCryptoPixTransfer(paymentId: string, transfer: IncomingTransfer): Promise<ApplyResult> {
@@ -271,7 +271,7 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
   });
 }
 
-/** The PIX payout of a fully paid payment was decided (lib/payouts/machine.ts): made → COMPLETED; not made → the crypto goes back. */
+/** The PIX payout of a fully paid payment was decided (lib/pix-payouts/machine.ts): made → COMPLETED; not made → the crypto goes back. */
 export const onCryptoPixPayout: NonNullable<PayoutOwners["crypto_pix"]> = async (tx, payout, decision) => {
   const p = await lockPayment(tx, payout.ownerId);
   if (!p || p.closedAt) return;

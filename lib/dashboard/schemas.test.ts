@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { translate } from "@/lib/i18n";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { signUpForm } from "@/lib/auth/schemas";
+import { signUpForm } from "@/lib/identity/dashboard/schemas";
 import { fieldErrors } from "@/lib/forms/form";
 import * as dashboardForms from "./schemas";
 

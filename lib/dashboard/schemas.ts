@@ -8,7 +8,7 @@ import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
 import { USER_ROLES } from "@/db/schema";
-import { API_SCOPES, type ApiScope } from "@/lib/api-auth/scopes";
+import { API_SCOPES, type ApiScope } from "@/lib/identity/api-keys/scopes";
 import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
 

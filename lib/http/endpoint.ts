@@ -29,7 +29,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /**
  * Who may call an endpoint. The principal's fields are spread into the handler's context. `N` is what
  * each endpoint of this caller declares it needs beyond being who the caller is (an API key: its
- * scope, lib/api-auth/scopes.ts); a caller without one has none to declare.
+ * scope, lib/identity/api-keys/scopes.ts); a caller without one has none to declare.
  */
 export type Caller<P extends object, N extends string = never> = {
   /** Throws a DomainError (401, 403, 404) to refuse. Synchronous where it can be: most requests then await nothing. */

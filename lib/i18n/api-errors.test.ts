@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InsufficientBalance, InvalidInput, LimitExceeded, NotFound, UpstreamUnavailable, type ErrorCode, type ErrorValues } from "@/lib/errors";
-import { FactorLocked } from "@/lib/security/factor-attempts";
+import { FactorLocked } from "@/lib/identity/factor-attempts";
 import { apiErrorMessage, wordError } from "./api-errors";
 
 const nb = (s: string) => s.replace(/\s/g, " ");

@@ -24,7 +24,7 @@ export function invitationExistingMail(locale: Locale, vars: { company: string; 
   return mail(locale, "mail.invite.subject", "mail.inviteExisting.body", vars);
 }
 
-/** The link that finishes a sign-up (lib/auth/sign-up-link.ts). */
+/** The link that finishes a sign-up (lib/identity/dashboard/sign-up-link.ts). */
 export function signUpConfirmMail(locale: Locale, vars: { link: string; hours: number }): MailText {
   return mail(locale, "mail.signUp.subject", "mail.signUp.body", vars);
 }

@@ -6,7 +6,7 @@ import { jobQueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { providers } from "@/lib/providers";
 import type { Infraction } from "@/lib/providers/payout/types";
-import { audit, type Actor } from "@/lib/security/audit";
+import { audit, type Actor } from "@/lib/identity/audit";
 
 // MED infractions (docs/providers.md "MED infractions"). Before the MED returns a PIX, the payer's
 // bank files an infraction; the receiver may contest it until the PSP's deadline, after which the

@@ -12,7 +12,7 @@ import { orderById } from "@/lib/orders/queries";
 import { plainOrderName } from "@/lib/orders/title";
 import { orderView } from "@/lib/orders/views";
 import type { PixReturnReport, ReceivedPix } from "@/lib/providers/pix/types";
-import { teamToTell } from "@/lib/security/money-mail";
+import { teamToTell } from "@/lib/identity/money-mail";
 
 // Devoluções we did not ask for (docs/providers.md "MED devoluções"). The payer's bank can have a PIX
 // we received returned through the Central Bank's MED (natureza MED_OPERACIONAL, MED_FRAUDE,

@@ -1,4 +1,4 @@
-import { operator } from "@/lib/api-auth/callers";
+import { operator } from "@/lib/identity/api-keys/callers";
 import { env } from "@/lib/env";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";

@@ -2,7 +2,7 @@ import { and, asc, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import { apiKeys, merchants, users, type Merchant } from "@/db/schema";
-import type { ApiScope } from "@/lib/api-auth/scopes";
+import type { ApiScope } from "@/lib/identity/api-keys/scopes";
 import { shownBalance } from "@/lib/ledger/ledger";
 
 // The SQL of merchants, their API keys and their users, each query taking the executor first.

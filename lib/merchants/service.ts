@@ -2,10 +2,10 @@ import { sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { merchants, type Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
-import { generateApiKey, type KeyMode } from "@/lib/api-auth/keys";
-import { forgetMerchant } from "@/lib/api-auth/key-cache";
-import { API_SCOPES, legacyScope, normaliseScopes, type ApiScope } from "@/lib/api-auth/scopes";
-import { hashPassword } from "@/lib/passwords";
+import { generateApiKey, type KeyMode } from "@/lib/identity/api-keys/keys";
+import { forgetMerchant } from "@/lib/identity/api-keys/key-cache";
+import { API_SCOPES, legacyScope, normaliseScopes, type ApiScope } from "@/lib/identity/api-keys/scopes";
+import { hashPassword } from "@/lib/identity/password-hash";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -52,7 +52,7 @@ function normalisePixKey(key: string): { pixKey: string; pixKeyType: string } {
   return { pixKey: classified.normalized, pixKeyType: classified.type };
 }
 
-/** A new payout key starts its hold (lib/security/payout-hold.ts); saving the same key again does not. */
+/** A new payout key starts its hold (lib/identity/payout-hold.ts); saving the same key again does not. */
 function payoutKeyChange(next: { pixKey: string; pixKeyType: string }) {
   const changed = sql`${merchants.pixKey} is distinct from ${next.pixKey}`;
   return {
@@ -115,7 +115,7 @@ export async function createMerchant(input: CreateMerchantInput, opts: { mode: K
 }
 
 /**
- * Dashboard sign-up (docs/security.md#sign-up-and-invitations), once the link mailed to the address is opened (lib/auth/sign-up.ts):
+ * Dashboard sign-up (docs/security.md#sign-up-and-invitations), once the link mailed to the address is opened (lib/identity/dashboard/sign-up.ts):
  * a standard merchant and its first user, whose password was hashed when the form was sent, without
  * an API key.
  */
@@ -187,7 +187,7 @@ export async function confirmPayoutKey(id: string): Promise<void> {
 /**
  * A new key with `scopes` (default: every scope); the API refuses what they do not cover with 403.
  * Whether the person asking may give those scopes is the caller's to check (the dashboard action:
- * lib/api-auth/scopes.ts grantableScopes); operators may give any. A merchant holds at most
+ * lib/identity/api-keys/scopes.ts grantableScopes); operators may give any. A merchant holds at most
  * MAX_API_KEYS_PER_MERCHANT keys that are not revoked: each has its own rate-limit bucket.
  */
 export async function createApiKey(

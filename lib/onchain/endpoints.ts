@@ -1,4 +1,4 @@
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, successFalseBody } from "@/lib/http/error-body";

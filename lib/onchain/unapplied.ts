@@ -11,7 +11,7 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { centavosForCrypto, cryptoCompare, cryptoDueFor, cryptoSub, cryptoToNumber } from "@/lib/money";
 import { providers } from "@/lib/providers";
-import { audit, type Actor } from "@/lib/security/audit";
+import { audit, type Actor } from "@/lib/identity/audit";
 import { lockDeposit, merchantDepositById } from "./queries";
 import { addCredited, decideResolution, insertResolution, lockResolution, setResolutionChainTx, setTransferReturn } from "./unapplied-queries";
 import { depositView } from "./views";

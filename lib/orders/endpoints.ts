@@ -1,5 +1,5 @@
 import type { Order } from "@/db/schema";
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, successFalseBody } from "@/lib/http/error-body";
 import { exchangeExample, getOrderExample, lightningExample, ordersExample, pixExample } from "./examples";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { log } from "@/lib/log";
-import { wakePayout } from "@/lib/payouts/machine";
+import { wakePayout } from "@/lib/pix-payouts/machine";
 import { followRefund } from "@/lib/refunds/machine";
 import { confirmNotifiedPix, pixConfirmQueue } from "./confirm";
 

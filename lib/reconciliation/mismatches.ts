@@ -4,7 +4,7 @@ import { reconMismatches, type ReconMismatch } from "@/db/schema";
 import { clearAttention } from "@/lib/attention/attention";
 import { NotFound } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { audit } from "@/lib/security/audit";
+import { audit } from "@/lib/identity/audit";
 
 // What an operator does with a mismatch (docs/operations.md "Reconciliation"): look at both sides,
 // settle it where it must be settled (with the provider, or with the money-out commands), then resolve

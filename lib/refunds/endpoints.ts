@@ -1,4 +1,4 @@
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { successFalseBody } from "@/lib/http/error-body";
 import { refundExample } from "./examples";
@@ -7,8 +7,8 @@ import { findRefund, requestRefund } from "./service";
 import { refundView } from "./views";
 import { clientAddress } from "@/lib/http/client-address";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
-import { apiKeyActor, audit } from "@/lib/security/audit";
-import { mailRefundRequested } from "@/lib/security/money-mail";
+import { apiKeyActor, audit } from "@/lib/identity/audit";
+import { mailRefundRequested } from "@/lib/identity/money-mail";
 
 export const refundOrderEndpoint = defineEndpoint({
   method: "POST",

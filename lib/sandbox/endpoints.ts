@@ -1,4 +1,4 @@
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { NotFound } from "@/lib/errors";
 import { cryptoPixView } from "@/lib/crypto-pix/views";
 import { defineEndpoint } from "@/lib/http/endpoint";

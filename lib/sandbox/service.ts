@@ -7,7 +7,7 @@ import { onInvoiceAccepted, runInvoiceActions } from "@/lib/crypto-pix/lightning
 import { invoiceOf } from "@/lib/crypto-pix/queries";
 import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCryptoPixPayout, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
-import { decidePayout } from "@/lib/payouts/machine";
+import { decidePayout } from "@/lib/pix-payouts/machine";
 import { rpcUrl } from "@/lib/chain/config";
 import { transferById } from "@/lib/chain/transfers";
 import type { IdempotentResource } from "@/lib/idempotency-binding";

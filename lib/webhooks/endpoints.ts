@@ -1,11 +1,11 @@
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { clientAddress } from "@/lib/http/client-address";
 import { json } from "@/lib/http/respond";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
-import { alertAdmins } from "@/lib/security/alerts";
-import { apiKeyActor, audit } from "@/lib/security/audit";
+import { alertAdmins } from "@/lib/identity/alerts";
+import { apiKeyActor, audit } from "@/lib/identity/audit";
 import { findDelivery, listDeliveries, redeliver } from "./deliveries";
 import { createEndpoint, deleteEndpoint, endpointCreatedView, findEndpoint, listEndpoints } from "./registry";
 import { listEvents } from "./events-api";

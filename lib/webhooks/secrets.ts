@@ -1,11 +1,11 @@
 import { db } from "@/db";
 import { log } from "@/lib/log";
-import { seal, unseal } from "@/lib/security/sealed";
+import { seal, unseal } from "@/lib/identity/sealed";
 import { plainSecretEndpoints, replaceEndpointSecret } from "./queries";
 import { SECRET_PREFIX } from "./sign";
 
 // Webhook signing secrets at rest (docs/webhooks.md, "Signing secrets at rest"): sealed like TOTP
-// seeds (lib/security/sealed.ts, AES-256-GCM under a key derived from AUTH_SECRET), so a copy of the
+// seeds (lib/identity/sealed.ts, AES-256-GCM under a key derived from AUTH_SECRET), so a copy of the
 // database alone cannot forge our signatures to a merchant's receiver. The column stays text:
 // a sealed value starts with "v1.", one stored before sealing with "whsec_"; those are sealed once at
 // start-up (sealPlainSecrets) and, should one still turn up (an older instance during a rolling

@@ -1,15 +1,15 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants, payoutDestinations, securityLinks, type Merchant } from "@/db/schema";
-import { forgetMerchant } from "@/lib/api-auth/key-cache";
+import { forgetMerchant } from "@/lib/identity/api-keys/key-cache";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import type { Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
-import { alertAdmins } from "@/lib/security/alerts";
-import { audit, type Actor } from "@/lib/security/audit";
-import { consumeSecurityLink, createSecurityLink } from "@/lib/security/links";
-import { hashLinkToken, isLinkToken } from "@/lib/security/tokens";
+import { alertAdmins } from "@/lib/identity/alerts";
+import { audit, type Actor } from "@/lib/identity/audit";
+import { consumeSecurityLink, createSecurityLink } from "@/lib/identity/links";
+import { hashLinkToken, isLinkToken } from "@/lib/identity/tokens";
 import { announceDestination } from "./destination-mail";
 import { deleteDestination, insertDestination, markConfirmed, normaliseDestination, type Destination, type DestinationKind } from "./destinations";
 

@@ -3,9 +3,9 @@ import type { Merchant } from "@/db/schema";
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
 import type { Locale } from "@/lib/i18n";
-import type { Actor } from "@/lib/security/audit";
-import { createSecurityLink } from "@/lib/security/links";
-import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
+import type { Actor } from "@/lib/identity/audit";
+import { createSecurityLink } from "@/lib/identity/links";
+import { payoutKeyHeldUntil } from "@/lib/identity/payout-hold";
 import { insertDestination, isHolding, lockDestination, touchDestination, touchDestinationByValue, type Destination, type DestinationRef } from "./destinations";
 
 // Whether a withdrawal may go where it asks, decided under the merchant's row lock in the
@@ -13,7 +13,7 @@ import { insertDestination, isHolding, lockDestination, touchDestination, touchD
 // one after the other: the first records it held, the second finds it held (docs/security.md
 // "Withdrawal destinations").
 //
-//  - The registered payout key keeps its own hold (lib/security/payout-hold.ts) and nothing else.
+//  - The registered payout key keeps its own hold (lib/identity/payout-hold.ts) and nothing else.
 //  - Dashboard: a destination never used before is recorded, held for DESTINATION_HOLD_HOURS and
 //    announced to the owners with a link that confirms it; a held one is refused until an owner
 //    confirms it or the hold ends. Someone who took over a session gets a day's delay and the owners

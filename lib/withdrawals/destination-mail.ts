@@ -3,9 +3,9 @@ import { formatDateTime, translate, type Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { destinationMail } from "@/lib/mail/messages";
-import type { Actor } from "@/lib/security/audit";
-import { LINK_HOURS } from "@/lib/security/links";
-import { teamToTell } from "@/lib/security/money-mail";
+import type { Actor } from "@/lib/identity/audit";
+import { LINK_HOURS } from "@/lib/identity/links";
+import { teamToTell } from "@/lib/identity/money-mail";
 import type { Destination } from "./destinations";
 
 // The mail about a destination the dashboard used or added for the first time: to the owners with

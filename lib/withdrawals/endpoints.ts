@@ -1,11 +1,11 @@
 import type { Withdrawal } from "@/db/schema";
-import { merchantKey } from "@/lib/api-auth/callers";
+import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, pixOutBody as pixOutErrorBody, withdrawBody } from "@/lib/http/error-body";
 import { clientAddress } from "@/lib/http/client-address";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
-import { apiKeyActor, audit } from "@/lib/security/audit";
-import { mailWithdrawalRequested } from "@/lib/security/money-mail";
+import { apiKeyActor, audit } from "@/lib/identity/audit";
+import { mailWithdrawalRequested } from "@/lib/identity/money-mail";
 import { pixOutExample, withdrawalExample, withdrawalsExample, withdrawExample } from "./examples";
 import {
   getWithdrawalResponse,

@@ -9,8 +9,8 @@ import { resolveToken } from "@/lib/chain/networks";
 import { chainTxsOfOwner } from "@/lib/hot-wallet/queries";
 import { advanceChainTx, type ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { createChainTx, planSend, sendChainTx } from "@/lib/hot-wallet/transactions";
-import { payoutOf } from "@/lib/payouts/queries";
-import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/payouts/machine";
+import { payoutOf } from "@/lib/pix-payouts/queries";
+import { advancePayout, createPayout, requestPayout, type PayoutOwners } from "@/lib/pix-payouts/machine";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
@@ -174,7 +174,7 @@ export const onWithdrawalChainTx: ChainTxOwners["withdrawal"] = async (tx, chain
   else await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });
 };
 
-/** The pix-out's payout was decided (lib/payouts/machine.ts): money goes back only when the provider says it was not made. */
+/** The pix-out's payout was decided (lib/pix-payouts/machine.ts): money goes back only when the provider says it was not made. */
 export const onWithdrawalPayout: PayoutOwners["withdrawal"] = async (tx, payout, decision) => {
   if (decision.status === "completed") await finish(tx, payout.ownerId, { status: "COMPLETED", providerRef: decision.providerRef });
   else await finish(tx, payout.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });

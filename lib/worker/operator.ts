@@ -4,9 +4,9 @@ import { orderRefunds, pixPayouts } from "@/db/schema";
 import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { decidePayout, requestPayout } from "@/lib/payouts/machine";
+import { decidePayout, requestPayout } from "@/lib/pix-payouts/machine";
 import { decideRefund, followRefund } from "@/lib/refunds/machine";
-import { audit, type Actor } from "@/lib/security/audit";
+import { audit, type Actor } from "@/lib/identity/audit";
 import { PAYOUT_OWNERS } from "@/lib/worker/owners";
 
 // What an operator does with money that needs one (lib/attention/attention.ts; `npm run cli -- attention`):

@@ -3,7 +3,7 @@ import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
 import type { ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { onUnappliedReturnChainTx } from "@/lib/onchain/unapplied";
-import type { PayoutGuards, PayoutOwners } from "@/lib/payouts/machine";
+import type { PayoutGuards, PayoutOwners } from "@/lib/pix-payouts/machine";
 import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/service";
 
 // Who finishes what when money that left is decided: the worker's jobs and an operator's decision

@@ -8,7 +8,7 @@ import autocannon from "autocannon";
 import postgres from "postgres";
 import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
-import { generateApiKey, hashApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey, hashApiKey } from "@/lib/identity/api-keys/keys";
 import type { RssSampler } from "./machine";
 
 // The large-data mode of `npm run bench` (BENCH_LARGE_ORDERS=10000000): the app (limiter on) on an

@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import postgres from "postgres";
 import { startEmbeddedPostgres } from "@/db/embedded";
 import { runMigrations } from "@/db/migrate";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey } from "@/lib/identity/api-keys/keys";
 import { DEFAULT_DB_POOL_SIZE } from "@/lib/env";
 import { productionNodeFlags } from "../production-flags";
 import { runLarge, type LargeResult } from "./large";

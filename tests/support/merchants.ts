@@ -1,6 +1,6 @@
 import { db } from "@/db";
 import { apiKeys } from "@/db/schema";
-import { generateApiKey } from "@/lib/api-auth/keys";
+import { generateApiKey } from "@/lib/identity/api-keys/keys";
 import { seedMerchant } from "../helpers";
 
 /** A fresh merchant with a live API key (for a server in live mode), and `balanceCentavos` to spend. */

@@ -3,7 +3,7 @@ import { ConfirmFactorForm } from "@/components/auth/confirm-factor-form";
 import { Alert, Card } from "@/components/ui/card";
 import { formatDateTime, withSpans } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
-import { openFactorLink } from "@/lib/security/factor-change";
+import { openFactorLink } from "@/lib/identity/factor-change";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("security.linkTitle"), referrer: "no-referrer" };

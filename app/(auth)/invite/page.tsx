@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AcceptInvitationForm } from "@/components/auth/account-forms";
 import { Alert, Card } from "@/components/ui/card";
 import { getI18n } from "@/lib/i18n/server";
-import { openInvitation } from "@/lib/security/team";
+import { openInvitation } from "@/lib/identity/team";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.inviteAccept"), referrer: "no-referrer" };

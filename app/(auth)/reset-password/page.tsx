@@ -3,7 +3,7 @@ import Link from "next/link";
 import { ResetPasswordForm } from "@/components/auth/account-forms";
 import { Alert, Card } from "@/components/ui/card";
 import { getI18n } from "@/lib/i18n/server";
-import { resetLinkIsLive } from "@/lib/security/passwords";
+import { resetLinkIsLive } from "@/lib/identity/password-change";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.resetTitle"), referrer: "no-referrer" };

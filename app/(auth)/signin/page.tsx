@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { Card } from "@/components/ui/card";
-import { safeCallbackUrl } from "@/lib/auth/callback-url";
-import { currentMerchant } from "@/lib/auth/session";
+import { safeCallbackUrl } from "@/lib/identity/dashboard/callback-url";
+import { currentMerchant } from "@/lib/identity/dashboard/session";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignUpForm } from "@/components/auth/sign-up-form";
 import { Card } from "@/components/ui/card";
-import { currentMerchant } from "@/lib/auth/session";
+import { currentMerchant } from "@/lib/identity/dashboard/session";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -3,9 +3,9 @@ import { LanguageSwitch } from "@/components/layout/language-switch";
 import { Logo } from "@/components/layout/logo";
 import { SignOutButton } from "@/components/layout/sign-out-button";
 import { StepUpProvider } from "@/components/security/step-up";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import type { UserRole } from "@/db/schema";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 

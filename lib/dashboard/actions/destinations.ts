@@ -1,7 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { actorOf, type SignedIn } from "@/lib/auth/session";
+import { actorOf, type SignedIn } from "@/lib/identity/dashboard/session";
 import { getLocale } from "@/lib/i18n/server";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { addDestination, confirmDestination, removeDestination, setApiAllowlist } from "@/lib/withdrawals/address-book";

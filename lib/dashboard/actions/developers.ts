@@ -1,14 +1,14 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { grantableScopes } from "@/lib/api-auth/scopes";
-import { actorOf } from "@/lib/auth/session";
+import { grantableScopes } from "@/lib/identity/api-keys/scopes";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { Conflict, Forbidden } from "@/lib/errors";
 import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
-import { alertAdmins } from "@/lib/security/alerts";
-import { audit } from "@/lib/security/audit";
+import { alertAdmins } from "@/lib/identity/alerts";
+import { audit } from "@/lib/identity/audit";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { sendTestEvent, TestEventWaiting } from "@/lib/webhooks/test-event";

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { INFRACTION_DEFENCE_MAX } from "@/db/schema";
-import { actorOf } from "@/lib/auth/session";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import type { ActionState } from "@/lib/forms/action-state";
 import { echoValues, formSchema } from "@/lib/forms/form";

@@ -1,10 +1,10 @@
 "use server";
 
-import { actorOf } from "@/lib/auth/session";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { requestRefund } from "@/lib/refunds/service";
 import { getLocale } from "@/lib/i18n/server";
-import { audit } from "@/lib/security/audit";
-import { mailRefundRequested } from "@/lib/security/money-mail";
+import { audit } from "@/lib/identity/audit";
+import { mailRefundRequested } from "@/lib/identity/money-mail";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, refundForm } from "../schemas";
 

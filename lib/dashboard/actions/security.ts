@@ -1,21 +1,21 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { actorOf, type SignedIn } from "@/lib/auth/session";
-import { takeSignInAttempt } from "@/lib/auth/throttle";
+import { actorOf, type SignedIn } from "@/lib/identity/dashboard/session";
+import { takeSignInAttempt } from "@/lib/identity/dashboard/throttle";
 import { InvalidInput } from "@/lib/errors";
 import { formatDateTime } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
 import { sendMail } from "@/lib/mail/mailer";
 import { enrolCodeMail, passwordChangedMail } from "@/lib/mail/messages";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
-import { audit } from "@/lib/security/audit";
-import { changePassword } from "@/lib/security/passwords";
-import { CODE_MINUTES } from "@/lib/security/email-codes";
-import { announceFactorChange } from "@/lib/security/factor-change";
-import { confirmFactorChange } from "@/lib/security/factor-hold";
-import { revokeOtherSessions, revokeSession } from "@/lib/security/sessions";
-import { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor } from "@/lib/security/two-factor";
+import { audit } from "@/lib/identity/audit";
+import { changePassword } from "@/lib/identity/password-change";
+import { CODE_MINUTES } from "@/lib/identity/email-codes";
+import { announceFactorChange } from "@/lib/identity/factor-change";
+import { confirmFactorChange } from "@/lib/identity/factor-hold";
+import { revokeOtherSessions, revokeSession } from "@/lib/identity/sessions";
+import { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor } from "@/lib/identity/two-factor";
 import { emptyForm, enrolConfirmForm, enrolStartForm, orderIdForm, passwordChangeForm, totpCodeForm } from "../schemas";
 
 // The signed-in user's own account: second factor, password and sessions. Every role may do these

@@ -2,18 +2,18 @@
 
 import { revalidatePath } from "next/cache";
 import { cookies } from "next/headers";
-import { actorOf } from "@/lib/auth/session";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { isLocale, LANG_COOKIE } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
 import { confirmPayoutKey, updateMerchant } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
-import { alertAdmins } from "@/lib/security/alerts";
-import { audit } from "@/lib/security/audit";
+import { alertAdmins } from "@/lib/identity/alerts";
+import { audit } from "@/lib/identity/audit";
 import { companyForm, emptyForm, payoutKeyForm } from "../schemas";
 
 // Company name and payout PIX key only: the account type is the operator's to change (docs/api.md#operator-api).
 // The payout key decides where withdrawals go, so changing it takes a fresh second factor, is
-// audited, alerts the owners and admins, and starts the key's hold (lib/security/payout-hold.ts).
+// audited, alerts the owners and admins, and starts the key's hold (lib/identity/payout-hold.ts).
 
 export const updateCompanyAction = merchantAction(
   companyForm,

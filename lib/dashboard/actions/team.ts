@@ -2,14 +2,14 @@
 
 import { revalidatePath } from "next/cache";
 import { after } from "next/server";
-import { actorOf } from "@/lib/auth/session";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { publicBaseUrl } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { sendMail } from "@/lib/mail/mailer";
 import { invitationExistingMail, invitationMail } from "@/lib/mail/messages";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
-import { audit } from "@/lib/security/audit";
-import { changeRole, INVITATION_DAYS, inviteMember, removeMember, revokeInvitation } from "@/lib/security/team";
+import { audit } from "@/lib/identity/audit";
+import { changeRole, INVITATION_DAYS, inviteMember, removeMember, revokeInvitation } from "@/lib/identity/team";
 import { inviteForm, memberRoleForm, orderIdForm } from "../schemas";
 
 // Managing the team decides who can move money: admins and owners only, with a fresh second factor

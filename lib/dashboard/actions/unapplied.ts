@@ -1,6 +1,6 @@
 "use server";
 
-import { actorOf } from "@/lib/auth/session";
+import { actorOf } from "@/lib/identity/dashboard/session";
 import { acceptUnapplied, previewReturn, returnUnapplied, type ReturnQuote } from "@/lib/onchain/unapplied";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { unappliedForm, unappliedReturnForm } from "../schemas";

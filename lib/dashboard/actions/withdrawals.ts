@@ -1,9 +1,9 @@
 "use server";
 
-import { actorOf, type SignedIn } from "@/lib/auth/session";
+import { actorOf, type SignedIn } from "@/lib/identity/dashboard/session";
 import { getLocale } from "@/lib/i18n/server";
-import { audit } from "@/lib/security/audit";
-import { mailWithdrawalRequested } from "@/lib/security/money-mail";
+import { audit } from "@/lib/identity/audit";
+import { mailWithdrawalRequested } from "@/lib/identity/money-mail";
 import type { WithdrawalOrigin } from "@/lib/withdrawals/destination-gate";
 import { createPixOut, initiateOnchainWithdrawal } from "@/lib/withdrawals/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";

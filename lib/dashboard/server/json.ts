@@ -1,5 +1,5 @@
 import "server-only";
-import { currentMerchant, type SignedIn } from "@/lib/auth/session";
+import { currentMerchant, type SignedIn } from "@/lib/identity/dashboard/session";
 import { log } from "@/lib/log";
 
 // The dashboard's small JSON routes (/dashboard/api/…) for react-query polling. Authenticated by the

@@ -1,6 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import { actorOf, requireMerchant, type SignedIn } from "@/lib/auth/session";
+import { actorOf, requireMerchant, type SignedIn } from "@/lib/identity/dashboard/session";
 import type { ActionState } from "@/lib/forms/action-state";
 import { env } from "@/lib/env";
 import { echoValues } from "@/lib/forms/form";
@@ -8,11 +8,11 @@ import { validatedAction, type ActionOutcome } from "@/lib/forms/validated-actio
 import { apiErrorMessage } from "@/lib/i18n/api-errors";
 import { formatDateTime, translate } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
-import { FactorLocked, factorLockedUntil } from "@/lib/security/factor-attempts";
-import type { MoneyMove } from "@/lib/security/money-moves";
-import { can, type Permission } from "@/lib/security/roles";
-import { markStepUp } from "@/lib/security/sessions";
-import { verifySecondFactor } from "@/lib/security/two-factor";
+import { FactorLocked, factorLockedUntil } from "@/lib/identity/factor-attempts";
+import type { MoneyMove } from "@/lib/identity/money-moves";
+import { can, type Permission } from "@/lib/identity/roles";
+import { markStepUp } from "@/lib/identity/sessions";
+import { verifySecondFactor } from "@/lib/identity/two-factor";
 
 // validatedAction for the dashboard: the session is checked before anything else is read, then the
 // role, then (for money moves and changes to where money or data goes) a fresh second factor. A
@@ -27,7 +27,7 @@ type Options = Parameters<typeof validatedAction>[2] & {
    * for what reaches no real money in sandbox (a sandbox key or webhook: docs/security.md#sandbox-keys-and-webhooks).
    */
   stepUp?: boolean | "live";
-  /** Moves money out of the balance (lib/security/money-moves.ts): implies `stepUp`. */
+  /** Moves money out of the balance (lib/identity/money-moves.ts): implies `stepUp`. */
   moneyMove?: MoneyMove;
 };
 

@@ -2,14 +2,14 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SignUpConfirmForm } from "@/components/auth/sign-up-confirm-form";
 import { Alert, Card } from "@/components/ui/card";
-import { openSignUp } from "@/lib/auth/sign-up-link";
+import { openSignUp } from "@/lib/identity/dashboard/sign-up-link";
 import { getI18n } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.signUpConfirmTitle"), referrer: "no-referrer" };
 }
 
-// The page a sign-up link opens (lib/auth/sign-up.ts). Opening it creates nothing (mail scanners
+// The page a sign-up link opens (lib/identity/dashboard/sign-up.ts). Opening it creates nothing (mail scanners
 // open links): the button does.
 export default async function SignUpConfirmPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const token = (await searchParams).token;

@@ -3,12 +3,12 @@ import { FirstSteps, firstSteps } from "@/components/dashboard/first-steps";
 import { OverviewLive } from "@/components/dashboard/overview-live";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { firstStepsState } from "@/lib/dashboard/server/first-steps";
 import { getOverview } from "@/lib/dashboard/server/overview";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("overview.title") };

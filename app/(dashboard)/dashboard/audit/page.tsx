@@ -2,10 +2,10 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonClass } from "@/components/ui/button";
 import { Card, EmptyState, PageHeader } from "@/components/ui/card";
-import { requirePermission } from "@/lib/auth/session";
+import { requirePermission } from "@/lib/identity/dashboard/session";
 import { formatDateTime, isMessageKey } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
-import { listAudit } from "@/lib/security/audit";
+import { listAudit } from "@/lib/identity/audit";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("audit.title") };

@@ -5,14 +5,14 @@ import { SandboxOrders } from "@/components/dashboard/sandbox-orders";
 import { WebhooksPanel } from "@/components/dashboard/webhooks-panel";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardTitle, PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { pendingOrders } from "@/lib/dashboard/server/orders";
 import { getWebhookPanel } from "@/lib/dashboard/server/webhooks";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
-import { grantableScopes } from "@/lib/api-auth/scopes";
+import { grantableScopes } from "@/lib/identity/api-keys/scopes";
 import { listApiKeys } from "@/lib/merchants/service";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("developers.title") };

@@ -3,11 +3,11 @@ import Link from "next/link";
 import { DefenceForm } from "@/components/dashboard/defence-form";
 import { Card, EmptyState, PageHeader } from "@/components/ui/card";
 import { INFRACTION_DEFENCE_MAX, type MedInfraction } from "@/db/schema";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { formatDateTime, formatMoney, type Translator } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { merchantInfractions } from "@/lib/med/infractions";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("disputes.title") };

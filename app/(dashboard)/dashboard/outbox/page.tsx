@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Card, EmptyState, PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { env } from "@/lib/env";
 import { formatDateTime } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { outboxFor } from "@/lib/mail/mailer";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("outbox.title") };

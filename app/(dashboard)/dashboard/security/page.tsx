@@ -4,12 +4,12 @@ import { PasswordForm } from "@/components/security/password-form";
 import { SessionsList } from "@/components/security/sessions-list";
 import { TwoFactorPanel } from "@/components/security/two-factor-panel";
 import { Card, CardTitle, PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { getI18n } from "@/lib/i18n/server";
-import { heldMembers } from "@/lib/security/factor-hold";
-import { can } from "@/lib/security/roles";
-import { listOpenSessions } from "@/lib/security/sessions";
-import { twoFactorStatus } from "@/lib/security/two-factor";
+import { heldMembers } from "@/lib/identity/factor-hold";
+import { can } from "@/lib/identity/roles";
+import { listOpenSessions } from "@/lib/identity/sessions";
+import { twoFactorStatus } from "@/lib/identity/two-factor";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("security.title") };

@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { CompanyForm, PayoutKeyForm, PayoutKeyHold } from "@/components/dashboard/settings-form";
 import { Card, CardTitle, DefinitionList, PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { formatMoney } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { WITHDRAWAL_LIMITS } from "@/lib/money";
-import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
-import { can } from "@/lib/security/roles";
+import { payoutKeyHeldUntil } from "@/lib/identity/payout-hold";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("settings.title") };

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { StatementView } from "@/components/dashboard/statement-view";
 import { PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { getStatement, statementQuery } from "@/lib/dashboard/server/statement";
 import { getI18n } from "@/lib/i18n/server";
 

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { TeamPanel } from "@/components/security/team-panel";
 import { Card, PageHeader } from "@/components/ui/card";
-import { requirePermission } from "@/lib/auth/session";
+import { requirePermission } from "@/lib/identity/dashboard/session";
 import { getI18n } from "@/lib/i18n/server";
-import { assignableRoles } from "@/lib/security/roles";
-import { listMembers, pendingInvitations } from "@/lib/security/team";
+import { assignableRoles } from "@/lib/identity/roles";
+import { listMembers, pendingInvitations } from "@/lib/identity/team";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("team.title") };

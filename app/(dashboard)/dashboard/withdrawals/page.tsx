@@ -3,10 +3,10 @@ import { ExportLinks } from "@/components/dashboard/export-links";
 import { ButtonLink } from "@/components/ui/button";
 import { WithdrawalsView } from "@/components/dashboard/withdrawals-view";
 import { PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { getWithdrawalQuotes, getWithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { getI18n } from "@/lib/i18n/server";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("withdrawals.title") };

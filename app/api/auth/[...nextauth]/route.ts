@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/lib/auth/options";
+import { authOptions } from "@/lib/identity/dashboard/options";
 
 // Dashboard sessions (next-auth v4, App Router). Outside /api/v1: this is not the merchant API.
 type Context = { params: Promise<{ nextauth: string[] }> };

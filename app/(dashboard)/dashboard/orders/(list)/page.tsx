@@ -3,7 +3,7 @@ import { ExportLinks } from "@/components/dashboard/export-links";
 import { OrdersBrowser } from "@/components/dashboard/orders-browser";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { dashboardOrdersQuery, listDashboardOrders } from "@/lib/dashboard/server/orders";
 import { getI18n } from "@/lib/i18n/server";
 import { MIN_SUBSTRING } from "@/lib/orders/search";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { NewOrderForm } from "@/components/dashboard/new-order-form";
 import { NEW_ORDER_KINDS, type NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { Alert, PageHeader } from "@/components/ui/card";
-import { requirePermission } from "@/lib/auth/session";
+import { requirePermission } from "@/lib/identity/dashboard/session";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
 import { providers } from "@/lib/providers";

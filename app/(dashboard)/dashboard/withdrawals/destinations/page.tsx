@@ -4,11 +4,11 @@ import { Destinations, type DestinationItem } from "@/components/dashboard/desti
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
 import { db } from "@/db";
-import { requireMerchant } from "@/lib/auth/session";
+import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { env } from "@/lib/env";
 import { getI18n } from "@/lib/i18n/server";
-import { payoutKeyHeldUntil } from "@/lib/security/payout-hold";
-import { can } from "@/lib/security/roles";
+import { payoutKeyHeldUntil } from "@/lib/identity/payout-hold";
+import { can } from "@/lib/identity/roles";
 import { destinationsOf, isHolding, type Destination } from "@/lib/withdrawals/destinations";
 
 export async function generateMetadata(): Promise<Metadata> {

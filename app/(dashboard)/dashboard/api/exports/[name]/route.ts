@@ -1,4 +1,4 @@
-import { currentMerchant } from "@/lib/auth/session";
+import { currentMerchant } from "@/lib/identity/dashboard/session";
 import { EXPORT_NAMES, exportFileName, exportQuery, exportStream, type ExportName } from "@/lib/dashboard/server/exports";
 import { isMessageKey } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { USER_ROLES } from "@/db/schema";
-import { can } from "@/lib/security/roles";
+import { can } from "@/lib/identity/roles";
 import { API_SCOPES, grantableScopes, isFullAccess, legacyScope, normaliseScopes } from "./scopes";
 
 describe("API key scopes", () => {

@@ -2,8 +2,8 @@
 
 import { headers } from "next/headers";
 import { validatedAction } from "@/lib/forms/validated-action";
-import { confirmFactorChangeByLink } from "@/lib/security/factor-change";
-import { addressOf } from "./client-address";
+import { confirmFactorChangeByLink } from "@/lib/identity/factor-change";
+import { addressOf } from "./request-address";
 import { factorLinkForm } from "./schemas";
 
 // The link mailed to the owners when a member's second factor changes (/confirm-factor?token=…):

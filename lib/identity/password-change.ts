@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { passwordResets, userSessions, users, type User } from "@/db/schema";
 import { InvalidInput } from "@/lib/errors";
-import { hashPassword, verifyPassword } from "@/lib/passwords";
+import { hashPassword, verifyPassword } from "@/lib/identity/password-hash";
 import { hashLinkToken, isLinkToken, newLinkToken } from "./tokens";
 
 // Changing a password (knowing the current one) and resetting it through a mailed link. Both end

@@ -2,7 +2,7 @@ import "next-auth";
 import "next-auth/jwt";
 
 // What our sessions carry beyond next-auth's defaults: the user, their merchant, and the server-side
-// session row (lib/security/sessions.ts) that decides whether the cookie still counts.
+// session row (lib/identity/sessions.ts) that decides whether the cookie still counts.
 declare module "next-auth" {
   interface User {
     merchantId: string;

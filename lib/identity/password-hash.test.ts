@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, verifyPassword } from "@/lib/passwords";
+import { hashPassword, verifyPassword } from "@/lib/identity/password-hash";
 
 describe("password hashing", () => {
   it("encodes scrypt parameters, salt and hash", async () => {

@@ -1,13 +1,13 @@
 import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { users } from "@/db/schema";
-import { verifyPassword } from "@/lib/passwords";
+import { verifyPassword } from "@/lib/identity/password-hash";
 
 // A scrypt hash computed once so an unknown e-mail costs as much as a wrong password: the time a
 // sign-in takes does not reveal which e-mails have accounts.
 let dummyHash: Promise<string> | null = null;
 async function timingDummy(): Promise<string> {
-  const { hashPassword } = await import("@/lib/passwords");
+  const { hashPassword } = await import("@/lib/identity/password-hash");
   dummyHash ??= hashPassword("not-a-real-password");
   return dummyHash;
 }

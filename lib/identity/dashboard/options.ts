@@ -2,11 +2,11 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env, publicBaseUrl } from "@/lib/env";
-import { SESSION_MAX_AGE_SECONDS } from "@/lib/security/sessions";
+import { SESSION_MAX_AGE_SECONDS } from "@/lib/identity/sessions";
 import { signInWithPassword, signedOut } from "./sign-in";
 
 // next-auth v4: e-mail + password (+ a second factor once enrolled) with JWT cookies signed by
-// AUTH_SECRET. The cookie names a server-side session row (lib/security/sessions.ts), so signing out
+// AUTH_SECRET. The cookie names a server-side session row (lib/identity/sessions.ts), so signing out
 // ends the session for every copy of the cookie. Built on first use rather than at import, so
 // `next build` does not need the secret.
 

@@ -6,7 +6,7 @@ import { InvalidInput } from "@/lib/errors";
 import { formSchema } from "@/lib/forms/form";
 import { validatedAction } from "@/lib/forms/validated-action";
 import { confirmDestinationByLink } from "@/lib/withdrawals/address-book";
-import { addressOf } from "./client-address";
+import { addressOf } from "./request-address";
 
 // The button on /confirm-destination: whoever holds the link mailed to the owners confirms the new
 // withdrawal destination without signing in, once. Opening the page confirms nothing, so a mail

@@ -1,10 +1,10 @@
 import { API_KEY_SCOPE_NAMES, type UserRole } from "@/db/schema";
-import { can, type Permission } from "@/lib/security/roles";
+import { can, type Permission } from "@/lib/identity/roles";
 
 // What an API key may do (docs/security.md, "API keys"). Each endpoint declares the one scope it
 // needs (its defineEndpoint `scope`); the API-key caller refuses a key without it with 403. A key
 // never carries more than the person who made it may do in the dashboard: its scopes are those of
-// the creator's role (lib/security/roles.ts).
+// the creator's role (lib/identity/roles.ts).
 
 export type ApiScope = (typeof API_KEY_SCOPE_NAMES)[number];
 

@@ -4,7 +4,7 @@ import { db } from "@/db";
 import { recoveryCodes, users } from "@/db/schema";
 import { Conflict, InvalidInput } from "@/lib/errors";
 import type { Locale } from "@/lib/i18n";
-import { verifyPassword } from "@/lib/passwords";
+import { verifyPassword } from "@/lib/identity/password-hash";
 import { audit, type Actor } from "./audit";
 import { issueEmailCode, consumeEmailCode } from "./email-codes";
 import { rationedFactorCheck, type FactorCheck } from "./factor-attempts";
@@ -18,7 +18,7 @@ import { matchTotp, newTotpSecret, totpUri } from "./totp";
 // lost. Enrolment needs the password again and a code mailed to the user, stores the secret first
 // and turns it on only once the user proves their app produces codes for it. A code is good once:
 // the step it matched is recorded with a conditional UPDATE, so two requests racing with the same
-// code cannot both pass. Every check is rationed (lib/security/factor-attempts.ts).
+// code cannot both pass. Every check is rationed (lib/identity/factor-attempts.ts).
 
 const SEAL = "totp";
 const RECOVERY_CODES = 10;
@@ -57,14 +57,14 @@ export async function beginTotpEnrollment(userId: string, password: string): Pro
   return { secret, uri: totpUri(secret, user.email), emailCode };
 }
 
-/** Who is checking a code, from where, in which language alerts go out (lib/security/factor-attempts.ts). */
+/** Who is checking a code, from where, in which language alerts go out (lib/identity/factor-attempts.ts). */
 export type FactorContext = { actor: Actor & { userId: string }; locale: Locale };
 
 /**
  * Step two: a code from the app and the code mailed in step one turn 2FA on, and the recovery codes
  * are returned this once. The mailed code is rationed like every second-factor check. The change
  * starts the member's hold and marks `sessionId` as the one it was enrolled on, which never counts
- * as stepped up (lib/security/sessions.ts).
+ * as stepped up (lib/identity/sessions.ts).
  */
 export async function confirmTotpEnrollment(ctx: FactorContext, codes: { app: string; email: string }, sessionId: string | null): Promise<string[]> {
   const userId = ctx.actor.userId;
@@ -126,7 +126,7 @@ async function matchSecondFactor(userId: string, code: string): Promise<SecondFa
 
 /**
  * Checks a second factor (app code or recovery code) for `check`, spending it: null when it does not
- * count. Rationed per user and per address (lib/security/factor-attempts.ts): throws FactorLocked
+ * count. Rationed per user and per address (lib/identity/factor-attempts.ts): throws FactorLocked
  * while locked out, whatever the code. A recovery code used is audited here.
  */
 export async function verifySecondFactor(ctx: FactorContext, check: FactorCheck, code: string): Promise<SecondFactor | null> {

@@ -6,7 +6,7 @@ import { hashLinkToken, isLinkToken, newLinkToken } from "./tokens";
 // Links mailed to a merchant's owners to confirm a change that could move money elsewhere (a second
 // factor enrolled or removed, a withdrawal destination used for the first time): whoever holds the
 // owners' mailbox can release the hold without signing in, once, within LINK_HOURS. Only the token's
-// SHA-256 is stored (lib/security/tokens.ts).
+// SHA-256 is stored (lib/identity/tokens.ts).
 
 export type SecurityLinkKind = (typeof securityLinks.$inferSelect)["kind"];
 

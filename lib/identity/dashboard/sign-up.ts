@@ -10,7 +10,7 @@ import { getLocale } from "@/lib/i18n/server";
 import { sendMail } from "@/lib/mail/mailer";
 import { signUpConfirmMail, signUpExistingMail } from "@/lib/mail/messages";
 import { signUpMerchant } from "@/lib/merchants/service";
-import { hashPassword } from "@/lib/passwords";
+import { hashPassword } from "@/lib/identity/password-hash";
 import { signUpConfirmForm, signUpForm } from "./schemas";
 import { openSignUp, sealSignUp, SIGN_UP_LINK_HOURS, type SignUpRequest } from "./sign-up-link";
 import { takeSignUpAttempt } from "./throttle";

@@ -3,12 +3,12 @@ import { db, type Tx } from "@/db";
 import { merchants, teamInvitations, users, type User, type UserRole } from "@/db/schema";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
-import { hashPassword } from "@/lib/passwords";
+import { hashPassword } from "@/lib/identity/password-hash";
 import { assignableRoles } from "./roles";
 import { hashLinkToken, isLinkToken, newLinkToken } from "./tokens";
 
 // A merchant's team: members with a role, and invitations mailed to new ones. Who may change whom
-// follows lib/security/roles.ts; a merchant always keeps at least one owner (checked with the
+// follows lib/identity/roles.ts; a merchant always keeps at least one owner (checked with the
 // team's rows locked, so two admins demoting the last two owners at once cannot both succeed).
 
 export const INVITATION_DAYS = 7;

@@ -13,12 +13,12 @@ import { consumeSecurityLink, createSecurityLink } from "./links";
 import { hashLinkToken, isLinkToken } from "./tokens";
 
 // What follows a second factor enrolled or removed: every owner and admin is alerted, and the owners
-// who can vouch for the member get a link that confirms the change (lib/security/links.ts), which
-// lifts the member's hold (lib/security/factor-hold.ts) without signing in.
+// who can vouch for the member get a link that confirms the change (lib/identity/links.ts), which
+// lifts the member's hold (lib/identity/factor-hold.ts) without signing in.
 
 export type FactorChange = "enrolled" | "removed";
 
-/** How long a mailed link works: lib/security/links.ts issues them for 48 hours. */
+/** How long a mailed link works: lib/identity/links.ts issues them for 48 hours. */
 const LINK_HOURS = 48;
 
 /**

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { seal, unseal } from "@/lib/security/sealed";
+import { seal, unseal } from "@/lib/identity/sealed";
 
 // The link that finishes a sign-up (docs/security.md, "Sign-up and invitations"). A sign-up creates
 // nothing until the address's owner opens the link mailed to it, so the answer to the form is the same
 // whether the address already has an account or not. The link carries the whole request, sealed
-// (lib/security/sealed.ts: AES-256-GCM under AUTH_SECRET; the password only as its scrypt hash), so
+// (lib/identity/sealed.ts: AES-256-GCM under AUTH_SECRET; the password only as its scrypt hash), so
 // nothing is stored for a sign-up that is never finished. Opening it twice cannot make two accounts:
 // the e-mail's unique index decides.
 

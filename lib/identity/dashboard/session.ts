@@ -7,12 +7,12 @@ import { cache } from "react";
 import { db } from "@/db";
 import { merchants, users, type Merchant, type UserRole } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
-import type { Actor } from "@/lib/security/audit";
-import { factorHeldUntil } from "@/lib/security/factor-hold";
-import { can, type Permission } from "@/lib/security/roles";
-import { liveSession, stepUpIsFresh } from "@/lib/security/sessions";
+import type { Actor } from "@/lib/identity/audit";
+import { factorHeldUntil } from "@/lib/identity/factor-hold";
+import { can, type Permission } from "@/lib/identity/roles";
+import { liveSession, stepUpIsFresh } from "@/lib/identity/sessions";
 import { RETURN_TO_HEADER, signInUrl } from "./callback-url";
-import { addressOf } from "./client-address";
+import { addressOf } from "./request-address";
 import { authOptions } from "./options";
 
 export type SignedIn = {
@@ -25,9 +25,9 @@ export type SignedIn = {
   twoFactor: boolean;
   /** This session proved a second factor within the last STEP_UP_MINUTES (never one enrolled on it). */
   stepUpFresh: boolean;
-  /** The factor was enrolled on this session: no code counts as a step-up here (lib/security/sessions.ts). */
+  /** The factor was enrolled on this session: no code counts as a step-up here (lib/identity/sessions.ts). */
   factorEnrolledHere: boolean;
-  /** The user's factor changed recently and no other owner has confirmed it (lib/security/factor-hold.ts). */
+  /** The user's factor changed recently and no other owner has confirmed it (lib/identity/factor-hold.ts). */
   factorHeldUntil: Date | null;
   ip: string;
 };

@@ -7,11 +7,11 @@ import { validatedAction } from "@/lib/forms/validated-action";
 import { getI18n, getLocale } from "@/lib/i18n/server";
 import { sendMail } from "@/lib/mail/mailer";
 import { passwordResetMail } from "@/lib/mail/messages";
-import { alertAdmins } from "@/lib/security/alerts";
-import { audit } from "@/lib/security/audit";
-import { createPasswordReset, RESET_MINUTES, resetPassword } from "@/lib/security/passwords";
-import { acceptInvitation } from "@/lib/security/team";
-import { addressOf } from "./client-address";
+import { alertAdmins } from "@/lib/identity/alerts";
+import { audit } from "@/lib/identity/audit";
+import { createPasswordReset, RESET_MINUTES, resetPassword } from "@/lib/identity/password-change";
+import { acceptInvitation } from "@/lib/identity/team";
+import { addressOf } from "./request-address";
 import { acceptInviteForm, forgotPasswordForm, resetPasswordForm } from "./schemas";
 import { takeSignInAttempt } from "./throttle";
 

@@ -12,10 +12,10 @@ export const signUpForm = formSchema(
   }),
 );
 
-/** The button behind a sign-up link: the link's sealed request (lib/auth/sign-up-link.ts), longer than a random token. */
+/** The button behind a sign-up link: the link's sealed request (lib/identity/dashboard/sign-up-link.ts), longer than a random token. */
 export const signUpConfirmForm = formSchema(z.object({ token: z.string().max(4096) }));
 
-// Links sent by mail carry a token the form posts back; the service checks it (lib/security/tokens.ts).
+// Links sent by mail carry a token the form posts back; the service checks it (lib/identity/tokens.ts).
 const token = z.string().max(100);
 
 export const forgotPasswordForm = formSchema(z.object({ email: emailField }));

@@ -1,19 +1,19 @@
 import "server-only";
 import type { JWT } from "next-auth/jwt";
 import { DEFAULT_LOCALE, isLocale, LANG_COOKIE, type Locale } from "@/lib/i18n";
-import { audit } from "@/lib/security/audit";
-import { FactorLocked } from "@/lib/security/factor-attempts";
+import { audit } from "@/lib/identity/audit";
+import { FactorLocked } from "@/lib/identity/factor-attempts";
 import { isStorableText } from "@/lib/storable-text";
-import { createSession, revokeSession } from "@/lib/security/sessions";
-import { verifySecondFactor } from "@/lib/security/two-factor";
-import { addressOf, headerGetter, type HeaderBag } from "./client-address";
+import { createSession, revokeSession } from "@/lib/identity/sessions";
+import { verifySecondFactor } from "@/lib/identity/two-factor";
+import { addressOf, headerGetter, type HeaderBag } from "./request-address";
 import { takeSignInAttempt, TOO_MANY_ATTEMPTS } from "./throttle";
 import { authenticate } from "./users";
 
 // Sign-in: password first, then the second factor when the user has one. The sign-in code is not a
 // step-up: moving money asks for a code of its own, so a session left open (or taken over) cannot
 // withdraw on the strength of how it began. Every outcome but a malformed form is audited. The code
-// is rationed like every second-factor check (lib/security/factor-attempts.ts): locked out, even
+// is rationed like every second-factor check (lib/identity/factor-attempts.ts): locked out, even
 // the right one is refused.
 
 /** next-auth hands a thrown message to the sign-in form as `error`. */
