@@ -3,9 +3,10 @@ import Link from "next/link";
 import { buttonClass } from "@/components/ui/button";
 import { Card, EmptyState, PageHeader } from "@/components/ui/card";
 import { requirePermission } from "@/lib/auth/session";
-import { formatDateTime, isMessageKey } from "@/lib/i18n";
+import { formatDateTime } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import { listAudit } from "@/lib/security/audit";
+import { actionText, actorIsData, actorName, auditDetail, type AuditDetail } from "@/lib/security/audit-text";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("audit.title") };
@@ -13,16 +14,30 @@ export async function generateMetadata(): Promise<Metadata> {
 
 const PAGE = 50;
 
-/** The merchant's audit trail, newest first, for owners and admins. */
+/** A detail sentence with its values (e-mails, keys, addresses) marked as data, not wording. */
+function DetailSentence({ template, detail }: { template: string; detail: AuditDetail }) {
+  return (
+    <>
+      {template.split(/\{(\w+)\}/).map((part, i) => {
+        if (i % 2 === 0) return part;
+        if (part in detail.data)
+          return (
+            <span key={i} translate="no" className="break-all font-mono text-xs">
+              {String(detail.data[part])}
+            </span>
+          );
+        return part in detail.words ? String(detail.words[part]) : `{${part}}`;
+      })}
+    </>
+  );
+}
+
+/** The merchant's audit trail, newest first, for owners and admins: each row in words, what was stored kept under "Dados técnicos". */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { merchant } = await requirePermission("audit.view");
   const raw = (await searchParams).before;
   const before = typeof raw === "string" && /^\d{1,18}$/.test(raw) ? Number(raw) : undefined;
   const [{ t, locale }, rows] = await Promise.all([getI18n(), listAudit(merchant.id, { limit: PAGE, before })]);
-  const label = (action: string) => {
-    const key = `audit.action.${action}`;
-    return isMessageKey(key) ? t(key) : action;
-  };
   return (
     <>
       <PageHeader title={t("audit.title")} />
@@ -33,32 +48,44 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         ) : (
           // Focusable, so the table can be scrolled sideways from the keyboard on a phone.
           <div className="overflow-x-auto" tabIndex={0} role="region" aria-label={t("audit.title")}>
-            <table className="w-full text-left text-sm" data-testid="audit-table">
+            <table className="w-full min-w-[34rem] text-left text-sm" data-testid="audit-table">
               <thead className="border-b border-slate-200 text-xs uppercase text-slate-600">
                 <tr>
                   <th className="py-2 pr-4">{t("audit.when")}</th>
                   <th className="py-2 pr-4">{t("audit.who")}</th>
                   <th className="py-2 pr-4">{t("audit.what")}</th>
-                  <th className="py-2 pr-4">{t("audit.target")}</th>
                   <th className="py-2">{t("audit.address")}</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
-                {rows.map((r) => (
-                  <tr key={r.id} data-action={r.action}>
-                    <td className="whitespace-nowrap py-2 pr-4 tabular-nums">{formatDateTime(r.createdAt, locale)}</td>
-                    <td className="py-2 pr-4">{r.actor}</td>
-                    <td className="py-2 pr-4 font-medium">{label(r.action)}</td>
-                    <td className="max-w-xs truncate py-2 pr-4 font-mono text-xs" title={r.details ? JSON.stringify(r.details) : undefined}>
-                      {r.details
-                        ? Object.values(r.details)
-                            .filter((v) => typeof v === "string" || typeof v === "number")
-                            .join(" · ")
-                        : (r.target ?? "")}
-                    </td>
-                    <td className="py-2 font-mono text-xs">{r.ip ?? ""}</td>
-                  </tr>
-                ))}
+                {rows.map((r) => {
+                  const detail = auditDetail(t, locale, r.action, r.details);
+                  return (
+                    <tr key={r.id} data-action={r.action} className="align-top">
+                      <td className="whitespace-nowrap py-2 pr-4 tabular-nums">{formatDateTime(r.createdAt, locale)}</td>
+                      <td className="max-w-[12rem] break-words py-2 pr-4" translate={actorIsData(r.actor) ? "no" : undefined}>
+                        {actorName(t, r.actor)}
+                      </td>
+                      <td className="min-w-[14rem] py-2 pr-4">
+                        <span className="block font-medium">{actionText(t, r.action)}</span>
+                        {detail ? (
+                          <span className="block text-slate-700" data-testid="audit-detail">
+                            <DetailSentence template={t(detail.key)} detail={detail} />
+                          </span>
+                        ) : null}
+                        <details className="mt-1 text-xs text-slate-600">
+                          <summary className="cursor-pointer select-none">{t("audit.raw")}</summary>
+                          <pre translate="no" className="mt-1 whitespace-pre-wrap break-all font-mono text-[11px]">
+                            {JSON.stringify({ action: r.action, target: r.target, actor: r.actor, details: r.details }, null, 1)}
+                          </pre>
+                        </details>
+                      </td>
+                      <td className="py-2 font-mono text-xs" translate="no">
+                        {r.ip ?? ""}
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
