@@ -1102,4 +1102,10 @@ export const en: Record<MessageKey, string> = {
     "To hear of a payment without polling, add the URL that receives the events under Developers → Webhooks. Every delivery is signed with the secret shown when you add it; the delivery log and the redeliver button are there too. The events and how to check the signature are in the reference's Webhooks section below.",
   "docs.intro.reference": "The full reference follows.",
   "docs.intro.openDevelopers": "Open Developers in the dashboard",
+  "mail.medReturn.subject": "PIX returned under the MED: {amount}",
+  "mail.medReturn.body":
+    "{company}:\n\nThe payer's bank had a PIX received by order {order} returned through the Central Bank's MED ({nature}).\n{amount} was debited from your balance. While the balance is negative, withdrawals and refunds are blocked until new credits cover it.\n\nPIX end-to-end id: {endToEndId}",
+  "mail.medReturn.nature.MED_OPERACIONAL": "an operational failure at the PSP",
+  "mail.medReturn.nature.MED_FRAUDE": "suspected fraud",
+  "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
 };

@@ -1104,6 +1104,12 @@ export const ptBR = {
     "Para saber de um pagamento sem ficar consultando, cadastre em Desenvolvedores → Webhooks o endereço que recebe os eventos. Cada entrega vem assinada com o segredo mostrado ao cadastrar; lá também ficam o registro das entregas e o botão de reenviar. Os eventos e a verificação da assinatura estão na seção Webhooks da referência abaixo.",
   "docs.intro.reference": "A referência completa vem a seguir, em inglês: nomes de campos, códigos e mensagens de erro são os que a API usa.",
   "docs.intro.openDevelopers": "Abrir Desenvolvedores no painel",
+  "mail.medReturn.subject": "PIX devolvido pelo MED: {amount}",
+  "mail.medReturn.body":
+    "{company}:\n\nO banco do pagador pediu a devolução de um PIX recebido pelo pedido {order} pelo Mecanismo Especial de Devolução ({nature}).\n{amount} foram debitados do seu saldo. Se o saldo ficar negativo, saques e reembolsos ficam bloqueados até novos créditos o cobrirem.\n\nIdentificador do PIX (end-to-end): {endToEndId}",
+  "mail.medReturn.nature.MED_OPERACIONAL": "falha operacional do PSP",
+  "mail.medReturn.nature.MED_FRAUDE": "suspeita de fraude",
+  "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
