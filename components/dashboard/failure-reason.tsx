@@ -10,9 +10,9 @@ import { describeFailure } from "@/lib/i18n/failure-reasons";
  * own frame ("Motivo: {reason}"). The provider's text stays on the element as data, and is shown
  * under the sentence, marked as data, when the table does not know it.
  */
-export function FailureReason({ reason, frame, className }: { reason: string; frame: MessageKey; className?: string }) {
+export function FailureReason({ reason, frame, unknown, className }: { reason: string; frame: MessageKey; unknown?: MessageKey; className?: string }) {
   const { t } = useI18n();
-  const f = describeFailure(t, reason);
+  const f = describeFailure(t, reason, unknown);
   return (
     <span className={cn("block break-words", className)} data-testid="failure-reason" data-failure-code={f.code} data-raw={f.raw}>
       {t(frame, { reason: f.text })}

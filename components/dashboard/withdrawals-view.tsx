@@ -111,7 +111,9 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                     {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
                   </p>
                   {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
-                  {w.waitingReason ? <p className="text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</p> : null}
+                  {w.waitingReason ? (
+                    <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                  ) : null}
                 </li>
               ))}
             </ul>
@@ -158,7 +160,9 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                           </span>
                         ) : null}
                         {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
-                        {w.waitingReason ? <span className="block text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</span> : null}
+                        {w.waitingReason ? (
+                          <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                        ) : null}
                       </td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>

@@ -1108,4 +1108,6 @@ export const en: Record<MessageKey, string> = {
   "mail.medReturn.nature.MED_OPERACIONAL": "an operational failure at the PSP",
   "mail.medReturn.nature.MED_FRAUDE": "suspected fraud",
   "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
+  "failure.hotWallet.waitingTopUp": "The service's sending wallet is short right now; the withdrawal goes out as soon as it is topped up.",
+  "failure.waitingUnknown": "Waiting on the provider. The reason it gave follows, as received.",
 };

@@ -28,6 +28,8 @@ const REASONS = [
   { code: "chain.nonceTaken", match: /^another transaction used its nonce/i },
   { code: "chain.insufficientFunds", match: /insufficient funds/i },
   { code: "lightning.tooLittleTime", match: /^Lightning payment refused/i },
+  // Not a failure: an on-chain withdrawal held until the hot wallet is topped up (lib/hot-wallet/float.ts), its waiting_reason.
+  { code: "hotWallet.waitingTopUp", match: /waiting for (a|its gas) top-up$/i },
 ] as const satisfies readonly { code: string; match: RegExp }[];
 
 export type FailureCode = (typeof REASONS)[number]["code"] | "unknown";
@@ -41,8 +43,11 @@ export function failureCode(reason: string): FailureCode {
 
 export type DescribedFailure = { code: FailureCode; text: string; raw: string };
 
-/** The merchant's sentence for a stored reason; `raw` is the stored text, to show as data. */
-export function describeFailure(t: Translator, reason: string): DescribedFailure {
+/**
+ * The merchant's sentence for a stored reason; `raw` is the stored text, to show as data. `unknown`
+ * is the sentence for a reason the table does not know (a waiting reason is not a failure).
+ */
+export function describeFailure(t: Translator, reason: string, unknown: MessageKey = "failure.unknown"): DescribedFailure {
   const code = failureCode(reason);
-  return { code, text: t(`failure.${code}` satisfies MessageKey), raw: reason };
+  return { code, text: code === "unknown" ? t(unknown) : t(`failure.${code}` satisfies MessageKey), raw: reason };
 }

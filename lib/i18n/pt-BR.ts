@@ -1110,6 +1110,8 @@ export const ptBR = {
   "mail.medReturn.nature.MED_OPERACIONAL": "falha operacional do PSP",
   "mail.medReturn.nature.MED_FRAUDE": "suspeita de fraude",
   "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
+  "failure.hotWallet.waitingTopUp": "A carteira de envio do serviço está sem saldo suficiente agora; o saque sai assim que ela for reabastecida.",
+  "failure.waitingUnknown": "Aguardando o provedor. O motivo que ele deu segue abaixo, como recebido.",
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
