@@ -1,9 +1,11 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { api, PASSWORD, seedMerchant, signIn } from "./helpers";
+import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, stepUpIfAsked, uniqueEmail } from "./helpers";
+import { inbox, mailTo, readable, type Mail } from "./support/inbox";
 
 // Merchant UX (docs/dashboard.md): a pt-BR merchant never meets English or a raw catalog key; order pages read like a
 // merchant's, not a developer's; withdrawal destinations are checked before the review; every kind
-// of payer has a page that ends in a receipt. Screenshots at 375 px and 1280 px go to
+// of payer has a page that ends in a receipt. Nor in what reaches them outside the pages: the mails,
+// an Excel export, the audit trail and /docs. Screenshots at 375 px and 1280 px go to
 // test-results/screens-ux/ for a person to look at.
 
 const SHOTS = "test-results/screens-ux";
@@ -16,6 +18,9 @@ const ENGLISH =
 /** A catalog key shown as it is ("common.fixFields", "errors.field.required"). */
 const RAW_KEY =
   /\b(app|lang|common|nav|auth|errors|status|kind|overview|orders|order|refundStatus|transferUse|refunds|newOrder|withdrawals|developers|settings|pay|cpix|home|fields|timeline)\.[a-zA-Z]+(\.[a-zA-Z_]+)*\b/;
+
+/** A code the API or the database writes, shown as it is: snake_case kinds, statuses, roles, scopes. */
+const RAW_CODE = /\b([a-z]+_[a-z_]*[a-z]|PENDING|COMPLETED|CANCELLED|FAILED|REFUNDED?|PARTIAL_ORDER|EXPIRED|full|finance|owner|viewer|developer)\b/;
 
 /**
  * Every word a person can read or hear on the page, in Portuguese: text, labels for assistive
@@ -57,8 +62,69 @@ async function checkPortuguese(page: Page, name: string) {
   }
 }
 
-async function shoot(page: Page, name: string) {
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+/** Records English, a raw key or a raw code in a text that is not a page (a mail, a spreadsheet cell). */
+function checkText(name: string, text: string) {
+  for (const line of text.split(/\r?\n/)) {
+    for (const [what, re] of [
+      ["English", ENGLISH],
+      ["raw key", RAW_KEY],
+      ["raw code", RAW_CODE],
+    ] as const) {
+      const found = line.match(re);
+      if (found) problems.push(`${name}: ${what} "${found[0]}" in "${line.slice(0, 120)}"`);
+    }
+  }
+}
+
+/** A mail as its reader sees it, less what is data: links, e-mail addresses, API key prefixes. */
+function checkMail(mail: Mail) {
+  const { subject, body } = readable(mail);
+  const words = `${subject}\n${body}`
+    .replace(/https?:\/\/\S+/g, "")
+    .replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "")
+    .replace(/\bsk_(test|live)_\S+/g, "");
+  checkText(`mail "${subject}" to ${mail.to}`, words);
+}
+
+/** The cells of a CSV line split on `sep`, quotes honoured (RFC 4180). */
+function cells(line: string, sep: string): string[] {
+  const out: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted && c === '"' && line[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (c === '"') quoted = !quoted;
+    else if (c === sep && !quoted) {
+      out.push(cell);
+      cell = "";
+    } else cell += c;
+  }
+  return [...out, cell];
+}
+
+/** Data, not wording: ids, hashes, addresses, amounts, times, masked keys. */
+const DATA_CELL = /^([0-9a-f-]{36}|0x[0-9a-fA-F]+|[\d\s,.:*+'-]*|[\w.*+-]+@[\w.*-]+)$/;
+
+/** Every header and every cell of an Excel export that is wording rather than data (the provider's own answer is data). */
+function checkExcel(name: string, file: Buffer) {
+  const text = file.toString("utf8");
+  expect(text.startsWith("\uFEFF"), `${name}: a BOM, for Excel`).toBe(true);
+  const [header, ...rows] = text
+    .slice(1)
+    .trim()
+    .split("\r\n")
+    .map((l) => cells(l, ";"));
+  checkText(`${name} headers`, header.join("\n"));
+  const rawColumn = header.indexOf("Resposta do provedor");
+  for (const row of rows) checkText(name, row.filter((c, i) => i !== rawColumn && !DATA_CELL.test(c)).join("\n"));
+  return { header, rows };
+}
+
+async function shoot(page: Page, name: string, fullPage = true) {
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage });
 }
 
 async function both(page: Page, name: string, url: string) {
@@ -359,6 +425,91 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   // The dashboard's Crypto-PIX order links to its payer page.
   await page.goto(`/dashboard/orders/${Buffer.from(cpix.payCryptoPixId, "base64url").toString()}`);
   await expect(page.getByTestId("payment-link")).toHaveAttribute("href", new RegExp(`/pay/crypto-pix/${cpix.payCryptoPixId}$`));
+
+  expect(problems).toEqual([]);
+});
+
+test("mails, an Excel export, the audit trail and /docs meet no English, raw key or raw code either", async ({ page, request }) => {
+  test.setTimeout(300_000);
+  const since = (await inbox()).length; // listening before anything is mailed
+  const m = await seedMerchant(request, { companyName: "Mercearia Boa Vista", openingBalance: 1_000_000 });
+  const merchant = api(request, m.apiKey);
+  const invitee = uniqueEmail("financeiro");
+
+  // Money asked to leave through the API (mailed to the owners): R$ 5.000 by PIX, and one the sandbox's PSP refuses.
+  await merchant.post("/order/pix-out", { value: 500_000, pixKey: "52998224725" });
+  await merchant.post("/order/pix-out", { value: 12_345, pixKey: "payout.fail@example.com" });
+  const paid = await merchant.post("/order/create/pix", { value: 80 });
+  await merchant.post(`/sandbox/orders/${paid.pixOrder._id}/pay`);
+  await merchant.post(`/order/${paid.pixOrder._id}/refund`, { value: 5 });
+
+  // A password reset, then the dashboard: 2FA (code, confirmation link, alert), an API key (alert), an invitation.
+  await page.goto("/forgot-password");
+  await page.getByLabel("E-mail").fill(m.email);
+  await page.getByRole("button", { name: "Enviar link" }).click();
+  await expect(page.getByRole("status")).toContainText("está a caminho");
+  await signIn(page, m.email, PASSWORD);
+  const secret = await enableTwoFactor(page);
+  await page.goto("/dashboard/developers");
+  await page.getByLabel("Nome da chave").fill("loja online");
+  await stepUpIfAsked(page, secret);
+  await page.getByRole("button", { name: "Criar chave" }).click();
+  await expect(page.getByTestId("new-api-key")).toBeVisible();
+  await page.goto("/dashboard/team");
+  await page.getByLabel("E-mail").fill(invitee);
+  await page.getByLabel("Papel").last().selectOption("finance");
+  await stepUpIfAsked(page, secret);
+  await page.getByRole("button", { name: "Enviar convite" }).click();
+  await expect(page.getByText(`Convite enviado para ${invitee}.`)).toBeVisible();
+
+  // Every mail they were sent, once the ones sent in the background have arrived.
+  for (const match of [/token=/, /saque de R\$/, /devolu/i, /chave de API/, /segundo fator/]) await mailTo(m.email, match);
+  await mailTo(invitee, /token=/);
+  const mails = (await inbox()).slice(since).filter((x) => [m.email, invitee].includes(x.to));
+  expect(mails.length).toBeGreaterThanOrEqual(7);
+  for (const mail of mails) checkMail(mail);
+
+  // The withdrawal history names why the PSP refused, in Portuguese; the provider's words stay on the element as data.
+  await expect(async () => {
+    await page.goto("/dashboard/withdrawals");
+    await expect(page.locator('[data-failure-code="pix.recipientRejected"]').filter({ visible: true }).first()).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await both(page, "withdrawals-failed", "/dashboard/withdrawals");
+
+  // Excel exports: headers, kinds, statuses and reasons in words.
+  const withdrawals = checkExcel("withdrawals.xlsx.csv", await (await page.request.get("/dashboard/api/exports/withdrawals?format=excel")).body());
+  const reason = withdrawals.header.indexOf("Motivo da falha");
+  expect(withdrawals.rows.map((r) => r[reason])).toContain("O banco de quem ia receber recusou a transferência.");
+  checkExcel("statement.xlsx.csv", await (await page.request.get("/dashboard/api/exports/statement?format=excel")).body());
+  checkExcel("orders.xlsx.csv", await (await page.request.get("/dashboard/api/exports/orders?format=excel")).body());
+
+  // The audit trail: sentences with money, roles and access in words at both widths.
+  await both(page, "audit", "/dashboard/audit");
+  const trail = await page.getByTestId("audit-table").evaluate((el) => (el as HTMLElement).innerText);
+  expect(trail).toMatch(/R\$\s5\.000,00 por PIX para/);
+  expect(trail).toContain("como Financeiro");
+  expect(trail).toMatch(/com acesso: (Acesso total|Leitura)/);
+  checkText("audit (visible text)", trail.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "").replace(/\bsk_(test|live)_\S+/g, ""));
+
+  // /docs: a Portuguese introduction, and nothing wider than a phone.
+  for (const [vp, size] of [
+    ["375", PHONE],
+    ["desktop", DESKTOP],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.goto("/docs");
+    await expect(page.getByTestId("docs-intro")).toContainText("Sandbox e produção");
+    const wide = await page.evaluate(() => {
+      const limit = document.documentElement.clientWidth;
+      const over = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > limit + 1);
+      const last = over.filter((e) => !over.some((o) => o !== e && e.contains(o)));
+      return { width: document.documentElement.scrollWidth, culprits: last.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className}`.slice(0, 120)) };
+    });
+    expect(wide.width, `/docs at ${vp}: ${wide.culprits.join(" | ")}`).toBeLessThanOrEqual(size.width);
+    await checkPortuguese(page, `docs@${vp}`);
+    // The reference runs to hundreds of screens: the first one, where the introduction is, is what a person looks at.
+    await shoot(page, `docs-${vp}`, false);
+  }
 
   expect(problems).toEqual([]);
 });

@@ -61,7 +61,7 @@ test("the statement: running balance, filters, exports, and order search by the 
   const [excelDownload] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-statement-excel").click()]);
   const excel = await downloaded(excelDownload);
   expect([...excel.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  expect(excel.toString("utf8")).toContain(";order_credit;Pagamento recebido;25,90;1025,90;");
+  expect(excel.toString("utf8")).toContain(";Pagamento recebido;Pagamento recebido;25,90;1025,90;Pedido;");
 
   // Orders export: the formula-like reference cannot run in a spreadsheet.
   await page.goto("/dashboard/orders");

@@ -461,7 +461,7 @@ describe("mail about money leaving", () => {
     for (const u of [t.owner, t.admin]) {
       const withdrawal = mails.find((m) => m.toAddress === u.email && m.subject.startsWith("Saque solicitado"))!;
       expect(withdrawal.body).toMatch(/Foi solicitado um saque de R\$\s123,45 do saldo de .*, para Chave PIX maria@example\.com\./);
-      expect(withdrawal.body).toMatch(/Por: API key [0-9a-f-]{36}/);
+      expect(withdrawal.body).toMatch(/Por: Chave de API [0-9a-f-]{36}/);
       expect(withdrawal.body).toContain("De: 198.51.100.7");
       expect(withdrawal.body).toMatch(/Em: \d{2}\/\d{2}\/\d{4}/);
       const refund = mails.find((m) => m.toAddress === u.email && m.subject.startsWith("Devolução solicitada"))!;

@@ -127,7 +127,11 @@ describe("MED devoluções", () => {
     expect(await publicPayment(order.paymentLinkId)).toMatchObject({ status: "COMPLETED", returned: { value: 15 } });
     await backgroundMailSettled();
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, email));
-    expect(mails.map((m) => m.subject).join("\n")).toMatch(/MED/);
+    const med = mails.find((m) => m.subject.includes("MED"))!;
+    // In the catalog's words: no English half, no natureza code.
+    expect(med.subject).toMatch(/^PIX devolvido pelo MED: R\$\s15,00$/);
+    expect(med.body).toContain("(suspeita de fraude)");
+    expect(med.body).not.toMatch(/MED_FRAUDE|returned|debited/);
   });
 
   it("only visible in GET /pix (no notification): the poll finds it, and so does the scan of older Pix with devoluções", async () => {

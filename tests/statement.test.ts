@@ -187,7 +187,8 @@ describe("CSV exports", () => {
     ]);
     const excel = await text(exportStream("statement", merchant.id, exportQuery.parse({ format: "excel", to: "2026-10-31" }), translator("en")));
     expect(excel.split("\r\n")[0]).toMatch(/^\uFEFFDate;Type;Description;Amount \(BRL\);/);
-    expect(rows(excel, ";")[1].slice(0, 5)).toEqual(["2026-10-31 23:30:00", "order_credit", "Payment received", "1234,56", "1234,56"]);
+    // Excel is read by a person: the entry's type and its reference's type in words, never the API's codes.
+    expect(rows(excel, ";")[1].slice(0, 6)).toEqual(["2026-10-31 23:30:00", "Payment received", "Payment received", "1234,56", "1234,56", "Order"]);
   });
 
   it("orders: every kind with BRL and crypto amounts, rates, references, tx hashes; formula-like references neutralised", async () => {
@@ -252,6 +253,37 @@ describe("CSV exports", () => {
     expect(chain[col("Destination")]).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
     expect(Number(chain[col("Crypto amount")])).toBeGreaterThan(0);
     expect(Number(chain[col("Rate (BRL per unit)")])).toBeGreaterThan(0);
+  });
+
+  it("withdrawals in excel: kinds, statuses and failure reasons in the user's words, the provider's text in its own column; csv keeps the codes", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_000, accountType: "business" });
+    const made = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 5_000, pixKey: "52998224725" } });
+    const refused = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 7_000, pixKey: "52998224725" } });
+    const odd = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 9_000, pixKey: "52998224725" } });
+    const fail = (id: string, reason: string) => db().execute(sql`update withdrawals set status = 'FAILED', failure_reason = ${reason} where id = ${id}`);
+    await fail(refused.body.id, "Recipient bank rejected the transfer (sandbox failing key)");
+    await fail(odd.body.id, "weird upstream thing 42");
+    expect(made.status).toBeLessThan(300);
+    const excel = await text(exportStream("withdrawals", merchant.id, exportQuery.parse({ format: "excel" }), t));
+    const [header, ...lines] = rows(excel, ";");
+    const col = (name: string) => header.indexOf(name);
+    const byValue = (v: string) => lines.find((l) => l[col("Valor (BRL)")] === v)!;
+    expect(byValue("50,00")[col("Tipo")]).toBe("Saque PIX");
+    expect(byValue("50,00")[col("Status")]).toMatch(/^(Pendente|Concluído)$/);
+    expect(byValue("70,00")[col("Status")]).toBe("Falhou");
+    expect(byValue("70,00")[col("Motivo da falha")]).toBe("O banco de quem ia receber recusou a transferência.");
+    expect(byValue("70,00")[col("Resposta do provedor")]).toBe("Recipient bank rejected the transfer (sandbox failing key)");
+    expect(byValue("90,00")[col("Motivo da falha")]).toBe(t("failure.unknown"));
+    expect(byValue("90,00")[col("Resposta do provedor")]).toBe("weird upstream thing 42");
+    const csv = await text(exportStream("withdrawals", merchant.id, exportQuery.parse({}), t));
+    const [csvHeader, ...csvLines] = rows(csv);
+    expect(csvHeader).not.toContain("Resposta do provedor");
+    const failed = csvLines.find((l) => l[csvHeader.indexOf("Valor (BRL)")] === "70.00")!;
+    expect([failed[csvHeader.indexOf("Tipo")], failed[csvHeader.indexOf("Status")], failed[csvHeader.indexOf("Motivo da falha")]]).toEqual([
+      "pix_out",
+      "FAILED",
+      "Recipient bank rejected the transfer (sandbox failing key)",
+    ]);
   });
 
   it("refuses impossible dates, an inverted range and unknown formats with a catalog message", () => {

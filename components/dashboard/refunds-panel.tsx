@@ -14,6 +14,7 @@ import { idle, type ActionState } from "@/lib/forms/action-state";
 import { parseDecimalInput } from "@/lib/forms/form";
 import { useI18n } from "@/lib/i18n/client";
 import { brlNumberToCentavos } from "@/lib/money";
+import { FailureReason } from "./failure-reason";
 
 type Answer = ActionState<{ id: string; status: "PENDING" | "COMPLETED" | "FAILED" }>;
 type Review = { value: string; centavos: number; reason: string };
@@ -137,7 +138,7 @@ export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "value
                 <span className="block font-medium tabular-nums text-slate-900">{money(r.valueCentavos)}</span>
                 {r.reason ? <span className="block break-words text-xs text-slate-600">{r.reason}</span> : null}
                 {r.status === "FAILED" && r.failureReason ? (
-                  <span className="block break-words text-xs text-red-800">{t("refunds.failureReason", { reason: r.failureReason })}</span>
+                  <FailureReason reason={r.failureReason} frame="refunds.failureReason" className="text-xs text-red-800" />
                 ) : null}
               </span>
               <span className="text-right text-xs">

@@ -10,6 +10,7 @@ import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import type { WithdrawalQuotes, WithdrawalState } from "@/lib/dashboard/server/withdrawals";
 import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
+import { FailureReason } from "./failure-reason";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
 export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: WithdrawalState; quotes: WithdrawalQuotes; canWithdraw: boolean }) {
@@ -109,8 +110,10 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                     {dateTime(w.createdAt)}
                     {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
                   </p>
-                  {w.failureReason ? <p className="text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</p> : null}
-                  {w.waitingReason ? <p className="text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</p> : null}
+                  {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
+                  {w.waitingReason ? (
+                    <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                  ) : null}
                 </li>
               ))}
             </ul>
@@ -156,8 +159,10 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                             {crypto(w.tokenAmount)} {w.token} · {w.network ? networkName(w.network) : null}
                           </span>
                         ) : null}
-                        {w.failureReason ? <span className="block text-xs text-red-700">{t("withdrawals.failure", { reason: w.failureReason })}</span> : null}
-                        {w.waitingReason ? <span className="block text-xs text-amber-800">{t("withdrawals.waiting", { reason: w.waitingReason })}</span> : null}
+                        {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
+                        {w.waitingReason ? (
+                          <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                        ) : null}
                       </td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>

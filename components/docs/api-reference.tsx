@@ -57,7 +57,7 @@ function Text({ children }: { children: string }) {
     <>
       {children.split(/`([^`]+)`/).map((part, i) =>
         i % 2 ? (
-          <code key={i} className="rounded bg-slate-100 px-1 font-mono text-[0.85em]">
+          <code key={i} className="rounded bg-slate-100 px-1 font-mono text-[0.85em] [overflow-wrap:anywhere]">
             {part}
           </code>
         ) : (
@@ -376,9 +376,9 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
     <div className="mx-auto max-w-6xl px-4 py-6 sm:px-6 sm:py-10 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-8">
       <header className="mb-8 lg:col-span-2">
         <p className="text-sm font-semibold uppercase tracking-wide text-brand-700">API reference · v{info.version}</p>
-        <h1 className="mt-1 text-2xl font-bold tracking-tight sm:text-3xl">{info.title}</h1>
+        <h2 className="mt-1 text-2xl font-bold tracking-tight sm:text-3xl">{info.title}</h2>
         {info.description ? (
-          <p className="mt-3 max-w-3xl text-sm text-slate-700">
+          <p className="mt-3 max-w-3xl text-sm text-slate-700 [overflow-wrap:anywhere]">
             <Text>{info.description}</Text>
           </p>
         ) : null}
@@ -389,7 +389,7 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
           </a>{" "}
           (OpenAPI 3.1).
         </p>
-        <fieldset className="mt-4 grid gap-3 rounded-xl border border-slate-200 bg-white p-4 sm:grid-cols-2">
+        <fieldset className="mt-4 grid min-w-0 gap-3 rounded-xl border border-slate-200 bg-white p-4 sm:grid-cols-2">
           <legend className="px-1 text-sm font-semibold">Credentials for “Try it” (kept in this tab only)</legend>
           <div>
             <label htmlFor="docs-api-key" className="block text-sm font-medium text-slate-800">

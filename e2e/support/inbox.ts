@@ -7,10 +7,14 @@ import { E2E_SMTP_PORT } from "../../playwright.config";
 // needs the mailed code; security.spec.ts reads alerts and links) and left running for the next
 // spec file in the same worker.
 
-export type Mail = { to: string; text: string };
+/** `text`: the whole message with quoted-printable undone (links read whole); `raw`: as received. */
+export type Mail = { to: string; text: string; raw: string };
 
 const SLOT = Symbol.for("e2e.inbox");
 type Inbox = { mails: Mail[]; ready: Promise<void> };
+
+/** Quoted-printable undone: soft line breaks dropped, =XX escapes read as UTF-8 bytes. */
+const unQuote = (s: string) => s.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
 
 function start(): Inbox {
   const mails: Mail[] = [];
@@ -22,8 +26,8 @@ function start(): Inbox {
       stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
       stream.on("end", () => {
         // Plain-text mail: undo quoted-printable soft breaks and escapes so links read whole.
-        const text = raw.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), text });
+        const text = unQuote(raw);
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), text, raw });
         callback();
       });
     },
@@ -65,3 +69,22 @@ export async function newMailTo(address: string, match: RegExp, since: number): 
 
 /** A link with a token in a mail (reset, invitation, confirmation). */
 export const linkIn = (mail: Mail, path = "") => new RegExp(`https?://\\S+${path.replace(/[?]/g, "\\?")}\\S*token=[A-Za-z0-9_-]{43}`).exec(mail.text)![0];
+
+/**
+ * What a person reads in a mail: its subject (RFC 2047 encoded words decoded) and its body (quoted-printable
+ * or base64 undone), without the other headers.
+ */
+export function readable(mail: Mail): { subject: string; body: string } {
+  const split = mail.raw.search(/\r?\n\r?\n/);
+  const head = mail.raw.slice(0, split).replace(/\r?\n[ \t]+/g, " ");
+  const rest = mail.raw.slice(split).trim();
+  const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(head)?.[1] ?? "";
+  const subject = header("Subject")
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?utf-8\?([qb])\?([^?]*)\?=/gi, (_, enc: string, words: string) =>
+      enc.toLowerCase() === "b" ? Buffer.from(words, "base64").toString("utf8") : unQuote(words.replace(/_/g, " ")),
+    );
+  const encoding = header("Content-Transfer-Encoding");
+  const body = /base64/i.test(encoding) ? Buffer.from(rest.replace(/\s+/g, ""), "base64").toString("utf8") : /quoted/i.test(encoding) ? unQuote(rest) : rest;
+  return { subject, body };
+}

@@ -1,10 +1,11 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants, users } from "@/db/schema";
-import { formatDateTime, type Locale } from "@/lib/i18n";
+import { formatDateTime, translate, translator, type Locale } from "@/lib/i18n";
 import { sendMail } from "@/lib/mail/mailer";
 import { alertMail, type AlertKind } from "@/lib/mail/messages";
 import type { Actor } from "./audit";
+import { actorName } from "./audit-text";
 
 // Mail to a merchant's owners and admins when where its money or data goes changes (payout key,
 // API key, webhook) or someone joins the team: whoever made the change, the people who can undo it
@@ -19,8 +20,8 @@ export async function alertAdmins(actor: Actor & { merchantId: string }, kind: A
     .where(and(eq(users.merchantId, actor.merchantId), inArray(users.role, ["owner", "admin"])));
   const text = alertMail(locale, kind, {
     company: merchant.companyName,
-    who: actor.email,
-    ip: actor.ip ?? "?",
+    who: actorName(translator(locale), actor.email),
+    ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
     time: formatDateTime(new Date(), locale),
     subject,
   });

@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { db, type Executor } from "@/db";
 import { auditEvents, type AuditEvent } from "@/db/schema";
+import { API_KEY_ACTOR_PREFIX } from "./audit-text";
 
 // The audit trail: one row per security- or money-relevant action, written beside the change
 // (inside its transaction where there is one). The table refuses UPDATE and DELETE (migration).
@@ -54,7 +55,7 @@ export type Actor = { merchantId: string | null; userId: string | null; email: s
 
 /** An API key acting for its merchant: named by the key's id, which the Developers page lists. */
 export function apiKeyActor(merchantId: string, keyId: string, ip: string): Actor {
-  return { merchantId, userId: null, email: `API key ${keyId}`, ip };
+  return { merchantId, userId: null, email: `${API_KEY_ACTOR_PREFIX}${keyId}`, ip };
 }
 
 export async function audit(actor: Actor, action: AuditAction, target?: string | null, details?: Record<string, unknown>, executor: Executor = db()): Promise<void> {

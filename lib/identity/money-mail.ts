@@ -2,11 +2,12 @@ import { and, eq, inArray, or } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants, users, type OrderRefund, type Withdrawal } from "@/db/schema";
 import { networkName } from "@/lib/chain/network-names";
-import { formatCrypto, formatDateTime, formatMoney, translate, type Locale } from "@/lib/i18n";
+import { formatCrypto, formatDateTime, formatMoney, translate, translator, type Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { moneyOutMail } from "@/lib/mail/messages";
 import type { Actor } from "./audit";
+import { actorName } from "./audit-text";
 
 // Mail to a merchant's owners and admins, and to the user who acted, whenever money is asked to
 // leave: a withdrawal (dashboard or API) or a refund. Whoever took over a session, a password or an
@@ -36,8 +37,8 @@ function mailMoneyOut(merchantId: string, actor: Actor, locale: Locale, kind: "w
       company: team.company,
       amount: formatMoney(amountCentavos, locale),
       destination,
-      who: actor.email,
-      ip: actor.ip ?? "?",
+      who: actorName(translator(locale), actor.email),
+      ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
       time,
     });
     for (const r of team.recipients) await sendMail({ ...text, to: r.email, merchantId });

@@ -94,3 +94,8 @@ export function factorConfirmMail(locale: Locale, vars: { company: string; membe
 export function factorFailuresMail(locale: Locale, vars: { count: number; until: string; ip: string }): MailText {
   return mail(locale, "mail.factorFailures.subject", "mail.factorFailures.body", vars);
 }
+
+/** To the owners and admins: a PIX they received was returned under the MED and debited from the balance. */
+export function medReturnMail(locale: Locale, vars: { company: string; order: string; amount: string; nature: string; endToEndId: string }): MailText {
+  return mail(locale, "mail.medReturn.subject", "mail.medReturn.body", vars);
+}

@@ -4,9 +4,11 @@ import { orderRefunds, pixReceipts, pixReturns, type PixReturn } from "@/db/sche
 import { raiseAttention } from "@/lib/attention/attention";
 import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
+import { DEFAULT_LOCALE, formatMoney, isMessageKey, translate } from "@/lib/i18n";
 import { log } from "@/lib/log";
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
+import { medReturnMail } from "@/lib/mail/messages";
 import { centavosToBrl, formatBrl } from "@/lib/money";
 import { orderById } from "@/lib/orders/queries";
 import { plainOrderName } from "@/lib/orders/title";
@@ -170,20 +172,16 @@ function mailMerchant(r: PixReturn): void {
     const team = await teamToTell(r.merchantId!, null);
     if (!team) return;
     const order = r.orderId ? await orderById(db(), r.orderId) : undefined;
-    const subject = `PIX devolvido pelo MED / PIX returned under the MED: ${formatBrl(r.valueCentavos)}`;
-    // The order as the merchant knows it: its own reference or the customer, else the payment link id.
-    const named = order ? plainOrderName(order) : r.orderId;
-    const text = [
-      `${team.company}:`,
-      "",
-      `O banco do pagador pediu a devolução de um PIX recebido pelo pedido ${named} pelo Mecanismo Especial de Devolução (${r.natureza}).`,
-      `${formatBrl(r.valueCentavos)} foram debitados do seu saldo. Se o saldo ficar negativo, saques e devoluções ficam bloqueados até novos créditos o cobrirem.`,
-      "",
-      `The payer's bank had a PIX received by order ${named} returned through the Central Bank's MED (${r.natureza}).`,
-      `${formatBrl(r.valueCentavos)} was debited from your balance. While the balance is negative, withdrawals and refunds are blocked until new credits cover it.`,
-      "",
-      `End-to-end id: ${r.endToEndId}`,
-    ].join("\n");
-    for (const recipient of team.recipients) await sendMail({ to: recipient.email, subject, text, merchantId: r.merchantId });
+    // No recipient's language is stored: the service's default, like the other mails an API call or a job causes.
+    const nature = `mail.medReturn.nature.${r.natureza}`;
+    const mail = medReturnMail(DEFAULT_LOCALE, {
+      company: team.company,
+      // The order as the merchant knows it: its own reference or the customer, else the payment link id.
+      order: order ? plainOrderName(order) : (r.orderId ?? ""),
+      amount: formatMoney(r.valueCentavos, DEFAULT_LOCALE),
+      nature: isMessageKey(nature) ? translate(DEFAULT_LOCALE, nature) : r.natureza,
+      endToEndId: r.endToEndId,
+    });
+    for (const recipient of team.recipients) await sendMail({ ...mail, to: recipient.email, merchantId: r.merchantId });
   });
 }

@@ -8,6 +8,7 @@ import type { Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
 import { alertAdmins } from "@/lib/identity/alerts";
 import { audit, type Actor } from "@/lib/identity/audit";
+import { OWNERS_LINK_ACTOR } from "@/lib/identity/audit-text";
 import { consumeSecurityLink, createSecurityLink } from "@/lib/identity/links";
 import { hashLinkToken, isLinkToken } from "@/lib/identity/tokens";
 import { announceDestination } from "./destination-mail";
@@ -105,13 +106,7 @@ export async function confirmDestinationByLink(token: unknown, ip: string): Prom
       if (link.kind !== "destination") throw NotADestinationLink.of("destinations.linkInvalid");
       const row = await markConfirmed(tx, link.merchantId, link.subjectId, null);
       if (!row) return null;
-      await audit(
-        { merchantId: link.merchantId, userId: null, email: "link mailed to the owners", ip },
-        "destination.confirmed",
-        row.id,
-        { kind: row.kind, value: row.value },
-        tx,
-      );
+      await audit({ merchantId: link.merchantId, userId: null, email: OWNERS_LINK_ACTOR, ip }, "destination.confirmed", row.id, { kind: row.kind, value: row.value }, tx);
       return row;
     });
   } catch (err) {

@@ -1,9 +1,10 @@
 import { publicBaseUrl } from "@/lib/env";
-import { formatDateTime, translate, type Locale } from "@/lib/i18n";
+import { formatDateTime, translate, translator, type Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { destinationMail } from "@/lib/mail/messages";
 import type { Actor } from "@/lib/identity/audit";
+import { actorName } from "@/lib/identity/audit-text";
 import { LINK_HOURS } from "@/lib/identity/links";
 import { teamToTell } from "@/lib/identity/money-mail";
 import type { Destination } from "./destinations";
@@ -35,8 +36,8 @@ export function announceDestination(origin: { actor: Actor & { merchantId: strin
       const text = destinationMail(locale, {
         company: team.company,
         destination: destinationName(destination, locale),
-        who: actor.email,
-        ip: actor.ip ?? "?",
+        who: actorName(translator(locale), actor.email),
+        ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
         time,
         until: destination.holdUntil ? formatDateTime(destination.holdUntil, locale) : null,
         link: r.role === "owner" ? destinationLink(token) : null,

@@ -7,6 +7,7 @@ import { log } from "@/lib/log";
 import { decidePayout, requestPayout } from "@/lib/pix-payouts/machine";
 import { decideRefund, followRefund } from "@/lib/refunds/machine";
 import { audit, type Actor } from "@/lib/identity/audit";
+import { OPERATOR_ACTOR } from "@/lib/identity/audit-text";
 import { PAYOUT_OWNERS } from "@/lib/worker/owners";
 
 // What an operator does with money that needs one (lib/attention/attention.ts; `npm run cli -- attention`):
@@ -16,7 +17,7 @@ import { PAYOUT_OWNERS } from "@/lib/worker/owners";
 
 export type MoneyOutKind = "payout" | "refund";
 
-const OPERATOR: Omit<Actor, "merchantId"> = { userId: null, email: "operator (cli)", ip: null };
+const OPERATOR: Omit<Actor, "merchantId"> = { userId: null, email: OPERATOR_ACTOR, ip: null };
 
 /** Allows one more send of an open payout or refund that stopped being sent, and asks its job to move it now. */
 export async function resendMoneyOut(kind: MoneyOutKind, id: string, note: string): Promise<void> {

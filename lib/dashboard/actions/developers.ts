@@ -4,11 +4,13 @@ import { revalidatePath } from "next/cache";
 import { grantableScopes } from "@/lib/identity/api-keys/scopes";
 import { actorOf } from "@/lib/identity/dashboard/session";
 import { Conflict, Forbidden } from "@/lib/errors";
+import { translator } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
 import { createApiKey, revokeApiKey } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { alertAdmins } from "@/lib/identity/alerts";
 import { audit } from "@/lib/identity/audit";
+import { scopesText } from "@/lib/identity/audit-text";
 import { redeliver } from "@/lib/webhooks/deliveries";
 import { createEndpoint, deleteEndpoint } from "@/lib/webhooks/registry";
 import { sendTestEvent, TestEventWaiting } from "@/lib/webhooks/test-event";
@@ -33,7 +35,10 @@ export const createApiKeyAction = merchantAction(
     const key = await createApiKey(signedIn.merchant.id, name, { scopes });
     const actor = actorOf(signedIn);
     await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scopes: key.scopes });
-    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${key.scopes.join(", ")})`, await getLocale());
+    const locale = await getLocale();
+    // The access in words ("Leitura, Saques"), as the Developers page names it, not the API's scope codes.
+    const access = scopesText(translator(locale), key.scopes);
+    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${access})`, locale);
     revalidatePath("/dashboard/developers");
     return { data: { key: key.key, name: key.name } };
   },

@@ -3,8 +3,11 @@ import { z } from "zod";
 import { readDb } from "@/db/replica";
 import type { Withdrawal } from "@/db/schema";
 import { CSV_FORMATS, csvStream, type CsvColumn, type CsvFormat } from "@/lib/csv";
+import { networkName } from "@/lib/chain/network-names";
+import { displayStatus } from "@/lib/dashboard/status";
 import { isCalendarDay } from "@/lib/day-range";
-import type { Translator } from "@/lib/i18n";
+import { isMessageKey, type Translator } from "@/lib/i18n";
+import { describeFailure } from "@/lib/i18n/failure-reasons";
 import { statementPages, type StatementEntry } from "@/lib/ledger/statement";
 import { LEDGER_KINDS } from "@/db/schema";
 import { orderExportPages, type OrderExportRow } from "@/lib/orders/export";
@@ -14,9 +17,12 @@ import { withdrawalPages } from "@/lib/withdrawals/export";
 // The dashboard's CSV downloads (/dashboard/api/exports/{statement,orders,withdrawals}.csv): one
 // module per source streams keyset pages (lib/ledger/statement.ts, lib/orders/export.ts,
 // lib/withdrawals/export.ts) and lib/csv.ts writes them, so a year of a busy shop downloads in
-// constant memory. Headers and descriptions come from the catalogs in the user's language; codes
-// (kinds, statuses) stay the API's, so a file can be matched against API data. Exports read from the
-// replica when one is close enough (db/replica.ts), chosen once per download.
+// constant memory. Headers and descriptions come from the catalogs in the user's language. In the
+// csv format codes (kinds, statuses, failure reasons) stay the API's, so a program can match a file
+// against API data; the excel format is for a person, so it writes them in the user's words too, and
+// a failure reason as the sentence the dashboard shows (lib/i18n/failure-reasons.ts) with the
+// provider's text in a column of its own. Exports read from the replica when one is close enough
+// (db/replica.ts), chosen once per download.
 
 export const EXPORT_NAMES = ["statement", "orders", "withdrawals"] as const;
 export type ExportName = (typeof EXPORT_NAMES)[number];
@@ -35,32 +41,55 @@ export type ExportQuery = z.output<typeof exportQuery>;
 
 const text = (s: string | null | undefined) => ({ text: s ?? null });
 
-function statementColumns(t: Translator): CsvColumn<StatementEntry>[] {
+/** The catalog's words for a code when the key exists; the code itself otherwise (a value added later). */
+function label(t: Translator, key: string, code: string): string {
+  return isMessageKey(key) ? t(key) : code;
+}
+
+/** How a code is written: as the API writes it in csv, in the user's words in excel. */
+function codes(t: Translator, format: CsvFormat) {
+  const code = (value: string | null, words: (v: string) => string) => text(value === null ? null : format === "excel" ? words(value) : value);
+  return {
+    code,
+    ledgerKind: (v: string) => code(v, (k) => label(t, `ledgerKind.${k}`, k)),
+    refType: (v: string) => code(v, (k) => label(t, `export.refType.${k}`, k)),
+    orderKind: (v: string) => code(v, (k) => label(t, `kind.${k}`, k)),
+    orderStatus: (kind: string, v: string) => code(v, (s) => label(t, `status.${displayStatus(kind, s)}`, s)),
+    status: (v: string) => code(v, (s) => label(t, `status.${s}`, s)),
+    withdrawalKind: (v: string) => code(v, (k) => (k === "onchain" ? t("kind.onchain_withdrawal") : label(t, `kind.${k}`, k))),
+    network: (v: string | null) => code(v, networkName),
+    failure: (v: string | null) => code(v, (r) => describeFailure(t, r).text),
+  };
+}
+
+function statementColumns(t: Translator, format: CsvFormat): CsvColumn<StatementEntry>[] {
+  const c = codes(t, format);
   return [
     { header: t("export.col.date"), value: (e) => ({ at: e.createdAt }) },
-    { header: t("export.col.type"), value: (e) => text(e.kind) },
+    { header: t("export.col.type"), value: (e) => c.ledgerKind(e.kind) },
     { header: t("export.col.description"), value: (e) => text(t(`ledgerKind.${e.kind}`)) },
     { header: t("export.col.amount"), value: (e) => ({ centavos: e.amountCentavos }) },
     { header: t("export.col.balance"), value: (e) => ({ centavos: e.balanceAfterCentavos }) },
-    { header: t("export.col.referenceType"), value: (e) => text(e.refType) },
+    { header: t("export.col.referenceType"), value: (e) => c.refType(e.refType) },
     { header: t("export.col.reference"), value: (e) => text(e.refId) },
     { header: t("export.col.entryId"), value: (e) => text(String(e.id)) },
   ];
 }
 
-function orderColumns(t: Translator): CsvColumn<OrderExportRow>[] {
+function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRow>[] {
+  const c = codes(t, format);
   const ref = (r: OrderExportRow, ...keys: string[]) => text(keys.map((k) => r.reference[k]).find(Boolean));
   return [
     { header: t("export.col.date"), value: (r) => ({ at: r.createdAt }) },
     { header: t("export.col.paidAt"), value: (r) => ({ at: r.paidAt }) },
     { header: t("export.col.id"), value: (r) => text(r.id) },
-    { header: t("export.col.type"), value: (r) => text(r.type) },
-    { header: t("export.col.status"), value: (r) => text(r.status) },
+    { header: t("export.col.type"), value: (r) => c.orderKind(r.type) },
+    { header: t("export.col.status"), value: (r) => c.orderStatus(r.type, r.status) },
     { header: t("export.col.valueBrl"), value: (r) => ({ centavos: r.valueCentavos }) },
     { header: t("export.col.cryptoAmount"), value: (r) => ({ decimal: r.cryptoAmount }) },
     { header: t("export.col.cryptoReceived"), value: (r) => ({ decimal: r.receivedAmount }) },
     { header: t("export.col.asset"), value: (r) => text(r.asset) },
-    { header: t("export.col.network"), value: (r) => text(r.network) },
+    { header: t("export.col.network"), value: (r) => c.network(r.network) },
     { header: t("export.col.rate"), value: (r) => ({ decimal: r.rate }) },
     { header: t("export.col.rateSource"), value: (r) => text(r.rateSource) },
     { header: t("export.col.paymentLinkId"), value: (r) => text(r.paymentLinkId) },
@@ -75,25 +104,28 @@ function orderColumns(t: Translator): CsvColumn<OrderExportRow>[] {
   ];
 }
 
-function withdrawalColumns(t: Translator): CsvColumn<Withdrawal>[] {
+function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdrawal>[] {
+  const c = codes(t, format);
   return [
     { header: t("export.col.date"), value: (w) => ({ at: w.createdAt }) },
     { header: t("export.col.completedAt"), value: (w) => ({ at: w.completedAt }) },
     { header: t("export.col.id"), value: (w) => text(w.id) },
-    { header: t("export.col.type"), value: (w) => text(w.kind) },
-    { header: t("export.col.status"), value: (w) => text(w.status) },
+    { header: t("export.col.type"), value: (w) => c.withdrawalKind(w.kind) },
+    { header: t("export.col.status"), value: (w) => c.status(w.status) },
     { header: t("export.col.valueBrl"), value: (w) => ({ centavos: w.valueCentavos }) },
     { header: t("export.col.serviceFee"), value: (w) => ({ centavos: w.serviceFeeCentavos }) },
     { header: t("export.col.networkFee"), value: (w) => ({ centavos: w.networkFeeCentavos }) },
     { header: t("export.col.debit"), value: (w) => ({ centavos: w.debitCentavos }) },
-    { header: t("export.col.network"), value: (w) => text(w.network) },
+    { header: t("export.col.network"), value: (w) => c.network(w.network) },
     { header: t("export.col.asset"), value: (w) => text(w.token) },
     { header: t("export.col.cryptoAmount"), value: (w) => ({ decimal: w.tokenAmount }) },
     { header: t("export.col.rate"), value: (w) => ({ decimal: w.rate }) },
     // The key is masked as on the withdrawals page: enough to recognise it, not to reuse it.
     { header: t("export.col.destination"), value: (w) => text(w.kind === "onchain" ? w.toAddress : w.pixKey ? maskPixKey(w.pixKey) : null) },
     { header: t("export.col.txHash"), value: (w) => text(w.txHash) },
-    { header: t("export.col.failureReason"), value: (w) => text(w.failureReason) },
+    { header: t("export.col.failureReason"), value: (w) => c.failure(w.failureReason) },
+    // A person reads the sentence; the provider's own text stays beside it for whoever asks them.
+    ...(format === "excel" ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }] : []),
   ];
 }
 
@@ -103,11 +135,11 @@ export function exportStream(name: ExportName, merchantId: string, q: ExportQuer
   const ex = readDb();
   switch (name) {
     case "statement":
-      return csvStream(statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t), q.format);
+      return csvStream(statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t, q.format), q.format);
     case "orders":
-      return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t), q.format);
+      return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t, q.format), q.format);
     case "withdrawals":
-      return csvStream(withdrawalPages(ex, range, pageSize), withdrawalColumns(t), q.format);
+      return csvStream(withdrawalPages(ex, range, pageSize), withdrawalColumns(t, q.format), q.format);
   }
 }
 
