@@ -95,6 +95,12 @@ export type ErrorValues = {
   "disputes.error.alreadyDefended": None;
   "disputes.error.late": None;
   "disputes.error.closed": None;
+  "developers.testEventWaiting": None;
+  "unapplied.notResolvable": None;
+  "unapplied.alreadyResolved": None;
+  "unapplied.tooSmallToAccept": None;
+  "unapplied.addressInvalid": None;
+  "unapplied.feeAboveAmount": None;
 };
 
 export type ErrorCode = keyof ErrorValues;

@@ -75,6 +75,12 @@ const SAMPLES: { [C in ErrorCode]: ErrorValues[C] } = {
   "disputes.error.alreadyDefended": {},
   "disputes.error.late": {},
   "disputes.error.closed": {},
+  "developers.testEventWaiting": {},
+  "unapplied.notResolvable": {},
+  "unapplied.alreadyResolved": {},
+  "unapplied.tooSmallToAccept": {},
+  "unapplied.addressInvalid": {},
+  "unapplied.feeAboveAmount": {},
 };
 
 const GENERIC = ["refused", "notFound", "upstream"] as const;

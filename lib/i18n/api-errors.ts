@@ -97,6 +97,12 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
   "disputes.error.alreadyDefended": say("disputes.error.alreadyDefended"),
   "disputes.error.late": say("disputes.error.late"),
   "disputes.error.closed": say("disputes.error.closed"),
+  "developers.testEventWaiting": say("developers.testEventWaiting"),
+  "unapplied.notResolvable": say("unapplied.notResolvable"),
+  "unapplied.alreadyResolved": say("unapplied.alreadyResolved"),
+  "unapplied.tooSmallToAccept": say("unapplied.tooSmallToAccept"),
+  "unapplied.addressInvalid": say("unapplied.addressInvalid"),
+  "unapplied.feeAboveAmount": say("unapplied.feeAboveAmount"),
 };
 
 /** What a coded refusal says to a person reading `locale`. */

@@ -70,20 +70,20 @@ function resolvable(order: OnchainOrder, t: ChainTransfer | undefined): t is Cha
 
 async function loadTransfer(ex: Tx | ReturnType<typeof db>, order: OnchainOrder, transferId: string): Promise<ChainTransfer> {
   const t = await transferById(ex, transferId);
-  if (!resolvable(order, t)) throw new Conflict("unapplied.notResolvable");
+  if (!resolvable(order, t)) throw Conflict.of("unapplied.notResolvable");
   return t;
 }
 
 async function merchantOrder(merchantId: string, orderId: string): Promise<OnchainOrder> {
   const order = await merchantDepositById(db(), merchantId, orderId);
-  if (!order) throw new NotFound("errors.api.notFound");
+  if (!order) throw new NotFound("Order not found");
   return order;
 }
 
 /** In a transaction: the order locked, and the transfer checked again under that lock. */
 async function lockOwn(tx: Tx, merchantId: string, orderId: string, transferId: string) {
   const order = await lockDeposit(tx, orderId);
-  if (!order || order.merchantId !== merchantId) throw new NotFound("errors.api.notFound");
+  if (!order || order.merchantId !== merchantId) throw new NotFound("Order not found");
   return { order, transfer: await loadTransfer(tx, order, transferId) };
 }
 
@@ -92,7 +92,7 @@ export async function acceptUnapplied(actor: Actor & { merchantId: string }, ord
   return db().transaction(async (tx) => {
     const { order, transfer } = await lockOwn(tx, actor.merchantId, orderId, transferId);
     const credit = centavosForCrypto(transfer.unappliedAmount, order.rate);
-    if (credit <= 0) throw new InvalidInput("unapplied.tooSmallToAccept");
+    if (credit <= 0) throw InvalidInput.of("unapplied.tooSmallToAccept");
     const r = await insertResolution(tx, {
       merchantId: order.merchantId,
       orderId: order.id,
@@ -103,7 +103,7 @@ export async function acceptUnapplied(actor: Actor & { merchantId: string }, ord
       creditedCentavos: credit,
       userId: actor.userId,
     });
-    if (!r) throw new Conflict("unapplied.alreadyResolved");
+    if (!r) throw Conflict.of("unapplied.alreadyResolved");
     // The ledger's unique (kind, ref) is a second guard: one credit per transfer, whatever wrote the row.
     await postLedgerEntry(tx, {
       merchantId: order.merchantId,
@@ -135,7 +135,7 @@ async function quoteReturn(order: OnchainOrder, transfer: ChainTransfer, plan: C
 function destinationOf(order: OnchainOrder, transfer: ChainTransfer, to: string | undefined): string {
   const destination = to?.trim() || transfer.fromAddress;
   if (!destination || !isAddress(destination, { strict: true }) || destination.toLowerCase() === order.address.toLowerCase()) {
-    throw new InvalidInput("unapplied.addressInvalid");
+    throw InvalidInput.of("unapplied.addressInvalid");
   }
   return destination;
 }
@@ -146,7 +146,7 @@ export async function previewReturn(merchantId: string, orderId: string, transfe
   const transfer = await loadTransfer(db(), order, transferId);
   const destination = destinationOf(order, transfer, to);
   const q = await quoteReturn(order, transfer, null);
-  if (cryptoCompare(q.sent, "0") <= 0) throw new InvalidInput("unapplied.feeAboveAmount");
+  if (cryptoCompare(q.sent, "0") <= 0) throw InvalidInput.of("unapplied.feeAboveAmount");
   return { ...q, to: destination };
 }
 
@@ -160,7 +160,7 @@ export async function returnUnapplied(actor: Actor & { merchantId: string }, ord
   const destination = destinationOf(order, await loadTransfer(db(), order, transferId), to);
   const plan = await planSend(order.network as Network);
   const quote = await quoteReturn(order, await loadTransfer(db(), order, transferId), plan);
-  if (cryptoCompare(quote.sent, "0") <= 0) throw new InvalidInput("unapplied.feeAboveAmount");
+  if (cryptoCompare(quote.sent, "0") <= 0) throw InvalidInput.of("unapplied.feeAboveAmount");
   const made = await db().transaction(async (tx) => {
     const { order: locked, transfer } = await lockOwn(tx, actor.merchantId, orderId, transferId);
     // The amount quoted is the transfer's; it cannot have changed, since a transfer's unapplied tokens are written once.
@@ -176,7 +176,7 @@ export async function returnUnapplied(actor: Actor & { merchantId: string }, ord
       sentAmount: quote.sent,
       userId: actor.userId,
     });
-    if (!r) throw new Conflict("unapplied.alreadyResolved");
+    if (!r) throw Conflict.of("unapplied.alreadyResolved");
     const { chainTx, hash } = await createChainTx(tx, plan, {
       purpose: "refund",
       ownerKind: "unapplied_return",

@@ -100,7 +100,7 @@ export const sendTestEventAction = merchantAction(
       return { data: { eventId }, message: "developers.testEventSent" as const };
     } catch (err) {
       // Said in the merchant's words: the earlier test is still in the delivery log below, retrying.
-      if (err instanceof TestEventWaiting) throw new Conflict("developers.testEventWaiting");
+      if (err instanceof TestEventWaiting) throw Conflict.of("developers.testEventWaiting");
       throw err;
     }
   },
