@@ -1,6 +1,7 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { api, enableTwoFactor, PASSWORD, seedMerchant, signIn, stepUpIfAsked, uniqueEmail } from "./helpers";
 import { inbox, mailTo, readable, type Mail } from "./support/inbox";
+import { PHONE, DESKTOP } from "./support/sizes";
 
 // Merchant UX (docs/dashboard.md): a pt-BR merchant never meets English or a raw catalog key; order pages read like a
 // merchant's, not a developer's; withdrawal destinations are checked before the review; every kind
@@ -9,8 +10,6 @@ import { inbox, mailTo, readable, type Mail } from "./support/inbox";
 // test-results/screens-ux/ for a person to look at.
 
 const SHOTS = "test-results/screens-ux";
-const PHONE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 900 };
 
 /** Words that only English text has (none of them is Portuguese, product or brand vocabulary). */
 const ENGLISH =

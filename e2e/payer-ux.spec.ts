@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import postgres from "postgres";
 import { api, seedMerchant, signIn } from "./helpers";
+import { PHONE, DESKTOP, SIZES } from "./support/sizes";
 
 // The payer's side and the security page on a phone (docs/dashboard.md): a refunded payment keeps its receipt
 // and says what came back; an on-chain order that ended partly paid, paid late or overpaid says what
@@ -9,12 +10,6 @@ import { api, seedMerchant, signIn } from "./helpers";
 // Screenshots go to SHOTS for a person to look at.
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-payer";
-const PHONE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 900 };
-const SIZES = [
-  ["375", PHONE],
-  ["1280", DESKTOP],
-] as const;
 const WINDOWS_EDGE = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.2592.87";
 const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 

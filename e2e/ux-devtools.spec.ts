@@ -4,16 +4,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { api, seedMerchant, signIn } from "./helpers";
+import { SIZES } from "./support/sizes";
 
 // The landing page a shop owner meets, the first-steps checklist of an empty dashboard, and the
 // Developers page's test event and delivery log, each at 375 px and 1280 px with screenshots in
 // test-results/screens-devtools/ (docs/dashboard.md#tests).
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-devtools";
-const SIZES = [
-  ["375", { width: 375, height: 812 }],
-  ["1280", { width: 1280, height: 900 }],
-] as const;
 
 async function shoot(page: Page, name: string) {
   // Nothing wider than the window: a phone must never scroll sideways.

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { api, seedMerchant, signIn } from "./helpers";
+import { SIZES } from "./support/sizes";
 
 // Orders a merchant recognises (docs/dashboard.md): the orders list, "Últimos pedidos", the order page
 // and the statement name an order by the merchant's own reference, else its customer, else its kind
@@ -7,10 +8,6 @@ import { api, seedMerchant, signIn } from "./helpers";
 // name must be. Walked at 375 px and 1280 px; screenshots go to test-results/screens-ux/.
 
 const SHOTS = "test-results/screens-ux";
-const SIZES = [
-  ["375", { width: 375, height: 812 }],
-  ["1280", { width: 1280, height: 900 }],
-] as const;
 
 const shoot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 

@@ -1,5 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { api, seedMerchant, signIn } from "./helpers";
+import { SIZES } from "./support/sizes";
 
 // The merchant's side of a PIX-out to another key, and the words around it (docs/dashboard.md): the key's
 // kind chosen first and the key sent normalised, a review whose fee line matches what the service
@@ -8,10 +9,6 @@ import { api, seedMerchant, signIn } from "./helpers";
 // Crypto-PIX network with its minimum. Screenshots at 375 px and 1280 px go to test-results/screens-ux/.
 
 const SHOTS = "test-results/screens-ux";
-const SIZES = [
-  ["375", { width: 375, height: 812 }],
-  ["1280", { width: 1280, height: 900 }],
-] as const;
 
 async function shoot(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import postgres from "postgres";
 import { api, enableTwoFactor, freshTotp, seedMerchant, signIn, stepUpIfAsked } from "./helpers";
+import { PHONE, DESKTOP, SIZES } from "./support/sizes";
 
 // An on-chain order's unapplied funds on the merchant's order page (docs/dashboard.md#unapplied-on-chain-funds):
 // an overpayment accepted as payment and a late payment returned to its sender, each through a review that
@@ -8,12 +9,6 @@ import { api, enableTwoFactor, freshTotp, seedMerchant, signIn, stepUpIfAsked } 
 // of the money. Every state at 375 px and 1280 px, none wider than the window; screenshots in SHOTS.
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-ux";
-const PHONE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 900 };
-const SIZES = [
-  ["375", PHONE],
-  ["1280", DESKTOP],
-] as const;
 
 /** The e2e server's own embedded PostgreSQL (playwright.config.ts): the only way to move an order's expiry into the past. */
 function database() {

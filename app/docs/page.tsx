@@ -5,6 +5,7 @@ import { buttonClass } from "@/components/ui/button";
 import { openApiJson } from "@/lib/api/endpoints";
 import type { MessageKey } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
+import { Backticked } from "@/components/docs/backticked";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("docs.title") };
@@ -13,23 +14,6 @@ export async function generateMetadata(): Promise<Metadata> {
 // Rendered per request from the same in-memory document /api/v1/openapi.json serves, so the server
 // URL and limits are the running configuration's, not the build machine's.
 export const dynamic = "force-dynamic";
-
-/** A catalog sentence whose `backticked` parts are code (prefixes, headers, paths), kept as they are. */
-function Sentence({ text }: { text: string }) {
-  return (
-    <>
-      {text.split(/`([^`]+)`/).map((part, i) =>
-        i % 2 ? (
-          <code key={i} className="rounded bg-slate-100 px-1 font-mono text-[0.85em] [overflow-wrap:anywhere]">
-            {part}
-          </code>
-        ) : (
-          part
-        ),
-      )}
-    </>
-  );
-}
 
 const TOPICS: [MessageKey, MessageKey][] = [
   ["docs.intro.modesTitle", "docs.intro.modes"],
@@ -57,7 +41,7 @@ export default async function DocsPage() {
             <div key={title} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="text-base font-semibold text-slate-900">{t(title)}</h2>
               <p className="mt-1 text-sm text-slate-700">
-                <Sentence text={t(body)} />
+                <Backticked>{t(body)}</Backticked>
               </p>
             </div>
           ))}

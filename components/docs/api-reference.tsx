@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import type { OpenApiDocument } from "@/lib/api/openapi";
 import { buttonClass } from "@/components/ui/button";
+import { Backticked } from "./backticked";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cn } from "@/components/ui/cn";
 
@@ -50,23 +51,6 @@ const METHOD_STYLE: Record<string, string> = {
 };
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
-
-/** Descriptions use `backticks` for field names and literals, as Markdown would. */
-function Text({ children }: { children: string }) {
-  return (
-    <>
-      {children.split(/`([^`]+)`/).map((part, i) =>
-        i % 2 ? (
-          <code key={i} className="rounded bg-slate-100 px-1 font-mono text-[0.85em] [overflow-wrap:anywhere]">
-            {part}
-          </code>
-        ) : (
-          part
-        ),
-      )}
-    </>
-  );
-}
 
 function resolve(doc: OpenApiDocument, s: Schema | undefined): Schema | undefined {
   if (!s?.$ref) return s;
@@ -118,7 +102,7 @@ function SchemaView({ doc, schema, depth = 0 }: { doc: OpenApiDocument; schema: 
             {required.has(name) ? <span className="text-xs font-medium text-red-700">required</span> : <span className="text-xs text-slate-600">optional</span>}
             {p?.description ? (
               <p className="text-xs text-slate-700">
-                <Text>{p.description}</Text>
+                <Backticked>{p.description}</Backticked>
               </p>
             ) : null}
             {p?.default !== undefined ? <p className="text-xs text-slate-600">Default: {JSON.stringify(p.default)}</p> : null}
@@ -283,11 +267,11 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
       </h3>
       {op.description ? (
         <p className="mt-1 text-sm text-slate-700">
-          <Text>{op.description}</Text>
+          <Backticked>{op.description}</Backticked>
         </p>
       ) : null}
       <p className="mt-1 text-xs text-slate-600">
-        <Text>{authLine(op)}</Text>
+        <Backticked>{authLine(op)}</Backticked>
       </p>
 
       {params.length ? (
@@ -303,7 +287,7 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
                 </span>
                 {p.description ? (
                   <p className="text-xs text-slate-700">
-                    <Text>{p.description}</Text>
+                    <Backticked>{p.description}</Backticked>
                   </p>
                 ) : null}
               </li>
@@ -334,7 +318,7 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
                 <summary className="cursor-pointer text-sm focus-visible:outline-2 focus-visible:outline-brand-700">
                   <span className={cn("font-mono font-semibold", ok ? "text-emerald-800" : "text-red-800")}>{status}</span>{" "}
                   <span className="text-slate-700">
-                    <Text>{res.description}</Text>
+                    <Backticked>{res.description}</Backticked>
                   </span>
                 </summary>
                 {media?.schema ? (
@@ -379,7 +363,7 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
         <h2 className="mt-1 text-2xl font-bold tracking-tight sm:text-3xl">{info.title}</h2>
         {info.description ? (
           <p className="mt-3 max-w-3xl text-sm text-slate-700 [overflow-wrap:anywhere]">
-            <Text>{info.description}</Text>
+            <Backticked>{info.description}</Backticked>
           </p>
         ) : null}
         <p className="mt-3 text-sm text-slate-700">
