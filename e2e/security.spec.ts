@@ -182,7 +182,7 @@ test("a revoked session is refused: signed out from another browser, and a copie
   await page.reload();
   await expect(page.getByTestId("session-row")).toHaveCount(2);
   await page.getByRole("button", { name: "Sair de todos os outros lugares" }).click();
-  await expect(page.getByText("Outras sessões encerradas: 1.")).toBeVisible();
+  await expect(page.getByText("1 outra sessão encerrada.")).toBeVisible();
   await op.goto("/dashboard");
   await expect(op).toHaveURL(/\/signin/);
   await page.goto("/dashboard");
