@@ -1237,6 +1237,19 @@ export type components = {
                 remaining: number;
                 /** @description Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept */
                 unapplied: number;
+                /** @description What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled) */
+                unappliedResolutions: {
+                    /** @enum {string} */
+                    kind: "accept" | "return";
+                    /** @enum {string} */
+                    status: "PENDING" | "COMPLETED" | "FAILED";
+                    /** @description The unapplied tokens this covers */
+                    amount: number;
+                    /** @description A return: what the payer receives, the network fee deducted */
+                    sent?: number;
+                    /** @description The return's transaction, once mined */
+                    txHash?: string;
+                }[];
                 /** @description EIP-681 transfer URI */
                 qrContent: string;
             };
