@@ -11,7 +11,8 @@ import path from "node:path";
 const typescript6 = path.dirname(createRequire(import.meta.url).resolve("typescript6/package.json"));
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  if (request === "typescript" || request.startsWith("typescript/")) request = typescript6 + request.slice("typescript".length);
+  if (request === "typescript" || request.startsWith("typescript/"))
+    request = typescript6 + request.slice("typescript".length);
   return resolveFilename.call(this, request, ...rest);
 };
 
@@ -38,7 +39,10 @@ export default defineConfig([
   {
     rules: {
       // `const { secret: _secret, ...rest } = row` drops a field on purpose; `_`-prefixed names are meant unused.
-      "@typescript-eslint/no-unused-vars": ["warn", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "warn",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
       // `a || b()` as a statement is an idiom here; comma sequences are still reported.
       "@typescript-eslint/no-unused-expressions": ["warn", { allowShortCircuit: true }],
       // A `let` read by a closure declared above its single assignment cannot become `const`.

@@ -20,7 +20,10 @@ export function proxy(req: NextRequest) {
     });
   }
   const nonce = newNonce();
-  const csp = contentSecurityPolicy(nonce, { dev: env().NODE_ENV === "development", https: publicBaseUrl().startsWith("https://") });
+  const csp = contentSecurityPolicy(nonce, {
+    dev: env().NODE_ENV === "development",
+    https: publicBaseUrl().startsWith("https://"),
+  });
   const headers = new Headers(req.headers);
   headers.set(CSP_HEADER, csp);
   headers.delete(RETURN_TO_HEADER);
@@ -39,8 +42,17 @@ export function proxy(req: NextRequest) {
 // (Literals only: Next reads this object without running the module.)
 export const config = {
   matcher: [
-    { source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)", missing: [{ type: "header", key: "next-router-prefetch" }] },
-    { source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)", has: [{ type: "header", key: "next-action" }] },
-    { source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)", has: [{ type: "header", key: "content-type" }] },
+    {
+      source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)",
+      missing: [{ type: "header", key: "next-router-prefetch" }],
+    },
+    {
+      source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)",
+      has: [{ type: "header", key: "next-action" }],
+    },
+    {
+      source: "/((?!api/|_next/static|_next/image|favicon.ico|icon|robots.txt).*)",
+      has: [{ type: "header", key: "content-type" }],
+    },
   ],
 };

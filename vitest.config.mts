@@ -2,7 +2,10 @@ import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
 // "server-only" throws outside React's server build; tests run dashboard server modules as plain Node.
-const alias = { "@": fileURLToPath(new URL(".", import.meta.url)), "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)) };
+const alias = {
+  "@": fileURLToPath(new URL(".", import.meta.url)),
+  "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)),
+};
 
 // Two projects: "unit" needs nothing but Node; "api" drives the real route handlers
 // against a real PostgreSQL (embedded unless DATABASE_URL is set), started once per run.

@@ -29,7 +29,9 @@ const START: { title: MessageKey; body: MessageKey }[] = [
 
 /** A catalog message with React nodes in its `{placeholders}` (links, code). */
 function rich(template: string, nodes: Record<string, React.ReactNode>): React.ReactNode[] {
-  return template.split(/\{(\w+)\}/).map((part, i) => (i % 2 === 1 ? <Fragment key={i}>{nodes[part] ?? part}</Fragment> : part));
+  return template
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 === 1 ? <Fragment key={i}>{nodes[part] ?? part}</Fragment> : part));
 }
 
 const code = (text: string) => (
@@ -55,14 +57,20 @@ export default async function Home() {
     {
       what: "home.price.cryptoOut",
       price: t("home.price.cryptoOutPrice", { fee }),
-      note: t("home.price.cryptoOutNote", { value: money(EXAMPLE_WITHDRAWAL_CENTAVOS), fee: money(serviceFeeCentavos(EXAMPLE_WITHDRAWAL_CENTAVOS)) }),
+      note: t("home.price.cryptoOutNote", {
+        value: money(EXAMPLE_WITHDRAWAL_CENTAVOS),
+        fee: money(serviceFeeCentavos(EXAMPLE_WITHDRAWAL_CENTAVOS)),
+      }),
     },
   ];
   const apiUrl = `${env().PUBLIC_BASE_URL ?? ""}/api/v1/order/create/pix`;
   return (
     <div className="min-h-screen bg-slate-50">
       <header className="border-b border-slate-200 bg-white">
-        <nav aria-label={t("nav.main")} className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 px-4 py-3 sm:px-6">
+        <nav
+          aria-label={t("nav.main")}
+          className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 px-4 py-3 sm:px-6"
+        >
           <Logo label={t("app.name")} />
           <div className="flex flex-wrap items-center gap-2">
             <LanguageSwitch locale={locale} />
@@ -77,7 +85,9 @@ export default async function Home() {
         <section className="bg-white">
           <div className="mx-auto max-w-5xl px-4 pb-12 pt-10 sm:px-6 sm:pb-16 sm:pt-16">
             <p className="text-sm font-semibold uppercase tracking-wide text-brand-700">{t("home.eyebrow")}</p>
-            <h1 className="mt-2 max-w-3xl text-3xl font-bold tracking-tight text-slate-900 sm:text-5xl">{t("home.tagline")}</h1>
+            <h1 className="mt-2 max-w-3xl text-3xl font-bold tracking-tight text-slate-900 sm:text-5xl">
+              {t("home.tagline")}
+            </h1>
             <p className="mt-4 max-w-2xl text-lg text-slate-600">{t("home.intro")}</p>
             <div className="mt-8 flex flex-col gap-3 sm:flex-row">
               <Link href="/signup" className={buttonClass("primary", "!min-h-12 !px-6 text-base")}>
@@ -98,7 +108,10 @@ export default async function Home() {
           <ul className="mt-6 grid gap-4 sm:grid-cols-2">
             {WHAT.map((w) => (
               <li key={w.title} className="flex gap-4 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
-                <span aria-hidden="true" className="grid size-12 shrink-0 place-items-center rounded-lg bg-brand-50 text-xs font-bold text-brand-800">
+                <span
+                  aria-hidden="true"
+                  className="grid size-12 shrink-0 place-items-center rounded-lg bg-brand-50 text-xs font-bold text-brand-800"
+                >
                   {w.icon}
                 </span>
                 <div>
@@ -148,7 +161,9 @@ export default async function Home() {
                       <th scope="row" className="py-2 pr-4 font-medium text-slate-900">
                         {t(`settings.accountType.${type}`)}
                       </th>
-                      <td className="py-2 pr-4 text-right tabular-nums">{money(WITHDRAWAL_LIMITS[type].perTransaction)}</td>
+                      <td className="py-2 pr-4 text-right tabular-nums">
+                        {money(WITHDRAWAL_LIMITS[type].perTransaction)}
+                      </td>
                       <td className="py-2 text-right tabular-nums">{money(WITHDRAWAL_LIMITS[type].daily)}</td>
                     </tr>
                   ))}
@@ -165,7 +180,10 @@ export default async function Home() {
           <ol className="mt-6 grid gap-4 sm:grid-cols-3">
             {START.map((s, i) => (
               <li key={s.title} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
-                <span aria-hidden="true" className="grid size-8 place-items-center rounded-full bg-brand-700 text-sm font-bold text-white">
+                <span
+                  aria-hidden="true"
+                  className="grid size-8 place-items-center rounded-full bg-brand-700 text-sm font-bold text-white"
+                >
                   {i + 1}
                 </span>
                 <h3 className="mt-3 font-semibold text-slate-900">{t(s.title)}</h3>
@@ -184,10 +202,15 @@ export default async function Home() {
               {t("home.devTitle")}
             </h2>
             <p className="mt-2 max-w-2xl text-slate-300">{t("home.devIntro")}</p>
-            <pre translate="no" className="mt-4 whitespace-pre-wrap break-all rounded-lg bg-slate-950 p-4 text-xs leading-relaxed text-slate-100">
+            <pre
+              translate="no"
+              className="mt-4 whitespace-pre-wrap break-all rounded-lg bg-slate-950 p-4 text-xs leading-relaxed text-slate-100"
+            >
               {`curl -X POST \\\n  ${apiUrl} \\\n  -H "Authorization: Bearer sk_test_…" \\\n  -H "Content-Type: application/json" \\\n  -d '{"value": 150}'`}
             </pre>
-            <p className="mt-4 text-sm text-slate-300">{rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}</p>
+            <p className="mt-4 text-sm text-slate-300">
+              {rich(t("home.footer"), { test: code("sk_test_…"), live: code("sk_live_…") })}
+            </p>
             <Link href="/docs" className={buttonClass("secondary", "mt-6")}>
               {t("home.devLink")}
             </Link>

@@ -8,7 +8,11 @@ function gatedRun(fail?: (input: number) => boolean) {
   const run = (inputs: number[]) => {
     batches.push(inputs);
     return new Promise<number[]>((resolve, reject) => {
-      gates.push(() => (fail && inputs.some(fail) ? reject(new Error(`bad input in ${inputs.join(",")}`)) : resolve(inputs.map((i) => i * 10))));
+      gates.push(() =>
+        fail && inputs.some(fail)
+          ? reject(new Error(`bad input in ${inputs.join(",")}`))
+          : resolve(inputs.map((i) => i * 10)),
+      );
     });
   };
   const releaseAll = async () => {

@@ -34,7 +34,8 @@ export function batched<I, O>(run: (inputs: I[]) => Promise<O[]>, opts: BatchOpt
     run(batch.map((p) => p.input))
       .then(
         (outputs) => {
-          if (outputs.length !== batch.length) throw new Error(`batch answered ${outputs.length} results for ${batch.length} inputs`);
+          if (outputs.length !== batch.length)
+            throw new Error(`batch answered ${outputs.length} results for ${batch.length} inputs`);
           for (let i = 0; i < batch.length; i++) batch[i].resolve(outputs[i]);
         },
         (err: unknown) => {

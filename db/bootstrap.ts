@@ -7,7 +7,9 @@ import { runMigrations } from "./migrate";
  * Makes sure there is a migrated database to talk to and sets process.env.DATABASE_URL to it:
  * the configured DATABASE_URL, or else an embedded PostgreSQL under DATA_DIR.
  */
-export async function ensureDatabase(opts: { log?: (line: string) => void } = {}): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
+export async function ensureDatabase(
+  opts: { log?: (line: string) => void } = {},
+): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
   const e = env();
   let embedded: EmbeddedHandle | null = null;
   let url = e.DATABASE_URL;

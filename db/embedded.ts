@@ -67,7 +67,14 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedHand
   }
   await pg.start();
 
-  const admin = postgres({ host: "127.0.0.1", port: opts.port, user: USER, password: PASSWORD, database: "postgres", onnotice: () => {} });
+  const admin = postgres({
+    host: "127.0.0.1",
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    database: "postgres",
+    onnotice: () => {},
+  });
   try {
     const rows = await admin`select 1 from pg_database where datname = ${opts.database}`;
     if (rows.length === 0) await admin.unsafe(`create database "${opts.database}"`);

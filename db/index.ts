@@ -63,10 +63,13 @@ export function reconnectDelaySeconds(attempt: number): number {
  */
 function onnotice(notice: postgres.Notice): void {
   if (notice.routine === "SyncRepWaitForLSN") {
-    log.error("a commit was acknowledged before a synchronous standby confirmed it (statement_timeout or a cancel ended the wait)", {
-      message: notice.message,
-      detail: notice.detail,
-    });
+    log.error(
+      "a commit was acknowledged before a synchronous standby confirmed it (statement_timeout or a cancel ended the wait)",
+      {
+        message: notice.message,
+        detail: notice.detail,
+      },
+    );
   }
 }
 
@@ -113,7 +116,9 @@ function open(url: string): Pool {
   // postgres.js opens LISTEN's connection on first use, with its own options: behind a pooler it
   // must reach PostgreSQL itself, or notifications would go to whichever session the pooler picked.
   const direct = directDatabaseUrl();
-  const listener = pooled ? postgres(direct, { ...connectionOptions(direct, { applicationName, pooled: false }), max: 1 }) : sql;
+  const listener = pooled
+    ? postgres(direct, { ...connectionOptions(direct, { applicationName, pooled: false }), max: 1 })
+    : sql;
   const replicaUrl = e.DATABASE_REPLICA_URL;
   let replica: Pool["replica"] = null;
   if (replicaUrl) {

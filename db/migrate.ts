@@ -12,7 +12,11 @@ export const MIGRATIONS_DIR = path.resolve(process.cwd(), "db/migrations");
  * Of several hosts, the one that takes writes.
  */
 export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_DIR): Promise<void> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, target_session_attrs: targetSessionAttrs(url) ?? "read-write" });
+  const sql = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    target_session_attrs: targetSessionAttrs(url) ?? "read-write",
+  });
   try {
     // Two instances starting together must not apply the same migration twice.
     await sql`select pg_advisory_lock(727274)`;

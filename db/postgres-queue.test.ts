@@ -48,7 +48,10 @@ describe.each(Object.entries(builds))("postgres.js connection queue (%s build)",
         expect(q.shift()).toBe(model.shift());
       } else {
         // Half the time an item that is queued, half the time one that already left.
-        const x = random() < 0.5 && model.length ? model[Math.floor(random() * model.length)] : next - 1 - Math.floor(random() * 100);
+        const x =
+          random() < 0.5 && model.length
+            ? model[Math.floor(random() * model.length)]
+            : next - 1 - Math.floor(random() * 100);
         const at = model.indexOf(x);
         expect(q.remove(x)).toBe(at === -1 ? null : x);
         if (at !== -1) model.splice(at, 1);

@@ -25,7 +25,9 @@ type DrizzlePrepared = {
 };
 
 type Decoder = { mapFromDriverValue(value: unknown): unknown };
-type Slot = { kind: "value"; value: unknown } | { kind: "placeholder"; name: string; encoder?: { mapToDriverValue(v: unknown): unknown } };
+type Slot =
+  | { kind: "value"; value: unknown }
+  | { kind: "placeholder"; name: string; encoder?: { mapToDriverValue(v: unknown): unknown } };
 type Execute = (values?: Record<string, unknown>) => Promise<unknown>;
 
 function decoderOf(field: unknown): Decoder {
@@ -69,12 +71,14 @@ export function compile<T extends { execute: Execute }>(client: postgres.Sql, qu
 
   const fields = q.fields;
   if (!fields) {
-    const execute = (values: Record<string, unknown> = {}) => client.unsafe(text, bind(values) as never[], options).then((rows) => [...rows]);
+    const execute = (values: Record<string, unknown> = {}) =>
+      client.unsafe(text, bind(values) as never[], options).then((rows) => [...rows]);
     return { execute } as unknown as Pick<T, "execute">;
   }
 
   const columns = fields.map(({ path, field }) => {
-    if (path.length < 1 || path.length > 2) throw new Error("prepared(): selections nest at most one level on the fast path");
+    if (path.length < 1 || path.length > 2)
+      throw new Error("prepared(): selections nest at most one level on the fast path");
     return { outer: path[0], inner: path.length === 2 ? path[1] : undefined, decoder: decoderOf(field) };
   });
   const decode = (raw: unknown[]) => {
@@ -135,7 +139,10 @@ const dialect = new PgDialect();
  * them, keyed by the names the statement returns; on this pool timestamps arrive as text, for the
  * caller to decode with the column's own decoder.
  */
-export function preparedStatement<Row>(name: string, build: () => SQL): { execute(values?: Record<string, unknown>): Promise<Row[]> } {
+export function preparedStatement<Row>(
+  name: string,
+  build: () => SQL,
+): { execute(values?: Record<string, unknown>): Promise<Row[]> } {
   type Statement = { execute(values?: Record<string, unknown>): Promise<Row[]> };
   return oncePerPool(name, (pool) => {
     const { sql: queryString, params } = dialect.sqlToQuery(build());

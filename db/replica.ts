@@ -50,7 +50,15 @@ function state(): State | null {
   if (!pool.replica) return null;
   let s = slot.value;
   if (!s || s.pool !== pool) {
-    s = slot.value = { pool, replica: pool.replica, freshAsOf: null, samples: [], lastProbeAt: -Infinity, probing: null, reason: "not probed yet" };
+    s = slot.value = {
+      pool,
+      replica: pool.replica,
+      freshAsOf: null,
+      samples: [],
+      lastProbeAt: -Infinity,
+      probing: null,
+      reason: "not probed yet",
+    };
   }
   return s;
 }
@@ -74,7 +82,9 @@ async function probeOnce(s: State): Promise<void> {
     const [[primary], [standby]] = await Promise.race([
       Promise.all([
         s.pool.sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`,
-        s.replica.sql<{ recovering: boolean; lsn: string | null }[]>`select pg_is_in_recovery() as recovering, pg_last_wal_replay_lsn()::text as lsn`,
+        s.replica.sql<
+          { recovering: boolean; lsn: string | null }[]
+        >`select pg_is_in_recovery() as recovering, pg_last_wal_replay_lsn()::text as lsn`,
       ]),
       timeout,
     ]);
@@ -139,7 +149,9 @@ function standbyCannotAnswer(err: unknown): boolean {
   if (databaseUnavailable(err)) return true;
   // A standby cancels a query whose rows recovery must change (40001), or that holds a buffer
   // recovery needs (40P01): "canceling statement due to conflict with recovery".
-  const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const code =
+    (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ??
+    (err as { cause?: { code?: unknown } } | null)?.cause?.code;
   return code === "40001" || code === "40P01";
 }
 

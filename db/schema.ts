@@ -109,7 +109,9 @@ export const ORDER_SEARCH_TEXT = {
     "search_fold(coalesce(reference->>'orderId', '') || ' ' || coalesce(reference->>'orderRequest', '') || ' ' || coalesce(reference->>'merchant', '') || ' ' || coalesce(reference->>'name', '') || ' ' || coalesce(reference->>'email', '') || ' ' || coalesce(reference->>'payerId', '') || ' ' || coalesce(reference->>'subMerchantId', '') || ' ' || coalesce(reference->>'cpf', '') || ' ' || coalesce(reference->>'cnpj', ''))",
   ),
   onchain_orders: sql.raw("lower(address)"),
-  crypto_pix_payments: sql.raw("search_fold(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)"),
+  crypto_pix_payments: sql.raw(
+    "search_fold(recipient_name || ' ' || pix_key || ' ' || coalesce(pix_txid, '') || ' ' || coalesce(tx_hash, '') || ' ' || address)",
+  ),
 };
 
 /**
@@ -125,7 +127,8 @@ export const ORDER_SEARCHABLE = {
   crypto_pix_payments: sql.raw("true"),
 };
 
-const inList = (column: string, values: readonly string[]) => sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
+const inList = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const merchants = pgTable(
   "merchants",
@@ -178,7 +181,11 @@ export const users = pgTable(
     passwordChangedAt: ts("password_changed_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`), check("users_role", inList("role", USER_ROLES)), index("users_merchant").on(t.merchantId)],
+  (t) => [
+    uniqueIndex("users_email_lower").on(sql`lower(${t.email})`),
+    check("users_role", inList("role", USER_ROLES)),
+    index("users_merchant").on(t.merchantId),
+  ],
 );
 
 /** One-time recovery codes for a lost authenticator: only their SHA-256 is kept. */
@@ -255,7 +262,10 @@ export const emailCodes = pgTable(
     usedAt: ts("used_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("email_codes_user").on(t.userId, t.purpose, t.createdAt), check("email_codes_purpose", inList("purpose", EMAIL_CODE_PURPOSES))],
+  (t) => [
+    index("email_codes_user").on(t.userId, t.purpose, t.createdAt),
+    check("email_codes_purpose", inList("purpose", EMAIL_CODE_PURPOSES)),
+  ],
 );
 
 /** Wrong second-factor codes per user (sign-in, step-up, disabling, recovery codes): lockout with backoff. */
@@ -286,7 +296,10 @@ export const securityLinks = pgTable(
     usedAt: ts("used_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("security_links_token").on(t.tokenHash), check("security_links_kind", inList("kind", SECURITY_LINK_KINDS))],
+  (t) => [
+    uniqueIndex("security_links_token").on(t.tokenHash),
+    check("security_links_kind", inList("kind", SECURITY_LINK_KINDS)),
+  ],
 );
 
 export const DESTINATION_KINDS = ["pix_key", "chain_address"] as const;
@@ -789,7 +802,10 @@ export const unfoldedCredits = pgTable(
     merchantId: uuid("merchant_id").notNull(),
     amountCentavos: centavos("amount_centavos").notNull(),
   },
-  (t) => [index("unfolded_credits_merchant").on(t.merchantId), check("unfolded_credits_positive", sql`amount_centavos > 0`)],
+  (t) => [
+    index("unfolded_credits_merchant").on(t.merchantId),
+    check("unfolded_credits_positive", sql`amount_centavos > 0`),
+  ],
 );
 
 /** The outbox: written in the transaction of the change it describes, delivered afterwards. */
@@ -1010,7 +1026,10 @@ export const solvencyReports = pgTable(
     notRead: jsonb("not_read").$type<string[]>().notNull(),
     takenAt: ts("taken_at").notNull().defaultNow(),
   },
-  (t) => [index("solvency_reports_taken").on(t.takenAt), check("solvency_reports_shortfall", sql`shortfall_centavos >= 0`)],
+  (t) => [
+    index("solvency_reports_taken").on(t.takenAt),
+    check("solvency_reports_shortfall", sql`shortfall_centavos >= 0`),
+  ],
 );
 
 /**
@@ -1335,12 +1354,21 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_expiry").on(t.expiresAt),
     check("idempotency_keys_state", inList("state", IDEMPOTENCY_STATES)),
     check("idempotency_keys_resource_type", inList("resource_type", IDEMPOTENT_RESOURCE_TYPES)),
-    check("idempotency_keys_committed_resource", sql`state <> 'committed' or (resource_type is not null and resource_id is not null)`),
+    check(
+      "idempotency_keys_committed_resource",
+      sql`state <> 'committed' or (resource_type is not null and resource_id is not null)`,
+    ),
   ],
 );
 
 /** What the PSP says a devolução is (API Pix `natureza`); the MED ones are made without our asking. */
-export const PIX_RETURN_NATURES = ["ORIGINAL", "RETIRADA", "MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO"] as const;
+export const PIX_RETURN_NATURES = [
+  "ORIGINAL",
+  "RETIRADA",
+  "MED_OPERACIONAL",
+  "MED_FRAUDE",
+  "MED_PIX_AUTOMATICO",
+] as const;
 export const PIX_RETURN_STATUSES = ["EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO"] as const;
 export const PIX_RETURN_SOURCES = ["notification", "read", "poll", "reconciliation"] as const;
 

@@ -20,10 +20,16 @@ test.setTimeout(180_000);
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
 async function ask(base: string, method: string, path: string, key?: string): Promise<Answer> {
-  const res = await fetch(base + path, { method, headers: key ? { authorization: `Bearer ${key}` } : {}, redirect: "manual" });
+  const res = await fetch(base + path, {
+    method,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    redirect: "manual",
+  });
   const headers = Object.fromEntries([...res.headers].filter(([name]) => !PER_CONNECTION.includes(name)));
-  if (headers["x-request-id"]) headers["x-request-id"] = headers["x-request-id"].replace(/^req_[A-Za-z0-9]{16}$/, "req_…");
-  for (const name of ["ratelimit-remaining", "ratelimit-reset"]) if (headers[name]) headers[name] = headers[name].replace(/^\d+$/, "<n>");
+  if (headers["x-request-id"])
+    headers["x-request-id"] = headers["x-request-id"].replace(/^req_[A-Za-z0-9]{16}$/, "req_…");
+  for (const name of ["ratelimit-remaining", "ratelimit-reset"])
+    if (headers[name]) headers[name] = headers[name].replace(/^\d+$/, "<n>");
   return { status: res.status, headers, body: (await res.text()).replace(/req_[A-Za-z0-9]{16}/g, "req_…") };
 }
 
@@ -38,7 +44,9 @@ test("the fast path and Next's route answer every route alike: GET, HEAD, OPTION
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({ value: 10 }),
     }).then((r) => r.json());
-    const doc = (await (await fetch(`${fast.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${fast.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const paths = Object.entries(doc.paths);
     expect(paths.length).toBeGreaterThan(20);
 
@@ -47,7 +55,9 @@ test("the fast path and Next's route answer every route alike: GET, HEAD, OPTION
       const methods = Object.keys(operations).map((m) => m.toUpperCase());
       const wrong = ["PUT", "PATCH", "DELETE", "POST", "GET"].find((m) => !methods.includes(m))!;
       // A real order where the path takes an order id, so lookups answer 200 as well as 404.
-      const path = template.replace(/\{[^}]+\}/g, () => (template.startsWith("/api/v1/order/") ? order.pixOrder.paymentLinkId : "00000000-0000-4000-8000-000000000000"));
+      const path = template.replace(/\{[^}]+\}/g, () =>
+        template.startsWith("/api/v1/order/") ? order.pixOrder.paymentLinkId : "00000000-0000-4000-8000-000000000000",
+      );
       for (const method of ["GET", "HEAD", "OPTIONS", wrong]) {
         for (const key of [apiKey, undefined]) {
           const a = await ask(fast.url, method, path, key);
@@ -59,9 +69,18 @@ test("the fast path and Next's route answer every route alike: GET, HEAD, OPTION
       }
     }
     // Paths no route has, and paths Next would rewrite: a trailing slash, an empty segment.
-    for (const path of ["/api/v1", "/api/v1/", "/api/v1/nothing/here", "/api/v1/account/", "/api/v1//account", "/api/v1/account?x=1"]) {
+    for (const path of [
+      "/api/v1",
+      "/api/v1/",
+      "/api/v1/nothing/here",
+      "/api/v1/account/",
+      "/api/v1//account",
+      "/api/v1/account?x=1",
+    ]) {
       for (const method of ["GET", "POST"]) {
-        expect(await ask(next.url, method, path, apiKey), `${method} ${path}`).toEqual(await ask(fast.url, method, path, apiKey));
+        expect(await ask(next.url, method, path, apiKey), `${method} ${path}`).toEqual(
+          await ask(fast.url, method, path, apiKey),
+        );
         compared++;
       }
     }

@@ -29,7 +29,9 @@ async function stepUp(scope: Page | Locator, secret: string) {
 
 /** Posts a server action and waits for its answer. */
 async function submit(page: Page, button: Locator) {
-  const answered = page.waitForResponse((r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined);
+  const answered = page.waitForResponse(
+    (r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined,
+  );
   await button.click();
   await answered;
 }
@@ -62,7 +64,9 @@ async function balance(request: APIRequestContext, apiKey: string): Promise<numb
 
 const requested = (page: Page) => page.getByRole("status").filter({ hasText: "Saque solicitado" });
 const heldAlert = (page: Page, destination: string) =>
-  page.getByRole("alert").filter({ hasText: `${destination} é um destino de saque novo: saques para ele aguardam até` });
+  page
+    .getByRole("alert")
+    .filter({ hasText: `${destination} é um destino de saque novo: saques para ele aguardam até` });
 
 test("a stepped-up session's withdrawals to a new PIX key and a new address are held until an owner confirms them, and the owners hear of each", async ({
   page,
@@ -78,7 +82,11 @@ test("a stepped-up session's withdrawals to a new PIX key and a new address are 
   // PIX to a key this account never paid: refused, saying until when and how to release it; nothing leaves.
   await withdrawByPix(page, secret, "400", NEW_KEY);
   await expect.soft(heldAlert(page, NEW_KEY)).toBeVisible();
-  await expect.soft(heldAlert(page, NEW_KEY)).toContainText("a menos que um proprietário o confirme (Saques → Destinos, ou o link enviado por e-mail aos proprietários)");
+  await expect
+    .soft(heldAlert(page, NEW_KEY))
+    .toContainText(
+      "a menos que um proprietário o confirme (Saques → Destinos, ou o link enviado por e-mail aos proprietários)",
+    );
   await expect.soft(requested(page)).toHaveCount(0);
   // On-chain to an address this account never paid: the same.
   await withdrawOnchain(page, secret, "300", NEW_ADDRESS);
@@ -90,7 +98,9 @@ test("a stepped-up session's withdrawals to a new PIX key and a new address are 
   const keyMail = await newMailTo(m.email, /Chave PIX recebedor\.novo@example\.com/, since).catch(() => null);
   expect.soft(keyMail?.text).toContain("Nada é enviado a ele até");
   expect.soft(keyMail?.text).toMatch(/confirm-destination\?token=/);
-  const addressMail = await newMailTo(m.email, new RegExp(`Endereço da carteira ${NEW_ADDRESS_STORED}`), since).catch(() => null);
+  const addressMail = await newMailTo(m.email, new RegExp(`Endereço da carteira ${NEW_ADDRESS_STORED}`), since).catch(
+    () => null,
+  );
   expect.soft(addressMail?.text).toMatch(/confirm-destination\?token=/);
 
   // The address book lists both as held.
@@ -117,7 +127,9 @@ test("a stepped-up session's withdrawals to a new PIX key and a new address are 
   await page.reload();
   await expect(addressRow).toHaveAttribute("data-status", "held");
   await linkPage.getByRole("button", { name: "Confirmar este destino" }).click();
-  await expect(linkPage.getByRole("status").filter({ hasText: "Destino confirmado: saques para ele já podem sair." })).toBeVisible();
+  await expect(
+    linkPage.getByRole("status").filter({ hasText: "Destino confirmado: saques para ele já podem sair." }),
+  ).toBeVisible();
   await linkPage.goto(link);
   await expect(linkPage.getByTestId("link-invalid")).toBeVisible();
   await mailbox.close();
@@ -130,8 +142,16 @@ test("a stepped-up session's withdrawals to a new PIX key and a new address are 
   await withdrawOnchain(page, secret, "300", NEW_ADDRESS);
   await expect(requested(page)).toBeVisible();
   expect(await balance(request, m.apiKey)).toBeLessThan(100_000 - 40_000 - 30_000 + 1);
-  await newMailTo(m.email, /Foi solicitado um saque de R\$\s400,00 .*, para Chave PIX recebedor\.novo@example\.com\./, since);
-  await newMailTo(m.email, new RegExp(`Foi solicitado um saque de R\\$\\s300,00 .*, para ${NEW_ADDRESS} \\(Polygon`), since);
+  await newMailTo(
+    m.email,
+    /Foi solicitado um saque de R\$\s400,00 .*, para Chave PIX recebedor\.novo@example\.com\./,
+    since,
+  );
+  await newMailTo(
+    m.email,
+    new RegExp(`Foi solicitado um saque de R\\$\\s300,00 .*, para ${NEW_ADDRESS} \\(Polygon`),
+    since,
+  );
 
   await page.goto("/dashboard/audit");
   const trail = page.getByTestId("audit-table");
@@ -139,11 +159,15 @@ test("a stepped-up session's withdrawals to a new PIX key and a new address are 
   await expect(trail.locator('tr[data-action="withdrawal.requested"]')).toHaveCount(2);
 });
 
-test("with the allow-list on, the API's pix-out to a key no owner confirmed is its own 400; once confirmed it goes", async ({ page, request }) => {
+test("with the allow-list on, the API's pix-out to a key no owner confirmed is its own 400; once confirmed it goes", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   const headers = { authorization: `Bearer ${m.apiKey}` };
-  const pixOut = (pixKey?: string) => request.post("/api/v1/order/pix-out", { headers, data: { value: 1000, ...(pixKey ? { pixKey } : {}) } });
+  const pixOut = (pixKey?: string) =>
+    request.post("/api/v1/order/pix-out", { headers, data: { value: 1000, ...(pixKey ? { pixKey } : {}) } });
 
   // Off, the default: the API pays any valid key, as the spec says (a marketplace pays many sellers).
   expect((await pixOut("vendedor@example.com")).status()).toBe(201);

@@ -23,7 +23,9 @@ async function signOut(page: Page) {
 
 /** A server action's answer has arrived (the form then shows it). */
 async function submit(page: Page, button: Locator) {
-  const answered = page.waitForResponse((r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined);
+  const answered = page.waitForResponse(
+    (r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined,
+  );
   await button.click();
   await answered;
 }
@@ -40,7 +42,11 @@ async function tryCode(page: Page, field: Locator, code: string, button: Locator
  * a password field, the mailed code when there is a field for it (`mailedCode` says whether the
  * enroller has the mailbox). Resolves to the secret and recovery codes when 2FA came on, else null.
  */
-async function enrol(page: Page, email: string, mailedCode: boolean): Promise<{ secret: string; codes: string[] } | null> {
+async function enrol(
+  page: Page,
+  email: string,
+  mailedCode: boolean,
+): Promise<{ secret: string; codes: string[] } | null> {
   const since = (await inbox()).length;
   await page.goto("/dashboard/security");
   const password = page.getByTestId("enrol-password");
@@ -98,7 +104,10 @@ async function auditCount(page: Page, action: string): Promise<number> {
   return page.getByTestId("audit-table").locator(`tr[data-action="${action}"]`).count();
 }
 
-test("a password-only user cannot enrol an authenticator without the code mailed to them", async ({ page, request }) => {
+test("a password-only user cannot enrol an authenticator without the code mailed to them", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   await signIn(page, m.email);
   const enrolled = await enrol(page, m.email, false);
@@ -107,7 +116,10 @@ test("a password-only user cannot enrol an authenticator without the code mailed
   await expect.soft(page.getByTestId("two-factor-status")).toContainText("Desativada");
 });
 
-test("the session that enrolled an authenticator cannot step up with it: no withdrawal leaves", async ({ page, request }) => {
+test("the session that enrolled an authenticator cannot step up with it: no withdrawal leaves", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   await signIn(page, m.email);
   const enrolled = await enrol(page, m.email, true);
@@ -118,12 +130,17 @@ test("the session that enrolled an authenticator cannot step up with it: no with
   const code = page.getByTestId("step-up-code");
   if (await code.isVisible()) await code.fill(await freshTotp(enrolled!.secret));
   await submit(page, page.getByRole("button", { name: "Confirmar saque" }));
-  await expect.soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "a withdrawal on the enrolling session").toHaveCount(0);
+  await expect
+    .soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "a withdrawal on the enrolling session")
+    .toHaveCount(0);
   await expect.soft(page.getByRole("alert").filter({ hasText: "ativada nesta sessão" })).toBeVisible();
   await expect.soft(page.getByTestId("withdraw-balance")).toHaveText(/R\$\s1\.000,00/);
 });
 
-test("a withdrawal right after enrolling waits for an owner's confirmation; the mailed link confirms once", async ({ page, request }) => {
+test("a withdrawal right after enrolling waits for an owner's confirmation; the mailed link confirms once", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   await signIn(page, m.email);
@@ -138,7 +155,9 @@ test("a withdrawal right after enrolling waits for an owner's confirmation; the 
   const code = page.getByTestId("step-up-code");
   if (await code.isVisible()) await code.fill(await freshTotp(enrolled!.secret));
   await submit(page, page.getByRole("button", { name: "Confirmar saque" }));
-  await expect.soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "a withdrawal right after enrolling").toHaveCount(0);
+  await expect
+    .soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "a withdrawal right after enrolling")
+    .toHaveCount(0);
   await expect.soft(page.getByRole("alert").filter({ hasText: "Seu segundo fator mudou há pouco" })).toBeVisible();
   await expect.soft(page.getByTestId("withdraw-balance")).toHaveText(/R\$\s1\.000,00/);
 
@@ -157,7 +176,10 @@ test("a withdrawal right after enrolling waits for an owner's confirmation; the 
   expect.soft(await auditCount(page, "twoFactor.changeConfirmed")).toBe(1);
 });
 
-test("a password-only session cannot refund, and a refund is not one tap on a prefilled total", async ({ page, request }) => {
+test("a password-only session cannot refund, and a refund is not one tap on a prefilled total", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   const order = await api(request, m.apiKey).post("/order/create/pix", { value: 20 });
   await api(request, m.apiKey).post(`/sandbox/orders/${order.pixOrder._id}/pay`);
@@ -174,7 +196,9 @@ test("a password-only session cannot refund, and a refund is not one tap on a pr
     await expect.soft(page.getByTestId("refund-confirm-amount")).toHaveText(/R\$\s20,00/);
     await expect.soft(page.getByTestId("refund-confirm-reason")).toHaveText("Sem motivo informado");
     await submit(page, page.getByRole("button", { name: /^Devolver R\$\s20,00 ao pagador$/ }));
-    await expect.soft(page.getByRole("alert").filter({ hasText: "Ative a autenticação em dois fatores" })).toBeVisible();
+    await expect
+      .soft(page.getByRole("alert").filter({ hasText: "Ative a autenticação em dois fatores" }))
+      .toBeVisible();
   }
   await page.reload();
   await expect.soft(page.getByTestId("refund"), "a refund made with a password only").toHaveCount(0);
@@ -198,7 +222,10 @@ test("a refund with a fresh second factor shows its amount and reason, then goes
   await expect(page.getByTestId("refund")).toContainText(/R\$\s7,50/);
 });
 
-test("22 wrong step-up codes lock the checks: audited, and the right code is refused while locked", async ({ page, request }) => {
+test("22 wrong step-up codes lock the checks: audited, and the right code is refused while locked", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(150_000);
   const m = await seedMerchant(request, { openingBalance: 100_000 });
   const { secret } = await memberWithFactor(page, m.email);
@@ -206,19 +233,32 @@ test("22 wrong step-up codes lock the checks: audited, and the right code is ref
   const code = page.getByTestId("step-up-code");
   const confirm = page.getByRole("button", { name: "Confirmar saque" });
   for (let i = 0; i < 22; i++) await tryCode(page, code, WRONG, confirm);
-  await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }).first(), "locked after wrong codes").toBeVisible();
+  await expect
+    .soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }).first(), "locked after wrong codes")
+    .toBeVisible();
   // The right code, while locked: refused, nothing leaves.
   await tryCode(page, code, await freshTotp(secret), confirm);
-  await expect.soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "the right code during the lock").toHaveCount(0);
+  await expect
+    .soft(page.getByRole("status").filter({ hasText: "Saque solicitado" }), "the right code during the lock")
+    .toHaveCount(0);
   await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }).first()).toBeVisible();
   await expect.soft(page.getByTestId("withdraw-balance")).toHaveText(/R\$\s1\.000,00/);
   // Each wrong code that was looked at is on the trail, and the lock; the user was mailed.
   expect.soft(await auditCount(page, "twoFactor.failed")).toBe(5);
   expect.soft(await auditCount(page, "twoFactor.locked")).toBe(1);
-  expect.soft((await inbox()).some((mail) => mail.to === m.email && /5 c.digos de segundo fator errados seguidos/.test(mail.text))).toBe(true);
+  expect
+    .soft(
+      (await inbox()).some(
+        (mail) => mail.to === m.email && /5 c.digos de segundo fator errados seguidos/.test(mail.text),
+      ),
+    )
+    .toBe(true);
 });
 
-test("22 wrong codes to turn 2FA off lock the checks: the right code then does not turn it off", async ({ page, request }) => {
+test("22 wrong codes to turn 2FA off lock the checks: the right code then does not turn it off", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(150_000);
   const m = await seedMerchant(request);
   const { secret } = await memberWithFactor(page, m.email);
@@ -226,7 +266,9 @@ test("22 wrong codes to turn 2FA off lock the checks: the right code then does n
   const code = page.getByTestId("totp-code");
   const disable = page.getByRole("button", { name: "Desativar 2FA" });
   for (let i = 0; i < 22; i++) await tryCode(page, code, WRONG, disable);
-  await expect.soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }), "locked after wrong codes").toBeVisible();
+  await expect
+    .soft(page.getByRole("alert").filter({ hasText: "Muitos códigos errados" }), "locked after wrong codes")
+    .toBeVisible();
   await tryCode(page, code, await freshTotp(secret), disable);
   await page.goto("/dashboard/security");
   await expect.soft(page.getByTestId("two-factor-status"), "2FA turned off during the lock").toContainText("Ativada");

@@ -13,7 +13,11 @@ async function stepUpIn(form: Locator, secret: string) {
   if (await field.isVisible()) await field.fill(await freshTotp(secret));
 }
 
-test("a developer's key cannot withdraw, and a developer cannot give a key withdrawals", async ({ page, request, browser }) => {
+test("a developer's key cannot withdraw, and a developer cannot give a key withdrawals", async ({
+  page,
+  request,
+  browser,
+}) => {
   // Two members enrol a second factor (each with its mailed code, the owners' link and a new sign-in).
   test.setTimeout(240_000);
   await inbox(); // listening before the first mail (the invitation)
@@ -65,7 +69,9 @@ test("a developer's key cannot withdraw, and a developer cannot give a key withd
   expect((await account.json()).merchant.balance).toBe(100_000);
 
   // The form offered no more than the role: the key reads and takes payments.
-  await expect(dp.getByTestId("api-key-row").filter({ hasText: "integração" }).getByTestId("api-key-access")).toHaveText("Leitura · Pagamentos");
+  await expect(
+    dp.getByTestId("api-key-row").filter({ hasText: "integração" }).getByTestId("api-key-access"),
+  ).toHaveText("Leitura · Pagamentos");
   await expect(dp.getByTestId("scope-read")).toBeVisible();
   await expect(dp.getByTestId("scope-withdrawals")).toHaveCount(0);
   await expect(dp.getByTestId("scope-refunds")).toHaveCount(0);
@@ -87,11 +93,25 @@ test("a developer's key cannot withdraw, and a developer cannot give a key withd
   await dev.close();
 });
 
-const HOSTILE = ["%2F%09%2Fevil.example", "%2F%09%5Cevil.example", "%2F%2Fevil.example", "%2F%5Cevil.example", "https%3A%2F%2Fevil.example%2F", "javascript%3Aalert(1)"];
+const HOSTILE = [
+  "%2F%09%2Fevil.example",
+  "%2F%09%5Cevil.example",
+  "%2F%2Fevil.example",
+  "%2F%5Cevil.example",
+  "https%3A%2F%2Fevil.example%2F",
+  "javascript%3Aalert(1)",
+];
 
-test("after sign-in the visitor stays on this site whatever callbackUrl says, and CR/LF in it is no 500", async ({ page, request, context, baseURL }) => {
+test("after sign-in the visitor stays on this site whatever callbackUrl says, and CR/LF in it is no 500", async ({
+  page,
+  request,
+  context,
+  baseURL,
+}) => {
   // Were the browser sent to evil.example, it would land here (no real DNS needed to see it).
-  await context.route(/^https?:\/\/evil\.example\//, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<h1>evil</h1>" }));
+  await context.route(/^https?:\/\/evil\.example\//, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>evil</h1>" }),
+  );
   const origin = new URL(baseURL!).origin;
   const m = await seedMerchant(request);
 
@@ -118,7 +138,10 @@ test("after sign-in the visitor stays on this site whatever callbackUrl says, an
   }
 });
 
-test("a server action without an Origin header is refused; the same request from this site is not", async ({ page, request }) => {
+test("a server action without an Origin header is refused; the same request from this site is not", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { companyName: "Loja Original" });
   await signIn(page, m.email);
   await page.goto("/dashboard/settings");
@@ -130,8 +153,10 @@ test("a server action without an Origin header is refused; the same request from
 
   // The same action with the victim's cookies, as a page that makes the browser leave Origin out would send it.
   const { origin: _origin, ...withoutOrigin } = captured.headers();
-  const body = (name: string) => Buffer.from(captured.postDataBuffer()!.toString("latin1").replace("Loja Editada", name), "latin1");
-  const replay = (headers: Record<string, string>, name: string) => page.request.post(captured.url(), { headers, data: body(name), maxRedirects: 0 });
+  const body = (name: string) =>
+    Buffer.from(captured.postDataBuffer()!.toString("latin1").replace("Loja Editada", name), "latin1");
+  const replay = (headers: Record<string, string>, name: string) =>
+    page.request.post(captured.url(), { headers, data: body(name), maxRedirects: 0 });
   for (const [headers, name] of [
     [withoutOrigin, "Loja Sem Origem"],
     [{ ...withoutOrigin, origin: "null" }, "Loja Nula"],
@@ -159,11 +184,20 @@ async function signUp(page: Page, email: string) {
   await page.getByLabel("Chave PIX para recebimentos").fill("529.982.247-25");
   await page.getByRole("button", { name: "Criar conta" }).click();
   // Whatever comes back: the "check your e-mail" message, a form error, or the dashboard.
-  await expect(page.getByTestId("sign-up-sent").or(page.locator("form [role=alert]")).or(page.getByTestId("merchant-name"))).toBeVisible({ timeout: 15_000 });
-  return { path: new URL(page.url()).pathname, text: (await page.locator("body").innerText()).replaceAll(email, "<e-mail>") };
+  await expect(
+    page.getByTestId("sign-up-sent").or(page.locator("form [role=alert]")).or(page.getByTestId("merchant-name")),
+  ).toBeVisible({ timeout: 15_000 });
+  return {
+    path: new URL(page.url()).pathname,
+    text: (await page.locator("body").innerText()).replaceAll(email, "<e-mail>"),
+  };
 }
 
-test("sign-up with an e-mail that already has an account looks exactly like any other sign-up", async ({ page, request, browser }) => {
+test("sign-up with an e-mail that already has an account looks exactly like any other sign-up", async ({
+  page,
+  request,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const since = (await inbox()).length;
   const taken = await seedMerchant(request);

@@ -43,7 +43,11 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
         requests.push(
           i % 8 === 0
             ? post("/api/v1/order/pix-out", { value: 100 })
-            : post("/api/v1/onchain/withdraw/initiate", { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 1, network: "polygon" }),
+            : post("/api/v1/onchain/withdraw/initiate", {
+                toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                value: 1,
+                network: "polygon",
+              }),
         );
       }
     }
@@ -55,7 +59,9 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
     const results = await Promise.all(requests);
     const ok = results.filter((r) => r.status >= 200 && r.status < 300);
     const cut = results.filter((r) => r.status === 0).length;
-    console.log(`crash test: ${ok.length} acknowledged, ${cut} cut off by SIGKILL, ${results.length - ok.length - cut} refused`);
+    console.log(
+      `crash test: ${ok.length} acknowledged, ${cut} cut off by SIGKILL, ${results.length - ok.length - cut} refused`,
+    );
     expect(ok.length).toBeGreaterThanOrEqual(60);
     // The kill really happened mid-load: some requests never got an answer.
     expect(cut).toBeGreaterThan(0);
@@ -91,7 +97,8 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
       const danglingDebits = await sql`
         select l.id from ledger_entries l where l.ref_type = 'withdrawal' and not exists (select 1 from withdrawals w where w.id::text = l.ref_id)`;
       expect(danglingDebits).toHaveLength(0);
-      const addressless = await sql`select o.id from onchain_orders o left join deposit_addresses d using (wallet_index) where d.address is null`;
+      const addressless =
+        await sql`select o.id from onchain_orders o left join deposit_addresses d using (wallet_index) where d.address is null`;
       expect(addressless).toHaveLength(0);
       const mismatched = await sql`
         select m.id from merchants m
@@ -100,9 +107,17 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
 
       // The restarted server's jobs carry the pending withdrawals to a final state.
       await expect
-        .poll(async () => Number((await sql`select count(*)::int as n from withdrawals where merchant_id = ${merchant.id} and status = 'PENDING'`)[0].n), {
-          timeout: 60_000,
-        })
+        .poll(
+          async () =>
+            Number(
+              (
+                await sql`select count(*)::int as n from withdrawals where merchant_id = ${merchant.id} and status = 'PENDING'`
+              )[0].n,
+            ),
+          {
+            timeout: 60_000,
+          },
+        )
         .toBe(0);
       const [{ n: after }] =
         await sql`select count(*)::int as n from merchants m where (m.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u where u.merchant_id = m.id), 0)) <> coalesce((select sum(amount_centavos) from ledger_entries l where l.merchant_id = m.id), 0)`;

@@ -9,7 +9,10 @@ import { inbox, mailTo } from "./support/inbox";
 
 const STATUS = (page: Page) => page.getByTestId("order-status");
 
-test("a merchant signs up, takes a PIX payment the payer sees confirmed live, and withdraws by PIX", async ({ page, context }) => {
+test("a merchant signs up, takes a PIX payment the payer sees confirmed live, and withdraws by PIX", async ({
+  page,
+  context,
+}) => {
   // Enrolling, its confirmation link and signing in again, then a step-up that may wait for the app's next code.
   test.setTimeout(120_000);
   const email = uniqueEmail("signup");
@@ -109,7 +112,11 @@ test("a merchant signs up, takes a PIX payment the payer sees confirmed live, an
   await expect(page).toHaveURL(/\/signin/);
 });
 
-test("a Lightning order expires on its own, on the order page and on the checkout", async ({ page, request, context }) => {
+test("a Lightning order expires on its own, on the order page and on the checkout", async ({
+  page,
+  request,
+  context,
+}) => {
   const { email } = await seedMerchant(request);
   await signIn(page, email);
   await page.goto("/dashboard/orders/new?kind=lightning");
@@ -127,7 +134,11 @@ test("a Lightning order expires on its own, on the order page and on the checkou
   await expect(payer.getByTestId("checkout-result")).toHaveText("Este pagamento expirou", { timeout: 15_000 });
 });
 
-test("one merchant cannot open another merchant's orders, and the dashboard needs a session", async ({ page, request, browser }) => {
+test("one merchant cannot open another merchant's orders, and the dashboard needs a session", async ({
+  page,
+  request,
+  browser,
+}) => {
   const a = await seedMerchant(request, { companyName: "Loja A" });
   const b = await seedMerchant(request, { companyName: "Loja B" });
   const created = await api(request, a.apiKey).post("/order/create/pix", { value: 42 });
@@ -247,7 +258,10 @@ test("every page has no serious accessibility violations, at 375 px and on deskt
   expect(failures).toEqual([]);
 });
 
-test("webhook endpoints: the secret is shown once, deliveries are logged and can be redelivered", async ({ page, request }) => {
+test("webhook endpoints: the secret is shown once, deliveries are logged and can be redelivered", async ({
+  page,
+  request,
+}) => {
   // Enrolling, its confirmation link and signing in again, then a step-up that may wait for the app's next code.
   test.setTimeout(120_000);
   const received: string[] = [];
@@ -359,6 +373,8 @@ test("a wrong password is refused, and repeated guesses are throttled per accoun
   }
   await password.fill(PASSWORD);
   await page.getByRole("button", { name: "Entrar" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "tentativas" })).toHaveText("Muitas tentativas de entrar. Aguarde um minuto e tente de novo.");
+  await expect(page.getByRole("alert").filter({ hasText: "tentativas" })).toHaveText(
+    "Muitas tentativas de entrar. Aguarde um minuto e tente de novo.",
+  );
   await expect(page).toHaveURL(/\/signin/);
 });

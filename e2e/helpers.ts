@@ -13,11 +13,20 @@ export function uniqueEmail(tag: string) {
   return `${tag}-${randomBytes(4).toString("hex")}@example.com`;
 }
 
-export async function seedMerchant(request: APIRequestContext, opts: { companyName?: string; openingBalance?: number } = {}) {
+export async function seedMerchant(
+  request: APIRequestContext,
+  opts: { companyName?: string; openingBalance?: number } = {},
+) {
   const email = uniqueEmail("seed");
   const res = await request.post("/api/v1/admin/merchants", {
     headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
-    data: { companyName: opts.companyName ?? "Loja Seed", pixKey: "52998224725", email, password: PASSWORD, openingBalance: opts.openingBalance },
+    data: {
+      companyName: opts.companyName ?? "Loja Seed",
+      pixKey: "52998224725",
+      email,
+      password: PASSWORD,
+      openingBalance: opts.openingBalance,
+    },
   });
   expect(res.status()).toBe(201);
   const body = await res.json();
@@ -28,13 +37,20 @@ export async function seedMerchant(request: APIRequestContext, opts: { companyNa
  * Signs in through the real form; with `totpSecret`, answers the second-factor prompt like an
  * authenticator app (or with `{ recoveryCode }`, with one of the recovery codes).
  */
-export async function signIn(page: Page, email: string, password = PASSWORD, factor?: string | { recoveryCode: string }) {
+export async function signIn(
+  page: Page,
+  email: string,
+  password = PASSWORD,
+  factor?: string | { recoveryCode: string },
+) {
   await page.goto("/signin");
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Senha", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Entrar" }).click();
   if (factor) {
-    await page.getByLabel("Código de autenticação").fill(typeof factor === "string" ? await freshTotp(factor) : factor.recoveryCode);
+    await page
+      .getByLabel("Código de autenticação")
+      .fill(typeof factor === "string" ? await freshTotp(factor) : factor.recoveryCode);
     await page.getByRole("button", { name: "Entrar" }).click();
   }
   // The password hash is made to be slow, and slower still on a loaded CI machine.
@@ -47,7 +63,12 @@ const ENROL_CODE = /(?:código|code): (\d{6})\s/;
 /** The newest mail to anyone matching `match` among those received after the first `since`. */
 async function newMail(match: RegExp, since: number): Promise<Mail> {
   const mails = await inbox();
-  await expect.poll(() => mails.slice(since).some((m) => match.test(m.text)), { timeout: 15_000, message: `a mail matching ${match}` }).toBe(true);
+  await expect
+    .poll(() => mails.slice(since).some((m) => match.test(m.text)), {
+      timeout: 15_000,
+      message: `a mail matching ${match}`,
+    })
+    .toBe(true);
   return mails
     .slice(since)
     .filter((m) => match.test(m.text))
@@ -93,7 +114,9 @@ export async function enrolTwoFactor(page: Page, password = PASSWORD): Promise<E
 
 /** Follows the newest factor-change confirmation link mailed (to `to`, or to anyone) since `since` mails, in a page of its own. */
 export async function confirmFactorByLink(page: Page, since: number, to?: string): Promise<void> {
-  const mail = to ? await newMailTo(to, /confirm-factor\?token=/, since) : await newMail(/confirm-factor\?token=/, since);
+  const mail = to
+    ? await newMailTo(to, /confirm-factor\?token=/, since)
+    : await newMail(/confirm-factor\?token=/, since);
   const other = await page.context().newPage();
   await other.goto(linkIn(mail, "/confirm-factor?"));
   await other.getByRole("button", { name: "Foi o membro: confirmar" }).click();

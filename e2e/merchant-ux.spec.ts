@@ -19,7 +19,8 @@ const RAW_KEY =
   /\b(app|lang|common|nav|auth|errors|status|kind|overview|orders|order|refundStatus|transferUse|refunds|newOrder|withdrawals|developers|settings|pay|cpix|home|fields|timeline)\.[a-zA-Z]+(\.[a-zA-Z_]+)*\b/;
 
 /** A code the API or the database writes, shown as it is: snake_case kinds, statuses, roles, scopes. */
-const RAW_CODE = /\b([a-z]+_[a-z_]*[a-z]|PENDING|COMPLETED|CANCELLED|FAILED|REFUNDED?|PARTIAL_ORDER|EXPIRED|full|finance|owner|viewer|developer)\b/;
+const RAW_CODE =
+  /\b([a-z]+_[a-z_]*[a-z]|PENDING|COMPLETED|CANCELLED|FAILED|REFUNDED?|PARTIAL_ORDER|EXPIRED|full|finance|owner|viewer|developer)\b/;
 
 /**
  * Every word a person can read or hear on the page, in Portuguese: text, labels for assistive
@@ -29,7 +30,9 @@ const RAW_CODE = /\b([a-z]+_[a-z_]*[a-z]|PENDING|COMPLETED|CANCELLED|FAILED|REFU
  */
 async function wording(page: Page): Promise<string> {
   return page.evaluate(() => {
-    const skip = (el: Element) => el.closest('[translate="no"], code, pre, script, style, .font-mono, [lang]:not([lang="pt-BR"]):not(html)') !== null;
+    const skip = (el: Element) =>
+      el.closest('[translate="no"], code, pre, script, style, .font-mono, [lang]:not([lang="pt-BR"]):not(html)') !==
+      null;
     const out: string[] = [document.title];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -146,14 +149,22 @@ async function brCode(request: APIRequestContext, apiKey: string, value: number)
 test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
 
-test("a pt-BR merchant meets no English and no raw key on any page or form state, and every payer page ends in a receipt", async ({ page, request }) => {
+test("a pt-BR merchant meets no English and no raw key on any page or form state, and every payer page ends in a receipt", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(600_000);
   const m = await seedMerchant(request, { companyName: "Padaria Pão Quente", openingBalance: 500_000 });
   const merchant = api(request, m.apiKey);
 
   // Orders of every kind in every state a merchant and a payer see.
   const lnExpiring = await merchant.post("/order/create/lightning", { value: 12 });
-  const pix = await merchant.post("/order/create/pix", { value: 150, orderId: "PED-1001", name: "Maria Souza", cpf: "529.982.247-25" });
+  const pix = await merchant.post("/order/create/pix", {
+    value: 150,
+    orderId: "PED-1001",
+    name: "Maria Souza",
+    cpf: "529.982.247-25",
+  });
   const pixPaid = await merchant.post("/order/create/pix", { value: 99.9, orderId: "PED-1002" });
   await merchant.post(`/sandbox/orders/${pixPaid.pixOrder._id}/pay`);
   await merchant.post(`/order/${pixPaid.pixOrder._id}/refund`, { value: 10 });
@@ -166,13 +177,30 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   await merchant.post(`/sandbox/onchain/${partial.order.paymentLinkId}/transfer`, { amount: "5" });
   const depositPaid = await merchant.post("/onchain/deposit", { value: 54, asset: "DAI", network: "eth" });
   await merchant.post(`/sandbox/onchain/${depositPaid.order.paymentLinkId}/transfer`, { amount: "10" });
-  const cpix = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 54), network: "bsc", asset: "USDT" })).data;
-  const cpixPartial = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 27), network: "bsc" })).data;
+  const cpix = (
+    await merchant.post("/crypto-pix/onchain/pay", {
+      qrcode: await brCode(request, m.apiKey, 54),
+      network: "bsc",
+      asset: "USDT",
+    })
+  ).data;
+  const cpixPartial = (
+    await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 27), network: "bsc" })
+  ).data;
   await merchant.post(`/sandbox/crypto-pix/${cpixPartial.payCryptoPixId}/transfer`, { amount: "1" });
-  const cpixPaid = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 108), network: "eth" })).data;
-  await merchant.post(`/sandbox/crypto-pix/${cpixPaid.payCryptoPixId}/transfer`, { amount: String(cpixPaid.cryptoValue) });
-  const cpixRefunded = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 5.4), network: "bsc" })).data;
-  await merchant.post(`/sandbox/crypto-pix/${cpixRefunded.payCryptoPixId}/transfer`, { amount: String(cpixRefunded.cryptoValue), failPix: true });
+  const cpixPaid = (
+    await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 108), network: "eth" })
+  ).data;
+  await merchant.post(`/sandbox/crypto-pix/${cpixPaid.payCryptoPixId}/transfer`, {
+    amount: String(cpixPaid.cryptoValue),
+  });
+  const cpixRefunded = (
+    await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 5.4), network: "bsc" })
+  ).data;
+  await merchant.post(`/sandbox/crypto-pix/${cpixRefunded.payCryptoPixId}/transfer`, {
+    amount: String(cpixRefunded.cryptoValue),
+    failPix: true,
+  });
   await merchant.post("/order/pix-out", { value: 2500 });
 
   // Signed out: the landing page, sign-in (a failed attempt keeps the password), sign-up.
@@ -192,7 +220,9 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   // The English landing page is English throughout, headline included.
   await page.goto("/");
   await page.getByRole("button", { name: "English" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get paid by PIX, crypto and Lightning. Withdraw to your PIX.");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Get paid by PIX, crypto and Lightning. Withdraw to your PIX.",
+  );
   await expect(page.getByText("Every sale becomes a payment link")).toBeVisible();
   await shoot(page, "home-en-desktop");
   // The detector itself: the English page must trip it, or it proves nothing about the others.
@@ -201,7 +231,9 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   expect(problems.length - before).toBeGreaterThan(5);
   problems.splice(before);
   await page.getByRole("button", { name: "Português" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba por PIX, cripto e Lightning. Saque para o seu PIX.");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Receba por PIX, cripto e Lightning. Saque para o seu PIX.",
+  );
 
   await signIn(page, m.email, PASSWORD);
 
@@ -295,7 +327,9 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   await expect(page.getByText(/1 BUSD = R\$/)).toBeVisible();
   await page.getByLabel("Valor (R$)").fill("0,01");
   await page.getByRole("button", { name: "Criar pedido" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Valor pequeno demais para um depósito em cripto" })).toBeVisible();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "Valor pequeno demais para um depósito em cripto" }),
+  ).toBeVisible();
   await expect(page.getByLabel("Rede")).toHaveValue("bsc");
   await checkPortuguese(page, "new-onchain-too-small");
   await shoot(page, "new-onchain-too-small-desktop");
@@ -343,7 +377,9 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
     await page.getByRole("radio", { name: "CPF" }).check();
     await page.getByLabel("Chave PIX de destino").fill("529.982.247-26");
     await page.getByRole("button", { name: "Revisar saque" }).click();
-    await expect(page.getByText("Chave PIX de destino: os dígitos verificadores deste CPF não conferem. Confira o número.")).toBeVisible();
+    await expect(
+      page.getByText("Chave PIX de destino: os dígitos verificadores deste CPF não conferem. Confira o número."),
+    ).toBeVisible();
     await expect(page.getByRole("button", { name: "Confirmar saque" })).toHaveCount(0);
     await checkPortuguese(page, `withdraw-pix-bad-key@${vp}`);
     await shoot(page, `withdraw-pix-bad-key-${vp}`);
@@ -393,7 +429,10 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
 
   await payer.goto(`/pay/${deposit.order.paymentLinkId}`);
   await expect(payer.getByText("Rede: Polygon")).toBeVisible();
-  await expect(payer.getByTestId("open-in-wallet")).toHaveAttribute("href", /^ethereum:0x[0-9a-fA-F]{40}@137\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=\d+$/);
+  await expect(payer.getByTestId("open-in-wallet")).toHaveAttribute(
+    "href",
+    /^ethereum:0x[0-9a-fA-F]{40}@137\/transfer\?address=0x[0-9a-fA-F]{40}&uint256=\d+$/,
+  );
   await payer.goto(`/pay/${exchange.order.paymentLinkId}`);
   await expect(payer.getByRole("img", { name: /QR code/ })).toHaveCount(0);
   await expect(payer.getByText(/Sandbox: nenhuma exchange real/)).toBeVisible();
@@ -417,18 +456,26 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
 
   // A Crypto-PIX payer's page turns into its receipt by itself when the rest arrives.
   await payer.goto(`/pay/crypto-pix/${cpixPartial.payCryptoPixId}`);
-  await merchant.post(`/sandbox/crypto-pix/${cpixPartial.payCryptoPixId}/transfer`, { amount: (cpixPartial.cryptoValue - 1).toFixed(6) });
+  await merchant.post(`/sandbox/crypto-pix/${cpixPartial.payCryptoPixId}/transfer`, {
+    amount: (cpixPartial.cryptoValue - 1).toFixed(6),
+  });
   await expect(payer.getByTestId("checkout")).toHaveAttribute("data-status", "COMPLETED", { timeout: 20_000 });
   await expect(payer.getByTestId("receipt")).toBeVisible();
 
   // The dashboard's Crypto-PIX order links to its payer page.
   await page.goto(`/dashboard/orders/${Buffer.from(cpix.payCryptoPixId, "base64url").toString()}`);
-  await expect(page.getByTestId("payment-link")).toHaveAttribute("href", new RegExp(`/pay/crypto-pix/${cpix.payCryptoPixId}$`));
+  await expect(page.getByTestId("payment-link")).toHaveAttribute(
+    "href",
+    new RegExp(`/pay/crypto-pix/${cpix.payCryptoPixId}$`),
+  );
 
   expect(problems).toEqual([]);
 });
 
-test("mails, an Excel export, the audit trail and /docs meet no English, raw key or raw code either", async ({ page, request }) => {
+test("mails, an Excel export, the audit trail and /docs meet no English, raw key or raw code either", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(300_000);
   const since = (await inbox()).length; // listening before anything is mailed
   const m = await seedMerchant(request, { companyName: "Mercearia Boa Vista", openingBalance: 1_000_000 });
@@ -462,7 +509,8 @@ test("mails, an Excel export, the audit trail and /docs meet no English, raw key
   await expect(page.getByText(`Convite enviado para ${invitee}.`)).toBeVisible();
 
   // Every mail they were sent, once the ones sent in the background have arrived.
-  for (const match of [/token=/, /saque de R\$/, /devolu/i, /chave de API/, /segundo fator/]) await mailTo(m.email, match);
+  for (const match of [/token=/, /saque de R\$/, /devolu/i, /chave de API/, /segundo fator/])
+    await mailTo(m.email, match);
   await mailTo(invitee, /token=/);
   const mails = (await inbox()).slice(since).filter((x) => [m.email, invitee].includes(x.to));
   expect(mails.length).toBeGreaterThanOrEqual(7);
@@ -471,15 +519,23 @@ test("mails, an Excel export, the audit trail and /docs meet no English, raw key
   // The withdrawal history names why the PSP refused, in Portuguese; the provider's words stay on the element as data.
   await expect(async () => {
     await page.goto("/dashboard/withdrawals");
-    await expect(page.locator('[data-failure-code="pix.recipientRejected"]').filter({ visible: true }).first()).toBeVisible({ timeout: 1000 });
+    await expect(
+      page.locator('[data-failure-code="pix.recipientRejected"]').filter({ visible: true }).first(),
+    ).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 30_000 });
   await both(page, "withdrawals-failed", "/dashboard/withdrawals");
 
   // Excel exports: headers, kinds, statuses and reasons in words.
-  const withdrawals = checkExcel("withdrawals.xlsx.csv", await (await page.request.get("/dashboard/api/exports/withdrawals?format=excel")).body());
+  const withdrawals = checkExcel(
+    "withdrawals.xlsx.csv",
+    await (await page.request.get("/dashboard/api/exports/withdrawals?format=excel")).body(),
+  );
   const reason = withdrawals.header.indexOf("Motivo da falha");
   expect(withdrawals.rows.map((r) => r[reason])).toContain("O banco de quem ia receber recusou a transferência.");
-  checkExcel("statement.xlsx.csv", await (await page.request.get("/dashboard/api/exports/statement?format=excel")).body());
+  checkExcel(
+    "statement.xlsx.csv",
+    await (await page.request.get("/dashboard/api/exports/statement?format=excel")).body(),
+  );
   checkExcel("orders.xlsx.csv", await (await page.request.get("/dashboard/api/exports/orders?format=excel")).body());
 
   // The audit trail: sentences with money, roles and access in words at both widths.
@@ -488,7 +544,10 @@ test("mails, an Excel export, the audit trail and /docs meet no English, raw key
   expect(trail).toMatch(/R\$\s5\.000,00 por PIX para/);
   expect(trail).toContain("como Financeiro");
   expect(trail).toMatch(/com acesso: (Acesso total|Leitura)/);
-  checkText("audit (visible text)", trail.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "").replace(/\bsk_(test|live)_\S+/g, ""));
+  checkText(
+    "audit (visible text)",
+    trail.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "").replace(/\bsk_(test|live)_\S+/g, ""),
+  );
 
   // /docs: a Portuguese introduction, and nothing wider than a phone.
   for (const [vp, size] of [
@@ -502,7 +561,10 @@ test("mails, an Excel export, the audit trail and /docs meet no English, raw key
       const limit = document.documentElement.clientWidth;
       const over = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > limit + 1);
       const last = over.filter((e) => !over.some((o) => o !== e && e.contains(o)));
-      return { width: document.documentElement.scrollWidth, culprits: last.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className}`.slice(0, 120)) };
+      return {
+        width: document.documentElement.scrollWidth,
+        culprits: last.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className}`.slice(0, 120)),
+      };
     });
     expect(wide.width, `/docs at ${vp}: ${wide.culprits.join(" | ")}`).toBeLessThanOrEqual(size.width);
     await checkPortuguese(page, `docs@${vp}`);

@@ -60,12 +60,27 @@ test("two instances share the work: every order expires once, every withdrawal s
     expect(withdrawalIds).toHaveLength(20);
 
     await expect
-      .poll(async () => Number((await sql`select count(*)::int as n from orders where id = any(${orderIds}) and status = 'CANCELLED'`)[0].n), { timeout: 60_000 })
+      .poll(
+        async () =>
+          Number(
+            (await sql`select count(*)::int as n from orders where id = any(${orderIds}) and status = 'CANCELLED'`)[0]
+              .n,
+          ),
+        { timeout: 60_000 },
+      )
       .toBe(60);
     await expect
-      .poll(async () => Number((await sql`select count(*)::int as n from withdrawals where id = any(${withdrawalIds}) and status = 'COMPLETED'`)[0].n), {
-        timeout: 60_000,
-      })
+      .poll(
+        async () =>
+          Number(
+            (
+              await sql`select count(*)::int as n from withdrawals where id = any(${withdrawalIds}) and status = 'COMPLETED'`
+            )[0].n,
+          ),
+        {
+          timeout: 60_000,
+        },
+      )
       .toBe(20);
 
     // Exactly one CANCELLED event per order and one COMPLETED event per withdrawal: no double work.
@@ -84,9 +99,13 @@ test("two instances share the work: every order expires once, every withdrawal s
 
     // Every event of this merchant reaches the receiver, and none twice: two dispatchers never claim
     // the same delivery (with a healthy receiver there is no retry, so no duplicate).
-    const eventIds = (await sql`select id::text from events where merchant_id = ${merchant.id}`).map((r) => r.id as string);
+    const eventIds = (await sql`select id::text from events where merchant_id = ${merchant.id}`).map(
+      (r) => r.id as string,
+    );
     expect(eventIds.length).toBeGreaterThanOrEqual(60 + 40);
-    await expect.poll(() => eventIds.filter((id) => received.has(id)).length, { timeout: 60_000 }).toBe(eventIds.length);
+    await expect
+      .poll(() => eventIds.filter((id) => received.has(id)).length, { timeout: 60_000 })
+      .toBe(eventIds.length);
     expect([...received.values()].filter((n) => n > 1)).toEqual([]);
 
     const [{ balance, ledger }] = await sql`

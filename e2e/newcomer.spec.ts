@@ -28,7 +28,9 @@ test("a merchant takes PIX, Lightning and on-chain payments and withdraws", asyn
   expect(pix.status()).toBe(200);
   const pixBody = await pix.json();
   expect(pixBody.qrCode).toMatch(/^000201.*6304[0-9A-F]{4}$/);
-  expect((await request.post(`/api/v1/sandbox/orders/${pixBody.pixOrder._id}/pay`, { headers: auth })).status()).toBe(200);
+  expect((await request.post(`/api/v1/sandbox/orders/${pixBody.pixOrder._id}/pay`, { headers: auth })).status()).toBe(
+    200,
+  );
   const lookup = await (await request.get(`/api/v1/order/${pixBody.pixOrder.paymentLinkId}`, { headers: auth })).json();
   expect(lookup.order.status).toBe("COMPLETED");
 
@@ -38,11 +40,17 @@ test("a merchant takes PIX, Lightning and on-chain payments and withdraws", asyn
   expect(lnBody.order.invoice).toMatch(/^lnbc/);
   expect((await request.post(`/api/v1/sandbox/orders/${lnBody.order.id}/pay`, { headers: auth })).status()).toBe(200);
 
-  const dep = await request.post("/api/v1/onchain/deposit", { headers: { bearer: key }, data: { value: 540, asset: "USDT", network: "polygon" } });
+  const dep = await request.post("/api/v1/onchain/deposit", {
+    headers: { bearer: key },
+    data: { value: 540, asset: "USDT", network: "polygon" },
+  });
   expect(dep.status()).toBe(201);
   const depBody = await dep.json();
   expect(depBody.order.amount).toBe(100);
-  const transfer = await request.post(`/api/v1/sandbox/onchain/${depBody.order.paymentLinkId}/transfer`, { headers: auth, data: { amount: "100" } });
+  const transfer = await request.post(`/api/v1/sandbox/onchain/${depBody.order.paymentLinkId}/transfer`, {
+    headers: auth,
+    data: { amount: "100" },
+  });
   expect(transfer.status()).toBe(200);
   expect((await transfer.json()).order.status).toBe("COMPLETED");
 
@@ -62,9 +70,15 @@ test("a merchant takes PIX, Lightning and on-chain payments and withdraws", asyn
 
   // The background jobs of the running server settle both withdrawals on their own.
   await expect
-    .poll(async () => (await (await request.get("/api/v1/withdrawals", { headers: auth })).json()).withdrawals.map((x: { status: string }) => x.status), {
-      timeout: 20_000,
-    })
+    .poll(
+      async () =>
+        (await (await request.get("/api/v1/withdrawals", { headers: auth })).json()).withdrawals.map(
+          (x: { status: string }) => x.status,
+        ),
+      {
+        timeout: 20_000,
+      },
+    )
     .toEqual(["COMPLETED", "COMPLETED"]);
   const after = await (await request.get("/api/v1/account", { headers: auth })).json();
   expect(after.merchant.balance).toBe(15000 + 2550 + 54000 - 10000 - (10000 + 50 + 5));
@@ -73,13 +87,19 @@ test("a merchant takes PIX, Lightning and on-chain payments and withdraws", asyn
 test("bad input gets a clear 4xx in each endpoint's shape", async ({ request }) => {
   const key = await newMerchant(request);
   const auth = { authorization: `Bearer ${key}` };
-  const network = await request.post("/api/v1/onchain/deposit", { headers: auth, data: { value: 10, asset: "USDT", network: "tron" } });
+  const network = await request.post("/api/v1/onchain/deposit", {
+    headers: auth,
+    data: { value: 10, asset: "USDT", network: "tron" },
+  });
   expect(network.status()).toBe(400);
   expect(await network.json()).toMatchObject({ supportedNetworks: ["eth", "bsc", "polygon"] });
   const exchange = await request.post("/api/v1/order/create", { headers: auth, data: { value: 0 } });
   expect(exchange.status()).toBe(400);
   expect(await exchange.json()).toMatchObject({ success: false, error: expect.any(String) });
-  const malformed = await request.post("/api/v1/order/create/pix", { headers: { ...auth, "content-type": "application/json" }, data: "{oops" });
+  const malformed = await request.post("/api/v1/order/create/pix", {
+    headers: { ...auth, "content-type": "application/json" },
+    data: "{oops",
+  });
   expect(malformed.status()).toBe(400);
   const noKey = await request.get("/api/v1/account");
   expect(noKey.status()).toBe(401);
@@ -90,7 +110,10 @@ test("bad input gets a clear 4xx in each endpoint's shape", async ({ request }) 
 
 test("the exchange-wallet qrCodeLink serves a PNG", async ({ request }) => {
   const key = await newMerchant(request);
-  const res = await request.post("/api/v1/order/create", { headers: { authorization: `Bearer ${key}` }, data: { value: 12.34 } });
+  const res = await request.post("/api/v1/order/create", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { value: 12.34 },
+  });
   const { order } = await res.json();
   const png = await request.get(new URL(order.qrCodeLink).pathname);
   expect(png.status()).toBe(200);

@@ -10,17 +10,27 @@ import { PHONE, DESKTOP, SIZES } from "./support/sizes";
 // Screenshots go to SHOTS for a person to look at.
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-payer";
-const WINDOWS_EDGE = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.2592.87";
-const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+const WINDOWS_EDGE =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.2592.87";
+const ANDROID_CHROME =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
 /** The e2e server's own embedded PostgreSQL (playwright.config.ts): the only way to move an order's expiry into the past. */
 function database() {
-  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, { max: 1, onnotice: () => {} });
+  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, {
+    max: 1,
+    onnotice: () => {},
+  });
 }
 
 async function noHorizontalOverflow(page: Page, name: string) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(
+    innerWidth,
+  );
 }
 
 /** Opens `url` at each size, checks it (after the page has rendered), and keeps a screenshot of each. */
@@ -37,7 +47,10 @@ async function atBothSizes(page: Page, name: string, url: string, check: (size: 
 test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
 
-test("after a refund the payer's page is a receipt of the payment and of what came back, how and when", async ({ page, request }) => {
+test("after a refund the payer's page is a receipt of the payment and of what came back, how and when", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { companyName: "Padaria Pão Quente", openingBalance: 100_000 });
   const merchant = api(request, m.apiKey);
   const full = await merchant.post("/order/create/pix", { value: 100, orderId: "PED-1" });
@@ -56,7 +69,9 @@ test("after a refund the payer's page is a receipt of the payment and of what ca
   await atBothSizes(page, "pay-pix-refunded", `/pay/${full.pixOrder.paymentLinkId}`, async () => {
     await expect(page.getByTestId("checkout-result")).toHaveText("Pagamento devolvido");
     await expect(page.getByTestId("checkout-amount-label")).toHaveText("Valor do pagamento");
-    await expect(page.getByTestId("checkout")).not.toContainText(/não concluído|encerrado sem ser concluído|Valor a pagar/);
+    await expect(page.getByTestId("checkout")).not.toContainText(
+      /não concluído|encerrado sem ser concluído|Valor a pagar/,
+    );
     const receipt = page.getByTestId("receipt");
     await expect(receipt).toContainText("Comprovante de pagamento e devolução");
     await expect(receipt).toContainText(/Valor pago\s*R\$\s100,00/);
@@ -79,12 +94,17 @@ test("after a refund the payer's page is a receipt of the payment and of what ca
   await page.goto(`/pay/${full.pixOrder.paymentLinkId}`);
   await page.getByRole("button", { name: "English" }).first().click();
   await expect(page.getByTestId("checkout-result")).toHaveText("Payment refunded");
-  await expect(page.getByTestId("receipt-refunded-how")).toContainText("PIX refund (devolução) to the account that paid");
+  await expect(page.getByTestId("receipt-refunded-how")).toContainText(
+    "PIX refund (devolução) to the account that paid",
+  );
   await page.getByRole("button", { name: "Português" }).first().click();
   await expect(page.getByTestId("checkout-result")).toHaveText("Pagamento devolvido");
 });
 
-test("an on-chain order that ended partly paid, paid late or overpaid tells the payer what happened and never asks for more", async ({ page, request }) => {
+test("an on-chain order that ended partly paid, paid late or overpaid tells the payer what happened and never asks for more", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { companyName: "Loja Cripto" });
   const merchant = api(request, m.apiKey);
   const sql = database();
@@ -138,10 +158,18 @@ test("an on-chain order that ended partly paid, paid late or overpaid tells the 
   }
 });
 
-test("a PIX payer on a phone gets 'Copiar código Pix' first, what is being paid, and who the bank app will name", async ({ page, request, context }) => {
+test("a PIX payer on a phone gets 'Copiar código Pix' first, what is being paid, and who the bank app will name", async ({
+  page,
+  request,
+  context,
+}) => {
   const m = await seedMerchant(request, { companyName: "Padaria Pão Quente" });
   const merchant = api(request, m.apiKey);
-  const pix = await merchant.post("/order/create/pix", { value: 45.9, orderId: "PED-77", description: "Bolo de cenoura com cobertura" });
+  const pix = await merchant.post("/order/create/pix", {
+    value: 45.9,
+    orderId: "PED-77",
+    description: "Bolo de cenoura com cobertura",
+  });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
 
   await atBothSizes(page, "pay-pix-open", `/pay/${pix.pixOrder.paymentLinkId}`, async (size) => {
@@ -176,7 +204,10 @@ test("a PIX payer on a phone gets 'Copiar código Pix' first, what is being paid
   await expect(page.getByTestId("pay-description")).toHaveCount(0);
 });
 
-test("the security page names sessions like 'Chrome em Android', keeps the full user agent in a title, and fits a phone", async ({ browser, request }) => {
+test("the security page names sessions like 'Chrome em Android', keeps the full user agent in a title, and fits a phone", async ({
+  browser,
+  request,
+}) => {
   const m = await seedMerchant(request, { companyName: "Loja Segura" });
   // Another session first, from a computer: listed beside this one, with its "Encerrar" button.
   const laptop = await browser.newContext({ userAgent: WINDOWS_EDGE });

@@ -15,7 +15,11 @@ async function signOut(page: Page) {
   await expect(page).toHaveURL(/\/signin/);
 }
 
-test("2FA: turned on from the Security page, then sign-in asks for the code and refuses a wrong one", async ({ page, request, context }) => {
+test("2FA: turned on from the Security page, then sign-in asks for the code and refuses a wrong one", async ({
+  page,
+  request,
+  context,
+}) => {
   test.setTimeout(120_000);
   const m = await seedMerchant(request);
   await signIn(page, m.email);
@@ -47,7 +51,10 @@ test("2FA: turned on from the Security page, then sign-in asks for the code and 
   await expect(table.locator('tr[data-action="auth.signIn"]')).toHaveCount(3);
 });
 
-test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new payout key is held and alerts the owners", async ({ page, request }) => {
+test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new payout key is held and alerts the owners", async ({
+  page,
+  request,
+}) => {
   // Three codes in a row: each must come from a new 30-second step (a code is good once).
   test.setTimeout(150_000);
   const m = await seedMerchant(request, { openingBalance: 100_000 });
@@ -57,7 +64,9 @@ test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new pay
   await page.goto("/dashboard/withdrawals");
   await page.getByLabel("Valor (R$)").fill("10");
   await page.getByRole("button", { name: "Revisar saque" }).click();
-  await expect(page.getByText("Ative a autenticação em dois fatores (página Segurança) antes de fazer isto.")).toBeVisible();
+  await expect(
+    page.getByText("Ative a autenticação em dois fatores (página Segurança) antes de fazer isto."),
+  ).toBeVisible();
   await page.getByRole("button", { name: "Confirmar saque" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Ative a autenticação em dois fatores" })).toBeVisible();
 
@@ -92,7 +101,9 @@ test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new pay
   await page.getByLabel("Valor (R$)").fill("10");
   await page.getByRole("button", { name: "Revisar saque" }).click();
   await page.getByRole("button", { name: "Confirmar saque" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "A chave PIX cadastrada foi alterada recentemente" })).toBeVisible();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "A chave PIX cadastrada foi alterada recentemente" }),
+  ).toBeVisible();
 
   await page.goto("/dashboard/settings");
   await page.getByRole("button", { name: "Confirmar a nova chave" }).click();
@@ -104,7 +115,11 @@ test("a withdrawal needs 2FA and then a fresh code; it is audited, and a new pay
   }
 });
 
-test("a viewer invited by e-mail can read but cannot withdraw or manage the team", async ({ page, request, browser }) => {
+test("a viewer invited by e-mail can read but cannot withdraw or manage the team", async ({
+  page,
+  request,
+  browser,
+}) => {
   const m = await seedMerchant(request, { openingBalance: 50_000 });
   const secret = await (async () => {
     await signIn(page, m.email);
@@ -147,7 +162,10 @@ test("a viewer invited by e-mail can read but cannot withdraw or manage the team
   const replay = await vp.request.post(captured.url(), {
     // From our own origin, as the viewer's browser would send it (a request without Origin is refused first: proxy.ts).
     headers: { ...captured.headers(), origin: new URL(page.url()).origin },
-    data: Buffer.from(captured.postDataBuffer()!.toString("latin1").replace("Loja do Dono", "Loja do Leitor"), "latin1"),
+    data: Buffer.from(
+      captured.postDataBuffer()!.toString("latin1").replace("Loja do Dono", "Loja do Leitor"),
+      "latin1",
+    ),
   });
   expect(replay.status()).toBe(200);
   expect(await replay.text()).toContain("security.notAllowed");
@@ -162,7 +180,11 @@ test("a viewer invited by e-mail can read but cannot withdraw or manage the team
   expect(secret).toHaveLength(32);
 });
 
-test("a revoked session is refused: signed out from another browser, and a copied cookie after Sair", async ({ page, request, browser }) => {
+test("a revoked session is refused: signed out from another browser, and a copied cookie after Sair", async ({
+  page,
+  request,
+  browser,
+}) => {
   const m = await seedMerchant(request);
   await signIn(page, m.email);
 
@@ -172,7 +194,11 @@ test("a revoked session is refused: signed out from another browser, and a copie
   await signIn(op, m.email);
   await page.goto("/dashboard/security");
   await expect(page.getByTestId("session-row")).toHaveCount(2);
-  await page.getByTestId("session-row").filter({ hasNotText: "Esta sessão" }).getByRole("button", { name: "Encerrar" }).click();
+  await page
+    .getByTestId("session-row")
+    .filter({ hasNotText: "Esta sessão" })
+    .getByRole("button", { name: "Encerrar" })
+    .click();
   await expect(page.getByTestId("session-row")).toHaveCount(1);
   await op.goto("/dashboard");
   await expect(op).toHaveURL(/\/signin/);
@@ -203,7 +229,11 @@ test("a revoked session is refused: signed out from another browser, and a copie
   await copy.close();
 });
 
-test("a reset e-mail arrives, its link works once, and it ends the old sessions", async ({ page, request, browser }) => {
+test("a reset e-mail arrives, its link works once, and it ends the old sessions", async ({
+  page,
+  request,
+  browser,
+}) => {
   const m = await seedMerchant(request);
   const old = await browser.newContext();
   const oldPage = await old.newPage();
@@ -248,7 +278,8 @@ test("no page reports a CSP violation, and every script carries the request's no
   const order = await api(request, m.apiKey).post("/order/create/pix", { value: 12.5 });
   const violations: string[] = [];
   page.on("console", (msg) => {
-    if (/Content Security Policy|Refused to (execute|load|apply)/i.test(msg.text())) violations.push(`${page.url()}: ${msg.text()}`);
+    if (/Content Security Policy|Refused to (execute|load|apply)/i.test(msg.text()))
+      violations.push(`${page.url()}: ${msg.text()}`);
   });
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
@@ -271,7 +302,16 @@ test("no page reports a CSP violation, and every script carries the request's no
     const seen = await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []);
     violations.push(...seen.map((v) => `${url}: ${v}`));
   };
-  for (const url of ["/", "/signin", "/signup", "/forgot-password", "/reset-password?token=x", "/invite?token=x", "/docs", `/pay/${order.pixOrder.paymentLinkId}`])
+  for (const url of [
+    "/",
+    "/signin",
+    "/signup",
+    "/forgot-password",
+    "/reset-password?token=x",
+    "/invite?token=x",
+    "/docs",
+    `/pay/${order.pixOrder.paymentLinkId}`,
+  ])
     await check(url);
   await signIn(page, m.email);
   for (const url of [
@@ -295,7 +335,10 @@ test("no page reports a CSP violation, and every script carries the request's no
   expect(violations).toEqual([]);
 });
 
-test("a server action posted from another origin is refused; the same request from this origin is not", async ({ page, request }) => {
+test("a server action posted from another origin is refused; the same request from this origin is not", async ({
+  page,
+  request,
+}) => {
   const m = await seedMerchant(request, { companyName: "Loja Original" });
   await signIn(page, m.email);
   await page.goto("/dashboard/settings");

@@ -11,12 +11,24 @@ async function downloaded(download: Download): Promise<Buffer> {
   return fs.readFileSync((await download.path())!);
 }
 
-test("the statement: running balance, filters, exports, and order search by the merchant's references", async ({ page, request }) => {
+test("the statement: running balance, filters, exports, and order search by the merchant's references", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const m = await seedMerchant(request, { companyName: "Padaria Extrato", openingBalance: 100_000 });
   const merchantApi = api(request, m.apiKey);
-  const order = await merchantApi.post("/order/create/pix", { value: 25.9, orderId: "PEDIDO-1042", name: "Maria Souza", cpf: "529.982.247-25" });
-  await merchantApi.post("/order/create/pix", { value: 77, orderId: '=HYPERLINK("http://evil")', name: "Outro Cliente" });
+  const order = await merchantApi.post("/order/create/pix", {
+    value: 25.9,
+    orderId: "PEDIDO-1042",
+    name: "Maria Souza",
+    cpf: "529.982.247-25",
+  });
+  await merchantApi.post("/order/create/pix", {
+    value: 77,
+    orderId: '=HYPERLINK("http://evil")',
+    name: "Outro Cliente",
+  });
   await merchantApi.post(`/sandbox/orders/${order.pixOrder._id}/pay`);
   await merchantApi.post("/order/pix-out", { value: 10_000 });
 
@@ -48,24 +60,35 @@ test("the statement: running balance, filters, exports, and order search by the 
   // This month's statement as CSV, with the filters on the page.
   const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo" }).format(new Date());
   await page.goto(`/dashboard/statement?from=${today.slice(0, 8)}01&to=${today}`);
-  const [csvDownload] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-statement-csv").click()]);
+  const [csvDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByTestId("export-statement-csv").click(),
+  ]);
   expect(csvDownload.suggestedFilename()).toBe(`extrato_${today.slice(0, 8)}01_${today}.csv`);
   const csv = (await downloaded(csvDownload)).toString("utf8");
   const lines = csv.trim().split("\r\n");
-  expect(lines[0]).toBe("Data,Tipo,Descrição,Valor (BRL),Saldo após (BRL),Tipo de referência,Referência,Nº do lançamento");
+  expect(lines[0]).toBe(
+    "Data,Tipo,Descrição,Valor (BRL),Saldo após (BRL),Tipo de referência,Referência,Nº do lançamento",
+  );
   expect(lines.slice(1).map((l) => l.split(",").slice(1, 5))).toEqual([
     ["adjustment", "Ajuste", "1000.00", "1000.00"],
     ["order_credit", "Pagamento recebido", "25.90", "1025.90"],
     ["withdrawal_debit", "Saque", "-100.00", "925.90"],
   ]);
-  const [excelDownload] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-statement-excel").click()]);
+  const [excelDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByTestId("export-statement-excel").click(),
+  ]);
   const excel = await downloaded(excelDownload);
   expect([...excel.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   expect(excel.toString("utf8")).toContain(";Pagamento recebido;Pagamento recebido;25,90;1025,90;Pedido;");
 
   // Orders export: the formula-like reference cannot run in a spreadsheet.
   await page.goto("/dashboard/orders");
-  const [ordersDownload] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-orders-csv").click()]);
+  const [ordersDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByTestId("export-orders-csv").click(),
+  ]);
   const ordersCsv = (await downloaded(ordersDownload)).toString("utf8");
   expect(ordersCsv).toContain(`"'=HYPERLINK(""http://evil"")"`);
   expect(ordersCsv).toContain("PEDIDO-1042,Maria Souza,52998224725");
@@ -96,7 +119,9 @@ test("the statement: running balance, filters, exports, and order search by the 
     await page.setViewportSize({ width: vp.width, height: vp.height });
     await page.reload();
     const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    expect(
+      results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
+    ).toEqual([]);
     // Nothing wider than the phone's screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vp.width);
     await page.screenshot({ path: `test-results/screens/statement-${vp.name}.png`, fullPage: true });

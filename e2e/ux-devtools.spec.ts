@@ -28,11 +28,15 @@ async function noSeriousA11yViolations(page: Page) {
 test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
 
-test("the landing page tells a shop owner what the service does, what it costs and how to start, in pt-BR and in English", async ({ page }) => {
+test("the landing page tells a shop owner what the service does, what it costs and how to start, in pt-BR and in English", async ({
+  page,
+}) => {
   for (const [size, viewport] of SIZES) {
     await page.setViewportSize(viewport);
     await page.goto("/");
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba por PIX, cripto e Lightning. Saque para o seu PIX.");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+      "Receba por PIX, cripto e Lightning. Saque para o seu PIX.",
+    );
     for (const heading of ["O que você pode fazer", "Quanto custa", "Como começar", "Para desenvolvedores"]) {
       await expect(page.getByRole("heading", { level: 2, name: heading })).toBeVisible();
     }
@@ -51,11 +55,15 @@ test("the landing page tells a shop owner what the service does, what it costs a
   }
 
   await page.getByRole("button", { name: "English" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get paid by PIX, crypto and Lightning. Withdraw to your PIX.");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Get paid by PIX, crypto and Lightning. Withdraw to your PIX.",
+  );
   await expect(page.getByTestId("home-prices")).toContainText("0.5% + network");
   await shoot(page, "home-en-1280");
   await page.getByRole("button", { name: "Português" }).first().click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Receba por PIX, cripto e Lightning. Saque para o seu PIX.");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Receba por PIX, cripto e Lightning. Saque para o seu PIX.",
+  );
 });
 
 test("an empty dashboard lists the first steps from the merchant's real state, ticks them as they are done and folds once the essentials are", async ({
@@ -72,11 +80,20 @@ test("an empty dashboard lists the first steps from the merchant's real state, t
     // Registered at sign-up (the payout key) and by the operator's seeding (a key): ticked; the rest not.
     await expect(page.getByTestId("first-step-payoutKey")).toHaveAttribute("data-done", "true");
     await expect(page.getByTestId("first-step-apiKey")).toHaveAttribute("data-done", "true");
-    for (const id of ["twoFactor", "firstOrder", "firstPayment", "webhook"]) await expect(page.getByTestId(`first-step-${id}`)).toHaveAttribute("data-done", "false");
+    for (const id of ["twoFactor", "firstOrder", "firstPayment", "webhook"])
+      await expect(page.getByTestId(`first-step-${id}`)).toHaveAttribute("data-done", "false");
     await expect(page.getByTestId("first-steps-progress")).toHaveText(/2 de 6 feitos/);
-    await expect(page.getByTestId("first-step-firstOrder").getByRole("link", { name: /Fazer agora/ })).toHaveAttribute("href", "/dashboard/orders/new");
-    await expect(page.getByTestId("first-step-firstPayment").getByRole("link", { name: /Fazer agora/ })).toHaveAttribute("href", "/dashboard/developers#sandbox-title");
-    await expect(page.getByTestId("first-step-twoFactor").getByRole("link", { name: /Fazer agora/ })).toHaveAttribute("href", "/dashboard/security");
+    await expect(page.getByTestId("first-step-firstOrder").getByRole("link", { name: /Fazer agora/ })).toHaveAttribute(
+      "href",
+      "/dashboard/orders/new",
+    );
+    await expect(
+      page.getByTestId("first-step-firstPayment").getByRole("link", { name: /Fazer agora/ }),
+    ).toHaveAttribute("href", "/dashboard/developers#sandbox-title");
+    await expect(page.getByTestId("first-step-twoFactor").getByRole("link", { name: /Fazer agora/ })).toHaveAttribute(
+      "href",
+      "/dashboard/security",
+    );
     await shoot(page, `first-steps-${size}`);
     await noSeriousA11yViolations(page);
   }
@@ -155,7 +172,10 @@ test("developers without 2FA in the sandbox: a key, a webhook, a signed test eve
 
     // What the receiver got is a Standard Webhooks request its secret verifies, marked as a test.
     expect(received).toHaveLength(1);
-    const event = new Webhook(secret).verify(received[0].body, received[0].headers as Record<string, string>) as { type: string; data: { test: boolean } };
+    const event = new Webhook(secret).verify(received[0].body, received[0].headers as Record<string, string>) as {
+      type: string;
+      data: { test: boolean };
+    };
     expect(event).toMatchObject({ type: "webhook.test", data: { test: true } });
 
     for (const [size, viewport] of SIZES) {

@@ -11,7 +11,10 @@ const SHOTS = "test-results/screens-ux";
 
 const shoot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 
-test("orders are named as the merchant knows them in every list, on their page and in the statement, and found without accents", async ({ page, request }) => {
+test("orders are named as the merchant knows them in every list, on their page and in the statement, and found without accents", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const m = await seedMerchant(request, { companyName: "Loja dos Pedidos" });
   const merchant = api(request, m.apiKey);
@@ -39,7 +42,9 @@ test("orders are named as the merchant knows them in every list, on their page a
     await expect(first.locator(".font-mono")).toHaveText(referenced.pixOrder.paymentLinkId);
     await expect(orderRows.filter({ hasText: "João Pereira" }).getByTestId("order-title")).toHaveText("João Pereira");
     // Without a reference or a customer: the kind and the amount, with the start of the id (what search takes).
-    await expect(orderRows.filter({ hasText: bare.pixOrder.paymentLinkId }).getByTestId("order-title")).toHaveText(`PIX de R$ 12,00 · ${bare.pixOrder._id.slice(0, 8)}`);
+    await expect(orderRows.filter({ hasText: bare.pixOrder.paymentLinkId }).getByTestId("order-title")).toHaveText(
+      `PIX de R$ 12,00 · ${bare.pixOrder._id.slice(0, 8)}`,
+    );
     await shoot(page, `orders-list-${width}`);
 
     await page.goto("/dashboard/orders?q=Joao");
@@ -49,7 +54,9 @@ test("orders are named as the merchant knows them in every list, on their page a
 
     // Two letters find no name: the page says what a search by name takes instead of "no orders".
     await page.goto("/dashboard/orders?q=Ma");
-    await expect(page.getByText("Para buscar por nome ou referência, digite ao menos 3 caracteres.", { exact: false })).toBeVisible();
+    await expect(
+      page.getByText("Para buscar por nome ou referência, digite ao menos 3 caracteres.", { exact: false }),
+    ).toBeVisible();
     await expect(page.getByText("Nenhum pedido encontrado")).toHaveCount(0);
     await shoot(page, `orders-search-short-${width}`);
 
@@ -60,12 +67,19 @@ test("orders are named as the merchant knows them in every list, on their page a
     await shoot(page, `orders-page-${width}`);
 
     await page.goto(`/dashboard/orders/${bare.pixOrder._id}`);
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText(`PIX de R$ 12,00 · ${bare.pixOrder._id.slice(0, 8)}`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+      `PIX de R$ 12,00 · ${bare.pixOrder._id.slice(0, 8)}`,
+    );
     await expect(page).toHaveTitle(new RegExp(`^PIX de R\\$\\s12,00 · ${bare.pixOrder._id.slice(0, 8)} · `));
 
     await page.goto("/dashboard/statement");
-    const received = page.getByTestId("statement-row").filter({ visible: true }).filter({ hasText: "Pagamento recebido" });
-    await expect(received.getByTestId("statement-description")).toHaveText("Pagamento recebido · Pedido 1234 · Maria Souza");
+    const received = page
+      .getByTestId("statement-row")
+      .filter({ visible: true })
+      .filter({ hasText: "Pagamento recebido" });
+    await expect(received.getByTestId("statement-description")).toHaveText(
+      "Pagamento recebido · Pedido 1234 · Maria Souza",
+    );
     await shoot(page, `orders-statement-${width}`);
   }
 });

@@ -22,7 +22,10 @@ async function brCode(request: APIRequestContext, apiKey: string, value: number)
 test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
 
-test("PIX-out to another key: the kind first, the key normalised, a coherent fee line, the balance said, what is known of the recipient", async ({ page, request }) => {
+test("PIX-out to another key: the kind first, the key normalised, a coherent fee line, the balance said, what is known of the recipient", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   // R$ 100,00 to withdraw from.
   const m = await seedMerchant(request, { companyName: "Padaria Pão Quente", openingBalance: 10_000 });
@@ -63,7 +66,9 @@ test("PIX-out to another key: the kind first, the key normalised, a coherent fee
     // More than the balance: the message says both figures.
     await page.getByLabel("Valor (R$)").fill("150");
     await page.getByRole("button", { name: "Revisar saque" }).click();
-    await expect(page.getByText(/^Saldo insuficiente: este saque precisa de R\$\s150,00 e o saldo disponível é R\$\s100,00\.$/)).toBeVisible();
+    await expect(
+      page.getByText(/^Saldo insuficiente: este saque precisa de R\$\s150,00 e o saldo disponível é R\$\s100,00\.$/),
+    ).toBeVisible();
     await expect(page.getByRole("button", { name: "Confirmar saque" })).toBeDisabled();
     await shoot(page, `pixout-over-balance-${vp}`);
     await page.getByRole("button", { name: "Voltar" }).click();
@@ -72,12 +77,16 @@ test("PIX-out to another key: the kind first, the key normalised, a coherent fee
     await page.getByRole("radio", { name: "CPF" }).check();
     await page.getByLabel("Chave PIX de destino").fill("529.982.247-26");
     await page.getByRole("button", { name: "Revisar saque" }).click();
-    await expect(page.getByText("Chave PIX de destino: os dígitos verificadores deste CPF não conferem. Confira o número.")).toBeVisible();
+    await expect(
+      page.getByText("Chave PIX de destino: os dígitos verificadores deste CPF não conferem. Confira o número."),
+    ).toBeVisible();
     await expect(page.getByRole("button", { name: "Confirmar saque" })).toHaveCount(0);
     await shoot(page, `pixout-bad-cpf-${vp}`);
 
     // The withdrawals page has no filters, and its export says what its file holds.
-    await expect(page.getByText("O arquivo traz todos os seus saques, PIX e on-chain.", { exact: false })).toBeVisible();
+    await expect(
+      page.getByText("O arquivo traz todos os seus saques, PIX e on-chain.", { exact: false }),
+    ).toBeVisible();
     await expect(page.getByText(/filtros acima/)).toHaveCount(0);
   }
 });
@@ -100,7 +109,9 @@ test("one name for a refund, plural counts, and empty states worded for their pa
     await page.setViewportSize(size);
     // The order refunded in full is Devolvido, in the list and on its page; never Estornado or Reembolso.
     await page.goto("/dashboard/orders");
-    await expect(page.locator(`[data-testid="order-row"][data-order-id="${paid.pixOrder._id}"]`).filter({ visible: true })).toContainText("Devolvido");
+    await expect(
+      page.locator(`[data-testid="order-row"][data-order-id="${paid.pixOrder._id}"]`).filter({ visible: true }),
+    ).toContainText("Devolvido");
     await expect(page.getByText(/Estornado|Reembols/)).toHaveCount(0);
     await page.goto(`/dashboard/orders/${paid.pixOrder._id}`);
     await expect(page.getByTestId("order-status")).toHaveText("Devolvido");
@@ -129,12 +140,20 @@ test("one name for a refund, plural counts, and empty states worded for their pa
   expect(csv).not.toMatch(/Reembols|Estorn/);
 });
 
-test("Crypto-PIX: the refund receipt is titled as one; the dashboard offers every network with its minimum", async ({ page, request }) => {
+test("Crypto-PIX: the refund receipt is titled as one; the dashboard offers every network with its minimum", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const m = await seedMerchant(request, { companyName: "Loja Cripto" });
   const merchant = api(request, m.apiKey);
-  const refunded = (await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 5.4), network: "bsc" })).data;
-  await merchant.post(`/sandbox/crypto-pix/${refunded.payCryptoPixId}/transfer`, { amount: String(refunded.cryptoValue), failPix: true });
+  const refunded = (
+    await merchant.post("/crypto-pix/onchain/pay", { qrcode: await brCode(request, m.apiKey, 5.4), network: "bsc" })
+  ).data;
+  await merchant.post(`/sandbox/crypto-pix/${refunded.payCryptoPixId}/transfer`, {
+    amount: String(refunded.cryptoValue),
+    failPix: true,
+  });
 
   for (const [vp, size] of SIZES) {
     await page.setViewportSize(size);
@@ -163,7 +182,9 @@ test("Crypto-PIX: the refund receipt is titled as one; the dashboard offers ever
     await shoot(page, `cpix-new-eth-${vp}`);
     await network.selectOption("lightning");
     await expect(page.getByLabel("Token").locator("option")).toHaveText(["BTC"]);
-    await expect(page.getByText("Pela Lightning o pagador envia satoshis pelo valor do PIX, sem valor mínimo.")).toBeVisible();
+    await expect(
+      page.getByText("Pela Lightning o pagador envia satoshis pelo valor do PIX, sem valor mínimo."),
+    ).toBeVisible();
     await shoot(page, `cpix-new-lightning-${vp}`);
   }
 

@@ -12,12 +12,20 @@ const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-ux";
 
 /** The e2e server's own embedded PostgreSQL (playwright.config.ts): the only way to move an order's expiry into the past. */
 function database() {
-  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, { max: 1, onnotice: () => {} });
+  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, {
+    max: 1,
+    onnotice: () => {},
+  });
 }
 
 async function noHorizontalOverflow(page: Page, name: string) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(
+    innerWidth,
+  );
 }
 
 /** The page as it stands (a review open in it stays open) at each size, checked and kept as a screenshot. */
@@ -42,7 +50,10 @@ async function atBothSizes(page: Page, name: string, url: string, check: () => P
 
 test.use({ actionTimeout: 15_000, navigationTimeout: 30_000 });
 
-test("unapplied on-chain funds: an overpayment accepted and a late payment returned, each reviewed and stepped up; the payer is told", async ({ page, request }) => {
+test("unapplied on-chain funds: an overpayment accepted and a late payment returned, each reviewed and stepped up; the payer is told", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   const m = await seedMerchant(request, { companyName: "Loja Cripto" });
   const merchant = api(request, m.apiKey);
@@ -55,7 +66,9 @@ test("unapplied on-chain funds: an overpayment accepted and a late payment retur
     const lateTransfer = await merchant.post(`/sandbox/onchain/${late.order.paymentLinkId}/transfer`, { amount: "10" });
     expect(lateTransfer.transfer.unapplied).toBe(10);
     over = await merchant.post("/onchain/deposit", { value: 54, asset: "USDT", network: "polygon" });
-    await merchant.post(`/sandbox/onchain/${over.order.paymentLinkId}/transfer`, { amount: String(Number(over.order.amount) + 2) });
+    await merchant.post(`/sandbox/onchain/${over.order.paymentLinkId}/transfer`, {
+      amount: String(Number(over.order.amount) + 2),
+    });
   } finally {
     await sql.end();
   }
@@ -99,7 +112,9 @@ test("unapplied on-chain funds: an overpayment accepted and a late payment retur
   await expect(overPanel).toContainText(/Aceito como pagamento: R\$\s10,80 creditados no seu saldo/);
   await expect(overPanel.getByRole("button", { name: "Aceitar como pagamento" })).toHaveCount(0);
   await expect(overPanel.getByRole("button", { name: "Devolver a quem enviou" })).toHaveCount(0);
-  await expect(page.getByTestId("timeline-entry").filter({ hasText: "Fundos não aplicados aceitos como pagamento" })).toHaveCount(1);
+  await expect(
+    page.getByTestId("timeline-entry").filter({ hasText: "Fundos não aplicados aceitos como pagamento" }),
+  ).toHaveCount(1);
   await shootBothSizes(page, "unapplied-accepted");
 
   // Returning the late payment: a bad address is refused at the review; blank goes back to the sender.

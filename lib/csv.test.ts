@@ -9,7 +9,13 @@ const columns: CsvColumn<Row>[] = [
   { header: "Data", value: (r) => ({ at: r.at }) },
 ];
 const at = new Date("2026-11-24T14:26:28.123Z");
-const row = (over: Partial<Row> = {}): Row => ({ name: "Maria", centavos: 1234, rate: "5.400000000000000000", at, ...over });
+const row = (over: Partial<Row> = {}): Row => ({
+  name: "Maria",
+  centavos: 1234,
+  rate: "5.400000000000000000",
+  at,
+  ...over,
+});
 
 describe("CSV (RFC 4180)", () => {
   it("writes amounts as exact decimals from centavos, negative ones too", () => {
@@ -27,7 +33,9 @@ describe("CSV (RFC 4180)", () => {
   });
 
   it("quotes fields holding the separator, quotes or line breaks, doubling inner quotes", () => {
-    expect(csvLine(row({ name: 'Padaria "Pão", Quente' }), columns, "csv").split(",2026")[0]).toBe('"Padaria ""Pão"", Quente",12.34,5.4');
+    expect(csvLine(row({ name: 'Padaria "Pão", Quente' }), columns, "csv").split(",2026")[0]).toBe(
+      '"Padaria ""Pão"", Quente",12.34,5.4',
+    );
     expect(csvLine(row({ name: "linha 1\nlinha 2" }), columns, "csv")).toMatch(/^"linha 1\nlinha 2",/);
     expect(csvLine(row({ name: "a;b" }), columns, "csv")).toMatch(/^a;b,/);
     expect(csvLine(row({ name: "a;b" }), columns, "excel")).toMatch(/^"a;b";/);
@@ -38,7 +46,9 @@ describe("CSV (RFC 4180)", () => {
       const cell = csvLine(row({ name: evil }), columns, "csv");
       expect(cell.replace(/^"/, "").startsWith("'")).toBe(true);
     }
-    expect(csvLine(row({ name: "=1", centavos: -500 }), columns, "csv")).toBe("'=1,-5.00,5.4,2026-11-24T11:26:28-03:00\r\n");
+    expect(csvLine(row({ name: "=1", centavos: -500 }), columns, "csv")).toBe(
+      "'=1,-5.00,5.4,2026-11-24T11:26:28-03:00\r\n",
+    );
   });
 
   it("the Excel pt-BR format: BOM, semicolons, decimal commas, local time without offset", () => {

@@ -16,7 +16,8 @@ export const CSV_FORMATS = ["csv", "excel"] as const;
 export type CsvFormat = (typeof CSV_FORMATS)[number];
 
 /** A cell: text from people or providers, BRL centavos, an exact decimal string, or an instant. */
-export type CsvValue = { text: string | null } | { centavos: number | null } | { decimal: string | null } | { at: Date | null };
+export type CsvValue =
+  { text: string | null } | { centavos: number | null } | { decimal: string | null } | { at: Date | null };
 
 export type CsvColumn<T> = { header: string; value: (row: T) => CsvValue };
 
@@ -104,7 +105,11 @@ export function csvHeader(columns: readonly CsvColumn<unknown>[], format: CsvFor
  * The file as a byte stream: the header, then one chunk per page, each read only when the reader
  * asks for more (pull), so a slow download holds back the database reads instead of piling up rows.
  */
-export function csvStream<T>(pages: AsyncIterable<T[]>, columns: readonly CsvColumn<T>[], format: CsvFormat): ReadableStream<Uint8Array> {
+export function csvStream<T>(
+  pages: AsyncIterable<T[]>,
+  columns: readonly CsvColumn<T>[],
+  format: CsvFormat,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const iterator = pages[Symbol.asyncIterator]();
   let headerSent = false;

@@ -6,7 +6,8 @@ import { parseEnv } from "./env";
 // A DATABASE_URL naming several hosts is how the app follows a promoted standby without a proxy:
 // configuration must accept it, and read it as the driver does.
 
-const MULTI = "postgres://app:s3cret@10.0.0.1:5432,db-2.internal:5433,[fd00::3]/payments?target_session_attrs=read-write&sslmode=require";
+const MULTI =
+  "postgres://app:s3cret@10.0.0.1:5432,db-2.internal:5433,[fd00::3]/payments?target_session_attrs=read-write&sslmode=require";
 
 describe("database URLs", () => {
   it("reads a list of hosts, each with its port (5432 when none)", () => {
@@ -25,7 +26,9 @@ describe("database URLs", () => {
   });
 
   it("is read by the driver the same way", () => {
-    const sql = postgres("postgres://app:s3cret@10.0.0.1:5432,db-2.internal:5433/payments?target_session_attrs=primary");
+    const sql = postgres(
+      "postgres://app:s3cret@10.0.0.1:5432,db-2.internal:5433/payments?target_session_attrs=primary",
+    );
     expect(sql.options.host).toEqual(["10.0.0.1", "db-2.internal"]);
     expect(sql.options.port).toEqual([5432, 5433]);
     expect(sql.options.database).toBe("payments");
@@ -36,18 +39,24 @@ describe("database URLs", () => {
     expect(parseDatabaseUrl("mysql://h/db")).toEqual({ error: "must be a postgres:// or postgresql:// URL" });
     expect(parseDatabaseUrl("postgres://h1,,h2/db")).toEqual({ error: 'has an invalid host ""' });
     expect(parseDatabaseUrl("postgres://h1:99999/db")).toEqual({ error: 'has an invalid port in "h1:99999"' });
-    expect(parseDatabaseUrl("postgres://h1/db?target_session_attrs=any")).toMatchObject({ error: expect.stringMatching(/target_session_attrs=any is not supported/) });
+    expect(parseDatabaseUrl("postgres://h1/db?target_session_attrs=any")).toMatchObject({
+      error: expect.stringMatching(/target_session_attrs=any is not supported/),
+    });
   });
 
   it("hides the password", () => {
-    expect(redactDatabaseUrl(MULTI)).toBe("postgres://app:***@10.0.0.1:5432,db-2.internal:5433,[fd00::3]/payments?target_session_attrs=read-write&sslmode=require");
+    expect(redactDatabaseUrl(MULTI)).toBe(
+      "postgres://app:***@10.0.0.1:5432,db-2.internal:5433,[fd00::3]/payments?target_session_attrs=read-write&sslmode=require",
+    );
   });
 });
 
 describe("the database settings at start-up", () => {
   it("accept a multi-host DATABASE_URL, which zod's URL check refused", () => {
     expect(parseEnv({ DATABASE_URL: MULTI }).DATABASE_URL).toBe(MULTI);
-    expect(() => parseEnv({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(() => parseEnv({ DATABASE_URL: "not a url" })).toThrow(
+      /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
   });
 
   it("refuse a target_session_attrs that could write to a standby", () => {
@@ -56,22 +65,39 @@ describe("the database settings at start-up", () => {
     );
     expect(() => parseEnv({ DATABASE_URL: "postgres://h1,h2/db?target_session_attrs=primary" })).not.toThrow();
     // A replica URL may ask for a standby.
-    expect(() => parseEnv({ DATABASE_URL: "postgres://h1/db", DATABASE_REPLICA_URL: "postgres://r1,r2/db?target_session_attrs=standby" })).not.toThrow();
+    expect(() =>
+      parseEnv({
+        DATABASE_URL: "postgres://h1/db",
+        DATABASE_REPLICA_URL: "postgres://r1,r2/db?target_session_attrs=standby",
+      }),
+    ).not.toThrow();
   });
 
   it("DB_POOLER=transaction needs both the pooler's URL and PostgreSQL's own", () => {
     expect(() => parseEnv({ DB_POOLER: "transaction", DATABASE_URL: "postgres://pgbouncer:6432/db" })).toThrow(
       /DATABASE_DIRECT_URL: is required once DB_POOLER=transaction/,
     );
-    expect(() => parseEnv({ DB_POOLER: "transaction" })).toThrow(/DATABASE_URL: is required once DB_POOLER=transaction/);
-    const e = parseEnv({ DB_POOLER: "transaction", DATABASE_URL: "postgres://pgbouncer:6432/db", DATABASE_DIRECT_URL: "postgres://h1,h2/db" });
+    expect(() => parseEnv({ DB_POOLER: "transaction" })).toThrow(
+      /DATABASE_URL: is required once DB_POOLER=transaction/,
+    );
+    const e = parseEnv({
+      DB_POOLER: "transaction",
+      DATABASE_URL: "postgres://pgbouncer:6432/db",
+      DATABASE_DIRECT_URL: "postgres://h1,h2/db",
+    });
     expect(e.DB_POOLER).toBe("transaction");
     expect(parseEnv({}).DB_POOLER).toBe("none");
   });
 
   it("a replica or a direct URL needs DATABASE_URL (the embedded database has neither)", () => {
-    expect(() => parseEnv({ DATABASE_REPLICA_URL: "postgres://r/db" })).toThrow(/DATABASE_REPLICA_URL: needs DATABASE_URL/);
-    expect(() => parseEnv({ DATABASE_DIRECT_URL: "postgres://d/db" })).toThrow(/DATABASE_DIRECT_URL: needs DATABASE_URL/);
-    expect(parseEnv({ DATABASE_URL: "postgres://h/db", DATABASE_REPLICA_URL: "postgres://r/db" }).REPLICA_MAX_LAG_SECONDS).toBe(5);
+    expect(() => parseEnv({ DATABASE_REPLICA_URL: "postgres://r/db" })).toThrow(
+      /DATABASE_REPLICA_URL: needs DATABASE_URL/,
+    );
+    expect(() => parseEnv({ DATABASE_DIRECT_URL: "postgres://d/db" })).toThrow(
+      /DATABASE_DIRECT_URL: needs DATABASE_URL/,
+    );
+    expect(
+      parseEnv({ DATABASE_URL: "postgres://h/db", DATABASE_REPLICA_URL: "postgres://r/db" }).REPLICA_MAX_LAG_SECONDS,
+    ).toBe(5);
   });
 });

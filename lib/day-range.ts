@@ -5,12 +5,14 @@ import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 // index can serve; converting the column to a local date instead would read every row.
 
 /** Midnight starting a São Paulo day (`plusDays` later), as an instant. */
-export const saoPauloMidnight = (day: string, plusDays = 0) => sql`((${day}::date + ${plusDays}::int)::timestamp at time zone 'America/Sao_Paulo')`;
+export const saoPauloMidnight = (day: string, plusDays = 0) =>
+  sql`((${day}::date + ${plusDays}::int)::timestamp at time zone 'America/Sao_Paulo')`;
 
 export function saoPauloDayRange(column: SQLWrapper, from?: string, to?: string): SQL | undefined {
-  const parts = [from ? sql`${column} >= ${saoPauloMidnight(from)}` : undefined, to ? sql`${column} < ${saoPauloMidnight(to, 1)}` : undefined].filter(
-    (p) => p !== undefined,
-  );
+  const parts = [
+    from ? sql`${column} >= ${saoPauloMidnight(from)}` : undefined,
+    to ? sql`${column} < ${saoPauloMidnight(to, 1)}` : undefined,
+  ].filter((p) => p !== undefined);
   return parts.length ? sql.join(parts, sql` and `) : undefined;
 }
 

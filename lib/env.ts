@@ -76,7 +76,10 @@ const floatSpec = z.string().transform((s, ctx) => {
     .filter(Boolean)) {
     const m = FLOAT_ENTRY.exec(part);
     if (!m) {
-      ctx.addIssue({ code: "custom", message: `"${part}" must be ASSET=MINIMUM/TARGET, e.g. USDT=100/1000 or gas=0.5/2` });
+      ctx.addIssue({
+        code: "custom",
+        message: `"${part}" must be ASSET=MINIMUM/TARGET, e.g. USDT=100/1000 or gas=0.5/2`,
+      });
       return z.NEVER;
     }
     const asset = m[1] === "GAS" ? "gas" : m[1];
@@ -85,7 +88,10 @@ const floatSpec = z.string().transform((s, ctx) => {
       return z.NEVER;
     }
     if (!decimalLte(m[2], m[3])) {
-      ctx.addIssue({ code: "custom", message: `${asset}: the minimum (${m[2]}) must not be above the target (${m[3]})` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${asset}: the minimum (${m[2]}) must not be above the target (${m[3]})`,
+      });
       return z.NEVER;
     }
     limits[asset] = { min: m[2], target: m[3] };
@@ -403,24 +409,45 @@ const envFields = z.object({
 
 const envSchema = envFields.superRefine((env, ctx) => {
   if (env.METRICS_TOKEN && env.METRICS_TOKEN_FILE) {
-    ctx.addIssue({ code: "custom", path: ["METRICS_TOKEN_FILE"], message: "set either METRICS_TOKEN or METRICS_TOKEN_FILE, not both" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["METRICS_TOKEN_FILE"],
+      message: "set either METRICS_TOKEN or METRICS_TOKEN_FILE, not both",
+    });
   }
   if (env.HOT_WALLET_PRIVATE_KEY && env.HOT_WALLET_KEY_FILE) {
-    ctx.addIssue({ code: "custom", path: ["HOT_WALLET_KEY_FILE"], message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["HOT_WALLET_KEY_FILE"],
+      message: "set either HOT_WALLET_PRIVATE_KEY or HOT_WALLET_KEY_FILE, not both",
+    });
   }
   pixProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
   // Otherwise every held payment would be cancelled as soon as it arrives.
   if (env.LND_HOLD_MIN_BLOCKS_LEFT >= env.LND_HOLD_CLTV_EXPIRY) {
-    ctx.addIssue({ code: "custom", path: ["LND_HOLD_MIN_BLOCKS_LEFT"], message: "must be below LND_HOLD_CLTV_EXPIRY: a payer's HTLC may leave only that many blocks" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["LND_HOLD_MIN_BLOCKS_LEFT"],
+      message: "must be below LND_HOLD_CLTV_EXPIRY: a payer's HTLC may leave only that many blocks",
+    });
   }
   databaseProblems(env).forEach((p) => ctx.addIssue({ code: "custom", path: [p.variable], message: p.message }));
   if (env.PAYMENTS_MODE === "live") {
     if (!env.AUTH_SECRET) ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "is required in live mode" });
     // The embedded PostgreSQL lives in a local folder: no backups, no replica, gone with the disk.
-    if (!env.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in live mode (the embedded PostgreSQL is for sandbox only)" });
+    if (!env.DATABASE_URL)
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATABASE_URL"],
+        message: "is required in live mode (the embedded PostgreSQL is for sandbox only)",
+      });
     // Payment links, checkout pages and provider callbacks are built from it; payers and PSPs must reach it over TLS.
     if (!env.PUBLIC_BASE_URL?.startsWith("https://"))
-      ctx.addIssue({ code: "custom", path: ["PUBLIC_BASE_URL"], message: "is required in live mode and must be an https:// URL" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["PUBLIC_BASE_URL"],
+        message: "is required in live mode and must be an https:// URL",
+      });
     // A chain is a rail like the others (docs/configuration.md, "What start-up refuses"): without an
     // EVM_RPC_URL_* nothing derives a deposit address or signs, so neither key is asked for; with one,
     // both are, or deposits would go to the public test xpub and withdrawals could not be signed.
@@ -429,11 +456,16 @@ const envSchema = envFields.superRefine((env, ctx) => {
       ctx.addIssue({
         code: "custom",
         path: ["DEPOSIT_XPUB"],
-        message: "is required in live mode once an EVM_RPC_URL_* is set: the account-level xpub deposit addresses derive from",
+        message:
+          "is required in live mode once an EVM_RPC_URL_* is set: the account-level xpub deposit addresses derive from",
       });
     }
     if (anyRpc && !env.HOT_WALLET_PRIVATE_KEY && !env.HOT_WALLET_KEY_FILE) {
-      ctx.addIssue({ code: "custom", path: ["HOT_WALLET_PRIVATE_KEY"], message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["HOT_WALLET_PRIVATE_KEY"],
+        message: "is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set",
+      });
     }
   }
 });
@@ -447,18 +479,31 @@ function databaseProblems(env: z.infer<typeof envFields>): { variable: string; m
     const parsed = url ? parseDatabaseUrl(url) : null;
     const tsa = parsed && !("error" in parsed) ? parsed.params.get("target_session_attrs") : null;
     if (tsa && !WRITABLE_TARGETS.includes(tsa)) {
-      out.push({ variable, message: `target_session_attrs=${tsa} could settle on a standby: use read-write (the default) or primary` });
+      out.push({
+        variable,
+        message: `target_session_attrs=${tsa} could settle on a standby: use read-write (the default) or primary`,
+      });
     }
   }
   if (env.DB_POOLER === "transaction") {
-    if (!env.DATABASE_URL) out.push({ variable: "DATABASE_URL", message: "is required once DB_POOLER=transaction: the pooler's URL" });
+    if (!env.DATABASE_URL)
+      out.push({ variable: "DATABASE_URL", message: "is required once DB_POOLER=transaction: the pooler's URL" });
     if (!env.DATABASE_DIRECT_URL)
-      out.push({ variable: "DATABASE_DIRECT_URL", message: "is required once DB_POOLER=transaction: LISTEN, migrations and the job runner need PostgreSQL itself" });
+      out.push({
+        variable: "DATABASE_DIRECT_URL",
+        message: "is required once DB_POOLER=transaction: LISTEN, migrations and the job runner need PostgreSQL itself",
+      });
   }
   if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL)
-    out.push({ variable: "DATABASE_DIRECT_URL", message: "needs DATABASE_URL (the embedded PostgreSQL has no other URL)" });
+    out.push({
+      variable: "DATABASE_DIRECT_URL",
+      message: "needs DATABASE_URL (the embedded PostgreSQL has no other URL)",
+    });
   if (env.DATABASE_REPLICA_URL && !env.DATABASE_URL)
-    out.push({ variable: "DATABASE_REPLICA_URL", message: "needs DATABASE_URL (the embedded PostgreSQL has no standby)" });
+    out.push({
+      variable: "DATABASE_REPLICA_URL",
+      message: "needs DATABASE_URL (the embedded PostgreSQL has no standby)",
+    });
   return out;
 }
 
@@ -469,41 +514,88 @@ function pixProblems(env: z.infer<typeof envFields>): { variable: string; messag
   const credentialsNeeded = env.PIX_API_URL || env.PIX_PAYOUT_PROVIDER;
   const who = env.PIX_API_URL ? "PIX_API_URL" : "PIX_PAYOUT_PROVIDER";
   if (env.PIX_CLIENT_SECRET && env.PIX_CLIENT_SECRET_FILE)
-    out.push({ variable: "PIX_CLIENT_SECRET_FILE", message: "set either PIX_CLIENT_SECRET or PIX_CLIENT_SECRET_FILE, not both" });
+    out.push({
+      variable: "PIX_CLIENT_SECRET_FILE",
+      message: "set either PIX_CLIENT_SECRET or PIX_CLIENT_SECRET_FILE, not both",
+    });
   if (env.PIX_PFX_PASSPHRASE && env.PIX_PFX_PASSPHRASE_FILE)
-    out.push({ variable: "PIX_PFX_PASSPHRASE_FILE", message: "set either PIX_PFX_PASSPHRASE or PIX_PFX_PASSPHRASE_FILE, not both" });
+    out.push({
+      variable: "PIX_PFX_PASSPHRASE_FILE",
+      message: "set either PIX_PFX_PASSPHRASE or PIX_PFX_PASSPHRASE_FILE, not both",
+    });
   if ((env.PIX_CERT_FILE || env.PIX_KEY_FILE) && env.PIX_PFX_FILE)
-    out.push({ variable: "PIX_PFX_FILE", message: "set either PIX_CERT_FILE + PIX_KEY_FILE or PIX_PFX_FILE, not both" });
+    out.push({
+      variable: "PIX_PFX_FILE",
+      message: "set either PIX_CERT_FILE + PIX_KEY_FILE or PIX_PFX_FILE, not both",
+    });
   if (Boolean(env.PIX_CERT_FILE) !== Boolean(env.PIX_KEY_FILE))
-    out.push({ variable: env.PIX_CERT_FILE ? "PIX_KEY_FILE" : "PIX_CERT_FILE", message: "PIX_CERT_FILE and PIX_KEY_FILE go together" });
+    out.push({
+      variable: env.PIX_CERT_FILE ? "PIX_KEY_FILE" : "PIX_CERT_FILE",
+      message: "PIX_CERT_FILE and PIX_KEY_FILE go together",
+    });
   if (credentialsNeeded) {
     if (!env.PIX_CLIENT_ID) out.push({ variable: "PIX_CLIENT_ID", message: `is required once ${who} is set` });
     if (!env.PIX_CLIENT_SECRET && !env.PIX_CLIENT_SECRET_FILE)
-      out.push({ variable: "PIX_CLIENT_SECRET", message: `is required (or PIX_CLIENT_SECRET_FILE) once ${who} is set` });
+      out.push({
+        variable: "PIX_CLIENT_SECRET",
+        message: `is required (or PIX_CLIENT_SECRET_FILE) once ${who} is set`,
+      });
     if (!env.PIX_CERT_FILE && !env.PIX_PFX_FILE)
-      out.push({ variable: "PIX_CERT_FILE", message: `the PSP's mTLS client certificate is required once ${who} is set: PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE` });
+      out.push({
+        variable: "PIX_CERT_FILE",
+        message: `the PSP's mTLS client certificate is required once ${who} is set: PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE`,
+      });
   }
   if (env.BINANCE_PAY_API_KEY && !env.BINANCE_PAY_SECRET_KEY && !env.BINANCE_PAY_SECRET_KEY_FILE)
-    out.push({ variable: "BINANCE_PAY_SECRET_KEY", message: "is required (or BINANCE_PAY_SECRET_KEY_FILE) once BINANCE_PAY_API_KEY is set" });
+    out.push({
+      variable: "BINANCE_PAY_SECRET_KEY",
+      message: "is required (or BINANCE_PAY_SECRET_KEY_FILE) once BINANCE_PAY_API_KEY is set",
+    });
   if (env.BINANCE_PAY_SECRET_KEY && env.BINANCE_PAY_SECRET_KEY_FILE)
-    out.push({ variable: "BINANCE_PAY_SECRET_KEY_FILE", message: "set either BINANCE_PAY_SECRET_KEY or BINANCE_PAY_SECRET_KEY_FILE, not both" });
+    out.push({
+      variable: "BINANCE_PAY_SECRET_KEY_FILE",
+      message: "set either BINANCE_PAY_SECRET_KEY or BINANCE_PAY_SECRET_KEY_FILE, not both",
+    });
   if (env.LIGHTNING_BACKEND === "lnd") {
     if (!env.LND_REST_URL) out.push({ variable: "LND_REST_URL", message: "is required once LIGHTNING_BACKEND=lnd" });
     if (!env.LND_MACAROON_HEX && !env.LND_MACAROON_FILE)
-      out.push({ variable: "LND_MACAROON_FILE", message: "is required (or LND_MACAROON_HEX) once LIGHTNING_BACKEND=lnd: an invoice macaroon" });
-    if (!env.LND_TLS_CERT_FILE) out.push({ variable: "LND_TLS_CERT_FILE", message: "is required once LIGHTNING_BACKEND=lnd: the node's TLS certificate, pinned" });
+      out.push({
+        variable: "LND_MACAROON_FILE",
+        message: "is required (or LND_MACAROON_HEX) once LIGHTNING_BACKEND=lnd: an invoice macaroon",
+      });
+    if (!env.LND_TLS_CERT_FILE)
+      out.push({
+        variable: "LND_TLS_CERT_FILE",
+        message: "is required once LIGHTNING_BACKEND=lnd: the node's TLS certificate, pinned",
+      });
   }
-  if (env.LND_MACAROON_HEX && env.LND_MACAROON_FILE) out.push({ variable: "LND_MACAROON_FILE", message: "set either LND_MACAROON_HEX or LND_MACAROON_FILE, not both" });
+  if (env.LND_MACAROON_HEX && env.LND_MACAROON_FILE)
+    out.push({ variable: "LND_MACAROON_FILE", message: "set either LND_MACAROON_HEX or LND_MACAROON_FILE, not both" });
   if (env.LIGHTNING_BACKEND === "opennode" && !(env.LIGHTNING_API_URL && env.LIGHTNING_API_KEY))
-    out.push({ variable: "LIGHTNING_API_URL", message: "LIGHTNING_API_URL and LIGHTNING_API_KEY are required once LIGHTNING_BACKEND=opennode" });
+    out.push({
+      variable: "LIGHTNING_API_URL",
+      message: "LIGHTNING_API_URL and LIGHTNING_API_KEY are required once LIGHTNING_BACKEND=opennode",
+    });
   if (env.PIX_REGISTER_WEBHOOK && !env.PIX_WEBHOOK_TOKEN)
-    out.push({ variable: "PIX_WEBHOOK_TOKEN", message: "is required once PIX_REGISTER_WEBHOOK=true: it is the secret part of the receiver's URL" });
+    out.push({
+      variable: "PIX_WEBHOOK_TOKEN",
+      message: "is required once PIX_REGISTER_WEBHOOK=true: it is the secret part of the receiver's URL",
+    });
   if (env.PIX_PAYOUT_PROVIDER && !env.PIX_API_URL && !env.PIX_PAYOUT_URL)
-    out.push({ variable: "PIX_PAYOUT_URL", message: "is required once PIX_PAYOUT_PROVIDER is set without PIX_API_URL (it defaults to PIX_API_URL's origin)" });
+    out.push({
+      variable: "PIX_PAYOUT_URL",
+      message: "is required once PIX_PAYOUT_PROVIDER is set without PIX_API_URL (it defaults to PIX_API_URL's origin)",
+    });
   if (env.PIX_PAYOUT_PROVIDER && !env.PIX_PAYOUT_KEY)
-    out.push({ variable: "PIX_PAYOUT_KEY", message: "is required once PIX_PAYOUT_PROVIDER is set: the key money leaves from" });
+    out.push({
+      variable: "PIX_PAYOUT_KEY",
+      message: "is required once PIX_PAYOUT_PROVIDER is set: the key money leaves from",
+    });
   if (env.PAYMENTS_MODE === "live" && env.PIX_API_URL && env.PIX_RECEIVER_KEY === SANDBOX_PIX_RECEIVER_KEY) {
-    out.push({ variable: "PIX_RECEIVER_KEY", message: "is still the sandbox default: set the service's own DICT key before taking live PIX" });
+    out.push({
+      variable: "PIX_RECEIVER_KEY",
+      message: "is still the sandbox default: set the service's own DICT key before taking live PIX",
+    });
   }
   return out;
 }

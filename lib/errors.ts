@@ -109,7 +109,9 @@ export type GenericCode = "refused" | "notFound" | "upstream";
 export type PlainCode = { [C in ErrorCode]: ErrorValues[C] extends None ? C : never }[ErrorCode];
 
 /** A code with its values (none to give for a code that has none). */
-export type Coded = { [C in ErrorCode]: ErrorValues[C] extends None ? { code: C; values?: None } : { code: C; values: ErrorValues[C] } }[ErrorCode];
+export type Coded = {
+  [C in ErrorCode]: ErrorValues[C] extends None ? { code: C; values?: None } : { code: C; values: ErrorValues[C] };
+}[ErrorCode];
 
 export type DomainErrorOptions = (Coded | { code?: undefined; values?: undefined }) & {
   /** Endpoint-specific extra fields for the error body (e.g. `supportedNetworks`). */

@@ -28,11 +28,13 @@ export const brlValue = z
   })
   // Documented on the input side (what the client sends); the handler receives centavos.
   .meta({
-    description: "Amount in BRL: a JSON number > 0 with at most 2 decimal places, at most MAX_ORDER_VALUE_BRL (default 1,000,000).",
+    description:
+      "Amount in BRL: a JSON number > 0 with at most 2 decimal places, at most MAX_ORDER_VALUE_BRL (default 1,000,000).",
     exclusiveMinimum: 0,
   });
 
-export const optionalText = (max = 200) => z.string({ error: "must be a string" }).trim().max(max, `must be at most ${max} characters`).optional();
+export const optionalText = (max = 200) =>
+  z.string({ error: "must be a string" }).trim().max(max, `must be at most ${max} characters`).optional();
 
 export const requiredText = (max = 200) =>
   z
@@ -53,7 +55,10 @@ export const cnpjField = z
   .transform((s) => s.replace(/[./\-\s]/g, "").toUpperCase())
   .refine(isValidCnpj, "is not a valid CNPJ")
   .optional()
-  .meta({ description: "CNPJ (numeric or alphanumeric), with or without punctuation; check digits are verified.", examples: ["11.222.333/0001-81"] });
+  .meta({
+    description: "CNPJ (numeric or alphanumeric), with or without punctuation; check digits are verified.",
+    examples: ["11.222.333/0001-81"],
+  });
 
 export const emailField = z.email({ error: "must be a valid e-mail address" }).max(254).optional();
 

@@ -23,7 +23,12 @@ export class IdempotencyKeyTakenOver extends Conflict {}
 
 /** The key's row: one per merchant, key, method and path. */
 export const idempotencyKeyRow = (k: Omit<HeldIdempotencyKey, "claimId">) =>
-  and(eq(idempotencyKeys.merchantId, k.merchantId), eq(idempotencyKeys.key, k.key), eq(idempotencyKeys.method, k.method), eq(idempotencyKeys.path, k.path));
+  and(
+    eq(idempotencyKeys.merchantId, k.merchantId),
+    eq(idempotencyKeys.key, k.key),
+    eq(idempotencyKeys.method, k.method),
+    eq(idempotencyKeys.path, k.path),
+  );
 
 /** The key's row while it is still this claim's and in one of `states`. */
 export const claimRow = (c: HeldIdempotencyKey, states: readonly (typeof IDEMPOTENCY_STATES)[number][]) =>
@@ -52,7 +57,10 @@ export async function bindIdempotencyKey(tx: Tx, resource: IdempotentResource): 
     .returning({ key: idempotencyKeys.key });
   if (bound.length === 0) {
     // Gone altogether (the server it was claimed on failed over before replicating it) is not a retry's doing.
-    const [row] = await tx.select({ claimId: idempotencyKeys.claimId }).from(idempotencyKeys).where(idempotencyKeyRow(held));
+    const [row] = await tx
+      .select({ claimId: idempotencyKeys.claimId })
+      .from(idempotencyKeys)
+      .where(idempotencyKeyRow(held));
     throw new IdempotencyKeyTakenOver(
       row
         ? "This request's Idempotency-Key was taken over by a retry after its lease ran out: nothing was done; the retry's response is the one that counts"
@@ -65,7 +73,10 @@ export async function bindIdempotencyKey(tx: Tx, resource: IdempotentResource): 
  * A write that is one statement: run on the pool as it always was when the request holds no key;
  * otherwise in a transaction with the key's binding to what it made.
  */
-export function writeAndBind<T>(write: (ex: Executor) => Promise<T>, resourceOf: (made: T) => IdempotentResource): Promise<T> {
+export function writeAndBind<T>(
+  write: (ex: Executor) => Promise<T>,
+  resourceOf: (made: T) => IdempotentResource,
+): Promise<T> {
   if (!holdsIdempotencyKey()) return write(db());
   return db().transaction(async (tx) => {
     const made = await write(tx);

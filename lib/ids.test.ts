@@ -33,7 +33,13 @@ describe("time-ordered ids (the orders table's unique keys)", () => {
   const at = (iso: string) => new Date(iso).getTime();
 
   it("start with the second they were made, so later ones sort after earlier ones, bytewise as in the index", () => {
-    const times = ["2026-11-26T12:00:00Z", "2026-11-26T12:00:01Z", "2026-11-26T12:01:00Z", "2027-01-01T00:00:00Z", "2090-06-30T23:59:59Z"].map(at);
+    const times = [
+      "2026-11-26T12:00:00Z",
+      "2026-11-26T12:00:01Z",
+      "2026-11-26T12:01:00Z",
+      "2027-01-01T00:00:00Z",
+      "2090-06-30T23:59:59Z",
+    ].map(at);
     const links = times.map((t) => timeOrderedBase62(22, t));
     const hashes = times.map((t) => newOrderHash(t));
     const bytewise = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

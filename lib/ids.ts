@@ -47,7 +47,8 @@ const SECOND_DIGITS = 6; // 62^6 seconds: until the year 3769
  * do, so later ids sort after earlier ones), then at least 16 random ones.
  */
 export function timeOrderedBase62(length: number, nowMs: number = wallClockMs()): string {
-  if (length - SECOND_DIGITS < 16) throw new Error(`timeOrderedBase62: ${length} characters leave fewer than 16 random`);
+  if (length - SECOND_DIGITS < 16)
+    throw new Error(`timeOrderedBase62: ${length} characters leave fewer than 16 random`);
   let n = Math.floor(nowMs / 1000);
   let second = "";
   for (let i = 0; i < SECOND_DIGITS; i++) {

@@ -16,7 +16,12 @@ export function qrCodeLink(paymentLinkId: string): string {
  */
 export function localLinksWarning(publicBaseUrlSetting: string | undefined, base: string): string | null {
   const host = new URL(base).hostname;
-  const loopback = host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\./.test(host) || host === "0.0.0.0";
+  const loopback =
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    /^127\./.test(host) ||
+    host === "0.0.0.0";
   if (!loopback) return null;
   const why = publicBaseUrlSetting ? `PUBLIC_BASE_URL is ${publicBaseUrlSetting}` : "PUBLIC_BASE_URL is not set";
   return `warning: ${why}, so payment links and QR codes point at ${base}, which a payer's phone cannot open. Set PUBLIC_BASE_URL to the address payers reach (docs/configuration.md).`;

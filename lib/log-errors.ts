@@ -11,14 +11,42 @@
 type Serialized = { type: string; message: string; stack?: string; [key: string]: unknown };
 
 /** Fields of a database error (postgres.js, pg, drizzle) that never hold a bound value. */
-const SAFE_DB_FIELDS = ["code", "severity", "severity_local", "routine", "schema_name", "table_name", "column_name", "constraint_name", "data_type_name"];
+const SAFE_DB_FIELDS = [
+  "code",
+  "severity",
+  "severity_local",
+  "routine",
+  "schema_name",
+  "table_name",
+  "column_name",
+  "constraint_name",
+  "data_type_name",
+];
 /** Fields that hold bound values or rows, on any error. */
-const VALUE_FIELDS = new Set(["parameters", "params", "args", "types", "query", "detail", "where", "internal_query", "internalQuery", "hint", "position"]);
+const VALUE_FIELDS = new Set([
+  "parameters",
+  "params",
+  "args",
+  "types",
+  "query",
+  "detail",
+  "where",
+  "internal_query",
+  "internalQuery",
+  "hint",
+  "position",
+]);
 const REDACTED = "[redacted]";
 const MAX_DEPTH = 5;
 
 function isErrorLike(v: unknown): v is Error {
-  return v instanceof Error || (typeof v === "object" && v !== null && typeof (v as Error).message === "string" && typeof (v as Error).stack === "string");
+  return (
+    v instanceof Error ||
+    (typeof v === "object" &&
+      v !== null &&
+      typeof (v as Error).message === "string" &&
+      typeof (v as Error).stack === "string")
+  );
 }
 
 /** An error from PostgreSQL (postgres.js PostgresError, pg DatabaseError): a five-character SQLSTATE and a severity. */
@@ -50,7 +78,8 @@ export function serializeError(err: unknown, depth = 0): unknown {
   const message = safeMessage(err);
   const out: Serialized = { type: err.constructor?.name || err.name, message };
   // A stack begins with "<name>: <message>": the message is swapped for the safe one wherever it appears.
-  if (typeof err.stack === "string") out.stack = err.message && message !== err.message ? err.stack.split(err.message).join(message) : err.stack;
+  if (typeof err.stack === "string")
+    out.stack = err.message && message !== err.message ? err.stack.split(err.message).join(message) : err.stack;
   const db = isPostgresError(err);
   if (db) {
     for (const k of SAFE_DB_FIELDS) {
@@ -63,8 +92,10 @@ export function serializeError(err: unknown, depth = 0): unknown {
       out[k] = isErrorLike(v) ? (depth < MAX_DEPTH ? serializeError(v, depth + 1) : REDACTED) : v;
     }
   }
-  if (err.cause !== undefined && depth < MAX_DEPTH) out.cause = isErrorLike(err.cause) ? serializeError(err.cause, depth + 1) : REDACTED;
-  if (Array.isArray((err as AggregateError).errors) && depth < MAX_DEPTH) out.aggregateErrors = (err as AggregateError).errors.map((e) => serializeError(e, depth + 1));
+  if (err.cause !== undefined && depth < MAX_DEPTH)
+    out.cause = isErrorLike(err.cause) ? serializeError(err.cause, depth + 1) : REDACTED;
+  if (Array.isArray((err as AggregateError).errors) && depth < MAX_DEPTH)
+    out.aggregateErrors = (err as AggregateError).errors.map((e) => serializeError(e, depth + 1));
   Object.defineProperty(out, SERIALIZED, { value: true });
   return out;
 }

@@ -29,7 +29,8 @@ describe("log", () => {
       headers: { authorization: "Bearer sk_test_XYZ", bearer: "sk_test_XYZ" },
     });
     const text = lines.join("");
-    for (const secret of ["SECRETSECRET", "52998224725", "whsec_abc", "hunter22", "sk_test_XYZ"]) expect(text).not.toContain(secret);
+    for (const secret of ["SECRETSECRET", "52998224725", "whsec_abc", "hunter22", "sk_test_XYZ"])
+      expect(text).not.toContain(secret);
     expect(text).toContain("[redacted]");
   });
 
@@ -53,10 +54,17 @@ describe("log", () => {
   it("writes an error's message, stack and fields, and its cause", () => {
     const { lines, logger } = capture();
     setLoggerForTests(logger);
-    const err = Object.assign(new Error("provider answered 503", { cause: new TypeError("fetch failed") }), { status: 503 });
+    const err = Object.assign(new Error("provider answered 503", { cause: new TypeError("fetch failed") }), {
+      status: 503,
+    });
     log.error("payout failed", { err });
     const line = JSON.parse(lines[0]);
-    expect(line.err).toMatchObject({ type: "Error", message: "provider answered 503", status: 503, cause: { type: "TypeError", message: "fetch failed" } });
+    expect(line.err).toMatchObject({
+      type: "Error",
+      message: "provider answered 503",
+      status: 503,
+      cause: { type: "TypeError", message: "fetch failed" },
+    });
     expect(line.err.stack).toContain("provider answered 503");
   });
 
@@ -76,7 +84,10 @@ describe("log", () => {
       parameters: [MARK],
       args: [MARK],
     });
-    const wrapped = Object.assign(new Error(`Failed query: select $1::uuid\nparams: ${MARK}`, { cause: pgError }), { query: "select $1::uuid", params: [MARK] });
+    const wrapped = Object.assign(new Error(`Failed query: select $1::uuid\nparams: ${MARK}`, { cause: pgError }), {
+      query: "select $1::uuid",
+      params: [MARK],
+    });
     log.error("a", { err: pgError });
     log.error("b", { err: wrapped });
     log.warn("c", { failure: wrapped, cause: pgError });
@@ -84,7 +95,11 @@ describe("log", () => {
     expect(text).not.toContain("MARKER");
     const b = JSON.parse(lines[1]);
     expect(b.err.message).toBe("Failed query: select $1::uuid");
-    expect(b.err.cause).toMatchObject({ code: "22P02", routine: "string_to_uuid", message: 'invalid input syntax for type uuid: "[redacted]"' });
+    expect(b.err.cause).toMatchObject({
+      code: "22P02",
+      routine: "string_to_uuid",
+      message: 'invalid input syntax for type uuid: "[redacted]"',
+    });
     expect(JSON.parse(lines[2]).failure.cause.code).toBe("22P02");
   });
 
@@ -94,7 +109,14 @@ describe("log", () => {
     setLoggerForTests(logger);
     const path = '/api/v1/order/a"b\\c\u0000\ud800';
     log.request({ requestId: "req_1", method: "GET", path, status: 404, ms: 1.5, merchantId: undefined });
-    log.request({ requestId: 'req_"2', method: "POST", path: "/x", status: 200, ms: 0, merchantId: "00000000-0000-4000-8000-000000000001" });
+    log.request({
+      requestId: 'req_"2',
+      method: "POST",
+      path: "/x",
+      status: 200,
+      ms: 0,
+      merchantId: "00000000-0000-4000-8000-000000000001",
+    });
     const viaPino = capture();
     viaPino.logger.info({ requestId: "req_1", method: "GET", path, status: 404, ms: 1.5 }, "request");
     const pinoLine = JSON.parse(viaPino.lines[0]);
@@ -102,7 +124,13 @@ describe("log", () => {
     expect(Object.keys(first)).toEqual(Object.keys(pinoLine));
     expect({ ...first, time: null }).toEqual({ ...pinoLine, time: null });
     expect(new Date(first.time).toISOString()).toBe(first.time);
-    expect(JSON.parse(lines[1])).toMatchObject({ requestId: 'req_"2', status: 200, ms: 0, merchantId: "00000000-0000-4000-8000-000000000001", msg: "request" });
+    expect(JSON.parse(lines[1])).toMatchObject({
+      requestId: 'req_"2',
+      status: 200,
+      ms: 0,
+      merchantId: "00000000-0000-4000-8000-000000000001",
+      msg: "request",
+    });
     logger.level = "warn";
     log.request({ requestId: "req_3", method: "GET", path: "/", status: 200, ms: 1, merchantId: undefined });
     expect(lines).toHaveLength(2);

@@ -80,7 +80,14 @@ function logger(): Logger {
 type Fields = Record<string, unknown>;
 
 /** One API request's line: fields of known shape, none of them a secret (the caller masks secret path parameters). */
-export type RequestLine = { requestId: string; method: string; path: string; status: number; ms: number; merchantId: string | undefined };
+export type RequestLine = {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  merchantId: string | undefined;
+};
 
 // The request line is the one written for every request, so it is written by hand, in the shape
 // pino gives every line ({"level":"info","time":…, fields…, "msg":"request"}), straight to the

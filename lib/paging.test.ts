@@ -18,7 +18,9 @@ describe("keyset cursors", () => {
     ["past year 9999", cursorOf("+010000-01-01T00:00:00.000Z")],
     ["an impossible date", cursorOf("2024-02-31T00:00:00.000Z")],
   ])("refuses %s with a 400", (_why, cursor) => {
-    expect(() => decodeKeysetCursor(cursor, "Invalid cursor")).toThrow(expect.objectContaining({ status: 400, message: "Invalid cursor" }));
+    expect(() => decodeKeysetCursor(cursor, "Invalid cursor")).toThrow(
+      expect.objectContaining({ status: 400, message: "Invalid cursor" }),
+    );
   });
 
   it("pages limit + 1 rows: a next cursor only when a further row was read", () => {

@@ -24,7 +24,8 @@ export function decodeKeysetCursor(cursor: string, message = "Invalid cursor"): 
     if (typeof c.at === "string" && typeof c.id === "string" && isUuid(c.id)) {
       const at = Date.parse(c.at);
       // Ours are written by toISOString: anything else (an impossible date JavaScript would roll over) is not one.
-      if (at >= EARLIEST && at <= LATEST && new Date(at).toISOString() === c.at) return { at: new Date(at), id: c.id.toLowerCase() };
+      if (at >= EARLIEST && at <= LATEST && new Date(at).toISOString() === c.at)
+        return { at: new Date(at), id: c.id.toLowerCase() };
     }
   } catch {
     // not JSON: fall through to the refusal
@@ -36,14 +37,23 @@ export function decodeKeysetCursor(cursor: string, message = "Invalid cursor"): 
  * The condition for the page after `cursor` in (createdAt desc, id desc) order, on whatever columns
  * or expressions hold them; undefined for the first page.
  */
-export function keysetBefore(cursor: string | undefined, createdAt: SQLWrapper, id: SQLWrapper, message?: string): SQL | undefined {
+export function keysetBefore(
+  cursor: string | undefined,
+  createdAt: SQLWrapper,
+  id: SQLWrapper,
+  message?: string,
+): SQL | undefined {
   if (!cursor) return undefined;
   const after = decodeKeysetCursor(cursor, message);
   return sql`(${createdAt}, ${id}) < (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)`;
 }
 
 /** Of `limit + 1` rows read, the page of `limit` and the cursor of the next page (null on the last). */
-export function keysetPage<T>(rows: T[], limit: number, position: (row: T) => KeysetPosition): { page: T[]; nextCursor: string | null } {
+export function keysetPage<T>(
+  rows: T[],
+  limit: number,
+  position: (row: T) => KeysetPosition,
+): { page: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   if (rows.length <= limit || !last) return { page, nextCursor: null };

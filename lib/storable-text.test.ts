@@ -9,10 +9,13 @@ describe("isStorableText", () => {
   it("agrees with a UTF-8 round trip on any sequence of UTF-16 code units", () => {
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 20 }), (s) => isStorableText(s) === survivesUtf8(s)));
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a", "\0", "\ud800", "\udbff", "\udc00", "\udfff", "é", "😀"), { maxLength: 8 }), (parts) => {
-        const s = parts.join("");
-        return isStorableText(s) === survivesUtf8(s);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("a", "\0", "\ud800", "\udbff", "\udc00", "\udfff", "é", "😀"), { maxLength: 8 }),
+        (parts) => {
+          const s = parts.join("");
+          return isStorableText(s) === survivesUtf8(s);
+        },
+      ),
     );
   });
 

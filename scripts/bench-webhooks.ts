@@ -28,7 +28,12 @@ async function main() {
     const { startEmbeddedPostgres } = await import("@/db/embedded");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhooks-pg-"));
     fs.chmodSync(dir, 0o755);
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: 56000 + Math.floor(Math.random() * 3000), database: "bench", persistent: false });
+    const pg = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "data"),
+      port: 56000 + Math.floor(Math.random() * 3000),
+      database: "bench",
+      persistent: false,
+    });
     process.env.DATABASE_URL = pg.url;
     stopEmbedded = pg.stop;
   }
@@ -66,7 +71,10 @@ async function main() {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
 
-  const [merchant] = await db().insert(merchants).values({ companyName: "Bench", pixKey: "52998224725", pixKeyType: "cpf" }).returning();
+  const [merchant] = await db()
+    .insert(merchants)
+    .values({ companyName: "Bench", pixKey: "52998224725", pixKeyType: "cpf" })
+    .returning();
   await createEndpoint(merchant.id, { url: new URL(`http://127.0.0.1:${port}/hooks`) });
   const orders: { id: string }[] = [];
   for (let i = 0; i < EVENTS; i++) orders.push(await createPixOrder(merchant, { value: 1000 + i }));

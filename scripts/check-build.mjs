@@ -4,6 +4,8 @@ import fs from "node:fs";
 // custom server and lib/ compiled once by esbuild instead of transpiled at every start by tsx).
 const missing = [".next/BUILD_ID", "dist/server/start.cjs"].filter((f) => !fs.existsSync(f));
 if (missing.length) {
-  console.error(`No build found (${missing.join(", ")} missing): run \`npm run build\` first, or \`npm run dev\` for development.`);
+  console.error(
+    `No build found (${missing.join(", ")} missing): run \`npm run build\` first, or \`npm run dev\` for development.`,
+  );
   process.exit(1);
 }

@@ -31,13 +31,20 @@ function sources(dir) {
 const OUTSIDE = [
   [/\bCONTRACT\b/, "cites CONTRACT (not in the repository)"],
   [/\b[Ss]pec(?:ification)?(?:'s)?\s*§/, "cites the spec by section (not in the repository)"],
-  [/(?<!\b(?:RFC|BIP|EIP|ERC|FIPS|ISO|OpenAPI|JSON Schema)[\s\d.-]{0,12})§\s?\d/, "cites a section § of a document not in the repository"],
+  [
+    /(?<!\b(?:RFC|BIP|EIP|ERC|FIPS|ISO|OpenAPI|JSON Schema)[\s\d.-]{0,12})§\s?\d/,
+    "cites a section § of a document not in the repository",
+  ],
   [/\b[Ii]ssues?\s+#?\d+/, "cites an issue of the tracker (not in the repository)"],
-  [/(?:^|[\s(`'"])(?:\.\.\/)+shared\/|(?:^|[\s(`'"])shared\/(?:notes|data|spec)\//, "cites a file outside the repository"],
+  [
+    /(?:^|[\s(`'"])(?:\.\.\/)+shared\/|(?:^|[\s(`'"])shared\/(?:notes|data|spec)\//,
+    "cites a file outside the repository",
+  ],
 ];
 
 // A path inside the repository, as comments write them: lib/x/y.ts, docs/api.md#anchor, db/schema.ts:31.
-const PATH = /(?<![\w./@-])((?:app|components|lib|db|scripts|tests|e2e|docs|sdk|examples|drizzle)\/[\w.()[\]/-]*\.(?:tsx?|mjs|md|sql|json|ya?ml))(:\d+)?(#[\w-]+)?/g;
+const PATH =
+  /(?<![\w./@-])((?:app|components|lib|db|scripts|tests|e2e|docs|sdk|examples|drizzle)\/[\w.()[\]/-]*\.(?:tsx?|mjs|md|sql|json|ya?ml))(:\d+)?(#[\w-]+)?/g;
 
 const slugsOf = new Map();
 function slugs(file) {

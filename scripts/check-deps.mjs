@@ -31,14 +31,21 @@ function resolve(from, spec) {
   if (spec.startsWith("@/")) base = path.join(root, spec.slice(2));
   else if (spec.startsWith(".")) base = path.resolve(path.dirname(from), spec);
   else return null;
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")]) {
+  for (const candidate of [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, "index.ts"),
+    path.join(base, "index.tsx"),
+  ]) {
     if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
   }
   return null;
 }
 
 // import … from "x"; export … from "x"; import "x"; import("x")
-const IMPORT = /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 const files = sources(lib);
 const imports = new Map();
@@ -114,12 +121,15 @@ for (const component of folderCycles) {
   console.log(`folder cycle: ${component.join(" ↔ ")}`);
   for (const from of component) {
     for (const [to, why] of folderEdges.get(from) ?? []) {
-      if (component.includes(to)) console.log(`  ${from} → ${to}: ${why.slice(0, 3).join("; ")}${why.length > 3 ? `; … (${why.length})` : ""}`);
+      if (component.includes(to))
+        console.log(`  ${from} → ${to}: ${why.slice(0, 3).join("; ")}${why.length > 3 ? `; … (${why.length})` : ""}`);
     }
   }
 }
 for (const component of fileCycles) console.log(`file cycle: ${component.map(rel).join(" ↔ ")}`);
-console.log(`lib/: ${files.length} files in ${folders.size} folders; ${folderCycles.length} folder cycles, ${fileCycles.length} file cycles`);
+console.log(
+  `lib/: ${files.length} files in ${folders.size} folders; ${folderCycles.length} folder cycles, ${fileCycles.length} file cycles`,
+);
 const citations = checkCitations();
 for (const problem of citations) console.log(`citation: ${problem}`);
 console.log(`comments: ${citations.length} citations outside the repository or of paths that do not exist`);

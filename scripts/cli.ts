@@ -10,7 +10,14 @@ import { ConfigError, env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { createMerchantBody, updateMerchantBody } from "@/lib/merchants/schemas";
 import { API_SCOPES, isApiScope, type ApiScope } from "@/lib/identity/api-keys/scopes";
-import { createApiKey, createMerchant, listApiKeys, listMerchants, revokeApiKey, updateMerchant } from "@/lib/merchants/service";
+import {
+  createApiKey,
+  createMerchant,
+  listApiKeys,
+  listMerchants,
+  revokeApiKey,
+  updateMerchant,
+} from "@/lib/merchants/service";
 import { isNetwork, NETWORKS, type Network } from "@/lib/chain/tokens";
 import { retryRefund } from "@/lib/crypto-pix/refunds";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
@@ -135,7 +142,8 @@ function scopesOption(value: string | undefined): ApiScope[] | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
   const unknown = names.filter((n) => !isApiScope(n));
-  if (names.length === 0 || unknown.length > 0) throw new UsageError(`--scopes must list one or more of ${API_SCOPES.join(", ")}, separated by commas`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new UsageError(`--scopes must list one or more of ${API_SCOPES.join(", ")}, separated by commas`);
   return names as ApiScope[];
 }
 
@@ -178,7 +186,8 @@ async function connectDatabase(): Promise<EmbeddedHandle | null> {
     return embedded;
   } catch (err) {
     const port = env().EMBEDDED_PG_PORT;
-    if (env().DATABASE_URL || !(await isPortOpen(port))) throw err ?? new Error("could not start the embedded PostgreSQL");
+    if (env().DATABASE_URL || !(await isPortOpen(port)))
+      throw err ?? new Error("could not start the embedded PostgreSQL");
     const url = `postgres://postgres:postgres@127.0.0.1:${port}/payments`;
     await runMigrations(url);
     process.env.DATABASE_URL = url;
@@ -199,7 +208,13 @@ async function run(argv: string[]): Promise<unknown> {
   let task: () => Promise<unknown>;
   switch (command) {
     case "merchants create": {
-      expectArgs(command, values, ["company", "pix-key", "account-type", "email", "password", "opening-balance"], rest, 0);
+      expectArgs(
+        command,
+        values,
+        ["company", "pix-key", "account-type", "email", "password", "opening-balance"],
+        rest,
+        0,
+      );
       const input = createMerchantBody.parse({
         companyName: values.company,
         pixKey: values["pix-key"],
@@ -323,7 +338,8 @@ async function run(argv: string[]): Promise<unknown> {
     case "order-refunds resolve": {
       expectArgs(command, values, ["note", "made", "not-made"], rest, 1);
       const id = positional(rest, 0, group === "payouts" ? "payoutId" : "refundId");
-      if (Boolean(values.made) === Boolean(values["not-made"])) throw new UsageError("give exactly one of --made and --not-made");
+      if (Boolean(values.made) === Boolean(values["not-made"]))
+        throw new UsageError("give exactly one of --made and --not-made");
       const outcome = values.made ? "made" : "not-made";
       const note = noteOption(values.note);
       task = async () => {
@@ -334,10 +350,18 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case "recon run": {
       expectArgs(command, values, ["day", "source", "again"], rest, 0);
-      if (values.day !== undefined && !isCalendarDay(values.day)) throw new UsageError("--day must be a calendar day, YYYY-MM-DD");
+      if (values.day !== undefined && !isCalendarDay(values.day))
+        throw new UsageError("--day must be a calendar day, YYYY-MM-DD");
       const only = values.source;
-      if (only !== undefined && !(RECON_SOURCES as readonly string[]).includes(only)) throw new UsageError(`--source must be one of ${RECON_SOURCES.join(", ")}`);
-      task = async () => ({ runs: await reconcile({ day: values.day, only: only as (typeof RECON_SOURCES)[number] | undefined, again: values.again }) });
+      if (only !== undefined && !(RECON_SOURCES as readonly string[]).includes(only))
+        throw new UsageError(`--source must be one of ${RECON_SOURCES.join(", ")}`);
+      task = async () => ({
+        runs: await reconcile({
+          day: values.day,
+          only: only as (typeof RECON_SOURCES)[number] | undefined,
+          again: values.again,
+        }),
+      });
       break;
     }
     case "recon mismatches": {
@@ -371,7 +395,8 @@ function describeError(err: unknown): string {
   if (err instanceof DomainError || err instanceof ConfigError) return err.message;
   // parseArgs reports unknown options and missing values with readable messages and these codes.
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) return `${(err as Error).message} (see: npm run cli -- help)`;
+  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))
+    return `${(err as Error).message} (see: npm run cli -- help)`;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

@@ -6,7 +6,9 @@ import path from "node:path";
 // as production does, and the flags are written in one place. `${NAME:-default}` is resolved as the
 // shell resolves it for `npm start`.
 export function productionNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.resolve(process.cwd(), "package.json"), "utf8")) as { scripts: { start: string } };
+  const pkg = JSON.parse(fs.readFileSync(path.resolve(process.cwd(), "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
   return pkg.scripts.start
     .split(/\s+/)
     .filter((token) => token.startsWith("--"))

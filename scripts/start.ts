@@ -48,7 +48,9 @@ async function main() {
   const { ensureDatabase } = await import("@/db/bootstrap");
   const { closeDb } = await import("@/db");
   const { url, embedded } = await ensureDatabase();
-  console.log(`database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}`);
+  console.log(
+    `database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}`,
+  );
 
   const { checkDeployment, DeploymentRefused } = await import("@/lib/deployment/guards");
   try {
@@ -66,7 +68,10 @@ async function main() {
   // Before serving: keys this instance held before it was killed or restarted are free for retries now.
   const { releaseClaimsOfPredecessor } = await import("@/lib/http/idempotency");
   const released = await releaseClaimsOfPredecessor();
-  if (released > 0) console.log(`idempotency: ${released} Idempotency-Key lease${released > 1 ? "s" : ""} of this instance's previous run ended`);
+  if (released > 0)
+    console.log(
+      `idempotency: ${released} Idempotency-Key lease${released > 1 ? "s" : ""} of this instance's previous run ended`,
+    );
 
   if (e.PAYMENTS_MODE === "sandbox" && e.SEED_DEMO_MERCHANT) {
     const { seedDemoMerchant } = await import("@/lib/merchants/service");
@@ -80,7 +85,8 @@ async function main() {
 
   if (e.PAYMENTS_MODE === "live") {
     const { railStates } = await import("@/lib/providers/rails");
-    for (const [rail, off] of Object.entries(railStates())) console.log(off ? `  ${rail}: off (${off})` : `  ${rail}: on`);
+    for (const [rail, off] of Object.entries(railStates()))
+      console.log(off ? `  ${rail}: off (${off})` : `  ${rail}: on`);
   }
 
   const { startWorker, stopWorker } = await import("@/lib/worker");
@@ -93,9 +99,16 @@ async function main() {
   const { createAppServer } = await import("@/lib/server/http");
   // /api/v1 goes straight to the route table's handlers (the same ones app/api/v1 exports) unless
   // API_FAST_PATH=false; /healthz, /readyz and /metrics are answered before either; the rest is Next's.
-  const server = createAppServer({ next: app.getRequestHandler(), fastPath: e.API_FAST_PATH, baseUrl: `http://${host}:${e.PORT}`, proxyHops: e.TRUST_PROXY_HOPS });
+  const server = createAppServer({
+    next: app.getRequestHandler(),
+    fastPath: e.API_FAST_PATH,
+    baseUrl: `http://${host}:${e.PORT}`,
+    proxyHops: e.TRUST_PROXY_HOPS,
+  });
   await new Promise<void>((resolve) => server.listen(e.PORT, host, resolve));
-  console.log(`ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${e.API_FAST_PATH ? "fast path" : "through Next"})`);
+  console.log(
+    `ready: ${publicBaseUrl()} (${e.PAYMENTS_MODE} mode, listening on ${host}:${e.PORT}, /api/v1 ${e.API_FAST_PATH ? "fast path" : "through Next"})`,
+  );
   const linksWarning = localLinksWarning(e.PUBLIC_BASE_URL, publicBaseUrl());
   if (linksWarning) console.warn(linksWarning);
 
@@ -105,7 +118,9 @@ async function main() {
     const { registerPixWebhooks } = await import("@/lib/providers/pix/api-pix");
     try {
       const keys = await registerPixWebhooks(`${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`);
-      console.log(`PIX notifications: webhook registered at the PSP for ${keys.length} key${keys.length > 1 ? "s" : ""}`);
+      console.log(
+        `PIX notifications: webhook registered at the PSP for ${keys.length} key${keys.length > 1 ? "s" : ""}`,
+      );
     } catch (err) {
       console.error(
         `PIX notifications: registration failed; received payments are still found by reconciliation, payout outcomes by reading them back, but Efí sends no PIX from a key without a webhook: ${err instanceof Error ? err.message : String(err)}`,

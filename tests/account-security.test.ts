@@ -15,16 +15,31 @@ import { changePassword, createPasswordReset, resetLinkIsLive, resetPassword } f
 import { createSession, liveSession, revokeOtherSessions, revokeSession } from "@/lib/identity/sessions";
 import { acceptInvitation, changeRole, inviteMember, openInvitation, removeMember } from "@/lib/identity/team";
 import { currentTotp } from "@/lib/identity/totp";
-import { beginTotpEnrollment, confirmTotpEnrollment, disableTwoFactor, twoFactorStatus, verifySecondFactor } from "@/lib/identity/two-factor";
+import {
+  beginTotpEnrollment,
+  confirmTotpEnrollment,
+  disableTwoFactor,
+  twoFactorStatus,
+  verifySecondFactor,
+} from "@/lib/identity/two-factor";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { balanceOf } from "@/lib/ledger/ledger";
 import { api, seedMerchant } from "./helpers";
 
-async function seedUser(merchantId: string, role: "owner" | "admin" | "finance" | "developer" | "viewer" = "owner", password = "correct horse") {
+async function seedUser(
+  merchantId: string,
+  role: "owner" | "admin" | "finance" | "developer" | "viewer" = "owner",
+  password = "correct horse",
+) {
   const [user] = await db()
     .insert(users)
-    .values({ merchantId, email: `u-${crypto.randomUUID().slice(0, 8)}@loja.com.br`, passwordHash: await hashPassword(password), role })
+    .values({
+      merchantId,
+      email: `u-${crypto.randomUUID().slice(0, 8)}@loja.com.br`,
+      passwordHash: await hashPassword(password),
+      role,
+    })
     .returning();
   return user;
 }
@@ -50,7 +65,9 @@ describe("two-factor authentication", () => {
     expect(uri).toContain(`secret=${secret}`);
     const [stored] = await db().select().from(users).where(eq(users.id, user.id));
     expect(stored.totpSecret).not.toContain(secret); // sealed at rest
-    await expect(confirmTotpEnrollment(ctxOf(user), { app: "000000", email: emailCode }, null)).rejects.toThrow("security.wrongCode");
+    await expect(confirmTotpEnrollment(ctxOf(user), { app: "000000", email: emailCode }, null)).rejects.toThrow(
+      "security.wrongCode",
+    );
     const codes = await confirmTotpEnrollment(ctxOf(user), { app: currentTotp(secret), email: emailCode }, null);
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
@@ -108,9 +125,15 @@ describe("server-side sessions", () => {
   it("the sweep drops sessions ended a month ago and keeps the rest", async () => {
     const { merchant } = await seedMerchant();
     const user = await seedUser(merchant.id);
-    const [old, revokedLongAgo, open] = [await createSession(user.id, {}), await createSession(user.id, {}), await createSession(user.id, {})];
+    const [old, revokedLongAgo, open] = [
+      await createSession(user.id, {}),
+      await createSession(user.id, {}),
+      await createSession(user.id, {}),
+    ];
     await db().execute(sql`update user_sessions set expires_at = now() - interval '31 days' where id = ${old.id}`);
-    await db().execute(sql`update user_sessions set revoked_at = now() - interval '31 days' where id = ${revokedLongAgo.id}`);
+    await db().execute(
+      sql`update user_sessions set revoked_at = now() - interval '31 days' where id = ${revokedLongAgo.id}`,
+    );
     expect(await purgeSpentAccountRows()).toBeGreaterThanOrEqual(2);
     const left = await db().execute<{ id: string }>(sql`select id from user_sessions where user_id = ${user.id}`);
     expect(left.map((r) => r.id)).toEqual([open.id]);
@@ -145,10 +168,15 @@ describe("passwords", () => {
     const s = await createSession(user.id, {});
     const reset = await createPasswordReset(user.email.toUpperCase());
     expect(reset).not.toBeNull();
-    const stored = await db().execute<{ token_hash: string }>(sql`select token_hash from password_resets where user_id = ${user.id}`);
+    const stored = await db().execute<{ token_hash: string }>(
+      sql`select token_hash from password_resets where user_id = ${user.id}`,
+    );
     expect(stored.map((r) => r.token_hash)).not.toContain(reset!.token);
     expect(await resetLinkIsLive(reset!.token)).toBe(true);
-    const results = await Promise.allSettled([resetPassword(reset!.token, "brand new pass"), resetPassword(reset!.token, "another pass")]);
+    const results = await Promise.allSettled([
+      resetPassword(reset!.token, "brand new pass"),
+      resetPassword(reset!.token, "another pass"),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await resetLinkIsLive(reset!.token)).toBe(false);
     await expect(resetPassword(reset!.token, "third pass!")).rejects.toThrow("auth.resetInvalid");
@@ -161,7 +189,9 @@ describe("passwords", () => {
     const first = await createPasswordReset(user.email);
     const second = await createPasswordReset(user.email);
     expect(await resetLinkIsLive(first!.token)).toBe(false);
-    await db().execute(sql`update password_resets set expires_at = now() - interval '1 second' where user_id = ${user.id}`);
+    await db().execute(
+      sql`update password_resets set expires_at = now() - interval '1 second' where user_id = ${user.id}`,
+    );
     expect(await resetLinkIsLive(second!.token)).toBe(false);
     await expect(resetPassword(second!.token, "brand new pass")).rejects.toThrow("auth.resetInvalid");
     expect(await createPasswordReset("nobody@nowhere.example")).toBeNull();
@@ -178,15 +208,21 @@ describe("team", () => {
     expect(await openInvitation(token)).toMatchObject({ email, role: "finance", companyName: merchant.companyName });
     const member = await acceptInvitation(token, { name: "Fin", password: "finance pass" });
     expect(member).toMatchObject({ merchantId: merchant.id, role: "finance", email });
-    await expect(acceptInvitation(token, { name: "Again", password: "finance pass" })).rejects.toThrow("auth.inviteInvalid");
-    await expect(inviteMember(merchant.id, { userId: owner.id, role: "owner" }, email, "viewer")).rejects.toThrow("team.alreadyMember");
+    await expect(acceptInvitation(token, { name: "Again", password: "finance pass" })).rejects.toThrow(
+      "auth.inviteInvalid",
+    );
+    await expect(inviteMember(merchant.id, { userId: owner.id, role: "owner" }, email, "viewer")).rejects.toThrow(
+      "team.alreadyMember",
+    );
   });
 
   it("admins cannot make or touch owners; the last owner cannot leave or be demoted", async () => {
     const { merchant } = await seedMerchant();
     const owner = await seedUser(merchant.id);
     const admin = await seedUser(merchant.id, "admin");
-    await expect(inviteMember(merchant.id, { userId: admin.id, role: "admin" }, "x@loja.com.br", "owner")).rejects.toThrow("team.cannotManage");
+    await expect(
+      inviteMember(merchant.id, { userId: admin.id, role: "admin" }, "x@loja.com.br", "owner"),
+    ).rejects.toThrow("team.cannotManage");
     await expect(changeRole(merchant.id, "admin", owner.id, "viewer")).rejects.toThrow("team.cannotManage");
     await expect(changeRole(merchant.id, "owner", owner.id, "admin")).rejects.toThrow("team.lastOwner");
     await expect(removeMember(merchant.id, "owner", owner.id)).rejects.toThrow("team.lastOwner");
@@ -219,7 +255,15 @@ describe("read-only API keys", () => {
     const key = generateApiKey("sandbox");
     await db()
       .insert(apiKeys)
-      .values({ merchantId, name: "ro", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes: ["read"], scope: "read" });
+      .values({
+        merchantId,
+        name: "ro",
+        prefix: key.prefix,
+        keyHash: key.hash,
+        mode: "sandbox",
+        scopes: ["read"],
+        scope: "read",
+      });
     return key.key;
   }
 
@@ -230,7 +274,10 @@ describe("read-only API keys", () => {
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } });
     expect(pix).toMatchObject({ status: 403, body: { message: expect.stringContaining("payments scope") } });
     const ln = await api("POST", "/api/v1/order/create/lightning", { apiKey: key, body: { value: 10 } });
-    expect(ln).toMatchObject({ status: 403, body: { success: false, error: expect.stringContaining("payments scope") } });
+    expect(ln).toMatchObject({
+      status: 403,
+      body: { success: false, error: expect.stringContaining("payments scope") },
+    });
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey: key, body: { value: 100 } });
     expect(out.status).toBe(403);
     expect(out.body.error.details).toContain("withdrawals scope");
@@ -247,7 +294,9 @@ describe("payout key hold", () => {
     const held = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     expect(held.status).toBe(400);
     expect(held.body.message).toMatch(/changed recently/);
-    expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100, pixKey: "52998224725" } })).status).toBe(201);
+    expect(
+      (await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100, pixKey: "52998224725" } })).status,
+    ).toBe(201);
     await confirmPayoutKey(merchant.id);
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } })).status).toBe(201);
   });
@@ -263,11 +312,19 @@ describe("payout key hold", () => {
 describe("audit trail", () => {
   it("is append-only: rows cannot be changed or deleted", async () => {
     const { merchant } = await seedMerchant();
-    await audit({ merchantId: merchant.id, userId: null, email: "ana@loja.com.br", ip: "203.0.113.9" }, "apiKey.created", "key-1");
-    await expect(db().update(auditEvents).set({ actor: "someone else" }).where(eq(auditEvents.merchantId, merchant.id))).rejects.toThrow();
+    await audit(
+      { merchantId: merchant.id, userId: null, email: "ana@loja.com.br", ip: "203.0.113.9" },
+      "apiKey.created",
+      "key-1",
+    );
+    await expect(
+      db().update(auditEvents).set({ actor: "someone else" }).where(eq(auditEvents.merchantId, merchant.id)),
+    ).rejects.toThrow();
     await expect(db().delete(auditEvents).where(eq(auditEvents.merchantId, merchant.id))).rejects.toThrow();
     const rows = await db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchant.id));
-    expect(rows).toMatchObject([{ actor: "ana@loja.com.br", action: "apiKey.created", target: "key-1", ip: "203.0.113.9" }]);
+    expect(rows).toMatchObject([
+      { actor: "ana@loja.com.br", action: "apiKey.created", target: "key-1", ip: "203.0.113.9" },
+    ]);
   });
 });
 
@@ -275,19 +332,29 @@ describe("API actions on the trail", () => {
   it("a webhook created or deleted with an API key, and a withdrawal, are audited; the owners are mailed about the webhook and the withdrawal", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
     const owner = await seedUser(merchant.id);
-    const created = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks" }, headers: { [CLIENT_ADDRESS_HEADER]: "198.51.100.7" } });
+    const created = await api("POST", "/api/v1/webhooks", {
+      apiKey,
+      body: { url: "http://127.0.0.1:9/hooks" },
+      headers: { [CLIENT_ADDRESS_HEADER]: "198.51.100.7" },
+    });
     expect(created.status).toBe(201);
     expect((await api("DELETE", `/api/v1/webhooks/${created.body.webhook.id}`, { apiKey })).status).toBe(204);
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } })).status).toBe(201);
     const rows = await db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchant.id));
     expect(rows.map((r) => r.action).sort()).toEqual(["webhook.created", "webhook.deleted", "withdrawal.requested"]);
-    expect(rows.find((r) => r.action === "webhook.created")).toMatchObject({ ip: "198.51.100.7", actor: expect.stringMatching(/^API key /) });
+    expect(rows.find((r) => r.action === "webhook.created")).toMatchObject({
+      ip: "198.51.100.7",
+      actor: expect.stringMatching(/^API key /),
+    });
     // The withdrawal's mail goes after the answer (lib/mail/background.ts).
     await backgroundMailSettled();
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
     expect(mails).toHaveLength(2);
     expect(mails.find((m) => m.body?.includes("http://127.0.0.1:9/hooks"))).toMatchObject({ toAddress: owner.email });
-    expect(mails.find((m) => m.subject.startsWith("Saque solicitado"))).toMatchObject({ toAddress: owner.email, body: expect.stringContaining("52998224725") });
+    expect(mails.find((m) => m.subject.startsWith("Saque solicitado"))).toMatchObject({
+      toAddress: owner.email,
+      body: expect.stringContaining("52998224725"),
+    });
   });
 });
 
@@ -318,7 +385,9 @@ describe("mail", () => {
 
   it("without SMTP_URL a mail waits in the outbox, body kept", async () => {
     const { merchant } = await seedMerchant();
-    expect(await sendMail({ to: "a@loja.com.br", subject: "Oi", text: "corpo", merchantId: merchant.id })).toBe("outbox");
+    expect(await sendMail({ to: "a@loja.com.br", subject: "Oi", text: "corpo", merchantId: merchant.id })).toBe(
+      "outbox",
+    );
     const [row] = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
     expect(row).toMatchObject({ status: "outbox", body: "corpo" });
   });
@@ -326,8 +395,10 @@ describe("mail", () => {
   it("the outbox shows each member their own mail, and invitations to outsiders only to team managers", async () => {
     const { merchant } = await seedMerchant();
     const [owner, dev] = [await seedUser(merchant.id), await seedUser(merchant.id, "developer")];
-    for (const to of [owner.email, dev.email, "outsider@elsewhere.example"]) await sendMail({ to, subject: `para ${to}`, text: "x", merchantId: merchant.id });
-    const seen = async (email: string, seesInvitations: boolean) => (await outboxFor(merchant.id, { email, seesInvitations })).map((m) => m.toAddress).sort();
+    for (const to of [owner.email, dev.email, "outsider@elsewhere.example"])
+      await sendMail({ to, subject: `para ${to}`, text: "x", merchantId: merchant.id });
+    const seen = async (email: string, seesInvitations: boolean) =>
+      (await outboxFor(merchant.id, { email, seesInvitations })).map((m) => m.toAddress).sort();
     expect(await seen(owner.email.toUpperCase(), true)).toEqual([owner.email, "outsider@elsewhere.example"].sort());
     expect(await seen(dev.email, false)).toEqual([dev.email]);
   });
@@ -336,8 +407,18 @@ describe("mail", () => {
     process.env.SMTP_URL = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
     resetEnvForTests();
     const { merchant } = await seedMerchant();
-    expect(await sendMail({ to: "b@loja.com.br", subject: "Reset", text: "link: https://x/reset?token=abc", merchantId: merchant.id })).toBe("sent");
-    expect(received.at(-1)).toMatchObject({ to: "b@loja.com.br", body: expect.stringContaining("link: https://x/reset?token=abc") });
+    expect(
+      await sendMail({
+        to: "b@loja.com.br",
+        subject: "Reset",
+        text: "link: https://x/reset?token=abc",
+        merchantId: merchant.id,
+      }),
+    ).toBe("sent");
+    expect(received.at(-1)).toMatchObject({
+      to: "b@loja.com.br",
+      body: expect.stringContaining("link: https://x/reset?token=abc"),
+    });
     const [row] = await db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchant.id));
     expect(row).toMatchObject({ status: "sent", body: null });
   });

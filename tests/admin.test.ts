@@ -7,7 +7,10 @@ import { authenticateMerchant } from "@/lib/identity/api-keys/authenticate";
 import { hashPassword, verifyPassword } from "@/lib/identity/password-hash";
 import { resetEnvForTests } from "@/lib/env";
 import { ledgerSum } from "@/lib/ledger/ledger";
-import { createMerchantEndpoint as adminCreateMerchant, updateMerchantEndpoint as adminUpdateMerchant } from "@/lib/merchants/endpoints";
+import {
+  createMerchantEndpoint as adminCreateMerchant,
+  updateMerchantEndpoint as adminUpdateMerchant,
+} from "@/lib/merchants/endpoints";
 import {
   createApiKey,
   createDemoMerchant,
@@ -24,8 +27,10 @@ import { call, seedMerchant } from "./helpers";
 const ADMIN = process.env.ADMIN_TOKEN!;
 const PATH = "/api/v1/admin/merchants";
 
-const create = (body: unknown, token = ADMIN) => call(adminCreateMerchant, { method: "POST", path: PATH, body, apiKey: token });
-const patch = (id: string, body: unknown, token = ADMIN) => call(adminUpdateMerchant, { method: "PATCH", path: `${PATH}/${id}`, body, params: { id }, apiKey: token });
+const create = (body: unknown, token = ADMIN) =>
+  call(adminCreateMerchant, { method: "POST", path: PATH, body, apiKey: token });
+const patch = (id: string, body: unknown, token = ADMIN) =>
+  call(adminUpdateMerchant, { method: "PATCH", path: `${PATH}/${id}`, body, params: { id }, apiKey: token });
 
 const uniqueEmail = () => `owner-${randomUUID().slice(0, 8)}@Example.com`;
 
@@ -170,7 +175,12 @@ describe("POST /api/v1/admin/merchants", () => {
     expect(res.body.merchant.balance).toBe(12_345);
     const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, id));
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ kind: "adjustment", amountCentavos: 12_345, refType: "opening_balance", refId: id });
+    expect(entries[0]).toMatchObject({
+      kind: "adjustment",
+      amountCentavos: 12_345,
+      refType: "opening_balance",
+      refId: id,
+    });
     expect(await ledgerSum(db(), id)).toBe(12_345);
   });
 
@@ -183,9 +193,9 @@ describe("POST /api/v1/admin/merchants", () => {
 
   it("refuses openingBalance in live mode, writing nothing", async () => {
     const before = await merchantCount();
-    await expect(createMerchant({ companyName: "Ao Vivo", accountType: "standard", openingBalance: 100 }, { mode: "live" })).rejects.toThrow(
-      "openingBalance is accepted in sandbox mode only",
-    );
+    await expect(
+      createMerchant({ companyName: "Ao Vivo", accountType: "standard", openingBalance: 100 }, { mode: "live" }),
+    ).rejects.toThrow("openingBalance is accepted in sandbox mode only");
     expect(await merchantCount()).toBe(before);
   });
 
@@ -201,7 +211,13 @@ describe("PATCH /api/v1/admin/merchants/{id}", () => {
     const res = await patch(merchant.id, { accountType: "business" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      merchant: { id: merchant.id, companyName: merchant.companyName, pixKey: merchant.pixKey, accountType: "business", balance: 500 },
+      merchant: {
+        id: merchant.id,
+        companyName: merchant.companyName,
+        pixKey: merchant.pixKey,
+        accountType: "business",
+        balance: 500,
+      },
     });
     const [row] = await db().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(row.accountType).toBe("business");
@@ -216,11 +232,14 @@ describe("PATCH /api/v1/admin/merchants/{id}", () => {
     expect(row.pixKeyType).toBe("email");
   });
 
-  it.each([randomUUID(), "not-a-uuid", "1; drop table merchants"])("→ 404 { message } for unknown id %s", async (id) => {
-    const res = await patch(id, { accountType: "verified" });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: "Merchant not found" });
-  });
+  it.each([randomUUID(), "not-a-uuid", "1; drop table merchants"])(
+    "→ 404 { message } for unknown id %s",
+    async (id) => {
+      const res = await patch(id, { accountType: "verified" });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: "Merchant not found" });
+    },
+  );
 
   it("→ 400 for an empty patch or a bad accountType", async () => {
     const { merchant } = await seedMerchant();
@@ -286,8 +305,16 @@ describe("dashboard sign-up (signUpMerchant)", () => {
   it("creates a standard merchant with its PIX key and first user, and no API key: one is made where it is shown", async () => {
     const email = uniqueEmail();
     const passwordHash = await hashPassword("correct horse battery");
-    const merchant = await signUpMerchant({ companyName: "Padaria Cadastro", pixKey: "52998224725", email, passwordHash }, { mode: "sandbox" });
-    expect(merchant).toMatchObject({ companyName: "Padaria Cadastro", pixKey: "52998224725", accountType: "standard", balance: 0 });
+    const merchant = await signUpMerchant(
+      { companyName: "Padaria Cadastro", pixKey: "52998224725", email, passwordHash },
+      { mode: "sandbox" },
+    );
+    expect(merchant).toMatchObject({
+      companyName: "Padaria Cadastro",
+      pixKey: "52998224725",
+      accountType: "standard",
+      balance: 0,
+    });
     expect(await listApiKeys(merchant.id)).toEqual([]);
     const [user] = await db().select().from(users).where(eq(users.merchantId, merchant.id));
     expect(user.email).toBe(email);
@@ -312,7 +339,13 @@ describe("seedDemoMerchant", () => {
         seeded = await createDemoMerchant(tx, "sandbox");
         expect(seeded.password).toMatch(/^[0-9A-Za-z]{16}$/);
         const [row] = await tx.select().from(merchants).where(eq(merchants.id, seeded.merchantId));
-        expect(row).toMatchObject({ companyName: "Loja Demo", accountType: "standard", pixKey: "demo@lojademo.com.br", pixKeyType: "email", balanceCentavos: 0 });
+        expect(row).toMatchObject({
+          companyName: "Loja Demo",
+          accountType: "standard",
+          pixKey: "demo@lojademo.com.br",
+          pixKeyType: "email",
+          balanceCentavos: 0,
+        });
         const [user] = await tx.select().from(users).where(eq(users.merchantId, seeded.merchantId));
         expect(user.email).toBe(DEMO_EMAIL);
         expect(await verifyPassword(seeded.password, user.passwordHash)).toBe(true);

@@ -15,7 +15,10 @@ import { api, seedMerchant } from "./helpers";
 
 // What a dashboard server action sees: a signed-in member with a fresh second factor, no cookies.
 const session = vi.hoisted(() => ({ current: null as SignedIn | null }));
-vi.mock("next/headers", () => ({ headers: async () => new Headers(), cookies: async () => ({ get: () => undefined }) }));
+vi.mock("next/headers", () => ({
+  headers: async () => new Headers(),
+  cookies: async () => ({ get: () => undefined }),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
   ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
@@ -42,7 +45,8 @@ async function paidOrder(apiKey: string) {
   return order.body.pixOrder._id as string;
 }
 
-const missing = (scope: ApiScope) => `This API key does not have the ${scope} scope this endpoint needs: create a key with it on the Developers page`;
+const missing = (scope: ApiScope) =>
+  `This API key does not have the ${scope} scope this endpoint needs: create a key with it on the Developers page`;
 
 describe("an API key's scopes, endpoint by endpoint", () => {
   it("a read-only key: every write is a 403 in the endpoint's own error body, naming the scope, and nothing moves", async () => {
@@ -53,12 +57,20 @@ describe("an API key's scopes, endpoint by endpoint", () => {
     expect((await api("GET", "/api/v1/account", { apiKey: key })).status).toBe(200);
     expect((await api("GET", `/api/v1/order/${order}`, { apiKey: key })).status).toBe(200);
 
-    expect(await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } })).toMatchObject({ status: 403, body: { message: missing("payments") } });
+    expect(await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } })).toMatchObject({
+      status: 403,
+      body: { message: missing("payments") },
+    });
     expect(await api("POST", "/api/v1/order/create", { apiKey: key, body: { value: 10 } })).toMatchObject({
       status: 403,
       body: { success: false, error: missing("payments") },
     });
-    expect(await api("POST", "/api/v1/onchain/deposit", { apiKey: key, body: { value: 10, asset: "USDT", network: "polygon" } })).toMatchObject({
+    expect(
+      await api("POST", "/api/v1/onchain/deposit", {
+        apiKey: key,
+        body: { value: 10, asset: "USDT", network: "polygon" },
+      }),
+    ).toMatchObject({
       status: 403,
       body: { message: missing("payments") },
     });
@@ -67,14 +79,19 @@ describe("an API key's scopes, endpoint by endpoint", () => {
       body: { success: false, error: missing("refunds") },
     });
     const pixOut = await api("POST", "/api/v1/order/pix-out", { apiKey: key, body: { value: 100 } });
-    expect(pixOut).toMatchObject({ status: 403, body: { message: missing("withdrawals"), error: { details: missing("withdrawals") } } });
+    expect(pixOut).toMatchObject({
+      status: 403,
+      body: { message: missing("withdrawals"), error: { details: missing("withdrawals") } },
+    });
     const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
       apiKey: key,
       body: { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 10, network: "polygon" },
     });
     expect(onchain.status).toBe(403);
     expect(onchain.body).toEqual({ message: missing("withdrawals"), error: missing("withdrawals") });
-    expect(await api("POST", "/api/v1/webhooks", { apiKey: key, body: { url: "https://shop.example.com/h" } })).toMatchObject({ status: 403 });
+    expect(
+      await api("POST", "/api/v1/webhooks", { apiKey: key, body: { url: "https://shop.example.com/h" } }),
+    ).toMatchObject({ status: 403 });
     // Refused before the body is read: a malformed body is still a 403, not a 400.
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey: key, rawBody: "{not json" })).status).toBe(403);
     expect(await balanceOf(db(), merchant.id)).toBe(before);
@@ -86,10 +103,21 @@ describe("an API key's scopes, endpoint by endpoint", () => {
     const key = await keyWith(merchant.id, ["payments"]);
     const created = await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } });
     expect(created.status).toBe(200);
-    expect((await api("POST", `/api/v1/sandbox/orders/${created.body.pixOrder._id}/pay`, { apiKey: key })).status).toBe(200);
-    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({ status: 403, body: { message: missing("read") } });
-    expect(await api("GET", `/api/v1/order/${order}`, { apiKey: key })).toMatchObject({ status: 403, body: { success: false, error: missing("read") } });
-    expect(await api("GET", `/api/v1/onchain/order/${order}`, { apiKey: key })).toMatchObject({ status: 403, body: { success: false, error: missing("read") } });
+    expect((await api("POST", `/api/v1/sandbox/orders/${created.body.pixOrder._id}/pay`, { apiKey: key })).status).toBe(
+      200,
+    );
+    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({
+      status: 403,
+      body: { message: missing("read") },
+    });
+    expect(await api("GET", `/api/v1/order/${order}`, { apiKey: key })).toMatchObject({
+      status: 403,
+      body: { success: false, error: missing("read") },
+    });
+    expect(await api("GET", `/api/v1/onchain/order/${order}`, { apiKey: key })).toMatchObject({
+      status: 403,
+      body: { success: false, error: missing("read") },
+    });
     expect((await api("POST", `/api/v1/order/${order}/refund`, { apiKey: key, body: {} })).status).toBe(403);
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey: key, body: { value: 100 } })).status).toBe(403);
   });
@@ -102,8 +130,12 @@ describe("an API key's scopes, endpoint by endpoint", () => {
     expect(refunded.status, JSON.stringify(refunded.body)).toBeLessThan(300);
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey: refunds, body: { value: 100 } })).status).toBe(403);
     const withdrawals = await keyWith(merchant.id, ["withdrawals"]);
-    expect((await api("POST", "/api/v1/order/pix-out", { apiKey: withdrawals, body: { value: 100 } })).status).toBe(201);
-    expect((await api("POST", `/api/v1/order/${order}/refund`, { apiKey: withdrawals, body: { value: 1 } })).status).toBe(403);
+    expect((await api("POST", "/api/v1/order/pix-out", { apiKey: withdrawals, body: { value: 100 } })).status).toBe(
+      201,
+    );
+    expect(
+      (await api("POST", `/api/v1/order/${order}/refund`, { apiKey: withdrawals, body: { value: 1 } })).status,
+    ).toBe(403);
   });
 });
 
@@ -160,9 +192,17 @@ describe("creating a key in the dashboard", () => {
     const { merchant } = await seedMerchant();
     session.current = await member(merchant.id, "developer");
     const before = (await activeKeys(merchant.id)).length;
-    for (const scopes of [["read", "payments", "refunds", "withdrawals"], ["withdrawals"], ["refunds"], ["read", "withdrawals"]] as ApiScope[][]) {
+    for (const scopes of [
+      ["read", "payments", "refunds", "withdrawals"],
+      ["withdrawals"],
+      ["refunds"],
+      ["read", "withdrawals"],
+    ] as ApiScope[][]) {
       const res = await createApiKeyAction(idle, keyForm("escalada", scopes));
-      expect(res, scopes.join()).toMatchObject({ status: "error", error: translate("pt-BR", "developers.scopeNotAllowed") });
+      expect(res, scopes.join()).toMatchObject({
+        status: "error",
+        error: translate("pt-BR", "developers.scopeNotAllowed"),
+      });
     }
     expect(await activeKeys(merchant.id)).toHaveLength(before);
   });
@@ -171,15 +211,28 @@ describe("creating a key in the dashboard", () => {
     const { merchant } = await seedMerchant();
     for (const role of ["owner", "admin"] as const) {
       session.current = await member(merchant.id, role);
-      expect((await createApiKeyAction(idle, keyForm(`chave ${role}`, ["read", "payments", "refunds", "withdrawals"]))).status).toBe("success");
+      expect(
+        (await createApiKeyAction(idle, keyForm(`chave ${role}`, ["read", "payments", "refunds", "withdrawals"])))
+          .status,
+      ).toBe("success");
     }
-    expect(await activeKeys(merchant.id)).toContainEqual({ name: "chave owner", scopes: ["read", "payments", "refunds", "withdrawals"], scope: "full" });
+    expect(await activeKeys(merchant.id)).toContainEqual({
+      name: "chave owner",
+      scopes: ["read", "payments", "refunds", "withdrawals"],
+      scope: "full",
+    });
     for (const role of ["finance", "viewer"] as const) {
       session.current = await member(merchant.id, role);
-      expect(await createApiKeyAction(idle, keyForm("x", ["read"]))).toMatchObject({ status: "error", error: "security.notAllowed" });
+      expect(await createApiKeyAction(idle, keyForm("x", ["read"]))).toMatchObject({
+        status: "error",
+        error: "security.notAllowed",
+      });
     }
     session.current = await member(merchant.id, "owner");
-    expect(await createApiKeyAction(idle, keyForm("sem escopo", []))).toMatchObject({ status: "error", fieldErrors: { scopes: [expect.any(String)] } });
+    expect(await createApiKeyAction(idle, keyForm("sem escopo", []))).toMatchObject({
+      status: "error",
+      fieldErrors: { scopes: [expect.any(String)] },
+    });
   });
 });
 
@@ -197,12 +250,22 @@ describe("active keys per merchant", () => {
     const { merchant } = await seedMerchant(); // its first key
     await createApiKey(merchant.id, "dois");
     const third = await createApiKey(merchant.id, "três", { scopes: ["read"] });
-    await expect(createApiKey(merchant.id, "quatro")).rejects.toMatchObject({ status: 409, message: "A merchant can have at most 3 active API keys; revoke one first" });
+    await expect(createApiKey(merchant.id, "quatro")).rejects.toMatchObject({
+      status: 409,
+      message: "A merchant can have at most 3 active API keys; revoke one first",
+    });
     session.current = await member(merchant.id, "owner");
-    expect(await createApiKeyAction(idle, keyForm("quatro", ["read"]))).toMatchObject({ status: "error", error: translate("pt-BR", "errors.api.apiKeyMax", { max: 3 }) });
+    expect(await createApiKeyAction(idle, keyForm("quatro", ["read"]))).toMatchObject({
+      status: "error",
+      error: translate("pt-BR", "errors.api.apiKeyMax", { max: 3 }),
+    });
     // Created at once, they still cannot go past the cap.
     await revokeApiKey(merchant.id, third.id);
-    const raced = await Promise.allSettled([createApiKey(merchant.id, "a"), createApiKey(merchant.id, "b"), createApiKey(merchant.id, "c")]);
+    const raced = await Promise.allSettled([
+      createApiKey(merchant.id, "a"),
+      createApiKey(merchant.id, "b"),
+      createApiKey(merchant.id, "c"),
+    ]);
     expect(raced.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await activeKeys(merchant.id)).toHaveLength(3);
   });

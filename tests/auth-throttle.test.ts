@@ -29,8 +29,12 @@ vi.mock("next/headers", () => ({
 
 const { authOptions } = await import("@/lib/identity/dashboard/options");
 const { signUpAction } = await import("@/lib/identity/dashboard/sign-up");
-const { SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE, SIGN_IN_ATTEMPTS_PER_MINUTE, SIGN_UPS_PER_ADDRESS_PER_MINUTE, TOO_MANY_ATTEMPTS } =
-  await import("@/lib/identity/dashboard/throttle");
+const {
+  SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
+  SIGN_IN_ATTEMPTS_PER_MINUTE,
+  SIGN_UPS_PER_ADDRESS_PER_MINUTE,
+  TOO_MANY_ATTEMPTS,
+} = await import("@/lib/identity/dashboard/throttle");
 const { idle } = await import("@/lib/forms/action-state");
 const { translate } = await import("@/lib/i18n");
 
@@ -40,7 +44,8 @@ const email = () => `u-${randomBytes(4).toString("hex")}@example.com`;
 
 type Authorize = (credentials: Record<string, string>, req: { headers: Record<string, string> }) => Promise<unknown>;
 const authorize = (authOptions().providers[0] as unknown as { options: { authorize: Authorize } }).options.authorize;
-const signIn = (ip: string, mail: string) => authorize({ email: mail, password: "wrong password" }, { headers: { [CLIENT_ADDRESS_HEADER]: ip } });
+const signIn = (ip: string, mail: string) =>
+  authorize({ email: mail, password: "wrong password" }, { headers: { [CLIENT_ADDRESS_HEADER]: ip } });
 
 function signUpForm(mail: string) {
   const form = new FormData();
@@ -83,9 +88,13 @@ describe("sign-in", () => {
 describe("sign-up", () => {
   it("is refused per client address before the password is hashed", async () => {
     hashing.address = address();
-    for (let i = 0; i < SIGN_UPS_PER_ADDRESS_PER_MINUTE; i++) expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "success" });
+    for (let i = 0; i < SIGN_UPS_PER_ADDRESS_PER_MINUTE; i++)
+      expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "success" });
     expect(hashing.hash).toBe(SIGN_UPS_PER_ADDRESS_PER_MINUTE);
-    expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "error", error: translate("pt-BR", "auth.tooManySignUps") });
+    expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({
+      status: "error",
+      error: translate("pt-BR", "auth.tooManySignUps"),
+    });
     expect(hashing.hash).toBe(SIGN_UPS_PER_ADDRESS_PER_MINUTE);
     hashing.address = otherAddress();
     expect(await signUpAction(idle, signUpForm(email()))).toMatchObject({ status: "success" });

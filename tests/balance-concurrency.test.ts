@@ -19,15 +19,21 @@ async function createPix(apiKey: string, value: number): Promise<string> {
 
 /** The shown balance and the ledger sum read in one snapshot: what "at every moment" means. */
 async function sameMoment(merchantId: string): Promise<{ shown: number; ledger: number }> {
-  return db().transaction(async (tx) => ({ shown: await balanceOf(tx, merchantId), ledger: await ledgerSum(tx, merchantId) }), {
-    isolationLevel: "repeatable read",
-    accessMode: "read only",
-  });
+  return db().transaction(
+    async (tx) => ({ shown: await balanceOf(tx, merchantId), ledger: await ledgerSum(tx, merchantId) }),
+    {
+      isolationLevel: "repeatable read",
+      accessMode: "read only",
+    },
+  );
 }
 
 /** Rejects when `work` is not done within `ms`: a credit that waited on a lock would be. */
 function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} still waiting after ${ms} ms`)), ms))]);
+  return Promise.race([
+    work,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} still waiting after ${ms} ms`)), ms)),
+  ]);
 }
 
 describe("credits and debits of one merchant at once", () => {
@@ -46,7 +52,11 @@ describe("credits and debits of one merchant at once", () => {
     });
     await isLocked;
     try {
-      const paid = await within(5_000, "sandbox pay", Promise.all(orderIds.map((id) => api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey }))));
+      const paid = await within(
+        5_000,
+        "sandbox pay",
+        Promise.all(orderIds.map((id) => api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey }))),
+      );
       expect(paid.map((r) => r.status)).toEqual([200, 200, 200]);
       await within(5_000, "create-PIX", createPix(apiKey, 40));
       // Shown at once, though the row is still locked.
@@ -85,7 +95,10 @@ describe("credits and debits of one merchant at once", () => {
 
     const pays = orderIds.map((id) => api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey }));
     const outs = Array.from({ length: 40 }, (_, i) =>
-      api("POST", PIX_OUT, { apiKey, body: { value: 1_500 + 37 * i, ...(i % 5 === 0 ? { pixKey: "payout.fail@example.com" } : {}) } }),
+      api("POST", PIX_OUT, {
+        apiKey,
+        body: { value: 1_500 + 37 * i, ...(i % 5 === 0 ? { pixKey: "payout.fail@example.com" } : {}) },
+      }),
     );
     const [paid, out] = await Promise.all([Promise.all(pays), Promise.all(outs)]);
     const accepted = out.filter((r) => r.status === 201);
@@ -105,16 +118,24 @@ describe("credits and debits of one merchant at once", () => {
     const kept = rows.filter((w) => w.status === "COMPLETED").reduce((s, w) => s + w.debitCentavos, 0);
     expect(rows.filter((w) => w.status === "FAILED").length).toBeGreaterThan(0);
     const credited = values.reduce((s, v) => s + v * 100, 0);
-    expect(await sameMoment(merchant.id)).toEqual({ shown: opening + credited - kept, ledger: opening + credited - kept });
+    expect(await sameMoment(merchant.id)).toEqual({
+      shown: opening + credited - kept,
+      ledger: opening + credited - kept,
+    });
 
     // Folding everything leaves the same balance, all of it in the merchant row.
     await foldBalances();
     expect(await db().select().from(unfoldedCredits).where(eq(unfoldedCredits.merchantId, merchant.id))).toEqual([]);
-    const [row] = await db().select({ folded: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchant.id));
+    const [row] = await db()
+      .select({ folded: merchants.balanceCentavos })
+      .from(merchants)
+      .where(eq(merchants.id, merchant.id));
     expect(row.folded).toBe(opening + credited - kept);
     const account = await api("GET", "/api/v1/account", { apiKey });
     expect(account.body.merchant.balance).toBe(opening + credited - kept);
-    const [{ n }] = await db().execute<{ n: number }>(sql`select count(*)::int as n from merchants where balance_centavos < 0`);
+    const [{ n }] = await db().execute<{ n: number }>(
+      sql`select count(*)::int as n from merchants where balance_centavos < 0`,
+    );
     expect(n).toBe(0);
   });
 });

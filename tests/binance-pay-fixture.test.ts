@@ -48,7 +48,11 @@ async function api(
       .update(`${timestamp}\n${nonce}\n${raw}\n`)
       .digest("hex")
       .toUpperCase();
-  const headers: Record<string, string> = { "BinancePay-Timestamp": String(timestamp), "BinancePay-Nonce": nonce, "BinancePay-Signature": signature };
+  const headers: Record<string, string> = {
+    "BinancePay-Timestamp": String(timestamp),
+    "BinancePay-Nonce": nonce,
+    "BinancePay-Signature": signature,
+  };
   if (o.apiKey !== null) headers["BinancePay-Certificate-SN"] = o.apiKey ?? s.apiKey;
   if (o.contentType !== null) headers["content-type"] = o.contentType ?? "application/json";
   const res = await fetch(s.url + path, {
@@ -59,13 +63,20 @@ async function api(
   });
   const text = await res.text();
   const contentType = res.headers.get("content-type") ?? "";
-  return { status: res.status, contentType, text, body: contentType.startsWith("application/json") && text ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    contentType,
+    text,
+    body: contentType.startsWith("application/json") && text ? JSON.parse(text) : undefined,
+  };
 }
 
 type Got = { path: string; raw: string; headers: http.IncomingHttpHeaders; at: number };
 
 /** Where our service would listen: plain http on 127.0.0.1. `answer` decides each reply (default: the documented acknowledgement). */
-async function startReceiver(answer: (n: number, got: Got) => { status: number; body?: string } = () => ({ status: 200, body: ACK })) {
+async function startReceiver(
+  answer: (n: number, got: Got) => { status: number; body?: string } = () => ({ status: 200, body: ACK }),
+) {
   const got: Got[] = [];
   const server = http.createServer((req, res) => {
     let raw = "";
@@ -93,9 +104,14 @@ async function startReceiver(answer: (n: number, got: Got) => { status: number; 
 }
 
 /** webhook-common: base64 RSA-SHA256 over timestamp\nnonce\nrawBody\n with the certificate's public key. */
-function verifies(certPublic: string, g: { raw: string; headers: http.IncomingHttpHeaders | Record<string, string> }): boolean {
+function verifies(
+  certPublic: string,
+  g: { raw: string; headers: http.IncomingHttpHeaders | Record<string, string> },
+): boolean {
   const h = (n: string) => {
-    const v = (g.headers as Record<string, string | string[] | undefined>)[n.toLowerCase()] ?? (g.headers as Record<string, string>)[n];
+    const v =
+      (g.headers as Record<string, string | string[] | undefined>)[n.toLowerCase()] ??
+      (g.headers as Record<string, string>)[n];
     return Array.isArray(v) ? v[0] : v;
   };
   const sig = h("BinancePay-Signature");
@@ -159,21 +175,35 @@ describe("the test Binance Pay server", () => {
   it("signs the FAQ's example inputs as HMAC-SHA512 over timestamp\\nnonce\\nbody\\n", () => {
     const body =
       '{"merchantId":"98765987","subMerchantId":"98765987","merchantTradeNo":"9825382937292","totalFee":25.17,"productDetail":"Greentea ice cream cone","currency":"USDT","returnUrl":"","tradeType":"APP","productType":"Food","productName":"Ice Cream"}';
-    const sig = hmacSignature("uahr4nhailyq55yubuhuncnprfac73bcbz2qfafsevic1jruwunioxtoaozy122f", 1611232922428, "5RhaTrZPhknNv0kDSA2UQ67cPMVNS4sA", body);
+    const sig = hmacSignature(
+      "uahr4nhailyq55yubuhuncnprfac73bcbz2qfafsevic1jruwunioxtoaozy122f",
+      1611232922428,
+      "5RhaTrZPhknNv0kDSA2UQ67cPMVNS4sA",
+      body,
+    );
     // Computed independently with `openssl dgst -sha512 -hmac`. The FAQ page prints "253B9241…" for these inputs,
     // which neither this nor any variant tried (no trailing LF, CRLF, SHA-256, pretty-printed body) reproduces.
-    expect(sig).toBe("C1F7A336D5E6A100DD31F41669895D99C24A3A4D4F96DB6389761CB2CDD37FA2F6D106A24DB048B4989005E85EADEA392CD866902736D3D276BDC44C49DD00FC");
+    expect(sig).toBe(
+      "C1F7A336D5E6A100DD31F41669895D99C24A3A4D4F96DB6389761CB2CDD37FA2F6D106A24DB048B4989005E85EADEA392CD866902736D3D276BDC44C49DD00FC",
+    );
   });
 
   describe("create and query", () => {
     it("creates an order priced in BRL: USDT amount, big string ids, links on the fixture", async () => {
       const { no, data } = await create(s, rx.url);
-      expect(data).toMatchObject({ currency: "USDT", totalFee: "5.10", fiatCurrency: "BRL", fiatAmount: "25.50", terminalType: "WEB" });
+      expect(data).toMatchObject({
+        currency: "USDT",
+        totalFee: "5.10",
+        fiatCurrency: "BRL",
+        fiatAmount: "25.50",
+        terminalType: "WEB",
+      });
       expect(typeof data.prepayId).toBe("string");
       expect(data.prepayId).toMatch(ID);
       expect(BigInt(data.prepayId)).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
       expect(data.expireTime).toBe(s.orders.get(no)!.expireTime);
-      for (const k of ["qrcodeLink", "qrContent", "checkoutUrl", "universalUrl"]) expect(data[k].startsWith(s.url)).toBe(true);
+      for (const k of ["qrcodeLink", "qrContent", "checkoutUrl", "universalUrl"])
+        expect(data[k].startsWith(s.url)).toBe(true);
       expect(data.deeplink).toMatch(/^bnc:\/\//);
       expect(s.orders.get(no)).toMatchObject({ status: "INITIAL", orderAmount: "5.10000000", prepayId: data.prepayId });
     });
@@ -218,14 +248,25 @@ describe("the test Binance Pay server", () => {
       expect(first.body.status).toBe("SUCCESS");
       const again = await api(s, PATHS.create, undefined, { raw });
       expect(again.status).toBe(400);
-      expect(again.body).toEqual({ status: "FAIL", code: "400201", errorMessage: "merchantTradeNo is invalid or duplicated." });
+      expect(again.body).toEqual({
+        status: "FAIL",
+        code: "400201",
+        errorMessage: "merchantTradeNo is invalid or duplicated.",
+      });
       // The first order stands as it was; the query by merchantTradeNo finds it.
-      expect((await api(s, PATHS.query, { merchantTradeNo: no })).body.data).toMatchObject({ prepayId: first.body.data.prepayId, status: "INITIAL" });
+      expect((await api(s, PATHS.query, { merchantTradeNo: no })).body.data).toMatchObject({
+        prepayId: first.body.data.prepayId,
+        status: "INITIAL",
+      });
     });
 
     it("refuses a fiat currency it does not price and an expiry in the past", async () => {
-      expect((await api(s, PATHS.create, orderBody(tradeNo(), rx.url, { fiatCurrency: "XYZ" }))).body.code).toBe("400102");
-      expect((await api(s, PATHS.create, orderBody(tradeNo(), rx.url, { orderExpireTime: Date.now() - 1000 }))).body.code).toBe("400102");
+      expect((await api(s, PATHS.create, orderBody(tradeNo(), rx.url, { fiatCurrency: "XYZ" }))).body.code).toBe(
+        "400102",
+      );
+      expect(
+        (await api(s, PATHS.create, orderBody(tradeNo(), rx.url, { orderExpireTime: Date.now() - 1000 }))).body.code,
+      ).toBe("400102");
     });
   });
 
@@ -236,16 +277,31 @@ describe("the test Binance Pay server", () => {
       const body = orderBody(no, rx.url);
       const wrong = await api(s, PATHS.create, body, { secretKey: "not-the-secret" });
       expect(wrong.status).toBe(406);
-      expect(wrong.body).toEqual({ status: "FAIL", code: "400002", errorMessage: "Signature for this request is not valid." });
+      expect(wrong.body).toEqual({
+        status: "FAIL",
+        code: "400002",
+        errorMessage: "Signature for this request is not valid.",
+      });
       const ts = Date.now();
       const n = nonce32();
       const raw = JSON.stringify(body);
       const lower = createHmac("sha512", s.secretKey).update(`${ts}\n${n}\n${raw}\n`).digest("hex");
-      expect((await api(s, PATHS.create, undefined, { raw, timestamp: ts, nonce: n, signature: lower })).body.code).toBe("400002");
+      expect(
+        (await api(s, PATHS.create, undefined, { raw, timestamp: ts, nonce: n, signature: lower })).body.code,
+      ).toBe("400002");
       // Signed over the compact JSON, sent pretty-printed: the same object, other bytes.
       const n2 = nonce32();
       const compact = createHmac("sha512", s.secretKey).update(`${ts}\n${n2}\n${raw}\n`).digest("hex").toUpperCase();
-      expect((await api(s, PATHS.create, undefined, { raw: JSON.stringify(body, null, 2), timestamp: ts, nonce: n2, signature: compact })).body.code).toBe("400002");
+      expect(
+        (
+          await api(s, PATHS.create, undefined, {
+            raw: JSON.stringify(body, null, 2),
+            timestamp: ts,
+            nonce: n2,
+            signature: compact,
+          })
+        ).body.code,
+      ).toBe("400002");
       expect(s.orders.has(no)).toBe(false);
       expect(s.violations.slice(before)).toEqual([
         expect.stringContaining("does not match"),
@@ -262,17 +318,29 @@ describe("the test Binance Pay server", () => {
     });
 
     it("refuses a stale or future timestamp and one in seconds (400003)", async () => {
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 61_000 })).body.code).toBe("400003");
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() + 61_000 })).body.code).toBe("400003");
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Math.floor(Date.now() / 1000) })).body.code).toBe("400003");
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 50_000 })).body.code).toBe("400202");
+      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 61_000 })).body.code).toBe(
+        "400003",
+      );
+      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() + 61_000 })).body.code).toBe(
+        "400003",
+      );
+      expect(
+        (await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Math.floor(Date.now() / 1000) })).body.code,
+      ).toBe("400003");
+      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 50_000 })).body.code).toBe(
+        "400202",
+      );
     });
 
     it("takes the allowed skew as an option", async () => {
       const s2 = await startBinancePay({ maxSkewMs: 1000, quiet: true });
       try {
-        expect((await api(s2, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 2500 })).body.code).toBe("400003");
-        expect((await api(s2, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 500 })).body.code).toBe("400202");
+        expect(
+          (await api(s2, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 2500 })).body.code,
+        ).toBe("400003");
+        expect((await api(s2, PATHS.query, { merchantTradeNo: "X1" }, { timestamp: Date.now() - 500 })).body.code).toBe(
+          "400202",
+        );
       } finally {
         await s2.stop();
       }
@@ -285,13 +353,17 @@ describe("the test Binance Pay server", () => {
       expect(replay.body.code).toBe("400001");
       expect(s.violations.at(-1)).toContain("was used before");
       expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { nonce: "short" })).body.code).toBe("400001");
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { nonce: `${nonce32().slice(0, 31)}-` })).body.code).toBe("400001");
+      expect(
+        (await api(s, PATHS.query, { merchantTradeNo: "X1" }, { nonce: `${nonce32().slice(0, 31)}-` })).body.code,
+      ).toBe("400001");
     });
 
     it("answers GETs, other content types and bodiless calls as the FAQ says (100001001), and unknown paths with 403", async () => {
       const get = await api(s, PATHS.query, undefined, { method: "GET" });
       expect(get.body).toEqual({ status: "ERROR", type: "SYS", code: "100001001", errorData: "System abnormality" });
-      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { contentType: "text/plain" })).body.code).toBe("100001001");
+      expect((await api(s, PATHS.query, { merchantTradeNo: "X1" }, { contentType: "text/plain" })).body.code).toBe(
+        "100001001",
+      );
       expect((await api(s, PATHS.query, undefined)).body.code).toBe("100001001");
       const unknown = await api(s, "/binancepay/openapi/v9/order", {});
       expect(unknown.status).toBe(403);
@@ -308,7 +380,9 @@ describe("the test Binance Pay server", () => {
       expect((await api(s, PATHS.create, { ...base, env: { terminalType: "BROWSER" } })).body.code).toBe("400102");
       expect((await api(s, PATHS.create, { ...base, fiatAmount: "10.123456789" })).body.code).toBe("400102");
       expect((await api(s, PATHS.create, { ...base, fiatCurrency: undefined })).body.code).toBe("400100");
-      expect((await api(s, PATHS.create, { ...base, orderExpireTime: String(base.orderExpireTime) })).body.code).toBe("400100");
+      expect((await api(s, PATHS.create, { ...base, orderExpireTime: String(base.orderExpireTime) })).body.code).toBe(
+        "400100",
+      );
       const { data } = await create(s, rx.url);
       // prepayId is a string of up to 19 digits: a JSON number is the wrong type (and loses precision).
       const asNumber = await api(s, PATHS.query, undefined, { raw: `{"prepayId":${data.prepayId}}` });
@@ -371,7 +445,12 @@ describe("the test Binance Pay server", () => {
       expect(d.paymentInfo.paymentInstructions).toEqual([{ currency: "USDT", amount: "5.10", price: "1" }]);
 
       const q = await api(s, PATHS.query, { prepayId: data.prepayId });
-      expect(q.body.data).toMatchObject({ status: "PAID", transactTime: at.getTime(), transactionId: d.transactionId, openUserId: d.openUserId });
+      expect(q.body.data).toMatchObject({
+        status: "PAID",
+        transactTime: at.getTime(),
+        transactionId: d.transactionId,
+        openUserId: d.openUserId,
+      });
       expect(s.notifications.at(-1)).toMatchObject({ status: 200, acknowledged: true, attempt: 1, forged: false });
     });
 
@@ -430,10 +509,15 @@ describe("the test Binance Pay server", () => {
       try {
         const { no, data } = await create(s, verifying.url);
         const [cert] = await certificates(s);
-        for (const how of ["wrong-key", "unsigned", "tampered-body"] as const) expect(await s.forgeNotification(no, { how })).toBe(200);
+        for (const how of ["wrong-key", "unsigned", "tampered-body"] as const)
+          expect(await s.forgeNotification(no, { how })).toBe(200);
         expect(verifying.got).toHaveLength(3);
         for (const g of verifying.got) {
-          expect(JSON.parse(g.raw)).toMatchObject({ bizType: "PAY", bizStatus: "PAY_SUCCESS", bizIdStr: data.prepayId });
+          expect(JSON.parse(g.raw)).toMatchObject({
+            bizType: "PAY",
+            bizStatus: "PAY_SUCCESS",
+            bizIdStr: data.prepayId,
+          });
           expect(verifies(cert.certPublic, g)).toBe(false);
         }
         expect(verifying.got[0].headers["binancepay-certificate-sn"]).toBe(cert.certSerial);
@@ -519,7 +603,12 @@ describe("the test Binance Pay server", () => {
 
     it("refunds once per refundRequestId, refuses going beyond what is left, and answers the refund query", async () => {
       const { no, data } = await paidOrder();
-      const req = { refundRequestId: `r-${no}`, prepayId: data.prepayId, refundAmount: 4, refundReason: "cliente desistiu" };
+      const req = {
+        refundRequestId: `r-${no}`,
+        prepayId: data.prepayId,
+        refundAmount: 4,
+        refundReason: "cliente desistiu",
+      };
       const first = await api(s, PATHS.refund, req);
       expect(first.body.data).toMatchObject({
         refundRequestId: req.refundRequestId,
@@ -533,11 +622,16 @@ describe("the test Binance Pay server", () => {
       const again = await api(s, PATHS.refund, req);
       expect(again.body.data).toEqual({ ...first.body.data, duplicateRequest: "Y" });
       expect([...s.refunds.values()].filter((r) => r.prepayId === data.prepayId)).toHaveLength(1);
-      expect((await api(s, PATHS.refund, { ...req, refundRequestId: `r2-${no}`, refundAmount: "6.01" })).body.code).toBe("400303");
+      expect(
+        (await api(s, PATHS.refund, { ...req, refundRequestId: `r2-${no}`, refundAmount: "6.01" })).body.code,
+      ).toBe("400303");
       const q = await api(s, PATHS.refundQuery, { refundRequestId: req.refundRequestId });
       expect(q.body.data).toMatchObject({ refundStatus: "REFUND_SUCCESS", refundAmount: "4.00", remainingAttempts: 9 });
       expect((await api(s, PATHS.query, { prepayId: data.prepayId })).body.data.status).toBe("REFUNDED");
-      expect((await api(s, PATHS.refund, { ...req, refundRequestId: `r3-${no}`, refundAmount: "6" })).body.data.refundedAmount).toBe("10.00");
+      expect(
+        (await api(s, PATHS.refund, { ...req, refundRequestId: `r3-${no}`, refundAmount: "6" })).body.data
+          .refundedAmount,
+      ).toBe("10.00");
       expect((await api(s, PATHS.query, { prepayId: data.prepayId })).body.data.status).toBe("FULL_REFUNDED");
       expect((await api(s, PATHS.refundQuery, { refundRequestId: "unknown-refund" })).body.code).toBe("400202");
     });
@@ -553,7 +647,12 @@ describe("the test Binance Pay server", () => {
       const body = JSON.parse(g.raw);
       expect(body).toMatchObject({ bizType: "PAY_REFUND", bizStatus: "REFUND_SUCCESS", bizIdStr: data.prepayId });
       const notified = JSON.parse(body.data);
-      expect(notified.refundInfo).toMatchObject({ refundRequestId: `n-${no}`, prepayId: data.prepayId, refundAmount: "1.00", duplicateRequest: "N" });
+      expect(notified.refundInfo).toMatchObject({
+        refundRequestId: `n-${no}`,
+        prepayId: data.prepayId,
+        refundAmount: "1.00",
+        duplicateRequest: "N",
+      });
       // The refund's id is in refundInfo only, never at the top of data.
       expect(notified.refundRequestId).toBeUndefined();
       expect(notified.merchantTradeNo).toBe(no);
@@ -579,24 +678,39 @@ describe("the test Binance Pay server", () => {
       await api(s, PATHS.refund, { refundRequestId: id, prepayId: data.prepayId, refundAmount: "10" });
       expect((await api(s, PATHS.refundQuery, { refundRequestId: id })).body.data.refundStatus).toBe("REFUND_PENDING");
       expect((await api(s, PATHS.query, { prepayId: data.prepayId })).body.data.status).toBe("REFUNDING");
-      expect((await api(s, PATHS.refund, { refundRequestId: `${id}b`, prepayId: data.prepayId, refundAmount: "0.01" })).body.code).toBe("400303");
+      expect(
+        (await api(s, PATHS.refund, { refundRequestId: `${id}b`, prepayId: data.prepayId, refundAmount: "0.01" })).body
+          .code,
+      ).toBe("400303");
       const n = rx.got.length;
       await s.settleRefund(id, "REFUND_REJECTED");
       expect(JSON.parse(rx.got[n].raw)).toMatchObject({ bizType: "PAY_REFUND", bizStatus: "REFUND_REJECTED" });
       expect((await api(s, PATHS.refundQuery, { refundRequestId: id })).body.data.refundStatus).toBe("REFUND_FAIL");
       expect((await api(s, PATHS.query, { prepayId: data.prepayId })).body.data.status).toBe("PAID");
       s.faults.refundOutcome = () => "REFUNDED";
-      expect((await api(s, PATHS.refund, { refundRequestId: `${id}c`, prepayId: data.prepayId, refundAmount: "10" })).body.status).toBe("SUCCESS");
+      expect(
+        (await api(s, PATHS.refund, { refundRequestId: `${id}c`, prepayId: data.prepayId, refundAmount: "10" })).body
+          .status,
+      ).toBe("SUCCESS");
     });
 
     it("refuses refunds of unpaid or unknown orders and a reused refundRequestId with other terms", async () => {
       const unpaid = await create(s, rx.url);
-      expect((await api(s, PATHS.refund, { refundRequestId: "u1", prepayId: unpaid.data.prepayId, refundAmount: 1 })).body.code).toBe("400204");
-      expect((await api(s, PATHS.refund, { refundRequestId: "u2", prepayId: "1234567890123456789", refundAmount: 1 })).body.code).toBe("400301");
+      expect(
+        (await api(s, PATHS.refund, { refundRequestId: "u1", prepayId: unpaid.data.prepayId, refundAmount: 1 })).body
+          .code,
+      ).toBe("400204");
+      expect(
+        (await api(s, PATHS.refund, { refundRequestId: "u2", prepayId: "1234567890123456789", refundAmount: 1 })).body
+          .code,
+      ).toBe("400301");
       const { no, data } = await paidOrder();
       await api(s, PATHS.refund, { refundRequestId: `x-${no}`, prepayId: data.prepayId, refundAmount: 1 });
       const before = s.violations.length;
-      expect((await api(s, PATHS.refund, { refundRequestId: `x-${no}`, prepayId: data.prepayId, refundAmount: 2 })).body.code).toBe("400102");
+      expect(
+        (await api(s, PATHS.refund, { refundRequestId: `x-${no}`, prepayId: data.prepayId, refundAmount: 2 })).body
+          .code,
+      ).toBe("400102");
       expect(s.violations.length).toBe(before + 1);
     });
   });
@@ -612,7 +726,11 @@ describe("the test Binance Pay server", () => {
       expect((await api(s, PATHS.create, orderBody(no, rx.url))).body.status).toBe("SUCCESS");
 
       s.faults.failNext.push({ path: /order\/query$/, status: 500, count: 2, code: "400000" });
-      expect((await api(s, PATHS.query, { merchantTradeNo: no })).body).toEqual({ status: "FAIL", code: "400000", errorMessage: MESSAGE_400000 });
+      expect((await api(s, PATHS.query, { merchantTradeNo: no })).body).toEqual({
+        status: "FAIL",
+        code: "400000",
+        errorMessage: MESSAGE_400000,
+      });
       expect((await api(s, PATHS.query, { merchantTradeNo: no })).status).toBe(500);
       expect((await api(s, PATHS.query, { merchantTradeNo: no })).body.status).toBe("SUCCESS");
       expect(s.faults.failNext).toEqual([]);
@@ -650,7 +768,11 @@ describe("the test Binance Pay server", () => {
 
     it("answers a rate-limited request 429 with Retry-After", async () => {
       s.faults.failNext.push({ path: /order\/query$/, status: 429, count: 1, retryAfter: "2" });
-      const limited = await fetch(s.url + PATHS.query, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const limited = await fetch(s.url + PATHS.query, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       expect(limited.status).toBe(429);
       expect(limited.headers.get("retry-after")).toBe("2");
     });
@@ -668,7 +790,12 @@ describe("correct merchant traffic", () => {
       await s.pay(no);
       await api(s, PATHS.refund, { refundRequestId: `ok-${no}`, prepayId: data.prepayId, refundAmount: "1.5" });
       await api(s, PATHS.refundQuery, { refundRequestId: `ok-${no}` });
-      const other = await create(s, rx.url, { orderAmount: "2.5", currency: "USDT", fiatAmount: undefined, fiatCurrency: undefined });
+      const other = await create(s, rx.url, {
+        orderAmount: "2.5",
+        currency: "USDT",
+        fiatAmount: undefined,
+        fiatCurrency: undefined,
+      });
       await api(s, PATHS.close, { prepayId: other.data.prepayId });
       await api(s, PATHS.certificates, {});
       await s.idle();

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
-import { chainCursors, chainTransfers, chainTxs, cryptoPixPayments, events, onchainOrders, withdrawals } from "@/db/schema";
+import {
+  chainCursors,
+  chainTransfers,
+  chainTxs,
+  cryptoPixPayments,
+  events,
+  onchainOrders,
+  withdrawals,
+} from "@/db/schema";
 import { runSweep, watchDeposits as watchNetwork } from "@/lib/worker";
 import { getOrderDetail } from "@/lib/dashboard/server/order-detail";
 import { toBaseUnits } from "@/lib/money";
@@ -61,7 +69,11 @@ async function order(id: string) {
 }
 
 async function transfersTo(ownerId: string) {
-  return db().select().from(chainTransfers).where(eq(chainTransfers.ownerId, ownerId)).orderBy(asc(chainTransfers.blockNumber), asc(chainTransfers.logIndex));
+  return db()
+    .select()
+    .from(chainTransfers)
+    .where(eq(chainTransfers.ownerId, ownerId))
+    .orderBy(asc(chainTransfers.blockNumber), asc(chainTransfers.logIndex));
 }
 
 const watch = () => watchNetwork("polygon");
@@ -83,7 +95,11 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await watch();
 
     const after = await order(o.id);
-    expect(after).toMatchObject({ status: "COMPLETED", receivedAmount: "10.000000000000000000", creditedCentavos: 5400 });
+    expect(after).toMatchObject({
+      status: "COMPLETED",
+      receivedAmount: "10.000000000000000000",
+      creditedCentavos: 5400,
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({
@@ -112,7 +128,11 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await anvil.transfer(dai, payer2, o.address, toBaseUnits("10.018519", 18));
     await confirm();
     await watch();
-    expect(await order(o.id)).toMatchObject({ status: "COMPLETED", receivedAmount: "18.518519000000000000", unappliedAmount: "0.000000000000000000" });
+    expect(await order(o.id)).toMatchObject({
+      status: "COMPLETED",
+      receivedAmount: "18.518519000000000000",
+      unappliedAmount: "0.000000000000000000",
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
     expect((await transfersTo(o.id)).map((t) => t.fromAddress)).toEqual([payer.address, payer2.address]);
   });
@@ -123,10 +143,18 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await anvil.transfer(usdt, payer, o.address, 12_500_000n);
     await confirm();
     await watch();
-    expect(await order(o.id)).toMatchObject({ status: "COMPLETED", receivedAmount: "10.000000000000000000", unappliedAmount: "2.500000000000000000" });
+    expect(await order(o.id)).toMatchObject({
+      status: "COMPLETED",
+      receivedAmount: "10.000000000000000000",
+      unappliedAmount: "2.500000000000000000",
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
     const [t] = await transfersTo(o.id);
-    expect(t).toMatchObject({ appliedAmount: "10.000000000000000000", unappliedAmount: "2.500000000000000000", note: "overpayment" });
+    expect(t).toMatchObject({
+      appliedAmount: "10.000000000000000000",
+      unappliedAmount: "2.500000000000000000",
+      note: "overpayment",
+    });
     const unapplied = await db()
       .select()
       .from(events)
@@ -144,7 +172,9 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await watchNetwork("bsc"); // bsc's USDT (the DAI contract on this node) to the same address: the right asset, the wrong network
     expect((await order(o.id)).status).toBe("PENDING");
     // Polygon's first: the two networks' records may be written in either order.
-    const recorded = (await transfersTo(o.id)).sort((a, b) => (a.network === "polygon" ? -1 : 0) - (b.network === "polygon" ? -1 : 0));
+    const recorded = (await transfersTo(o.id)).sort(
+      (a, b) => (a.network === "polygon" ? -1 : 0) - (b.network === "polygon" ? -1 : 0),
+    );
     expect(recorded).toHaveLength(2);
     expect(recorded.map((t) => [t.network, t.appliedAmount, t.unappliedAmount])).toEqual([
       ["polygon", "0.000000000000000000", "10.000000000000000000"],
@@ -210,13 +240,21 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
       do pass = await watchNetwork("polygon", { maxRanges: 1 });
       while (pass && pass.toBlock < Number(sent[0].blockNumber));
       expect(pass?.toBlock).toBe(Number(sent[0].blockNumber));
-      expect((await Promise.all(orders.map((o) => order(o.id)))).map((o) => o.status)).toEqual(["COMPLETED", "PENDING", "PENDING"]);
+      expect((await Promise.all(orders.map((o) => order(o.id)))).map((o) => o.status)).toEqual([
+        "COMPLETED",
+        "PENDING",
+        "PENDING",
+      ]);
       await watch();
     } finally {
       delete process.env.CHAIN_LOG_BLOCK_RANGE;
       resetEnvForTests();
     }
-    expect((await Promise.all(orders.map((o) => order(o.id)))).map((o) => o.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
+    expect((await Promise.all(orders.map((o) => order(o.id)))).map((o) => o.status)).toEqual([
+      "COMPLETED",
+      "COMPLETED",
+      "COMPLETED",
+    ]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(3 * 5400);
 
     // A crash after applying but before the cursor was saved: the same blocks are read again.
@@ -228,11 +266,14 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
   });
 
   it("reports after each pass how many blocks it is behind the node's head, and when it passed (GET /metrics)", async () => {
-    const read = async (name: string) => (await metricsRegistry.getSingleMetric(name)!.get()).values.find((v) => v.labels.network === "polygon")?.value;
+    const read = async (name: string) =>
+      (await metricsRegistry.getSingleMetric(name)!.get()).values.find((v) => v.labels.network === "polygon")?.value;
     await watch();
     // Caught up: the cursor is at the safe head, the confirmations' blocks behind the head.
     expect(await read("payments_chain_watcher_blocks_behind_head")).toBe(CONFIRMATIONS - 1);
-    expect(Math.abs((await read("payments_chain_watcher_last_pass_timestamp_seconds"))! - Date.now() / 1000)).toBeLessThan(5);
+    expect(
+      Math.abs((await read("payments_chain_watcher_last_pass_timestamp_seconds"))! - Date.now() / 1000),
+    ).toBeLessThan(5);
 
     await anvil.mine(10);
     process.env.CHAIN_LOG_BLOCK_RANGE = "1";
@@ -280,7 +321,11 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
     await anvil.transfer(usdt, payer, o.address, 10_000_000n);
     await confirm();
     await watch();
-    expect(await order(o.id)).toMatchObject({ status: "FAILED", receivedAmount: "0.000000000000000000", unappliedAmount: "10.000000000000000000" });
+    expect(await order(o.id)).toMatchObject({
+      status: "FAILED",
+      receivedAmount: "0.000000000000000000",
+      unappliedAmount: "10.000000000000000000",
+    });
     const [t] = await transfersTo(o.id);
     expect(t).toMatchObject({ unappliedAmount: "10.000000000000000000", note: "arrived after the order was final" });
     const flagged = await db()
@@ -294,17 +339,27 @@ describe("deposit watcher on a local node (polygon → anvil)", () => {
 
 describe("Crypto-PIX on a local node (bsc → anvil)", () => {
   const code = (amountCentavos: number, pixKey: string) =>
-    encodeStaticBrCode({ pixKey, merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos, txid: "PEDIDO123" });
+    encodeStaticBrCode({
+      pixKey,
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos,
+      txid: "PEDIDO123",
+    });
 
   async function pay(pixKey: string) {
     const { apiKey } = await seedMerchant();
-    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: code(5400, pixKey), network: "bsc" } });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: { qrcode: code(5400, pixKey), network: "bsc" },
+    });
     expect(res.status).toBe(201);
     const [p] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
     return p;
   }
 
-  const payment = async (id: string) => (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
+  const payment = async (id: string) =>
+    (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
 
   it("pays the PIX once the crypto is confirmed → COMPLETED", async () => {
     const p = await pay("padaria@example.com");
@@ -356,7 +411,10 @@ describe("two networks pointed at one node", () => {
     ];
     for (const [i, s] of sends.entries()) {
       const to = randomAddress();
-      const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { toAddress: to, value: 54, network: s.network, token: "USDT" } });
+      const res = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+        apiKey,
+        body: { toAddress: to, value: 54, network: s.network, token: "USDT" },
+      });
       expect(res.status).toBe(200);
       const receipt = await anvil.client.waitForTransactionReceipt({ hash: res.body.transactionHash, timeout: 10_000 });
       expect(receipt.status).toBe("success");

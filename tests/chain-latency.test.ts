@@ -23,7 +23,12 @@ const payer = account(5);
 beforeAll(async () => {
   anvil = await startAnvil();
   usdt = await anvil.deployToken(6, "USDT");
-  const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } }, { CHAIN_POLL_SECONDS: String(POLL_SECONDS) });
+  const chain = await useLocalChain(
+    anvil,
+    ["polygon"],
+    { polygon: { USDT: { address: usdt, decimals: 6 } } },
+    { CHAIN_POLL_SECONDS: String(POLL_SECONDS) },
+  );
   restore = chain.restore;
   await anvil.mint(usdt, payer.address, 10n ** 15n);
   await startJobs();
@@ -37,7 +42,10 @@ afterAll(async () => {
 
 async function completedAt(id: string, deadline: number): Promise<Date> {
   for (;;) {
-    const [o] = await db().select({ status: onchainOrders.status, completedAt: onchainOrders.completedAt }).from(onchainOrders).where(eq(onchainOrders.id, id));
+    const [o] = await db()
+      .select({ status: onchainOrders.status, completedAt: onchainOrders.completedAt })
+      .from(onchainOrders)
+      .where(eq(onchainOrders.id, id));
     if (o.status === "COMPLETED" && o.completedAt) return o.completedAt;
     if (Date.now() > deadline) throw new Error(`order ${id} not COMPLETED in time (${o.status})`);
     await new Promise((r) => setTimeout(r, 10));
@@ -49,7 +57,10 @@ describe("deposit detection latency with the watcher job polling", () => {
     const { apiKey } = await seedMerchant();
     const latencies: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
-      const res = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 54, network: "polygon", asset: "USDT" } });
+      const res = await api("POST", "/api/v1/onchain/deposit", {
+        apiKey,
+        body: { value: 54, network: "polygon", asset: "USDT" },
+      });
       expect(res.status).toBe(201);
       await new Promise((r) => setTimeout(r, Math.random() * POLL_SECONDS * 1000));
       await anvil.transfer(usdt, payer, res.body.order.address, 10_000_000n);

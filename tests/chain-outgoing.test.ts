@@ -4,7 +4,15 @@ import { createWalletClient, encodeAbiParameters, http, keccak256, pad, parseGwe
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { db } from "@/db";
-import { chainTxAttempts, chainTxs, cryptoPixPayments, events, ledgerEntries, onchainOrders, withdrawals } from "@/db/schema";
+import {
+  chainTxAttempts,
+  chainTxs,
+  cryptoPixPayments,
+  events,
+  ledgerEntries,
+  onchainOrders,
+  withdrawals,
+} from "@/db/schema";
 import { onRefundChainTx, retryRefund } from "@/lib/crypto-pix/refunds";
 import { resetEnvForTests } from "@/lib/env";
 import { fillNonceGaps, nonceReport } from "@/lib/hot-wallet/gaps";
@@ -42,8 +50,16 @@ beforeAll(async () => {
   const chain = await useLocalChain(
     anvil,
     ["polygon", "bsc"],
-    { polygon: { USDT: { address: usdt, decimals: 6 }, DAI: { address: unfunded, decimals: 18 } }, bsc: { USDT: { address: bscUsdt, decimals: 18 } } },
-    { EVM_RPC_URL_POLYGON: proxy.url, EVM_RPC_URL_BSC: proxy.url, CHAIN_REPLACE_AFTER_BLOCKS: "3", CHAIN_RPC_TIMEOUT_MS: "2000" },
+    {
+      polygon: { USDT: { address: usdt, decimals: 6 }, DAI: { address: unfunded, decimals: 18 } },
+      bsc: { USDT: { address: bscUsdt, decimals: 18 } },
+    },
+    {
+      EVM_RPC_URL_POLYGON: proxy.url,
+      EVM_RPC_URL_BSC: proxy.url,
+      CHAIN_REPLACE_AFTER_BLOCKS: "3",
+      CHAIN_RPC_TIMEOUT_MS: "2000",
+    },
   );
   restore = chain.restore;
   hotWallet = chain.hotWallet.address;
@@ -65,13 +81,18 @@ afterAll(async () => {
 });
 
 const withdrawalRow = async (id: string) => (await db().select().from(withdrawals).where(eq(withdrawals.id, id)))[0];
-const chainTxOf = async (ownerId: string) => (await db().select().from(chainTxs).where(eq(chainTxs.ownerId, ownerId)).orderBy(asc(chainTxs.createdAt)))[0];
-const attemptsOf = async (chainTxId: string) => db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, chainTxId)).orderBy(asc(chainTxAttempts.id));
+const chainTxOf = async (ownerId: string) =>
+  (await db().select().from(chainTxs).where(eq(chainTxs.ownerId, ownerId)).orderBy(asc(chainTxs.createdAt)))[0];
+const attemptsOf = async (chainTxId: string) =>
+  db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, chainTxId)).orderBy(asc(chainTxAttempts.id));
 const receipt = (hash: string) => anvil.client.getTransactionReceipt({ hash: hash as Hex }).catch(() => null);
 const inMempool = (hash: string) => anvil.client.getTransaction({ hash: hash as Hex }).catch(() => null);
 
 async function withdraw(apiKey: string, body: Record<string, unknown>) {
-  const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { network: "polygon", token: "USDT", ...body } });
+  const res = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+    apiKey,
+    body: { network: "polygon", token: "USDT", ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { id: string; transactionHash: Hex; fees: { network: number } };
 }
@@ -101,7 +122,9 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     await anvil.mine(1);
     for (const w of [first, ...later]) expect((await receipt(w.transactionHash))?.status).toBe("success");
     for (const w of [first, ...later]) expect((await settle(w.id)).status).toBe("COMPLETED");
-    expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_000 - 6 * (5400 + 27 + Math.round(first.fees.network * 100)));
+    expect(await balanceMatchesLedger(merchant.id)).toBe(
+      1_000_000 - 6 * (5400 + 27 + Math.round(first.fees.network * 100)),
+    );
   });
 
   it("the process dies between commit and broadcast: the transaction lands after the restart, exactly once", async () => {
@@ -155,7 +178,9 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const [, replacement] = await attemptsOf(chainTx.id);
     expect(replacement).toBeDefined();
     expect(BigInt(replacement.maxFeePerGas) * 1000n).toBeGreaterThanOrEqual(BigInt(original.maxFeePerGas) * 1125n);
-    expect(BigInt(replacement.maxPriorityFeePerGas) * 1000n).toBeGreaterThanOrEqual(BigInt(original.maxPriorityFeePerGas) * 1125n);
+    expect(BigInt(replacement.maxPriorityFeePerGas) * 1000n).toBeGreaterThanOrEqual(
+      BigInt(original.maxPriorityFeePerGas) * 1125n,
+    );
     await anvil.mine(1);
     expect((await receipt(replacement.hash))?.status).toBe("success");
     expect(await receipt(original.hash)).toBeNull();
@@ -168,7 +193,12 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
       .from(events)
       .where(and(eq(events.subjectId, w.id), eq(events.type, "withdrawal.onchain.status_changed")))
       .orderBy(asc(events.seq));
-    expect(changes.map((e) => [(e.data as { status: string }).status, (e.data as { transactionHash: string }).transactionHash])).toEqual([
+    expect(
+      changes.map((e) => [
+        (e.data as { status: string }).status,
+        (e.data as { transactionHash: string }).transactionHash,
+      ]),
+    ).toEqual([
       ["PENDING", original.hash],
       ["COMPLETED", replacement.hash],
     ]);
@@ -194,7 +224,9 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
       expect(stuck.attention).toContain("CHAIN_MAX_FEE_GWEI_POLYGON");
       expect(await attemptsOf(chainTx.id)).toHaveLength(1);
       expect((await nonceReport("polygon")).needsAttention.map((a) => a.id)).toContain(chainTx.id);
-      expect(await cancelChainTx(chainTx.id)).toMatchObject({ refused: expect.stringContaining("CHAIN_MAX_FEE_GWEI_POLYGON") });
+      expect(await cancelChainTx(chainTx.id)).toMatchObject({
+        refused: expect.stringContaining("CHAIN_MAX_FEE_GWEI_POLYGON"),
+      });
     } finally {
       delete process.env.CHAIN_MAX_FEE_GWEI_POLYGON;
       resetEnvForTests();
@@ -216,11 +248,24 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const w = await withdraw(apiKey, { toAddress: randomAddress(), value: 54 });
     const chainTx = await chainTxOf(w.id);
     await anvil.test.dropTransaction({ hash: w.transactionHash });
-    const outside = createWalletClient({ account: privateKeyToAccount(hotKey), chain: foundry, transport: http(anvil.url) });
-    await outside.sendTransaction({ to: hotWallet, value: 0n, nonce: chainTx.nonce, maxFeePerGas: parseGwei("100"), maxPriorityFeePerGas: parseGwei("2") });
+    const outside = createWalletClient({
+      account: privateKeyToAccount(hotKey),
+      chain: foundry,
+      transport: http(anvil.url),
+    });
+    await outside.sendTransaction({
+      to: hotWallet,
+      value: 0n,
+      nonce: chainTx.nonce,
+      maxFeePerGas: parseGwei("100"),
+      maxPriorityFeePerGas: parseGwei("2"),
+    });
     await anvil.mine(1);
     const failed = await settle(w.id);
-    expect(failed).toMatchObject({ status: "FAILED", failureReason: expect.stringContaining("another transaction used its nonce") });
+    expect(failed).toMatchObject({
+      status: "FAILED",
+      failureReason: expect.stringContaining("another transaction used its nonce"),
+    });
     expect((await chainTxOf(w.id)).status).toBe("superseded");
     expect(await balanceMatchesLedger(merchant.id)).toBe(100_000);
   });
@@ -258,19 +303,31 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     expect((await receipt(w.transactionHash))?.status).toBe("success");
     expect((await settle(w.id)).status).toBe("COMPLETED");
     await runSweep(); // the filler is followed to its end like any other
-    expect((await db().select().from(chainTxs).where(eq(chainTxs.id, filled[0].chainTxId)))[0].status).toBe("confirmed");
+    expect((await db().select().from(chainTxs).where(eq(chainTxs.id, filled[0].chainTxId)))[0].status).toBe(
+      "confirmed",
+    );
     expect((await nonceReport("polygon")).gaps).toEqual([]);
   });
 });
 
 describe("Crypto-PIX refunds through the hot wallet (bsc → anvil)", () => {
   const code = (amountCentavos: number, pixKey: string) =>
-    encodeStaticBrCode({ pixKey, merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos, txid: "PEDIDO123" });
-  const payment = async (id: string) => (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
+    encodeStaticBrCode({
+      pixKey,
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos,
+      txid: "PEDIDO123",
+    });
+  const payment = async (id: string) =>
+    (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
 
   async function payFailingPix() {
     const { merchant, apiKey } = await seedMerchant();
-    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: code(5400, SANDBOX_FAILING_PIX_KEY), network: "bsc" } });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: { qrcode: code(5400, SANDBOX_FAILING_PIX_KEY), network: "bsc" },
+    });
     expect(res.status).toBe(201);
     const [p] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
     return { p, merchant, apiKey };
@@ -292,7 +349,11 @@ describe("Crypto-PIX refunds through the hot wallet (bsc → anvil)", () => {
     await anvil.mine(CONFIRMATIONS);
     expect((await receipt(attempt.hash))?.status).toBe("success");
     expect(await advanceChainTx(refundTx.id, { refund: onRefundChainTx })).toBe(true);
-    expect(await payment(p.id)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED", refundTxHash: attempt.hash });
+    expect(await payment(p.id)).toMatchObject({
+      status: "REFUNDED",
+      refundStatus: "COMPLETED",
+      refundTxHash: attempt.hash,
+    });
     expect(await anvil.balanceOf(bscUsdt, payer.address)).toBe(before);
   });
 
@@ -323,13 +384,20 @@ describe("Crypto-PIX refunds through the hot wallet (bsc → anvil)", () => {
       .from(events)
       .where(and(eq(events.subjectId, p.id), eq(events.type, "crypto_pix.refund.status_changed")))
       .orderBy(asc(events.seq));
-    expect(refundEvents.map((e) => (e.data as { refund: { status: string } }).refund.status)).toEqual(["PENDING", "FAILED"]);
+    expect(refundEvents.map((e) => (e.data as { refund: { status: string } }).refund.status)).toEqual([
+      "PENDING",
+      "FAILED",
+    ]);
 
     await anvil.mint(bscUsdt, hotWallet, toBaseUnits("100", 18));
     const [retried] = await retryRefund(p.id);
     await anvil.mine(CONFIRMATIONS);
     await runSweep();
-    const [, second] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, p.id)).orderBy(asc(chainTxs.createdAt));
+    const [, second] = await db()
+      .select()
+      .from(chainTxs)
+      .where(eq(chainTxs.ownerId, p.id))
+      .orderBy(asc(chainTxs.createdAt));
     expect(second.id).toBe(retried);
     expect(await payment(p.id)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED" });
   });
@@ -339,7 +407,10 @@ describe("expiry by payment time on a node", () => {
   it("a deposit paid before its expiry but confirmed after it completes; the sweep waits for the watcher to pass the expiry", async () => {
     const { merchant, apiKey } = await seedMerchant();
     await watchDeposits("polygon"); // the cursor is at the head before the order exists
-    const res = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 54, network: "polygon", asset: "USDT" } });
+    const res = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 54, network: "polygon", asset: "USDT" },
+    });
     const o = res.body.order as { id: string; address: Hex };
     await anvil.mint(usdt, payer.address, 10n ** 9n);
     const paid = await anvil.transfer(usdt, payer, o.address, 10_000_000n);
@@ -354,14 +425,23 @@ describe("expiry by payment time on a node", () => {
     expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, o.id)))[0].status).toBe("PENDING");
     await anvil.mine(CONFIRMATIONS);
     await watchDeposits("polygon");
-    expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, o.id)))[0]).toMatchObject({ status: "COMPLETED", creditedCentavos: 5400 });
+    expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, o.id)))[0]).toMatchObject({
+      status: "COMPLETED",
+      creditedCentavos: 5400,
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(5400);
   });
 
   it("a Crypto-PIX paid in full before its expiry but confirmed after it pays the PIX → COMPLETED", async () => {
     const { apiKey } = await seedMerchant();
     await watchDeposits("bsc");
-    const qrcode = encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria", merchantCity: "Sao Paulo", amountCentavos: 5400, txid: "X1" });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "padaria@example.com",
+      merchantName: "Padaria",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 5400,
+      txid: "X1",
+    });
     const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     const [p] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
     const paid = await anvil.transfer(bscUsdt, payer, p.address as Hex, toBaseUnits("10", 18));
@@ -372,28 +452,48 @@ describe("expiry by payment time on a node", () => {
       .where(eq(cryptoPixPayments.id, p.id));
     await new Promise((r) => setTimeout(r, 2100));
     await runSweep();
-    expect((await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, p.id)))[0]).toMatchObject({ status: "PENDING", closedAt: null });
+    expect((await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, p.id)))[0]).toMatchObject({
+      status: "PENDING",
+      closedAt: null,
+    });
     await anvil.mine(CONFIRMATIONS);
     await watchDeposits("bsc");
-    expect((await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, p.id)))[0]).toMatchObject({ status: "COMPLETED" });
+    expect((await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, p.id)))[0]).toMatchObject({
+      status: "COMPLETED",
+    });
   });
 });
 
 describe("sandbox helpers on a network served by a node", () => {
   it("→ 409: only real transfers count there", async () => {
     const { apiKey } = await seedMerchant();
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 54, network: "polygon", asset: "USDT" } });
-    const res = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 54, network: "polygon", asset: "USDT" },
+    });
+    const res = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, {
+      apiKey,
+      body: { amount: "10" },
+    });
     expect(res.status).toBe(409);
     expect(res.body.message).toContain("EVM_RPC_URL_POLYGON");
-    const qrcode = encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria", merchantCity: "Sao Paulo", amountCentavos: 5400, txid: "X2" });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "padaria@example.com",
+      merchantName: "Padaria",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 5400,
+      txid: "X2",
+    });
     const pay = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     const cp = await api("POST", `/api/v1/sandbox/crypto-pix/${pay.body.data.payCryptoPixId}/transfer`, {
       apiKey,
       body: { amount: "10", failPix: true, from: randomAddress() },
     });
     expect(cp.status).toBe(409);
-    const [row] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, pay.body.data.address));
+    const [row] = await db()
+      .select()
+      .from(cryptoPixPayments)
+      .where(eq(cryptoPixPayments.address, pay.body.data.address));
     expect(row).toMatchObject({ status: "PENDING", receivedAmount: "0.000000000000000000", refundStatus: null });
   });
 });

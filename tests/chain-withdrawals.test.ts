@@ -47,14 +47,29 @@ async function row(id: string) {
 async function withdraw(apiKey: string, body: Record<string, unknown>) {
   const res = await api("POST", WITHDRAW, { apiKey, body: { network: "polygon", ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { id: string; transactionHash: Hex; status: string; tokenAmount: number; fees: { network: number } };
+  return res.body as {
+    id: string;
+    transactionHash: Hex;
+    status: string;
+    tokenAmount: number;
+    fees: { network: number };
+  };
 }
 
 describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
   it("sends a real signed transfer of the exact amount, starting from the node's nonce, and completes after confirmations", async () => {
     // The hot wallet already sent a transaction outside our count: our first nonce must follow it.
-    const wallet = createWalletClient({ account: privateKeyToAccount(process.env.HOT_WALLET_PRIVATE_KEY as Hex), chain: foundry, transport: http(anvil.url) });
-    const outside = await wallet.writeContract({ address: usdt, abi: TOKEN_ABI, functionName: "transfer", args: [randomAddress(), 1n] });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(process.env.HOT_WALLET_PRIVATE_KEY as Hex),
+      chain: foundry,
+      transport: http(anvil.url),
+    });
+    const outside = await wallet.writeContract({
+      address: usdt,
+      abi: TOKEN_ABI,
+      functionName: "transfer",
+      args: [randomAddress(), 1n],
+    });
     await anvil.client.waitForTransactionReceipt({ hash: outside });
     const nodeNonce = await anvil.client.getTransactionCount({ address: hotWallet, blockTag: "pending" });
 
@@ -74,7 +89,12 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     expect(stored.nonce).toBe(nodeNonce);
     // Recorded, signed, before it was broadcast: the transaction and its first version.
     const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, w.id));
-    expect(chainTx).toMatchObject({ purpose: "withdrawal", nonce: nodeNonce, amount: "10.000000000000000000", status: "pending" });
+    expect(chainTx).toMatchObject({
+      purpose: "withdrawal",
+      nonce: nodeNonce,
+      amount: "10.000000000000000000",
+      status: "pending",
+    });
     const [attempt] = await db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, chainTx.id));
     expect(attempt.hash).toBe(w.transactionHash);
     expect(attempt.broadcastAt).not.toBeNull();
@@ -97,13 +117,17 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
   it("20 concurrent withdrawals get distinct, consecutive nonces and all mine", async () => {
     const { merchant, apiKey } = await seedMerchant({ accountType: "business", balanceCentavos: 10_000_000 });
     const targets = Array.from({ length: 20 }, () => randomAddress());
-    const sent = await Promise.all(targets.map((to, i) => withdraw(apiKey, { toAddress: to, value: (540 * (i + 1)) / 100, token: "USDT" })));
+    const sent = await Promise.all(
+      targets.map((to, i) => withdraw(apiKey, { toAddress: to, value: (540 * (i + 1)) / 100, token: "USDT" })),
+    );
     const rows = await Promise.all(sent.map((w) => row(w.id)));
     const nonces = rows.map((r) => r.nonce!).sort((a, b) => a - b);
     expect(new Set(nonces).size).toBe(20);
     expect(nonces[19] - nonces[0]).toBe(19);
 
-    const receipts = await Promise.all(sent.map((w) => anvil.client.waitForTransactionReceipt({ hash: w.transactionHash, timeout: 20_000 })));
+    const receipts = await Promise.all(
+      sent.map((w) => anvil.client.waitForTransactionReceipt({ hash: w.transactionHash, timeout: 20_000 })),
+    );
     expect(receipts.every((r) => r.status === "success")).toBe(true);
     for (const [i, to] of targets.entries()) expect(await anvil.balanceOf(usdt, to)).toBe(BigInt(i + 1) * 1_000_000n);
 

@@ -35,7 +35,8 @@ async function cliJson(...args: string[]) {
   return JSON.parse(res.stdout);
 }
 
-const keyRequest = (key: string) => new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
+const keyRequest = (key: string) =>
+  new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
 
 describe("npm run cli", () => {
   it("merchants create → JSON { merchant, apiKey }, with a key that authenticates", async () => {
@@ -51,14 +52,28 @@ describe("npm run cli", () => {
       "--opening-balance",
       "2500",
     );
-    expect(out.merchant).toEqual({ id: expect.any(String), companyName: "Loja CLI", pixKey: "+5511987654321", accountType: "verified", balance: 2500 });
+    expect(out.merchant).toEqual({
+      id: expect.any(String),
+      companyName: "Loja CLI",
+      pixKey: "+5511987654321",
+      accountType: "verified",
+      balance: 2500,
+    });
     expect(out.apiKey).toMatch(/^sk_test_/);
     expect((await authenticateMerchant(keyRequest(out.apiKey))).id).toBe(out.merchant.id);
   });
 
   it("merchants update, merchants list, keys create/list/revoke", async () => {
     const { merchant } = await cliJson("merchants", "create", "--company", "Ciclo Completo");
-    const updated = await cliJson("merchants", "update", merchant.id, "--account-type", "business", "--pix-key", "52998224725");
+    const updated = await cliJson(
+      "merchants",
+      "update",
+      merchant.id,
+      "--account-type",
+      "business",
+      "--pix-key",
+      "52998224725",
+    );
     expect(updated.merchant).toMatchObject({ id: merchant.id, accountType: "business", pixKey: "52998224725" });
     const [row] = await db().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(row.accountType).toBe("business");
@@ -89,9 +104,18 @@ describe("npm run cli", () => {
     expect(unknown.stderr).toContain("--scopes must list one or more of read, payments, refunds, withdrawals");
     const capped = await promisify(execFile)(TSX, ["scripts/cli.ts", "keys", "create", merchant.id], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: inject("databaseUrl"), PAYMENTS_MODE: "sandbox", LOG_LEVEL: "warn", MAX_API_KEYS_PER_MERCHANT: "3" },
+      env: {
+        ...process.env,
+        DATABASE_URL: inject("databaseUrl"),
+        PAYMENTS_MODE: "sandbox",
+        LOG_LEVEL: "warn",
+        MAX_API_KEYS_PER_MERCHANT: "3",
+      },
     }).catch((err: { code: number; stderr: string }) => err);
-    expect(capped).toMatchObject({ code: 1, stderr: expect.stringContaining("at most 3 active API keys; revoke one first") });
+    expect(capped).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("at most 3 active API keys; revoke one first"),
+    });
   });
 
   it("bad input exits 1 with a readable message naming the field", async () => {
@@ -114,7 +138,13 @@ describe("npm run cli", () => {
   });
 
   it("unknown merchant, unknown command or option exits 1", async () => {
-    const unknown = await cli("merchants", "update", "00000000-0000-4000-8000-000000000000", "--account-type", "verified");
+    const unknown = await cli(
+      "merchants",
+      "update",
+      "00000000-0000-4000-8000-000000000000",
+      "--account-type",
+      "verified",
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("Merchant not found");
 

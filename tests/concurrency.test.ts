@@ -28,7 +28,11 @@ describe("concurrent withdrawals", () => {
     const requests = Array.from({ length: 50 }, (_, i) =>
       i % 2 === 0
         ? api("POST", PIX_OUT, { apiKey, body: { value: DEBIT } })
-        : api("POST", WITHDRAW, { apiKey, authHeader: i % 4 === 1 ? "bearer" : "authorization", body: { toAddress: TO, value: 100, network: "bsc" } }),
+        : api("POST", WITHDRAW, {
+            apiKey,
+            authHeader: i % 4 === 1 ? "bearer" : "authorization",
+            body: { toAddress: TO, value: 100, network: "bsc" },
+          }),
     );
     const results: CallResult[] = await Promise.all(requests);
 
@@ -62,7 +66,12 @@ describe("concurrent withdrawals", () => {
       if (i % 3 !== 0) return { kind: "pix" as const, value: 3_001 + 97 * i, debit: 3_001 + 97 * i };
       const centavos = 5_731 + 100 * i;
       const network = i % 2 ? "bsc" : "polygon";
-      return { kind: "onchain" as const, value: centavos / 100, network, debit: centavos + Math.ceil(centavos / 200) + (network === "bsc" ? 30 : 5) };
+      return {
+        kind: "onchain" as const,
+        value: centavos / 100,
+        network,
+        debit: centavos + Math.ceil(centavos / 200) + (network === "bsc" ? 30 : 5),
+      };
     });
     const results = await Promise.all(
       plan.map((p) =>
@@ -123,10 +132,15 @@ describe("concurrent withdrawals", () => {
 
   it("20 concurrent on-chain withdrawals get 20 distinct, consecutive nonces", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_000 });
-    const nonceRow = async () => (await db().select().from(hotWalletNonces).where(eq(hotWalletNonces.network, "bsc")))[0];
+    const nonceRow = async () =>
+      (await db().select().from(hotWalletNonces).where(eq(hotWalletNonces.network, "bsc")))[0];
     const before = (await nonceRow())?.nextNonce ?? 0;
 
-    const results = await Promise.all(Array.from({ length: 20 }, () => api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 10, network: "bsc" } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 10, network: "bsc" } }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const hashes = results.map((r) => r.body.transactionHash as string);
     expect(new Set(hashes).size).toBe(20);

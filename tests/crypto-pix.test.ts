@@ -21,11 +21,18 @@ const BSC_USDT = "0x55d398326f99059fF775485246999027B3197955";
 const ETH_DAI = "0x6B175474E89094C44Da98b954EedeAC495271d0F";
 
 const staticCode = (amountCentavos?: number, pixKey = RECIPIENT_KEY) =>
-  encodeStaticBrCode({ pixKey, merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos, txid: "PEDIDO123" });
+  encodeStaticBrCode({
+    pixKey,
+    merchantName: "Padaria Pao Quente",
+    merchantCity: "Sao Paulo",
+    amountCentavos,
+    txid: "PEDIDO123",
+  });
 
 /** A well-formed dynamic BR Code (field 26.25 carries a location URL instead of a key), CRC included. */
 function dynamicCode(): string {
-  const account = encodeTlv("00", "br.gov.bcb.pix") + encodeTlv("25", "pix.example.com/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25");
+  const account =
+    encodeTlv("00", "br.gov.bcb.pix") + encodeTlv("25", "pix.example.com/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25");
   const body =
     encodeTlv("00", "01") +
     encodeTlv("01", "12") +
@@ -40,18 +47,26 @@ function dynamicCode(): string {
   return body + crc16Ccitt(body);
 }
 
-const pay = (apiKey: string | undefined, body: unknown, authHeader?: "authorization" | "bearer") => api("POST", PAY, { apiKey, body, authHeader });
+const pay = (apiKey: string | undefined, body: unknown, authHeader?: "authorization" | "bearer") =>
+  api("POST", PAY, { apiKey, body, authHeader });
 
 async function newPayment(apiKey: string, body: Record<string, unknown>) {
   const res = await pay(apiKey, body);
   expect(res.status).toBe(201);
-  return res.body.data as { pixKey: string; payCryptoPixId: string; value: number; address: string; cryptoValue: number };
+  return res.body.data as {
+    pixKey: string;
+    payCryptoPixId: string;
+    value: number;
+    address: string;
+    cryptoValue: number;
+  };
 }
 
 const lookup = (apiKey: string | undefined, id: string, headers?: Record<string, string>) =>
   api("GET", `/api/v1/crypto-pix/order/${encodeURIComponent(id)}`, { apiKey, headers });
 
-const transfer = (apiKey: string, id: string, body: Record<string, unknown>) => api("POST", `/api/v1/sandbox/crypto-pix/${id}/transfer`, { apiKey, body });
+const transfer = (apiKey: string, id: string, body: Record<string, unknown>) =>
+  api("POST", `/api/v1/sandbox/crypto-pix/${id}/transfer`, { apiKey, body });
 
 const internalId = (payCryptoPixId: string) => Buffer.from(payCryptoPixId, "base64url").toString("utf8");
 
@@ -90,7 +105,14 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const res = await pay(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
     expect(res.status).toBe(201);
     const d = res.body.data;
-    expect(d).toMatchObject({ pixKey: RECIPIENT_KEY, value: 100, cryptoValue: 18.518519, network: "bsc", asset: "USDT", tokenAddress: BSC_USDT });
+    expect(d).toMatchObject({
+      pixKey: RECIPIENT_KEY,
+      value: 100,
+      cryptoValue: 18.518519,
+      network: "bsc",
+      asset: "USDT",
+      tokenAddress: BSC_USDT,
+    });
     // base64url without padding of the internal UUID.
     expect(d.payCryptoPixId).toMatch(/^[A-Za-z0-9_-]+$/);
     const id = internalId(d.payCryptoPixId);
@@ -98,7 +120,14 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     expect(Buffer.from(id).toString("base64url")).toBe(d.payCryptoPixId);
     expect(isAddress(d.address, { strict: true })).toBe(true);
     const r = await row(d.payCryptoPixId);
-    expect(r).toMatchObject({ merchantId: merchant.id, status: "PENDING", valueCentavos: 10_000, pixKey: RECIPIENT_KEY, pixTxid: "PEDIDO123", address: d.address });
+    expect(r).toMatchObject({
+      merchantId: merchant.id,
+      status: "PENDING",
+      valueCentavos: 10_000,
+      pixKey: RECIPIENT_KEY,
+      pixTxid: "PEDIDO123",
+      address: d.address,
+    });
     expect(r.expiresAt.getTime() - r.createdAt.getTime()).toBeGreaterThan(3600_000 - 5_000);
     expect(r.expiresAt.getTime() - r.createdAt.getTime()).toBeLessThan(3600_000 + 5_000);
   });
@@ -107,7 +136,13 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const res = await pay(apiKey, { qrcode: staticCode(54_00), network: "eth", asset: "DAI" }, "bearer");
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ value: 54, cryptoValue: 10, network: "eth", asset: "DAI", tokenAddress: ETH_DAI });
+    expect(res.body.data).toMatchObject({
+      value: 54,
+      cryptoValue: 10,
+      network: "eth",
+      asset: "DAI",
+      tokenAddress: ETH_DAI,
+    });
   });
 
   it("→ 201 for a static code without an amount plus `value`; also when `value` equals the code's amount", async () => {
@@ -155,7 +190,11 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const hand = dynamicCode();
     expect(hasError(parsePix(hand))).toBe(false);
-    const dyn = createDynamicPix({ merchantName: "Loja", merchantCity: "Curitiba", url: "pix.example.com/qr/v2/abc123def456" });
+    const dyn = createDynamicPix({
+      merchantName: "Loja",
+      merchantCity: "Curitiba",
+      url: "pix.example.com/qr/v2/abc123def456",
+    });
     if (hasError(dyn)) throw new Error("pix-utils could not build a dynamic code");
     const fromLib = dyn.toBRCode();
     for (const qrcode of [hand, fromLib]) {
@@ -190,7 +229,10 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const none = await pay(undefined, { qrcode: staticCode(10_000), network: "bsc" });
     expect(none.status).toBe(401);
     expect(none.body).toEqual({ message: expect.any(String) });
-    const wrong = await pay("sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", { qrcode: staticCode(10_000), network: "bsc" });
+    const wrong = await pay("sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", {
+      qrcode: staticCode(10_000),
+      network: "bsc",
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ message: "Invalid API key" });
   });
@@ -241,7 +283,10 @@ describe("GET /api/v1/crypto-pix/order/{id}", () => {
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body.address).toBe(created.address);
     // ...and with the path left as the sample's unfilled placeholder.
-    const placeholder = await api("GET", "/api/v1/crypto-pix/order/%7Bid%7D", { apiKey, headers: { id: created.payCryptoPixId } });
+    const placeholder = await api("GET", "/api/v1/crypto-pix/order/%7Bid%7D", {
+      apiKey,
+      headers: { id: created.payCryptoPixId },
+    });
     expect(placeholder.status).toBe(200);
     expect(placeholder.body.address).toBe(created.address);
   });
@@ -309,7 +354,10 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     const created = await newPayment(apiKey, { qrcode: staticCode(), network: "eth", value: 100 });
     const res = await transfer(apiKey, created.payCryptoPixId, { amount: "18.518519" });
     expect(res.body.payment).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519 });
-    const again = await transfer(apiKey, created.payCryptoPixId, { amount: "18.518519", txHash: res.body.transfer.txHash });
+    const again = await transfer(apiKey, created.payCryptoPixId, {
+      amount: "18.518519",
+      txHash: res.body.transfer.txHash,
+    });
     expect(again.body.transfer.duplicate).toBe(true);
     expect(again.body.payment.status).toBe("COMPLETED");
     expect(await statusEvents(created.payCryptoPixId)).toHaveLength(1);
@@ -344,7 +392,9 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     const failed = (await lookup(apiKey, idle.payCryptoPixId)).body;
     expect(failed.status).toBe("FAILED");
     expect(failed.refundHash).toBeUndefined();
-    expect((await statusEvents(idle.payCryptoPixId)).map((e) => [e.data.previousStatus, e.data.status])).toEqual([["PENDING", "FAILED"]]);
+    expect((await statusEvents(idle.payCryptoPixId)).map((e) => [e.data.previousStatus, e.data.status])).toEqual([
+      ["PENDING", "FAILED"],
+    ]);
 
     const partial = await newPayment(apiKey, { qrcode: staticCode(10_000), network: "bsc" });
     await transfer(apiKey, partial.payCryptoPixId, { amount: "5" });
@@ -368,7 +418,9 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     const [lateRefund] = await db()
       .select()
       .from(chainTxs)
-      .where(and(eq(chainTxs.ownerId, (await row(partial.payCryptoPixId)).id), sql`${chainTxs.transferId} is not null`));
+      .where(
+        and(eq(chainTxs.ownerId, (await row(partial.payCryptoPixId)).id), sql`${chainTxs.transferId} is not null`),
+      );
     expect(lateRefund).toMatchObject({ purpose: "refund", status: "confirmed", amount: "13.518519000000000000" });
     await expectBalanceUntouched(merchant.id);
   });
@@ -447,7 +499,14 @@ describe("Crypto-PIX over Lightning (sandbox)", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const data = res.body.data;
     // R$ 100 at R$ 550,000 per BTC: 18,182 sats (rounded up, against the payer's favour never ours).
-    expect(data).toMatchObject({ network: "lightning", asset: "BTC", value: 100, satoshis: "18182", cryptoValue: 0.00018182, rate: 550000 });
+    expect(data).toMatchObject({
+      network: "lightning",
+      asset: "BTC",
+      value: 100,
+      satoshis: "18182",
+      cryptoValue: 0.00018182,
+      rate: 550000,
+    });
     expect(data.tokenAddress).toBeUndefined();
     const decoded = bolt11.decode(data.address);
     expect(decoded.satoshis).toBe(18182);
@@ -458,7 +517,14 @@ describe("Crypto-PIX over Lightning (sandbox)", () => {
     expect(decoded.tags.find((t) => t.tagName === "payment_hash")?.data).toBe(invoice.paymentHash);
     expect(invoice).toMatchObject({ state: "open", satoshis: 18182, action: null });
     const looked = (await lookup(apiKey, data.payCryptoPixId)).body;
-    expect(looked).toMatchObject({ network: "lightning", asset: "BTC", btcQuote: 550000, satoshis: "18182", status: "PENDING", address: data.address });
+    expect(looked).toMatchObject({
+      network: "lightning",
+      asset: "BTC",
+      btcQuote: 550000,
+      satoshis: "18182",
+      status: "PENDING",
+      address: data.address,
+    });
   });
 
   it("paid: the invoice is held, the PIX is sent, and only then the invoice is settled → COMPLETED", async () => {
@@ -479,7 +545,11 @@ describe("Crypto-PIX over Lightning (sandbox)", () => {
     const { merchant, apiKey } = await seedMerchant();
     const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
     const res = await transfer(apiKey, created.payCryptoPixId, { amount: String(created.cryptoValue), failPix: true });
-    expect(res.body.payment).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED", failureReason: "PIX payout failed (sandbox failPix)" });
+    expect(res.body.payment).toMatchObject({
+      status: "REFUNDED",
+      refundStatus: "COMPLETED",
+      failureReason: "PIX payout failed (sandbox failPix)",
+    });
     expect(res.body.payment.refundHash).toBeUndefined();
     const [invoice] = await db()
       .select()
@@ -510,7 +580,11 @@ describe("Crypto-PIX over Lightning (sandbox)", () => {
     const usdt = await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning", asset: "USDT" });
     expect(usdt.status).toBe(400);
     expect(usdt.body.message).toBe('Token not supported: "USDT". Over Lightning the asset is BTC');
-    const refund = await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning", refundAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+    const refund = await pay(apiKey, {
+      qrcode: staticCode(5_400),
+      network: "lightning",
+      refundAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    });
     expect(refund.status).toBe(400);
     const created = (await pay(apiKey, { qrcode: staticCode(5_400), network: "lightning" })).body.data;
     const partial = await transfer(apiKey, created.payCryptoPixId, { amount: "0.00000001" });

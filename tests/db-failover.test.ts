@@ -34,7 +34,11 @@ async function writtenTo(): Promise<number> {
   return row.port;
 }
 
-async function until<T>(what: string, attempt: () => Promise<T>, timeoutMs: number): Promise<{ value: T; ms: number; failures: unknown[] }> {
+async function until<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number; failures: unknown[] }> {
   const started = Date.now();
   const failures: unknown[] = [];
   for (;;) {
@@ -42,7 +46,8 @@ async function until<T>(what: string, attempt: () => Promise<T>, timeoutMs: numb
       return { value: await attempt(), ms: Date.now() - started, failures };
     } catch (err) {
       failures.push(err);
-      if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms (last: ${(err as Error).message})`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`${what}: not within ${timeoutMs} ms (last: ${(err as Error).message})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -85,22 +90,32 @@ describe.skipIf(!binaries)("failover with a multi-host DATABASE_URL", () => {
     await useDatabase({ DATABASE_URL: cluster.multiHostUrl("payments") });
     const refused = await checkFailoverDurability("live", true).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(DeploymentRefused);
-    expect((refused as Error).message).toMatch(/commits do not wait for a synchronous standby \(synchronous_commit=on, synchronous_standby_names=''\)/);
+    expect((refused as Error).message).toMatch(
+      /commits do not wait for a synchronous standby \(synchronous_commit=on, synchronous_standby_names=''\)/,
+    );
     // Sandbox mode reads the same settings and refuses nothing.
     expect(await checkFailoverDurability("sandbox", true)).toMatchObject({ waitsForStandby: false });
 
     const logs = captureLogs();
     expect(await checkFailoverDurability("live", false)).toMatchObject({ waitsForStandby: false });
-    expect(logs.join("")).toMatch(/live mode with DB_REQUIRE_SYNC_STANDBY=false: commits do not wait for a synchronous standby/);
+    expect(logs.join("")).toMatch(
+      /live mode with DB_REQUIRE_SYNC_STANDBY=false: commits do not wait for a synchronous standby/,
+    );
 
     await cluster.primary.configure({ synchronous_standby_names: "ANY 1 (s1)" });
     try {
       await closeDb();
-      expect(await checkFailoverDurability("live", true)).toEqual({ synchronousCommit: "on", synchronousStandbyNames: "ANY 1 (s1)", waitsForStandby: true });
+      expect(await checkFailoverDurability("live", true)).toEqual({
+        synchronousCommit: "on",
+        synchronousStandbyNames: "ANY 1 (s1)",
+        waitsForStandby: true,
+      });
       // synchronous_commit is a session setting: one set for the database is what the app's sessions get.
       await cluster.primary.query(`alter database payments set synchronous_commit = off`);
       await closeDb();
-      await expect(checkFailoverDurability("live", false)).rejects.toThrow(/synchronous_commit is off: a crash of the server alone loses commits already acknowledged/);
+      await expect(checkFailoverDurability("live", false)).rejects.toThrow(
+        /synchronous_commit is off: a crash of the server alone loses commits already acknowledged/,
+      );
       await cluster.primary.query(`alter database payments set synchronous_commit = local`);
       await closeDb();
       await expect(checkFailoverDurability("live", true)).rejects.toThrow(/synchronous_commit=local/);
@@ -123,18 +138,24 @@ describe.skipIf(!binaries)("failover with a multi-host DATABASE_URL", () => {
       const pending = await Promise.race([write, new Promise((r) => setTimeout(() => r("still waiting"), 1500))]);
       // PostgreSQL turns statement_timeout off before it commits: nothing but the standby ends the wait.
       expect(pending).toBe("still waiting");
-      const waiting = await cluster.primary.query<{ pid: number }>(`select pid from pg_stat_activity where wait_event = 'SyncRep'`);
+      const waiting = await cluster.primary.query<{ pid: number }>(
+        `select pid from pg_stat_activity where wait_event = 'SyncRep'`,
+      );
       expect(waiting.length).toBe(1);
       // A cancel (an operator, a failover tool) ends it: the commit stays, on the primary alone.
       await cluster.primary.query(`select pg_cancel_backend(${waiting[0].pid})`);
       expect(await write).toBe("acknowledged");
-      const [row] = await db().execute<{ n: number }>(sql`select count(*)::int as n from deployment_marks where name = 'sync-wait-test'`);
+      const [row] = await db().execute<{ n: number }>(
+        sql`select count(*)::int as n from deployment_marks where name = 'sync-wait-test'`,
+      );
       expect(row.n).toBe(1);
       expect(logs.join("")).toMatch(/a commit was acknowledged before a synchronous standby confirmed it/);
     } finally {
       // First: until then every commit on the primary waits for the stopped standby.
       await cluster.primary.configure({ synchronous_standby_names: null });
-      await cluster.primary.query(`delete from deployment_marks where name = 'sync-wait-test'`, "payments").catch(() => {});
+      await cluster.primary
+        .query(`delete from deployment_marks where name = 'sync-wait-test'`, "payments")
+        .catch(() => {});
       await standby.start();
       await cluster.waitForStreaming(1);
     }
@@ -152,7 +173,10 @@ describe.skipIf(!binaries)("failover with a multi-host DATABASE_URL", () => {
 
     const done: string[] = [];
     const queue = jobQueue<{ n: string }>(`failover-test-${process.pid}`, { retryLimit: 5, retryDelay: 1 });
-    await startJobs({ workers: [worker(queue, { pollingIntervalSeconds: 0.5 }, async (data) => void done.push(data.n))], recurring: [] });
+    await startJobs({
+      workers: [worker(queue, { pollingIntervalSeconds: 0.5 }, async (data) => void done.push(data.n))],
+      recurring: [],
+    });
     await queue.send({ n: "before" });
     await until("the job sent before the failover", async () => expect(done).toContain("before"), 15_000);
 
@@ -180,7 +204,9 @@ describe.skipIf(!binaries)("failover with a multi-host DATABASE_URL", () => {
     expect((await api("GET", "/api/v1/account", { apiKey: afterKey })).body.merchant).toMatchObject({ balance: 500 });
     await queue.send({ n: "after" });
     await until("the job sent after the failover", async () => expect(done).toContain("after"), 20_000);
-    console.log(`failover: promotion took ${promoteMs} ms; the first 200 came ${back.ms} ms after it (${back.failures.length} refused before)`);
+    console.log(
+      `failover: promotion took ${promoteMs} ms; the first 200 came ${back.ms} ms after it (${back.failures.length} refused before)`,
+    );
 
     // The old primary comes back as a standby of the new one, and is first in the list: new
     // connections pass it over.

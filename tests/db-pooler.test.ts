@@ -32,16 +32,25 @@ let serverUrl: URL;
 
 async function usePooler(vars: Record<string, string> = {}) {
   await closeDb();
-  Object.assign(process.env, { DB_POOLER: "transaction", DATABASE_URL: bouncer.url(database), DATABASE_DIRECT_URL: directUrl, ...vars });
+  Object.assign(process.env, {
+    DB_POOLER: "transaction",
+    DATABASE_URL: bouncer.url(database),
+    DATABASE_DIRECT_URL: directUrl,
+    ...vars,
+  });
   resetEnvForTests();
 }
 
 /** One client, many short transactions, while other clients keep the pooler's two server connections busy. */
-async function transactionsThroughPooler(client: postgres.Sql, rounds: number): Promise<{ ok: number; failed: string[] }> {
+async function transactionsThroughPooler(
+  client: postgres.Sql,
+  rounds: number,
+): Promise<{ ok: number; failed: string[] }> {
   const others = postgres(bouncer.url(database), { max: 4, prepare: false, onnotice: () => {} });
   let stop = false;
   const noise = Array.from({ length: 4 }, async () => {
-    while (!stop) await others.begin(async (tx) => tx`select pg_sleep(0.002), ${randomUUID()}::uuid as id`).catch(() => {});
+    while (!stop)
+      await others.begin(async (tx) => tx`select pg_sleep(0.002), ${randomUUID()}::uuid as id`).catch(() => {});
   });
   const failed: string[] = [];
   let ok = 0;
@@ -124,16 +133,33 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     await usePooler();
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const created = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 + i }, headers: { "idempotency-key": randomUUID() } })),
+      Array.from({ length: 12 }, (_, i) =>
+        api("POST", "/api/v1/order/create/pix", {
+          apiKey,
+          body: { value: 10 + i },
+          headers: { "idempotency-key": randomUUID() },
+        }),
+      ),
     );
     expect(created.map((r) => r.status)).toEqual(Array(12).fill(200));
     const ids = created.map((r) => r.body.pixOrder._id as string);
-    const paid = await Promise.all(ids.slice(0, 6).map((id) => api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })));
+    const paid = await Promise.all(
+      ids.slice(0, 6).map((id) => api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })),
+    );
     expect(paid.map((r) => r.status)).toEqual(Array(6).fill(200));
     // The hot path's prepared queries (db/prepared.ts), many at once.
-    const reads = await Promise.all(ids.flatMap((id) => [api("GET", `/api/v1/order/${id}`, { apiKey }), api("GET", `/api/v1/order/${id}`, { apiKey })]));
+    const reads = await Promise.all(
+      ids.flatMap((id) => [
+        api("GET", `/api/v1/order/${id}`, { apiKey }),
+        api("GET", `/api/v1/order/${id}`, { apiKey }),
+      ]),
+    );
     expect(reads.map((r) => r.status)).toEqual(Array(24).fill(200));
-    const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 }, headers: { "idempotency-key": randomUUID() } });
+    const out = await api("POST", "/api/v1/order/pix-out", {
+      apiKey,
+      body: { value: 100 },
+      headers: { "idempotency-key": randomUUID() },
+    });
     expect(out.status, JSON.stringify(out.body)).toBe(201);
     const list = await api("GET", "/api/v1/orders?limit=50", { apiKey });
     expect(list.status).toBe(200);
@@ -159,7 +185,10 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     );
     const done: string[] = [];
     const queue = jobQueue<{ n: string }>(`pooler-test-${process.pid}`, {});
-    await startJobs({ workers: [worker(queue, { pollingIntervalSeconds: 0.5 }, async (data) => void done.push(data.n))], recurring: [] });
+    await startJobs({
+      workers: [worker(queue, { pollingIntervalSeconds: 0.5 }, async (data) => void done.push(data.n))],
+      recurring: [],
+    });
     await queue.send({ n: "one" });
     await waitFor(
       "the job",
@@ -182,8 +211,12 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
       // Who is connected through the pooler: the app's pool only. The LISTEN session and pg-boss's
       // sessions are PostgreSQL's own, not the pooler's server connections.
       const viaPooler = new Set((await bouncer.show("servers")).map((s) => Number(s.remote_pid)));
-      const listening = await direct<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${database} and query ilike 'listen%'`;
-      const jobs = await direct<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${database} and application_name like 'payments-jobs:%'`;
+      const listening = await direct<
+        { pid: number }[]
+      >`select pid from pg_stat_activity where datname = ${database} and query ilike 'listen%'`;
+      const jobs = await direct<
+        { pid: number }[]
+      >`select pid from pg_stat_activity where datname = ${database} and application_name like 'payments-jobs:%'`;
       expect(listening.length).toBeGreaterThan(0);
       expect(jobs.length).toBeGreaterThan(0);
       for (const { pid } of [...listening, ...jobs]) expect(viaPooler.has(pid)).toBe(false);
@@ -199,7 +232,8 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   it("warns when the pooler's sessions have no deadlines of their own", async () => {
     const admin = postgres(directUrl, { max: 1, onnotice: () => {} });
     // Settings reach new sessions: the pooler's server connections are ended, so it opens new ones.
-    const reconnectPooler = () => admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database} and pid <> pg_backend_pid()`;
+    const reconnectPooler = () =>
+      admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database} and pid <> pg_backend_pid()`;
     await admin.unsafe(`alter database "${database}" set statement_timeout = 0`);
     await reconnectPooler();
     try {

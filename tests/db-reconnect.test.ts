@@ -19,7 +19,13 @@ let admin: postgres.Sql;
 
 beforeAll(() => {
   // The app's pool settings (db/index.ts), the driver's 30 s connect_timeout kept: a stuck slot shows as a 30 s wait.
-  sql = postgres(url(), { max: 5, connect_timeout: 30, backoff: reconnectDelaySeconds, onnotice: () => {}, connection: { application_name: APP } });
+  sql = postgres(url(), {
+    max: 5,
+    connect_timeout: 30,
+    backoff: reconnectDelaySeconds,
+    onnotice: () => {},
+    connection: { application_name: APP },
+  });
   admin = postgres(url(), { max: 1, onnotice: () => {} });
 });
 
@@ -30,7 +36,9 @@ afterAll(async () => {
 
 /** Kills every backend of the pool under test. */
 async function terminatePool(): Promise<number> {
-  const rows = await admin<{ ok: boolean }[]>`select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = ${APP}`;
+  const rows = await admin<
+    { ok: boolean }[]
+  >`select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = ${APP}`;
   return rows.length;
 }
 
@@ -56,7 +64,10 @@ describe("the pool after its connections are killed under load", () => {
     }
     stop = true;
     const draining = performance.now();
-    await Promise.race([Promise.all(load), new Promise((_, reject) => setTimeout(() => reject(new Error("a query never settled")), 5000))]);
+    await Promise.race([
+      Promise.all(load),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("a query never settled")), 5000)),
+    ]);
     const drainMs = performance.now() - draining;
     expect(killed).toBeGreaterThan(0);
 
@@ -64,7 +75,10 @@ describe("the pool after its connections are killed under load", () => {
     const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        Promise.race([sql`select ${i}::int as n`.then((r) => r[0].n), new Promise((_, reject) => setTimeout(() => reject(new Error("slot stuck")), 1000))]),
+        Promise.race([
+          sql`select ${i}::int as n`.then((r) => r[0].n),
+          new Promise((_, reject) => setTimeout(() => reject(new Error("slot stuck")), 1000)),
+        ]),
       ),
     );
     const ms = performance.now() - started;
@@ -73,6 +87,7 @@ describe("the pool after its connections are killed under load", () => {
     );
     expect(answers).toEqual(Array.from({ length: 16 }, (_, i) => i));
     // And keep answering: each slot twice more.
-    for (let i = 0; i < 2; i++) expect((await Promise.all(Array.from({ length: 5 }, () => sql`select 1 as one`))).length).toBe(5);
+    for (let i = 0; i < 2; i++)
+      expect((await Promise.all(Array.from({ length: 5 }, () => sql`select 1 as one`))).length).toBe(5);
   });
 });

@@ -22,19 +22,28 @@ let cluster: PgCluster;
 
 async function useReplica(replicaUrl: string) {
   await closeDb();
-  Object.assign(process.env, { DATABASE_URL: cluster.primary.url("payments"), DATABASE_REPLICA_URL: replicaUrl, REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS) });
+  Object.assign(process.env, {
+    DATABASE_URL: cluster.primary.url("payments"),
+    DATABASE_REPLICA_URL: replicaUrl,
+    REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
+  });
   resetEnvForTests();
 }
 
 const onReplica = () => readDb() === openPool().replica?.db;
-const orderIds = async (apiKey: string) => ((await api("GET", "/api/v1/orders?limit=100", { apiKey })).body.orders as { id: string }[]).map((o) => o.id);
+const orderIds = async (apiKey: string) =>
+  ((await api("GET", "/api/v1/orders?limit=100", { apiKey })).body.orders as { id: string }[]).map((o) => o.id);
 const exportedOrderIds = async (merchantId: string) => {
   const csv = await new Response(exportStream("orders", merchantId, exportQuery.parse({}), translator("en"))).text();
   return csv.trim().split("\n").length - 1;
 };
 
 async function createOrder(apiKey: string): Promise<string> {
-  const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 25 }, headers: { "idempotency-key": randomUUID() } });
+  const res = await api("POST", "/api/v1/order/create/pix", {
+    apiKey,
+    body: { value: 25 },
+    headers: { "idempotency-key": randomUUID() },
+  });
   expect(res.status).toBe(200);
   return res.body.pixOrder._id as string;
 }

@@ -68,7 +68,9 @@ describe("deadlines", () => {
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("2");
       expect(res.body).toEqual({
-        message: expect.stringMatching(/^Service temporarily unavailable: the data it needs is locked by other work; retry in a few seconds/),
+        message: expect.stringMatching(
+          /^Service temporarily unavailable: the data it needs is locked by other work; retry in a few seconds/,
+        ),
         error: { details: expect.stringMatching(/^Service temporarily unavailable/) },
       });
     } finally {
@@ -95,7 +97,11 @@ describe("deadlines", () => {
     expect(late.headers.get("retry-after")).toBe("2");
     expect(late.body.message).toMatch(/did not finish within 300 ms and may still complete/);
     // The work goes on once the lock is released, and commits.
-    for (let i = 0; i < 100 && (await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).length === 0; i++)
+    for (
+      let i = 0;
+      i < 100 && (await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id))).length === 0;
+      i++
+    )
       await new Promise((r) => setTimeout(r, 50));
     const made = await db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchant.id));
     expect(made).toHaveLength(1);
@@ -127,7 +133,11 @@ describe("deadlines", () => {
         const { merchant, apiKey } = await warmMerchant(50_000);
         const through = new URL(direct);
         through.port = String(proxy.port);
-        await withEnv({ DATABASE_URL: through.toString(), DB_CONNECT_TIMEOUT_SECONDS: "2", DB_LOCK_TIMEOUT_MS: "5000" });
+        await withEnv({
+          DATABASE_URL: through.toString(),
+          DB_CONNECT_TIMEOUT_SECONDS: "2",
+          DB_LOCK_TIMEOUT_MS: "5000",
+        });
         expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
         const headers = { "idempotency-key": `blip-${merchant.id}` };
         // The withdrawal waits on the merchant's row while the network to the database goes down: its
@@ -171,7 +181,11 @@ describe("deadlines", () => {
       await withEnv({ DATABASE_URL: through.toString(), DB_CONNECT_TIMEOUT_SECONDS: "2", REQUEST_DEADLINE_MS: "1500" });
       expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
       proxy.partition();
-      const first = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 700 }, headers: { "idempotency-key": `silent-${merchant.id}` } });
+      const first = await api("POST", "/api/v1/order/pix-out", {
+        apiKey,
+        body: { value: 700 },
+        headers: { "idempotency-key": `silent-${merchant.id}` },
+      });
       expect(first.status).toBe(503);
       // The probe gives up on its connection after a second.
       await new Promise((r) => setTimeout(r, 1500));
@@ -190,7 +204,9 @@ describe("deadlines", () => {
         res = await api("GET", "/api/v1/account", { apiKey });
       }
       const ms = performance.now() - back;
-      console.log(`8 requests refused in ${Math.round(fastMs)} ms during the partition; first 200 ${Math.round(ms)} ms after it ended`);
+      console.log(
+        `8 requests refused in ${Math.round(fastMs)} ms during the partition; first 200 ${Math.round(ms)} ms after it ended`,
+      );
       expect(res.status).toBe(200);
       expect(ms).toBeLessThan(2000);
       // The withdrawal that ran into its deadline went on once the network returned, once.

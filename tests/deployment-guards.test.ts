@@ -32,7 +32,9 @@ async function freshDatabase(migrationsFolder = MIGRATIONS_DIR): Promise<string>
 /** db/migrations up to and including `lastTag`, as a folder of its own. */
 function migrationsUpTo(lastTag: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "migrations-"));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, "meta/_journal.json"), "utf8")) as {
+    entries: { tag: string }[];
+  };
   const keep = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === lastTag) + 1);
   fs.mkdirSync(path.join(dir, "meta"));
   fs.writeFileSync(path.join(dir, "meta/_journal.json"), JSON.stringify({ ...journal, entries: keep }));
@@ -65,7 +67,9 @@ describe("one database, one mode", () => {
     await claimDatabaseMode("sandbox"); // restarts are fine
     const refused = await claimDatabaseMode("live").catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(DeploymentRefused);
-    expect((refused as Error).message).toMatch(/^this database was written by sandbox mode \(first started in sandbox mode, .*\); live mode needs a database of its own/);
+    expect((refused as Error).message).toMatch(
+      /^this database was written by sandbox mode \(first started in sandbox mode, .*\); live mode needs a database of its own/,
+    );
 
     const liveDb = await freshDatabase();
     await useDatabase(liveDb);
@@ -76,8 +80,15 @@ describe("one database, one mode", () => {
 
   it("two processes starting together in different modes: exactly one passes", async () => {
     await useDatabase(await freshDatabase());
-    const results = await Promise.allSettled([claimDatabaseMode("sandbox"), claimDatabaseMode("live"), claimDatabaseMode("live"), claimDatabaseMode("sandbox")]);
-    const passedModes = new Set(results.flatMap((r, i) => (r.status === "fulfilled" ? [i % 3 === 0 ? "sandbox" : "live"] : [])));
+    const results = await Promise.allSettled([
+      claimDatabaseMode("sandbox"),
+      claimDatabaseMode("live"),
+      claimDatabaseMode("live"),
+      claimDatabaseMode("sandbox"),
+    ]);
+    const passedModes = new Set(
+      results.flatMap((r, i) => (r.status === "fulfilled" ? [i % 3 === 0 ? "sandbox" : "live"] : [])),
+    );
     expect(passedModes.size).toBe(1);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(DeploymentRefused);
   });
@@ -87,7 +98,8 @@ describe("one database, one mode", () => {
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     const [m] = await sql`insert into merchants (company_name) values ('Loja') returning id`;
     await sql`insert into api_keys (merchant_id, name, prefix, key_hash, mode) values (${m.id}, 'k', 'sk_test_abc', 'h', 'sandbox')`;
-    const [pixOut] = await sql`insert into withdrawals (merchant_id, kind, value_centavos, debit_centavos, limit_day, pix_key)
+    const [pixOut] =
+      await sql`insert into withdrawals (merchant_id, kind, value_centavos, debit_centavos, limit_day, pix_key)
       values (${m.id}, 'pix_out', 1000, 1100, '2026-11-24', 'loja@example.com') returning id`;
     const [onchain] =
       await sql`insert into withdrawals (merchant_id, kind, value_centavos, debit_centavos, limit_day, network, token_address, to_address, token_amount, nonce, raw_transaction, tx_hash)
@@ -99,7 +111,13 @@ describe("one database, one mode", () => {
     const marks = await after`select name from deployment_marks`;
     expect(marks.map((r) => r.name)).toEqual(["sandbox_used"]);
     const [payout] = await after`select id, purpose, status, pix_key, value_centavos from pix_payouts`;
-    expect(payout).toMatchObject({ id: pixOut.id, purpose: "withdrawal", status: "created", pix_key: "loja@example.com", value_centavos: "1000" });
+    expect(payout).toMatchObject({
+      id: pixOut.id,
+      purpose: "withdrawal",
+      status: "created",
+      pix_key: "loja@example.com",
+      value_centavos: "1000",
+    });
     const [tx] = await after`select purpose, owner_id, nonce, status from chain_txs`;
     expect(tx).toMatchObject({ purpose: "withdrawal", owner_id: onchain.id, nonce: 7, status: "pending" });
     const [attempt] = await after`select hash, raw_transaction from chain_tx_attempts`;
@@ -107,7 +125,9 @@ describe("one database, one mode", () => {
     await after.end();
 
     await useDatabase(url);
-    await expect(claimDatabaseMode("live")).rejects.toThrow(/written by sandbox mode \(sandbox API keys found by migration 0004/);
+    await expect(claimDatabaseMode("live")).rejects.toThrow(
+      /written by sandbox mode \(sandbox API keys found by migration 0004/,
+    );
   });
 });
 

@@ -4,7 +4,16 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { auditEvents, mailOutbox, merchants, payoutDestinations, securityLinks, users, withdrawals, type Merchant } from "@/db/schema";
+import {
+  auditEvents,
+  mailOutbox,
+  merchants,
+  payoutDestinations,
+  securityLinks,
+  users,
+  withdrawals,
+  type Merchant,
+} from "@/db/schema";
 import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
@@ -30,7 +39,9 @@ import { balanceMatchesLedger } from "./support/ledger";
 const session = vi.hoisted(() => ({ current: undefined as unknown, lang: undefined as string | undefined }));
 vi.mock("next/headers", () => ({
   headers: async () => new Headers({ [CLIENT_ADDRESS_HEADER]: "203.0.113.50" }),
-  cookies: async () => ({ get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined) }),
+  cookies: async () => ({
+    get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined),
+  }),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
@@ -39,7 +50,8 @@ vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
 }));
 
 const { pixOutAction, onchainWithdrawAction } = await import("@/lib/dashboard/actions/withdrawals");
-const { addDestinationAction, confirmDestinationAction, setAllowlistAction } = await import("@/lib/dashboard/actions/destinations");
+const { addDestinationAction, confirmDestinationAction, setAllowlistAction } =
+  await import("@/lib/dashboard/actions/destinations");
 const { refundOrderAction } = await import("@/lib/dashboard/actions/refunds");
 
 const PIX_OUT = "/api/v1/order/pix-out";
@@ -63,7 +75,12 @@ type Role = "owner" | "admin" | "finance" | "developer" | "viewer";
 async function seedUser(merchantId: string, role: Role) {
   const [user] = await db()
     .insert(users)
-    .values({ merchantId, email: `${role}-${randomUUID().slice(0, 8)}@loja.com.br`, passwordHash: await hashPassword("correct horse"), role })
+    .values({
+      merchantId,
+      email: `${role}-${randomUUID().slice(0, 8)}@loja.com.br`,
+      passwordHash: await hashPassword("correct horse"),
+      role,
+    })
     .returning();
   return user;
 }
@@ -71,7 +88,11 @@ async function seedUser(merchantId: string, role: Role) {
 /** A merchant with money, its API key, and a team: an owner, an admin and a finance user. */
 async function team(balanceCentavos = 1_000_000) {
   const { merchant, apiKey } = await seedMerchant({ balanceCentavos });
-  const [owner, admin, finance] = [await seedUser(merchant.id, "owner"), await seedUser(merchant.id, "admin"), await seedUser(merchant.id, "finance")];
+  const [owner, admin, finance] = [
+    await seedUser(merchant.id, "owner"),
+    await seedUser(merchant.id, "admin"),
+    await seedUser(merchant.id, "finance"),
+  ];
   return { merchant, apiKey, owner, admin, finance };
 }
 
@@ -80,7 +101,10 @@ async function merchantRow(id: string): Promise<Merchant> {
 }
 
 /** Signs `user` in, with a second factor proved just now unless `stepUpFresh` is false. */
-async function signIn(user: { id: string; email: string; role: Role; merchantId: string }, opts: { stepUpFresh?: boolean } = {}) {
+async function signIn(
+  user: { id: string; email: string; role: Role; merchantId: string },
+  opts: { stepUpFresh?: boolean } = {},
+) {
   session.current = {
     merchant: await merchantRow(user.merchantId),
     userId: user.id,
@@ -99,8 +123,10 @@ const form = (fields: Record<string, string>) => {
   return fd;
 };
 
-const destinations = (merchantId: string) => db().select().from(payoutDestinations).where(eq(payoutDestinations.merchantId, merchantId));
-const withdrawalsOf = (merchantId: string) => db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId));
+const destinations = (merchantId: string) =>
+  db().select().from(payoutDestinations).where(eq(payoutDestinations.merchantId, merchantId));
+const withdrawalsOf = (merchantId: string) =>
+  db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId));
 async function mailsOf(merchantId: string) {
   await backgroundMailSettled();
   return db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchantId));
@@ -116,19 +142,31 @@ describe("dashboard: a destination used for the first time", () => {
     const held = await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }));
     expect(held.status).toBe("error");
     const message = held.status === "error" ? held.error! : "";
-    expect(message).toMatch(/^maria@example\.com é um destino de saque novo: saques para ele aguardam até \d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}/);
-    expect(message).toContain("a menos que um proprietário o confirme (Saques → Destinos, ou o link enviado por e-mail aos proprietários)");
+    expect(message).toMatch(
+      /^maria@example\.com é um destino de saque novo: saques para ele aguardam até \d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}/,
+    );
+    expect(message).toContain(
+      "a menos que um proprietário o confirme (Saques → Destinos, ou o link enviado por e-mail aos proprietários)",
+    );
     // Nothing debited, no withdrawal row.
     expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
     expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
 
     const [row] = await destinations(t.merchant.id);
-    expect(row).toMatchObject({ kind: "pix_key", value: "maria@example.com", status: "held", createdBy: t.finance.id, confirmedBy: null, lastUsedAt: null });
+    expect(row).toMatchObject({
+      kind: "pix_key",
+      value: "maria@example.com",
+      status: "held",
+      createdBy: t.finance.id,
+      confirmedBy: null,
+      lastUsedAt: null,
+    });
     const hours = (row.holdUntil!.getTime() - row.createdAt.getTime()) / 3_600_000;
     expect(hours).toBeCloseTo(24, 2);
 
     const mails = await mailsOf(t.merchant.id);
-    const to = (u: { email: string }) => mails.filter((m) => m.toAddress === u.email && m.subject.startsWith("Novo destino de saque"));
+    const to = (u: { email: string }) =>
+      mails.filter((m) => m.toAddress === u.email && m.subject.startsWith("Novo destino de saque"));
     // The owner gets the link; the admin and the user who asked are told, without one.
     expect(to(t.owner)).toHaveLength(1);
     expect(to(t.owner)[0].body).toMatch(TOKEN_IN_MAIL);
@@ -149,16 +187,28 @@ describe("dashboard: a destination used for the first time", () => {
     const t = await team();
     await signIn(t.admin);
     session.lang = "en";
-    const held = await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }));
-    expect(held.status === "error" && held.error).toMatch(
-      new RegExp(`^Withdrawal destination ${ADDRESS.toLowerCase()} is new: withdrawals to it wait until \\S+Z unless an owner confirms it`),
+    const held = await onchainWithdrawAction(
+      idle,
+      form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }),
     );
-    const again = await onchainWithdrawAction(idle, form({ toAddress: ADDRESS.toLowerCase(), value: "50", network: "bsc", token: "USDT" }));
+    expect(held.status === "error" && held.error).toMatch(
+      new RegExp(
+        `^Withdrawal destination ${ADDRESS.toLowerCase()} is new: withdrawals to it wait until \\S+Z unless an owner confirms it`,
+      ),
+    );
+    const again = await onchainWithdrawAction(
+      idle,
+      form({ toAddress: ADDRESS.toLowerCase(), value: "50", network: "bsc", token: "USDT" }),
+    );
     expect(again.status).toBe("error");
-    expect(await destinations(t.merchant.id)).toMatchObject([{ kind: "chain_address", value: ADDRESS.toLowerCase(), status: "held" }]);
+    expect(await destinations(t.merchant.id)).toMatchObject([
+      { kind: "chain_address", value: ADDRESS.toLowerCase(), status: "held" },
+    ]);
     expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
     expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
-    const owner = (await mailsOf(t.merchant.id)).find((m) => m.toAddress === t.owner.email && m.subject.startsWith("New withdrawal destination"));
+    const owner = (await mailsOf(t.merchant.id)).find(
+      (m) => m.toAddress === t.owner.email && m.subject.startsWith("New withdrawal destination"),
+    );
     expect(owner?.body).toContain(`Wallet address ${ADDRESS.toLowerCase()}`);
   });
 
@@ -184,10 +234,15 @@ describe("dashboard: a destination used for the first time", () => {
     expect((await pixOutAction(idle, form({ value: "10" }))).status).toBe("success");
     // Nor can it be added to the address book: it is managed in Settings.
     await expect(
-      addDestination({ merchantId: t.merchant.id, userId: t.owner.id, email: t.owner.email, ip: null }, "en", await merchantRow(t.merchant.id), {
-        kind: "pix_key",
-        value: "novo@loja.com.br",
-      }),
+      addDestination(
+        { merchantId: t.merchant.id, userId: t.owner.id, email: t.owner.email, ip: null },
+        "en",
+        await merchantRow(t.merchant.id),
+        {
+          kind: "pix_key",
+          value: "novo@loja.com.br",
+        },
+      ),
     ).rejects.toThrow("destinations.isPayoutKey");
   });
 
@@ -200,7 +255,9 @@ describe("dashboard: a destination used for the first time", () => {
     const [row] = await destinations(t.merchant.id);
     expect(row).toMatchObject({ status: "held", holdUntil: null, lastUsedAt: expect.any(Date) });
     const owner = (await mailsOf(t.merchant.id)).filter((m) => m.toAddress === t.owner.email).map((m) => m.subject);
-    expect(owner.sort()).toEqual([expect.stringMatching(/^Novo destino de saque/), expect.stringMatching(/^Saque solicitado/)].sort());
+    expect(owner.sort()).toEqual(
+      [expect.stringMatching(/^Novo destino de saque/), expect.stringMatching(/^Saque solicitado/)].sort(),
+    );
   });
 });
 
@@ -214,22 +271,39 @@ describe("releasing a held destination", () => {
     // Only owners confirm: the admin and the finance user are refused.
     for (const who of [t.admin, t.finance]) {
       await signIn(who);
-      expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({ status: "error", error: "security.notAllowed" });
+      expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({
+        status: "error",
+        error: "security.notAllowed",
+      });
     }
     // An owner without a fresh second factor is asked for a code first.
     await signIn(t.owner, { stepUpFresh: false });
-    expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({ status: "error", error: "security.stepUpNeeded" });
+    expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({
+      status: "error",
+      error: "security.stepUpNeeded",
+    });
     expect((await destinations(t.merchant.id))[0].status).toBe("held");
 
     await signIn(t.owner);
-    expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({ status: "success", message: "destinations.confirmed" });
-    expect((await destinations(t.merchant.id))[0]).toMatchObject({ status: "confirmed", confirmedBy: t.owner.id, confirmedAt: expect.any(Date) });
+    expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({
+      status: "success",
+      message: "destinations.confirmed",
+    });
+    expect((await destinations(t.merchant.id))[0]).toMatchObject({
+      status: "confirmed",
+      confirmedBy: t.owner.id,
+      confirmedAt: expect.any(Date),
+    });
 
     await signIn(t.finance);
-    expect(await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }))).toMatchObject({ status: "success" });
+    expect(await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }))).toMatchObject({
+      status: "success",
+    });
     expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - 15_000);
     expect((await destinations(t.merchant.id))[0].lastUsedAt).toBeInstanceOf(Date);
-    expect((await auditOf(t.merchant.id)).map((a) => a.action)).toEqual(expect.arrayContaining(["destination.confirmed", "withdrawal.requested"]));
+    expect((await auditOf(t.merchant.id)).map((a) => a.action)).toEqual(
+      expect.arrayContaining(["destination.confirmed", "withdrawal.requested"]),
+    );
   });
 
   it("the mailed link confirms it once; opening the page spends nothing; another kind of link is neither spent nor accepted", async () => {
@@ -240,7 +314,10 @@ describe("releasing a held destination", () => {
     const token = TOKEN_IN_MAIL.exec(owner.body!)![1];
 
     // The page's read, twice: still live.
-    expect(await destinationOfLink(token)).toMatchObject({ company: t.merchant.companyName, destination: { value: ADDRESS.toLowerCase(), status: "held" } });
+    expect(await destinationOfLink(token)).toMatchObject({
+      company: t.merchant.companyName,
+      destination: { value: ADDRESS.toLowerCase(), status: "held" },
+    });
     expect(await destinationOfLink(token)).not.toBeNull();
 
     // A factor-change link given to the destination route: refused, and still usable for its own purpose.
@@ -253,16 +330,23 @@ describe("releasing a held destination", () => {
     expect(factorLink.usedAt).toBeNull();
 
     // Two clicks at once: one confirms.
-    const both = await Promise.all([confirmDestinationByLink(token, "198.51.100.1"), confirmDestinationByLink(token, "198.51.100.1")]);
+    const both = await Promise.all([
+      confirmDestinationByLink(token, "198.51.100.1"),
+      confirmDestinationByLink(token, "198.51.100.1"),
+    ]);
     expect(both.filter((r) => r !== null)).toHaveLength(1);
     expect(await confirmDestinationByLink(token, "198.51.100.1")).toBeNull();
     expect(await destinationOfLink(token)).toBeNull();
     expect((await destinations(t.merchant.id))[0]).toMatchObject({ status: "confirmed", confirmedBy: null });
     const confirmed = (await auditOf(t.merchant.id)).filter((a) => a.action === "destination.confirmed");
-    expect(confirmed).toMatchObject([{ actor: "link mailed to the owners", ip: "198.51.100.1", details: { value: ADDRESS.toLowerCase() } }]);
+    expect(confirmed).toMatchObject([
+      { actor: "link mailed to the owners", ip: "198.51.100.1", details: { value: ADDRESS.toLowerCase() } },
+    ]);
 
     await signIn(t.finance);
-    expect(await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }))).toMatchObject({ status: "success" });
+    expect(
+      await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" })),
+    ).toMatchObject({ status: "success" });
   });
 
   it("once the hold is over the dashboard may withdraw to it, without anyone confirming", async () => {
@@ -273,7 +357,9 @@ describe("releasing a held destination", () => {
       .update(payoutDestinations)
       .set({ holdUntil: sql`now() - interval '1 second'` })
       .where(eq(payoutDestinations.merchantId, t.merchant.id));
-    expect(await pixOutAction(idle, form({ value: "20", pixKey: "+5511998765432" }))).toMatchObject({ status: "success" });
+    expect(await pixOutAction(idle, form({ value: "20", pixKey: "+5511998765432" }))).toMatchObject({
+      status: "success",
+    });
     expect((await destinations(t.merchant.id))[0]).toMatchObject({ status: "held", lastUsedAt: expect.any(Date) });
   });
 });
@@ -282,30 +368,49 @@ describe("the address book", () => {
   it("adding a destination holds it and mails the owners, like its first use; only owners confirm it; a duplicate is refused", async () => {
     const t = await team();
     await signIn(t.finance);
-    const added = await addDestinationAction(idle, form({ kind: "chain_address", value: OTHER_ADDRESS, label: "Fornecedor" }));
+    const added = await addDestinationAction(
+      idle,
+      form({ kind: "chain_address", value: OTHER_ADDRESS, label: "Fornecedor" }),
+    );
     expect(added).toMatchObject({ status: "success", message: "destinations.added" });
-    expect(await addDestinationAction(idle, form({ kind: "chain_address", value: OTHER_ADDRESS.toLowerCase() }))).toMatchObject({
+    expect(
+      await addDestinationAction(idle, form({ kind: "chain_address", value: OTHER_ADDRESS.toLowerCase() })),
+    ).toMatchObject({
       status: "error",
       error: "Este destino já está na lista.",
     });
     // The form's own check: a PIX key's check digits.
     const bad = await addDestinationAction(idle, form({ kind: "pix_key", value: "529.982.247-26" }));
-    expect(bad.status === "error" && bad.fieldErrors?.value).toEqual(["Chave PIX ou endereço da carteira: parece um CPF, mas os dígitos verificadores não conferem."]);
-    expect(await destinations(t.merchant.id)).toMatchObject([{ kind: "chain_address", value: OTHER_ADDRESS.toLowerCase(), label: "Fornecedor", status: "held" }]);
+    expect(bad.status === "error" && bad.fieldErrors?.value).toEqual([
+      "Chave PIX ou endereço da carteira: parece um CPF, mas os dígitos verificadores não conferem.",
+    ]);
+    expect(await destinations(t.merchant.id)).toMatchObject([
+      { kind: "chain_address", value: OTHER_ADDRESS.toLowerCase(), label: "Fornecedor", status: "held" },
+    ]);
     const owner = (await mailsOf(t.merchant.id)).find((m) => m.toAddress === t.owner.email)!;
     expect(owner.body).toContain(`Endereço da carteira ${OTHER_ADDRESS.toLowerCase()} (Fornecedor)`);
     expect(owner.body).toMatch(TOKEN_IN_MAIL);
     expect((await auditOf(t.merchant.id)).map((a) => a.action)).toContain("destination.added");
 
     // Held: a withdrawal to it is refused until an owner confirms it.
-    expect((await onchainWithdrawAction(idle, form({ toAddress: OTHER_ADDRESS, value: "10", network: "bsc", token: "USDT" }))).status).toBe("error");
+    expect(
+      (
+        await onchainWithdrawAction(
+          idle,
+          form({ toAddress: OTHER_ADDRESS, value: "10", network: "bsc", token: "USDT" }),
+        )
+      ).status,
+    ).toBe("error");
   });
 
   it("a viewer or developer may not add one", async () => {
     const t = await team();
     for (const role of ["viewer", "developer"] as const) {
       await signIn(await seedUser(t.merchant.id, role));
-      expect(await addDestinationAction(idle, form({ kind: "pix_key", value: "maria@example.com" }))).toMatchObject({ status: "error", error: "security.notAllowed" });
+      expect(await addDestinationAction(idle, form({ kind: "pix_key", value: "maria@example.com" }))).toMatchObject({
+        status: "error",
+        error: "security.notAllowed",
+      });
     }
     expect(await destinations(t.merchant.id)).toEqual([]);
   });
@@ -339,7 +444,11 @@ describe("concurrency", () => {
     const actor = { merchantId: t.merchant.id, userId: t.finance.id, email: t.finance.email, ip: "203.0.113.50" };
     const [added, withdrawn] = await Promise.allSettled([
       addDestination(actor, "pt-BR", merchant, { kind: "pix_key", value: "par@example.com" }),
-      createPixOut(merchant, { value: 1000, pixKey: "par@example.com" }, { channel: "dashboard", actor, locale: "pt-BR" }),
+      createPixOut(
+        merchant,
+        { value: 1000, pixKey: "par@example.com" },
+        { channel: "dashboard", actor, locale: "pt-BR" },
+      ),
     ]);
     expect(withdrawn.status).toBe("rejected");
     expect(await destinations(t.merchant.id)).toHaveLength(1);
@@ -353,10 +462,18 @@ describe("API withdrawals", () => {
   it("allow-list off (the default): any valid key or address goes, as the spec says; each is recorded (not held) or touched", async () => {
     const t = await team();
     expect((await merchantRow(t.merchant.id)).apiDestinationAllowlist).toBe(false);
-    const first = await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "vendedor1@example.com" } });
+    const first = await api("POST", PIX_OUT, {
+      apiKey: t.apiKey,
+      body: { value: 500, pixKey: "vendedor1@example.com" },
+    });
     expect(first.status).toBe(201);
-    expect((await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "vendedor1@example.com" } })).status).toBe(201);
-    expect((await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS, value: 10, network: "polygon" } })).status).toBe(200);
+    expect(
+      (await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "vendedor1@example.com" } })).status,
+    ).toBe(201);
+    expect(
+      (await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS, value: 10, network: "polygon" } }))
+        .status,
+    ).toBe(200);
     const rows = await destinations(t.merchant.id);
     expect(rows.map((r) => [r.kind, r.value, r.status, r.holdUntil, r.createdBy]).sort()).toEqual([
       ["chain_address", ADDRESS.toLowerCase(), "held", null, null],
@@ -367,7 +484,9 @@ describe("API withdrawals", () => {
     // A key the dashboard holds still goes over the API while the allow-list is off.
     await signIn(t.finance);
     await pixOutAction(idle, form({ value: "5", pixKey: "retida@example.com" }));
-    expect((await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "retida@example.com" } })).status).toBe(201);
+    expect(
+      (await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "retida@example.com" } })).status,
+    ).toBe(201);
   });
 
   it("allow-list on: an unconfirmed destination is each endpoint's own 400 naming it; confirmed ones and the registered key go", async () => {
@@ -375,7 +494,10 @@ describe("API withdrawals", () => {
     await signIn(t.owner);
     expect(await setAllowlistAction(idle, form({ enabled: "on" }))).toMatchObject({ status: "success" });
 
-    const unknown = await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "Desconhecida@Example.com" } });
+    const unknown = await api("POST", PIX_OUT, {
+      apiKey: t.apiKey,
+      body: { value: 500, pixKey: "Desconhecida@Example.com" },
+    });
     expect(unknown.status).toBe(400);
     expect(Object.keys(unknown.body).sort()).toEqual(["error", "message"]);
     expect(unknown.body.message).toBe(
@@ -384,10 +506,15 @@ describe("API withdrawals", () => {
     );
     expect(unknown.body.error).toEqual({ details: unknown.body.message });
 
-    const chain = await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS, value: 10, network: "polygon" } });
+    const chain = await api("POST", WITHDRAW, {
+      apiKey: t.apiKey,
+      body: { toAddress: ADDRESS, value: 10, network: "polygon" },
+    });
     expect(chain.status).toBe(400);
     expect(Object.keys(chain.body).sort()).toEqual(["error", "message"]);
-    expect(chain.body.message).toMatch(new RegExp(`^toAddress ${ADDRESS.toLowerCase()} is not a confirmed withdrawal destination`));
+    expect(chain.body.message).toMatch(
+      new RegExp(`^toAddress ${ADDRESS.toLowerCase()} is not a confirmed withdrawal destination`),
+    );
     expect(chain.body.error).toBe(chain.body.message);
     // Refused over the API: nothing recorded, nothing debited.
     expect(await destinations(t.merchant.id)).toEqual([]);
@@ -396,28 +523,47 @@ describe("API withdrawals", () => {
     // Held (added in the dashboard, not confirmed): still refused.
     await signIn(t.finance);
     await addDestinationAction(idle, form({ kind: "chain_address", value: ADDRESS }));
-    expect((await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS, value: 10, network: "polygon" } })).status).toBe(400);
+    expect(
+      (await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS, value: 10, network: "polygon" } }))
+        .status,
+    ).toBe(400);
     // Confirmed by an owner: goes, whatever the address's case.
     await signIn(t.owner);
     const [row] = await destinations(t.merchant.id);
     await confirmDestinationAction(idle, form({ id: row.id }));
-    expect((await api("POST", WITHDRAW, { apiKey: t.apiKey, body: { toAddress: ADDRESS.toLowerCase(), value: 10, network: "polygon" } })).status).toBe(200);
+    expect(
+      (
+        await api("POST", WITHDRAW, {
+          apiKey: t.apiKey,
+          body: { toAddress: ADDRESS.toLowerCase(), value: 10, network: "polygon" },
+        })
+      ).status,
+    ).toBe(200);
     // The registered payout key counts as a destination.
     expect((await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500 } })).status).toBe(201);
 
     // Off again: any valid key goes.
     expect(await setAllowlistAction(idle, form({ enabled: "off" }))).toMatchObject({ status: "success" });
-    expect((await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "desconhecida@example.com" } })).status).toBe(201);
+    expect(
+      (await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 500, pixKey: "desconhecida@example.com" } }))
+        .status,
+    ).toBe(201);
   });
 
   it("switching the allow-list: owners only, with a fresh second factor; audited and mailed to the owners", async () => {
     const t = await team();
     for (const who of [t.admin, t.finance]) {
       await signIn(who);
-      expect(await setAllowlistAction(idle, form({ enabled: "on" }))).toMatchObject({ status: "error", error: "security.notAllowed" });
+      expect(await setAllowlistAction(idle, form({ enabled: "on" }))).toMatchObject({
+        status: "error",
+        error: "security.notAllowed",
+      });
     }
     await signIn(t.owner, { stepUpFresh: false });
-    expect(await setAllowlistAction(idle, form({ enabled: "on" }))).toMatchObject({ status: "error", error: "security.stepUpNeeded" });
+    expect(await setAllowlistAction(idle, form({ enabled: "on" }))).toMatchObject({
+      status: "error",
+      error: "security.stepUpNeeded",
+    });
     expect((await merchantRow(t.merchant.id)).apiDestinationAllowlist).toBe(false);
 
     await signIn(t.owner);
@@ -460,7 +606,9 @@ describe("mail about money leaving", () => {
     const mails = await mailsOf(t.merchant.id);
     for (const u of [t.owner, t.admin]) {
       const withdrawal = mails.find((m) => m.toAddress === u.email && m.subject.startsWith("Saque solicitado"))!;
-      expect(withdrawal.body).toMatch(/Foi solicitado um saque de R\$\s123,45 do saldo de .*, para Chave PIX maria@example\.com\./);
+      expect(withdrawal.body).toMatch(
+        /Foi solicitado um saque de R\$\s123,45 do saldo de .*, para Chave PIX maria@example\.com\./,
+      );
       expect(withdrawal.body).toMatch(/Por: Chave de API [0-9a-f-]{36}/);
       expect(withdrawal.body).toContain("De: 198.51.100.7");
       expect(withdrawal.body).toMatch(/Em: \d{2}\/\d{2}\/\d{4}/);
@@ -475,12 +623,16 @@ describe("mail about money leaving", () => {
     const t = await team();
     await signIn(t.finance);
     session.lang = "en";
-    expect(await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }))).toMatchObject({ status: "error" });
+    expect(
+      await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" })),
+    ).toMatchObject({ status: "error" });
     await signIn(t.owner);
     const [row] = await destinations(t.merchant.id);
     await confirmDestinationAction(idle, form({ id: row.id }));
     await signIn(t.finance);
-    expect(await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }))).toMatchObject({ status: "success" });
+    expect(
+      await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" })),
+    ).toMatchObject({ status: "success" });
     const created = await api("POST", "/api/v1/order/create/pix", { apiKey: t.apiKey, body: { value: 40 } });
     const orderId: string = created.body.pixOrder._id;
     await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey: t.apiKey });
@@ -489,10 +641,16 @@ describe("mail about money leaving", () => {
     const mails = await mailsOf(t.merchant.id);
     for (const u of [t.owner, t.admin, t.finance]) {
       const w = mails.find((m) => m.toAddress === u.email && m.subject.startsWith("Withdrawal requested"))!;
-      expect(w.body).toMatch(new RegExp(`A withdrawal of R\\$50\\.00 was requested .*, to ${ADDRESS} \\(Polygon, [\\d.]+ USDT\\)\\.`));
+      expect(w.body).toMatch(
+        new RegExp(`A withdrawal of R\\$50\\.00 was requested .*, to ${ADDRESS} \\(Polygon, [\\d.]+ USDT\\)\\.`),
+      );
       expect(w.body).toContain(`By: ${t.finance.email}`);
       expect(w.body).toContain("From: 203.0.113.50");
-      expect(mails.some((m) => m.toAddress === u.email && m.subject.startsWith("Refund requested") && m.body!.includes("R$40.00"))).toBe(true);
+      expect(
+        mails.some(
+          (m) => m.toAddress === u.email && m.subject.startsWith("Refund requested") && m.body!.includes("R$40.00"),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -529,7 +687,10 @@ describe("mail about money leaving", () => {
 
 describe("the held message in each language", () => {
   it("names the destination, until when, and how to release it", () => {
-    const err = destinationHeldError({ value: "maria@example.com", holdUntil: new Date("2026-03-02T15:00:00Z") } as never);
+    const err = destinationHeldError({
+      value: "maria@example.com",
+      holdUntil: new Date("2026-03-02T15:00:00Z"),
+    } as never);
     expect(err.message).toBe(
       "Withdrawal destination maria@example.com is new: withdrawals to it wait until 2026-03-02T15:00:00.000Z unless an owner confirms it " +
         "(Withdrawals → Destinations in the dashboard, or the link mailed to the owners)",

@@ -209,8 +209,14 @@ describe("runSweep()", () => {
     await backdate(ln.id);
     await backdate(ex.id);
     const pixOut = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 10_000 } });
-    const failing = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 20_000, pixKey: "payout.fail@example.com" } });
-    const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { toAddress: TO, value: 100, network: "bsc" } });
+    const failing = await api("POST", "/api/v1/order/pix-out", {
+      apiKey,
+      body: { value: 20_000, pixKey: "payout.fail@example.com" },
+    });
+    const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+      apiKey,
+      body: { toAddress: TO, value: 100, network: "bsc" },
+    });
     expect([pixOut.status, failing.status, onchain.status]).toEqual([201, 201, 200]);
     expect(await ledgerSum(db(), merchant.id)).toBe(100_000 - 10_000 - 20_000 - 10_080);
 
@@ -222,7 +228,10 @@ describe("runSweep()", () => {
 
     expect((await orderRow(ln.id)).status).toBe("CANCELLED");
     expect((await orderRow(ex.id)).status).toBe("CANCELLED");
-    const ws = await db().select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.merchantId, merchant.id));
+    const ws = await db()
+      .select({ id: withdrawals.id, status: withdrawals.status })
+      .from(withdrawals)
+      .where(eq(withdrawals.merchantId, merchant.id));
     const statusOf = (id: string) => ws.find((w) => w.id === id)?.status;
     expect(statusOf(pixOut.body.id)).toBe("COMPLETED");
     expect(statusOf(failing.body.id)).toBe("FAILED");
@@ -236,7 +245,12 @@ describe("runSweep()", () => {
     const evs = await db()
       .select()
       .from(events)
-      .where(and(eq(events.merchantId, merchant.id), inArray(events.subjectId, [ln.id, ex.id, pixOut.body.id, failing.body.id, onchain.body.id])));
+      .where(
+        and(
+          eq(events.merchantId, merchant.id),
+          inArray(events.subjectId, [ln.id, ex.id, pixOut.body.id, failing.body.id, onchain.body.id]),
+        ),
+      );
     // 2 order cancellations + 3 withdrawals × (created + final)
     expect(evs).toHaveLength(8);
     const reversals = await db()
@@ -283,7 +297,10 @@ describe("background jobs on pg-boss", () => {
 
     const pixOut = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 12_345 } });
     expect(pixOut.status).toBe(201);
-    const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { toAddress: TO, value: 50, network: "polygon" } });
+    const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+      apiKey,
+      body: { toAddress: TO, value: 50, network: "polygon" },
+    });
     expect(onchain.status).toBe(200);
 
     for (const id of [pixOut.body.id, onchain.body.id]) {

@@ -21,10 +21,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-async function overHttp(method: string, path: string, opts: { apiKey?: string; body?: string; headers?: Record<string, string> } = {}) {
+async function overHttp(
+  method: string,
+  path: string,
+  opts: { apiKey?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(base + path, {
     method,
-    headers: { ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}), ...(opts.body ? { "content-type": "application/json" } : {}), ...opts.headers },
+    headers: {
+      ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+      ...(opts.body ? { "content-type": "application/json" } : {}),
+      ...opts.headers,
+    },
     body: opts.body,
   });
   const text = await res.text();
@@ -45,7 +53,11 @@ describe("the /api/v1 fast path over node:http", () => {
     for (const [method, path, body] of cases) {
       const viaHttp = await overHttp(method, path, { apiKey, body });
       const direct = await api(method, path, { apiKey, rawBody: body });
-      expect({ path, status: viaHttp.status, body: viaHttp.body }).toEqual({ path, status: direct.status, body: direct.body });
+      expect({ path, status: viaHttp.status, body: viaHttp.body }).toEqual({
+        path,
+        status: direct.status,
+        body: direct.body,
+      });
     }
     const created = await overHttp("POST", "/api/v1/order/create/lightning", { apiKey, body: '{"value": 5}' });
     expect(created.status).toBe(201);

@@ -27,7 +27,9 @@ function encodeUnits(s: string): string {
       out += encodeURIComponent(s.slice(i, i + 2));
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) {
-      out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("");
+      out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join("");
     } else {
       out += encodeURIComponent(s[i]);
     }
@@ -38,11 +40,29 @@ function encodeUnits(s: string): string {
 const b64url = (s: string) => Buffer.from(s).toString("base64url");
 
 /** Already-encoded URL fragments a client could send. */
-const rawEscapes = fc.constantFrom("%", "%zz", "%E", "%ED%A0%80", "%ED%A0%80abc", "%C0%80", "%FF%FE", "%2F", "%2e%2e", "..", "%25", "+", "%20", "%0A", "%0D%0A");
+const rawEscapes = fc.constantFrom(
+  "%",
+  "%zz",
+  "%E",
+  "%ED%A0%80",
+  "%ED%A0%80abc",
+  "%C0%80",
+  "%FF%FE",
+  "%2F",
+  "%2e%2e",
+  "..",
+  "%25",
+  "+",
+  "%20",
+  "%0A",
+  "%0D%0A",
+);
 /** What PostgreSQL cannot store, as a client would encode it: NUL, and lone surrogates (CESU-8, and %u escapes some clients write). */
 const unstorable = fc.oneof(
   fc.constantFrom("%00", "a%00b", "%00%00", "%ED%A0%80", "%ED%B0%80abc", "%ud800", "%5Cu0000"),
-  fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\ud800", "\udc00"), fc.string({ maxLength: 10 })).map((p) => encodeUnits(p.join(""))),
+  fc
+    .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\ud800", "\udc00"), fc.string({ maxLength: 10 }))
+    .map((p) => encodeUnits(p.join(""))),
 );
 const numbers = fc.oneof(
   fc.constantFrom(
@@ -66,9 +86,25 @@ const numbers = fc.oneof(
 );
 const texts = fc.oneof(
   fc.string({ unit: "binary", maxLength: 30 }),
-  fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\ud800", "\udc00"), fc.string({ maxLength: 10 })).map((p) => p.join("")),
+  fc
+    .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\ud800", "\udc00"), fc.string({ maxLength: 10 }))
+    .map((p) => p.join("")),
   fc.string({ unit: "grapheme", maxLength: 30 }),
-  fc.constantFrom("\u0000", "a\u0000b", "\ud800abc", "\udfff\ud800", "\u202e", "null", "undefined", "[]", "{}", "PENDING", "COMPLETED", "pix", "failed"),
+  fc.constantFrom(
+    "\u0000",
+    "a\u0000b",
+    "\ud800abc",
+    "\udfff\ud800",
+    "\u202e",
+    "null",
+    "undefined",
+    "[]",
+    "{}",
+    "PENDING",
+    "COMPLETED",
+    "pix",
+    "failed",
+  ),
   fc.integer({ min: 0, max: 2048 }).map((n) => "x".repeat(n)),
 );
 /** ISO-like timestamps, most of them impossible or outside PostgreSQL's range. */
@@ -114,7 +150,22 @@ const urlValue = fc.oneof(
 
 const GENERIC_QUERY_NAMES = ["cursor", "after", "limit", "q", "status", "type", "from", "to", "page", "id"];
 /** Values some query parameter accepts; each parameter keeps those its own schema accepts. */
-const CANDIDATES = ["1", "20", "100", "PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND", "PARTIAL_ORDER", "pix", "exchange", "lightning", "onchain", "crypto_pix"];
+const CANDIDATES = [
+  "1",
+  "20",
+  "100",
+  "PENDING",
+  "COMPLETED",
+  "CANCELLED",
+  "FAILED",
+  "REFUND",
+  "PARTIAL_ORDER",
+  "pix",
+  "exchange",
+  "lightning",
+  "onchain",
+  "crypto_pix",
+];
 CANDIDATES.push("pending", "delivered", "failed");
 
 /**
@@ -123,21 +174,29 @@ CANDIDATES.push("pending", "delivered", "failed");
  * odd parameter it does not read.
  */
 function queries(op: Endpoint, cursors: string[]) {
-  const shape = ((op.query as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {}) as Record<string, z.ZodType>;
+  const shape = ((op.query as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {}) as Record<
+    string,
+    z.ZodType
+  >;
   const names = Object.keys(shape);
   const own = names.map((name) => {
     const valid = /cursor|after/.test(name) ? cursors : CANDIDATES.filter((v) => shape[name].safeParse(v).success);
     return valid.length ? fc.option(fc.constantFrom(...valid).map(encodeURIComponent), { freq: 2 }) : fc.constant(null);
   });
-  const others = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...GENERIC_QUERY_NAMES), texts.map(encodeUnits), rawEscapes), urlValue), { maxLength: 2 });
-  return fc.tuple(fc.tuple(...own), fc.nat({ max: names.length }), urlValue, others).map(([good, wildAt, wild, extra]) => {
-    const entries: [string, string][] = [];
-    names.forEach((name, i) => {
-      const value = i === wildAt ? wild : good[i];
-      if (value !== null) entries.push([name, value]);
+  const others = fc.array(
+    fc.tuple(fc.oneof(fc.constantFrom(...GENERIC_QUERY_NAMES), texts.map(encodeUnits), rawEscapes), urlValue),
+    { maxLength: 2 },
+  );
+  return fc
+    .tuple(fc.tuple(...own), fc.nat({ max: names.length }), urlValue, others)
+    .map(([good, wildAt, wild, extra]) => {
+      const entries: [string, string][] = [];
+      names.forEach((name, i) => {
+        const value = i === wildAt ? wild : good[i];
+        if (value !== null) entries.push([name, value]);
+      });
+      return [...entries, ...extra];
     });
-    return [...entries, ...extra];
-  });
 }
 
 describe("fuzz: path parameters and query strings of every GET endpoint", () => {
@@ -151,11 +210,23 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
     ({ apiKey } = await seedMerchant({ balanceCentavos: 1_000_000_00, accountType: "business" }));
     ({ apiKey: hooksKey } = await seedMerchant());
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
-    const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
-    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: payCryptoPixEndpoint.docs.requestExample });
+    const deposit = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 100.5, asset: "USDT", network: "polygon" },
+    });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: payCryptoPixEndpoint.docs.requestExample,
+    });
     const payout = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 1000, pixKey: "52998224725" } });
     const hook = await api("POST", "/api/v1/webhooks", { apiKey: hooksKey, body: { url: "http://127.0.0.1:9/never" } });
-    real.id = [pix.body.pixOrder._id, pix.body.pixOrder.paymentLinkId, deposit.body.order.paymentLinkId, cryptoPix.body.data.payCryptoPixId, hook.body.webhook.id];
+    real.id = [
+      pix.body.pixOrder._id,
+      pix.body.pixOrder.paymentLinkId,
+      deposit.body.order.paymentLinkId,
+      cryptoPix.body.data.payCryptoPixId,
+      hook.body.webhook.id,
+    ];
     real.id.push(payout.body.id);
     real.paymentLinkId = [pix.body.pixOrder.paymentLinkId, deposit.body.order.paymentLinkId];
     expect(payout.status).toBeLessThan(300);
@@ -187,7 +258,10 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
           fc.option(
             fc.tuple(
               fc.constantFrom(...(headerNames.length ? headerNames : ["x-unused"])),
-              fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
+              fc.string({
+                unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+                maxLength: 60,
+              }),
             ),
           ),
           async (segments, query, header) => {

@@ -76,12 +76,31 @@ const string = fc.oneof(
   fc.integer({ min: 0, max: 70 * 1024 }).map((n) => JSON.stringify("é".repeat(Math.floor(n / 2)))),
 );
 const literal = fc.constantFrom("true", "false", "null");
-const deep = fc.integer({ min: 1, max: 20_000 }).chain((d) => fc.constantFrom("[".repeat(d) + "]".repeat(d), '{"a":'.repeat(d) + "1" + "}".repeat(d)));
+const deep = fc
+  .integer({ min: 1, max: 20_000 })
+  .chain((d) => fc.constantFrom("[".repeat(d) + "]".repeat(d), '{"a":'.repeat(d) + "1" + "}".repeat(d)));
 const { value: fragment } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
-  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, number, string, literal, tie("array"), tie("object"), deep),
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    number,
+    string,
+    literal,
+    tie("array"),
+    tie("object"),
+    deep,
+  ),
   array: fc.array(tie("value"), { maxLength: 4 }).map((a) => `[${a.join(",")}]`),
   object: fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom("value", "__proto__", "constructor", "network", "amount"), fc.string({ maxLength: 8 })), tie("value")), { maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.oneof(
+          fc.constantFrom("value", "__proto__", "constructor", "network", "amount"),
+          fc.string({ maxLength: 8 }),
+        ),
+        tie("value"),
+      ),
+      { maxLength: 4 },
+    )
     .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`),
 }));
 
@@ -101,7 +120,19 @@ function bodies(op: Endpoint) {
   const extraDeep = deep.map((d) => JSON.stringify(example).replace(/}$/, `,"extra":${d}}`));
   const garbage = fc.oneof(
     fc.string({ unit: "binary", maxLength: 200 }),
-    fc.constantFrom("", "{", "[1,", '{"value":}', "nul", "{}", "[]", '"text"', "42", "\u0000", '{"value":10}{"value":11}'),
+    fc.constantFrom(
+      "",
+      "{",
+      "[1,",
+      '{"value":}',
+      "nul",
+      "{}",
+      "[]",
+      '"text"',
+      "42",
+      "\u0000",
+      '{"value":10}{"value":11}',
+    ),
   );
   return fc.oneof(ownFields, oneBroken, extraDeep, fragment, garbage);
 }
@@ -118,9 +149,18 @@ describe("fuzz: every endpoint that takes a body", () => {
     ({ apiKey } = await seedMerchant({ balanceCentavos: 10_000_000_00, accountType: "business" }));
     ({ apiKey: hooksKey } = await seedMerchant());
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
-    const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
-    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: payCryptoPixEndpoint.docs.requestExample });
-    const merchant = await api("POST", "/api/v1/admin/merchants", { apiKey: ADMIN(), body: { companyName: "Loja fuzz" } });
+    const deposit = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 100.5, asset: "USDT", network: "polygon" },
+    });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: payCryptoPixEndpoint.docs.requestExample,
+    });
+    const merchant = await api("POST", "/api/v1/admin/merchants", {
+      apiKey: ADMIN(),
+      body: { companyName: "Loja fuzz" },
+    });
     ids.order = pix.body.pixOrder.paymentLinkId;
     ids.deposit = deposit.body.order.paymentLinkId;
     ids.cryptoPix = cryptoPix.body.data.payCryptoPixId;
@@ -149,25 +189,31 @@ describe("fuzz: every endpoint that takes a body", () => {
       const statuses: Record<number, number> = {};
       let sent = 0;
       await fc.assert(
-        fc.asyncProperty(bodies(op), fc.option(fc.string({ minLength: 1, maxLength: 20 }), { freq: 4 }), async (raw, idempotencyKey) => {
-          const headers: Record<string, string> = idempotencyKey ? { "idempotency-key": idempotencyKey.replace(/[^\x21-\x7e]/g, "k") } : {};
-          // A dashboard e-mail is unique: each request gets its own, leaving the documented example's free for other suites.
-          const body = raw.replaceAll("dono@padaria.example", `dono+${++sent}@padaria.example`);
-          const res = await api(method, pathFor(path), { apiKey: key, rawBody: body, headers });
-          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-          const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body);
-          const shown = `${res.status} ${text.slice(0, 300)} ← ${raw.slice(0, 120)}`;
-          expect(res.status, shown).toBeLessThan(500);
-          expect(text).not.toMatch(STACK_TRACE);
-          expect(res.headers.get("content-type")).toContain("application/json");
-          if (res.status >= 400) {
-            const parsed = errorSchemaFor(op, res.status).safeParse(res.body);
-            expect(parsed.error, shown).toBeUndefined();
-          } else {
-            expect(res.status, shown).toBe(op.response.status);
-            if ("schema" in op.response) expect(op.response.schema.safeParse(res.body).error, shown).toBeUndefined();
-          }
-        }),
+        fc.asyncProperty(
+          bodies(op),
+          fc.option(fc.string({ minLength: 1, maxLength: 20 }), { freq: 4 }),
+          async (raw, idempotencyKey) => {
+            const headers: Record<string, string> = idempotencyKey
+              ? { "idempotency-key": idempotencyKey.replace(/[^\x21-\x7e]/g, "k") }
+              : {};
+            // A dashboard e-mail is unique: each request gets its own, leaving the documented example's free for other suites.
+            const body = raw.replaceAll("dono@padaria.example", `dono+${++sent}@padaria.example`);
+            const res = await api(method, pathFor(path), { apiKey: key, rawBody: body, headers });
+            statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+            const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body);
+            const shown = `${res.status} ${text.slice(0, 300)} ← ${raw.slice(0, 120)}`;
+            expect(res.status, shown).toBeLessThan(500);
+            expect(text).not.toMatch(STACK_TRACE);
+            expect(res.headers.get("content-type")).toContain("application/json");
+            if (res.status >= 400) {
+              const parsed = errorSchemaFor(op, res.status).safeParse(res.body);
+              expect(parsed.error, shown).toBeUndefined();
+            } else {
+              expect(res.status, shown).toBe(op.response.status);
+              if ("schema" in op.response) expect(op.response.schema.safeParse(res.body).error, shown).toBeUndefined();
+            }
+          },
+        ),
         { numRuns: RUNS_PER_ENDPOINT, seed: 20261122 + index, endOnFailure: true },
       );
       // The bodies must reach past the first check: some fail validation, some get further.
@@ -183,7 +229,9 @@ describe("fuzz: every endpoint that takes a body", () => {
     async (_name, { method, path, op }) => {
       const key = keyFor(path, op);
       const example = JSON.stringify(op.docs.requestExample);
-      const raw = example.replace(/}$/, `,"extra":${"[".repeat(10_000)}${"]".repeat(10_000)}}`).replace("dono@padaria.example", "deep@padaria.example");
+      const raw = example
+        .replace(/}$/, `,"extra":${"[".repeat(10_000)}${"]".repeat(10_000)}}`)
+        .replace("dono@padaria.example", "deep@padaria.example");
       const variants: Record<string, string>[] = [{}, { "idempotency-key": `deep-${method}-${path}` }];
       for (const headers of variants) {
         const res = await api(method, pathFor(path), { apiKey: key, rawBody: raw, headers });

@@ -49,7 +49,12 @@ export default async function setup(project: TestProject) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-test-pg-"));
     fs.chmodSync(dir, 0o755);
     const port = 55000 + Math.floor(Math.random() * 5000);
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port, database: "payments_test", persistent: false });
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "data"),
+      port,
+      database: "payments_test",
+      persistent: false,
+    });
     url = embedded.url;
   }
   await runMigrations(url, path.resolve(__dirname, "../db/migrations"));

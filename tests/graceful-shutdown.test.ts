@@ -11,7 +11,12 @@ import { seedMerchant } from "./helpers";
 const ROOT = path.resolve(__dirname, "..");
 const children: ChildProcess[] = [];
 
-type Started = { child: ChildProcess; port: number; exited: Promise<{ code: number | null; signal: string | null; at: number }>; output: () => string };
+type Started = {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<{ code: number | null; signal: string | null; at: number }>;
+  output: () => string;
+};
 
 function startServer(env: Record<string, string> = {}): Promise<Started> {
   // node with tsx's loader: the signal reaches the server itself, not a tsx CLI in front of it.
@@ -87,7 +92,12 @@ describe("graceful shutdown", () => {
     const s = await startServer({ SHUTDOWN_TIMEOUT_MS: "15000" });
     expect((await fetch(`http://127.0.0.1:${s.port}/readyz`)).status).toBe(200);
 
-    const post = slowPost(s.port, "/api/v1/order/create/pix", { authorization: `Bearer ${apiKey}` }, JSON.stringify({ value: 12.34 }));
+    const post = slowPost(
+      s.port,
+      "/api/v1/order/create/pix",
+      { authorization: `Bearer ${apiKey}` },
+      JSON.stringify({ value: 12.34 }),
+    );
     await sleep(300);
     s.child.kill("SIGTERM");
     await sleep(500);
@@ -132,7 +142,12 @@ describe("graceful shutdown", () => {
   it("a request still unanswered at SHUTDOWN_TIMEOUT_MS is cut, and the process still exits 0", async () => {
     const { apiKey } = await seedMerchant();
     const s = await startServer({ SHUTDOWN_TIMEOUT_MS: "1000", JOBS_ENABLED: "false" });
-    const post = slowPost(s.port, "/api/v1/order/create/pix", { authorization: `Bearer ${apiKey}` }, JSON.stringify({ value: 1 }));
+    const post = slowPost(
+      s.port,
+      "/api/v1/order/create/pix",
+      { authorization: `Bearer ${apiKey}` },
+      JSON.stringify({ value: 1 }),
+    );
     await sleep(300);
     s.child.kill("SIGTERM");
     await expect(post.answered).rejects.toThrow(/socket hang up|ECONNRESET/);

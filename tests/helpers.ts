@@ -32,7 +32,11 @@ function request(opts: CallOptions): Request {
   let body: string | undefined = opts.rawBody;
   if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers.set("content-type", "application/json");
-  return new Request(BASE + (opts.path ?? "/api/v1/test"), { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+  return new Request(BASE + (opts.path ?? "/api/v1/test"), {
+    method: opts.method ?? (body !== undefined ? "POST" : "GET"),
+    headers,
+    body,
+  });
 }
 
 async function read(res: Response): Promise<CallResult> {
@@ -48,7 +52,12 @@ async function read(res: Response): Promise<CallResult> {
 
 /** A fresh merchant with its own API key; each test seeds its own. */
 export async function seedMerchant(
-  opts: { pixKey?: string | null; accountType?: "standard" | "verified" | "business"; balanceCentavos?: number; companyName?: string } = {},
+  opts: {
+    pixKey?: string | null;
+    accountType?: "standard" | "verified" | "business";
+    balanceCentavos?: number;
+    companyName?: string;
+  } = {},
 ) {
   const [merchant] = await db()
     .insert(merchants)
@@ -60,10 +69,18 @@ export async function seedMerchant(
     })
     .returning();
   const key = generateApiKey("sandbox");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "test", prefix: key.prefix, keyHash: key.hash, mode: "sandbox" });
+  await db()
+    .insert(apiKeys)
+    .values({ merchantId: merchant.id, name: "test", prefix: key.prefix, keyHash: key.hash, mode: "sandbox" });
   if (opts.balanceCentavos) {
     await db().transaction((tx) =>
-      postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: opts.balanceCentavos!, refType: "test", refId: randomUUID() }),
+      postLedgerEntry(tx, {
+        merchantId: merchant.id,
+        kind: "adjustment",
+        amountCentavos: opts.balanceCentavos!,
+        refType: "test",
+        refId: randomUUID(),
+      }),
     );
   }
   return { merchant, apiKey: key.key };
@@ -75,7 +92,11 @@ export async function call(endpoint: Endpoint, opts: CallOptions = {}): Promise<
 }
 
 /** Calls the API by method and path through the router both serving paths use. */
-export async function api(method: string, path: string, opts: Omit<CallOptions, "method" | "path" | "params"> = {}): Promise<CallResult> {
+export async function api(
+  method: string,
+  path: string,
+  opts: Omit<CallOptions, "method" | "path" | "params"> = {},
+): Promise<CallResult> {
   const { apiRouter } = await import("@/lib/api/endpoints");
   return read(await apiRouter.handle(request({ ...opts, method, path })));
 }

@@ -70,7 +70,9 @@ async function alertMails(): Promise<number> {
   const rows = await db()
     .select()
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.toAddress, OPERATOR), like(mailOutbox.subject, "%hot wallet below minimum on polygon: USDT%")));
+    .where(
+      and(eq(mailOutbox.toAddress, OPERATOR), like(mailOutbox.subject, "%hot wallet below minimum on polygon: USDT%")),
+    );
   return rows.length;
 }
 
@@ -87,7 +89,10 @@ describe("hot-wallet float on a local node", () => {
 
     const { merchant, apiKey } = await seedMerchant({ accountType: "business", balanceCentavos: 100_000 });
     const to = randomAddress();
-    const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { network: "polygon", toAddress: to, value: 270, token: "USDT" } });
+    const res = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+      apiKey,
+      body: { network: "polygon", toAddress: to, value: 270, token: "USDT" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200); // 50 USDT at 5.40: more than the 30 held
     const w = res.body as { id: string; transactionHash: Hex; status: string; tokenAmount: number };
     expect(w.status).toBe("PENDING");
@@ -99,12 +104,20 @@ describe("hot-wallet float on a local node", () => {
     expect(await anvil.client.getTransaction({ hash: w.transactionHash }).catch(() => null)).toBeNull();
     const shown = await api("GET", `/api/v1/withdrawals/${w.id}`, { apiKey });
     expect(shown.body.withdrawal).toMatchObject({ status: "PENDING", transactionHash: w.transactionHash });
-    expect(shown.body.withdrawal.waitingReason).toBe("hot wallet below minimum on polygon: USDT (holds 30, minimum 100; this transfer needs 50); waiting for a top-up");
+    expect(shown.body.withdrawal.waitingReason).toBe(
+      "hot wallet below minimum on polygon: USDT (holds 30, minimum 100; this transfer needs 50); waiting for a top-up",
+    );
     const [held] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, w.id));
     expect(held.heldReason).toBe(shown.body.withdrawal.waitingReason);
     // The operator's `treasury status` and the merchant's dashboard say the same.
     const status = await floatStatus("polygon");
-    expect(status.readings.find((r) => r.asset === "USDT")).toMatchObject({ balance: "30", minimum: "100", target: "1000", belowMinimum: true, excess: "0" });
+    expect(status.readings.find((r) => r.asset === "USDT")).toMatchObject({
+      balance: "30",
+      minimum: "100",
+      target: "1000",
+      belowMinimum: true,
+      excess: "0",
+    });
     expect(status.held).toMatchObject([{ id: held.id, purpose: "withdrawal", ownerId: w.id, reason: held.heldReason }]);
     const dashboard = await getWithdrawalState(merchant.id);
     expect(dashboard.history.find((h) => h.id === w.id)?.waitingReason).toBe(held.heldReason);
@@ -145,7 +158,14 @@ describe("hot-wallet float on a local node", () => {
     expect(dry).toMatchObject([{ asset: "USDT", moved: "980", chainTxId: null }]);
 
     const [move] = await moveExcess({ network: "polygon" });
-    expect(move).toMatchObject({ network: "polygon", asset: "USDT", balance: "1980", target: "1000", promised: "0", moved: "980" });
+    expect(move).toMatchObject({
+      network: "polygon",
+      asset: "USDT",
+      balance: "1980",
+      target: "1000",
+      promised: "0",
+      moved: "980",
+    });
     // Recorded before it left, as every hot-wallet send.
     const [tx] = await db().select().from(chainTxs).where(eq(chainTxs.id, move.chainTxId!));
     expect(tx).toMatchObject({ purpose: "treasury", toAddress: cold, amount: "980.000000000000000000", ownerId: null });
@@ -155,7 +175,12 @@ describe("hot-wallet float on a local node", () => {
     await anvil.client.waitForTransactionReceipt({ hash: move.hash as Hex });
     await anvil.mine(CONFIRMATIONS);
     await checkHotWalletFloat();
-    expect((await moveExcess({ network: "polygon" }))[0]).toMatchObject({ balance: "1000", promised: "0", moved: "0", chainTxId: null });
+    expect((await moveExcess({ network: "polygon" }))[0]).toMatchObject({
+      balance: "1000",
+      promised: "0",
+      moved: "0",
+      chainTxId: null,
+    });
 
     expect(await anvil.balanceOf(usdt, cold)).toBe(before - USDT_TARGET * 1_000_000n);
     expect(await anvil.balanceOf(usdt, hotWallet)).toBe(USDT_TARGET * 1_000_000n);
@@ -183,7 +208,9 @@ describe("hot-wallet float on a local node", () => {
 
     const [refundTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, p.id));
     expect(refundTx).toMatchObject({ purpose: "refund", status: "pending" });
-    expect(refundTx.heldReason).toBe("hot wallet below minimum on bsc: USDT (holds 0, minimum 5; this transfer needs 10); waiting for a top-up");
+    expect(refundTx.heldReason).toBe(
+      "hot wallet below minimum on bsc: USDT (holds 0, minimum 5; this transfer needs 10); waiting for a top-up",
+    );
     await anvil.mine(CONFIRMATIONS);
     await runSweep();
     await checkHotWalletFloat();
@@ -192,7 +219,9 @@ describe("hot-wallet float on a local node", () => {
     // Only this payment's: on-chain withdrawals earlier files left pending in the shared database are
     // sent by this network's node now too, and wait beside it.
     const heldHere = async () => (await floatStatus("bsc")).held.filter((h) => h.ownerId === p.id);
-    expect(await heldHere()).toMatchObject([{ id: refundTx.id, purpose: "refund", ownerKind: "crypto_pix", ownerId: p.id }]);
+    expect(await heldHere()).toMatchObject([
+      { id: refundTx.id, purpose: "refund", ownerKind: "crypto_pix", ownerId: p.id },
+    ]);
 
     const before = await anvil.balanceOf(bscUsdt, payer.address);
     await anvil.mint(bscUsdt, hotWallet, toBaseUnits("100000", 18));

@@ -35,7 +35,11 @@ import { balanceMatchesLedger } from "./support/ledger";
 // recordEvent, after the debit). Its lease is then made to run out, as a dead holder's does.
 
 type Gate = { arrive: () => void; proceed: Promise<void> };
-const hooks = vi.hoisted(() => ({ beforeStoring: null as Gate | null, inTransaction: null as Gate | null, failAudit: false }));
+const hooks = vi.hoisted(() => ({
+  beforeStoring: null as Gate | null,
+  inTransaction: null as Gate | null,
+  failAudit: false,
+}));
 
 /** Holds the next request that reaches `at` there until released. */
 function holdAt(at: "beforeStoring" | "inTransaction") {
@@ -128,7 +132,10 @@ async function paidPixOrder(apiKey: string, value: number): Promise<string> {
 async function diesAfterCommit(merchantId: string, key: string, send: () => ReturnType<typeof api>) {
   const held = holdAt("beforeStoring");
   const dead = send();
-  await Promise.race([held.reached, dead.then((r) => Promise.reject(new Error(`answered before storing: ${r.status} ${JSON.stringify(r.body)}`)))]);
+  await Promise.race([
+    held.reached,
+    dead.then((r) => Promise.reject(new Error(`answered before storing: ${r.status} ${JSON.stringify(r.body)}`))),
+  ]);
   // Until its lease runs out the holder may still be alive: a retry is a 409, and runs nothing.
   const early = await send();
   expect(early.status, JSON.stringify(early.body)).toBe(409);
@@ -143,7 +150,9 @@ describe("Idempotency-Key when the request died after its business transaction c
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const body = { value: 50_00, pixKey: "maria@example.com" };
     const headers = { "idempotency-key": "pix-out-crash" };
-    const { dead, retry } = await diesAfterCommit(merchant.id, "pix-out-crash", () => api("POST", PIX_OUT, { apiKey, body, headers }));
+    const { dead, retry } = await diesAfterCommit(merchant.id, "pix-out-crash", () =>
+      api("POST", PIX_OUT, { apiKey, body, headers }),
+    );
 
     const [w] = await withdrawalsOf(merchant.id);
     expect(retry.status, JSON.stringify(retry.body)).toBe(201);
@@ -151,11 +160,18 @@ describe("Idempotency-Key when the request died after its business transaction c
     expect(retry.body).toMatchObject({ message: "PIX withdrawal created", id: w.id, amount: 50_00 });
     expect(retry.body.id).toBe(dead.body.id);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
-    expect((await ledgerOf(merchant.id, "withdrawal_debit")).map((e) => [e.refId, e.amountCentavos])).toEqual([[w.id, -50_00]]);
+    expect((await ledgerOf(merchant.id, "withdrawal_debit")).map((e) => [e.refId, e.amountCentavos])).toEqual([
+      [w.id, -50_00],
+    ]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(1_000_00 - 50_00);
 
     // The rebuilt answer is the one stored: every later retry gets it, byte for byte.
-    expect(await idempotencyKeyOf(merchant.id, "pix-out-crash")).toMatchObject({ state: "done", responseStatus: 201, resourceType: "withdrawal", resourceId: w.id });
+    expect(await idempotencyKeyOf(merchant.id, "pix-out-crash")).toMatchObject({
+      state: "done",
+      responseStatus: 201,
+      resourceType: "withdrawal",
+      resourceId: w.id,
+    });
     const again = await api("POST", PIX_OUT, { apiKey, body, headers });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
@@ -165,7 +181,9 @@ describe("Idempotency-Key when the request died after its business transaction c
   it("POST /api/v1/onchain/withdraw/initiate: same withdrawal and transaction hash, one chain transaction, one debit", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const headers = { "idempotency-key": "onchain-crash" };
-    const { dead, retry } = await diesAfterCommit(merchant.id, "onchain-crash", () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body: onchainWithdrawBody, headers }));
+    const { dead, retry } = await diesAfterCommit(merchant.id, "onchain-crash", () =>
+      api("POST", ONCHAIN_WITHDRAW, { apiKey, body: onchainWithdrawBody, headers }),
+    );
 
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
@@ -182,7 +200,9 @@ describe("Idempotency-Key when the request died after its business transaction c
     const orderId = await paidPixOrder(apiKey, 100);
     const path = `/api/v1/order/${orderId}/refund`;
     const headers = { "idempotency-key": "refund-crash" };
-    const { dead, retry } = await diesAfterCommit(merchant.id, "refund-crash", () => api("POST", path, { apiKey, body: { value: 40 }, headers }));
+    const { dead, retry } = await diesAfterCommit(merchant.id, "refund-crash", () =>
+      api("POST", path, { apiKey, body: { value: 40 }, headers }),
+    );
 
     expect(retry.status, JSON.stringify(retry.body)).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
@@ -194,10 +214,34 @@ describe("Idempotency-Key when the request died after its business transaction c
   });
 
   const creations = [
-    { path: "/api/v1/order/create/pix", body: { value: 25.9, orderId: "pedido-1042" }, status: 200, id: (b: any) => b.pixOrder._id, table: orders },
-    { path: "/api/v1/order/create", body: { value: 150, payerId: "cliente-77" }, status: 201, id: (b: any) => b.order.id, table: orders },
-    { path: "/api/v1/order/create/lightning", body: { value: 35, email: "maria@example.com" }, status: 201, id: (b: any) => b.order.id, table: orders },
-    { path: "/api/v1/onchain/deposit", body: { value: 100.5, asset: "USDT", network: "polygon" }, status: 201, id: (b: any) => b.order.id, table: onchainOrders },
+    {
+      path: "/api/v1/order/create/pix",
+      body: { value: 25.9, orderId: "pedido-1042" },
+      status: 200,
+      id: (b: any) => b.pixOrder._id,
+      table: orders,
+    },
+    {
+      path: "/api/v1/order/create",
+      body: { value: 150, payerId: "cliente-77" },
+      status: 201,
+      id: (b: any) => b.order.id,
+      table: orders,
+    },
+    {
+      path: "/api/v1/order/create/lightning",
+      body: { value: 35, email: "maria@example.com" },
+      status: 201,
+      id: (b: any) => b.order.id,
+      table: orders,
+    },
+    {
+      path: "/api/v1/onchain/deposit",
+      body: { value: 100.5, asset: "USDT", network: "polygon" },
+      status: 201,
+      id: (b: any) => b.order.id,
+      table: onchainOrders,
+    },
     {
       path: "/api/v1/crypto-pix/onchain/pay",
       body: { qrcode: QRCODE_EXAMPLE, network: "bsc" },
@@ -205,14 +249,22 @@ describe("Idempotency-Key when the request died after its business transaction c
       id: (b: any) => b.data.payCryptoPixId,
       table: cryptoPixPayments,
     },
-    { path: "/api/v1/webhooks", body: { url: "https://shop.example.com/hooks/payments" }, status: 201, id: (b: any) => b.webhook.id, table: webhookEndpoints },
+    {
+      path: "/api/v1/webhooks",
+      body: { url: "https://shop.example.com/hooks/payments" },
+      status: 201,
+      id: (b: any) => b.webhook.id,
+      table: webhookEndpoints,
+    },
   ] as const;
 
   for (const c of creations) {
     it(`POST ${c.path}: the retry answers exactly what the dead request would have, and nothing is made twice`, async () => {
       const { merchant, apiKey } = await seedMerchant();
       const key = `create-crash-${c.path}`;
-      const { dead, retry } = await diesAfterCommit(merchant.id, key, () => api("POST", c.path, { apiKey, body: c.body, headers: { "idempotency-key": key } }));
+      const { dead, retry } = await diesAfterCommit(merchant.id, key, () =>
+        api("POST", c.path, { apiKey, body: c.body, headers: { "idempotency-key": key } }),
+      );
       expect(dead.status, JSON.stringify(dead.body)).toBe(c.status);
       expect(retry.status, JSON.stringify(retry.body)).toBe(c.status);
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
@@ -240,7 +292,10 @@ describe("Idempotency-Key when the request died after its business transaction c
     {
       name: "POST /api/v1/sandbox/onchain/{paymentLinkId}/transfer",
       prepare: async (apiKey: string) => {
-        const created = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, asset: "USDT", network: "polygon" } });
+        const created = await api("POST", "/api/v1/onchain/deposit", {
+          apiKey,
+          body: { value: 100, asset: "USDT", network: "polygon" },
+        });
         return { path: `/api/v1/sandbox/onchain/${created.body.order.paymentLinkId}/transfer`, body: { amount: "5" } };
       },
       status: 200,
@@ -252,22 +307,40 @@ describe("Idempotency-Key when the request died after its business transaction c
     {
       name: "POST /api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer",
       prepare: async (apiKey: string) => {
-        const created = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: QRCODE_EXAMPLE, network: "bsc" } });
-        return { path: `/api/v1/sandbox/crypto-pix/${created.body.data.payCryptoPixId}/transfer`, body: { amount: String(created.body.data.cryptoValue) } };
+        const created = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+          apiKey,
+          body: { qrcode: QRCODE_EXAMPLE, network: "bsc" },
+        });
+        return {
+          path: `/api/v1/sandbox/crypto-pix/${created.body.data.payCryptoPixId}/transfer`,
+          body: { amount: String(created.body.data.cryptoValue) },
+        };
       },
       status: 200,
       once: async (merchantId: string) => {
-        const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.merchantId, merchantId));
+        const [payment] = await db()
+          .select()
+          .from(cryptoPixPayments)
+          .where(eq(cryptoPixPayments.merchantId, merchantId));
         return db().select().from(chainTransfers).where(eq(chainTransfers.ownerId, payment.id));
       },
     },
     {
       name: "POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver",
       prepare: async (apiKey: string) => {
-        const hook = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "https://shop.example.com/hooks/payments" } });
+        const hook = await api("POST", "/api/v1/webhooks", {
+          apiKey,
+          body: { url: "https://shop.example.com/hooks/payments" },
+        });
         await paidPixOrder(apiKey, 15);
-        const [delivery] = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hook.body.webhook.id));
-        return { path: `/api/v1/webhooks/${hook.body.webhook.id}/deliveries/${delivery.id}/redeliver`, body: undefined };
+        const [delivery] = await db()
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.endpointId, hook.body.webhook.id));
+        return {
+          path: `/api/v1/webhooks/${hook.body.webhook.id}/deliveries/${delivery.id}/redeliver`,
+          body: undefined,
+        };
       },
       status: 201,
       once: async (merchantId: string) =>
@@ -283,7 +356,9 @@ describe("Idempotency-Key when the request died after its business transaction c
       const { merchant, apiKey } = await seedMerchant();
       const { path, body } = await c.prepare(apiKey);
       const key = `change-crash-${c.name.replace(/\W+/g, "-")}`;
-      const { dead, retry } = await diesAfterCommit(merchant.id, key, () => api("POST", path, { apiKey, body, headers: { "idempotency-key": key } }));
+      const { dead, retry } = await diesAfterCommit(merchant.id, key, () =>
+        api("POST", path, { apiKey, body, headers: { "idempotency-key": key } }),
+      );
       expect(dead.status, JSON.stringify(dead.body)).toBe(c.status);
       expect(retry.status, JSON.stringify(retry.body)).toBe(c.status);
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
@@ -311,7 +386,9 @@ describe("Idempotency-Key when the request died after its business transaction c
   it("a committed key is still a 422 for another body", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const headers = { "idempotency-key": "committed-422" };
-    await diesAfterCommit(merchant.id, "committed-422", () => api("POST", PIX_OUT, { apiKey, body: { value: 10_00 }, headers }));
+    await diesAfterCommit(merchant.id, "committed-422", () =>
+      api("POST", PIX_OUT, { apiKey, body: { value: 10_00 }, headers }),
+    );
     const other = await api("POST", PIX_OUT, { apiKey, body: { value: 11_00 }, headers });
     expect(other.status).toBe(422);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
@@ -339,7 +416,8 @@ describe("Idempotency-Key: a request that lost its key to a retry writes nothing
         const orderId = await paidPixOrder(seeded.apiKey, 100);
         return { ...seeded, path: `/api/v1/order/${orderId}/refund`, body: { value: 30 } };
       },
-      made: async (merchantId: string) => (await db().select().from(orderRefunds).where(eq(orderRefunds.merchantId, merchantId))).map((r) => r.id),
+      made: async (merchantId: string) =>
+        (await db().select().from(orderRefunds).where(eq(orderRefunds.merchantId, merchantId))).map((r) => r.id),
       debits: (merchantId: string) => ledgerOf(merchantId, "refund_debit"),
       id: (b: any) => b.refund.id,
       status: 201,
@@ -355,7 +433,12 @@ describe("Idempotency-Key: a request that lost its key to a retry writes nothing
       const held = holdAt("inTransaction");
       const stalled = api("POST", path, { apiKey, body, headers });
       // Debited, its transaction open, its commit not yet made.
-      await Promise.race([held.reached, stalled.then((r) => Promise.reject(new Error(`answered without stalling: ${r.status} ${JSON.stringify(r.body)}`)))]);
+      await Promise.race([
+        held.reached,
+        stalled.then((r) =>
+          Promise.reject(new Error(`answered without stalling: ${r.status} ${JSON.stringify(r.body)}`)),
+        ),
+      ]);
       const stalledClaim = (await idempotencyKeyOf(merchant.id, key)).claimId;
       await leaseRunsOut(merchant.id, key);
       const retry = api("POST", path, { apiKey, body, headers });
@@ -383,14 +466,22 @@ describe("Idempotency-Key: a request that lost its key to a retry writes nothing
   it("an order-creating service called for a claim that was taken over rolls back: no order", async () => {
     const { merchant } = await seedMerchant();
     const path = "/api/v1/order/create/pix";
-    const scope = { merchantId: merchant.id, key: "zombie-order", method: "POST", path, bodyHash: bodyHash({ value: 12 }) };
+    const scope = {
+      merchantId: merchant.id,
+      key: "zombie-order",
+      method: "POST",
+      path,
+      bodyHash: bodyHash({ value: 12 }),
+    };
     const first = await claimIdempotencyKey(scope);
     if (first.kind !== "claimed") throw new Error("expected a claim");
     await leaseRunsOut(merchant.id, "zombie-order");
     expect((await claimIdempotencyKey(scope)).kind).toBe("claimed");
 
     const stale: IdempotencyClaim = first.claim;
-    const late = withRequestContext({ requestId: "req_zombie", idempotencyKey: stale }, () => createPixOrder(merchant as MerchantProfile, { value: 12_00 } as never));
+    const late = withRequestContext({ requestId: "req_zombie", idempotencyKey: stale }, () =>
+      createPixOrder(merchant as MerchantProfile, { value: 12_00 } as never),
+    );
     await expect(late).rejects.toMatchObject({ status: 409 });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toHaveLength(0);
   });
@@ -409,11 +500,21 @@ describe("Idempotency-Key binding: where it applies and what it costs", () => {
     const plain = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
     expect(plain.status).toBe(200);
     expect(transaction).not.toHaveBeenCalled();
-    expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchant.id))).toHaveLength(0);
+    expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchant.id))).toHaveLength(
+      0,
+    );
 
-    const keyed = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 }, headers: { "idempotency-key": "with-key" } });
+    const keyed = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 10 },
+      headers: { "idempotency-key": "with-key" },
+    });
     expect(keyed.status).toBe(200);
     expect(transaction).toHaveBeenCalledTimes(1);
-    expect(await idempotencyKeyOf(merchant.id, "with-key")).toMatchObject({ state: "done", resourceType: "order", resourceId: keyed.body.pixOrder._id });
+    expect(await idempotencyKeyOf(merchant.id, "with-key")).toMatchObject({
+      state: "done",
+      resourceType: "order",
+      resourceId: keyed.body.pixOrder._id,
+    });
   });
 });

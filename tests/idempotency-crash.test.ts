@@ -26,9 +26,20 @@ import { idempotencyKeyOf, ONCHAIN_WITHDRAW, onchainWithdrawBody as body, withdr
 // (one killed after its business transaction committed: tests/idempotency-commit.test.ts).
 
 /** The row a request leaves behind when its process dies after claiming the key. */
-async function orphanClaim(merchantId: string, key: string, lease: "ran out" | "running" | "none, old" | "none, new", holder?: string) {
-  const leaseUntil = lease === "ran out" ? sql`now() - interval '1 second'` : lease === "running" ? sql`now() + interval '50 seconds'` : null;
-  const createdAt = lease === "none, old" ? sql`now() - make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS + 5})` : sql`now()`;
+async function orphanClaim(
+  merchantId: string,
+  key: string,
+  lease: "ran out" | "running" | "none, old" | "none, new",
+  holder?: string,
+) {
+  const leaseUntil =
+    lease === "ran out"
+      ? sql`now() - interval '1 second'`
+      : lease === "running"
+        ? sql`now() + interval '50 seconds'`
+        : null;
+  const createdAt =
+    lease === "none, old" ? sql`now() - make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS + 5})` : sql`now()`;
   await db()
     .insert(idempotencyKeys)
     .values({
@@ -55,7 +66,11 @@ describe("Idempotency-Key after a crash", () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
-    expect(await idempotencyKeyOf(merchant.id, "crashed-1")).toMatchObject({ state: "done", responseStatus: 200, leaseUntil: null });
+    expect(await idempotencyKeyOf(merchant.id, "crashed-1")).toMatchObject({
+      state: "done",
+      responseStatus: 200,
+      leaseUntil: null,
+    });
     const again = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
@@ -83,12 +98,21 @@ describe("Idempotency-Key after a crash", () => {
     expect(retry.status).toBe(200);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
     // Another instance's claim is not its to end.
-    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "other-instance-1" } })).status).toBe(409);
+    expect(
+      (await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "other-instance-1" } }))
+        .status,
+    ).toBe(409);
   });
 
   it("a claim the database lost (a failover before it replicated) is not reported as a retry's takeover", async () => {
     const { merchant } = await seedMerchant();
-    const held = { merchantId: merchant.id, key: "lost-1", method: "POST", path: ONCHAIN_WITHDRAW, claimId: randomUUID() };
+    const held = {
+      merchantId: merchant.id,
+      key: "lost-1",
+      method: "POST",
+      path: ONCHAIN_WITHDRAW,
+      claimId: randomUUID(),
+    };
     const bind = () =>
       withRequestContext({ requestId: "req_test", idempotencyKey: held }, () =>
         db().transaction((tx) => bindIdempotencyKey(tx, { type: "withdrawal", id: randomUUID() })),
@@ -101,7 +125,14 @@ describe("Idempotency-Key after a crash", () => {
 
   it("an outcome that cannot be stored says whether a retry took the claim over or the database lost it", async () => {
     const { merchant } = await seedMerchant();
-    const lost = { merchantId: merchant.id, key: "lost-2", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body), claimId: randomUUID() };
+    const lost = {
+      merchantId: merchant.id,
+      key: "lost-2",
+      method: "POST",
+      path: ONCHAIN_WITHDRAW,
+      bodyHash: bodyHash(body),
+      claimId: randomUUID(),
+    };
     const logs = captureLogs();
     try {
       await completeIdempotencyKey(lost, 200, "{}");
@@ -120,7 +151,11 @@ describe("Idempotency-Key after a crash", () => {
   it("the same key with another body is still a 422, lease or not", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "crashed-422", "ran out");
-    const res = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body: { ...body, value: 101 }, headers: { "idempotency-key": "crashed-422" } });
+    const res = await api("POST", ONCHAIN_WITHDRAW, {
+      apiKey,
+      body: { ...body, value: 101 },
+      headers: { "idempotency-key": "crashed-422" },
+    });
     expect(res.status).toBe(422);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(0);
   });
@@ -129,18 +164,25 @@ describe("Idempotency-Key after a crash", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "legacy-old", "none, old");
     await orphanClaim(merchant.id, "legacy-new", "none, new");
-    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-old" } })).status).toBe(200);
-    expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-new" } })).status).toBe(409);
+    expect(
+      (await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-old" } })).status,
+    ).toBe(200);
+    expect(
+      (await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers: { "idempotency-key": "legacy-new" } })).status,
+    ).toBe(409);
   });
 
   it("retries racing to take over a dead request's key: exactly one runs", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "crashed-race", "ran out");
     const headers = { "idempotency-key": "crashed-race" };
-    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers })),
+    );
     const ran = results.filter((r) => r.status === 200 && r.headers.get("idempotent-replayed") === null);
     expect(ran).toHaveLength(1);
-    for (const r of results) expect(r.status === 409 || (r.status === 200 && r.body.id === ran[0].body.id), JSON.stringify(r.body)).toBe(true);
+    for (const r of results)
+      expect(r.status === 409 || (r.status === 200 && r.body.id === ran[0].body.id), JSON.stringify(r.body)).toBe(true);
     expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
     const account = await api("GET", "/api/v1/account", { apiKey });
     expect(account.body.merchant.balance).toBe(1_000_00 - (100_00 + 50 + 5));
@@ -148,7 +190,13 @@ describe("Idempotency-Key after a crash", () => {
 
   it("the dead request coming back late changes nothing: its outcome and release name a claim it no longer holds", async () => {
     const { merchant } = await seedMerchant();
-    const scope: IdempotencyScope = { merchantId: merchant.id, key: "zombie", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body) };
+    const scope: IdempotencyScope = {
+      merchantId: merchant.id,
+      key: "zombie",
+      method: "POST",
+      path: ONCHAIN_WITHDRAW,
+      bodyHash: bodyHash(body),
+    };
     const first = await claimIdempotencyKey(scope);
     if (first.kind !== "claimed") throw new Error("expected a claim");
     await db()
@@ -161,7 +209,10 @@ describe("Idempotency-Key after a crash", () => {
 
     await completeIdempotencyKey(first.claim, 200, '{"zombie":true}');
     await releaseIdempotencyKey(first.claim);
-    expect(await idempotencyKeyOf(merchant.id, "zombie")).toMatchObject({ state: "in_flight", claimId: second.claim.claimId });
+    expect(await idempotencyKeyOf(merchant.id, "zombie")).toMatchObject({
+      state: "in_flight",
+      claimId: second.claim.claimId,
+    });
     await expect(claimIdempotencyKey(scope)).rejects.toMatchObject({ status: 409 });
 
     await completeIdempotencyKey(second.claim, 200, '{"ok":true}');
@@ -170,7 +221,13 @@ describe("Idempotency-Key after a crash", () => {
 
   it("a long-running holder renews its lease, so it is never taken over while it runs", async () => {
     const { merchant } = await seedMerchant();
-    const scope: IdempotencyScope = { merchantId: merchant.id, key: "slow", method: "POST", path: ONCHAIN_WITHDRAW, bodyHash: bodyHash(body) };
+    const scope: IdempotencyScope = {
+      merchantId: merchant.id,
+      key: "slow",
+      method: "POST",
+      path: ONCHAIN_WITHDRAW,
+      bodyHash: bodyHash(body),
+    };
     const held = await claimIdempotencyKey(scope);
     if (held.kind !== "claimed") throw new Error("expected a claim");
     // As if the lease had almost run out; renewal every 20 ms instead of every 15 s.
@@ -183,7 +240,9 @@ describe("Idempotency-Key after a crash", () => {
       await new Promise((r) => setTimeout(r, 300));
       const row = await idempotencyKeyOf(merchant.id, "slow");
       const [{ now }] = await db().execute<{ now: string }>(sql`select now()::text as now`);
-      expect(row.leaseUntil!.getTime() - new Date(now).getTime()).toBeGreaterThan((IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
+      expect(row.leaseUntil!.getTime() - new Date(now).getTime()).toBeGreaterThan(
+        (IDEMPOTENCY_LEASE_SECONDS - 5) * 1000,
+      );
       await expect(claimIdempotencyKey(scope)).rejects.toMatchObject({ status: 409 });
     } finally {
       stop();

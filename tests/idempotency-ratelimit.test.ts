@@ -15,7 +15,11 @@ describe("Idempotency-Key", () => {
     const headers = { "idempotency-key": "withdraw-1" };
     const first = await api("POST", WITHDRAW, { apiKey, body, headers });
     expect(first.status).toBe(200);
-    const again = await api("POST", WITHDRAW, { apiKey, body: { network: "polygon", value: 100, toAddress: body.toAddress }, headers });
+    const again = await api("POST", WITHDRAW, {
+      apiKey,
+      body: { network: "polygon", value: 100, toAddress: body.toAddress },
+      headers,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -28,7 +32,9 @@ describe("Idempotency-Key", () => {
   it("never pays twice when both copies arrive at the same moment", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const headers = { "idempotency-key": "same-moment" };
-    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", WITHDRAW, { apiKey, body, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api("POST", WITHDRAW, { apiKey, body, headers })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
@@ -82,7 +88,11 @@ describe("Idempotency-Key", () => {
 
   it("refuses an unusable key with a 400", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 1 }, headers: { "idempotency-key": "x".repeat(300) } });
+    const res = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 1 },
+      headers: { "idempotency-key": "x".repeat(300) },
+    });
     expect(res.status).toBe(400);
   });
 });

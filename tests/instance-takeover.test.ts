@@ -19,7 +19,11 @@ const ROOT = path.resolve(__dirname, "..");
 const TAKEOVER_MS = 30_000;
 const children: ChildProcess[] = [];
 
-type Instance = { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray> };
+type Instance = {
+  child: ChildProcess;
+  lines: string[];
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+};
 
 function startInstance(env: Record<string, string>): Promise<Instance> {
   // node with tsx's loader, not tsx's CLI: the CLI runs the script in a child process that a SIGKILL
@@ -57,7 +61,9 @@ function startInstance(env: Record<string, string>): Promise<Instance> {
           waiters.delete(check);
           reject(new Error(`instance said no ${pattern} within ${timeoutMs} ms: ${lines.join(" | ")} ${stderr}`));
         }, timeoutMs);
-        child.once("exit", (code, signal) => reject(new Error(`instance exited (${code ?? signal}) before ${pattern}: ${stderr}`)));
+        child.once("exit", (code, signal) =>
+          reject(new Error(`instance exited (${code ?? signal}) before ${pattern}: ${stderr}`)),
+        );
         waiters.add(check);
         check();
       });
@@ -83,7 +89,12 @@ afterEach(async () => {
   }
 });
 
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
@@ -112,7 +123,9 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
       expect(isRunning()).toBe(false); // this process enqueues nothing: only a sweep finds the payout
       // Sweeps other test files queued in this shared database (another singletonKey, so not held back
       // by this queue's "stately" policy) would run beside A's: only this test's instances sweep here.
-      await db().execute(sql`do $$ begin if to_regclass('pgboss.job') is not null then delete from pgboss.job where name = 'sweep'; end if; end $$`);
+      await db().execute(
+        sql`do $$ begin if to_regclass('pgboss.job') is not null then delete from pgboss.job where name = 'sweep'; end if; end $$`,
+      );
       const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 50_000 });
       const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 12_345 } });
       expect(out.status, JSON.stringify(out.body)).toBe(201);
@@ -139,7 +152,12 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
       await stopInstance(a.child, "SIGKILL");
       const killedAt = Date.now();
 
-      await waitUntil("a sweep completed by the surviving instance", sweeps, (all) => all.some((s) => s.state === "completed" && s.completed! > killedAt), TAKEOVER_MS);
+      await waitUntil(
+        "a sweep completed by the surviving instance",
+        sweeps,
+        (all) => all.some((s) => s.state === "completed" && s.completed! > killedAt),
+        TAKEOVER_MS,
+      );
       const sweptAfter = Date.now() - killedAt;
       await waitUntil(
         "the order that fell due expired",
@@ -154,7 +172,9 @@ describe("two instances, one SIGKILLed mid-sweep and mid-payout", () => {
         TAKEOVER_MS - (Date.now() - killedAt),
       );
       const resolvedAfter = Date.now() - killedAt;
-      console.log(`PAYOUT_STALL=${stall}: sweep taken over ${sweptAfter} ms after SIGKILL, withdrawal ${w.status} after ${resolvedAfter} ms`);
+      console.log(
+        `PAYOUT_STALL=${stall}: sweep taken over ${sweptAfter} ms after SIGKILL, withdrawal ${w.status} after ${resolvedAfter} ms`,
+      );
 
       expect(w).toMatchObject({ status: "COMPLETED", providerRef: expect.stringMatching(/^E/) });
       // One payment at the PSP, asked for once (made) or twice under the same id (never received).

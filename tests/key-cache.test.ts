@@ -17,7 +17,8 @@ vi.mock("@/lib/wall-clock", async (importOriginal) => {
   return { ...real, wallClockMs: () => real.wallClockMs() + clock.offsetMs };
 });
 
-const keyRequest = (key: string) => new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
+const keyRequest = (key: string) =>
+  new Request("http://localhost:3000/api/v1/account", { headers: { authorization: `Bearer ${key}` } });
 
 async function until(check: () => Promise<boolean> | boolean, ms = 3_000): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -67,11 +68,26 @@ describe("API key cache", () => {
   it("a profile change made elsewhere reaches the next requests; the balance is never served from memory", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000 });
     await warm(apiKey);
-    await db().execute(sql`update merchants set pix_key = 'loja@example.com', pix_key_type = 'email' where id = ${merchant.id}`);
-    expect(await until(async () => (await api("GET", "/api/v1/account", { apiKey })).body.merchant.pixKey === "loja@example.com", 2_000)).toBe(true);
+    await db().execute(
+      sql`update merchants set pix_key = 'loja@example.com', pix_key_type = 'email' where id = ${merchant.id}`,
+    );
+    expect(
+      await until(
+        async () => (await api("GET", "/api/v1/account", { apiKey })).body.merchant.pixKey === "loja@example.com",
+        2_000,
+      ),
+    ).toBe(true);
 
     // A credit committed a moment ago shows at once, cache or not.
-    await db().transaction((tx) => postLedgerEntry(tx, { merchantId: merchant.id, kind: "adjustment", amountCentavos: 2_345, refType: "test", refId: randomUUID() }));
+    await db().transaction((tx) =>
+      postLedgerEntry(tx, {
+        merchantId: merchant.id,
+        kind: "adjustment",
+        amountCentavos: 2_345,
+        refType: "test",
+        refId: randomUUID(),
+      }),
+    );
     expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
     expect((await api("GET", "/api/v1/account", { apiKey })).body.merchant.balance).toBe(3_345);
   });

@@ -23,12 +23,18 @@ async function createOrder(apiKey: string, type: string, value = 10): Promise<Cr
     }
     case "exchange":
     case "lightning": {
-      const r = await api("POST", type === "exchange" ? "/api/v1/order/create" : "/api/v1/order/create/lightning", { apiKey, body: { value } });
+      const r = await api("POST", type === "exchange" ? "/api/v1/order/create" : "/api/v1/order/create/lightning", {
+        apiKey,
+        body: { value },
+      });
       expect(r.status).toBe(201);
       return { id: r.body.order.id, type, paymentLinkId: r.body.order.paymentLinkId };
     }
     case "onchain": {
-      const r = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value, asset: "USDT", network: "bsc" } });
+      const r = await api("POST", "/api/v1/onchain/deposit", {
+        apiKey,
+        body: { value, asset: "USDT", network: "bsc" },
+      });
       expect(r.status).toBe(201);
       return { id: r.body.order.id, type, paymentLinkId: r.body.order.paymentLinkId };
     }
@@ -60,7 +66,11 @@ describe("GET /api/v1/account", () => {
     for (const authHeader of ["authorization", "bearer"] as const) {
       const res = await api("GET", "/api/v1/account", { apiKey, authHeader });
       expect(res.status).toBe(200);
-      expect(res.body.merchant).toMatchObject({ companyName: "Padaria Pão Quente", pixKey: "52998224725", balance: 123_456 });
+      expect(res.body.merchant).toMatchObject({
+        companyName: "Padaria Pão Quente",
+        pixKey: "52998224725",
+        balance: 123_456,
+      });
       expect(res.body.merchant.id).toBe(merchant.id);
       expect(Number.isInteger(res.body.merchant.balance)).toBe(true);
     }
@@ -164,7 +174,16 @@ describe("GET /api/v1/orders", () => {
   it("→ 400 { message } on an invalid type, status, limit or cursor; 401 { message } without a key", async () => {
     const { apiKey } = await seedMerchant();
     const forged = Buffer.from(JSON.stringify({ at: "yesterday", id: "x" })).toString("base64url");
-    for (const q of ["?type=bitcoin", "?status=DONE", "?limit=0", "?limit=101", "?limit=x", "?cursor=%%%", "?cursor=abc", `?cursor=${forged}`]) {
+    for (const q of [
+      "?type=bitcoin",
+      "?status=DONE",
+      "?limit=0",
+      "?limit=101",
+      "?limit=x",
+      "?cursor=%%%",
+      "?cursor=abc",
+      `?cursor=${forged}`,
+    ]) {
       const res = await api("GET", `/api/v1/orders${q}`, { apiKey });
       expect(res.status, q).toBe(400);
       expect(res.body, q).toEqual({ message: expect.any(String) });
@@ -190,9 +209,15 @@ describe("ledger invariant", () => {
     // Paying twice credits once.
     expect((await api("POST", `/api/v1/sandbox/orders/${pix.id}/pay`, { apiKey })).status).toBe(409);
 
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 10, asset: "USDT", network: "bsc" } });
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 10, asset: "USDT", network: "bsc" },
+    });
     expect(dep.status).toBe(201);
-    const transfer = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, { apiKey, body: { amount: dep.body.order.amount } });
+    const transfer = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, {
+      apiKey,
+      body: { amount: dep.body.order.amount },
+    });
     expect(transfer.status).toBe(200);
     expect(transfer.body.order.status).toBe("COMPLETED");
     const account = async () => (await api("GET", "/api/v1/account", { apiKey })).body.merchant.balance;
@@ -200,8 +225,14 @@ describe("ledger invariant", () => {
     expect(await account()).toBe(18_050);
 
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 5_000 } });
-    const failing = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 3_000, pixKey: "payout.fail@example.com" } });
-    const chain = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { toAddress: TO, value: 10, network: "bsc" } });
+    const failing = await api("POST", "/api/v1/order/pix-out", {
+      apiKey,
+      body: { value: 3_000, pixKey: "payout.fail@example.com" },
+    });
+    const chain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+      apiKey,
+      body: { toAddress: TO, value: 10, network: "bsc" },
+    });
     const tooMuch = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 1_000_000 } });
     expect([out.status, failing.status, chain.status, tooMuch.status]).toEqual([201, 201, 200, 400]);
     // 18050 − 5000 − 3000 − (1000 + 5 + 30)
@@ -211,7 +242,11 @@ describe("ledger invariant", () => {
 
     expect(await balanceOf(db(), merchant.id)).toBe(12_015);
     expect(await ledgerSum(db(), merchant.id)).toBe(12_015);
-    const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, merchant.id)).orderBy(ledgerEntries.id);
+    const entries = await db()
+      .select()
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.merchantId, merchant.id))
+      .orderBy(ledgerEntries.id);
     expect(entries.map((e) => [e.kind, e.amountCentavos])).toEqual([
       ["order_credit", 10_000],
       ["order_credit", 5_050],
@@ -231,7 +266,9 @@ describe("ledger invariant", () => {
       where m.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u where u.merchant_id = m.id), 0)
         <> coalesce((select sum(l.amount_centavos) from ledger_entries l where l.merchant_id = m.id), 0)`);
     expect(rows.map((r) => r.id)).toEqual([]);
-    const [neg] = await db().execute<{ n: number }>(sql`select count(*)::int as n from merchants where balance_centavos < 0`);
+    const [neg] = await db().execute<{ n: number }>(
+      sql`select count(*)::int as n from merchants where balance_centavos < 0`,
+    );
     expect(neg.n).toBe(0);
   });
 });

@@ -36,7 +36,8 @@ beforeAll(async () => {
     PAYMENTS_MODE: "live",
     AUTH_SECRET: "a".repeat(40),
     PUBLIC_BASE_URL: "https://pay.example.com",
-    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+    DEPOSIT_XPUB:
+      "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
     BINANCE_PAY_URL: binance.url,
     BINANCE_PAY_API_KEY: binance.apiKey,
     BINANCE_PAY_SECRET_KEY: binance.secretKey,
@@ -121,7 +122,12 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     const png = await fetch(remote.qrcodeLink);
     expect(png.headers.get("content-type")).toBe("image/png");
     const page = await api("GET", `/api/v1/public/payments/${order.paymentLinkId}`);
-    expect(page.body.payment.payment).toEqual({ qrCodeLink: remote.qrcodeLink, qrContent: remote.qrContent, checkoutUrl: remote.checkoutUrl, deeplink: remote.deeplink });
+    expect(page.body.payment.payment).toEqual({
+      qrCodeLink: remote.qrcodeLink,
+      qrContent: remote.qrContent,
+      checkoutUrl: remote.checkoutUrl,
+      deeplink: remote.deeplink,
+    });
   });
 
   it("the payer pays → the signed notification, verified and read back, completes the order once with Binance's payment time", async () => {
@@ -131,14 +137,21 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     const start = performance.now();
     const paid = await binance.pay(order.paymentLinkId);
     await binance.idle();
-    console.log(`Binance Pay notification → COMPLETED: ${Math.round(performance.now() - start)} ms (two notifications)`);
+    console.log(
+      `Binance Pay notification → COMPLETED: ${Math.round(performance.now() - start)} ms (two notifications)`,
+    );
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: new Date(paid.transactTime!) });
     expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     const acks = binance.notifications.filter((n) => n.merchantTradeNo === order.paymentLinkId);
     expect(acks.length).toBeGreaterThanOrEqual(2);
     expect(acks.every((n) => n.acknowledged)).toBe(true);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
-    expect(receipt).toMatchObject({ provider: "binance-pay", paymentRef: paid.transactionId, source: "notification", applied: true });
+    expect(receipt).toMatchObject({
+      provider: "binance-pay",
+      paymentRef: paid.transactionId,
+      source: "notification",
+      applied: true,
+    });
   });
 
   it("forged notifications (another key, unsigned, a tampered body) are refused and change nothing; a rotated certificate is fetched again", async () => {
@@ -168,7 +181,9 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     // Every attempt finds nothing listening.
     const paid = await binance.pay(order.paymentLinkId);
     await binance.idle();
-    expect(binance.notifications.filter((n) => n.merchantTradeNo === order.paymentLinkId).every((n) => !n.acknowledged)).toBe(true);
+    expect(
+      binance.notifications.filter((n) => n.merchantTradeNo === order.paymentLinkId).every((n) => !n.acknowledged),
+    ).toBe(true);
     expect((await row(order.id)).status).toBe("PENDING");
     await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
     // The first poll of the restarted process.
@@ -187,7 +202,9 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     await binance.pay(order.paymentLinkId, { notify: false });
     const start = performance.now();
     const pass = await reconcileExchange();
-    console.log(`Binance Pay poll pass: ${pass.read} orders read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
+    console.log(
+      `Binance Pay poll pass: ${pass.read} orders read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`,
+    );
     expect((await row(order.id)).status).toBe("COMPLETED");
     expect(await balanceMatchesLedger(merchant.id)).toBe(1200);
   });
@@ -218,10 +235,21 @@ describe("live exchange-wallet orders through Binance Pay", () => {
 
   it("Binance refusing the order (an amount it will not take) is the create endpoint's 400 naming its answer", async () => {
     const { merchant, apiKey } = await liveMerchant();
-    binance.faults.failNext = [{ path: /\/v3\/order/, status: 400, count: 1, code: "400102", errorMessage: "fiatCurrency BRL is not supported." }];
+    binance.faults.failNext = [
+      {
+        path: /\/v3\/order/,
+        status: 400,
+        count: 1,
+        code: "400102",
+        errorMessage: "fiatCurrency BRL is not supported.",
+      },
+    ];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: "Binance Pay refused to create the order: 400102 fiatCurrency BRL is not supported." });
+    expect(res.body).toEqual({
+      success: false,
+      error: "Binance Pay refused to create the order: 400102 fiatCurrency BRL is not supported.",
+    });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toEqual([]);
   });
 
@@ -230,7 +258,10 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     binance.faults.failNext = [{ path: /\/v3\/order/, status: 503, count: 3 }];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/^Binance Pay unavailable \(create the order\): HTTP 503/) });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.stringMatching(/^Binance Pay unavailable \(create the order\): HTTP 503/),
+    });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toEqual([]);
   });
 });
@@ -248,7 +279,10 @@ describe("refunds of Binance Pay orders", () => {
   it("a full refund refunds the whole order amount at Binance with our refundRequestId → COMPLETED, the order REFUND", async () => {
     await stopWorker();
     const { merchant, apiKey, order, remote } = await paidOrder(20);
-    const res = await api("POST", `/api/v1/order/${order.id}/refund`, { apiKey, body: { reason: "Produto devolvido" } });
+    const res = await api("POST", `/api/v1/order/${order.id}/refund`, {
+      apiKey,
+      body: { reason: "Produto devolvido" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.refund.status).toBe("COMPLETED");
     const refund = binance.refunds.get(res.body.refund.id.replace(/-/g, ""))!;
@@ -285,7 +319,8 @@ describe("refunds of Binance Pay orders", () => {
       remote.webhookUrl = webhookUrl;
       await binance.settleRefund(remote.refundRequestId, "REFUNDED");
       const until = Date.now() + 10_000;
-      while ((await row(order.id)).status !== "REFUND" && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while ((await row(order.id)).status !== "REFUND" && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
       expect((await row(order.id)).status).toBe("REFUND");
       expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     } finally {
@@ -311,7 +346,13 @@ describe("a Binance Pay refund whose answer was lost", () => {
     const refundId = res.body.refund.id as string;
     binance.faults.failNext = [
       { path: /\/order\/refund\/query$/, status: 200, count: 1, code: "400202" },
-      { path: /\/order\/refund$/, status: 200, count: 1, code: "400204", errorMessage: "The order status does not allow a refund." },
+      {
+        path: /\/order\/refund$/,
+        status: 200,
+        count: 1,
+        code: "400204",
+        errorMessage: "The order status does not allow a refund.",
+      },
     ];
     expect(await advanceRefund(refundId)).toBe(false);
     const [pending] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
@@ -321,7 +362,9 @@ describe("a Binance Pay refund whose answer was lost", () => {
     const [done] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
     expect(done.status).toBe("COMPLETED");
     expect((await row(order.id)).status).toBe("REFUND");
-    expect([...binance.refunds.values()].filter((r) => r.refundRequestId === refundId.replace(/-/g, ""))).toHaveLength(1);
+    expect([...binance.refunds.values()].filter((r) => r.refundRequestId === refundId.replace(/-/g, ""))).toHaveLength(
+      1,
+    );
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 });
@@ -339,7 +382,10 @@ describe("Binance Pay as its documents say it behaves", () => {
     const before = new Set(binance.orders.keys());
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 7 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/answer was lost.*400201.*closed at Binance.*create the order again/) });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.stringMatching(/answer was lost.*400201.*closed at Binance.*create the order again/),
+    });
     const made = [...binance.orders.values()].filter((o) => !before.has(o.merchantTradeNo));
     expect(made).toHaveLength(1);
     expect(made[0].status).toBe("CANCELED");
@@ -376,7 +422,10 @@ describe("Binance Pay as its documents say it behaves", () => {
     binance.faults.failNext = [{ path: /\/v3\/order$/, status: 400, count: 1, code: "400201" }];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: "Binance Pay refused to create the order: 400201 merchantTradeNo is invalid or duplicated." });
+    expect(res.body).toEqual({
+      success: false,
+      error: "Binance Pay refused to create the order: 400201 merchantTradeNo is invalid or duplicated.",
+    });
     expect(binance.requests.at(-1)).toMatchObject({ path: PATHS.query, code: "400202" });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toEqual([]);
   });
@@ -411,18 +460,29 @@ describe("Binance Pay as its documents say it behaves", () => {
         expect(await dueNow(id)).toBe(0);
         await binance.settleRefund(remote, "REFUNDED");
         const sent = binance.notifications.at(-1)!;
-        expect(sent).toMatchObject({ bizType: "PAY_REFUND", bizStatus: "REFUND_SUCCESS", status: 200, acknowledged: true });
+        expect(sent).toMatchObject({
+          bizType: "PAY_REFUND",
+          bizStatus: "REFUND_SUCCESS",
+          status: 200,
+          acknowledged: true,
+        });
         const info = JSON.parse(JSON.parse(sent.rawBody).data).refundInfo;
         expect(typeof info).toBe(i === 1 ? "string" : "object");
-        expect(await binancePay.verifyNotification!(new Headers(sent.headers), sent.rawBody)).toMatchObject({ kind: "PAY_REFUND", refundRequestId: remote });
+        expect(await binancePay.verifyNotification!(new Headers(sent.headers), sent.rawBody)).toMatchObject({
+          kind: "PAY_REFUND",
+          refundRequestId: remote,
+        });
         expect(await dueNow(id)).toBe(1);
       }
       await stopJobs();
       await startWorker();
       const refundStatuses = async () =>
-        (await db().execute<{ status: string }>(sql`select status from order_refunds where order_id = ${order.id}`)).map((r) => r.status);
+        (
+          await db().execute<{ status: string }>(sql`select status from order_refunds where order_id = ${order.id}`)
+        ).map((r) => r.status);
       const until = Date.now() + 15_000;
-      while ((await refundStatuses()).some((st) => st !== "COMPLETED") && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while ((await refundStatuses()).some((st) => st !== "COMPLETED") && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await refundStatuses()).toEqual(["COMPLETED", "COMPLETED"]);
       expect(await balanceMatchesLedger(merchant.id)).toBe(500);
     } finally {
@@ -437,7 +497,9 @@ describe("Binance Pay as its documents say it behaves", () => {
     const before = certificateCalls();
     const statuses: number[] = [];
     for (let i = 0; i < 700; i += 50) {
-      const batch = await Promise.all(Array.from({ length: 50 }, (_, j) => forgedPost(`198.51.100.${1 + ((i + j) % 250)}`)));
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, (_, j) => forgedPost(`198.51.100.${1 + ((i + j) % 250)}`)),
+      );
       statuses.push(...batch.map((r) => r.status));
     }
     expect(statuses.every((s) => s === 401)).toBe(true);
@@ -473,7 +535,8 @@ describe("Binance Pay as its documents say it behaves", () => {
   it("a 429 from Binance is retried after its Retry-After (seconds or HTTP-date), and not at all when it asks for more than the maximum", async () => {
     const { apiKey } = await liveMerchant();
     const { order } = await exchangeOrder(apiKey, 4);
-    const read = () => binancePay.readPayment!({ merchantTradeNo: order.paymentLinkId, providerRef: order.providerRef! });
+    const read = () =>
+      binancePay.readPayment!({ merchantTradeNo: order.paymentLinkId, providerRef: order.providerRef! });
     const queriesSince = (t: number) => binance.requests.filter((r) => r.path === PATHS.query && r.at >= t);
 
     // An HTTP-date has whole seconds: 2 s ahead is at least 1 s away.
@@ -510,7 +573,9 @@ describe("Binance Pay as its documents say it behaves", () => {
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
       expect(limited.map((r) => r.status)).toEqual(Array(25).fill(429));
       expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(await limited[0].json()).toEqual({ message: expect.stringContaining("Rate limit exceeded: at most 5 requests per minute") });
+      expect(await limited[0].json()).toEqual({
+        message: expect.stringContaining("Rate limit exceeded: at most 5 requests per minute"),
+      });
       expect(certificateCalls()).toBe(before);
       expect((await forgedPost(`203.0.113.${1 + Math.floor(Math.random() * 250)}`)).status).toBe(401);
     } finally {

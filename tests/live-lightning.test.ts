@@ -35,7 +35,8 @@ beforeAll(async () => {
     PAYMENTS_MODE: "live",
     AUTH_SECRET: "a".repeat(40),
     PUBLIC_BASE_URL: "https://pay.example.com",
-    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+    DEPOSIT_XPUB:
+      "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
     RATES_URL: `${provider.url}/api/v3`,
     LIGHTNING_API_URL: provider.url,
     LIGHTNING_API_KEY: OPENNODE_KEY,
@@ -92,13 +93,19 @@ describe("live Lightning through OpenNode", () => {
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: settledAt });
     expect(await balanceMatchesLedger(merchant.id)).toBe(1000);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
-    expect(receipt).toMatchObject({ provider: "opennode", paymentRef: order.paymentHash, applied: true, source: "notification" });
+    expect(receipt).toMatchObject({
+      provider: "opennode",
+      paymentRef: order.paymentHash,
+      applied: true,
+      source: "notification",
+    });
   });
 
   it("a callback that does not verify is 401 and reads nothing; one that verifies for an unpaid charge changes nothing", async () => {
     const { merchant, apiKey } = await liveMerchant();
     const order = await lightningOrder(apiKey, 11);
-    const reads = () => provider.requests.filter((r) => r.method === "GET" && r.path === `/v2/charges/${order.providerRef}`).length;
+    const reads = () =>
+      provider.requests.filter((r) => r.method === "GET" && r.path === `/v2/charges/${order.providerRef}`).length;
     const before = reads();
     expect(await provider.postCallback(order.providerRef!, { key: "not-the-api-key", status: "paid" })).toBe(401);
     expect(reads()).toBe(before);
@@ -137,7 +144,9 @@ describe("live Lightning through OpenNode", () => {
     expect((await row(order.id)).status).toBe("PENDING");
     const start = performance.now();
     const pass = await reconcileLightning();
-    console.log(`OpenNode poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
+    console.log(
+      `OpenNode poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`,
+    );
     expect((await row(order.id)).status).toBe("COMPLETED");
     expect(await balanceMatchesLedger(merchant.id)).toBe(1200);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
@@ -215,12 +224,16 @@ describe("live Lightning through OpenNode", () => {
     expect(await provider.opennode.confirmOnchain(order.providerRef!)).toEqual([200]);
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt: seen });
     const changes = await eventsOf(order.id, "order.status_changed");
-    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING"]);
+    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual([
+      "PENDING",
+    ]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(1600);
     await reconcileLightning();
     await provider.postCallback(order.providerRef!);
     expect(await balanceMatchesLedger(merchant.id)).toBe(1600);
-    expect(await receipts(order.id)).toEqual([expect.objectContaining({ applied: true, paymentRef: order.paymentHash, paidAt: seen })]);
+    expect(await receipts(order.id)).toEqual([
+      expect.objectContaining({ applied: true, paymentRef: order.paymentHash, paidAt: seen }),
+    ]);
   });
 
   it("on chain, seen in time but reported only after the sweep cancelled the order: CANCELLED → COMPLETED", async () => {
@@ -229,14 +242,20 @@ describe("live Lightning through OpenNode", () => {
     const expiresAt = await expire(order);
     await runSweep();
     expect((await row(order.id)).status).toBe("CANCELLED");
-    await provider.opennode.seeOnchain(order.providerRef!, { at: new Date(expiresAt.getTime() - 30_000), notify: false });
+    await provider.opennode.seeOnchain(order.providerRef!, {
+      at: new Date(expiresAt.getTime() - 30_000),
+      notify: false,
+    });
     await reconcileLightning();
     expect((await row(order.id)).status).toBe("CANCELLED");
     await provider.opennode.confirmOnchain(order.providerRef!, { notify: false });
     await reconcileLightning();
     expect((await row(order.id)).status).toBe("COMPLETED");
     const changes = await eventsOf(order.id, "order.status_changed");
-    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual(["PENDING", "CANCELLED"]);
+    expect(changes.map((e) => (e.data as { status: string; previousStatus: string }).previousStatus)).toEqual([
+      "PENDING",
+      "CANCELLED",
+    ]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(1700);
   });
 
@@ -258,7 +277,13 @@ describe("live Lightning through OpenNode", () => {
     await provider.opennode.expireCharge(order.providerRef!);
     await reconcileLightning();
     expect(await receipts(order.id)).toEqual([
-      expect.objectContaining({ applied: false, unappliedReason: "wrong_value", paymentRef: order.paymentHash, paidAt: seen, source: "poll" }),
+      expect.objectContaining({
+        applied: false,
+        unappliedReason: "wrong_value",
+        paymentRef: order.paymentHash,
+        paidAt: seen,
+        source: "poll",
+      }),
     ]);
     const [event] = await eventsOf(order.id, "order.funds_unapplied");
     expect(event.data).toMatchObject({

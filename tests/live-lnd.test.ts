@@ -4,7 +4,15 @@ import bolt11 from "bolt11";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { cryptoPixInvoices, cryptoPixPayments, mailOutbox, orderReceipts, orders, pixPayouts, providerCursors } from "@/db/schema";
+import {
+  cryptoPixInvoices,
+  cryptoPixPayments,
+  mailOutbox,
+  orderReceipts,
+  orders,
+  pixPayouts,
+  providerCursors,
+} from "@/db/schema";
 import { followOpenHoldInvoices, stopFollowingHoldInvoices } from "@/lib/crypto-pix/hold-invoice-streams";
 import { cryptoPixPayoutMayStart, onStreamedHoldInvoice, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { onCryptoPixPayout } from "@/lib/crypto-pix/service";
@@ -46,7 +54,8 @@ function liveEnv(extra: Record<string, string> = {}) {
     PAYMENTS_MODE: "live",
     AUTH_SECRET: "a".repeat(40),
     PUBLIC_BASE_URL: "https://pay.example.com",
-    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+    DEPOSIT_XPUB:
+      "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
     RATES_URL: `${rates.url}/api/v3`,
     LIGHTNING_BACKEND: "lnd",
     LND_REST_URL: node.url,
@@ -103,7 +112,9 @@ async function lightningOrder(apiKey: string, value: number) {
 
 const row = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
 
-const storedSettleIndex = async () => (await db().select().from(providerCursors).where(eq(providerCursors.name, "lightning:settle_index")))[0]?.sequence ?? 0;
+const storedSettleIndex = async () =>
+  (await db().select().from(providerCursors).where(eq(providerCursors.name, "lightning:settle_index")))[0]?.sequence ??
+  0;
 
 describe("the test LND node", () => {
   it("speaks LND's REST: a macaroon is required, invoices are signed by the node, the stream never reports ACCEPTED", async () => {
@@ -112,7 +123,11 @@ describe("the test LND node", () => {
       new Promise<{ status: number; body: any }>((resolve, reject) => {
         const req = https.request(
           `${node.url}${path}`,
-          { method: init.method ?? "GET", agent, headers: init.macaroon ? { "Grpc-Metadata-macaroon": init.macaroon } : {} },
+          {
+            method: init.method ?? "GET",
+            agent,
+            headers: init.macaroon ? { "Grpc-Metadata-macaroon": init.macaroon } : {},
+          },
           (res) => {
             let text = "";
             res.on("data", (c) => (text += c));
@@ -126,28 +141,46 @@ describe("the test LND node", () => {
       status: 500,
       body: { code: 2, message: "expected 1 macaroon, got 0" },
     });
-    expect((await call("/v1/invoices", { method: "POST", macaroon: "00".repeat(96), body: { value_msat: "1000" } })).body.message).toMatch(/verification failed/);
-    const added = await call("/v1/invoices", { method: "POST", macaroon: node.macaroonHex, body: { memo: "t", value_msat: "21000", expiry: "600" } });
+    expect(
+      (await call("/v1/invoices", { method: "POST", macaroon: "00".repeat(96), body: { value_msat: "1000" } })).body
+        .message,
+    ).toMatch(/verification failed/);
+    const added = await call("/v1/invoices", {
+      method: "POST",
+      macaroon: node.macaroonHex,
+      body: { memo: "t", value_msat: "21000", expiry: "600" },
+    });
     expect(added.status).toBe(200);
     const decoded = bolt11.decode(added.body.payment_request);
     expect(decoded.payeeNodeKey).toBe(nodePublicKey(node.nodeKey));
     expect(decoded).toMatchObject({ satoshis: 21, timeExpireDate: decoded.timestamp! + 600 });
     const hash = Buffer.from(added.body.r_hash, "base64").toString("hex");
-    expect(await call(`/v1/invoice/${"ab".repeat(32)}`, { macaroon: node.macaroonHex })).toMatchObject({ status: 404, body: { code: 5 } });
-    expect((await call(`/v1/invoice/${hash}`, { macaroon: node.macaroonHex })).body).toMatchObject({ state: "OPEN", value: "21", settle_index: "0" });
+    expect(await call(`/v1/invoice/${"ab".repeat(32)}`, { macaroon: node.macaroonHex })).toMatchObject({
+      status: 404,
+      body: { code: 5 },
+    });
+    expect((await call(`/v1/invoice/${hash}`, { macaroon: node.macaroonHex })).body).toMatchObject({
+      state: "OPEN",
+      value: "21",
+      settle_index: "0",
+    });
     // The all-invoices stream: additions and settlements, never a hold invoice's ACCEPTED.
     const lines: any[] = [];
-    const streamReq = https.request(`${node.url}/v1/invoices/subscribe`, { agent, headers: { "Grpc-Metadata-macaroon": node.macaroonHex } }, (res) => {
-      res.setEncoding("utf8");
-      res.on("data", (c: string) =>
-        lines.push(
-          ...c
-            .split("\n")
-            .filter(Boolean)
-            .map((l) => JSON.parse(l).result),
-        ),
-      );
-    });
+    const streamReq = https.request(
+      `${node.url}/v1/invoices/subscribe`,
+      { agent, headers: { "Grpc-Metadata-macaroon": node.macaroonHex } },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (c: string) =>
+          lines.push(
+            ...c
+              .split("\n")
+              .filter(Boolean)
+              .map((l) => JSON.parse(l).result),
+          ),
+        );
+      },
+    );
     streamReq.on("error", () => {});
     streamReq.end();
     await waitFor(
@@ -177,12 +210,18 @@ describe("the test LND node", () => {
       { everyMs: 5 },
     );
     await new Promise((r) => setTimeout(r, 50));
-    expect(lines.map((l) => `${Buffer.from(l.r_hash, "base64").toString("hex") === hash ? "plain" : "hold"} ${l.state}`)).toEqual(["hold OPEN", "plain SETTLED"]);
+    expect(
+      lines.map((l) => `${Buffer.from(l.r_hash, "base64").toString("hex") === hash ? "plain" : "hold"} ${l.state}`),
+    ).toEqual(["hold OPEN", "plain SETTLED"]);
     streamReq.destroy();
     // A request with a field the message does not have is recorded as a violation.
     const swagger = loadLndSwagger();
-    expect(swagger.request("POST", "/v1/invoices", { value_msat: "1", amount: 5 })).toEqual([expect.stringContaining("additional properties")]);
-    expect(swagger.request("POST", "/v1/invoices", { value_msat: 1000 })).toEqual([expect.stringContaining("/value_msat must be string")]);
+    expect(swagger.request("POST", "/v1/invoices", { value_msat: "1", amount: 5 })).toEqual([
+      expect.stringContaining("additional properties"),
+    ]);
+    expect(swagger.request("POST", "/v1/invoices", { value_msat: 1000 })).toEqual([
+      expect.stringContaining("/value_msat must be string"),
+    ]);
   });
 });
 
@@ -193,7 +232,11 @@ describe("the test LND node's chain", () => {
       new Promise<{ status: number; body: any }>((resolve, reject) => {
         const req = https.request(
           `${node.url}${path}`,
-          { method: body === undefined ? "GET" : "POST", agent, headers: { "Grpc-Metadata-macaroon": node.macaroonHex } },
+          {
+            method: body === undefined ? "GET" : "POST",
+            agent,
+            headers: { "Grpc-Metadata-macaroon": node.macaroonHex },
+          },
           (res) => {
             let text = "";
             res.on("data", (c) => (text += c));
@@ -204,15 +247,25 @@ describe("the test LND node's chain", () => {
         req.end(body === undefined ? undefined : JSON.stringify(body));
       });
     const hodl = (hash: string, cltv?: string) =>
-      call("/v2/invoices/hodl", { hash: Buffer.from(hash, "hex").toString("base64"), value_msat: "7000", expiry: "600", ...(cltv ? { cltv_expiry: cltv } : {}) });
+      call("/v2/invoices/hodl", {
+        hash: Buffer.from(hash, "hex").toString("base64"),
+        value_msat: "7000",
+        expiry: "600",
+        ...(cltv ? { cltv_expiry: cltv } : {}),
+      });
     // lnd refuses a final CLTV delta under routing.MinCLTVDelta, and takes its default without one.
     expect((await hodl("e1".repeat(32), "10")).body.message).toMatch(/must be greater than minimum of 24/);
     expect((await hodl("e2".repeat(32))).status).toBe(200);
-    expect(node.invoices.get("e2".repeat(32))).toMatchObject({ cltvExpiry: LND_DEFAULTS.cltvExpiry, cltvExpiryRequested: null });
+    expect(node.invoices.get("e2".repeat(32))).toMatchObject({
+      cltvExpiry: LND_DEFAULTS.cltvExpiry,
+      cltvExpiryRequested: null,
+    });
     const hash = "e3".repeat(32);
     const added = await hodl(hash, "40");
     expect(added.status).toBe(200);
-    expect(bolt11.decode(added.body.payment_request).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data).toBe(40);
+    expect(
+      bolt11.decode(added.body.payment_request).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data,
+    ).toBe(40);
     expect(await call("/v2/chainkit/bestblock")).toMatchObject({ status: 200, body: { block_height: node.height() } });
 
     // An HTLC that leaves less than the invoice's delta is refused (the invoice stays OPEN).
@@ -220,7 +273,11 @@ describe("the test LND node's chain", () => {
     expect(() => node.pay(hash, { expiryHeight: h + 39 })).toThrow(/expires too soon/);
     node.pay(hash, { expiryHeight: h + 40 });
     const read = await call(`/v1/invoice/${hash}`);
-    expect(read.body).toMatchObject({ state: "ACCEPTED", cltv_expiry: "40", htlcs: [{ accept_height: h, expiry_height: h + 40, state: "ACCEPTED" }] });
+    expect(read.body).toMatchObject({
+      state: "ACCEPTED",
+      cltv_expiry: "40",
+      htlcs: [{ accept_height: h, expiry_height: h + 40, state: "ACCEPTED" }],
+    });
 
     const seen: string[] = [];
     const streamReq = https.request(
@@ -260,7 +317,10 @@ describe("the test LND node's chain", () => {
       { everyMs: 5 },
     );
     expect(seen).toEqual(["ACCEPTED", "CANCELED"]);
-    expect((await call(`/v1/invoice/${hash}`)).body).toMatchObject({ state: "CANCELED", htlcs: [{ state: "CANCELED" }] });
+    expect((await call(`/v1/invoice/${hash}`)).body).toMatchObject({
+      state: "CANCELED",
+      htlcs: [{ state: "CANCELED" }],
+    });
     streamReq.destroy();
   });
 });
@@ -311,7 +371,10 @@ describe("live Lightning orders through LND", () => {
       success: true,
       data: { id: order.providerRef, status: "paid", currency: "BTC", amount: Number(inv.valueMsat / 1000n) },
     });
-    expect(lookup.body.providerDetails.data.metadata).toMatchObject({ state: "SETTLED", settle_index: String(inv.settleIndex) });
+    expect(lookup.body.providerDetails.data.metadata).toMatchObject({
+      state: "SETTLED",
+      settle_index: String(inv.settleIndex),
+    });
 
     // Replayed (a reconnect from an older index) and polled: nothing more is credited.
     await stopInvoiceStream();
@@ -396,7 +459,9 @@ describe("live Lightning orders through LND", () => {
     node.faults.failNext.push({ path: /^\/v1\/invoice\//, status: 503, count: 1 });
     const start = performance.now();
     const pass = await reconcileLightning();
-    console.log(`LND poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`);
+    console.log(
+      `LND poll pass: ${pass.read} invoices read, ${pass.paid} paid, ${Math.round(performance.now() - start)} ms`,
+    );
     expect(await row(order.id)).toMatchObject({ status: "COMPLETED", paidAt });
     expect(await balanceMatchesLedger(merchant.id)).toBe(1500);
     const [receipt] = await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
@@ -410,7 +475,10 @@ describe("live Lightning orders through LND", () => {
     const shift = 901_000;
     await db()
       .update(orders)
-      .set({ createdAt: new Date(order.createdAt.getTime() - shift), expiresAt: new Date(order.expiresAt!.getTime() - shift) })
+      .set({
+        createdAt: new Date(order.createdAt.getTime() - shift),
+        expiresAt: new Date(order.expiresAt!.getTime() - shift),
+      })
       .where(eq(orders.id, order.id));
     const inv = node.invoices.get(order.providerRef!)!;
     inv.creationDate -= 901;
@@ -438,7 +506,10 @@ describe("live Lightning orders through LND", () => {
       const res = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 10 } });
       // The spec's row for a Lightning provider error: 400 naming the provider's status.
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, error: expect.stringMatching(/^Lightning provider error: LND node unavailable/) });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: expect.stringMatching(/^Lightning provider error: LND node unavailable/),
+      });
       expect(impostor.invoices.size).toBe(0);
       // The right node, a macaroon it did not bake.
       liveEnv({ LND_MACAROON_FILE: impostor.macaroonFile });
@@ -456,22 +527,39 @@ describe("live Lightning orders through LND", () => {
 
 describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
   const qrcode = (centavos: number) =>
-    encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos: centavos });
+    encodeStaticBrCode({
+      pixKey: "padaria@example.com",
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos: centavos,
+    });
 
   async function payWithLightning(apiKey: string, centavos: number) {
-    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: qrcode(centavos), network: "lightning" } });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: { qrcode: qrcode(centavos), network: "lightning" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    const [payment] = await db()
+      .select()
+      .from(cryptoPixPayments)
+      .where(eq(cryptoPixPayments.address, res.body.data.address));
     const [invoice] = await db().select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentId, payment.id));
     return { data: res.body.data, payment, invoice };
   }
 
-  const payment = async (id: string) => (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
-  const invoiceRow = async (id: string) => (await db().select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentId, id)))[0];
+  const payment = async (id: string) =>
+    (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, id)))[0];
+  const invoiceRow = async (id: string) =>
+    (await db().select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentId, id)))[0];
 
   async function settlePayout(paymentId: string) {
     const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, paymentId));
-    for (let i = 0; i < 3 && (await db().select().from(pixPayouts).where(eq(pixPayouts.id, payout.id)))[0].status !== "completed"; i++)
+    for (
+      let i = 0;
+      i < 3 && (await db().select().from(pixPayouts).where(eq(pixPayouts.id, payout.id)))[0].status !== "completed";
+      i++
+    )
       await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
     return payout;
   }
@@ -485,7 +573,12 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     const { data, payment: p, invoice } = await payWithLightning(apiKey, 5432);
     const held = node.invoices.get(invoice.paymentHash)!;
     expect(held).toMatchObject({ hold: true, state: "OPEN", preimage: null });
-    expect(data).toMatchObject({ network: "lightning", asset: "BTC", address: held.paymentRequest, satoshis: String(held.valueMsat / 1000n) });
+    expect(data).toMatchObject({
+      network: "lightning",
+      asset: "BTC",
+      address: held.paymentRequest,
+      satoshis: String(held.valueMsat / 1000n),
+    });
     expect(bolt11.decode(data.address).payeeNodeKey).toBe(nodePublicKey(node.nodeKey));
 
     expect(await followOpenHoldInvoices()).toBe(1);
@@ -557,8 +650,10 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(await invoiceRow(p.id)).toMatchObject({ state: "settled", action: null });
     expect(await payment(p.id)).toMatchObject({ status: "COMPLETED" });
   });
-  const lookup = async (apiKey: string, payCryptoPixId: string) => (await api("GET", `/api/v1/crypto-pix/order/${payCryptoPixId}`, { apiKey })).body;
-  const payoutsOf = async (paymentId: string) => db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, paymentId));
+  const lookup = async (apiKey: string, payCryptoPixId: string) =>
+    (await api("GET", `/api/v1/crypto-pix/order/${payCryptoPixId}`, { apiKey })).body;
+  const payoutsOf = async (paymentId: string) =>
+    db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, paymentId));
 
   it("a hold invoice asks the node for LND_HOLD_CLTV_EXPIRY blocks (cltv_expiry), and the invoice carries them", async () => {
     const { apiKey } = await liveMerchant();
@@ -567,8 +662,13 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     liveEnv({ LND_HOLD_CLTV_EXPIRY: "144", LND_HOLD_MIN_BLOCKS_LEFT: "40" });
     try {
       const second = await payWithLightning(apiKey, 1300);
-      expect(node.invoices.get(second.invoice.paymentHash)).toMatchObject({ cltvExpiryRequested: 144, cltvExpiry: 144 });
-      expect(bolt11.decode(second.data.address).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data).toBe(144);
+      expect(node.invoices.get(second.invoice.paymentHash)).toMatchObject({
+        cltvExpiryRequested: 144,
+        cltvExpiry: 144,
+      });
+      expect(bolt11.decode(second.data.address).tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data).toBe(
+        144,
+      );
     } finally {
       delete process.env.LND_HOLD_CLTV_EXPIRY;
       delete process.env.LND_HOLD_MIN_BLOCKS_LEFT;
@@ -598,7 +698,12 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(await payment(p.id)).toMatchObject({ pixPayoutId: null, paidAt: null });
     expect(Number((await payment(p.id)).receivedAmount)).toBe(0);
     expect((await payment(p.id)).failureReason).toMatch(/35 blocks.*36/);
-    expect(await invoiceRow(p.id)).toMatchObject({ state: "accepted", action: "cancel", acceptHeight: h, htlcExpiryHeight: expiryHeight });
+    expect(await invoiceRow(p.id)).toMatchObject({
+      state: "accepted",
+      action: "cancel",
+      acceptHeight: h,
+      htlcExpiryHeight: expiryHeight,
+    });
     await runInvoiceActions();
     expect(node.invoices.get(invoice.paymentHash)).toMatchObject({ state: "CANCELED", preimage: null });
     expect(await invoiceRow(p.id)).toMatchObject({ state: "canceled", action: null });
@@ -609,7 +714,10 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(await payoutsOf(p.id)).toEqual([]);
     expect(psp.payoutsMade).toBe(made);
     const view = await lookup(apiKey, data.payCryptoPixId);
-    expect(view).toMatchObject({ status: "FAILED", holdInvoice: { status: "CANCELED", acceptHeight: h, htlcExpiryHeight: expiryHeight } });
+    expect(view).toMatchObject({
+      status: "FAILED",
+      holdInvoice: { status: "CANCELED", acceptHeight: h, htlcExpiryHeight: expiryHeight },
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
 
@@ -624,7 +732,9 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(payout.attempts).toBe(0);
     // The payout job did not run (our workers were down) while 48 blocks were mined: 35 left, fewer than 36.
     node.mine(48);
-    expect(await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout }, { crypto_pix: cryptoPixPayoutMayStart })).toBe(true);
+    expect(
+      await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout }, { crypto_pix: cryptoPixPayoutMayStart }),
+    ).toBe(true);
     expect(psp.requests.some((r) => r.path.includes(payout.id.replace(/-/g, "")))).toBe(false);
     expect(psp.payoutsMade).toBe(made);
     const [decided] = await db().select().from(pixPayouts).where(eq(pixPayouts.id, payout.id));
@@ -644,7 +754,10 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     expect(await reconcileHoldInvoices()).toBe(1);
     await settlePayout(p.id);
     expect((await payment(p.id)).status).toBe("COMPLETED");
-    expect(await invoiceRow(p.id)).toMatchObject({ action: "settle", acceptHeight: node.invoices.get(invoice.paymentHash)!.htlc!.acceptHeight });
+    expect(await invoiceRow(p.id)).toMatchObject({
+      action: "settle",
+      acceptHeight: node.invoices.get(invoice.paymentHash)!.htlc!.acceptHeight,
+    });
     await runInvoiceActions();
     expect(node.invoices.get(invoice.paymentHash)!.state).toBe("SETTLED");
   });
@@ -664,7 +777,10 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       // A settle that just failed is retried; no operator yet.
       expect(await invoiceRow(p.id)).toMatchObject({ action: "settle", attention: null });
       expect((await invoiceRow(p.id)).lastError).toMatch(/503/);
-      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({ status: "SETTLE_FAILING", attention: null });
+      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({
+        status: "SETTLE_FAILING",
+        attention: null,
+      });
 
       // Still failing minutes after the PIX was made: an operator is told, once.
       await db()
@@ -676,11 +792,16 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       const flagged = await invoiceRow(p.id);
       expect(flagged.attention).toMatch(/settle/);
       expect(flagged.attentionAt).toBeInstanceOf(Date);
-      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([expect.objectContaining({ kind: "hold_invoice" })]);
+      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([
+        expect.objectContaining({ kind: "hold_invoice" }),
+      ]);
       const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "ops@example.com"));
       expect(mails.filter((m) => m.subject.includes(p.id))).toHaveLength(1);
       const view = await lookup(apiKey, data.payCryptoPixId);
-      expect(view).toMatchObject({ status: "COMPLETED", holdInvoice: { status: "SETTLE_FAILING", attention: flagged.attention } });
+      expect(view).toMatchObject({
+        status: "COMPLETED",
+        holdInvoice: { status: "SETTLE_FAILING", attention: flagged.attention },
+      });
       expect(view.holdInvoice.attentionSince).toBe(flagged.attentionAt!.toISOString());
       const detail = await getOrderDetail(merchant.id, p.id);
       expect(detail!.facts).toEqual(
@@ -695,8 +816,18 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       node.faults.failNext = [];
       await runInvoiceActions();
       expect(node.invoices.get(invoice.paymentHash)).toMatchObject({ state: "SETTLED", preimage: invoice.preimage });
-      expect(await invoiceRow(p.id)).toMatchObject({ state: "settled", action: null, lastError: null, attention: null, attentionAt: null });
-      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({ status: "SETTLED", attention: null, lastError: null });
+      expect(await invoiceRow(p.id)).toMatchObject({
+        state: "settled",
+        action: null,
+        lastError: null,
+        attention: null,
+        attentionAt: null,
+      });
+      expect((await lookup(apiKey, data.payCryptoPixId)).holdInvoice).toMatchObject({
+        status: "SETTLED",
+        attention: null,
+        lastError: null,
+      });
       expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([]);
       expect((await payment(p.id)).status).toBe("COMPLETED");
     } finally {
@@ -719,6 +850,9 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
     const row = await invoiceRow(p.id);
     expect(row).toMatchObject({ action: "settle" });
     expect(row.attention).toMatch(/cancel/i);
-    expect(await lookup(apiKey, data.payCryptoPixId)).toMatchObject({ status: "COMPLETED", holdInvoice: { status: "SETTLE_FAILING" } });
+    expect(await lookup(apiKey, data.payCryptoPixId)).toMatchObject({
+      status: "COMPLETED",
+      holdInvoice: { status: "SETTLE_FAILING" },
+    });
   });
 });

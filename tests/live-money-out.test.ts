@@ -1,7 +1,16 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { auditEvents, events, ledgerEntries, mailOutbox, orderRefunds, orders, pixPayouts, withdrawals } from "@/db/schema";
+import {
+  auditEvents,
+  events,
+  ledgerEntries,
+  mailOutbox,
+  orderRefunds,
+  orders,
+  pixPayouts,
+  withdrawals,
+} from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
 import { attentionCounts, attentionList } from "@/lib/attention/attention";
@@ -40,7 +49,11 @@ let receiverBase: string;
 const savedEnv = saveEnv();
 
 function liveEnv(extra: Record<string, string> = {}) {
-  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), extra);
+  Object.assign(
+    process.env,
+    pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }),
+    extra,
+  );
   resetEnvForTests();
 }
 
@@ -56,14 +69,17 @@ async function withdrawalStatus(id: string) {
   return w.status;
 }
 async function ledgerKinds(merchantId: string) {
-  return (await db().select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.merchantId, merchantId))).map((r) => r.kind);
+  return (
+    await db().select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.merchantId, merchantId))
+  ).map((r) => r.kind);
 }
 /** Moves a payout forward until it is final (Efí answers a send EM_PROCESSAMENTO; a read tells the rest). */
 async function untilFinal(payoutId: string): Promise<boolean> {
   for (let i = 0; i < 3; i++) if (await advancePayout(payoutId, owners)) return true;
   return false;
 }
-const puts = (idEnvio: string) => psp.requests.filter((r) => r.method === "PUT" && r.path.includes(`/gn/pix/${idEnvio}`));
+const puts = (idEnvio: string) =>
+  psp.requests.filter((r) => r.method === "PUT" && r.path.includes(`/gn/pix/${idEnvio}`));
 
 /** A pix-out, recorded and not sent yet (its job sends it; with the worker stopped, the test does). */
 async function pixOut(balance: number, value: number) {
@@ -120,7 +136,10 @@ describe("a devolução whose answer was lost (API Pix)", () => {
     // The devolução was made at the PSP; its answer never came.
     expect(res.body.refund.status).toBe("PENDING");
     const refundId = res.body.refund.id as string;
-    expect(psp.received.get(pix.endToEndId)!.devolucoes![0]).toMatchObject({ id: refundId.replace(/-/g, ""), status: "DEVOLVIDO" });
+    expect(psp.received.get(pix.endToEndId)!.devolucoes![0]).toMatchObject({
+      id: refundId.replace(/-/g, ""),
+      status: "DEVOLVIDO",
+    });
 
     // Read back: not there yet (the read lags), so it is asked again with the same id: the document's 400.
     expect(await advanceRefund(refundId)).toBe(false);
@@ -332,7 +351,9 @@ describe("Efí's webhook registration", () => {
         { url, withCertificate: true, status: 200 },
       ]);
       // A URL that takes anyone is refused by Efí when it is asked to check.
-      await expect(registerPixWebhook(receiverBase, RECEIVER_KEY)).rejects.toThrow(/A autenticação de TLS mútuo não está configurada/);
+      await expect(registerPixWebhook(receiverBase, RECEIVER_KEY)).rejects.toThrow(
+        /A autenticação de TLS mútuo não está configurada/,
+      );
     } finally {
       delete process.env.PIX_WEBHOOK_MTLS;
       liveEnv();
@@ -351,7 +372,11 @@ describe("the PIX receiver", () => {
     psp.faults.dropNotifications = true;
     const pix = await psp.pay(order.txid!);
     // Efí's own examples carry 26-character end-to-end ids.
-    expect(await postToReceiver(psp, `${receiverBase}/pix`, { pix: [{ endToEndId: "E1803615022211340s08793XPJ", valor: "1.00" }, 42, pix] })).toBe(200);
+    expect(
+      await postToReceiver(psp, `${receiverBase}/pix`, {
+        pix: [{ endToEndId: "E1803615022211340s08793XPJ", valor: "1.00" }, 42, pix],
+      }),
+    ).toBe(200);
     await waitFor(
       "COMPLETED",
       async () => (await db().select().from(orders).where(eq(orders.id, order.id)))[0].status,

@@ -44,7 +44,11 @@ let receiverBase: string;
 const savedEnv = saveEnv();
 
 function liveEnv(extra: Record<string, string> = {}) {
-  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), extra);
+  Object.assign(
+    process.env,
+    pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }),
+    extra,
+  );
   resetEnvForTests();
 }
 
@@ -101,7 +105,12 @@ describe("live PIX collection through API Pix", () => {
 
   it("create-PIX is a charge at the PSP: our txid, key, value, expiry and payer; the order's qrCode is the PSP's pixCopiaECola", async () => {
     const { apiKey } = await liveMerchant();
-    const { res, order } = await createPix(apiKey, { value: 25.9, name: "Maria Souza", cpf: "529.982.247-25", expiresIn: 600 });
+    const { res, order } = await createPix(apiKey, {
+      value: 25.9,
+      name: "Maria Souza",
+      cpf: "529.982.247-25",
+      expiresIn: 600,
+    });
     const charge = psp.charges.get(order.txid!)!;
     expect(order.txid).toMatch(/^[a-zA-Z0-9]{32}$/);
     expect(charge).toMatchObject({
@@ -126,7 +135,9 @@ describe("live PIX collection through API Pix", () => {
       () => orderStatus(order.id),
       (o) => o.status === "COMPLETED",
     );
-    console.log(`notification → COMPLETED: ${Math.round(performance.now() - sent)} ms (observed ${Math.round(ms)} ms after the PSP's answer)`);
+    console.log(
+      `notification → COMPLETED: ${Math.round(performance.now() - sent)} ms (observed ${Math.round(ms)} ms after the PSP's answer)`,
+    );
     const completed = await orderStatus(order.id);
     expect(completed.paidAt?.toISOString()).toBe(new Date(pix.horario).toISOString());
     expect(await balanceMatchesLedger(merchant.id)).toBe(1001);
@@ -151,7 +162,12 @@ describe("live PIX collection through API Pix", () => {
       setLoggerForTests(undefined);
     }
     const line = JSON.parse(lines.find((l) => l.includes('"path":"/api/v1/providers/pix/'))!);
-    expect(line).toMatchObject({ msg: "request", method: "POST", path: "/api/v1/providers/pix/[redacted]/pix", status: 200 });
+    expect(line).toMatchObject({
+      msg: "request",
+      method: "POST",
+      path: "/api/v1/providers/pix/[redacted]/pix",
+      status: 200,
+    });
     expect(lines.join("")).not.toContain(WEBHOOK_TOKEN);
   });
 
@@ -184,7 +200,9 @@ describe("live PIX collection through API Pix", () => {
     // The read was made, and found nothing.
     await waitFor(
       "the read-back",
-      async () => psp.requests.filter((r) => r.method === "GET" && /\/pix\/[a-zA-Z0-9]{32}$/.test(r.path) && r.status === 404).length,
+      async () =>
+        psp.requests.filter((r) => r.method === "GET" && /\/pix\/[a-zA-Z0-9]{32}$/.test(r.path) && r.status === 404)
+          .length,
       (n) => n > 0,
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -192,7 +210,11 @@ describe("live PIX collection through API Pix", () => {
     expect(await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, order.id))).toEqual([]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     // A wrong token is a 404 before anything is read.
-    expect(await postToReceiver(psp, `${receiverBase.replace(WEBHOOK_TOKEN, "x".repeat(WEBHOOK_TOKEN.length))}/pix`, { pix: [] })).toBe(404);
+    expect(
+      await postToReceiver(psp, `${receiverBase.replace(WEBHOOK_TOKEN, "x".repeat(WEBHOOK_TOKEN.length))}/pix`, {
+        pix: [],
+      }),
+    ).toBe(404);
   });
 
   it("with every notification lost, the reconciliation poll completes the order", async () => {
@@ -208,7 +230,9 @@ describe("live PIX collection through API Pix", () => {
       (o) => o.status === "COMPLETED",
       15_000,
     );
-    console.log(`poll only (PIX_POLL_SECONDS=1): paid → COMPLETED in ${Math.round(ms)} ms (${Math.round(performance.now() - paidAt)} ms)`);
+    console.log(
+      `poll only (PIX_POLL_SECONDS=1): paid → COMPLETED in ${Math.round(ms)} ms (${Math.round(performance.now() - paidAt)} ms)`,
+    );
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, order.id));
     expect(receipt.source).toBe("poll");
     expect(await balanceMatchesLedger(merchant.id)).toBe(1234);
@@ -223,7 +247,12 @@ describe("live PIX collection through API Pix", () => {
     await reconcileReceivedPix();
     expect((await orderStatus(order.id)).status).toBe("PENDING");
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.endToEndId, pix.endToEndId));
-    expect(receipt).toMatchObject({ applied: false, unappliedReason: "wrong_value", orderId: order.id, valueCentavos: 500 });
+    expect(receipt).toMatchObject({
+      applied: false,
+      unappliedReason: "wrong_value",
+      orderId: order.id,
+      valueCentavos: 500,
+    });
     const [event] = await db()
       .select()
       .from(events)
@@ -271,7 +300,11 @@ describe("live PIX collection through API Pix", () => {
       delete process.env.PIX_CERT_FILE;
       delete process.env.PIX_KEY_FILE;
       delete process.env.PIX_CLIENT_SECRET;
-      liveEnv({ PIX_PFX_FILE: psp.files.pfx, PIX_PFX_PASSPHRASE_FILE: path.join(dir, "passphrase"), PIX_CLIENT_SECRET_FILE: path.join(dir, "secret") });
+      liveEnv({
+        PIX_PFX_FILE: psp.files.pfx,
+        PIX_PFX_PASSPHRASE_FILE: path.join(dir, "passphrase"),
+        PIX_CLIENT_SECRET_FILE: path.join(dir, "secret"),
+      });
       for (const k of ["PIX_CERT_FILE", "PIX_KEY_FILE", "PIX_CLIENT_SECRET"]) delete process.env[k];
       resetEnvForTests();
       const { order } = await createPix(apiKey, { value: 6 });
@@ -305,7 +338,9 @@ describe("live PIX collection through API Pix", () => {
     // The charge is made, then the answer comes after our timeout: the retry meets the same charge.
     psp.faults.delayNext = [{ path: /\/cob\//, ms: 2500, count: 1 }];
     const slow = await createPix(apiKey, { value: 3 });
-    expect([...psp.charges.values()].filter((c) => c.valor.original === "3.00" && c.txid === slow.order.txid)).toHaveLength(1);
+    expect(
+      [...psp.charges.values()].filter((c) => c.valor.original === "3.00" && c.txid === slow.order.txid),
+    ).toHaveLength(1);
   });
 
   it("a PSP that stays down answers create-PIX with the endpoint's 500, and nothing is written", async () => {
@@ -314,7 +349,9 @@ describe("live PIX collection through API Pix", () => {
     const before = (await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).length;
     const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ message: expect.stringMatching(/^PIX provider unavailable \(create the charge\): HTTP 503/) });
+    expect(res.body).toEqual({
+      message: expect.stringMatching(/^PIX provider unavailable \(create the charge\): HTTP 503/),
+    });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toHaveLength(before);
   });
 
@@ -346,11 +383,19 @@ describe("refunds of live PIX orders: API Pix devoluções", () => {
   it("a full refund is a devolução of the PIX, with our id; DEVOLVIDO → COMPLETED and the order REFUND", async () => {
     await stopWorker();
     const { merchant, apiKey, order, pix } = await paidOrder(20);
-    const res = await api("POST", `/api/v1/order/${order.id}/refund`, { apiKey, body: { reason: "Produto devolvido" } });
+    const res = await api("POST", `/api/v1/order/${order.id}/refund`, {
+      apiKey,
+      body: { reason: "Produto devolvido" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.refund).toMatchObject({ orderId: order.id, value: 20, status: "COMPLETED" });
     const devolucao = psp.received.get(pix.endToEndId)!.devolucoes![0];
-    expect(devolucao).toMatchObject({ id: res.body.refund.id.replace(/-/g, ""), valor: "20.00", descricao: "Produto devolvido", status: "DEVOLVIDO" });
+    expect(devolucao).toMatchObject({
+      id: res.body.refund.id.replace(/-/g, ""),
+      valor: "20.00",
+      descricao: "Produto devolvido",
+      status: "DEVOLVIDO",
+    });
     expect((await orderStatus(order.id)).status).toBe("REFUND");
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
   });
@@ -399,7 +444,8 @@ describe("live PIX payouts through Efí", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, res.body.id));
     // The answer was lost: nothing is decided, and nothing is paid twice.
-    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, { withdrawal: onWithdrawalPayout });
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++)
+      await advancePayout(payout.id, { withdrawal: onWithdrawalPayout });
     expect((await payoutRow(payout.id)).status).toBe("completed");
     expect(psp.payoutsMade - madeBefore, JSON.stringify(psp.requests.filter((r) => r.path.includes("/gn/")))).toBe(1);
     expect([...psp.payouts.values()].filter((p) => p.idEnvio === providerPayoutId(payout))).toHaveLength(1);
@@ -414,7 +460,8 @@ describe("live PIX payouts through Efí", () => {
     try {
       const res = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 50 } });
       const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, res.body.id));
-      for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "failed"; i++) await advancePayout(payout.id, { withdrawal: onWithdrawalPayout });
+      for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "failed"; i++)
+        await advancePayout(payout.id, { withdrawal: onWithdrawalPayout });
       const [w] = await db().select().from(withdrawals).where(eq(withdrawals.id, res.body.id));
       expect(w.status).toBe("FAILED");
       expect(await balanceMatchesLedger(merchant.id)).toBe(100_000);
@@ -460,39 +507,68 @@ describe("live Crypto-PIX: crypto on a node, the PIX through Efí paying the BR 
 
   it("the payer's tokens confirmed → the BR Code is paid through PUT /v2/gn/pix/{idEnvio}/qrcode → COMPLETED, once", async () => {
     const { apiKey } = await liveMerchant();
-    const qrcode = encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos: 5432 });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "padaria@example.com",
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 5432,
+    });
     const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    const [payment] = await db()
+      .select()
+      .from(cryptoPixPayments)
+      .where(eq(cryptoPixPayments.address, res.body.data.address));
     await anvil.transfer(token, payer, payment.address as Hex, toBaseUnits(payment.cryptoAmount, 18));
     await anvil.mine(CONFIRMATIONS);
     await watchDeposits("bsc");
     const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, payment.id));
     expect(payout).toMatchObject({ purpose: "crypto_pix", brcode: qrcode, valueCentavos: 5432 });
-    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++)
+      await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
     const [after] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, payment.id));
     expect(after.status).toBe("COMPLETED");
     const sent = psp.payouts.get(providerPayoutId(payout))!;
-    expect(sent).toMatchObject({ valor: "54.32", chave: PAYOUT_KEY, status: "REALIZADO", favorecido: { chave: "padaria@example.com" } });
-    expect(psp.requests.some((r) => r.method === "PUT" && r.path === `/v2/gn/pix/${providerPayoutId(payout)}/qrcode`)).toBe(true);
+    expect(sent).toMatchObject({
+      valor: "54.32",
+      chave: PAYOUT_KEY,
+      status: "REALIZADO",
+      favorecido: { chave: "padaria@example.com" },
+    });
+    expect(
+      psp.requests.some((r) => r.method === "PUT" && r.path === `/v2/gn/pix/${providerPayoutId(payout)}/qrcode`),
+    ).toBe(true);
   });
   it("a dynamic BR Code is read through Efí (POST /v2/gn/qrcodes/detalhar): its charge's amount is quoted, its key paid, and the payment closes before the charge does", async () => {
     const { apiKey } = await liveMerchant();
     const charge = psp.issueForeignCharge({ chave: "loja@example.com", valor: "87.65", expiracao: 1800 });
-    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: charge.pixCopiaECola, network: "bsc" } });
+    const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: { qrcode: charge.pixCopiaECola, network: "bsc" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(psp.requests.some((r) => r.method === "POST" && r.path === "/v2/gn/qrcodes/detalhar")).toBe(true);
-    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    const [payment] = await db()
+      .select()
+      .from(cryptoPixPayments)
+      .where(eq(cryptoPixPayments.address, res.body.data.address));
     expect(payment).toMatchObject({ valueCentavos: 8765, pixKey: "loja@example.com", pixTxid: charge.txid });
     // 30 minutes at the PSP: our payment closes two minutes before the charge does.
-    expect(Date.parse(charge.calendario.criacao) + 1800_000 - payment.expiresAt.getTime()).toBeGreaterThanOrEqual(119_000);
+    expect(Date.parse(charge.calendario.criacao) + 1800_000 - payment.expiresAt.getTime()).toBeGreaterThanOrEqual(
+      119_000,
+    );
 
     await anvil.transfer(token, payer, payment.address as Hex, toBaseUnits(payment.cryptoAmount, 18));
     await anvil.mine(CONFIRMATIONS);
     await watchDeposits("bsc");
     const [payout] = await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, payment.id));
-    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
-    expect(psp.payouts.get(providerPayoutId(payout))).toMatchObject({ valor: "87.65", favorecido: { chave: "loja@example.com" }, status: "REALIZADO" });
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++)
+      await advancePayout(payout.id, { crypto_pix: onCryptoPixPayout });
+    expect(psp.payouts.get(providerPayoutId(payout))).toMatchObject({
+      valor: "87.65",
+      favorecido: { chave: "loja@example.com" },
+      status: "REALIZADO",
+    });
     expect(charge.status).toBe("CONCLUIDA");
   });
 
@@ -505,7 +581,10 @@ describe("live Crypto-PIX: crypto on a node, the PIX through Efí paying the BR 
     const cases: [string, RegExp][] = [
       [paid.pixCopiaECola, /^This PIX QR code can no longer be paid/],
       // A location the PSP cannot resolve: Efí's 400 "A chave do recebedor não foi encontrada".
-      [dynamicBrCode({ location: "qr.outro-psp.example/v2/9f1c2e", merchantName: "Loja", merchantCity: "Natal" }), /^Invalid PIX QR code: the PSP cannot read it/],
+      [
+        dynamicBrCode({ location: "qr.outro-psp.example/v2/9f1c2e", merchantName: "Loja", merchantCity: "Natal" }),
+        /^Invalid PIX QR code: the PSP cannot read it/,
+      ],
       [closing.pixCopiaECola, /^This PIX QR code expires at .*: too soon to be paid with crypto$/],
     ];
     expired.calendario.criacao = new Date(Date.now() - 120_000).toISOString();
@@ -515,15 +594,25 @@ describe("live Crypto-PIX: crypto on a node, the PIX through Efí paying the BR 
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.message).toMatch(message);
     }
-    expect(await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.merchantId, merchant.id))).toEqual([]);
+    expect(await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.merchantId, merchant.id))).toEqual(
+      [],
+    );
   });
 
   it("the PIX's answer lost, the read lagging and the repeat refused 409: the payer's crypto is never sent back, and the payment completes once", async () => {
     const { apiKey } = await liveMerchant();
-    const qrcode = encodeStaticBrCode({ pixKey: "mercado@example.com", merchantName: "Mercado Bom Preco", merchantCity: "Recife", amountCentavos: 3210 });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "mercado@example.com",
+      merchantName: "Mercado Bom Preco",
+      merchantCity: "Recife",
+      amountCentavos: 3210,
+    });
     const res = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const [payment] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, res.body.data.address));
+    const [payment] = await db()
+      .select()
+      .from(cryptoPixPayments)
+      .where(eq(cryptoPixPayments.address, res.body.data.address));
     psp.faults.loseNextPayoutResponse = 1;
     psp.faults.readLagMs = 1200;
     const made = psp.payoutsMade;
@@ -534,11 +623,14 @@ describe("live Crypto-PIX: crypto on a node, the PIX through Efí paying the BR 
     const owners = { crypto_pix: onCryptoPixPayout };
     for (let i = 0; i < 3; i++) await advancePayout(payout.id, owners);
     const idEnvio = providerPayoutId(payout);
-    expect(psp.requests.filter((r) => r.method === "PUT" && r.path.includes(idEnvio)).map((r) => r.status)).toContain(409);
+    expect(psp.requests.filter((r) => r.method === "PUT" && r.path.includes(idEnvio)).map((r) => r.status)).toContain(
+      409,
+    );
     const [waiting] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, payment.id));
     expect(waiting).toMatchObject({ status: payment.status, refundStatus: null });
     await new Promise((r) => setTimeout(r, 1300));
-    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++) await advancePayout(payout.id, owners);
+    for (let i = 0; i < 3 && (await payoutRow(payout.id)).status !== "completed"; i++)
+      await advancePayout(payout.id, owners);
     const [after] = await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.id, payment.id));
     expect(after).toMatchObject({ status: "COMPLETED", refundStatus: null });
     expect(psp.payoutsMade - made).toBe(1);
@@ -550,7 +642,15 @@ describe("a live server without PIX configured", () => {
 
   it("answers each PIX rail's endpoint with its 400 naming what to set, in the endpoint's shape, and writes nothing", async () => {
     const { merchant, apiKey } = await liveMerchant(10_000);
-    for (const k of ["PIX_API_URL", "PIX_PAYOUT_PROVIDER", "PIX_PAYOUT_KEY", "PIX_CLIENT_ID", "PIX_CLIENT_SECRET", "PIX_CERT_FILE", "PIX_KEY_FILE"])
+    for (const k of [
+      "PIX_API_URL",
+      "PIX_PAYOUT_PROVIDER",
+      "PIX_PAYOUT_KEY",
+      "PIX_CLIENT_ID",
+      "PIX_CLIENT_SECRET",
+      "PIX_CERT_FILE",
+      "PIX_KEY_FILE",
+    ])
       delete process.env[k];
     resetEnvForTests();
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
@@ -569,7 +669,8 @@ describe("a live server without PIX configured", () => {
     expect(exchange.status).toBe(400);
     expect(exchange.body).toEqual({
       success: false,
-      error: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
+      error:
+        "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
     });
     // The receiver does not exist without PIX.
     expect(await postToReceiver(psp, `${receiverBase}/pix`, { pix: [] })).toBe(404);

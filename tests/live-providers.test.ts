@@ -63,14 +63,20 @@ const failure = (p: Promise<unknown>) =>
 describe("live rates (CoinGecko-compatible simple/price)", () => {
   it("quotes every asset in BRL from one cached request, with the source and the quote's own time", async () => {
     const usdt = await liveRates.quote("USDT");
-    expect(usdt).toEqual({ rate: "5.4321", source: new URL(server.url).host, at: new Date(server.state.updatedAt * 1000) });
+    expect(usdt).toEqual({
+      rate: "5.4321",
+      source: new URL(server.url).host,
+      at: new Date(server.state.updatedAt * 1000),
+    });
     expect((await liveRates.quote("BTC")).rate).toBe("612345.67");
     expect((await liveRates.quote("POL")).rate).toBe("1.23");
     expect(server.requests).toHaveLength(1);
     const req = new URL(server.requests[0].path, server.url);
     expect(req.pathname).toBe("/api/v3/simple/price");
     expect(req.searchParams.get("vs_currencies")).toBe("brl");
-    expect(req.searchParams.get("ids")?.split(",")).toEqual(expect.arrayContaining(["tether", "usd-coin", "dai", "bitcoin"]));
+    expect(req.searchParams.get("ids")?.split(",")).toEqual(
+      expect.arrayContaining(["tether", "usd-coin", "dai", "bitcoin"]),
+    );
     expect(server.requests[0].headers["x-cg-demo-api-key"]).toBe("cg-key");
   });
 
@@ -123,8 +129,16 @@ describe("live rates (CoinGecko-compatible simple/price)", () => {
 });
 
 describe("live Lightning (OpenNode charge API)", () => {
-  const args = { satoshis: 8819, fiatCentavos: 5400, description: "Loja - R$ 54.00", expirySeconds: 900, name: "Maria", paymentLinkId: "kHdemChSOi0AqLf1ogibBn" };
-  const reads = (id: string, prefix: string) => server.requests.filter((r) => r.method === "GET" && r.path === `${prefix}/${id}`).length;
+  const args = {
+    satoshis: 8819,
+    fiatCentavos: 5400,
+    description: "Loja - R$ 54.00",
+    expirySeconds: 900,
+    name: "Maria",
+    paymentLinkId: "kHdemChSOi0AqLf1ogibBn",
+  };
+  const reads = (id: string, prefix: string) =>
+    server.requests.filter((r) => r.method === "GET" && r.path === `${prefix}/${id}`).length;
 
   it("creates a charge for the exact satoshis and hands out its BOLT11 invoice", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
@@ -132,7 +146,14 @@ describe("live Lightning (OpenNode charge API)", () => {
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/v1/charges");
     expect(req.headers.authorization).toBe(OPENNODE_KEY);
-    expect(req.body).toMatchObject({ amount: 8819, description: args.description, ttl: 15, auto_settle: false, customer_name: "Maria", order_id: args.paymentLinkId });
+    expect(req.body).toMatchObject({
+      amount: 8819,
+      description: args.description,
+      ttl: 15,
+      auto_settle: false,
+      customer_name: "Maria",
+      order_id: args.paymentLinkId,
+    });
     const decoded = bolt11.decode(invoice.invoice);
     expect(decoded.satoshis).toBe(8819);
     expect(invoice.paymentHash).toBe(decoded.tags.find((t) => t.tagName === "payment_hash")?.data);
@@ -142,10 +163,22 @@ describe("live Lightning (OpenNode charge API)", () => {
 
   it("reads the charge back with the SDK's v2 read, never the legacy v1 one: unpaid, then paid with the provider's settlement time", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ id: invoice.id, status: "unpaid", paid: false, paidAt: null, orderRef: args.paymentLinkId });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({
+      id: invoice.id,
+      status: "unpaid",
+      paid: false,
+      paidAt: null,
+      orderRef: args.paymentLinkId,
+    });
     const settled = new Date(Math.floor(Date.now() / 1000) * 1000);
     await server.payCharge(invoice.id, { at: settled, notify: false });
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ id: invoice.id, status: "paid", paid: true, paidAt: settled, satoshis: 8819 });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({
+      id: invoice.id,
+      status: "paid",
+      paid: true,
+      paidAt: settled,
+      satoshis: 8819,
+    });
     expect(reads(invoice.id, "/v2/charges")).toBe(2);
     expect(server.requests.filter((r) => r.path.startsWith("/v1/charge/"))).toHaveLength(0);
   });
@@ -169,9 +202,20 @@ describe("live Lightning (OpenNode charge API)", () => {
     const invoice = await openNodeLightning.createInvoice(args);
     const seen = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
     await server.opennode.seeOnchain(invoice.id, { at: seen, notify: false });
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ status: "processing", paid: false, paidAt: null, pending: { at: seen }, underpaid: null });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({
+      status: "processing",
+      paid: false,
+      paidAt: null,
+      pending: { at: seen },
+      underpaid: null,
+    });
     await server.opennode.confirmOnchain(invoice.id, { notify: false });
-    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({ status: "paid", paid: true, paidAt: seen, pending: null });
+    expect(await openNodeLightning.readInvoice!(invoice.id)).toMatchObject({
+      status: "paid",
+      paid: true,
+      paidAt: seen,
+      pending: null,
+    });
 
     const partial = await openNodeLightning.createInvoice(args);
     await server.opennode.seeOnchain(partial.id, { amount: 5000, at: seen, notify: false });
@@ -181,7 +225,10 @@ describe("live Lightning (OpenNode charge API)", () => {
       underpaid: { receivedSatoshis: 5000, missingSatoshis: 3819, at: seen, open: true },
     });
     await server.opennode.expireCharge(partial.id, { notify: false });
-    expect(await openNodeLightning.readInvoice!(partial.id)).toMatchObject({ status: "underpaid", underpaid: { receivedSatoshis: 5000, open: false } });
+    expect(await openNodeLightning.readInvoice!(partial.id)).toMatchObject({
+      status: "underpaid",
+      underpaid: { receivedSatoshis: 5000, open: false },
+    });
   });
 
   it("waits out a 429's Retry-After before reading again, and fails at once when it asks for longer than a read may wait", async () => {
@@ -193,26 +240,50 @@ describe("live Lightning (OpenNode charge API)", () => {
     expect(reads(invoice.id, "/v2/charges")).toBe(2);
 
     server.opennode.rateLimit(60);
-    expect((await failure(openNodeLightning.readInvoice!(invoice.id)))?.message).toMatch(/^HTTP 429: Too Many Requests/);
+    expect((await failure(openNodeLightning.readInvoice!(invoice.id)))?.message).toMatch(
+      /^HTTP 429: Too Many Requests/,
+    );
     expect(reads(invoice.id, "/v2/charges")).toBe(3);
   });
 
   it("describes a charge as the spec's providerDetails, and says when the provider could not be asked", async () => {
     const invoice = await openNodeLightning.createInvoice(args);
-    const state = { id: invoice.id, satoshis: 8819, fiatCentavos: 5400, description: "Order x", name: "Maria", createdAt: invoice.createdAt, status: "unpaid" as const };
+    const state = {
+      id: invoice.id,
+      satoshis: 8819,
+      fiatCentavos: 5400,
+      description: "Order x",
+      name: "Maria",
+      createdAt: invoice.createdAt,
+      status: "unpaid" as const,
+    };
     const details = await openNodeLightning.describe(state);
     const charge = server.charges.get(invoice.id)!;
     expect(details).toMatchObject({
       success: true,
-      data: { id: invoice.id, status: "unpaid", amount: 8819, fiat_value: 54, address: charge.address, auto_settle: false, transactions: [] },
+      data: {
+        id: invoice.id,
+        status: "unpaid",
+        amount: 8819,
+        fiat_value: 54,
+        address: charge.address,
+        auto_settle: false,
+        transactions: [],
+      },
     });
     expect(details.data.created_at).toBe(charge.createdAt);
     await server.opennode.seeOnchain(invoice.id, { notify: false });
     const seen = await openNodeLightning.describe(state);
-    expect(seen.data).toMatchObject({ status: "processing", transactions: [{ tx: charge.onchain[0].tx, amount: 8819, status: "pending" }] });
+    expect(seen.data).toMatchObject({
+      status: "processing",
+      transactions: [{ tx: charge.onchain[0].tx, amount: 8819, status: "pending" }],
+    });
     expect(reads(invoice.id, "/v2/charges")).toBe(2);
     server.state.status = 503;
-    expect(await openNodeLightning.describe(state)).toMatchObject({ success: false, data: { id: invoice.id, status: "unpaid", amount: 8819 } });
+    expect(await openNodeLightning.describe(state)).toMatchObject({
+      success: false,
+      data: { id: invoice.id, status: "unpaid", amount: 8819 },
+    });
   });
 
   it("reports the provider's status on errors (the spec's 'error names the provider status')", async () => {
@@ -227,7 +298,9 @@ describe("live Lightning (OpenNode charge API)", () => {
 
   it("refuses a charge whose invoice asks for a different amount", async () => {
     server.opennode.state.invoiceSatsDelta = 1;
-    expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe("charge invoice is for 8820 sats, expected 8819");
+    expect((await failure(openNodeLightning.createInvoice(args)))?.message).toBe(
+      "charge invoice is for 8820 sats, expected 8819",
+    );
   });
 
   it("verifies callbacks: hashed_order = HMAC-SHA256(api key, charge id)", () => {
@@ -235,7 +308,9 @@ describe("live Lightning (OpenNode charge API)", () => {
     const good = createHmac("sha256", OPENNODE_KEY).update(id).digest("hex");
     expect(openNodeLightning.verifyCallback!({ id, hashed_order: good })).toBe(true);
     expect(openNodeLightning.verifyCallback!({ id: `${id}x`, hashed_order: good })).toBe(false);
-    expect(openNodeLightning.verifyCallback!({ id, hashed_order: createHmac("sha256", "other").update(id).digest("hex") })).toBe(false);
+    expect(
+      openNodeLightning.verifyCallback!({ id, hashed_order: createHmac("sha256", "other").update(id).digest("hex") }),
+    ).toBe(false);
     expect(openNodeLightning.verifyCallback!({ id, hashed_order: good.slice(2) })).toBe(false);
     expect(openNodeLightning.verifyCallback!({ id })).toBe(false);
   });
@@ -246,14 +321,16 @@ describe("live mode's provider check", () => {
     PAYMENTS_MODE: "live",
     AUTH_SECRET: "a".repeat(40),
     PUBLIC_BASE_URL: "https://pay.example.com",
-    DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+    DEPOSIT_XPUB:
+      "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
   };
 
   it("starts with the rails it has; each one off names what to set, and its provider answers that 400", () => {
     setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
     expect(railStates()).toEqual({
       pix: "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
-      exchange: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
+      exchange:
+        "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
       lightning: null,
       onchain: null,
       onchain_withdrawal: null,
@@ -270,7 +347,13 @@ describe("live mode's provider check", () => {
   });
 
   it("with nothing configured, every rail is off and says why; no DEPOSIT_XPUB is needed without a chain", () => {
-    setEnv({ ...LIVE, DEPOSIT_XPUB: undefined, RATES_URL: undefined, LIGHTNING_API_URL: undefined, LIGHTNING_API_KEY: undefined });
+    setEnv({
+      ...LIVE,
+      DEPOSIT_XPUB: undefined,
+      RATES_URL: undefined,
+      LIGHTNING_API_URL: undefined,
+      LIGHTNING_API_KEY: undefined,
+    });
     const states = railStates();
     expect(Object.values(states).every((s) => s !== null)).toBe(true);
     expect(states.lightning).toBe(
@@ -295,6 +378,8 @@ describe("live mode's provider check", () => {
   it("takes deposits only on networks that have a node", () => {
     setEnv({ ...LIVE, EVM_RPC_URL_POLYGON: "http://127.0.0.1:1", HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` });
     expect(resolveToken("polygon", "USDT", ["eth", "bsc", "polygon"]).network).toBe("polygon");
-    expect(() => resolveToken("eth", "USDT", ["eth", "bsc", "polygon"])).toThrow("Network not supported: eth is not configured on this server");
+    expect(() => resolveToken("eth", "USDT", ["eth", "bsc", "polygon"])).toThrow(
+      "Network not supported: eth is not configured on this server",
+    );
   });
 });

@@ -23,12 +23,14 @@ const testUrl = inject("databaseUrl");
 const ADMIN_TOKEN = "live-rails-admin-token-0123456789abcdefghij";
 const RECEIVER_KEY = "0b3f6c1e-7a2d-4e5f-9c8b-1d2e3f4a5b6c";
 const PAYOUT_KEY = "pagamentos@pixcrypto.example";
-const XPUB = "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
+const XPUB =
+  "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
 
 const CHAIN_OFF = "set an EVM_RPC_URL_*, DEPOSIT_XPUB and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE)";
 const OFF = {
   pix: "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
-  exchange: "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
+  exchange:
+    "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
   lightning:
     "Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode); set RATES_URL",
   onchainNoRates: `On-chain deposits are not enabled on this server: ${CHAIN_OFF}; set RATES_URL`,
@@ -123,7 +125,11 @@ async function startLive(vars: Record<string, string>): Promise<Live> {
   const database = await freshDatabase();
   const run = startScript({ DATABASE_URL: database.url, ...vars }, port);
   let ready = false;
-  for (const until = Date.now() + 90_000; !ready && run.child.exitCode === null && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+  for (
+    const until = Date.now() + 90_000;
+    !ready && run.child.exitCode === null && Date.now() < until;
+    await new Promise((r) => setTimeout(r, 200))
+  ) {
     ready = /^ready: /m.test(run.output());
   }
   if (!ready) {
@@ -131,7 +137,10 @@ async function startLive(vars: Record<string, string>): Promise<Live> {
     throw new Error(`the server did not come up:\n${run.output()}`);
   }
   const base = `http://127.0.0.1:${port}`;
-  const created = await call(base, "POST", "/api/v1/admin/merchants", { token: ADMIN_TOKEN, body: { companyName: "Loja Ao Vivo", pixKey: "11222333000181" } });
+  const created = await call(base, "POST", "/api/v1/admin/merchants", {
+    token: ADMIN_TOKEN,
+    body: { companyName: "Loja Ao Vivo", pixKey: "11222333000181" },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const apiKey = (created.body as { apiKey: string }).apiKey;
   expect(apiKey).toMatch(/^sk_live_/);
@@ -150,7 +159,10 @@ async function startLive(vars: Record<string, string>): Promise<Live> {
 async function call(base: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...(opts.body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+      ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   const text = await res.text();
@@ -165,7 +177,9 @@ async function call(base: string, method: string, path: string, opts: { token?: 
 
 /** The rails `npm start` printed, as `{ rail: "on" | reason }`. */
 function printedRails(output: string): Record<string, string> {
-  return Object.fromEntries([...output.matchAll(/^ {2}([a-z_]+): (?:on$|off \((.*)\)$)/gm)].map((m) => [m[1], m[2] ?? "on"]));
+  return Object.fromEntries(
+    [...output.matchAll(/^ {2}([a-z_]+): (?:on$|off \((.*)\)$)/gm)].map((m) => [m[1], m[2] ?? "on"]),
+  );
 }
 
 /** The job queues the server's worker created in its database: what it started. */
@@ -174,16 +188,28 @@ async function queues(live: Live): Promise<string[]> {
   u.pathname = `/${live.database}`;
   const sql = postgres(u.toString(), { max: 1, onnotice: () => {} });
   try {
-    return (await sql<{ name: string }[]>`select name from pgboss.queue order by name`).map((r) => r.name).filter((n) => !n.startsWith("__"));
+    return (await sql<{ name: string }[]>`select name from pgboss.queue order by name`)
+      .map((r) => r.name)
+      .filter((n) => !n.startsWith("__"));
   } finally {
     await sql.end();
   }
 }
 
 const DEPOSIT = { value: 100.5, asset: "USDT", network: "polygon" };
-const WITHDRAW = { toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", value: 50, token: "USDT", network: "polygon" };
+const WITHDRAW = {
+  toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+  value: 50,
+  token: "USDT",
+  network: "polygon",
+};
 const CRYPTO_PIX = {
-  qrcode: encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos: 5432 }),
+  qrcode: encodeStaticBrCode({
+    pixKey: "padaria@example.com",
+    merchantName: "Padaria Pao Quente",
+    merchantCity: "Sao Paulo",
+    amountCentavos: 5432,
+  }),
   network: "bsc",
 };
 
@@ -214,7 +240,10 @@ describe("live mode starts with the rails that are configured", () => {
       });
       expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
 
-      const pix = await call(live.base, "POST", "/api/v1/order/create/pix", { token: live.apiKey, body: { value: 25.9 } });
+      const pix = await call(live.base, "POST", "/api/v1/order/create/pix", {
+        token: live.apiKey,
+        body: { value: 25.9 },
+      });
       expect(pix.status, JSON.stringify(pix.body)).toBe(200);
       const { qrCode } = pix.body as { qrCode: string };
       const charge = [...psp.charges.values()].find((c) => c.pixCopiaECola === qrCode);
@@ -224,20 +253,28 @@ describe("live mode starts with the rails that are configured", () => {
         status: 400,
         body: { message: OFF.onchainNoRates },
       });
-      expect(await call(live.base, "POST", "/api/v1/crypto-pix/onchain/pay", { token: live.apiKey, body: CRYPTO_PIX })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/crypto-pix/onchain/pay", { token: live.apiKey, body: CRYPTO_PIX }),
+      ).toEqual({
         status: 400,
         body: { message: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set RATES_URL` },
       });
-      expect(await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } }),
+      ).toEqual({
         status: 400,
         body: { success: false, error: OFF.lightning },
       });
-      expect(await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
+      ).toEqual({
         status: 400,
         body: { success: false, error: OFF.exchange },
       });
       const withdraw = `${OFF.withdrawal}; set RATES_URL`;
-      expect(await call(live.base, "POST", "/api/v1/onchain/withdraw/initiate", { token: live.apiKey, body: WITHDRAW })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/onchain/withdraw/initiate", { token: live.apiKey, body: WITHDRAW }),
+      ).toEqual({
         status: 400,
         body: { message: withdraw, error: withdraw },
       });
@@ -280,26 +317,43 @@ describe("live mode starts with the rails that are configured", () => {
         onchain: OFF.onchain,
         onchain_withdrawal: OFF.withdrawal,
         crypto_pix: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY`,
-        crypto_pix_lightning: "Crypto-PIX over Lightning is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
+        crypto_pix_lightning:
+          "Crypto-PIX over Lightning is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
         pix_out: OFF.pixOut,
       });
       expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
 
-      const exchange = await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } });
+      const exchange = await call(live.base, "POST", "/api/v1/order/create", {
+        token: live.apiKey,
+        body: { value: 150 },
+      });
       expect(exchange.status, JSON.stringify(exchange.body)).toBe(201);
       expect([...binance.orders.values()].map((o) => o.fiatAmount)).toContain("150.00");
 
-      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } });
+      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
+        token: live.apiKey,
+        body: { value: 35 },
+      });
       expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
       const invoice = JSON.stringify(lightning.body);
       expect([...lnd.invoices.values()].some((i) => invoice.includes(i.paymentRequest))).toBe(true);
 
-      expect(await call(live.base, "POST", "/api/v1/order/create/pix", { token: live.apiKey, body: { value: 25.9 } })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create/pix", { token: live.apiKey, body: { value: 25.9 } }),
+      ).toEqual({
         status: 400,
         body: { message: OFF.pix },
       });
-      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({ status: 400, body: { message: OFF.onchain } });
-      expect(await call(live.base, "POST", "/api/v1/order/pix-out", { token: live.apiKey, body: { value: 5000, pixKey: "maria@example.com" } })).toEqual({
+      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({
+        status: 400,
+        body: { message: OFF.onchain },
+      });
+      expect(
+        await call(live.base, "POST", "/api/v1/order/pix-out", {
+          token: live.apiKey,
+          body: { value: 5000, pixKey: "maria@example.com" },
+        }),
+      ).toEqual({
         status: 400,
         body: { message: OFF.pixOut, error: { details: OFF.pixOut } },
       });
@@ -329,24 +383,45 @@ describe("live mode starts with the rails that are configured", () => {
     });
     try {
       const rails = printedRails(live.output);
-      expect(rails).toMatchObject({ lightning: "on", pix: OFF.pix, exchange: OFF.exchange, onchain: OFF.onchain, pix_out: OFF.pixOut });
+      expect(rails).toMatchObject({
+        lightning: "on",
+        pix: OFF.pix,
+        exchange: OFF.exchange,
+        onchain: OFF.onchain,
+        pix_out: OFF.pixOut,
+      });
       expect(rails.crypto_pix_lightning).toMatch(
         /^Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd .*\(hold invoices\); set PIX_PAYOUT_PROVIDER/,
       );
       expect(Object.entries(rails).filter(([, s]) => s === "on")).toEqual([["lightning", "on"]]);
       expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
 
-      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } });
+      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
+        token: live.apiKey,
+        body: { value: 35 },
+      });
       expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
       expect(providersServer.charges.size).toBe(1);
 
-      expect(await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } })).toEqual({
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
+      ).toEqual({
         status: 400,
         body: { success: false, error: OFF.exchange },
       });
-      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({ status: 400, body: { message: OFF.onchain } });
+      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({
+        status: 400,
+        body: { message: OFF.onchain },
+      });
 
-      expect(await queues(live)).toEqual(["lightning-reconcile", "order-refund", "pix-payout", "reconcile-daily", "solvency-report", "sweep"]);
+      expect(await queues(live)).toEqual([
+        "lightning-reconcile",
+        "order-refund",
+        "pix-payout",
+        "reconcile-daily",
+        "solvency-report",
+        "sweep",
+      ]);
     } finally {
       expect((await live.stop()).code).toBe(0);
     }
@@ -359,14 +434,19 @@ describe("live mode still refuses unsafe setups", () => {
   it("a chain without DEPOSIT_XPUB, or without a hot-wallet key, does not start", async () => {
     // A database of its own: were the refusal gone, the server would mark the one it was given as live.
     const { url } = await freshDatabase();
-    const noXpub = await startScript({ DATABASE_URL: url, ...NODE, HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` }, await freePort()).exited;
+    const noXpub = await startScript(
+      { DATABASE_URL: url, ...NODE, HOT_WALLET_PRIVATE_KEY: `0x${"11".repeat(32)}` },
+      await freePort(),
+    ).exited;
     expect(noXpub.code).toBe(1);
     expect(noXpub.output).toContain("DEPOSIT_XPUB: is required in live mode once an EVM_RPC_URL_* is set");
     expect(noXpub.output).not.toContain("HOT_WALLET_PRIVATE_KEY");
 
     const noKey = await startScript({ DATABASE_URL: url, ...NODE, DEPOSIT_XPUB: XPUB }, await freePort()).exited;
     expect(noKey.code).toBe(1);
-    expect(noKey.output).toContain("HOT_WALLET_PRIVATE_KEY: is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set");
+    expect(noKey.output).toContain(
+      "HOT_WALLET_PRIVATE_KEY: is required in live mode (or HOT_WALLET_KEY_FILE) once an EVM_RPC_URL_* is set",
+    );
     expect(noKey.output).not.toContain("DEPOSIT_XPUB");
     expect(noKey.output).not.toMatch(/^ready: /m);
   }, 60_000);

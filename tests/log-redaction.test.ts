@@ -32,7 +32,10 @@ describe("database errors in logs", () => {
     const line = JSON.parse(lines[0]);
     expect(lines[0]).not.toContain(MARK);
     expect(line.err.message).toBe("Failed query: select $1::uuid");
-    expect(line.err.cause).toMatchObject({ code: "22P02", message: 'invalid input syntax for type uuid: "[redacted]"' });
+    expect(line.err.cause).toMatchObject({
+      code: "22P02",
+      message: 'invalid input syntax for type uuid: "[redacted]"',
+    });
   });
 
   it("a unique violation: the detail listing the row's values is dropped, the constraint kept", async () => {

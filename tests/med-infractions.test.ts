@@ -25,7 +25,9 @@ import { waitFor } from "./support/wait";
 const session = vi.hoisted(() => ({ current: undefined as unknown, lang: undefined as string | undefined }));
 vi.mock("next/headers", () => ({
   headers: async () => new Headers({ [CLIENT_ADDRESS_HEADER]: "203.0.113.60" }),
-  cookies: async () => ({ get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined) }),
+  cookies: async () => ({
+    get: (name: string) => (name === "lang" && session.lang ? { value: session.lang } : undefined),
+  }),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
@@ -72,7 +74,11 @@ async function signIn(user: { id: string; email: string; role: Role; merchantId:
 /** A live merchant (its live API key) with an owner, an admin and a finance user. */
 async function team() {
   const m = await liveMerchant();
-  const [owner, admin, finance] = [await seedUser(m.merchant.id, "owner"), await seedUser(m.merchant.id, "admin"), await seedUser(m.merchant.id, "finance")];
+  const [owner, admin, finance] = [
+    await seedUser(m.merchant.id, "owner"),
+    await seedUser(m.merchant.id, "admin"),
+    await seedUser(m.merchant.id, "finance"),
+  ];
   return { ...m, owner, admin, finance };
 }
 
@@ -95,18 +101,23 @@ const form = (fields: Record<string, string>) => {
   return fd;
 };
 
-const rowOf = async (infractionId: string) => (await db().select().from(medInfractions).where(eq(medInfractions.infractionId, infractionId)))[0];
+const rowOf = async (infractionId: string) =>
+  (await db().select().from(medInfractions).where(eq(medInfractions.infractionId, infractionId)))[0];
 const defenceAudits = (merchantId: string) =>
   db()
     .select()
     .from(auditEvents)
     .where(and(eq(auditEvents.merchantId, merchantId), eq(auditEvents.action, "infraction.defended")));
-const errorOf = (state: Awaited<ReturnType<typeof defendInfractionAction>>) => (state.status === "error" ? state.error : `(${state.status})`);
+const errorOf = (state: Awaited<ReturnType<typeof defendInfractionAction>>) =>
+  state.status === "error" ? state.error : `(${state.status})`;
 
 beforeAll(async () => {
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, quiet: true });
   receiver = await startHttpsReceiver(psp, { mtls: "skip" });
-  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }));
+  Object.assign(
+    process.env,
+    pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }),
+  );
   resetEnvForTests();
   await registerPixWebhooks(`${receiver.origin}/api/v1/providers/pix/${WEBHOOK_TOKEN}`);
   await startWorker();
@@ -177,10 +188,17 @@ describe("MED infractions", () => {
       defendInfractionAction(idle, form({ id: row.id, defence: text })),
     ]);
     const outcomes = [first, second].map((s) => (s.status === "success" ? s.message : errorOf(s))).sort();
-    expect(outcomes).toEqual(["Uma defesa desta infração já foi enviada: só é possível enviar uma.", "disputes.sent"].sort());
+    expect(outcomes).toEqual(
+      ["Uma defesa desta infração já foi enviada: só é possível enviar uma.", "disputes.sent"].sort(),
+    );
     expect(psp.defences).toEqual([{ idInfracao: infraction.idInfracao, analise: "rejeitado", justificativa: text }]);
     expect(psp.infractions.get(infraction.idInfracao)!.status).toBe("EM_DEFESA");
-    expect(await rowOf(infraction.idInfracao)).toMatchObject({ defenceState: "sent", defence: text, defendedBy: a.admin.id, open: false });
+    expect(await rowOf(infraction.idInfracao)).toMatchObject({
+      defenceState: "sent",
+      defence: text,
+      defendedBy: a.admin.id,
+      open: false,
+    });
 
     const audits = await defenceAudits(a.merchant.id);
     expect(audits).toHaveLength(1);
@@ -198,28 +216,45 @@ describe("MED infractions", () => {
 
   it("a late defence is refused with a clear message, here or by the PSP; the PSP's words are shown and kept", async () => {
     const a = await team();
-    const late = psp.openInfraction((await paidPixOrder(a.apiKey, 20)).pix.endToEndId, { prazo: new Date(Date.now() - 60_000) });
+    const late = psp.openInfraction((await paidPixOrder(a.apiKey, 20)).pix.endToEndId, {
+      prazo: new Date(Date.now() - 60_000),
+    });
     const closing = psp.openInfraction((await paidPixOrder(a.apiKey, 25)).pix.endToEndId);
     await syncInfractions();
     await signIn(a.owner);
 
-    const refused = await defendInfractionAction(idle, form({ id: (await rowOf(late.idInfracao)).id, defence: "Venda legítima" }));
+    const refused = await defendInfractionAction(
+      idle,
+      form({ id: (await rowOf(late.idInfracao)).id, defence: "Venda legítima" }),
+    );
     expect(errorOf(refused)).toBe("O prazo para defender esta infração terminou: o PSP decide sem a defesa.");
     expect(await rowOf(late.idInfracao)).toMatchObject({ defenceState: "none", defence: null });
 
     // The PSP's deadline passes after our last sync: Efí refuses it, and the merchant reads why.
     psp.infractions.get(closing.idInfracao)!.dadosAnalise.prazoFinalizacao = new Date(Date.now() - 1000).toISOString();
-    const byPsp = await defendInfractionAction(idle, form({ id: (await rowOf(closing.idInfracao)).id, defence: "Venda legítima" }));
-    expect(errorOf(byPsp)).toMatch(/^O PSP recusou a defesa: O prazo para defesa desta infração terminou em .*prazo_expirado/);
+    const byPsp = await defendInfractionAction(
+      idle,
+      form({ id: (await rowOf(closing.idInfracao)).id, defence: "Venda legítima" }),
+    );
+    expect(errorOf(byPsp)).toMatch(
+      /^O PSP recusou a defesa: O prazo para defesa desta infração terminou em .*prazo_expirado/,
+    );
     expect(await rowOf(closing.idInfracao)).toMatchObject({ defenceState: "refused" });
     expect((await rowOf(closing.idInfracao)).defenceRefusal).toMatch(/prazo_expirado/);
-    expect(psp.defences.filter((d) => d.idInfracao === late.idInfracao || d.idInfracao === closing.idInfracao)).toEqual([]);
+    expect(psp.defences.filter((d) => d.idInfracao === late.idInfracao || d.idInfracao === closing.idInfracao)).toEqual(
+      [],
+    );
 
     // A defence that is too long never leaves.
     const open = psp.openInfraction((await paidPixOrder(a.apiKey, 30)).pix.endToEndId);
     await syncInfractions();
-    const long = await defendInfractionAction(idle, form({ id: (await rowOf(open.idInfracao)).id, defence: "x".repeat(1001) }));
-    expect(long.status === "error" ? long.fieldErrors?.defence : undefined).toEqual(["Escreva sua defesa: entre 1 e 1000 caracteres."]);
+    const long = await defendInfractionAction(
+      idle,
+      form({ id: (await rowOf(open.idInfracao)).id, defence: "x".repeat(1001) }),
+    );
+    expect(long.status === "error" ? long.fieldErrors?.defence : undefined).toEqual([
+      "Escreva sua defesa: entre 1 e 1000 caracteres.",
+    ]);
     expect(psp.defences.filter((d) => d.idInfracao === open.idInfracao)).toEqual([]);
   });
 
@@ -230,7 +265,9 @@ describe("MED infractions", () => {
     const again = await efiPayout.defendInfraction!(infraction.idInfracao, "Outra vez");
     expect(again).toMatchObject({ status: "REFUSED" });
     expect(again.status === "REFUSED" && again.reason).toMatch(/não aceita defesa/);
-    const late = psp.openInfraction((await paidPixOrder(a.apiKey, 16)).pix.endToEndId, { prazo: new Date(Date.now() - 1000) });
+    const late = psp.openInfraction((await paidPixOrder(a.apiKey, 16)).pix.endToEndId, {
+      prazo: new Date(Date.now() - 1000),
+    });
     const tooLate = await efiPayout.defendInfraction!(late.idInfracao, "Venda legítima");
     expect(tooLate.status === "REFUSED" && tooLate.reason).toMatch(/prazo_expirado/);
     const unknown = await efiPayout.defendInfraction!("nao-existe", "Venda legítima");

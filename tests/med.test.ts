@@ -2,7 +2,17 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { events, ledgerEntries, mailOutbox, orders, pixReturns, users, webhookDeliveries, webhookEndpoints, withdrawals } from "@/db/schema";
+import {
+  events,
+  ledgerEntries,
+  mailOutbox,
+  orders,
+  pixReturns,
+  users,
+  webhookDeliveries,
+  webhookEndpoints,
+  withdrawals,
+} from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
 import { backgroundMailSettled } from "@/lib/mail/background";
 import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
@@ -38,7 +48,11 @@ async function merchantWithTeam(balance = 0) {
   await db().insert(users).values({ merchantId: m.merchant.id, email, passwordHash: "x", role: "owner" });
   await db()
     .insert(webhookEndpoints)
-    .values({ merchantId: m.merchant.id, url: "https://hooks.loja.example/payments", secret: `whsec_${Buffer.alloc(24, 7).toString("base64")}` });
+    .values({
+      merchantId: m.merchant.id,
+      url: "https://hooks.loja.example/payments",
+      secret: `whsec_${Buffer.alloc(24, 7).toString("base64")}`,
+    });
   return { ...m, email };
 }
 
@@ -69,7 +83,10 @@ const disputedEvents = (orderId: string) =>
 beforeAll(async () => {
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, quiet: true });
   receiver = await startHttpsReceiver(psp, { mtls: "skip" });
-  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }));
+  Object.assign(
+    process.env,
+    pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }),
+  );
   resetEnvForTests();
   await registerPixWebhooks(`${receiver.origin}/api/v1/providers/pix/${WEBHOOK_TOKEN}`);
   await startWorker();
@@ -101,7 +118,9 @@ describe("MED devoluções", () => {
     );
     expect(await balanceMatchesLedger(merchant.id)).toBe(2500);
     // The notice was only a hint: the Pix was read back.
-    expect(psp.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/pix/${pix.endToEndId}`)).length).toBeGreaterThanOrEqual(2);
+    expect(
+      psp.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/pix/${pix.endToEndId}`)).length,
+    ).toBeGreaterThanOrEqual(2);
 
     // Found again by a repeated notice, a read and the poll: still once.
     await psp.notify([psp.received.get(pix.endToEndId)!]);
@@ -111,7 +130,14 @@ describe("MED devoluções", () => {
     expect(await balanceMatchesLedger(merchant.id)).toBe(2500);
 
     const [ret] = await db().select().from(pixReturns).where(eq(pixReturns.endToEndId, pix.endToEndId));
-    expect(ret).toMatchObject({ natureza: "MED_FRAUDE", status: "DEVOLVIDO", valueCentavos: 1500, orderId: order.id, merchantId: merchant.id, source: "notification" });
+    expect(ret).toMatchObject({
+      natureza: "MED_FRAUDE",
+      status: "DEVOLVIDO",
+      valueCentavos: 1500,
+      orderId: order.id,
+      merchantId: merchant.id,
+      source: "notification",
+    });
     const disputed = await disputedEvents(order.id);
     expect(disputed).toHaveLength(1);
     expect(disputed[0].data).toMatchObject({
@@ -119,11 +145,15 @@ describe("MED devoluções", () => {
       status: "COMPLETED",
       dispute: { natureza: "MED_FRAUDE", value: 15, status: "DEVOLVIDO", endToEndId: pix.endToEndId },
     });
-    expect(await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, disputed[0].id))).toHaveLength(1);
+    expect(
+      await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, disputed[0].id)),
+    ).toHaveLength(1);
     // The order page and the payer's receipt show it.
     const { getOrderDetail } = await import("@/lib/dashboard/server/order-detail");
     const { publicPayment } = await import("@/lib/checkout/payment");
-    expect((await getOrderDetail(merchant.id, order.id))!.disputes).toMatchObject([{ valueCentavos: 1500, natureza: "MED_FRAUDE", debited: true }]);
+    expect((await getOrderDetail(merchant.id, order.id))!.disputes).toMatchObject([
+      { valueCentavos: 1500, natureza: "MED_FRAUDE", debited: true },
+    ]);
     expect(await publicPayment(order.paymentLinkId)).toMatchObject({ status: "COMPLETED", returned: { value: 15 } });
     await backgroundMailSettled();
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, email));
@@ -141,7 +171,8 @@ describe("MED devoluções", () => {
     psp.faults.dropNotifications = true;
     await psp.returnUnderMed(first.pix.endToEndId, { natureza: "MED_OPERACIONAL" });
     await psp.returnUnderMed(second.pix.endToEndId, { natureza: "MED_FRAUDE", valor: "10.00" });
-    const mentions = (e2e: string) => psp.notifications.filter((n) => JSON.stringify(n.body).includes(e2e) && JSON.stringify(n.body).includes("MED_"));
+    const mentions = (e2e: string) =>
+      psp.notifications.filter((n) => JSON.stringify(n.body).includes(e2e) && JSON.stringify(n.body).includes("MED_"));
     expect([...mentions(first.pix.endToEndId), ...mentions(second.pix.endToEndId)]).toHaveLength(0);
 
     await reconcileReceivedPix();

@@ -37,7 +37,8 @@ async function newDeposit(apiKey: string, body: { value: number; network: string
   return res.body.order as { address: string; paymentLinkId: string; network: string; asset: string; amount: number };
 }
 
-const lookup = (apiKey: string | undefined, id: string) => api("GET", `/api/v1/onchain/order/${encodeURIComponent(id)}`, { apiKey });
+const lookup = (apiKey: string | undefined, id: string) =>
+  api("GET", `/api/v1/onchain/order/${encodeURIComponent(id)}`, { apiKey });
 
 const transfer = (apiKey: string, paymentLinkId: string, body: Record<string, unknown>) =>
   api("POST", `/api/v1/sandbox/onchain/${paymentLinkId}/transfer`, { apiKey, body });
@@ -123,7 +124,10 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { apiKey } = await seedMerchant();
     const res = await deposit(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Network not supported"), supportedNetworks: SUPPORTED });
+    expect(res.body).toEqual({
+      message: expect.stringContaining("Network not supported"),
+      supportedNetworks: SUPPORTED,
+    });
   });
 
   it.each([
@@ -195,10 +199,23 @@ describe("POST /api/v1/onchain/deposit", () => {
   it("never hands out an address twice across 30 concurrent deposits and concurrent Crypto-PIX payments", async () => {
     const { apiKey } = await seedMerchant();
     const networks = ["eth", "bsc", "polygon"] as const;
-    const qrcode = encodeStaticBrCode({ pixKey: "loja@example.com", merchantName: "Loja", merchantCity: "Recife", amountCentavos: 10_000 });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "loja@example.com",
+      merchantName: "Loja",
+      merchantCity: "Recife",
+      amountCentavos: 10_000,
+    });
     const [deposits, pixes] = await Promise.all([
-      Promise.all(Array.from({ length: 30 }, (_, i) => deposit(apiKey, { value: 100 + i, network: networks[i % 3], asset: i % 3 === 2 ? "USDC" : "USDT" }))),
-      Promise.all(Array.from({ length: 10 }, () => api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } }))),
+      Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          deposit(apiKey, { value: 100 + i, network: networks[i % 3], asset: i % 3 === 2 ? "USDC" : "USDT" }),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: 10 }, () =>
+          api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } }),
+        ),
+      ),
     ]);
     expect(deposits.map((d) => d.status)).toEqual(Array(30).fill(201));
     expect(pixes.map((d) => d.status)).toEqual(Array(10).fill(201));
@@ -230,7 +247,12 @@ describe("GET /api/v1/onchain/order/{paymentLinkId}", () => {
       address: created.address,
       asset: "USDC",
       status: "PENDING",
-      metadata: { orderId: row.id, tokenAddress: TOKEN["polygon/USDC"], network: "polygon", walletIndex: row.walletIndex },
+      metadata: {
+        orderId: row.id,
+        tokenAddress: TOKEN["polygon/USDC"],
+        network: "polygon",
+        walletIndex: row.walletIndex,
+      },
       paymentLinkId: created.paymentLinkId,
       createdAt: row.createdAt.toISOString(),
     });
@@ -271,7 +293,13 @@ describe("sandbox transfers to a deposit", () => {
     const txHash = freshHash();
     const res = await transfer(apiKey, created.paymentLinkId, { amount: "18.518519", txHash });
     expect(res.status).toBe(200);
-    expect(res.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, remaining: 0, unappliedValue: 0, creditedValue: 100 });
+    expect(res.body.order).toMatchObject({
+      status: "COMPLETED",
+      receivedValue: 18.518519,
+      remaining: 0,
+      unappliedValue: 0,
+      creditedValue: 100,
+    });
     expect(res.body.transfer).toMatchObject({ txHash, duplicate: false, applied: 18.518519, unapplied: 0 });
     expect(await balance(apiKey)).toBe(before + 10_000);
     expect(await balanceMatchesLedger(merchant.id)).toBe(before + 10_000);
@@ -292,12 +320,22 @@ describe("sandbox transfers to a deposit", () => {
     const created = await newDeposit(apiKey, { value: 100, network: "eth", asset: "USDT" });
     const first = await transfer(apiKey, created.paymentLinkId, { amount: 10 });
     expect(first.status).toBe(200);
-    expect(first.body.order).toMatchObject({ status: "PARTIAL_ORDER", receivedValue: 10, remaining: 8.518519, creditedValue: 0 });
+    expect(first.body.order).toMatchObject({
+      status: "PARTIAL_ORDER",
+      receivedValue: 10,
+      remaining: 8.518519,
+      creditedValue: 0,
+    });
     expect(await balance(apiKey)).toBe(0);
     expect((await lookup(apiKey, created.paymentLinkId)).body.order.status).toBe("PARTIAL_ORDER");
 
     const second = await transfer(apiKey, created.paymentLinkId, { amount: "8.518519" });
-    expect(second.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, remaining: 0, unappliedValue: 0 });
+    expect(second.body.order).toMatchObject({
+      status: "COMPLETED",
+      receivedValue: 18.518519,
+      remaining: 0,
+      unappliedValue: 0,
+    });
     expect(await balance(apiKey)).toBe(10_000);
     expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
 
@@ -306,14 +344,23 @@ describe("sandbox transfers to a deposit", () => {
       ["PENDING", "PARTIAL_ORDER"],
       ["PARTIAL_ORDER", "COMPLETED"],
     ]);
-    expect(evs[0].data).toMatchObject({ receivedValue: 10, paymentLinkId: created.paymentLinkId, metadata: { orderId: first.body.order.id } });
+    expect(evs[0].data).toMatchObject({
+      receivedValue: 10,
+      paymentLinkId: created.paymentLinkId,
+      metadata: { orderId: first.body.order.id },
+    });
   });
 
   it("overpayment → COMPLETED with unappliedValue; credited only the value", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const created = await newDeposit(apiKey, { value: 100, network: "polygon", asset: "DAI" });
     const res = await transfer(apiKey, created.paymentLinkId, { amount: "20" });
-    expect(res.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, unappliedValue: 1.481481, creditedValue: 100 });
+    expect(res.body.order).toMatchObject({
+      status: "COMPLETED",
+      receivedValue: 18.518519,
+      unappliedValue: 1.481481,
+      creditedValue: 100,
+    });
     expect(res.body.transfer).toMatchObject({ applied: 18.518519, unapplied: 1.481481 });
     expect(await balance(apiKey)).toBe(10_000);
     expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
@@ -332,7 +379,10 @@ describe("sandbox transfers to a deposit", () => {
     const txHash = `0x${"ab".repeat(31)}${(hashSeq++ % 256).toString(16).padStart(2, "0")}`;
     const a = await transfer(apiKey, created.paymentLinkId, { amount: 10, txHash });
     const b = await transfer(apiKey, created.paymentLinkId, { amount: 10, txHash });
-    const c = await transfer(apiKey, created.paymentLinkId, { amount: 10, txHash: txHash.toUpperCase().replace("0X", "0x") });
+    const c = await transfer(apiKey, created.paymentLinkId, {
+      amount: 10,
+      txHash: txHash.toUpperCase().replace("0X", "0x"),
+    });
     expect(a.body.transfer.duplicate).toBe(false);
     expect(b.body.transfer.duplicate).toBe(true);
     expect(c.body.transfer.duplicate).toBe(true);
@@ -352,7 +402,9 @@ describe("sandbox transfers to a deposit", () => {
   it("concurrent transfers apply once each under a lock: exactly one credit, the excess unapplied", async () => {
     const { merchant, apiKey } = await seedMerchant();
     const created = await newDeposit(apiKey, { value: 54, network: "bsc", asset: "USDC" }); // 10 USDC due
-    const results = await Promise.all(Array.from({ length: 6 }, () => transfer(apiKey, created.paymentLinkId, { amount: "3" })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => transfer(apiKey, created.paymentLinkId, { amount: "3" })),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const look = await lookup(apiKey, created.paymentLinkId);
     expect(look.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 10, unappliedValue: 8 });
@@ -369,7 +421,12 @@ describe("sandbox transfers to a deposit", () => {
     const completedAt = (await orderRow(created.paymentLinkId)).completedAt;
     const late = await transfer(apiKey, created.paymentLinkId, { amount: "5" });
     expect(late.status).toBe(200);
-    expect(late.body.order).toMatchObject({ status: "COMPLETED", receivedValue: 18.518519, unappliedValue: 5, creditedValue: 100 });
+    expect(late.body.order).toMatchObject({
+      status: "COMPLETED",
+      receivedValue: 18.518519,
+      unappliedValue: 5,
+      creditedValue: 100,
+    });
     expect(late.body.transfer).toMatchObject({ applied: 0, unapplied: 5, duplicate: false });
     expect((await orderRow(created.paymentLinkId)).completedAt).toEqual(completedAt);
     expect(await balance(apiKey)).toBe(10_000);
@@ -390,7 +447,10 @@ describe("sandbox transfers to a deposit", () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: expect.any(String) });
     }
-    expect((await lookup(apiKey, created.paymentLinkId)).body.order).toMatchObject({ status: "PENDING", receivedValue: 0 });
+    expect((await lookup(apiKey, created.paymentLinkId)).body.order).toMatchObject({
+      status: "PENDING",
+      receivedValue: 0,
+    });
   });
 
   it("→ 404 { message } for a transfer to another merchant's deposit", async () => {
@@ -415,7 +475,11 @@ describe("deposit expiry", () => {
     expect((await lookup(apiKey, created.paymentLinkId)).body.order.status).toBe("FAILED");
     const evs = await statusEvents(res.body.order.metadata.orderId);
     expect(evs).toHaveLength(1);
-    expect(evs[0].data).toMatchObject({ status: "FAILED", previousStatus: "PENDING", paymentLinkId: created.paymentLinkId });
+    expect(evs[0].data).toMatchObject({
+      status: "FAILED",
+      previousStatus: "PENDING",
+      paymentLinkId: created.paymentLinkId,
+    });
 
     const late = await transfer(apiKey, created.paymentLinkId, { amount: "18.518519" });
     expect(late.body.order).toMatchObject({ status: "FAILED", receivedValue: 0, unappliedValue: 18.518519 });
@@ -444,14 +508,24 @@ describe("deposit expiry", () => {
 
     const res = await lookup(apiKey, created.paymentLinkId);
     // 10.123457 × 5.40 = 54.6666678 BRL → 5466 centavos (rounded down).
-    expect(res.body.order).toMatchObject({ status: "PARTIAL_ORDER", receivedValue: 10.123457, creditedValue: 54.66, final: true });
+    expect(res.body.order).toMatchObject({
+      status: "PARTIAL_ORDER",
+      receivedValue: 10.123457,
+      creditedValue: 54.66,
+      final: true,
+    });
     expect(await balance(apiKey)).toBe(1_00 + 5_466);
     // Looking again does not credit again.
     await lookup(apiKey, created.paymentLinkId);
     expect(await balance(apiKey)).toBe(1_00 + 5_466);
 
     const late = await transfer(apiKey, created.paymentLinkId, { amount: "8.395062" });
-    expect(late.body.order).toMatchObject({ status: "PARTIAL_ORDER", receivedValue: 10.123457, unappliedValue: 8.395062, creditedValue: 54.66 });
+    expect(late.body.order).toMatchObject({
+      status: "PARTIAL_ORDER",
+      receivedValue: 10.123457,
+      unappliedValue: 8.395062,
+      creditedValue: 54.66,
+    });
     expect(late.body.transfer).toMatchObject({ applied: 0, unapplied: 8.395062 });
     expect(await balance(apiKey)).toBe(1_00 + 5_466);
     expect(await balanceMatchesLedger(merchant.id)).toBe(1_00 + 5_466);

@@ -27,7 +27,9 @@ describe("GET /api/v1/openapi.json", () => {
       expect(e.path).toMatch(/^\/api\/v1\/[a-z0-9/{}.-]+$/i);
       expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeDefined();
     }
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     expect(documented.sort()).toEqual(API_ENDPOINTS.map((e) => `${e.method} ${e.path}`).sort());
   });
 
@@ -71,7 +73,12 @@ describe("GET /api/v1/openapi.json", () => {
     for (const { method, path, op } of keyed) {
       const where = `${method} ${path}`;
       expect(op.scope, where).toBe(method === "GET" ? "read" : writes[where]);
-      const forbidden = (doc.paths[path][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>)["403"];
+      const forbidden = (
+        doc.paths[path][method.toLowerCase()].responses as Record<
+          string,
+          { content: { "application/json": { example: unknown } } }
+        >
+      )["403"];
       expect(JSON.stringify(forbidden.content["application/json"].example), where).toContain(`the ${op.scope} scope`);
     }
     // Operators and payers need no scope.
@@ -100,16 +107,23 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/order/pix-out 400": { message: expect.any(String), error: { details: expect.any(String) } },
       "POST /api/v1/order/pix-out 500": { message: expect.any(String), error: { details: expect.any(String) } },
       "POST /api/v1/onchain/deposit 400": { message: expect.any(String), supportedNetworks: ["eth", "bsc", "polygon"] },
-      "POST /api/v1/order/create/pix 400": { message: expect.any(String), details: { pixKey: null, identifier: expect.any(String) } },
+      "POST /api/v1/order/create/pix 400": {
+        message: expect.any(String),
+        details: { pixKey: null, identifier: expect.any(String) },
+      },
     };
     for (const [key, shape] of Object.entries(shapes)) {
       const [method, path, status] = key.split(" ");
-      const res = doc.paths[path][method.toLowerCase()].responses as Record<string, { content: { "application/json": { example: unknown } } }>;
+      const res = doc.paths[path][method.toLowerCase()].responses as Record<
+        string,
+        { content: { "application/json": { example: unknown } } }
+      >;
       expect(res[status].content["application/json"].example, key).toEqual(shape);
     }
     for (const { method, path, op } of entries) {
       const responses = doc.paths[path][method.toLowerCase()].responses as Record<string, unknown>;
-      for (const status of errorStatuses(op)) expect(responses[String(status)], `${method} ${path} ${status}`).toBeDefined();
+      for (const status of errorStatuses(op))
+        expect(responses[String(status)], `${method} ${path} ${status}`).toBeDefined();
       if (!isPublic(op)) expect(responses["401"]).toBeDefined();
     }
   });
@@ -121,7 +135,10 @@ describe("GET /api/v1/openapi.json", () => {
       const s = withSchema(op);
       if (s) expect(s.schema.safeParse(s.example).error, `${where} response`).toBeUndefined();
       for (const status of errorStatuses(op)) {
-        expect(errorSchemaFor(op, status).safeParse(errorExampleFor(op, status)).error, `${where} ${status}`).toBeUndefined();
+        expect(
+          errorSchemaFor(op, status).safeParse(errorExampleFor(op, status)).error,
+          `${where} ${status}`,
+        ).toBeUndefined();
       }
     }
   });
@@ -144,11 +161,20 @@ describe("documented examples against the real handlers", () => {
   beforeAll(async () => {
     ({ apiKey } = await seedMerchant({ balanceCentavos: 100_000_00 }));
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
-    const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100.5, asset: "USDT", network: "polygon" } });
-    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: payCryptoPixEndpoint.docs.requestExample });
+    const deposit = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 100.5, asset: "USDT", network: "polygon" },
+    });
+    const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: payCryptoPixEndpoint.docs.requestExample,
+    });
     const withdrawal = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
-    const merchant = await api("POST", "/api/v1/admin/merchants", { apiKey: ADMIN(), body: { companyName: "Loja para PATCH" } });
+    const merchant = await api("POST", "/api/v1/admin/merchants", {
+      apiKey: ADMIN(),
+      body: { companyName: "Loja para PATCH" },
+    });
     ids.order = pix.body.pixOrder.paymentLinkId;
     ids.deposit = deposit.body.order.paymentLinkId;
     ids.cryptoPix = cryptoPix.body.data.payCryptoPixId;
@@ -160,7 +186,10 @@ describe("documented examples against the real handlers", () => {
     await api("POST", `/api/v1/sandbox/orders/${refundable.body.pixOrder._id}/pay`, { apiKey });
     ids.refundable = refundable.body.pixOrder._id;
     // A webhook endpoint with one delivery: an order paid after it was registered.
-    const hook = await api("POST", "/api/v1/webhooks", { apiKey, body: { url: "http://127.0.0.1:9/hooks", description: "documented examples" } });
+    const hook = await api("POST", "/api/v1/webhooks", {
+      apiKey,
+      body: { url: "http://127.0.0.1:9/hooks", description: "documented examples" },
+    });
     ids.webhook = hook.body.webhook.id;
     const paid = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 3 } });
     await api("POST", `/api/v1/sandbox/orders/${paid.body.order.id}/pay`, { apiKey });
@@ -189,7 +218,11 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/providers/pix/{token}/pix": process.env.PIX_WEBHOOK_TOKEN!,
       "/api/v1/providers/pix/{token}": process.env.PIX_WEBHOOK_TOKEN!,
     };
-    return path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000");
+    return path.replace(
+      /\{([^}]+)\}/g,
+      (_, name: string) =>
+        (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000",
+    );
   }
 
   const keyFor = (op: Endpoint) => (op.caller === operator ? ADMIN() : op.caller.ownerId ? apiKey : undefined);
@@ -234,7 +267,10 @@ describe("documented examples against the real handlers", () => {
       const bad = await api(method, pathFor(path), { apiKey: keyFor(op), body: [] });
       expect(bad.status).toBe(400);
       expect(errorSchemaFor(op, 400).safeParse(bad.body).error, JSON.stringify(bad.body)).toBeUndefined();
-      const huge = await api(method, pathFor(path), { apiKey: keyFor(op), rawBody: JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }) });
+      const huge = await api(method, pathFor(path), {
+        apiKey: keyFor(op),
+        rawBody: JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }),
+      });
       expect(huge.status).toBe(413);
       expect(errorSchemaFor(op, 413).safeParse(huge.body).error, JSON.stringify(huge.body)).toBeUndefined();
     },
@@ -246,7 +282,10 @@ describe("documented examples against the real handlers", () => {
       .filter((e) => /\{/.test(e.path))
       .map((e) => [`${e.method} ${e.path}`, e] as const),
   )("%s with an unknown id: the documented not-found status and body", async (_name, { method, path, op }) => {
-    const res = await api(method, path.replace(/\{[^}]+\}/g, "unknownId1234567890123"), { apiKey: keyFor(op), body: op.docs.requestExample });
+    const res = await api(method, path.replace(/\{[^}]+\}/g, "unknownId1234567890123"), {
+      apiKey: keyFor(op),
+      body: op.docs.requestExample,
+    });
     const status = op.docs.errors!.includes(404) ? 404 : 400;
     expect(res.status).toBe(status);
     expect(errorSchemaFor(op, status).safeParse(res.body).error, JSON.stringify(res.body)).toBeUndefined();

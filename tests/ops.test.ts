@@ -26,9 +26,18 @@ const servers: Server[] = [];
 const clients: postgres.Sql[] = [];
 
 async function serve(ops?: OpsOptions): Promise<Server> {
-  const server = createAppServer({ next: async (_req, res) => void res.writeHead(418).end("next"), fastPath: true, baseUrl: "http://127.0.0.1", proxyHops: 0, ops });
+  const server = createAppServer({
+    next: async (_req, res) => void res.writeHead(418).end("next"),
+    fastPath: true,
+    baseUrl: "http://127.0.0.1",
+    proxyHops: 0,
+    ops,
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const s = { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const s = {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
   servers.push(s);
   return s;
 }
@@ -51,7 +60,11 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
     const got = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+    if (
+      Object.keys(got).length === Object.keys(labels).length &&
+      Object.entries(labels).every(([k, v]) => got[k] === v)
+    )
+      return Number(m[3]);
   }
   return undefined;
 }
@@ -95,7 +108,9 @@ function client(url: string): postgres.Sql {
 
 describe("GET /healthz", () => {
   it("→ 200 { status: ok } even where the database is unreachable: it checks only that the process serves", async () => {
-    const down = await serve({ readiness: { sql: client("postgres://postgres@127.0.0.1:1/none"), jobsExpected: false } });
+    const down = await serve({
+      readiness: { sql: client("postgres://postgres@127.0.0.1:1/none"), jobsExpected: false },
+    });
     const res = await get(down, "/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok" });
@@ -114,7 +129,9 @@ describe("GET /healthz", () => {
 
 describe("GET /readyz", () => {
   it("→ 503 naming the database when it is unreachable", async () => {
-    const down = await serve({ readiness: { sql: client("postgres://postgres@127.0.0.1:1/none"), jobsExpected: false } });
+    const down = await serve({
+      readiness: { sql: client("postgres://postgres@127.0.0.1:1/none"), jobsExpected: false },
+    });
     const res = await get(down, "/readyz");
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: "unavailable", failed: ["database", "migrations"] });
@@ -128,7 +145,10 @@ describe("GET /readyz", () => {
     const res = await get(s, "/readyz");
     expect(res.status).toBe(503);
     expect(res.body.failed).toEqual(["migrations"]);
-    expect(res.body.checks).toMatchObject({ database: "ok", migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}` });
+    expect(res.body.checks).toMatchObject({
+      database: "ok",
+      migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}`,
+    });
   });
 
   it("→ 503 when the newest migration of this build is missing, 200 when the database is as new or newer (a newer build rolling out)", async () => {
@@ -145,13 +165,19 @@ describe("GET /readyz", () => {
     await sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('newer', ${NEWEST_MIGRATION.when + 1000})`;
     const ahead = await get(s, "/readyz");
     expect(ahead.status).toBe(200);
-    expect(ahead.body).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", jobs: "off", shutdown: "ok" } });
+    expect(ahead.body).toEqual({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", jobs: "off", shutdown: "ok" },
+    });
   });
 
   it("on this run's migrated database: 503 naming jobs while the runner this instance should run is stopped, 200 while it runs", async () => {
     const stopped = await get(main, "/readyz");
     expect(stopped.status).toBe(503);
-    expect(stopped.body).toMatchObject({ failed: ["jobs"], checks: { database: "ok", migrations: "ok", jobs: "not running" } });
+    expect(stopped.body).toMatchObject({
+      failed: ["jobs"],
+      checks: { database: "ok", migrations: "ok", jobs: "not running" },
+    });
     await startWorker();
     try {
       const running = await get(main, "/readyz");
@@ -210,17 +236,38 @@ describe("GET /metrics", () => {
     const before = await get(main, "/metrics", auth);
     const count0 = sample(before.text, "payments_http_request_duration_seconds_count", labels) ?? 0;
     const ids = [randomUUID(), randomUUID(), randomUUID()];
-    for (const id of ids) expect((await get(main, `/api/v1/order/${id}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
+    for (const id of ids)
+      expect((await get(main, `/api/v1/order/${id}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
     expect((await get(main, "/api/v1/no/such/path")).status).toBe(404);
     expect((await get(main, "/dashboard")).status).toBe(418);
 
     const after = await get(main, "/metrics", auth);
     expect(sample(after.text, "payments_http_request_duration_seconds_count", labels)).toBe(count0 + 3);
-    expect(sample(after.text, "payments_http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(count0 + 3);
+    expect(sample(after.text, "payments_http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(
+      count0 + 3,
+    );
     expect(sample(after.text, "payments_http_request_duration_seconds_sum", labels)).toBeGreaterThan(0);
-    expect(sample(after.text, "payments_http_request_duration_seconds_count", { method: "GET", route: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1);
-    expect(sample(after.text, "payments_http_request_duration_seconds_count", { method: "GET", route: "next", status: "418" })).toBeGreaterThanOrEqual(1);
-    expect(sample(after.text, "payments_http_request_duration_seconds_count", { method: "GET", route: "/metrics", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(after.text, "payments_http_request_duration_seconds_count", {
+        method: "GET",
+        route: "unmatched",
+        status: "404",
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(after.text, "payments_http_request_duration_seconds_count", {
+        method: "GET",
+        route: "next",
+        status: "418",
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(after.text, "payments_http_request_duration_seconds_count", {
+        method: "GET",
+        route: "/metrics",
+        status: "200",
+      }),
+    ).toBeGreaterThanOrEqual(1);
     for (const id of ids) expect(after.text).not.toContain(id);
     expect(after.text).not.toContain("/no/such/path");
   });
@@ -244,12 +291,19 @@ describe("GET /metrics", () => {
       const due0 = sample(before, "payments_webhook_backlog_deliveries", { state: "due" })!;
       expect(due0).toBeGreaterThanOrEqual(0);
       const delivered0 = sample(before, "payments_webhook_delivery_latency_seconds_count") ?? 0;
-      const succeeded0 = sample(before, "payments_webhook_attempt_duration_seconds_count", { outcome: "succeeded" }) ?? 0;
+      const succeeded0 =
+        sample(before, "payments_webhook_attempt_duration_seconds_count", { outcome: "succeeded" }) ?? 0;
       // No job runner here yet: the event waits, due.
       expect(sample(before, "payments_job_queue_jobs", { queue: "sweep", state: "ready" })).toBeUndefined();
 
       await db().transaction((tx) =>
-        recordEvent(tx, { merchantId: merchant.id, type: "order.status_changed", subjectType: "order", subjectId: randomUUID(), data: { n: 1 } }),
+        recordEvent(tx, {
+          merchantId: merchant.id,
+          type: "order.status_changed",
+          subjectType: "order",
+          subjectId: randomUUID(),
+          data: { n: 1 },
+        }),
       );
       await new Promise((r) => setTimeout(r, 50));
       const waiting = (await get(main, "/metrics", auth)).text;
@@ -266,11 +320,15 @@ describe("GET /metrics", () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(sample(after, "payments_webhook_delivery_latency_seconds_count")).toBe(delivered0 + 1);
-      expect(sample(after, "payments_webhook_attempt_duration_seconds_count", { outcome: "succeeded" })).toBe(succeeded0 + 1);
+      expect(sample(after, "payments_webhook_attempt_duration_seconds_count", { outcome: "succeeded" })).toBe(
+        succeeded0 + 1,
+      );
 
       expect(sample(after, "payments_db_pool_max_connections")).toBeGreaterThan(0);
       // This scrape's own query is left out; the pool has answered requests, so it holds connections.
-      const open = ["active", "idle", "idle in transaction"].map((state) => sample(after, "payments_db_pool_connections", { state }));
+      const open = ["active", "idle", "idle in transaction"].map((state) =>
+        sample(after, "payments_db_pool_connections", { state }),
+      );
       expect(open.every((n) => n !== undefined)).toBe(true);
       expect(open.reduce((a, b) => a! + b!, 0)).toBeGreaterThan(0);
       // The job runner's queues, as pg-boss counts them.
@@ -288,7 +346,10 @@ describe("once shutdown has begun (lib/server/shutdown.ts marks it)", () => {
     markDraining();
     const res = await get(s, "/readyz");
     expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ failed: ["shutdown"], checks: { shutdown: "shutting down", database: "ok", migrations: "ok" } });
+    expect(res.body).toMatchObject({
+      failed: ["shutdown"],
+      checks: { shutdown: "shutting down", database: "ok", migrations: "ok" },
+    });
     expect(res.headers.get("connection")).toBe("close");
     const health = await get(s, "/healthz");
     expect(health.status).toBe(200);

@@ -24,15 +24,29 @@ async function seed() {
     apiKey,
     body: { value: 1234.56, orderId: "NF_77%", name: "Padaria Pão Quente", cnpj: "11.222.333/0001-81" },
   });
-  const lightning = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 35, email: "joao@example.com", name: "João Pereira" } });
+  const lightning = await api("POST", "/api/v1/order/create/lightning", {
+    apiKey,
+    body: { value: 35, email: "joao@example.com", name: "João Pereira" },
+  });
   const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 150, payerId: "cliente-77" } });
-  const onchain = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 40, asset: "USDT", network: "bsc" } });
-  const qrcode = encodeStaticBrCode({ pixKey: "fornecedor@example.com", merchantName: "Fornecedor LTDA", merchantCity: "SAO PAULO", amountCentavos: 5000 });
+  const onchain = await api("POST", "/api/v1/onchain/deposit", {
+    apiKey,
+    body: { value: 40, asset: "USDT", network: "bsc" },
+  });
+  const qrcode = encodeStaticBrCode({
+    pixKey: "fornecedor@example.com",
+    merchantName: "Fornecedor LTDA",
+    merchantCity: "SAO PAULO",
+    amountCentavos: 5000,
+  });
   const cryptoPix = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
   for (const r of [pix, company]) expect(r.status).toBe(200);
   for (const r of [lightning, exchange, onchain, cryptoPix]) expect(r.status).toBe(201);
   const other = await seedMerchant();
-  await api("POST", "/api/v1/order/create/pix", { apiKey: other.apiKey, body: { value: 25.9, orderId: "PEDIDO-1042", name: "Maria Souza" } });
+  await api("POST", "/api/v1/order/create/pix", {
+    apiKey: other.apiKey,
+    body: { value: 25.9, orderId: "PEDIDO-1042", name: "Maria Souza" },
+  });
   return {
     merchant,
     apiKey,
@@ -65,7 +79,8 @@ describe("GET /api/v1/orders?q= (order search)", () => {
 
   it("finds a name whatever its accents: Joao finds João, Pao Quente finds Pão Quente", async () => {
     const s = await seed();
-    for (const q of ["Joao", "joao pereira", "JOÃO", "Joáo"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.lightning.id]);
+    for (const q of ["Joao", "joao pereira", "JOÃO", "Joáo"])
+      expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.lightning.id]);
     expect((await search(s.apiKey, "Pao Quente")).map((o) => o.id)).toEqual([s.company._id]);
     const page = await listDashboardOrders(s.merchant.id, { q: "Joao Pereira", page: 1, limit: 20 });
     expect(page.orders.map((o) => o.id)).toEqual([s.lightning.id]);
@@ -73,8 +88,10 @@ describe("GET /api/v1/orders?q= (order search)", () => {
 
   it("finds by CPF and CNPJ typed with or without their mask", async () => {
     const s = await seed();
-    for (const q of ["529.982.247-25", "52998224725", "982.247"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.pix._id]);
-    for (const q of ["11.222.333/0001-81", "11222333000181"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.company._id]);
+    for (const q of ["529.982.247-25", "52998224725", "982.247"])
+      expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.pix._id]);
+    for (const q of ["11.222.333/0001-81", "11222333000181"])
+      expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.company._id]);
   });
 
   it("finds by the beginning of an order id, a payment link id, part of a deposit address, and a payCryptoPixId", async () => {
@@ -92,8 +109,10 @@ describe("GET /api/v1/orders?q= (order search)", () => {
 
   it("finds by amount, typed the Brazilian or the English way", async () => {
     const s = await seed();
-    for (const q of ["25,90", "25.90", "R$ 25,90", "25,9"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.pix._id]);
-    for (const q of ["1.234,56", "1,234.56", "1234,56"]) expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.company._id]);
+    for (const q of ["25,90", "25.90", "R$ 25,90", "25,9"])
+      expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.pix._id]);
+    for (const q of ["1.234,56", "1,234.56", "1234,56"])
+      expect((await search(s.apiKey, q)).map((o) => o.id)).toEqual([s.company._id]);
     // 150 is the exchange order's amount; it also combines with the other filters.
     expect((await search(s.apiKey, "150", "&type=exchange")).map((o) => o.id)).toEqual([s.exchange.id]);
     expect(await search(s.apiKey, "150", "&type=pix")).toEqual([]);
@@ -112,7 +131,10 @@ describe("GET /api/v1/orders?q= (order search)", () => {
     const { apiKey } = await seedMerchant();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 + i, name: `Cliente Recorrente ${i}` } });
+      const r = await api("POST", "/api/v1/order/create/pix", {
+        apiKey,
+        body: { value: 10 + i, name: `Cliente Recorrente ${i}` },
+      });
       ids.push(r.body.pixOrder._id);
     }
     await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 99, name: "Outra Pessoa" } });
@@ -159,13 +181,16 @@ describe("GET /api/v1/orders?q= (order search)", () => {
         await tx.execute(
           sql`drop index orders_merchant_created, orders_merchant_value, onchain_orders_merchant_created, onchain_orders_merchant_value, crypto_pix_merchant_created, crypto_pix_merchant_value`,
         );
-        const rows = await tx.execute<{ "QUERY PLAN": string }>(sql`explain select id from ${merchantOrders(s.merchant.id)} where ${condition}`);
+        const rows = await tx.execute<{ "QUERY PLAN": string }>(
+          sql`explain select id from ${merchantOrders(s.merchant.id)} where ${condition}`,
+        );
         plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
         throw rollback;
       })
       .catch((err) => {
         if (err !== rollback) throw err;
       });
-    for (const index of ["orders_search", "onchain_orders_search", "crypto_pix_search"]) expect(plan).toContain(`Bitmap Index Scan on ${index}`);
+    for (const index of ["orders_search", "onchain_orders_search", "crypto_pix_search"])
+      expect(plan).toContain(`Bitmap Index Scan on ${index}`);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import bolt11 from "bolt11";
 import { hasError, isStaticPix, parsePix } from "pix-utils";
-import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint } from "@/lib/orders/endpoints";
+import {
+  createExchangeOrderEndpoint,
+  createLightningOrderEndpoint,
+  createPixOrderEndpoint,
+  getOrderEndpoint,
+} from "@/lib/orders/endpoints";
 import { nodePublicKey, SANDBOX_LN_NODE_KEY } from "@/lib/providers/lightning/bolt11-sign";
 import { call, seedMerchant } from "./helpers";
 
@@ -10,12 +15,25 @@ const PIX = "/api/v1/order/create/pix";
 describe("POST /api/v1/order/create/pix", () => {
   it("→ 200 with pixOrder and a valid BR Code paying the service's key for the exact value", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 123.45, orderId: "A-1", cpf: "529.982.247-25" } });
+    const res = await call(createPixOrderEndpoint, {
+      path: PIX,
+      apiKey,
+      body: { value: 123.45, orderId: "A-1", cpf: "529.982.247-25" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.message).toEqual(expect.any(String));
     const o = res.body.pixOrder;
-    expect(o).toMatchObject({ merchant: merchant.id, value: 123.45, status: "PENDING", currency: "BRL", removedAt: null, splits: [], __v: 0 });
-    for (const f of ["provider", "hash", "universalUrl", "_id", "paymentLinkId", "createdAt", "updatedAt"]) expect(typeof o[f]).toBe("string");
+    expect(o).toMatchObject({
+      merchant: merchant.id,
+      value: 123.45,
+      status: "PENDING",
+      currency: "BRL",
+      removedAt: null,
+      splits: [],
+      __v: 0,
+    });
+    for (const f of ["provider", "hash", "universalUrl", "_id", "paymentLinkId", "createdAt", "updatedAt"])
+      expect(typeof o[f]).toBe("string");
     expect(o.universalUrl).toBe(`http://localhost:3000/pay/${o.paymentLinkId}`);
 
     const pix = parsePix(res.body.qrCode);
@@ -33,7 +51,9 @@ describe("POST /api/v1/order/create/pix", () => {
 
   it("gives every order its own txid", async () => {
     const { apiKey } = await seedMerchant();
-    const codes = await Promise.all([1, 2, 3, 4, 5].map(() => call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10 } })));
+    const codes = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10 } })),
+    );
     const txids = codes.map((c) => {
       const p = parsePix(c.body.qrCode);
       if (hasError(p) || !isStaticPix(p)) throw new Error("bad code");
@@ -81,7 +101,11 @@ describe("POST /api/v1/order/create/pix", () => {
 
   it("→ 413 on a body over 64 KiB", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10, name: "x".repeat(70_000) } });
+    const res = await call(createPixOrderEndpoint, {
+      path: PIX,
+      apiKey,
+      body: { value: 10, name: "x".repeat(70_000) },
+    });
     expect(res.status).toBe(413);
     expect(res.body.message).toContain("larger than");
   });
@@ -90,7 +114,11 @@ describe("POST /api/v1/order/create/pix", () => {
 describe("POST /api/v1/order/create (exchange wallet)", () => {
   it("→ 201 with the order fields of the creation view", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: 50, payerId: "p1", merchant: { subMerchantId: "s1" } } });
+    const res = await call(createExchangeOrderEndpoint, {
+      path: "/api/v1/order/create",
+      apiKey,
+      body: { value: 50, payerId: "p1", merchant: { subMerchantId: "s1" } },
+    });
     expect(res.status).toBe(201);
     const o = res.body.order;
     expect(o).toMatchObject({ value: 50, status: "PENDING" });
@@ -102,7 +130,11 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
 
   it("→ 400 { success: false, error } on an invalid value, 401 likewise without a key", async () => {
     const { apiKey } = await seedMerchant();
-    const bad = await call(createExchangeOrderEndpoint, { path: "/api/v1/order/create", apiKey, body: { value: "abc" } });
+    const bad = await call(createExchangeOrderEndpoint, {
+      path: "/api/v1/order/create",
+      apiKey,
+      body: { value: "abc" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ success: false, error: expect.stringContaining("value") });
     const unauth = await call(createExchangeOrderEndpoint, {
@@ -118,7 +150,11 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
 describe("POST /api/v1/order/create/lightning", () => {
   it("→ 201 with a signed BOLT11 invoice for ceil(value / BTC_BRL × 1e8) satoshis, 900 s expiry", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "a@b.com", name: "Ana" } });
+    const res = await call(createLightningOrderEndpoint, {
+      path: "/api/v1/order/create/lightning",
+      apiKey,
+      body: { value: 10, email: "a@b.com", name: "Ana" },
+    });
     expect(res.status).toBe(201);
     const o = res.body.order;
     expect(o.value).toBe(10);
@@ -133,7 +169,11 @@ describe("POST /api/v1/order/create/lightning", () => {
 
   it("→ 400 { success: false, error } on a bad e-mail", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 10, email: "nope" } });
+    const res = await call(createLightningOrderEndpoint, {
+      path: "/api/v1/order/create/lightning",
+      apiKey,
+      body: { value: 10, email: "nope" },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: expect.stringContaining("email") });
   });
@@ -146,15 +186,29 @@ describe("GET /api/v1/order/{id}", () => {
     for (const id of [pix.body.pixOrder._id, pix.body.pixOrder.paymentLinkId]) {
       const res = await call(getOrderEndpoint, { apiKey, params: { id } });
       expect(res.status).toBe(200);
-      expect(res.body.order).toMatchObject({ id: pix.body.pixOrder._id, value: 7.5, status: "PENDING", brcode: pix.body.qrCode });
+      expect(res.body.order).toMatchObject({
+        id: pix.body.pixOrder._id,
+        value: 7.5,
+        status: "PENDING",
+        brcode: pix.body.qrCode,
+      });
       expect(res.body.providerDetails).toBeUndefined();
       expect(res.body.order.invoice).toBeUndefined();
     }
-    const ln = await call(createLightningOrderEndpoint, { path: "/api/v1/order/create/lightning", apiKey, body: { value: 20 } });
+    const ln = await call(createLightningOrderEndpoint, {
+      path: "/api/v1/order/create/lightning",
+      apiKey,
+      body: { value: 20 },
+    });
     const res = await call(getOrderEndpoint, { apiKey, params: { id: ln.body.order.id } });
     expect(res.body.order.invoice).toBe(ln.body.order.invoice);
     expect(res.body.providerDetails.success).toBe(true);
-    expect(res.body.providerDetails.data).toMatchObject({ status: "unpaid", amount: ln.body.order.satoshis, fiat_value: 20, currency: "BRL" });
+    expect(res.body.providerDetails.data).toMatchObject({
+      status: "unpaid",
+      amount: ln.body.order.satoshis,
+      fiat_value: 20,
+      currency: "BRL",
+    });
   });
 
   it("→ 404 { success: false, error } for an unknown id and for another merchant's order", async () => {
@@ -175,7 +229,13 @@ describe("creates and lookups arriving together (batched into shared statements)
     const a = await seedMerchant();
     const b = await seedMerchant();
     const creates = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => call(createPixOrderEndpoint, { path: PIX, apiKey: i % 2 ? a.apiKey : b.apiKey, body: { value: i + 1, orderId: `c-${i}` } })),
+      Array.from({ length: 60 }, (_, i) =>
+        call(createPixOrderEndpoint, {
+          path: PIX,
+          apiKey: i % 2 ? a.apiKey : b.apiKey,
+          body: { value: i + 1, orderId: `c-${i}` },
+        }),
+      ),
     );
     expect(creates.map((r) => r.status)).toEqual(creates.map(() => 200));
     expect(new Set(creates.map((r) => r.body.pixOrder._id)).size).toBe(60);
@@ -202,8 +262,17 @@ describe("creates and lookups arriving together (batched into shared statements)
     const { inArray } = await import("drizzle-orm");
     const { merchant } = await seedMerchant();
     // A value over the column's CHECK cannot come through the API; here it makes one row of a batch fail.
-    const results = await Promise.allSettled([100, 200, -5, 300, 400, 500].map((value) => createPixOrder(merchant, { value } as never)));
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    const results = await Promise.allSettled(
+      [100, 200, -5, 300, 400, 500].map((value) => createPixOrder(merchant, { value } as never)),
+    );
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
     const ids = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
     const stored = await db()
       .select({ id: orders.id })

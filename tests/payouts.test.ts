@@ -17,7 +17,8 @@ import { balanceMatchesLedger } from "./support/ledger";
 
 afterEach(() => overrideProvidersForTests(undefined));
 
-const payoutOf = async (ownerId: string) => (await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, ownerId)))[0];
+const payoutOf = async (ownerId: string) =>
+  (await db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, ownerId)))[0];
 const withdrawal = async (id: string) => (await db().select().from(withdrawals).where(eq(withdrawals.id, id)))[0];
 const madeAtProvider = async (payoutId: string) =>
   db()
@@ -41,7 +42,11 @@ describe("pix-out payouts whose outcome is not known", () => {
     expect(await processWithdrawal(w.id)).toBe(false);
     expect(await withdrawal(w.id)).toMatchObject({ status: "PENDING" });
     const payout = await payoutOf(w.id);
-    expect(payout).toMatchObject({ status: "created", attempts: 1, lastError: expect.stringContaining("socket hang up") });
+    expect(payout).toMatchObject({
+      status: "created",
+      attempts: 1,
+      lastError: expect.stringContaining("socket hang up"),
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(40_000); // still debited: nothing is given back on a guess
 
     psp.fail(null);
@@ -87,11 +92,21 @@ describe("pix-out payouts whose outcome is not known", () => {
 
 describe("Crypto-PIX payouts whose outcome is not known", () => {
   const qrcode = (pixKey = "padaria@example.com") =>
-    encodeStaticBrCode({ pixKey, merchantName: "Padaria Pao Quente", merchantCity: "Sao Paulo", amountCentavos: 5400, txid: "PEDIDO9" });
-  const payment = async (address: string) => (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, address)))[0];
+    encodeStaticBrCode({
+      pixKey,
+      merchantName: "Padaria Pao Quente",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 5400,
+      txid: "PEDIDO9",
+    });
+  const payment = async (address: string) =>
+    (await db().select().from(cryptoPixPayments).where(eq(cryptoPixPayments.address, address)))[0];
 
   async function paid(apiKey: string) {
-    const created = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode: qrcode(), network: "bsc" } });
+    const created = await api("POST", "/api/v1/crypto-pix/onchain/pay", {
+      apiKey,
+      body: { qrcode: qrcode(), network: "bsc" },
+    });
     expect(created.status).toBe(201);
     const t = await api("POST", `/api/v1/sandbox/crypto-pix/${created.body.data.payCryptoPixId}/transfer`, {
       apiKey,
@@ -132,6 +147,10 @@ describe("Crypto-PIX payouts whose outcome is not known", () => {
     const payout = await payoutOf((await payment(address)).id);
     psp.finish(providerPayoutId(payout), { status: "FAILED", reason: "NAO_REALIZADO: recipient key not found" });
     await runSweep();
-    expect(await payment(address)).toMatchObject({ status: "REFUNDED", refundStatus: "COMPLETED", failureReason: "NAO_REALIZADO: recipient key not found" });
+    expect(await payment(address)).toMatchObject({
+      status: "REFUNDED",
+      refundStatus: "COMPLETED",
+      failureReason: "NAO_REALIZADO: recipient key not found",
+    });
   });
 });

@@ -22,7 +22,13 @@ async function pendingPixOrder(apiKey: string): Promise<Order> {
 }
 
 function pixPaying(order: Order, endToEndId = `E00000000${randomBase62(21)}`): ReceivedPix {
-  return { endToEndId, txid: order.txid, valueCentavos: order.valueCentavos, paidAt: new Date(), chave: env().PIX_RECEIVER_KEY };
+  return {
+    endToEndId,
+    txid: order.txid,
+    valueCentavos: order.valueCentavos,
+    paidAt: new Date(),
+    chave: env().PIX_RECEIVER_KEY,
+  };
 }
 
 /** Everything a payment of the order writes. */
@@ -43,7 +49,8 @@ describe("a PIX order paid as read, in one statement", () => {
   it("writes the order COMPLETED, its receipt, its credit and its event with one delivery per active endpoint; returns the row as stored", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 500 });
     const other = await seedMerchant();
-    const hook = async (key: string, url: string) => (await api("POST", "/api/v1/webhooks", { apiKey: key, body: { url } })).body.webhook.id as string;
+    const hook = async (key: string, url: string) =>
+      (await api("POST", "/api/v1/webhooks", { apiKey: key, body: { url } })).body.webhook.id as string;
     const active = await hook(apiKey, "http://127.0.0.1:9/a");
     const deleted = await hook(apiKey, "http://127.0.0.1:9/b");
     expect((await api("DELETE", `/api/v1/webhooks/${deleted}`, { apiKey })).status).toBe(204);
@@ -79,9 +86,21 @@ describe("a PIX order paid as read, in one statement", () => {
     expect(await balanceOf(db(), merchant.id)).toBe(500 + 1234);
     expect(await ledgerSum(db(), merchant.id)).toBe(500 + 1234);
     expect(written.events).toHaveLength(1);
-    expect(written.events[0]).toMatchObject({ merchantId: merchant.id, type: "order.status_changed", subjectType: "order" });
-    expect(written.events[0].data).toMatchObject({ id: order.id, status: "COMPLETED", previousStatus: "PENDING", paidAt: pix.paidAt.toISOString(), value: 12.34 });
-    expect(written.deliveries.map((d) => [d.endpointId, d.eventId, d.eventSeq, d.status])).toEqual([[active, written.events[0].id, written.events[0].seq, "pending"]]);
+    expect(written.events[0]).toMatchObject({
+      merchantId: merchant.id,
+      type: "order.status_changed",
+      subjectType: "order",
+    });
+    expect(written.events[0].data).toMatchObject({
+      id: order.id,
+      status: "COMPLETED",
+      previousStatus: "PENDING",
+      paidAt: pix.paidAt.toISOString(),
+      value: 12.34,
+    });
+    expect(written.deliveries.map((d) => [d.endpointId, d.eventId, d.eventSeq, d.status])).toEqual([
+      [active, written.events[0].id, written.events[0].seq, "pending"],
+    ]);
   });
 
   it("an end-to-end id recorded before: a duplicate, and nothing is written", async () => {
@@ -91,7 +110,15 @@ describe("a PIX order paid as read, in one statement", () => {
     // The same PIX, recorded earlier without an order (as a listing would have kept it).
     await db()
       .insert(pixReceipts)
-      .values({ endToEndId: pix.endToEndId, txid: null, valueCentavos: 1234, paidAt: pix.paidAt, applied: false, unappliedReason: "unknown_txid", source: "poll" });
+      .values({
+        endToEndId: pix.endToEndId,
+        txid: null,
+        valueCentavos: 1234,
+        paidAt: pix.paidAt,
+        applied: false,
+        unappliedReason: "unknown_txid",
+        source: "poll",
+      });
 
     expect(await payOrderAsRead(order, pix, "sandbox")).toBe("duplicate");
     expect(await applyReceivedPix(pix, "sandbox", order)).toEqual({ duplicate: true });
@@ -144,7 +171,11 @@ describe("a PIX order paid as read, in one statement", () => {
     // One of the two payments of the same order paid it; the other found it changed and wrote nothing.
     const both = outcomes.filter((_, i) => calls[i].order === twice.order);
     expect(both.filter((o) => o === undefined)).toHaveLength(1);
-    expect(both.find((o) => o !== undefined)).toMatchObject({ id: twice.order.id, status: "COMPLETED", version: twice.order.version + 1 });
+    expect(both.find((o) => o !== undefined)).toMatchObject({
+      id: twice.order.id,
+      status: "COMPLETED",
+      version: twice.order.version + 1,
+    });
     const writtenTwice = await writtenFor(twice.order.id);
     expect(writtenTwice.receipts).toHaveLength(1);
     expect(writtenTwice.credits).toHaveLength(1);

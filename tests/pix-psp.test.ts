@@ -60,7 +60,9 @@ function call(
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }),
+      );
       res.on("error", reject);
     });
     if (o.timeoutMs) req.setTimeout(o.timeoutMs, () => req.destroy(new Error("client timeout")));
@@ -137,7 +139,8 @@ async function startHttpsReceiver(psp: PixPsp, o: { clientCert: "require" | "non
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let seq = 0;
-const txidOf = () => `pixpsptest${Date.now().toString(36)}${String(seq++).padStart(4, "0")}`.padEnd(30, "0").slice(0, 30);
+const txidOf = () =>
+  `pixpsptest${Date.now().toString(36)}${String(seq++).padStart(4, "0")}`.padEnd(30, "0").slice(0, 30);
 const cobBody = (valor = "12.34", extra: Record<string, unknown> = {}) => ({
   calendario: { expiracao: 3600 },
   valor: { original: valor },
@@ -145,7 +148,11 @@ const cobBody = (valor = "12.34", extra: Record<string, unknown> = {}) => ({
   solicitacaoPagador: "Pedido 123",
   ...extra,
 });
-const sendBody = (valor = "15.00", chave = "fornecedor@example.com") => ({ valor, pagador: { chave: PAYOUT_KEY, infoPagador: "saque 42" }, favorecido: { chave } });
+const sendBody = (valor = "15.00", chave = "fornecedor@example.com") => ({
+  valor,
+  pagador: { chave: PAYOUT_KEY, infoPagador: "saque 42" },
+  favorecido: { chave },
+});
 const problemType = (tipo: string) => `https://pix.bcb.gov.br/api/v2/error/${tipo}`;
 
 describe("the test PSP", () => {
@@ -156,12 +163,19 @@ describe("the test PSP", () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let payerHook: Awaited<ReturnType<typeof startReceiver>>;
   const pix = (method: string, path: string, json?: unknown) => call(psp, method, `/v2${path}`, { json, token });
-  const efi = (method: string, path: string, json?: unknown, o: { timeoutMs?: number } = {}) => call(psp, method, path, { json, token, ...o });
+  const efi = (method: string, path: string, json?: unknown, o: { timeoutMs?: number } = {}) =>
+    call(psp, method, path, { json, token, ...o });
 
   beforeAll(async () => {
     // These receivers are plain http, which Efí's registration handshake (the default) refuses: here
     // webhooks are stored as given, and the handshake has its own tests ("webhook registration" below).
-    psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, pageSize: 2, webhookHandshake: "none", quiet: true });
+    psp = await startPixPsp({
+      receiverKey: RECEIVER_KEY,
+      payoutKey: PAYOUT_KEY,
+      pageSize: 2,
+      webhookHandshake: "none",
+      quiet: true,
+    });
     token = await getToken(psp);
     receiver = await startReceiver();
     payerHook = await startReceiver();
@@ -187,9 +201,19 @@ describe("the test PSP", () => {
     it("refuses a client without a certificate and one whose certificate the CA did not sign", async () => {
       const before = psp.requests.length;
       const tlsBefore = psp.tlsErrors.length;
-      await expect(call(psp, "POST", "/oauth/token", { cert: "none", basic: [psp.clientId, psp.clientSecret], raw: "grant_type=client_credentials" })).rejects.toThrow();
       await expect(
-        call(psp, "POST", "/oauth/token", { cert: "untrusted", basic: [psp.clientId, psp.clientSecret], raw: "grant_type=client_credentials" }),
+        call(psp, "POST", "/oauth/token", {
+          cert: "none",
+          basic: [psp.clientId, psp.clientSecret],
+          raw: "grant_type=client_credentials",
+        }),
+      ).rejects.toThrow();
+      await expect(
+        call(psp, "POST", "/oauth/token", {
+          cert: "untrusted",
+          basic: [psp.clientId, psp.clientSecret],
+          raw: "grant_type=client_credentials",
+        }),
       ).rejects.toThrow();
       expect(psp.requests.length).toBe(before); // no HTTP request got through
       expect(psp.tlsErrors.length).toBeGreaterThanOrEqual(tlsBefore + 2);
@@ -215,17 +239,34 @@ describe("the test PSP", () => {
   describe("OAuth2", () => {
     it("issues bearer tokens for the client's credentials only", async () => {
       const issued = psp.tokensIssued;
-      const ok = await call(psp, "POST", "/oauth/token", { json: { grant_type: "client_credentials" }, basic: [psp.clientId, psp.clientSecret] });
+      const ok = await call(psp, "POST", "/oauth/token", {
+        json: { grant_type: "client_credentials" },
+        basic: [psp.clientId, psp.clientSecret],
+      });
       expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: expect.stringContaining("cob.write") });
+      expect(ok.body).toMatchObject({
+        token_type: "Bearer",
+        expires_in: 3600,
+        scope: expect.stringContaining("cob.write"),
+      });
       expect(ok.headers["cache-control"]).toBe("no-store");
       expect(psp.tokensIssued).toBe(issued + 1);
 
-      const wrong = await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials", basic: [psp.clientId, "wrong"] });
+      const wrong = await call(psp, "POST", "/oauth/token", {
+        raw: "grant_type=client_credentials",
+        basic: [psp.clientId, "wrong"],
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
       expect((await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials" })).status).toBe(401);
-      expect((await call(psp, "POST", "/oauth/token", { raw: "grant_type=password", basic: [psp.clientId, psp.clientSecret] })).status).toBe(400);
+      expect(
+        (
+          await call(psp, "POST", "/oauth/token", {
+            raw: "grant_type=password",
+            basic: [psp.clientId, psp.clientSecret],
+          })
+        ).status,
+      ).toBe(400);
     });
 
     it("answers a missing or revoked token with the document's 403 AcessoNegado, and a new token works", async () => {
@@ -253,7 +294,12 @@ describe("the test PSP", () => {
     });
 
     it("lets a token expire after tokenTtlSeconds, and answers 401 when asked to", async () => {
-      const short = await startPixPsp({ receiverKey: RECEIVER_KEY, tokenTtlSeconds: 1, authFailureStatus: 401, quiet: true });
+      const short = await startPixPsp({
+        receiverKey: RECEIVER_KEY,
+        tokenTtlSeconds: 1,
+        authFailureStatus: 401,
+        quiet: true,
+      });
       try {
         const t = await getToken(short);
         expect((await call(short, "GET", "/v2/cob/" + txidOf(), { token: t })).status).toBe(404);
@@ -271,10 +317,21 @@ describe("the test PSP", () => {
   describe("charges (cob)", () => {
     it("creates a charge as the document's CobGerada, with a dynamic BR Code that pix-utils reads", async () => {
       const txid = txidOf();
-      const res = await pix("PUT", `/cob/${txid}`, cobBody("12.34", { devedor: { cpf: "12345678909", nome: "Fulano de Tal" } }));
+      const res = await pix(
+        "PUT",
+        `/cob/${txid}`,
+        cobBody("12.34", { devedor: { cpf: "12345678909", nome: "Fulano de Tal" } }),
+      );
       expect(res.status).toBe(201);
       const c = res.body;
-      expect(c).toMatchObject({ txid, revisao: 0, status: "ATIVA", valor: { original: "12.34" }, chave: RECEIVER_KEY, solicitacaoPagador: "Pedido 123" });
+      expect(c).toMatchObject({
+        txid,
+        revisao: 0,
+        status: "ATIVA",
+        valor: { original: "12.34" },
+        chave: RECEIVER_KEY,
+        solicitacaoPagador: "Pedido 123",
+      });
       expect(c.devedor).toEqual({ cpf: "12345678909", nome: "Fulano de Tal" });
       expect(c.calendario).toEqual({ criacao: expect.any(String), expiracao: 3600 });
       expect(c.loc).toMatchObject({ id: expect.any(Number), location: c.location, tipoCob: "cob", txid });
@@ -311,7 +368,10 @@ describe("the test PSP", () => {
       expect((await pix("GET", `/cob/${txid}?revisao=0`)).body.valor.original).toBe("10.00");
       expect((await pix("GET", `/cob/${txid}?revisao=7`)).status).toBe(400);
 
-      const both = await pix("PATCH", `/cob/${txid}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR", solicitacaoPagador: "x" });
+      const both = await pix("PATCH", `/cob/${txid}`, {
+        status: "REMOVIDA_PELO_USUARIO_RECEBEDOR",
+        solicitacaoPagador: "x",
+      });
       expect(both.status).toBe(400);
       const removed = await pix("PATCH", `/cob/${txid}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
       expect(removed.body).toMatchObject({ status: "REMOVIDA_PELO_USUARIO_RECEBEDOR", revisao: 2 });
@@ -320,7 +380,9 @@ describe("the test PSP", () => {
       expect(late.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida");
       expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(400);
       await expect(psp.pay(txid)).rejects.toThrow(/REMOVIDA/);
-      expect((await pix("GET", `/cob/${txidOf()}`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado");
+      expect((await pix("GET", `/cob/${txidOf()}`)).body.type).toBe(
+        "https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado",
+      );
     });
 
     it("answers 400 with violacoes and records a violation for what breaks the document", async () => {
@@ -328,7 +390,9 @@ describe("the test PSP", () => {
       expect(badValor.status).toBe(400);
       expect(badValor.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida");
       expect(badValor.body.violacoes).toContainEqual(expect.objectContaining({ propriedade: "cob.valor.original" }));
-      expect(takeViolations()).toEqual([expect.stringMatching(/^PUT \/v2\/cob\/\w+: request body \/valor\/original: must match pattern/)]);
+      expect(takeViolations()).toEqual([
+        expect.stringMatching(/^PUT \/v2\/cob\/\w+: request body \/valor\/original: must match pattern/),
+      ]);
 
       const shortTxid = await pix("PUT", "/cob/abcdefghij", cobBody());
       expect(shortTxid.status).toBe(400);
@@ -337,7 +401,9 @@ describe("the test PSP", () => {
       // Beyond the document: a misspelt field would be silently ignored by a PSP.
       const typo = await pix("PUT", `/cob/${txidOf()}`, { ...cobBody(), solicitacaoPagadr: "x" });
       expect(typo.status).toBe(400);
-      expect(takeViolations()).toEqual([expect.stringContaining("/solicitacaoPagadr: is not a property the document defines")]);
+      expect(takeViolations()).toEqual([
+        expect.stringContaining("/solicitacaoPagadr: is not a property the document defines"),
+      ]);
 
       // Within the document but refused by the PSP: no violation, still a 400.
       const foreign = await pix("PUT", `/cob/${txidOf()}`, { ...cobBody(), chave: "someone-else@example.com" });
@@ -352,7 +418,11 @@ describe("the test PSP", () => {
     it("registers, shows and deletes a webhook for the receiver's key only", async () => {
       expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
       expect((await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: receiver.url })).status).toBe(200);
-      expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).body).toEqual({ webhookUrl: receiver.url, chave: RECEIVER_KEY, criacao: expect.any(String) });
+      expect((await pix("GET", `/webhook/${RECEIVER_KEY}`)).body).toEqual({
+        webhookUrl: receiver.url,
+        chave: RECEIVER_KEY,
+        criacao: expect.any(String),
+      });
       expect((await pix("PUT", "/webhook/someone@example.com", { webhookUrl: receiver.url })).status).toBe(400);
       expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(204);
       expect((await pix("DELETE", `/webhook/${RECEIVER_KEY}`)).status).toBe(404);
@@ -372,7 +442,9 @@ describe("the test PSP", () => {
       expect(cob.status).toBe("CONCLUIDA");
       expect(cob.pix).toEqual([paid]);
       expect((await pix("GET", `/pix/${paid.endToEndId}`)).body).toEqual(paid);
-      expect((await pix("GET", `/pix/E12345678202001011200abcdefghijk`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado");
+      expect((await pix("GET", `/pix/E12345678202001011200abcdefghijk`)).body.type).toBe(
+        "https://pix.bcb.gov.br/api/v2/error/PixNaoEncontrado",
+      );
 
       expect(receiver.got.length).toBe(before + 1);
       expect(receiver.got.at(-1)).toMatchObject({ path: "/hooks/pix-psp/pix", body: { pix: [paid] } });
@@ -427,7 +499,9 @@ describe("the test PSP", () => {
         await pix("PUT", `/webhook/${RECEIVER_KEY}`, { webhookUrl: mtls.url });
         const paid = await psp.pay(txid, { notify: false });
         expect(await psp.notify([paid])).toBe(200);
-        expect(mtls.got).toEqual([{ path: "/hooks/pix-psp/pix", body: { pix: [paid] }, peer: "pix-psp webhook client" }]);
+        expect(mtls.got).toEqual([
+          { path: "/hooks/pix-psp/pix", body: { pix: [paid] }, peer: "pix-psp webhook client" },
+        ]);
         expect(await psp.forgeNotification(txid)).toBe(0); // refused in the handshake
         expect(mtls.got).toHaveLength(1);
         expect(mtls.refused).toHaveLength(1);
@@ -457,7 +531,9 @@ describe("the test PSP", () => {
       expect(pages.flat().map((p: any) => p.endToEndId)).toEqual(paid.map((p) => p.endToEndId));
       expect((await pix("GET", q("&paginacao.itensPorPagina=10"))).body.pix).toHaveLength(5);
       expect((await pix("GET", q(`&txid=${paid[3].txid}`))).body.pix).toEqual([paid[3]]);
-      expect((await pix("GET", "/pix?inicio=2030-01-01T10:01:30Z&fim=2030-01-01T10:02:30Z")).body.pix).toEqual([paid[2]]);
+      expect((await pix("GET", "/pix?inicio=2030-01-01T10:01:30Z&fim=2030-01-01T10:02:30Z")).body.pix).toEqual([
+        paid[2],
+      ]);
 
       const backwards = await pix("GET", "/pix?inicio=2030-01-02T00:00:00Z&fim=2030-01-01T00:00:00Z");
       expect(backwards.status).toBe(400);
@@ -502,9 +578,16 @@ describe("the test PSP", () => {
       expect(over.status).toBe(400);
       expect(over.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida");
       expect((await pix("PUT", `/pix/${p.endToEndId}/devolucao/dev2`, { valor: "6.00" })).status).toBe(201);
-      expect((await pix("GET", `/pix/${p.endToEndId}`)).body.devolucoes.map((d: any) => d.id)).toEqual(["dev1", "dev2"]);
-      expect((await pix("PUT", `/pix/E12345678202001011200abcdefghijk/devolucao/x`, { valor: "1.00" })).status).toBe(404);
-      expect((await pix("GET", `/pix/${p.endToEndId}/devolucao/nope`)).body.type).toBe("https://pix.bcb.gov.br/api/v2/error/PixDevolucaoNaoEncontrada");
+      expect((await pix("GET", `/pix/${p.endToEndId}`)).body.devolucoes.map((d: any) => d.id)).toEqual([
+        "dev1",
+        "dev2",
+      ]);
+      expect((await pix("PUT", `/pix/E12345678202001011200abcdefghijk/devolucao/x`, { valor: "1.00" })).status).toBe(
+        404,
+      );
+      expect((await pix("GET", `/pix/${p.endToEndId}/devolucao/nope`)).body.type).toBe(
+        "https://pix.bcb.gov.br/api/v2/error/PixDevolucaoNaoEncontrada",
+      );
     });
 
     it("stays EM_PROCESSAMENTO until settled, then notifies; NAO_REALIZADO gives nothing back", async () => {
@@ -531,8 +614,10 @@ describe("the test PSP", () => {
 
   describe("Efí payouts", () => {
     const QRCODE_INVALIDO = problemType("QrcodeOperacaoInvalida");
-    const detalhar = (pixCopiaECola: unknown, t = token) => call(psp, "POST", "/v2/gn/qrcodes/detalhar", { json: { pixCopiaECola }, token: t });
-    const payCode = (idEnvio: string, pixCopiaECola: string) => efi("PUT", `/v2/gn/pix/${idEnvio}/qrcode`, { pagador: { chave: PAYOUT_KEY }, pixCopiaECola });
+    const detalhar = (pixCopiaECola: unknown, t = token) =>
+      call(psp, "POST", "/v2/gn/qrcodes/detalhar", { json: { pixCopiaECola }, token: t });
+    const payCode = (idEnvio: string, pixCopiaECola: string) =>
+      efi("PUT", `/v2/gn/pix/${idEnvio}/qrcode`, { pagador: { chave: PAYOUT_KEY }, pixCopiaECola });
 
     it("sends once per idEnvio: any request under a used idEnvio is a 409, the same body again too", async () => {
       const made = psp.payoutsMade;
@@ -572,7 +657,10 @@ describe("the test PSP", () => {
     });
 
     it("refuses another payer key and shapes Efí does not take", async () => {
-      const foreign = await efi("PUT", "/v2/gn/pix/saque43", { ...sendBody(), pagador: { chave: "outra@example.com" } });
+      const foreign = await efi("PUT", "/v2/gn/pix/saque43", {
+        ...sendBody(),
+        pagador: { chave: "outra@example.com" },
+      });
       expect(foreign.status).toBe(400);
       expect(foreign.body.nome).toBe("chave_invalida");
       expect(takeViolations()).toEqual([]);
@@ -592,7 +680,12 @@ describe("the test PSP", () => {
     });
 
     it("pays a BR Code: the amount from field 54, or for its own dynamic code from the charge", async () => {
-      const code = staticBrCode({ chave: "loja@example.com", valor: "7.50", merchantName: "Loja", merchantCity: "Recife" });
+      const code = staticBrCode({
+        chave: "loja@example.com",
+        valor: "7.50",
+        merchantName: "Loja",
+        merchantCity: "Recife",
+      });
       const res = await efi("PUT", "/v2/gn/pix/qr1/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code });
       expect(res.status).toBe(201);
       expect(res.body.valor).toBe("7.50");
@@ -608,10 +701,16 @@ describe("the test PSP", () => {
       expect([twice.status, twice.body.type]).toEqual([400, QRCODE_INVALIDO]);
 
       const noAmount = staticBrCode({ chave: "loja@example.com", merchantName: "Loja", merchantCity: "Recife" });
-      const refused = await efi("PUT", "/v2/gn/pix/qr3/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: noAmount });
+      const refused = await efi("PUT", "/v2/gn/pix/qr3/qrcode", {
+        pagador: { chave: PAYOUT_KEY },
+        pixCopiaECola: noAmount,
+      });
       expect(refused.status).toBe(400);
       expect(refused.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/QrcodeOperacaoInvalida");
-      const badCrc = await efi("PUT", "/v2/gn/pix/qr4/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code.slice(0, -4) + "0000" });
+      const badCrc = await efi("PUT", "/v2/gn/pix/qr4/qrcode", {
+        pagador: { chave: PAYOUT_KEY },
+        pixCopiaECola: code.slice(0, -4) + "0000",
+      });
       expect(badCrc.status).toBe(400);
     });
 
@@ -654,12 +753,24 @@ describe("the test PSP", () => {
         horario: { solicitacao: expect.any(String) },
         status: "EM_PROCESSAMENTO",
       });
-      expect(psp.payouts.get("versao3a")).toMatchObject({ valor: "4.00", chave: PAYOUT_KEY, favorecido: { chave: "fornecedor@example.com" } });
+      expect(psp.payouts.get("versao3a")).toMatchObject({
+        valor: "4.00",
+        chave: PAYOUT_KEY,
+        favorecido: { chave: "fornecedor@example.com" },
+      });
       expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/versao3a")).body.endToEndId).toBe(res.body.e2eId);
       expect((await efi("PUT", "/v2/gn/pix/versao3a", sendBody("4.00"))).status).toBe(409);
 
-      const code = staticBrCode({ chave: "loja@example.com", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
-      const onV3 = await efi("PUT", "/v3/gn/pix/versao3b/qrcode", { pagador: { chave: PAYOUT_KEY }, pixCopiaECola: code });
+      const code = staticBrCode({
+        chave: "loja@example.com",
+        valor: "1.00",
+        merchantName: "Loja",
+        merchantCity: "Recife",
+      });
+      const onV3 = await efi("PUT", "/v3/gn/pix/versao3b/qrcode", {
+        pagador: { chave: PAYOUT_KEY },
+        pixCopiaECola: code,
+      });
       expect([onV3.status, onV3.body.nome]).toEqual([404, "rota_nao_encontrada"]);
     });
 
@@ -670,7 +781,12 @@ describe("the test PSP", () => {
         const toKey = await efi("PUT", "/v3/gn/pix/semwebhook1", sendBody());
         expect(toKey.status).toBe(400);
         expect(toKey.body).toEqual({ nome: "webhook_nao_configurado", mensagem: expect.any(String) });
-        const code = staticBrCode({ chave: "loja@example.com", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
+        const code = staticBrCode({
+          chave: "loja@example.com",
+          valor: "1.00",
+          merchantName: "Loja",
+          merchantCity: "Recife",
+        });
         expect((await payCode("semwebhook2", code)).body.nome).toBe("webhook_nao_configurado");
         expect(psp.payoutsMade).toBe(made);
       } finally {
@@ -680,14 +796,17 @@ describe("the test PSP", () => {
     });
 
     it("notifies each outcome to the payer key's webhook as tipo SOLICITACAO: REALIZADO, NAO_REALIZADO, nothing while EM_PROCESSAMENTO", async () => {
-      psp.faults.payoutOutcome = ({ idEnvio }) => (idEnvio === "solicit2" ? "NAO_REALIZADO" : idEnvio === "solicit3" ? "EM_PROCESSAMENTO" : "REALIZADO");
+      psp.faults.payoutOutcome = ({ idEnvio }) =>
+        idEnvio === "solicit2" ? "NAO_REALIZADO" : idEnvio === "solicit3" ? "EM_PROCESSAMENTO" : "REALIZADO";
       try {
-        for (const id of ["solicit1", "solicit2", "solicit3"]) expect((await efi("PUT", `/v3/gn/pix/${id}`, sendBody("6.50"))).status).toBe(201);
+        for (const id of ["solicit1", "solicit2", "solicit3"])
+          expect((await efi("PUT", `/v3/gn/pix/${id}`, sendBody("6.50"))).status).toBe(201);
       } finally {
         psp.faults.payoutOutcome = () => "REALIZADO";
       }
       await psp.idle();
-      const about = (idEnvio: string) => psp.payoutNotifications.filter((n) => (n.body.pix as any[]).some((i) => i.gnExtras?.idEnvio === idEnvio));
+      const about = (idEnvio: string) =>
+        psp.payoutNotifications.filter((n) => (n.body.pix as any[]).some((i) => i.gnExtras?.idEnvio === idEnvio));
 
       const ok = psp.payouts.get("solicit1")!;
       expect(about("solicit1")).toMatchObject([{ url: `${payerHook.url}/pix`, status: 200 }]);
@@ -719,7 +838,10 @@ describe("the test PSP", () => {
               valor: "6.50",
               horario: null,
               infoPagador: "saque 42",
-              gnExtras: { idEnvio: "solicit2", erro: { codigo: expect.any(String), origem: expect.any(String), motivo: expect.any(String) } },
+              gnExtras: {
+                idEnvio: "solicit2",
+                erro: { codigo: expect.any(String), origem: expect.any(String), motivo: expect.any(String) },
+              },
             },
           ],
         },
@@ -730,7 +852,11 @@ describe("the test PSP", () => {
       psp.settlePayout("solicit3", "NAO_REALIZADO");
       await psp.idle();
       expect(about("solicit3").map((n) => (n.body.pix as any[])[0])).toEqual([
-        expect.objectContaining({ tipo: "SOLICITACAO", status: "NAO_REALIZADO", gnExtras: expect.objectContaining({ idEnvio: "solicit3" }) }),
+        expect.objectContaining({
+          tipo: "SOLICITACAO",
+          status: "NAO_REALIZADO",
+          gnExtras: expect.objectContaining({ idEnvio: "solicit3" }),
+        }),
       ]);
 
       // Delivered as the API Pix callback is: to <webhookUrl>/pix.
@@ -743,7 +869,11 @@ describe("the test PSP", () => {
     });
 
     it("details a dynamic code on POST /v2/gn/qrcodes/detalhar: 200 for a charge it holds, 400 for a static or unknown one, 422 for no code", async () => {
-      const foreign = psp.issueForeignCharge({ chave: "loja@outra.example", valor: "42.10", solicitacaoPagador: "Pedido 9" });
+      const foreign = psp.issueForeignCharge({
+        chave: "loja@outra.example",
+        valor: "42.10",
+        solicitacaoPagador: "Pedido 9",
+      });
       const ok = await detalhar(foreign.pixCopiaECola);
       expect(ok.status).toBe(200);
       expect(ok.body).toEqual({
@@ -759,13 +889,25 @@ describe("the test PSP", () => {
       });
 
       const kind = (r: Res) => [r.status, r.body.type];
-      const staticCode = staticBrCode({ chave: "loja@outra.example", valor: "1.00", merchantName: "Loja", merchantCity: "Recife" });
+      const staticCode = staticBrCode({
+        chave: "loja@outra.example",
+        valor: "1.00",
+        merchantName: "Loja",
+        merchantCity: "Recife",
+      });
       expect(kind(await detalhar(staticCode))).toEqual([400, QRCODE_INVALIDO]);
-      const neverIssued = dynamicBrCode({ location: "qr.pix-psp.test/qr/v2/nuncaemitida", merchantName: "Loja", merchantCity: "Recife" });
+      const neverIssued = dynamicBrCode({
+        location: "qr.pix-psp.test/qr/v2/nuncaemitida",
+        merchantName: "Loja",
+        merchantCity: "Recife",
+      });
       expect(kind(await detalhar(neverIssued))).toEqual([400, QRCODE_INVALIDO]);
       expect(kind(await detalhar(foreign.pixCopiaECola.slice(0, -4) + "0000"))).toEqual([422, QRCODE_INVALIDO]);
       // Efí's field is pixCopiaECola: another name is the client's mistake, recorded.
-      const misnamed = await call(psp, "POST", "/v2/gn/qrcodes/detalhar", { json: { qrcode: foreign.pixCopiaECola }, token });
+      const misnamed = await call(psp, "POST", "/v2/gn/qrcodes/detalhar", {
+        json: { qrcode: foreign.pixCopiaECola },
+        token,
+      });
       expect(kind(misnamed)).toEqual([422, QRCODE_INVALIDO]);
       expect(takeViolations()).toEqual([expect.stringContaining("POST /v2/gn/qrcodes/detalhar request body")]);
 
@@ -776,7 +918,12 @@ describe("the test PSP", () => {
 
     it("issues another receiver's charge: its dynamic code pays once, at the charge's amount, and not once expired", async () => {
       const charge = psp.issueForeignCharge({ chave: "loja@outra.example", valor: "12.00" });
-      expect(charge).toMatchObject({ chave: "loja@outra.example", status: "ATIVA", valor: { original: "12.00" }, calendario: { expiracao: 3600 } });
+      expect(charge).toMatchObject({
+        chave: "loja@outra.example",
+        status: "ATIVA",
+        valor: { original: "12.00" },
+        calendario: { expiracao: 3600 },
+      });
       // A dynamic code: the amount is not in it but at its location.
       expect(readBrCode(charge.pixCopiaECola)).toMatchObject({ location: charge.location, valor: null, chave: null });
 
@@ -803,18 +950,27 @@ describe("the test PSP", () => {
       for (let i = 0; i < 2; i++) {
         const res = await pix("PUT", `/cob/${txid}`, cobBody());
         expect(res.status).toBe(503);
-        expect(res.body).toMatchObject({ type: "https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel", status: 503 });
+        expect(res.body).toMatchObject({
+          type: "https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel",
+          status: 503,
+        });
       }
       expect(psp.charges.has(txid)).toBe(false); // a failure injected before the work
       expect((await pix("PUT", `/cob/${txid}`, cobBody())).status).toBe(201);
       expect(psp.faults.failNext).toEqual([]);
 
       psp.faults.failNext.push({ path: /^\/oauth\/token$/, status: 500, count: 1 });
-      const failed = await call(psp, "POST", "/oauth/token", { raw: "grant_type=client_credentials", basic: [psp.clientId, psp.clientSecret] });
+      const failed = await call(psp, "POST", "/oauth/token", {
+        raw: "grant_type=client_credentials",
+        basic: [psp.clientId, psp.clientSecret],
+      });
       expect(failed.status).toBe(500);
       // Efí's documented 500 is ApplicationError.
       psp.faults.failNext.push({ path: /^\/v2\/gn\//, status: 500, count: 1 });
-      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x", { token })).body).toEqual({ nome: "erro_aplicacao", mensagem: expect.any(String) });
+      expect((await call(psp, "GET", "/v2/gn/pix/enviados/id-envio/x", { token })).body).toEqual({
+        nome: "erro_aplicacao",
+        mensagem: expect.any(String),
+      });
     });
 
     it("delays the answer after doing the work: a client that times out has created the charge", async () => {
@@ -826,7 +982,9 @@ describe("the test PSP", () => {
       // The same, with a client that gives up first.
       const txid2 = txidOf();
       psp.faults.delayNext.push({ path: new RegExp(`/cob/${txid2}$`), ms: 400, count: 1 });
-      await expect(call(psp, "PUT", `/v2/cob/${txid2}`, { json: cobBody(), token, timeoutMs: 100 })).rejects.toThrow("client timeout");
+      await expect(call(psp, "PUT", `/v2/cob/${txid2}`, { json: cobBody(), token, timeoutMs: 100 })).rejects.toThrow(
+        "client timeout",
+      );
       expect(psp.charges.get(txid2)?.status).toBe("ATIVA");
       expect((await pix("GET", `/cob/${txid2}`)).status).toBe(200);
 
@@ -882,7 +1040,9 @@ describe("the test PSP", () => {
       psp.faults.loseNext.push({ path: /\/devolucao\/perdida1$/, count: 1 });
       await expect(pix("PUT", path, { valor: "5.00" })).rejects.toThrow(/socket hang up|ECONNRESET/);
       expect(psp.requests.at(-1)).toMatchObject({ method: "PUT", path: `/v2${path}`, status: 0 });
-      expect(psp.received.get(p.endToEndId)!.devolucoes).toEqual([expect.objectContaining({ id: "perdida1", valor: "5.00" })]);
+      expect(psp.received.get(p.endToEndId)!.devolucoes).toEqual([
+        expect.objectContaining({ id: "perdida1", valor: "5.00" }),
+      ]);
       // Asking again is a used id (400) though the devolução was made: only its read tells.
       expect((await pix("PUT", path, { valor: "5.00" })).status).toBe(400);
       expect((await pix("GET", path)).body).toMatchObject({ id: "perdida1", status: "DEVOLVIDO" });
@@ -902,7 +1062,11 @@ describe("the test PSP", () => {
       expect(failed.status).toBe(500);
       expect(failed.body).toEqual({ nome: "erro_aplicacao", mensagem: expect.any(String) });
       expect(psp.payoutsMade).toBe(made + 1);
-      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/depois1")).body).toMatchObject({ idEnvio: "depois1", valor: "3.00", status: "REALIZADO" });
+      expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/depois1")).body).toMatchObject({
+        idEnvio: "depois1",
+        valor: "3.00",
+        status: "REALIZADO",
+      });
       expect((await efi("PUT", "/v3/gn/pix/depois1", sendBody("3.00"))).status).toBe(409);
 
       // The same on API Pix: the document's 500, and the devolução made.
@@ -928,7 +1092,10 @@ describe("the test PSP", () => {
 
         await sleep(450);
         expect((await pix("GET", path)).body).toMatchObject({ id: "atrasada1", status: "DEVOLVIDO" });
-        expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/atrasado2")).body).toMatchObject({ idEnvio: "atrasado2", status: "REALIZADO" });
+        expect((await efi("GET", "/v2/gn/pix/enviados/id-envio/atrasado2")).body).toMatchObject({
+          idEnvio: "atrasado2",
+          status: "REALIZADO",
+        });
       } finally {
         psp.faults.readLagMs = 0;
       }
@@ -940,7 +1107,11 @@ describe("webhook registration, as Efí does it (the default)", () => {
   let psp: PixPsp;
   let token: string;
   const register = (webhookUrl: string, o: { skipMtlsChecking?: boolean } = {}) =>
-    call(psp, "PUT", `/v2/webhook/${RECEIVER_KEY}`, { json: { webhookUrl }, token, headers: o.skipMtlsChecking ? { "x-skip-mtls-checking": "true" } : {} });
+    call(psp, "PUT", `/v2/webhook/${RECEIVER_KEY}`, {
+      json: { webhookUrl },
+      token,
+      headers: o.skipMtlsChecking ? { "x-skip-mtls-checking": "true" } : {},
+    });
   const handshakesWith = (url: string) => psp.handshakes.filter((h) => h.url === url);
   const TEST_POST = { evento: "teste_webhook" };
 
@@ -951,7 +1122,8 @@ describe("webhook registration, as Efí does it (the default)", () => {
   afterAll(() => psp.close());
   afterEach(async () => {
     expect(psp.violations).toEqual([]);
-    if (psp.webhooks.has(RECEIVER_KEY)) expect((await call(psp, "DELETE", `/v2/webhook/${RECEIVER_KEY}`, { token })).status).toBe(204);
+    if (psp.webhooks.has(RECEIVER_KEY))
+      expect((await call(psp, "DELETE", `/v2/webhook/${RECEIVER_KEY}`, { token })).status).toBe(204);
   });
 
   it("refuses an https URL that answers a caller without a client certificate, unless told the check is skipped", async () => {
@@ -989,7 +1161,10 @@ describe("webhook registration, as Efí does it (the default)", () => {
       ]);
       expect(mtls.refused).toHaveLength(1);
       expect(mtls.got).toEqual([{ path: "/hooks/pix-psp", body: TEST_POST, peer: "pix-psp webhook client" }]);
-      expect((await call(psp, "GET", `/v2/webhook/${RECEIVER_KEY}`, { token })).body).toMatchObject({ webhookUrl: mtls.url, chave: RECEIVER_KEY });
+      expect((await call(psp, "GET", `/v2/webhook/${RECEIVER_KEY}`, { token })).body).toMatchObject({
+        webhookUrl: mtls.url,
+        chave: RECEIVER_KEY,
+      });
     } finally {
       await mtls.close();
     }
@@ -1051,7 +1226,10 @@ describe("the test PSP's options", () => {
       expect((await call(psp, "GET", `/v2/cob/${txid}`, { token })).status).toBe(404);
 
       // "none": a plain http URL is stored as given, without calling it.
-      expect((await call(psp, "PUT", `/api/v2/webhook/${RECEIVER_KEY}`, { json: { webhookUrl: receiver.url }, token })).status).toBe(200);
+      expect(
+        (await call(psp, "PUT", `/api/v2/webhook/${RECEIVER_KEY}`, { json: { webhookUrl: receiver.url }, token }))
+          .status,
+      ).toBe(200);
       expect(psp.handshakes).toEqual([]);
       expect(receiver.got).toEqual([]);
 
@@ -1061,7 +1239,9 @@ describe("the test PSP's options", () => {
       expect(first.status).toBe(201);
       const repeat = await call(psp, "PUT", "/v2/gn/pix/conf1", { json: send, token });
       expect([repeat.status, repeat.body]).toEqual([201, first.body]);
-      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: { ...send, valor: "2.00" }, token })).status).toBe(409);
+      expect((await call(psp, "PUT", "/v2/gn/pix/conf1", { json: { ...send, valor: "2.00" }, token })).status).toBe(
+        409,
+      );
       expect(psp.payoutsMade).toBe(1);
 
       const paid = await psp.pay(txid);
@@ -1100,17 +1280,27 @@ describe("the OpenAPI validator", () => {
   it("accepts a right response and flags a wrong one", () => {
     expect(api.validateResponse(put, { status: 201, contentType: "application/json", body: cob })).toEqual([]);
     const { revisao: _r, ...noRevisao } = cob;
-    expect(api.validateResponse(put, { status: 201, contentType: "application/json", body: { ...noRevisao, status: "PAGA" } }).sort()).toEqual([
+    expect(
+      api
+        .validateResponse(put, { status: 201, contentType: "application/json", body: { ...noRevisao, status: "PAGA" } })
+        .sort(),
+    ).toEqual([
       "response 201 body /revisao: must have required property 'revisao'",
       "response 201 body /status: must be equal to one of the allowed values (ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP)",
     ]);
-    expect(api.validateResponse(put, { status: 201, contentType: "text/plain", body: cob })[0]).toContain("content-type text/plain");
+    expect(api.validateResponse(put, { status: 201, contentType: "text/plain", body: cob })[0]).toContain(
+      "content-type text/plain",
+    );
     expect(api.validateResponse(put, { status: 409, contentType: "application/problem+json", body: {} })).toEqual([
       "status 409 is not a documented response of PUT /cob/{txid}",
     ]);
-    expect(api.validateResponse(put, { status: 503, contentType: "application/problem+json", body: { type: "about:blank", title: "x", status: 503 } })).toEqual([
-      "problem type about:blank is not https://pix.bcb.gov.br/api/v2/error/<TipoErro>",
-    ]);
+    expect(
+      api.validateResponse(put, {
+        status: 503,
+        contentType: "application/problem+json",
+        body: { type: "about:blank", title: "x", status: 503 },
+      }),
+    ).toEqual(["problem type about:blank is not https://pix.bcb.gov.br/api/v2/error/<TipoErro>"]);
   });
 
   it("takes readOnly properties out of what a request must send, not out of a response", () => {
@@ -1132,9 +1322,19 @@ describe("the OpenAPI validator", () => {
       "cpf-pattern-slashes": ["PessoaFisica", { cpf: "12345678909", nome: "Fulano" }],
       "pix-consultados-required": [
         "PixConsultados",
-        { parametros: { inicio: now, fim: now, paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 } }, pix: [] },
+        {
+          parametros: {
+            inicio: now,
+            fim: now,
+            paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 },
+          },
+          pix: [],
+        },
       ],
-      "webhook-completo-chave": ["WebhookCompleto", { webhookUrl: "https://pix.example.com/api/webhook/", chave: RECEIVER_KEY, criacao: now }],
+      "webhook-completo-chave": [
+        "WebhookCompleto",
+        { webhookUrl: "https://pix.example.com/api/webhook/", chave: RECEIVER_KEY, criacao: now },
+      ],
       "location-without-scheme": ["CobGerada", cob],
     };
     expect(Object.keys(cases).sort()).toEqual(ERRATA.map((e) => e.id).sort());
@@ -1145,7 +1345,11 @@ describe("the OpenAPI validator", () => {
   });
 
   it("checks notification bodies against the webhook callback's schema", () => {
-    expect(api.validateNotification({ pix: [{ endToEndId: "E12345678202009091221abcdef12345", valor: "1.00", horario: now }] })).toEqual([]);
+    expect(
+      api.validateNotification({
+        pix: [{ endToEndId: "E12345678202009091221abcdef12345", valor: "1.00", horario: now }],
+      }),
+    ).toEqual([]);
     expect(api.validateNotification({ pix: [{ endToEndId: "E1", valor: "1", horario: "ontem" }], extra: 1 })).toEqual([
       "notification body /pix/0/endToEndId: must NOT have fewer than 32 characters",
       'notification body /pix/0/endToEndId: must match pattern "^(?:[a-zA-Z0-9]{32})$"',

@@ -42,7 +42,9 @@ describe.skipIf(!binaries)("postgres.js with several hosts", () => {
     const { primary } = cluster;
     const [standby] = cluster.standbys;
     const port = (tsa: string, order: typeof cluster.nodes) =>
-      outcome(client(cluster.multiHostUrl("app", { target_session_attrs: tsa }, order))`select inet_server_port() as port`);
+      outcome(
+        client(cluster.multiHostUrl("app", { target_session_attrs: tsa }, order))`select inet_server_port() as port`,
+      );
     for (const order of [
       [standby, primary],
       [primary, standby],
@@ -76,7 +78,9 @@ describe.skipIf(!binaries)("postgres.js with several hosts", () => {
 
   it("passes over a host that is down for the next one", async () => {
     const down = await freePort();
-    const sql = client(`postgres://postgres@127.0.0.1:${down},127.0.0.1:${cluster.primary.port}/app?target_session_attrs=read-write`);
+    const sql = client(
+      `postgres://postgres@127.0.0.1:${down},127.0.0.1:${cluster.primary.port}/app?target_session_attrs=read-write`,
+    );
     expect(await outcome(sql`select inet_server_port() as port`)).toBe(`port ${cluster.primary.port}`);
   }, 30_000);
 });

@@ -16,7 +16,8 @@ const root = path.resolve(path.dirname(require.resolve("postgres")), "../..");
 const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
 afterAll(() => sql.end({ timeout: 1 }));
 
-const prepared = async () => Number((await sql.unsafe<{ n: string }[]>("select count(*) as n from pg_prepared_statements"))[0].n);
+const prepared = async () =>
+  Number((await sql.unsafe<{ n: string }[]>("select count(*) as n from pg_prepared_statements"))[0].n);
 
 describe("postgres.js statement signatures (patched)", () => {
   it("is installed in every build Node can load", () => {

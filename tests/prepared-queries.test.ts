@@ -15,7 +15,12 @@ describe("prepared(): the fast execution of a Drizzle prepared query", () => {
   it("decodes every column type of an order as Drizzle does (timestamps, numeric, bigint, jsonb, nulls)", async () => {
     const { merchant } = await seedMerchant();
     const profile = { ...merchant };
-    const pix = await createPixOrder(profile, { value: 1050, expiresIn: 600, orderId: "abc", name: "Zé Ünïcode" } as never);
+    const pix = await createPixOrder(profile, {
+      value: 1050,
+      expiresIn: 600,
+      orderId: "abc",
+      name: "Zé Ünïcode",
+    } as never);
     const ln = await createLightningOrder(profile, { value: 2599, email: "a@b.co" } as never);
     const { db, sql: client } = openPool();
     const query = db
@@ -86,7 +91,11 @@ describe("prepared(): the fast execution of a Drizzle prepared query", () => {
       .where(eq(orders.id, sql.placeholder("id")))
       .prepare("test_prepared_missing");
     expect(() => compile(client, byId).execute({})).toThrow(/No value for placeholder "id"/);
-    const outer = db.select().from(apiKeys).leftJoin(merchants, eq(merchants.id, apiKeys.merchantId)).prepare("test_prepared_outer");
+    const outer = db
+      .select()
+      .from(apiKeys)
+      .leftJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .prepare("test_prepared_outer");
     expect(() => compile(client, outer)).toThrow(/outer joins/);
   });
 });

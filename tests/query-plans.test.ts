@@ -93,19 +93,33 @@ async function genericScans(sql: postgres.Sql, statement: Captured): Promise<Sca
           [statement.types as never],
         )
       : [];
-    const declared = typeNames.length ? `(${typeNames.map((t) => (t.name === "unknown" ? "unknown" : `"${t.name}"`)).join(", ")})` : "";
+    const declared = typeNames.length
+      ? `(${typeNames.map((t) => (t.name === "unknown" ? "unknown" : `"${t.name}"`)).join(", ")})`
+      : "";
     await tx.unsafe(`prepare plan_probe ${declared} as ${statement.text}`);
-    const [{ n }] = await tx.unsafe<{ n: number }[]>("select coalesce(cardinality(parameter_types), 0) as n from pg_prepared_statements where name = 'plan_probe'");
+    const [{ n }] = await tx.unsafe<{ n: number }[]>(
+      "select coalesce(cardinality(parameter_types), 0) as n from pg_prepared_statements where name = 'plan_probe'",
+    );
     // A generic plan does not depend on the values: nulls stand for every parameter.
     const args = n ? `(${Array.from({ length: n }, () => "null").join(", ")})` : "";
-    const [row] = await tx.unsafe<{ "QUERY PLAN": { Plan: PlanNode }[] }[]>(`explain (format json) execute plan_probe${args}`);
+    const [row] = await tx.unsafe<{ "QUERY PLAN": { Plan: PlanNode }[] }[]>(
+      `explain (format json) execute plan_probe${args}`,
+    );
     await tx.unsafe("deallocate plan_probe");
     const scans: Scan[] = [];
-    const indexesUnder = (node: PlanNode): string[] => [...(node["Index Name"] ? [node["Index Name"]] : []), ...(node.Plans ?? []).flatMap(indexesUnder)];
+    const indexesUnder = (node: PlanNode): string[] => [
+      ...(node["Index Name"] ? [node["Index Name"]] : []),
+      ...(node.Plans ?? []).flatMap(indexesUnder),
+    ];
     const walk = (node: PlanNode) => {
       const relation = node["Relation Name"];
       if (relation && node["Node Type"] !== "ModifyTable") {
-        const indexes = node["Node Type"] === "Bitmap Heap Scan" ? indexesUnder(node) : node["Index Name"] ? [node["Index Name"]] : [];
+        const indexes =
+          node["Node Type"] === "Bitmap Heap Scan"
+            ? indexesUnder(node)
+            : node["Index Name"]
+              ? [node["Index Name"]]
+              : [];
         scans.push({ node: node["Node Type"], relation, indexes });
         if (node["Node Type"] === "Bitmap Heap Scan") return;
       }
@@ -211,19 +225,46 @@ const READ_THROUGH: Record<string, string[]> = {
     "crypto_pix_open_expiry",
     "crypto_pix_refund_pending",
   ],
-  ledger_entries: ["ledger_entries_pkey", "ledger_entries_merchant", "ledger_entries_merchant_kind", "ledger_entries_merchant_created"],
+  ledger_entries: [
+    "ledger_entries_pkey",
+    "ledger_entries_merchant",
+    "ledger_entries_merchant_kind",
+    "ledger_entries_merchant_created",
+  ],
   unfolded_credits: ["unfolded_credits_merchant", "unfolded_credits_pkey"],
-  events: ["events_pkey", "events_unpublished", "events_merchant_position", "events_merchant_seq", "events_subject", "events_position"],
-  webhook_deliveries: ["webhook_deliveries_pkey", "webhook_deliveries_due", "webhook_deliveries_order", "webhook_deliveries_event"],
+  events: [
+    "events_pkey",
+    "events_unpublished",
+    "events_merchant_position",
+    "events_merchant_seq",
+    "events_subject",
+    "events_position",
+  ],
+  webhook_deliveries: [
+    "webhook_deliveries_pkey",
+    "webhook_deliveries_due",
+    "webhook_deliveries_order",
+    "webhook_deliveries_event",
+  ],
   withdrawals: ["withdrawals_pkey", "withdrawals_merchant_day", "withdrawals_merchant_created", "withdrawals_tx_hash"],
   pix_receipts: ["pix_receipts_pkey", "pix_receipts_order"],
   order_refunds: ["order_refunds_pkey", "order_refunds_order", "order_refunds_open"],
   pix_returns: ["pix_returns_pkey", "pix_returns_order"],
   pix_payouts: ["pix_payouts_pkey", "pix_payouts_owner", "pix_payouts_open"],
   idempotency_keys: ["idempotency_keys_merchant_id_key_method_path_pk", "idempotency_keys_expiry"],
-  chain_transfers: ["chain_transfers_pkey", "chain_transfers_owner", "chain_transfers_unique", "chain_transfers_refund_pending"],
+  chain_transfers: [
+    "chain_transfers_pkey",
+    "chain_transfers_owner",
+    "chain_transfers_unique",
+    "chain_transfers_refund_pending",
+  ],
   chain_txs: ["chain_txs_pkey", "chain_txs_owner", "chain_txs_pending", "chain_txs_nonce"],
-  crypto_pix_invoices: ["crypto_pix_invoices_pkey", "crypto_pix_invoices_hash", "crypto_pix_invoices_pending", "crypto_pix_invoices_action"],
+  crypto_pix_invoices: [
+    "crypto_pix_invoices_pkey",
+    "crypto_pix_invoices_hash",
+    "crypto_pix_invoices_pending",
+    "crypto_pix_invoices_action",
+  ],
   deposit_addresses: ["deposit_addresses_pkey", "deposit_addresses_address"],
   audit_events: ["audit_events_pkey", "audit_events_merchant"],
   mail_outbox: ["mail_outbox_pkey", "mail_outbox_merchant"],
@@ -236,9 +277,17 @@ const INTENT: Record<string, Record<string, string[]>> = {
   "paid order by id": { orders: ["orders_pkey"], order_refunds: ["order_refunds_order"] },
   "order by payment link id": { orders: ["orders_payment_link_id"] },
   "payment by PSP notification": { orders: ["orders_txid", "orders_pkey"] },
-  account: { merchants: ["merchants_pkey"], unfolded_credits: ["unfolded_credits_merchant"], withdrawals: ["withdrawals_merchant_day"] },
+  account: {
+    merchants: ["merchants_pkey"],
+    unfolded_credits: ["unfolded_credits_merchant"],
+    withdrawals: ["withdrawals_merchant_day"],
+  },
   "sandbox payment": { orders: ["orders_pkey"] },
-  "order list": { orders: ["orders_merchant_created"], onchain_orders: ["onchain_orders_merchant_created"], crypto_pix_payments: ["crypto_pix_merchant_created"] },
+  "order list": {
+    orders: ["orders_merchant_created"],
+    onchain_orders: ["onchain_orders_merchant_created"],
+    crypto_pix_payments: ["crypto_pix_merchant_created"],
+  },
   "dashboard statement": { ledger_entries: ["ledger_entries_merchant"] },
   "dashboard statement by kind": { ledger_entries: ["ledger_entries_merchant_kind", "ledger_entries_merchant"] },
   "export orders": {
@@ -262,7 +311,8 @@ async function wrongPlans(label: string): Promise<string[]> {
         for (const scan of await genericScans(admin, statement)) {
           if (SMALL.has(scan.relation)) continue;
           const allowed = INTENT[operation]?.[scan.relation] ?? READ_THROUGH[scan.relation];
-          const fine = allowed !== undefined && scan.indexes.length > 0 && scan.indexes.every((i) => allowed.includes(i));
+          const fine =
+            allowed !== undefined && scan.indexes.length > 0 && scan.indexes.every((i) => allowed.includes(i));
           if (!fine) {
             wrong.push(
               `${label}, ${operation}: ${scan.node} on ${scan.relation}${scan.indexes.length ? ` using ${scan.indexes.join(", ")}` : ""} (meant: ${allowed?.join(" or ") ?? "nothing: add the table to READ_THROUGH"})\n    ${statement.text.replace(/\s+/g, " ").trim().slice(0, 300)}`,
@@ -294,15 +344,32 @@ describe("hot statements' generic plans", () => {
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
 
     const { merchant, apiKey } = await during("seed", () => seedMerchant({ balanceCentavos: 10_000_000 }));
-    const ok = async (operation: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+    const ok = async (
+      operation: string,
+      method: string,
+      path: string,
+      body?: unknown,
+      headers?: Record<string, string>,
+    ) => {
       const res = await during(operation, () => api(method, path, { apiKey, body, headers }));
       if (res.status >= 300) throw new Error(`${operation}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     };
-    const created = await ok("create PIX order", "POST", "/api/v1/order/create/pix", { value: 10, orderId: "PED-1", name: "Maria Souza", expiresIn: 600 });
+    const created = await ok("create PIX order", "POST", "/api/v1/order/create/pix", {
+      value: 10,
+      orderId: "PED-1",
+      name: "Maria Souza",
+      expiresIn: 600,
+    });
     const id = created.pixOrder._id as string;
     const link = created.pixOrder.paymentLinkId as string;
-    await ok("create PIX order (Idempotency-Key)", "POST", "/api/v1/order/create/pix", { value: 11 }, { "idempotency-key": "plan-1" });
+    await ok(
+      "create PIX order (Idempotency-Key)",
+      "POST",
+      "/api/v1/order/create/pix",
+      { value: 11 },
+      { "idempotency-key": "plan-1" },
+    );
     await ok("order by id", "GET", `/api/v1/order/${id}`);
     await ok("order by payment link id", "GET", `/api/v1/order/${link}`);
     await ok("account", "GET", "/api/v1/account");
@@ -311,9 +378,22 @@ describe("hot statements' generic plans", () => {
     const { applyReceivedPix } = await import("@/lib/orders/pix-receipts");
     const [paidByPsp] = await db().select().from(schema.orders).where(eq(schema.orders.id, notified.pixOrder._id));
     await during("payment by PSP notification", () =>
-      applyReceivedPix({ endToEndId: "E00000000202601010000plan0001", txid: paidByPsp.txid, valueCentavos: 1200, paidAt: new Date(), chave: null }, "notification"),
+      applyReceivedPix(
+        {
+          endToEndId: "E00000000202601010000plan0001",
+          txid: paidByPsp.txid,
+          valueCentavos: 1200,
+          paidAt: new Date(),
+          chave: null,
+        },
+        "notification",
+      ),
     );
-    const deposit = await ok("on-chain deposit", "POST", "/api/v1/onchain/deposit", { value: 50, network: "bsc", asset: "USDT" });
+    const deposit = await ok("on-chain deposit", "POST", "/api/v1/onchain/deposit", {
+      value: 50,
+      network: "bsc",
+      asset: "USDT",
+    });
     await ok("on-chain deposit by link", "GET", `/api/v1/onchain/order/${deposit.order.paymentLinkId}`);
     await ok("sandbox payment", "POST", `/api/v1/sandbox/orders/${id}/pay`);
     await ok("paid order by id", "GET", `/api/v1/order/${id}`);
@@ -328,9 +408,13 @@ describe("hot statements' generic plans", () => {
     await ok("pix-out", "POST", "/api/v1/order/pix-out", { value: 1 });
     await during("dashboard statement", () => getStatement(merchant.id, {}));
     await during("dashboard statement by kind", () => getStatement(merchant.id, { kind: "order_credit" }));
-    await during("dashboard statement by days", () => getStatement(merchant.id, { from: "2020-01-01", to: "2099-12-31" }));
+    await during("dashboard statement by days", () =>
+      getStatement(merchant.id, { from: "2020-01-01", to: "2099-12-31" }),
+    );
     await during("dashboard orders", () => listDashboardOrders(merchant.id, { page: 1, limit: 20 }));
-    await during("dashboard orders, filtered", () => listDashboardOrders(merchant.id, { page: 1, limit: 20, status: "PENDING", from: "2020-01-01", q: "maria" }));
+    await during("dashboard orders, filtered", () =>
+      listDashboardOrders(merchant.id, { page: 1, limit: 20, status: "PENDING", from: "2020-01-01", q: "maria" }),
+    );
     await during("dashboard overview", () => getOverview(merchant.id));
     await during("dashboard order", () => getOrderDetail(merchant.id, id));
     await during("export orders", () => first(orderExportPages(db(), { merchantId: merchant.id })));

@@ -200,7 +200,16 @@ function quota(res: { headers: Headers }) {
 async function seedScopedKey(scopes: ApiScope[]): Promise<string> {
   const { merchant } = await seedMerchant();
   const key = generateApiKey("sandbox");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "scoped", prefix: key.prefix, keyHash: key.hash, mode: "sandbox", scopes });
+  await db()
+    .insert(apiKeys)
+    .values({
+      merchantId: merchant.id,
+      name: "scoped",
+      prefix: key.prefix,
+      keyHash: key.hash,
+      mode: "sandbox",
+      scopes,
+    });
   return key.key;
 }
 
@@ -231,7 +240,10 @@ describe("rate limits through the API", () => {
     expect(quota(second)).toMatchObject({ limit: 2, remaining: 0 });
     const limited = await api("GET", `/api/v1/order/${id}`, { apiKey });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ success: false, error: expect.stringContaining("Rate limit exceeded: at most 2 requests per minute") });
+    expect(limited.body).toEqual({
+      success: false,
+      error: expect.stringContaining("Rate limit exceeded: at most 2 requests per minute"),
+    });
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -252,7 +264,11 @@ describe("rate limits through the API", () => {
     const invalid = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 0 } });
     expect(invalid.status).toBe(400);
     expect(quota(invalid)).toMatchObject({ limit: 10, remaining: 8 });
-    const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 }, authHeader: "bearer" });
+    const created = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 10 },
+      authHeader: "bearer",
+    });
     expect(created.status).toBe(200);
     expect(quota(created)).toMatchObject({ limit: 10, remaining: 7 });
     const readOnly = await seedScopedKey(["read"]);
@@ -297,7 +313,8 @@ describe("rate limits through the API", () => {
     const ip = address();
     const admin = { authorization: `Bearer ${process.env.ADMIN_TOKEN}` };
     const statuses: number[] = [];
-    const patch = (headers: Record<string, string>) => api("PATCH", `/api/v1/admin/merchants/${randomUUID()}`, { body: { accountType: "verified" }, headers });
+    const patch = (headers: Record<string, string>) =>
+      api("PATCH", `/api/v1/admin/merchants/${randomUUID()}`, { body: { accountType: "verified" }, headers });
     statuses.push((await patch({ ...from(ip), authorization: "Bearer wrong-token" })).status);
     for (let i = 0; i < 3; i++) statuses.push((await patch({ ...from(ip), ...admin })).status);
     expect(statuses).toEqual([401, 404, 404, 429]);
@@ -330,16 +347,21 @@ describe("the client address over HTTP, as scripts/start.ts stamps it", () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
-  const publicLookup = (headers: Record<string, string>) => fetch(`${base}/api/v1/public/payments/nope`, { headers }).then((r) => r.status);
+  const publicLookup = (headers: Record<string, string>) =>
+    fetch(`${base}/api/v1/public/payments/nope`, { headers }).then((r) => r.status);
 
   it("ignores a client's X-Forwarded-For and its own copy of the internal header", async () => {
     setLimit(3);
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push(await publicLookup({ "x-forwarded-for": `203.0.113.${i}`, [CLIENT_ADDRESS_HEADER]: `192.0.2.${i}` }));
+      statuses.push(
+        await publicLookup({ "x-forwarded-for": `203.0.113.${i}`, [CLIENT_ADDRESS_HEADER]: `192.0.2.${i}` }),
+      );
     }
     expect(statuses).toEqual([404, 404, 404, 429, 429, 429]);
-    const seen = await fetch(`${base}/dashboard`, { headers: { [CLIENT_ADDRESS_HEADER]: "192.0.2.1", "x-forwarded-for": "192.0.2.1" } });
+    const seen = await fetch(`${base}/dashboard`, {
+      headers: { [CLIENT_ADDRESS_HEADER]: "192.0.2.1", "x-forwarded-for": "192.0.2.1" },
+    });
     expect(await seen.text()).toBe("127.0.0.1");
   });
 
@@ -404,9 +426,24 @@ describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client addr
     expect(count()).toBe(n);
   }
   const receivers = [
-    { name: "Binance Pay", path: "/api/v1/providers/binance-pay/webhook", body: () => ({ bizType: "PAY", data: "{}" }), admitted: 401 },
-    { name: "OpenNode", path: "/api/v1/providers/opennode/webhook", body: () => ({ id: randomUUID(), hashed_order: "0".repeat(64) }), admitted: 401 },
-    { name: "the PSP (PIX)", path: `/api/v1/providers/pix/${process.env.PIX_WEBHOOK_TOKEN}/pix`, body: () => ({ pix: [{ endToEndId: e2eid() }] }), admitted: 200 },
+    {
+      name: "Binance Pay",
+      path: "/api/v1/providers/binance-pay/webhook",
+      body: () => ({ bizType: "PAY", data: "{}" }),
+      admitted: 401,
+    },
+    {
+      name: "OpenNode",
+      path: "/api/v1/providers/opennode/webhook",
+      body: () => ({ id: randomUUID(), hashed_order: "0".repeat(64) }),
+      admitted: 401,
+    },
+    {
+      name: "the PSP (PIX)",
+      path: `/api/v1/providers/pix/${process.env.PIX_WEBHOOK_TOKEN}/pix`,
+      body: () => ({ pix: [{ endToEndId: e2eid() }] }),
+      admitted: 200,
+    },
   ];
 
   for (const r of receivers) {
@@ -420,7 +457,9 @@ describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client addr
         if (res.status === 429) limited ??= res;
       }
       expect(statuses).toEqual([r.admitted, r.admitted, r.admitted, ...Array(7).fill(429)]);
-      expect(limited!.body).toEqual({ message: expect.stringContaining("Rate limit exceeded: at most 3 requests per minute") });
+      expect(limited!.body).toEqual({
+        message: expect.stringContaining("Rate limit exceeded: at most 3 requests per minute"),
+      });
       expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       // The PIX read-backs start after the answer: waited for, then checked to stop there.
       await settled(() => work, 3);

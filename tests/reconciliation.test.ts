@@ -74,9 +74,13 @@ async function pixOut(apiKey: string, value: number) {
 beforeAll(async () => {
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, quiet: true });
   receiver = await startHttpsReceiver(psp, { mtls: "skip" });
-  Object.assign(process.env, pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }), {
-    OPERATOR_ALERT_EMAIL: OPERATOR,
-  });
+  Object.assign(
+    process.env,
+    pixLiveEnv(psp, { receiverKey: RECEIVER_KEY, payoutKey: PAYOUT_KEY, webhookToken: WEBHOOK_TOKEN }),
+    {
+      OPERATOR_ALERT_EMAIL: OPERATOR,
+    },
+  );
   resetEnvForTests();
   await registerPixWebhooks(`${receiver.origin}/api/v1/providers/pix/${WEBHOOK_TOKEN}`);
 });
@@ -132,14 +136,32 @@ describe("daily reconciliation", () => {
       ["pix_sent", "done"],
     ]);
     // This test's own (other test files may have left records of other PSPs' movements in the database).
-    const ours = <T extends { merchantId: string | null; ref: string }>(rows: T[]) => rows.filter((m) => m.merchantId === merchant.id || m.ref === elsewhere.idEnvio);
+    const ours = <T extends { merchantId: string | null; ref: string }>(rows: T[]) =>
+      rows.filter((m) => m.merchantId === merchant.id || m.ref === elsewhere.idEnvio);
     const found = ours((await listMismatches()).filter((m) => m.day === day));
     const byKind = Object.fromEntries(found.map((m) => [m.kind, m]));
-    expect(found.map((m) => m.kind).sort()).toEqual(["amount_differs", "missing_here", "missing_there", "state_differs"]);
-    expect(byKind.amount_differs).toMatchObject({ source: "pix_received", ref: paid.endToEndId, merchantId: merchant.id });
+    expect(found.map((m) => m.kind).sort()).toEqual([
+      "amount_differs",
+      "missing_here",
+      "missing_there",
+      "state_differs",
+    ]);
+    expect(byKind.amount_differs).toMatchObject({
+      source: "pix_received",
+      ref: paid.endToEndId,
+      merchantId: merchant.id,
+    });
     expect(byKind.missing_here).toMatchObject({ source: "pix_sent", ref: elsewhere.idEnvio, merchantId: null });
-    expect(byKind.missing_there).toMatchObject({ source: "pix_sent", ref: providerPayoutId(never), merchantId: merchant.id });
-    expect(byKind.state_differs).toMatchObject({ source: "pix_sent", ref: providerPayoutId(made), detail: "ours is failed, the provider's COMPLETED" });
+    expect(byKind.missing_there).toMatchObject({
+      source: "pix_sent",
+      ref: providerPayoutId(never),
+      merchantId: merchant.id,
+    });
+    expect(byKind.state_differs).toMatchObject({
+      source: "pix_sent",
+      ref: providerPayoutId(made),
+      detail: "ours is failed, the provider's COMPLETED",
+    });
     // Reconciliation reports; it moves no money.
     expect(await balanceMatchesLedger(merchant.id)).toBe(balance);
 
@@ -165,7 +187,10 @@ describe("daily reconciliation", () => {
     expect((await listMismatches()).some((m) => m.id === byKind.missing_here.id)).toBe(false);
     expect((await attentionList()).some((a) => a.id === byKind.missing_here.id)).toBe(false);
     const [trail] = await db().select().from(auditEvents).where(eq(auditEvents.target, byKind.missing_here.id));
-    expect(trail).toMatchObject({ action: "recon.mismatchResolved", details: { note: "Efí portal payment by finance, ticket 123", kind: "missing_here" } });
+    expect(trail).toMatchObject({
+      action: "recon.mismatchResolved",
+      details: { note: "Efí portal payment by finance, ticket 123", kind: "missing_here" },
+    });
     await expect(resolveMismatch(byKind.missing_here.id, "again")).rejects.toThrow(/No open/);
     await reconcile({ day, again: true });
     expect(ours(await db().select().from(reconMismatches).where(eq(reconMismatches.day, day))).length).toBe(4);
@@ -180,7 +205,11 @@ describe("daily reconciliation", () => {
     const paid = await psp.pay(order.txid!, { notify: false });
     await reconcile({ day, only: "pix_received", again: true });
     const [m] = await db().select().from(reconMismatches).where(eq(reconMismatches.ref, paid.endToEndId));
-    expect(m).toMatchObject({ kind: "missing_here", detail: "we had no record of it: applied now by reconciliation", merchantId: merchant.id });
+    expect(m).toMatchObject({
+      kind: "missing_here",
+      detail: "we had no record of it: applied now by reconciliation",
+      merchantId: merchant.id,
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(2100);
   });
 
@@ -206,7 +235,11 @@ describe("daily reconciliation: Binance Pay orders and refunds", () => {
     binance = await startBinancePay({ quiet: true, autoExpire: false });
     // Notifications would go to the public URL, which nothing answers here: the test reads instead.
     binance.faults.dropNotifications = true;
-    Object.assign(process.env, { BINANCE_PAY_URL: binance.url, BINANCE_PAY_API_KEY: binance.apiKey, BINANCE_PAY_SECRET_KEY: binance.secretKey });
+    Object.assign(process.env, {
+      BINANCE_PAY_URL: binance.url,
+      BINANCE_PAY_API_KEY: binance.apiKey,
+      BINANCE_PAY_SECRET_KEY: binance.secretKey,
+    });
     resetEnvForTests();
   });
 
@@ -276,7 +309,10 @@ describe("daily reconciliation: Binance Pay orders and refunds", () => {
     expect(await balanceMatchesLedger(merchant.id)).toBe(before + 3100);
     expect(await db().select().from(orderReceipts).where(eq(orderReceipts.orderId, missed.id))).toHaveLength(1);
 
-    const mine = async () => (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "exchange"))).filter((m) => m.merchantId === merchant.id);
+    const mine = async () =>
+      (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "exchange"))).filter(
+        (m) => m.merchantId === merchant.id,
+      );
     const found = await mine();
     expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
       [
@@ -288,9 +324,17 @@ describe("daily reconciliation: Binance Pay orders and refunds", () => {
         `state_differs order:${lost.paymentLinkId}`,
       ].sort(),
     );
-    const byKind = Object.fromEntries(found.filter((m) => m.ref !== `order:${lost.paymentLinkId}`).map((m) => [m.kind, m]));
-    expect(byKind.missing_here).toMatchObject({ ref: `order:${missed.paymentLinkId}`, detail: "we had no record of it: applied now by reconciliation" });
-    expect(byKind.state_differs).toMatchObject({ ref: `order:${portal.paymentLinkId}`, detail: "ours is paid, the provider's REFUNDED" });
+    const byKind = Object.fromEntries(
+      found.filter((m) => m.ref !== `order:${lost.paymentLinkId}`).map((m) => [m.kind, m]),
+    );
+    expect(byKind.missing_here).toMatchObject({
+      ref: `order:${missed.paymentLinkId}`,
+      detail: "we had no record of it: applied now by reconciliation",
+    });
+    expect(byKind.state_differs).toMatchObject({
+      ref: `order:${portal.paymentLinkId}`,
+      detail: "ours is paid, the provider's REFUNDED",
+    });
     expect(byKind.missing_there).toMatchObject({ ref: `refund:${never.id.replace(/-/g, "")}` });
     expect(byKind.amount_differs).toMatchObject({
       ref: `refund:${changed.id.replace(/-/g, "")}`,
@@ -340,7 +384,9 @@ describe("daily reconciliation: Binance Pay orders and refunds", () => {
     expect(done).toMatchObject({ status: "done", resumed: true });
     // Resumed at the second page: only its 5 orders were asked for again.
     expect(asked).toBe(5);
-    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.day, day))).filter((m) => m.merchantId === merchant.id);
+    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.day, day))).filter(
+      (m) => m.merchantId === merchant.id,
+    );
     expect(found).toMatchObject([{ kind: "missing_here", ref: `order:${paid.paymentLinkId}` }]);
   });
 });
@@ -402,7 +448,13 @@ describe("daily reconciliation: LND settled invoices", () => {
     node.pay(missed.paymentHash!);
 
     // missing_here: an invoice made on the node by someone else with its macaroon, and paid.
-    const elsewhere = await lndLightning.createInvoice({ satoshis: 4321, fiatCentavos: 0, description: "not ours", expirySeconds: 600, paymentLinkId: "elsewhere" });
+    const elsewhere = await lndLightning.createInvoice({
+      satoshis: 4321,
+      fiatCentavos: 0,
+      description: "not ours",
+      expirySeconds: 600,
+      paymentLinkId: "elsewhere",
+    });
     node.pay(elsewhere.paymentHash);
 
     // amount_differs: our record of an order's satoshis no longer says what the node was paid.
@@ -417,7 +469,9 @@ describe("daily reconciliation: LND settled invoices", () => {
     node.invoices.delete(lost.paymentHash!);
 
     const before = await balanceMatchesLedger(merchant.id);
-    expect(await reconcile({ day, only: "lightning", again: true })).toMatchObject([{ source: "lightning", status: "done" }]);
+    expect(await reconcile({ day, only: "lightning", again: true })).toMatchObject([
+      { source: "lightning", status: "done" },
+    ]);
     expect(await balanceMatchesLedger(merchant.id)).toBe(before + 1200);
 
     const mine = async () =>
@@ -435,8 +489,13 @@ describe("daily reconciliation: LND settled invoices", () => {
     );
     const byRef = Object.fromEntries(found.map((m) => [m.ref, m]));
     expect(byRef[missed.paymentHash!].detail).toBe("we had no record of it: applied now by reconciliation");
-    expect(byRef[elsewhere.paymentHash]).toMatchObject({ merchantId: null, detail: "the provider has 4321 sats (SETTLED); we have no record of it" });
-    expect(byRef[altered.paymentHash!].detail).toBe(`we have ${altered.satoshis! + 1} sats, the provider ${altered.satoshis} sats`);
+    expect(byRef[elsewhere.paymentHash]).toMatchObject({
+      merchantId: null,
+      detail: "the provider has 4321 sats (SETTLED); we have no record of it",
+    });
+    expect(byRef[altered.paymentHash!].detail).toBe(
+      `we have ${altered.satoshis! + 1} sats, the provider ${altered.satoshis} sats`,
+    );
 
     await reconcile({ day, only: "lightning" });
     await reconcile({ day, only: "lightning", again: true });
@@ -478,7 +537,9 @@ describe("daily reconciliation: LND settled invoices", () => {
     expect(done).toMatchObject({ status: "done", resumed: true });
     // Resumed after the last add index read, not from the start.
     expect(offsets[0]).toBe(offset);
-    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "lightning"))).filter((m) => m.merchantId === merchant.id);
+    const found = (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "lightning"))).filter(
+      (m) => m.merchantId === merchant.id,
+    );
     expect(found.map((m) => m.ref).sort()).toEqual(paid.map((o) => o.paymentHash).sort());
     expect(await balanceMatchesLedger(merchant.id)).toBe(500 + 600 + 700);
   });
@@ -499,7 +560,12 @@ describe("daily reconciliation: chain transfers to our deposit addresses and fro
     rates = await startProviderServer();
     process.env.RATES_URL = `${rates.url}/api/v3`;
     // Live mode, as every source here: anvil's development chain id must be allowed.
-    const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } }, { ALLOW_TEST_CHAINS: "true" });
+    const chain = await useLocalChain(
+      anvil,
+      ["polygon"],
+      { polygon: { USDT: { address: usdt, decimals: 6 } } },
+      { ALLOW_TEST_CHAINS: "true" },
+    );
     restore = chain.restore;
     hotWallet = chain.hotWallet;
     await anvil.mint(usdt, payer.address, 10n ** 15n);
@@ -514,7 +580,10 @@ describe("daily reconciliation: chain transfers to our deposit addresses and fro
   });
 
   async function deposit(apiKey: string, value: number) {
-    const res = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value, network: "polygon", asset: "USDT" } });
+    const res = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value, network: "polygon", asset: "USDT" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.order as { id: string; address: `0x${string}` };
   }
@@ -557,7 +626,10 @@ describe("daily reconciliation: chain transfers to our deposit addresses and fro
     // what was sent (amount_differs), and a transfer someone made with the hot wallet's key (missing_here).
     await anvil.mint(usdt, hotWallet.address, 10n ** 12n);
     const withdrawn = async (value: number) => {
-      const res = await api("POST", "/api/v1/onchain/withdraw/initiate", { apiKey, body: { network: "polygon", toAddress: payee, value, token: "USDT" } });
+      const res = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+        apiKey,
+        body: { network: "polygon", toAddress: payee, value, token: "USDT" },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       await anvil.mine(CONFIRMATIONS);
       expect(await processWithdrawal(res.body.id)).toBe(true);
@@ -577,13 +649,18 @@ describe("daily reconciliation: chain transfers to our deposit addresses and fro
     await anvil.mine(CONFIRMATIONS + 1);
 
     const before = await balanceMatchesLedger(merchant.id);
-    expect(await reconcile({ day, only: "chain" })).toMatchObject([{ source: "chain", status: "done", resumed: false }]);
+    expect(await reconcile({ day, only: "chain" })).toMatchObject([
+      { source: "chain", status: "done", resumed: false },
+    ]);
     // Reconciliation reports; it moves no money.
     expect(await balanceMatchesLedger(merchant.id)).toBe(before);
     const ref = (hash: string, logIndex = 0) => `in:polygon:${hash.toLowerCase()}:${logIndex}`;
     const mine = async () =>
       (await db().select().from(reconMismatches).where(eq(reconMismatches.source, "chain"))).filter(
-        (m) => m.merchantId === merchant.id || m.ref === ref(unseen.hash) || m.ref === `out:polygon:${outside.hash.toLowerCase()}`,
+        (m) =>
+          m.merchantId === merchant.id ||
+          m.ref === ref(unseen.hash) ||
+          m.ref === `out:polygon:${outside.hash.toLowerCase()}`,
       );
     const found = await mine();
     expect(found.map((m) => `${m.kind} ${m.ref}`).sort()).toEqual(
@@ -600,7 +677,10 @@ describe("daily reconciliation: chain transfers to our deposit addresses and fro
     expect(byRef[ref(changed.hash)].detail).toBe("we have 2.500000000000000000, the provider 2");
     expect(byRef[ref(unseen.hash)].detail).toBe("the provider has 1 (CONFIRMED); we have no record of it");
     expect(byRef[`out:polygon:${misrecorded.toLowerCase()}`].detail).toMatch(/^we have 4\.0+, the provider 4\.\d+$/);
-    expect(byRef[`out:polygon:${outside.hash.toLowerCase()}`]).toMatchObject({ merchantId: null, detail: "the provider has 3 (CONFIRMED); we have no record of it" });
+    expect(byRef[`out:polygon:${outside.hash.toLowerCase()}`]).toMatchObject({
+      merchantId: null,
+      detail: "the provider has 3 (CONFIRMED); we have no record of it",
+    });
     expect(found.some((m) => m.ref === ref(sent.hash))).toBe(false);
 
     await reconcile({ day, only: "chain", again: true });

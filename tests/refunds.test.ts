@@ -17,7 +17,12 @@ afterEach(() => overrideProvidersForTests(undefined));
 
 const refundPath = (id: string) => `/api/v1/order/${id}/refund`;
 
-async function refund(apiKey: string, orderId: string, body: Record<string, unknown> = {}, headers?: Record<string, string>) {
+async function refund(
+  apiKey: string,
+  orderId: string,
+  body: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   return api("POST", refundPath(orderId), { apiKey, body, headers });
 }
 
@@ -39,14 +44,16 @@ async function paidExchangeOrder(apiKey: string, value: number): Promise<string>
 }
 
 const orderRow = async (id: string) => (await db().select().from(orders).where(eq(orders.id, id)))[0];
-const refundRows = (orderId: string) => db().select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt));
+const refundRows = (orderId: string) =>
+  db().select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt));
 const refundLedger = (merchantId: string) =>
   db()
     .select({ kind: ledgerEntries.kind, amount: ledgerEntries.amountCentavos, refId: ledgerEntries.refId })
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.merchantId, merchantId), eq(ledgerEntries.refType, "refund")))
     .orderBy(asc(ledgerEntries.createdAt), asc(ledgerEntries.kind));
-const eventsOf = (orderId: string) => db().select().from(events).where(eq(events.subjectId, orderId)).orderBy(asc(events.seq));
+const eventsOf = (orderId: string) =>
+  db().select().from(events).where(eq(events.subjectId, orderId)).orderBy(asc(events.seq));
 const lookup = (apiKey: string, id: string) => api("GET", `/api/v1/order/${id}`, { apiKey });
 
 describe("POST /api/v1/order/{id}/refund", () => {
@@ -57,12 +64,16 @@ describe("POST /api/v1/order/{id}/refund", () => {
 
     const res = await refund(apiKey, id, { value: 100, reason: "Produto devolvido" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toEqual({ refund: { id: expect.any(String), orderId: id, value: 100, status: "COMPLETED", createdAt: expect.any(String) } });
+    expect(res.body).toEqual({
+      refund: { id: expect.any(String), orderId: id, value: 100, status: "COMPLETED", createdAt: expect.any(String) },
+    });
     expect(Object.keys(res.body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt"]);
 
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
-    expect(await refundLedger(merchant.id)).toEqual([{ kind: "refund_debit", amount: -10_000, refId: res.body.refund.id }]);
+    expect(await refundLedger(merchant.id)).toEqual([
+      { kind: "refund_debit", amount: -10_000, refId: res.body.refund.id },
+    ]);
 
     // What was refunded: the end-to-end id of the PIX that paid the order, with our id as the provider's.
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, id));
@@ -89,7 +100,11 @@ describe("POST /api/v1/order/{id}/refund", () => {
     ]);
     const completed = evs[2];
     expect(completed).toMatchObject({ subjectType: "order", subjectId: id, merchantId: merchant.id });
-    expect(completed.data).toEqual({ ...res.body.refund, previousStatus: "PENDING", order: expect.objectContaining({ id, status: "REFUND", value: 100, type: "pix" }) });
+    expect(completed.data).toEqual({
+      ...res.body.refund,
+      previousStatus: "PENDING",
+      order: expect.objectContaining({ id, status: "REFUND", value: 100, type: "pix" }),
+    });
   });
 
   it("partial refunds: the order stays COMPLETED until they reach its value; beyond what is left → 400; value defaults to what is left", async () => {
@@ -173,7 +188,9 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const [row] = await refundRows(id);
     expect(row.failureReason).toContain("sandbox-fail");
     const refundEvents = (await eventsOf(id)).filter((e) => e.type === "refund.status_changed");
-    expect(refundEvents.map((e) => [e.data.status, e.data.previousStatus, (e.data.order as { status: string }).status])).toEqual([
+    expect(
+      refundEvents.map((e) => [e.data.status, e.data.previousStatus, (e.data.order as { status: string }).status]),
+    ).toEqual([
       ["PENDING", null, "COMPLETED"],
       ["FAILED", "PENDING", "COMPLETED"],
     ]);
@@ -182,7 +199,10 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const retry = await refund(apiKey, id);
     expect(retry.body.refund).toMatchObject({ value: 40, status: "COMPLETED" });
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
-    expect((await lookup(apiKey, id)).body.refunds.map((r: { status: string }) => r.status)).toEqual(["FAILED", "COMPLETED"]);
+    expect((await lookup(apiKey, id)).body.refunds.map((r: { status: string }) => r.status)).toEqual([
+      "FAILED",
+      "COMPLETED",
+    ]);
   });
 
   it("refunds an exchange-wallet order against its payment's id", async () => {
@@ -203,7 +223,9 @@ describe("POST /api/v1/order/{id}/refund", () => {
     for (let i = 0; i < 9; i++) expect((await refund(apiKey, id, { value: 1 })).status).toBe(201);
     const partial = await refund(apiKey, id, { value: 1 });
     expect(partial.status).toBe(400);
-    expect(partial.body.error).toMatch(/^An exchange-wallet order takes at most 10 refunds: the last one must refund everything that is left \(R\$\s11,00\)$/);
+    expect(partial.body.error).toMatch(
+      /^An exchange-wallet order takes at most 10 refunds: the last one must refund everything that is left \(R\$\s11,00\)$/,
+    );
     const last = await refund(apiKey, id, { value: 11 });
     expect(last.body.refund).toMatchObject({ value: 11, status: "COMPLETED" });
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
@@ -217,12 +239,18 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(lightning.status).toBe(400);
     expect(lightning.body).toEqual({ success: false, error: expect.stringContaining("invoice from the payer") });
 
-    const deposit = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 50, asset: "USDT", network: "polygon" } });
+    const deposit = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 50, asset: "USDT", network: "polygon" },
+    });
     expect(deposit.status).toBe(201);
     for (const depositId of [deposit.body.order.id, deposit.body.order.paymentLinkId]) {
       const onchain = await refund(apiKey, depositId);
       expect(onchain.status).toBe(409);
-      expect(onchain.body).toEqual({ success: false, error: expect.stringContaining("on-chain order cannot be modified") });
+      expect(onchain.body).toEqual({
+        success: false,
+        error: expect.stringContaining("on-chain order cannot be modified"),
+      });
     }
   });
 
@@ -313,7 +341,12 @@ describe("POST /api/v1/order/{id}/refund", () => {
   it("two simultaneous full refunds: exactly one is accepted", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const id = await paidPixOrder(apiKey, 60);
-    const results = await Promise.all([refund(apiKey, id), refund(apiKey, id), refund(apiKey, id, { value: 60 }), refund(apiKey, id, { value: 60 })]);
+    const results = await Promise.all([
+      refund(apiKey, id),
+      refund(apiKey, id),
+      refund(apiKey, id, { value: 60 }),
+      refund(apiKey, id, { value: 60 }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
     expect(await refundRows(id)).toHaveLength(1);
     expect(await balanceMatchesLedger(merchant.id)).toBe(100_000);
@@ -369,12 +402,25 @@ describe("a refund whose outcome is not known", () => {
     expect(res.status).toBe(201);
     expect(res.body.refund).toMatchObject({ value, status: "PENDING" });
     const [row] = await refundRows(orderId);
-    expect(row).toMatchObject({ status: "PENDING", attempts: 1, sentAt: expect.any(Date), lastError: expect.stringContaining("socket hang up"), leaseUntil: null });
+    expect(row).toMatchObject({
+      status: "PENDING",
+      attempts: 1,
+      sentAt: expect.any(Date),
+      lastError: expect.stringContaining("socket hang up"),
+      leaseUntil: null,
+    });
     // Debited, and nothing given back on a guess.
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     expect(await orderRow(orderId)).toMatchObject({ status: "COMPLETED" });
     psp.fail(null);
-    return { psp, merchant, apiKey, orderId, refundId: res.body.refund.id as string, providerId: providerRefundId(row) };
+    return {
+      psp,
+      merchant,
+      apiKey,
+      orderId,
+      refundId: res.body.refund.id as string,
+      providerId: providerRefundId(row),
+    };
   }
 
   it("→ 201 PENDING, then the provider's read says COMPLETED → COMPLETED, the order REFUND, sent once", async () => {
@@ -389,7 +435,11 @@ describe("a refund whose outcome is not known", () => {
 
     psp.answerReads({ status: "COMPLETED", providerRef: "D12345678202611220105abcdefghijk" });
     expect(await advanceRefund(refundId)).toBe(true);
-    expect((await refundRows(orderId))[0]).toMatchObject({ status: "COMPLETED", providerRef: "D12345678202611220105abcdefghijk", attempts: 1 });
+    expect((await refundRows(orderId))[0]).toMatchObject({
+      status: "COMPLETED",
+      providerRef: "D12345678202611220105abcdefghijk",
+      attempts: 1,
+    });
     expect(await orderRow(orderId)).toMatchObject({ status: "REFUND" });
     expect(psp.sent()).toEqual([providerId]);
     expect(psp.read()).toEqual([providerId, providerId]);
@@ -403,7 +453,10 @@ describe("a refund whose outcome is not known", () => {
     const { psp, merchant, orderId, refundId } = await lostRefund(30);
     psp.answerReads({ status: "FAILED", reason: "NAO_REALIZADO: devolução recusada" });
     expect(await advanceRefund(refundId)).toBe(true);
-    expect((await refundRows(orderId))[0]).toMatchObject({ status: "FAILED", failureReason: "NAO_REALIZADO: devolução recusada" });
+    expect((await refundRows(orderId))[0]).toMatchObject({
+      status: "FAILED",
+      failureReason: "NAO_REALIZADO: devolução recusada",
+    });
     expect(await orderRow(orderId)).toMatchObject({ status: "COMPLETED" });
     expect(await balanceMatchesLedger(merchant.id)).toBe(3_000);
     expect(await advanceRefund(refundId)).toBe(true);
@@ -422,7 +475,9 @@ describe("a refund whose outcome is not known", () => {
     expect((await refundRows(orderId))[0]).toMatchObject({ status: "COMPLETED", attempts: 2 });
     expect(await orderRow(orderId)).toMatchObject({ status: "REFUND" });
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
-    expect((await lookup(apiKey, orderId)).body.refunds).toEqual([expect.objectContaining({ id: refundId, status: "COMPLETED" })]);
+    expect((await lookup(apiKey, orderId)).body.refunds).toEqual([
+      expect.objectContaining({ id: refundId, status: "COMPLETED" }),
+    ]);
   });
 
   it("while the provider is unreachable it stays PENDING, whatever the number of tries", async () => {

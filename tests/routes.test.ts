@@ -35,7 +35,9 @@ describe("the /api/v1 router", () => {
         docs: { summary: "", description: "", tag: "Meta" },
         handle: async () => new Response(null, { status: 204 }),
       });
-    expect(() => createRouter([e("/api/v1/x"), e("/api/v1/x")])).toThrow(/Two endpoints are declared as GET \/api\/v1\/x/);
+    expect(() => createRouter([e("/api/v1/x"), e("/api/v1/x")])).toThrow(
+      /Two endpoints are declared as GET \/api\/v1\/x/,
+    );
     expect(API_ENDPOINTS.length).toBeGreaterThan(25);
   });
 

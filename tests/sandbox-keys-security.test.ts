@@ -13,7 +13,10 @@ import { api, seedMerchant } from "./helpers";
 // checked here too: a live server refuses it whoever made it.
 
 const session = vi.hoisted(() => ({ current: null as SignedIn | null }));
-vi.mock("next/headers", () => ({ headers: async () => new Headers(), cookies: async () => ({ get: () => undefined }) }));
+vi.mock("next/headers", () => ({
+  headers: async () => new Headers(),
+  cookies: async () => ({ get: () => undefined }),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
   ...(await importOriginal<typeof import("@/lib/identity/dashboard/session")>()),
@@ -27,7 +30,12 @@ const { idle } = await import("@/lib/forms/action-state");
 async function admin(merchantId: string, factor: { twoFactor: boolean; stepUpFresh: boolean }): Promise<SignedIn> {
   const [user] = await db()
     .insert(users)
-    .values({ merchantId, email: `admin-${crypto.randomUUID().slice(0, 8)}@loja.com.br`, passwordHash: "x", role: "admin" })
+    .values({
+      merchantId,
+      email: `admin-${crypto.randomUUID().slice(0, 8)}@loja.com.br`,
+      passwordHash: "x",
+      role: "admin",
+    })
     .returning();
   const [merchant] = await db().select().from(merchants).where(eq(merchants.id, merchantId));
   return {
@@ -62,7 +70,8 @@ const keysNamed = (merchantId: string, name: string) =>
     .from(apiKeys)
     .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.name, name), isNull(apiKeys.revokedAt)));
 
-const endpointsOf = (merchantId: string) => db().select({ url: webhookEndpoints.url }).from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, merchantId));
+const endpointsOf = (merchantId: string) =>
+  db().select({ url: webhookEndpoints.url }).from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, merchantId));
 
 function goLive() {
   process.env.PAYMENTS_MODE = "live";
@@ -85,8 +94,13 @@ describe("API keys and webhooks from the Developers page, sandbox and live", () 
     expect(created.status, JSON.stringify(created)).toBe("success");
     const key = (created as { data: { key: string } }).data.key;
     expect(key).toMatch(/^sk_test_/);
-    expect(await keysNamed(merchant.id, "sandbox sem 2fa")).toEqual([{ prefix: expect.stringMatching(/^sk_test_/), mode: "sandbox" }]);
-    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({ status: 200, body: { merchant: { balance: 10_000 } } });
+    expect(await keysNamed(merchant.id, "sandbox sem 2fa")).toEqual([
+      { prefix: expect.stringMatching(/^sk_test_/), mode: "sandbox" },
+    ]);
+    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({
+      status: 200,
+      body: { merchant: { balance: 10_000 } },
+    });
     expect((await api("POST", "/api/v1/order/create/pix", { apiKey: key, body: { value: 10 } })).status).toBe(200);
 
     const hook = await createWebhookAction(idle, webhookForm("http://127.0.0.1:9/hooks"));
@@ -95,7 +109,10 @@ describe("API keys and webhooks from the Developers page, sandbox and live", () 
 
     // The same key against a live server: refused before any lookup, so it never reaches live money.
     goLive();
-    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({ status: 401, body: { message: expect.stringContaining("not a live key") } });
+    expect(await api("GET", "/api/v1/account", { apiKey: key })).toMatchObject({
+      status: 401,
+      body: { message: expect.stringContaining("not a live key") },
+    });
     expect((await api("POST", "/api/v1/order/pix-out", { apiKey: key, body: { value: 100 } })).status).toBe(401);
   });
 
@@ -104,8 +121,14 @@ describe("API keys and webhooks from the Developers page, sandbox and live", () 
     goLive();
 
     session.current = await admin(merchant.id, { twoFactor: false, stepUpFresh: false });
-    expect(await createApiKeyAction(idle, keyForm("live sem 2fa"))).toMatchObject({ status: "error", error: "security.twoFactorNeeded" });
-    expect(await createWebhookAction(idle, webhookForm("https://loja.example.com/hooks"))).toMatchObject({ status: "error", error: "security.twoFactorNeeded" });
+    expect(await createApiKeyAction(idle, keyForm("live sem 2fa"))).toMatchObject({
+      status: "error",
+      error: "security.twoFactorNeeded",
+    });
+    expect(await createWebhookAction(idle, webhookForm("https://loja.example.com/hooks"))).toMatchObject({
+      status: "error",
+      error: "security.twoFactorNeeded",
+    });
 
     session.current = await admin(merchant.id, { twoFactor: true, stepUpFresh: false });
     expect(await createApiKeyAction(idle, keyForm("live sem código"))).toMatchObject({
@@ -113,7 +136,10 @@ describe("API keys and webhooks from the Developers page, sandbox and live", () 
       error: "security.stepUpNeeded",
       fieldErrors: { otp: ["security.wrongCode"] },
     });
-    expect(await createWebhookAction(idle, webhookForm("https://loja.example.com/hooks"))).toMatchObject({ status: "error", error: "security.stepUpNeeded" });
+    expect(await createWebhookAction(idle, webhookForm("https://loja.example.com/hooks"))).toMatchObject({
+      status: "error",
+      error: "security.stepUpNeeded",
+    });
     expect(await keysNamed(merchant.id, "live sem 2fa")).toEqual([]);
     expect(await keysNamed(merchant.id, "live sem código")).toEqual([]);
     expect(await endpointsOf(merchant.id)).toEqual([]);
@@ -122,6 +148,8 @@ describe("API keys and webhooks from the Developers page, sandbox and live", () 
     const created = await createApiKeyAction(idle, keyForm("live com código"));
     expect(created.status, JSON.stringify(created)).toBe("success");
     expect((created as { data: { key: string } }).data.key).toMatch(/^sk_live_/);
-    expect(await keysNamed(merchant.id, "live com código")).toEqual([{ prefix: expect.stringMatching(/^sk_live_/), mode: "live" }]);
+    expect(await keysNamed(merchant.id, "live com código")).toEqual([
+      { prefix: expect.stringMatching(/^sk_live_/), mode: "live" },
+    ]);
   });
 });

@@ -14,10 +14,19 @@ import { balanceMatchesLedger } from "./support/ledger";
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 async function createOrder(apiKey: string, kind: "pix" | "exchange" | "lightning", body: Record<string, unknown>) {
-  const path = { pix: "/api/v1/order/create/pix", exchange: "/api/v1/order/create", lightning: "/api/v1/order/create/lightning" }[kind];
+  const path = {
+    pix: "/api/v1/order/create/pix",
+    exchange: "/api/v1/order/create",
+    lightning: "/api/v1/order/create/lightning",
+  }[kind];
   const res = await api("POST", path, { apiKey, body });
   expect(res.status).toBe(kind === "pix" ? 200 : 201);
-  if (kind === "pix") return { id: res.body.pixOrder._id as string, paymentLinkId: res.body.pixOrder.paymentLinkId as string, brcode: res.body.qrCode as string };
+  if (kind === "pix")
+    return {
+      id: res.body.pixOrder._id as string,
+      paymentLinkId: res.body.pixOrder.paymentLinkId as string,
+      brcode: res.body.qrCode as string,
+    };
   return {
     id: res.body.order.id as string,
     paymentLinkId: res.body.order.paymentLinkId as string,
@@ -26,7 +35,8 @@ async function createOrder(apiKey: string, kind: "pix" | "exchange" | "lightning
   };
 }
 
-const payOrder = (apiKey: string | undefined, id: string) => api("POST", `/api/v1/sandbox/orders/${encodeURIComponent(id)}/pay`, { apiKey });
+const payOrder = (apiKey: string | undefined, id: string) =>
+  api("POST", `/api/v1/sandbox/orders/${encodeURIComponent(id)}/pay`, { apiKey });
 
 async function balance(apiKey: string): Promise<number> {
   const res = await api("GET", "/api/v1/account", { apiKey });
@@ -52,29 +62,45 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     ["pix", { value: 12.34, orderId: "REF-1" }, 1234],
     ["exchange", { value: 50, payerId: "payer-1" }, 5000],
     ["lightning", { value: 10, email: "cliente@example.com" }, 1000],
-  ] as const)("%s order → 200 { order } COMPLETED, balance + value, one event with previousStatus PENDING", async (kind, body, centavos) => {
-    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_00 });
-    const created = await createOrder(apiKey, kind, body);
-    const res = await payOrder(apiKey, created.id);
-    expect(res.status).toBe(200);
-    expect(res.body.order).toMatchObject({ id: created.id, paymentLinkId: created.paymentLinkId, status: "COMPLETED", value: centavos / 100 });
-    expect(typeof res.body.order.paidAt).toBe("string");
-    expect(await balance(apiKey)).toBe(1_00 + centavos);
-    expect(await balanceMatchesLedger(merchant.id)).toBe(1_00 + centavos);
+  ] as const)(
+    "%s order → 200 { order } COMPLETED, balance + value, one event with previousStatus PENDING",
+    async (kind, body, centavos) => {
+      const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_00 });
+      const created = await createOrder(apiKey, kind, body);
+      const res = await payOrder(apiKey, created.id);
+      expect(res.status).toBe(200);
+      expect(res.body.order).toMatchObject({
+        id: created.id,
+        paymentLinkId: created.paymentLinkId,
+        status: "COMPLETED",
+        value: centavos / 100,
+      });
+      expect(typeof res.body.order.paidAt).toBe("string");
+      expect(await balance(apiKey)).toBe(1_00 + centavos);
+      expect(await balanceMatchesLedger(merchant.id)).toBe(1_00 + centavos);
 
-    const look = await api("GET", `/api/v1/order/${created.id}`, { apiKey });
-    expect(look.body.order.status).toBe("COMPLETED");
+      const look = await api("GET", `/api/v1/order/${created.id}`, { apiKey });
+      expect(look.body.order.status).toBe("COMPLETED");
 
-    const evs = await orderEvents(created.id);
-    expect(evs).toHaveLength(1);
-    expect(evs[0].merchantId).toBe(merchant.id);
-    expect(evs[0].data).toMatchObject({ id: created.id, status: "COMPLETED", previousStatus: "PENDING", value: centavos / 100 });
-  });
+      const evs = await orderEvents(created.id);
+      expect(evs).toHaveLength(1);
+      expect(evs[0].merchantId).toBe(merchant.id);
+      expect(evs[0].data).toMatchObject({
+        id: created.id,
+        status: "COMPLETED",
+        previousStatus: "PENDING",
+        value: centavos / 100,
+      });
+    },
+  );
 
   it("accepts the payment link id too, and the Bearer: header form", async () => {
     const { apiKey } = await seedMerchant();
     const created = await createOrder(apiKey, "exchange", { value: 20 });
-    const res = await api("POST", `/api/v1/sandbox/orders/${created.paymentLinkId}/pay`, { apiKey, authHeader: "bearer" });
+    const res = await api("POST", `/api/v1/sandbox/orders/${created.paymentLinkId}/pay`, {
+      apiKey,
+      authHeader: "bearer",
+    });
     expect(res.status).toBe(200);
     expect(res.body.order.status).toBe("COMPLETED");
     expect(await balance(apiKey)).toBe(2000);
@@ -143,7 +169,12 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
 });
 
 describe("sandbox helpers in live mode", () => {
-  const saved = { mode: process.env.PAYMENTS_MODE, secret: process.env.AUTH_SECRET, xpub: process.env.DEPOSIT_XPUB, base: process.env.PUBLIC_BASE_URL };
+  const saved = {
+    mode: process.env.PAYMENTS_MODE,
+    secret: process.env.AUTH_SECRET,
+    xpub: process.env.DEPOSIT_XPUB,
+    base: process.env.PUBLIC_BASE_URL,
+  };
   afterEach(() => {
     for (const [k, v] of [
       ["PAYMENTS_MODE", saved.mode],
@@ -160,8 +191,16 @@ describe("sandbox helpers in live mode", () => {
   it("every helper answers 404 { message }, before authentication (they do not exist in live mode)", async () => {
     const { apiKey } = await seedMerchant();
     const created = await createOrder(apiKey, "pix", { value: 1 });
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "bsc", asset: "USDT" } });
-    const qrcode = encodeStaticBrCode({ pixKey: "loja@example.com", merchantName: "Loja", merchantCity: "Natal", amountCentavos: 10_000 });
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 100, network: "bsc", asset: "USDT" },
+    });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "loja@example.com",
+      merchantName: "Loja",
+      merchantCity: "Natal",
+      amountCentavos: 10_000,
+    });
     const cp = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
 
     process.env.PAYMENTS_MODE = "live";
@@ -172,8 +211,16 @@ describe("sandbox helpers in live mode", () => {
 
     const calls = [
       () => payOrder(apiKey, created.id),
-      () => api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, { apiKey, body: { amount: "18.518519" } }),
-      () => api("POST", `/api/v1/sandbox/crypto-pix/${cp.body.data.payCryptoPixId}/transfer`, { apiKey, body: { amount: "18.518519" } }),
+      () =>
+        api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, {
+          apiKey,
+          body: { amount: "18.518519" },
+        }),
+      () =>
+        api("POST", `/api/v1/sandbox/crypto-pix/${cp.body.data.payCryptoPixId}/transfer`, {
+          apiKey,
+          body: { amount: "18.518519" },
+        }),
       () => payOrder(undefined, created.id),
       () => payOrder("sk_live_0123456789abcdefghijABCDEFGHIJ0123456789", created.id),
     ];
@@ -206,7 +253,21 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
       }
     };
     walk(body);
-    for (const k of ["merchantId", "merchant", "balance", "reference", "orderId", "orderRequest", "cpf", "cnpj", "email", "payerId", "id", "walletIndex", "apiKey"]) {
+    for (const k of [
+      "merchantId",
+      "merchant",
+      "balance",
+      "reference",
+      "orderId",
+      "orderRequest",
+      "cpf",
+      "cnpj",
+      "email",
+      "payerId",
+      "id",
+      "walletIndex",
+      "apiKey",
+    ]) {
       expect(keys.has(k), `public body has a "${k}" field`).toBe(false);
     }
   }
@@ -223,10 +284,26 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
     const res = await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`);
     expect(res.status).toBe(200);
     const p = res.body.payment;
-    expect(p).toMatchObject({ paymentLinkId: created.paymentLinkId, method: "pix", status: "PENDING", value: 45.67, currency: "BRL" });
+    expect(p).toMatchObject({
+      paymentLinkId: created.paymentLinkId,
+      method: "pix",
+      status: "PENDING",
+      value: 45.67,
+      currency: "BRL",
+    });
     expect(p.payment.brcode).toBe(created.brcode);
     expect(p.merchantName).toBe(merchant.companyName);
-    expectNothingPrivate(res.body, [merchant.id, created.id, "PEDIDO-SECRETO-1", "52998224725", "529.982.247-25", "REQ-XYZ-9", "Fulano Secreto", "98765", "987.65"]);
+    expectNothingPrivate(res.body, [
+      merchant.id,
+      created.id,
+      "PEDIDO-SECRETO-1",
+      "52998224725",
+      "529.982.247-25",
+      "REQ-XYZ-9",
+      "Fulano Secreto",
+      "98765",
+      "987.65",
+    ]);
 
     await payOrder(apiKey, created.id);
     const after = await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`);
@@ -236,18 +313,31 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
 
   it("lightning → invoice + satoshis", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const created = await createOrder(apiKey, "lightning", { value: 10, email: "segredo@example.com", name: "Beltrano" });
+    const created = await createOrder(apiKey, "lightning", {
+      value: 10,
+      email: "segredo@example.com",
+      name: "Beltrano",
+    });
     const res = await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`);
     expect(res.status).toBe(200);
     const p = res.body.payment;
-    expect(p).toMatchObject({ method: "lightning", value: 10, status: "PENDING", payment: { invoice: created.invoice, satoshis: 1819 } });
+    expect(p).toMatchObject({
+      method: "lightning",
+      value: 10,
+      status: "PENDING",
+      payment: { invoice: created.invoice, satoshis: 1819 },
+    });
     expect(bolt11.decode(p.payment.invoice).satoshis).toBe(1819);
     expectNothingPrivate(res.body, [merchant.id, created.id, "segredo@example.com", "Beltrano"]);
   });
 
   it("exchange → qrCodeLink", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const created = await createOrder(apiKey, "exchange", { value: 50, payerId: "PAGADOR-77", merchant: { subMerchantId: "SUB-88" } });
+    const created = await createOrder(apiKey, "exchange", {
+      value: 50,
+      payerId: "PAGADOR-77",
+      merchant: { subMerchantId: "SUB-88" },
+    });
     const res = await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`);
     expect(res.status).toBe(200);
     const p = res.body.payment;
@@ -258,7 +348,10 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
 
   it("onchain → address, network, asset, amount; remaining is exact after a partial payment", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "eth", asset: "USDT" } });
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 100, network: "eth", asset: "USDT" },
+    });
     expect(dep.status).toBe(201);
     const o = dep.body.order;
     const res = await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`);
@@ -267,22 +360,40 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
       method: "onchain",
       status: "PENDING",
       value: 100,
-      payment: { address: o.address, network: "eth", asset: "USDT", amount: 18.518519, tokenAddress: "0xdAC17F958D2ee523a2206206994597C13D831ec7", remaining: 18.518519 },
+      payment: {
+        address: o.address,
+        network: "eth",
+        asset: "USDT",
+        amount: 18.518519,
+        tokenAddress: "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+        remaining: 18.518519,
+      },
     });
     // EIP-681 URI for wallets: token contract @ chain id, recipient and base units (6 decimals).
-    expect(res.body.payment.payment.qrContent).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=18518519`);
+    expect(res.body.payment.payment.qrContent).toBe(
+      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=18518519`,
+    );
     expectNothingPrivate(res.body, [merchant.id, o.id]);
 
     await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
     const partial = await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`);
-    expect(partial.body.payment).toMatchObject({ status: "PARTIAL_ORDER", payment: { received: 10, remaining: 8.518519 } });
+    expect(partial.body.payment).toMatchObject({
+      status: "PARTIAL_ORDER",
+      payment: { received: 10, remaining: 8.518519 },
+    });
     // The wallet is asked for what is still due, not the whole amount again.
-    expect(partial.body.payment.payment.qrContent).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`);
+    expect(partial.body.payment.payment.qrContent).toBe(
+      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${o.address}&uint256=8518519`,
+    );
   });
 
   it("pix: the description for the payer and the bank's recipient name; refunds concluded, as refunded { value, at }", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const created = await createOrder(apiKey, "pix", { value: 80, orderId: "PEDIDO-PRIVADO-2", description: "Bolo de cenoura" });
+    const created = await createOrder(apiKey, "pix", {
+      value: 80,
+      orderId: "PEDIDO-PRIVADO-2",
+      description: "Bolo de cenoura",
+    });
     const open = (await api("GET", `/api/v1/public/payments/${created.paymentLinkId}`)).body.payment;
     expect(open).toMatchObject({ description: "Bolo de cenoura", payment: { recipientName: "PIXCRYPTO PAGAMENTOS" } });
     expect(open.refunded).toBeUndefined();
@@ -300,7 +411,9 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
 
   it("onchain: a deposit closed at its expiry partly paid is final, and money after it is unapplied", async () => {
     const { apiKey } = await seedMerchant();
-    const o = (await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "eth", asset: "USDT" } })).body.order;
+    const o = (
+      await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "eth", asset: "USDT" } })
+    ).body.order;
     await api("POST", `/api/v1/sandbox/onchain/${o.paymentLinkId}/transfer`, { apiKey, body: { amount: "10" } });
     const open = (await api("GET", `/api/v1/public/payments/${o.paymentLinkId}`)).body.payment;
     expect(open).toMatchObject({ status: "PARTIAL_ORDER", final: false, payment: { received: 10, unapplied: 0 } });
@@ -330,7 +443,8 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
       (await createOrder(apiKey, "exchange", { value: 50 })).paymentLinkId,
       (await createOrder(apiKey, "pix", { value: 5 })).paymentLinkId,
       (await createOrder(apiKey, "lightning", { value: 5 })).paymentLinkId,
-      (await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "bsc", asset: "USDT" } })).body.order.paymentLinkId,
+      (await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 100, network: "bsc", asset: "USDT" } }))
+        .body.order.paymentLinkId,
     ];
     for (const link of links) {
       const res = await getRaw(`/api/v1/public/payments/${link}/qr.png`);

@@ -50,7 +50,9 @@ beforeAll(async () => {
       stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
       stream.on("end", () => {
         // Plain-text mail: undo quoted-printable so links and accents read whole.
-        const text = raw.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
+        const text = raw
+          .replace(/=\r?\n/g, "")
+          .replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
         inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), text });
         callback();
       });
@@ -150,7 +152,10 @@ describe("sign-up with mail", () => {
     expect(await userCount(address)).toBe(1);
 
     for (const bad of [token.slice(0, -2) + "xx", "v1.a.b.c", "whatever"]) {
-      expect(await confirm(bad)).toMatchObject({ status: "error", error: translate("pt-BR", "auth.signUpLinkInvalid") });
+      expect(await confirm(bad)).toMatchObject({
+        status: "error",
+        error: translate("pt-BR", "auth.signUpLinkInvalid"),
+      });
     }
   });
 });
@@ -205,13 +210,18 @@ describe("invitations", () => {
     expect(told.text).toContain(merchant.companyName);
     expect(told.text).not.toMatch(/token=/);
     // Still a member of their own merchant only.
-    expect((await db().select().from(users).where(eq(users.id, elsewhere.id)))[0].merchantId).toBe(elsewhere.merchantId);
+    expect((await db().select().from(users).where(eq(users.id, elsewhere.id)))[0].merchantId).toBe(
+      elsewhere.merchantId,
+    );
   });
 
   it("inviting someone already on this team still says so: the Team page lists them anyway", async () => {
     const { merchant } = await seedMerchant();
     ctx.session = await member(merchant.id, "owner");
     const colleague = await member(merchant.id, "viewer");
-    expect(await inviteMemberAction(idle, inviteForm(colleague.email))).toMatchObject({ status: "error", error: translate("pt-BR", "team.alreadyMember") });
+    expect(await inviteMemberAction(idle, inviteForm(colleague.email))).toMatchObject({
+      status: "error",
+      error: translate("pt-BR", "team.alreadyMember"),
+    });
   });
 });

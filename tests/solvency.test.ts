@@ -69,7 +69,9 @@ async function alertMails(): Promise<number> {
   const rows = await db()
     .select()
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.toAddress, OPERATOR), like(mailOutbox.subject, "%solvency: assets short of liabilities%")));
+    .where(
+      and(eq(mailOutbox.toAddress, OPERATOR), like(mailOutbox.subject, "%solvency: assets short of liabilities%")),
+    );
   return rows.length;
 }
 
@@ -109,9 +111,15 @@ describe("solvency report (sandbox providers)", () => {
     // (540 at 5.40) and a 50 BRL withdrawal of USDT (debited 50 + 0.25 + 0.05 of fees).
     await paidOrder(apiKey, "/api/v1/order/create", 30);
     await paidOrder(apiKey, "/api/v1/order/create/lightning", 25.5);
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 540, asset: "USDT", network: "polygon" } });
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 540, asset: "USDT", network: "polygon" },
+    });
     expect(dep.status, JSON.stringify(dep.body)).toBe(201);
-    const sent = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, { apiKey, body: { amount: "100" } });
+    const sent = await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, {
+      apiKey,
+      body: { amount: "100" },
+    });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const w = await api("POST", "/api/v1/onchain/withdraw/initiate", {
       apiKey,
@@ -140,11 +148,13 @@ describe("solvency report (sandbox providers)", () => {
     expect(Math.abs(delta(report, "lightning") - 2_550)).toBeLessThanOrEqual(1);
     // Summed: the sandbox's deposit address at index 1 is the hot wallet's own (earlier files may have used index 0).
     // 100 in at 5.40; 9.259259 out: −49.9999986 reais, rounded down (an asset never rounds up) to −50.00.
-    if (delta(report, "deposit_addresses", "USDT") !== 0) expect(delta(report, "deposit_addresses", "USDT")).toBe(54_000);
+    if (delta(report, "deposit_addresses", "USDT") !== 0)
+      expect(delta(report, "deposit_addresses", "USDT")).toBe(54_000);
     const chain = delta(report, "deposit_addresses", "USDT") + delta(report, "hot_wallet", "USDT");
     // Exact when run alone; each report rounds its line once, so against an opening balance it may be a centavo off.
     expect(Math.abs(chain - (54_000 - 5_000))).toBeLessThanOrEqual(1);
-    const surplus = report.assetsCentavos - report.liabilitiesCentavos - (opening.assetsCentavos - opening.liabilitiesCentavos);
+    const surplus =
+      report.assetsCentavos - report.liabilitiesCentavos - (opening.assetsCentavos - opening.liabilitiesCentavos);
     expect(surplus).toBeGreaterThanOrEqual(fees - ROUNDED_LINES);
     expect(surplus).toBeLessThanOrEqual(fees + ROUNDED_LINES);
 
@@ -152,7 +162,11 @@ describe("solvency report (sandbox providers)", () => {
     expect(report.short).toBe(false);
     expect(report.alerted).toBe(false);
     const [stored] = await db().select().from(solvencyReports).where(eq(solvencyReports.id, report.id!));
-    expect(stored).toMatchObject({ liabilitiesCentavos: report.liabilitiesCentavos, assetsCentavos: report.assetsCentavos, short: false });
+    expect(stored).toMatchObject({
+      liabilitiesCentavos: report.liabilitiesCentavos,
+      assetsCentavos: report.assetsCentavos,
+      short: false,
+    });
     expect(await gauge("payments_solvency_liabilities_brl_centavos")).toBe(report.liabilitiesCentavos);
     expect(await gauge("payments_solvency_assets_brl_centavos")).toBe(report.assetsCentavos);
     expect(await gauge("payments_solvency_shortfall")).toBe(0);
@@ -189,12 +203,26 @@ describe("solvency report (sandbox providers)", () => {
 
     // Put right (the adjustment reversed): back within the tolerance, and the next crossing mails again.
     await db().transaction((tx) =>
-      postLedgerEntry(tx, { merchantId, kind: "adjustment", amountCentavos: -100_000, refType: "test", refId: randomUUID(), description: "reversed" }),
+      postLedgerEntry(tx, {
+        merchantId,
+        kind: "adjustment",
+        amountCentavos: -100_000,
+        refType: "test",
+        refId: randomUUID(),
+        description: "reversed",
+      }),
     );
     expect(await takeSolvencyReport()).toMatchObject({ short: false, alerted: false });
     expect(await gauge("payments_solvency_shortfall")).toBe(0);
     await db().transaction((tx) =>
-      postLedgerEntry(tx, { merchantId, kind: "adjustment", amountCentavos: 100_000, refType: "test", refId: randomUUID(), description: "again" }),
+      postLedgerEntry(tx, {
+        merchantId,
+        kind: "adjustment",
+        amountCentavos: 100_000,
+        refType: "test",
+        refId: randomUUID(),
+        description: "again",
+      }),
     );
     expect(await takeSolvencyReport()).toMatchObject({ short: true, alerted: true });
     expect(await alertMails()).toBe(2);
@@ -208,7 +236,11 @@ describe("solvency report (live PIX at the test PSP)", () => {
     try {
       Object.assign(
         process.env,
-        pixLiveEnv(psp, { receiverKey: "solvency@pixcrypto.example", payoutKey: "solvency@pixcrypto.example", webhookToken: "solvency-webhook-token-0123456789abcdef" }),
+        pixLiveEnv(psp, {
+          receiverKey: "solvency@pixcrypto.example",
+          payoutKey: "solvency@pixcrypto.example",
+          webhookToken: "solvency-webhook-token-0123456789abcdef",
+        }),
       );
       resetEnvForTests();
       expect(await efiPayout.balance!()).toBe(0);
@@ -253,7 +285,10 @@ describe("solvency report (polygon on a local node)", () => {
       await anvil.mint(usdt, payer.address, 10_000_000n);
       await anvil.mint(usdt, chain.hotWallet.address, 30_000_000n);
       const { apiKey } = await seedMerchant();
-      const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 54, asset: "USDT", network: "polygon" } });
+      const dep = await api("POST", "/api/v1/onchain/deposit", {
+        apiKey,
+        body: { value: 54, asset: "USDT", network: "polygon" },
+      });
       expect(dep.status, JSON.stringify(dep.body)).toBe(201);
       await anvil.transfer(usdt, payer, dep.body.order.address, 10_000_000n);
       await anvil.mine(CONFIRMATIONS);
@@ -263,7 +298,11 @@ describe("solvency report (polygon on a local node)", () => {
 
       const report = await computeSolvency();
       const polygon = report.lines.filter((l) => l.network === "polygon" && l.asset === "USDT");
-      expect(polygon.find((l) => l.kind === "hot_wallet")).toMatchObject({ amount: "30", centavos: 16_200, rate: "5.40" });
+      expect(polygon.find((l) => l.kind === "hot_wallet")).toMatchObject({
+        amount: "30",
+        centavos: 16_200,
+        rate: "5.40",
+      });
       expect(polygon.find((l) => l.kind === "deposit_addresses")).toMatchObject({ amount: "15", centavos: 8_100 });
     } finally {
       chain.restore();

@@ -14,13 +14,21 @@ import { api, seedMerchant } from "./helpers";
 
 const t = translator("pt-BR");
 
-async function post(merchantId: string, kind: LedgerPosting["kind"], amountCentavos: number, refType = "test", refId: string = randomUUID()) {
+async function post(
+  merchantId: string,
+  kind: LedgerPosting["kind"],
+  amountCentavos: number,
+  refType = "test",
+  refId: string = randomUUID(),
+) {
   return db().transaction((tx) => postLedgerEntry(tx, { merchantId, kind, amountCentavos, refType, refId }));
 }
 
 /** Moves an entry to a São Paulo local time ("2026-10-31 23:30"). */
 async function dateEntry(refId: string, local: string) {
-  await db().execute(sql`update ledger_entries set created_at = (${local}::timestamp at time zone 'America/Sao_Paulo') where ref_id = ${refId}`);
+  await db().execute(
+    sql`update ledger_entries set created_at = (${local}::timestamp at time zone 'America/Sao_Paulo') where ref_id = ${refId}`,
+  );
 }
 
 /** The file's text with its BOM kept (Response.text() would drop it). */
@@ -83,7 +91,13 @@ describe("ledger running balance", () => {
 describe("statement page", () => {
   async function monthOfEntries() {
     const { merchant } = await seedMerchant();
-    const refs = { before: randomUUID(), first: randomUUID(), refund: randomUUID(), last: randomUUID(), after: randomUUID() };
+    const refs = {
+      before: randomUUID(),
+      first: randomUUID(),
+      refund: randomUUID(),
+      last: randomUUID(),
+      after: randomUUID(),
+    };
     await post(merchant.id, "adjustment", 50_000, "opening_balance", refs.before);
     await post(merchant.id, "order_credit", 10_000, "order", refs.first);
     await post(merchant.id, "withdrawal_debit", -3_000, "withdrawal", refs.refund);
@@ -147,7 +161,10 @@ describe("statement page", () => {
     expect((await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey })).status).toBe(200);
     expect((await api("POST", `/api/v1/order/${orderId}/refund`, { apiKey, body: { value: 10 } })).status).toBe(201);
     const s = await getStatement(merchant.id, statementQuery.parse({}));
-    const named = { title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: orderId.slice(0, 8) }, customer: null };
+    const named = {
+      title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: orderId.slice(0, 8) },
+      customer: null,
+    };
     expect(s.lines.map((l) => [l.kind, l.amountCentavos, l.balanceAfterCentavos, l.source])).toEqual([
       ["refund_debit", -1_000, 2_000, { type: "order", id: orderId, ...named }],
       ["order_credit", 3_000, 3_000, { type: "order", id: orderId, ...named }],
@@ -156,13 +173,25 @@ describe("statement page", () => {
 
   it("names each entry's order as the merchant knows it: its reference and customer (lib/orders/title.ts)", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 30, orderId: "1234", name: "Maria Souza" } });
-    const named = await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 20, name: "João Pereira" } });
-    for (const id of [created.body.pixOrder._id, named.body.order.id]) expect((await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })).status).toBe(200);
+    const created = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 30, orderId: "1234", name: "Maria Souza" },
+    });
+    const named = await api("POST", "/api/v1/order/create/lightning", {
+      apiKey,
+      body: { value: 20, name: "João Pereira" },
+    });
+    for (const id of [created.body.pixOrder._id, named.body.order.id])
+      expect((await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })).status).toBe(200);
     const s = await getStatement(merchant.id, statementQuery.parse({}));
     expect(s.lines.map((l) => l.source)).toEqual([
       { type: "order", id: named.body.order.id, title: { by: "customer", text: "João Pereira" }, customer: null },
-      { type: "order", id: created.body.pixOrder._id, title: { by: "reference", text: "1234" }, customer: "Maria Souza" },
+      {
+        type: "order",
+        id: created.body.pixOrder._id,
+        title: { by: "reference", text: "1234" },
+        customer: "Maria Souza",
+      },
     ]);
   });
 });
@@ -177,25 +206,56 @@ describe("CSV exports", () => {
     await dateEntry(ids[0], "2026-10-31 23:30");
     await dateEntry(ids[1], "2026-11-01 00:10");
     await dateEntry(ids[2], "2026-11-30 23:59");
-    const csv = await text(exportStream("statement", merchant.id, exportQuery.parse({ from: "2026-11-01", to: "2026-11-30" }), t));
+    const csv = await text(
+      exportStream("statement", merchant.id, exportQuery.parse({ from: "2026-11-01", to: "2026-11-30" }), t),
+    );
     expect(csv.startsWith("\uFEFF")).toBe(false);
     const [header, ...lines] = rows(csv);
-    expect(header).toEqual(["Data", "Tipo", "Descrição", "Valor (BRL)", "Saldo após (BRL)", "Tipo de referência", "Referência", "Nº do lançamento"]);
+    expect(header).toEqual([
+      "Data",
+      "Tipo",
+      "Descrição",
+      "Valor (BRL)",
+      "Saldo após (BRL)",
+      "Tipo de referência",
+      "Referência",
+      "Nº do lançamento",
+    ]);
     expect(lines.map((l) => l.slice(0, 7))).toEqual([
       ["2026-11-01T00:10:00-03:00", "withdrawal_debit", "Saque", "-1000.05", "234.51", "withdrawal", ids[1]],
       ["2026-11-30T23:59:00-03:00", "order_credit", "Pagamento recebido", "0.99", "235.50", "order", ids[2]],
     ]);
-    const excel = await text(exportStream("statement", merchant.id, exportQuery.parse({ format: "excel", to: "2026-10-31" }), translator("en")));
+    const excel = await text(
+      exportStream(
+        "statement",
+        merchant.id,
+        exportQuery.parse({ format: "excel", to: "2026-10-31" }),
+        translator("en"),
+      ),
+    );
     expect(excel.split("\r\n")[0]).toMatch(/^\uFEFFDate;Type;Description;Amount \(BRL\);/);
     // Excel is read by a person: the entry's type and its reference's type in words, never the API's codes.
-    expect(rows(excel, ";")[1].slice(0, 6)).toEqual(["2026-10-31 23:30:00", "Payment received", "Payment received", "1234,56", "1234,56", "Order"]);
+    expect(rows(excel, ";")[1].slice(0, 6)).toEqual([
+      "2026-10-31 23:30:00",
+      "Payment received",
+      "Payment received",
+      "1234,56",
+      "1234,56",
+      "Order",
+    ]);
   });
 
   it("orders: every kind with BRL and crypto amounts, rates, references, tx hashes; formula-like references neutralised", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 25.9, orderId: "=cmd|'/c calc'!A1", name: "Maria Souza", cpf: "529.982.247-25" } });
+    await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 25.9, orderId: "=cmd|'/c calc'!A1", name: "Maria Souza", cpf: "529.982.247-25" },
+    });
     await api("POST", "/api/v1/order/create/lightning", { apiKey, body: { value: 35, email: "joao@example.com" } });
-    const onchain = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 40, asset: "USDT", network: "bsc" } });
+    const onchain = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 40, asset: "USDT", network: "bsc" },
+    });
     const tx = `0x${"ab".repeat(32)}`;
     expect(
       (
@@ -205,7 +265,12 @@ describe("CSV exports", () => {
         })
       ).status,
     ).toBe(200);
-    const qrcode = encodeStaticBrCode({ pixKey: "fornecedor@example.com", merchantName: "Fornecedor LTDA", merchantCity: "SAO PAULO", amountCentavos: 5000 });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "fornecedor@example.com",
+      merchantName: "Fornecedor LTDA",
+      merchantCity: "SAO PAULO",
+      amountCentavos: 5000,
+    });
     await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
 
     const csv = await text(exportStream("orders", merchant.id, exportQuery.parse({}), translator("en")));
@@ -234,7 +299,9 @@ describe("CSV exports", () => {
 
   it("withdrawals: value, fees, debit, token amount, rate and the masked destination", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_000, accountType: "business" });
-    expect((await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 12_345, pixKey: "52998224725" } })).status).toBeLessThan(300);
+    expect(
+      (await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 12_345, pixKey: "52998224725" } })).status,
+    ).toBeLessThan(300);
     const onchain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
       apiKey,
       body: { value: 100, token: "USDT", network: "bsc", toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" },
@@ -258,9 +325,13 @@ describe("CSV exports", () => {
   it("withdrawals in excel: kinds, statuses and failure reasons in the user's words, the provider's text in its own column; csv keeps the codes", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_000, accountType: "business" });
     const made = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 5_000, pixKey: "52998224725" } });
-    const refused = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 7_000, pixKey: "52998224725" } });
+    const refused = await api("POST", "/api/v1/order/pix-out", {
+      apiKey,
+      body: { value: 7_000, pixKey: "52998224725" },
+    });
     const odd = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 9_000, pixKey: "52998224725" } });
-    const fail = (id: string, reason: string) => db().execute(sql`update withdrawals set status = 'FAILED', failure_reason = ${reason} where id = ${id}`);
+    const fail = (id: string, reason: string) =>
+      db().execute(sql`update withdrawals set status = 'FAILED', failure_reason = ${reason} where id = ${id}`);
     await fail(refused.body.id, "Recipient bank rejected the transfer (sandbox failing key)");
     await fail(odd.body.id, "weird upstream thing 42");
     expect(made.status).toBeLessThan(300);
@@ -272,18 +343,20 @@ describe("CSV exports", () => {
     expect(byValue("50,00")[col("Status")]).toMatch(/^(Pendente|Concluído)$/);
     expect(byValue("70,00")[col("Status")]).toBe("Falhou");
     expect(byValue("70,00")[col("Motivo da falha")]).toBe("O banco de quem ia receber recusou a transferência.");
-    expect(byValue("70,00")[col("Resposta do provedor")]).toBe("Recipient bank rejected the transfer (sandbox failing key)");
+    expect(byValue("70,00")[col("Resposta do provedor")]).toBe(
+      "Recipient bank rejected the transfer (sandbox failing key)",
+    );
     expect(byValue("90,00")[col("Motivo da falha")]).toBe(t("failure.unknown"));
     expect(byValue("90,00")[col("Resposta do provedor")]).toBe("weird upstream thing 42");
     const csv = await text(exportStream("withdrawals", merchant.id, exportQuery.parse({}), t));
     const [csvHeader, ...csvLines] = rows(csv);
     expect(csvHeader).not.toContain("Resposta do provedor");
     const failed = csvLines.find((l) => l[csvHeader.indexOf("Valor (BRL)")] === "70.00")!;
-    expect([failed[csvHeader.indexOf("Tipo")], failed[csvHeader.indexOf("Status")], failed[csvHeader.indexOf("Motivo da falha")]]).toEqual([
-      "pix_out",
-      "FAILED",
-      "Recipient bank rejected the transfer (sandbox failing key)",
-    ]);
+    expect([
+      failed[csvHeader.indexOf("Tipo")],
+      failed[csvHeader.indexOf("Status")],
+      failed[csvHeader.indexOf("Motivo da falha")],
+    ]).toEqual(["pix_out", "FAILED", "Recipient bank rejected the transfer (sandbox failing key)"]);
   });
 
   it("refuses impossible dates, an inverted range and unknown formats with a catalog message", () => {

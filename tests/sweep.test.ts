@@ -48,7 +48,11 @@ beforeAll(async () => {
     anvil,
     ["polygon"],
     { polygon: { USDT: { address: tokens.USDT, decimals: 6 }, USDC: { address: tokens.USDC, decimals: 6 } } },
-    { DEPOSIT_XPUB: deposit.publicExtendedKey, DEPOSIT_XPRV_FILE: keyFile("deposit.xprv", deposit), SWEEP_THRESHOLDS_POLYGON: "USDT=50,USDC=50" },
+    {
+      DEPOSIT_XPUB: deposit.publicExtendedKey,
+      DEPOSIT_XPRV_FILE: keyFile("deposit.xprv", deposit),
+      SWEEP_THRESHOLDS_POLYGON: "USDT=50,USDC=50",
+    },
   );
   restore = chain.restore;
   hotWallet = chain.hotWallet.address;
@@ -67,7 +71,8 @@ async function deposit(apiKey: string, asset: "USDT" | "USDC", value: number) {
   return res.body.order as { id: string; address: Hex; amount: number };
 }
 
-const pay = (asset: "USDT" | "USDC", o: { address: Hex; amount: number }) => anvil.transfer(tokens[asset], payer, o.address, toBaseUnits(String(o.amount), 6));
+const pay = (asset: "USDT" | "USDC", o: { address: Hex; amount: number }) =>
+  anvil.transfer(tokens[asset], payer, o.address, toBaseUnits(String(o.amount), 6));
 const sweptItems = (run: SweepRun) => run.items.filter((i) => i.action === "sweep");
 
 describe("sweeping deposit addresses on a local node", () => {
@@ -110,12 +115,15 @@ describe("sweeping deposit addresses on a local node", () => {
     const confirming = await deposit(apiKey, "USDT", 540);
     await pay("USDT", confirming);
     await watchDeposits("polygon");
-    expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, confirming.id)))[0].status).toBe("PENDING");
+    expect((await db().select().from(onchainOrders).where(eq(onchainOrders.id, confirming.id)))[0].status).toBe(
+      "PENDING",
+    );
 
     const confirmingSkip = {
       address: confirming.address,
       action: "skip",
-      reason: "confirming: 100 USDT arrived that the deposit watcher has not applied yet (waiting for its confirmations)",
+      reason:
+        "confirming: 100 USDT arrived that the deposit watcher has not applied yet (waiting for its confirmations)",
     };
     const dry = await sweepDeposits({ network: "polygon", dryRun: true });
     expect(sweptItems(dry)).toHaveLength(paid.length);
@@ -143,7 +151,13 @@ describe("sweeping deposit addresses on a local node", () => {
     const gasTxs = await db().select().from(chainTxs).where(eq(chainTxs.purpose, "sweep_gas"));
     expect(sweepTxs).toHaveLength(paid.length);
     expect(gasTxs).toHaveLength(paid.length - PREFUNDED);
-    for (const t of sweepTxs) expect(t).toMatchObject({ nonce: 0, toAddress: hotWallet, ownerId: null, nonceScope: `chain:31337:${t.fromAddress.toLowerCase()}` });
+    for (const t of sweepTxs)
+      expect(t).toMatchObject({
+        nonce: 0,
+        toAddress: hotWallet,
+        ownerId: null,
+        nonceScope: `chain:31337:${t.fromAddress.toLowerCase()}`,
+      });
     // Those without gas wait for it, held; a prefunded one is in the mempool: the node drops it.
     const held = sweepTxs.filter((t) => t.heldReason !== null);
     expect(held).toHaveLength(paid.length - PREFUNDED);
@@ -172,7 +186,9 @@ describe("sweeping deposit addresses on a local node", () => {
     expect(decided.every((t) => t.status === "confirmed")).toBe(true);
     const droppedReceipt = await anvil.client.getTransactionReceipt({ hash: dropped.hash as Hex });
     expect(droppedReceipt.status).toBe("success"); // the same signed version, sent again
-    expect(await db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, droppedTx.id))).toHaveLength(1);
+    expect(await db().select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, droppedTx.id))).toHaveLength(
+      1,
+    );
 
     // Deposit addresses hold none of the token; the hot wallet holds the sum.
     for (const p of paid) expect(await anvil.balanceOf(tokens[p.asset], p.address)).toBe(0n);

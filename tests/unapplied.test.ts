@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
-import { auditEvents, chainTransfers, chainTxs, events, ledgerEntries, onchainOrders, unappliedResolutions } from "@/db/schema";
+import {
+  auditEvents,
+  chainTransfers,
+  chainTxs,
+  events,
+  ledgerEntries,
+  onchainOrders,
+  unappliedResolutions,
+} from "@/db/schema";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { applyDepositTransfer } from "@/lib/onchain/service";
 import { acceptUnapplied, previewReturn, returnUnapplied } from "@/lib/onchain/unapplied";
@@ -26,7 +34,9 @@ beforeAll(async () => {
   anvil = await startAnvil();
   usdt = await anvil.deployToken(6, "USDT");
   unfunded = await anvil.deployToken(18, "DAI");
-  const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 }, DAI: { address: unfunded, decimals: 18 } } });
+  const chain = await useLocalChain(anvil, ["polygon"], {
+    polygon: { USDT: { address: usdt, decimals: 6 }, DAI: { address: unfunded, decimals: 18 } },
+  });
   restore = chain.restore;
   await anvil.mint(usdt, chain.hotWallet.address, 10n ** 15n);
 });
@@ -73,7 +83,8 @@ const resolutionEvents = (orderId: string) =>
     .where(and(eq(events.subjectId, orderId), eq(events.type, "onchain.deposit.unapplied.status_changed")))
     .orderBy(asc(events.seq));
 const auditsOf = (merchantId: string) => db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchantId));
-const resolutionOf = async (transferId: string) => (await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transferId)))[0];
+const resolutionOf = async (transferId: string) =>
+  (await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transferId)))[0];
 
 describe("accepting unapplied on-chain funds as payment", () => {
   it("an overpayment's extra 2 USDT credits R$ 10,80 at the fixed rate, with its ledger entry, event and audit row, once", async () => {
@@ -121,7 +132,16 @@ describe("accepting unapplied on-chain funds as payment", () => {
     const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
     await acceptUnapplied(actor, id, transfer.id);
     await expect(
-      db().insert(unappliedResolutions).values({ merchantId: merchant.id, orderId: id, transferId: transfer.id, kind: "return", status: "PENDING", amount: "10" }),
+      db()
+        .insert(unappliedResolutions)
+        .values({
+          merchantId: merchant.id,
+          orderId: id,
+          transferId: transfer.id,
+          kind: "return",
+          status: "PENDING",
+          amount: "10",
+        }),
     ).rejects.toThrow();
   });
 
@@ -148,7 +168,12 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     const sent = Number(r.sentAmount);
     expect(sent + Number(r.feeAmount)).toBeCloseTo(10, 9);
     const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id));
-    expect(chainTx).toMatchObject({ purpose: "refund", ownerKind: "unapplied_return", transferId: transfer.id, toAddress: payer.address });
+    expect(chainTx).toMatchObject({
+      purpose: "refund",
+      ownerKind: "unapplied_return",
+      transferId: transfer.id,
+      toAddress: payer.address,
+    });
     const [pendingTransfer] = await db().select().from(chainTransfers).where(eq(chainTransfers.id, transfer.id));
     expect(pendingTransfer.refundStatus).toBe("PENDING");
     expect((await auditsOf(merchant.id)).filter((a) => a.action === "unapplied.returned")).toHaveLength(1);
@@ -164,7 +189,10 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await anvil.balanceOf(usdt, payer.address)).toBe(before + BigInt(Math.round(sent * 1e6)));
     const changes = await resolutionEvents(id);
-    expect(changes.map((e) => (e.data as { resolution: { status: string } }).resolution.status)).toEqual(["PENDING", "COMPLETED"]);
+    expect(changes.map((e) => (e.data as { resolution: { status: string } }).resolution.status)).toEqual([
+      "PENDING",
+      "COMPLETED",
+    ]);
     expect(changes[1].data).toMatchObject({ resolution: { kind: "return", txHash: done.txHash, to: payer.address } });
     const [doneTransfer] = await db().select().from(chainTransfers).where(eq(chainTransfers.id, transfer.id));
     expect(doneTransfer.refundStatus).toBe("COMPLETED");
@@ -183,12 +211,17 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
 
   it("accept racing return: exactly one wins", async () => {
     const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
-    const [a, b] = await Promise.allSettled([acceptUnapplied(actor, id, transfer.id), returnUnapplied(actor, id, transfer.id)]);
+    const [a, b] = await Promise.allSettled([
+      acceptUnapplied(actor, id, transfer.id),
+      returnUnapplied(actor, id, transfer.id),
+    ]);
     expect([a, b].filter((x) => x.status === "fulfilled")).toHaveLength(1);
     const rows = await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transfer.id));
     expect(rows).toHaveLength(1);
     expect(await balanceMatchesLedger(merchant.id)).toBe(rows[0].kind === "accept" ? 5400 : 0);
-    expect(await db().select().from(chainTxs).where(eq(chainTxs.transferId, transfer.id))).toHaveLength(rows[0].kind === "return" ? 1 : 0);
+    expect(await db().select().from(chainTxs).where(eq(chainTxs.transferId, transfer.id))).toHaveLength(
+      rows[0].kind === "return" ? 1 : 0,
+    );
   });
 
   it("a return the chain refuses (the hot wallet lacks the token) is FAILED, for an operator, and never credited", async () => {

@@ -21,14 +21,24 @@ describe("input PostgreSQL cannot store is a 400 in the endpoint's shape", () =>
         continue;
       }
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: "Invalid request: q: must not contain NUL characters or unpaired UTF-16 surrogates" });
+      expect(res.body).toEqual({
+        message: "Invalid request: q: must not contain NUL characters or unpaired UTF-16 surrogates",
+      });
     }
   });
 
   it('POST /api/v1/order/create/pix → 400 when "name" holds a lone surrogate or NUL, and nothing is created', async () => {
     const { apiKey } = await seedMerchant();
-    for (const raw of ['{"value": 10, "name": "\\ud800abc"}', '{"value": 10, "name": "a\\u0000b"}', '{"value": 10, "\\udc00": 1}']) {
-      const res = await api("POST", "/api/v1/order/create/pix", { apiKey, rawBody: raw, headers: { "idempotency-key": `bad-${raw.length}` } });
+    for (const raw of [
+      '{"value": 10, "name": "\\ud800abc"}',
+      '{"value": 10, "name": "a\\u0000b"}',
+      '{"value": 10, "\\udc00": 1}',
+    ]) {
+      const res = await api("POST", "/api/v1/order/create/pix", {
+        apiKey,
+        rawBody: raw,
+        headers: { "idempotency-key": `bad-${raw.length}` },
+      });
       expect(res.status, raw).toBe(400);
       expect(res.body.message).toMatch(/^Invalid request: (name|\(a field name\)): must not contain NUL/);
     }
@@ -38,7 +48,10 @@ describe("input PostgreSQL cannot store is a 400 in the endpoint's shape", () =>
 
   it("a surrogate pair (an emoji) is fine", async () => {
     const { apiKey } = await seedMerchant();
-    const res = await api("POST", "/api/v1/order/create/pix", { apiKey, rawBody: '{"value": 10, "name": "Jo\\u00e3o \\ud83d\\ude00"}' });
+    const res = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      rawBody: '{"value": 10, "name": "Jo\\u00e3o \\ud83d\\ude00"}',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -112,8 +125,14 @@ describe("dashboard: the order list's query string and the order page's id", () 
   });
 
   it("the cases that were 500s: from=2024-02-31, from=0000-01-01, q=NUL", async () => {
-    expect(dashboardOrdersQuery.parse({ from: "2024-02-31", to: "0000-01-01", q: "\u0000" })).toEqual({ page: 1, limit: 20 });
-    expect(dashboardOrdersQuery.parse({ from: "2024-02-29", q: " abc " })).toMatchObject({ from: "2024-02-29", q: "abc" });
+    expect(dashboardOrdersQuery.parse({ from: "2024-02-31", to: "0000-01-01", q: "\u0000" })).toEqual({
+      page: 1,
+      limit: 20,
+    });
+    expect(dashboardOrdersQuery.parse({ from: "2024-02-29", q: " abc " })).toMatchObject({
+      from: "2024-02-29",
+      q: "abc",
+    });
   });
 
   it("an order page for any id is the order or not found, never an error", async () => {

@@ -33,7 +33,13 @@ export async function startReceiver(respond: Respond = () => ({ status: 200, bod
       } catch {
         parsed = null;
       }
-      const r: Received = { headers: req.headers as Record<string, string>, body, json: parsed, at: performance.now(), n: received.length + 1 };
+      const r: Received = {
+        headers: req.headers as Record<string, string>,
+        body,
+        json: parsed,
+        at: performance.now(),
+        n: received.length + 1,
+      };
       received.push(r);
       try {
         const a = await respond(r);
@@ -55,7 +61,10 @@ export async function startReceiver(respond: Respond = () => ({ status: 200, bod
     async waitFor(what, done, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       while (!done(received)) {
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; received ${received.length}: ${JSON.stringify(received.map((r) => r.json?.type))}`);
+        if (Date.now() > until)
+          throw new Error(
+            `timed out waiting for ${what}; received ${received.length}: ${JSON.stringify(received.map((r) => r.json?.type))}`,
+          );
         await new Promise((r) => setTimeout(r, 20));
       }
       return received;

@@ -41,8 +41,18 @@ describe("a test event for one webhook endpoint", () => {
     expect(verified).toMatchObject({ id: eventId, type: "webhook.test", data: { test: true, webhookId: webhook.id } });
 
     const log = await waitForLog(merchant.id, webhook.id, (d) => d.status === "succeeded");
-    expect(log).toMatchObject({ eventId, eventType: "webhook.test", status: "succeeded", lastStatusCode: 200, attempts: 1 });
-    expect(log.attemptsLog[0]).toMatchObject({ statusCode: 200, responseExcerpt: "recebido pela loja", durationMs: expect.any(Number) });
+    expect(log).toMatchObject({
+      eventId,
+      eventType: "webhook.test",
+      status: "succeeded",
+      lastStatusCode: 200,
+      attempts: 1,
+    });
+    expect(log.attemptsLog[0]).toMatchObject({
+      statusCode: 200,
+      responseExcerpt: "recebido pela loja",
+      durationMs: expect.any(Number),
+    });
 
     expect(other.rx.received).toHaveLength(0);
     expect((await listDeliveries(merchant.id, other.webhook.id, { limit: 10 })).deliveries).toHaveLength(0);

@@ -50,7 +50,13 @@ describe("a dispatcher killed mid-delivery", () => {
     const eventIds: string[] = [];
     for (let i = 0; i < 20; i++) {
       await db().transaction((tx) =>
-        recordEvent(tx, { merchantId: merchant.id, type: "order.status_changed", subjectType: "order", subjectId: `crash-${i}`, data: { i } }),
+        recordEvent(tx, {
+          merchantId: merchant.id,
+          type: "order.status_changed",
+          subjectType: "order",
+          subjectId: `crash-${i}`,
+          data: { i },
+        }),
       );
     }
     const deliveries = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.merchantId, merchant.id));

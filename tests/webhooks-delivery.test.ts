@@ -40,10 +40,17 @@ async function hook(apiKey: string, url: string) {
 }
 
 async function emit(merchantId: string, subjectId: string, data: Record<string, unknown>) {
-  await db().transaction((tx) => recordEvent(tx, { merchantId, type: "order.status_changed", subjectType: "order", subjectId, data }));
+  await db().transaction((tx) =>
+    recordEvent(tx, { merchantId, type: "order.status_changed", subjectType: "order", subjectId, data }),
+  );
 }
 
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
@@ -54,9 +61,14 @@ async function waitUntil<T>(what: string, read: () => Promise<T>, done: (v: T) =
 }
 
 const deliveriesOf = (endpointId: string) =>
-  db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(asc(webhookDeliveries.eventSeq));
+  db()
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(asc(webhookDeliveries.eventSeq));
 
-const verify = (secret: string, r: { body: string; headers: Record<string, string> }) => new Webhook(secret).verify(r.body, r.headers);
+const verify = (secret: string, r: { body: string; headers: Record<string, string> }) =>
+  new Webhook(secret).verify(r.body, r.headers);
 
 describe("delivery of every event type, signed (Standard Webhooks)", () => {
   it("order, on-chain deposit (status and unapplied funds), Crypto-PIX and both withdrawal kinds reach the receiver, and every signature verifies", async () => {
@@ -68,10 +80,25 @@ describe("delivery of every event type, signed (Standard Webhooks)", () => {
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
     expect((await api("POST", `/api/v1/sandbox/orders/${pix.body.pixOrder._id}/pay`, { apiKey })).status).toBe(200);
     // onchain.deposit.status_changed + onchain.deposit.funds_unapplied (101 USDT for 100 due)
-    const dep = await api("POST", "/api/v1/onchain/deposit", { apiKey, body: { value: 540, asset: "USDT", network: "polygon" } });
-    expect((await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, { apiKey, body: { amount: "101" } })).status).toBe(200);
+    const dep = await api("POST", "/api/v1/onchain/deposit", {
+      apiKey,
+      body: { value: 540, asset: "USDT", network: "polygon" },
+    });
+    expect(
+      (
+        await api("POST", `/api/v1/sandbox/onchain/${dep.body.order.paymentLinkId}/transfer`, {
+          apiKey,
+          body: { amount: "101" },
+        })
+      ).status,
+    ).toBe(200);
     // crypto_pix.status_changed
-    const qrcode = encodeStaticBrCode({ pixKey: "padaria@example.com", merchantName: "Padaria", merchantCity: "Sao Paulo", amountCentavos: 10_000 });
+    const qrcode = encodeStaticBrCode({
+      pixKey: "padaria@example.com",
+      merchantName: "Padaria",
+      merchantCity: "Sao Paulo",
+      amountCentavos: 10_000,
+    });
     const cp = await api("POST", "/api/v1/crypto-pix/onchain/pay", { apiKey, body: { qrcode, network: "bsc" } });
     expect(cp.status).toBe(201);
     const cpPaid = await api("POST", `/api/v1/sandbox/crypto-pix/${cp.body.data.payCryptoPixId}/transfer`, {
@@ -105,7 +132,12 @@ describe("delivery of every event type, signed (Standard Webhooks)", () => {
       expect(got).toHaveLength(1);
       const r = got[0];
       // The body is { id, type, createdAt, data }, the same object GET /api/v1/events lists.
-      expect(verify(w.secret, r)).toEqual({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), data: e.data });
+      expect(verify(w.secret, r)).toEqual({
+        id: e.id,
+        type: e.type,
+        createdAt: e.createdAt.toISOString(),
+        data: e.data,
+      });
       expect(r.headers["webhook-id"]).toBe(e.id);
       expect(Math.abs(Number(r.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(30);
       expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
@@ -115,7 +147,12 @@ describe("delivery of every event type, signed (Standard Webhooks)", () => {
       expect(() => new Webhook(w.secret).verify(r.body.replace(e.type, "x.y"), r.headers)).toThrow();
     }
     const orderEvent = rx.received.find((r) => r.json.type === "order.status_changed")!.json;
-    expect(orderEvent.data).toMatchObject({ id: pix.body.pixOrder._id, status: "COMPLETED", previousStatus: "PENDING", value: 12.34 });
+    expect(orderEvent.data).toMatchObject({
+      id: pix.body.pixOrder._id,
+      status: "COMPLETED",
+      previousStatus: "PENDING",
+      value: 12.34,
+    });
     const unapplied = rx.received.find((r) => r.json.type === "onchain.deposit.funds_unapplied")!.json;
     expect(unapplied.data).toMatchObject({ unappliedAmount: 1, reason: "overpayment" });
     const listed = await api("GET", "/api/v1/events?limit=100", { apiKey });
@@ -129,7 +166,9 @@ describe("delivery of every event type, signed (Standard Webhooks)", () => {
 describe("retries", () => {
   it("a receiver answering 500, 500, then 200 gets the event on the third try; three attempts are stored and shown in the log", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const rx = await receiver((r) => (r.n <= 2 ? { status: 500, body: `boom ${r.n} ` + "x".repeat(2000) } : { status: 204 }));
+    const rx = await receiver((r) =>
+      r.n <= 2 ? { status: 500, body: `boom ${r.n} ` + "x".repeat(2000) } : { status: 204 },
+    );
     const w = await hook(apiKey, rx.url);
     await emit(merchant.id, "order-retry", { n: 1 });
     const [d] = await waitUntil(
@@ -146,7 +185,14 @@ describe("retries", () => {
     const log = await api("GET", `/api/v1/webhooks/${w.id}/deliveries`, { apiKey });
     expect(log.status).toBe(200);
     const [entry] = log.body.deliveries;
-    expect(entry).toMatchObject({ id: d.id, eventId: d.eventId, eventType: "order.status_changed", status: "succeeded", attempts: 3, lastStatusCode: 204 });
+    expect(entry).toMatchObject({
+      id: d.id,
+      eventId: d.eventId,
+      eventType: "order.status_changed",
+      status: "succeeded",
+      attempts: 3,
+      lastStatusCode: 204,
+    });
     expect(entry.attemptsLog.map((a: any) => [a.attempt, a.statusCode, a.error])).toEqual([
       [1, 500, "HTTP 500"],
       [2, 500, "HTTP 500"],
@@ -174,7 +220,11 @@ describe("retries", () => {
       () => deliveriesOf(w.id),
       (ds) => ds[0]?.status === "succeeded",
     );
-    const attempts = await db().select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt));
+    const attempts = await db()
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, d.id))
+      .orderBy(asc(webhookAttempts.attempt));
     expect(attempts.map((a) => [a.statusCode, a.error])).toEqual([
       [null, "timed out after 1000 ms"],
       [200, null],
@@ -237,7 +287,11 @@ describe("410 Gone", () => {
     const [endpoint] = await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, w.id));
     expect(endpoint.disabledAt).toBeInstanceOf(Date);
     const listed = await api("GET", "/api/v1/webhooks", { apiKey });
-    expect(listed.body.webhooks[0]).toMatchObject({ id: w.id, status: "disabled", disabledAt: endpoint.disabledAt!.toISOString() });
+    expect(listed.body.webhooks[0]).toMatchObject({
+      id: w.id,
+      status: "disabled",
+      disabledAt: endpoint.disabledAt!.toISOString(),
+    });
 
     await emit(merchant.id, "order-gone", { step: 3 });
     expect(await deliveriesOf(w.id)).toHaveLength(2);
@@ -265,7 +319,13 @@ describe("ordering and isolation", () => {
     await db().transaction(async (tx) => {
       for (let i = 0; i < N; i++) {
         for (const s of subjects) {
-          await recordEvent(tx, { merchantId: merchant.id, type: "order.status_changed", subjectType: "order", subjectId: s, data: { subject: s, i } });
+          await recordEvent(tx, {
+            merchantId: merchant.id,
+            type: "order.status_changed",
+            subjectType: "order",
+            subjectId: s,
+            data: { subject: s, i },
+          });
         }
       }
     });
@@ -290,7 +350,13 @@ describe("ordering and isolation", () => {
     await hook(apiKey, flaky.url);
     await db().transaction(async (tx) => {
       for (let i = 0; i < 12; i++) {
-        await recordEvent(tx, { merchantId: merchant.id, type: "order.status_changed", subjectType: "order", subjectId: `iso-${i % 6}`, data: { i } });
+        await recordEvent(tx, {
+          merchantId: merchant.id,
+          type: "order.status_changed",
+          subjectType: "order",
+          subjectId: `iso-${i % 6}`,
+          data: { i },
+        });
       }
     });
     const committed = Date.now();
@@ -336,7 +402,9 @@ describe("POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", () => {
     expect(verify(w.secret, rx.received[1])).toBeTruthy();
 
     // A redelivery of the redelivery still points at the original.
-    const again = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${res.body.delivery.id}/redeliver`, { apiKey });
+    const again = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${res.body.delivery.id}/redeliver`, {
+      apiKey,
+    });
     expect(again.body.delivery.redeliveryOf).toBe(original.id);
     await rx.waitFor("second redelivery", (r) => r.length === 3);
     // The attempt's result is written after the receiver answered: waited for, not raced.
@@ -386,7 +454,11 @@ describe("SSRF guard at connection time", () => {
       expect(d.lastStatusCode).toBeNull();
       expect(d.lastError).toMatch(reason);
       // Retried on the schedule (0.01 s, 0.6 s… here), refused every time.
-      const attempts = await db().select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt));
+      const attempts = await db()
+        .select()
+        .from(webhookAttempts)
+        .where(eq(webhookAttempts.deliveryId, d.id))
+        .orderBy(asc(webhookAttempts.attempt));
       expect(attempts[0]).toMatchObject({ attempt: 1, statusCode: null, responseExcerpt: null });
       for (const a of attempts) expect(a.error).toMatch(reason);
     }
@@ -438,7 +510,9 @@ describe("signing secrets sealed at rest", () => {
     try {
       process.env.AUTH_SECRET = "another-auth-secret-0123456789abcdefghijklmnop";
       resetEnvForTests();
-      expect((await listEndpointsWithSecretState(merchant.id)).map((e) => [e.id, e.secretReadable])).toEqual([[w.id, false]]);
+      expect((await listEndpointsWithSecretState(merchant.id)).map((e) => [e.id, e.secretReadable])).toEqual([
+        [w.id, false],
+      ]);
       await emit(merchant.id, "order-rotated", {});
       const [d] = await waitUntil(
         "a failed attempt",

@@ -16,7 +16,9 @@ const createHook = (apiKey: string | undefined, body: unknown) => api("POST", HO
 
 /** An event in its own transaction, as any state change writes one. */
 async function emit(merchantId: string, subjectId = crypto.randomUUID(), data: Record<string, unknown> = {}) {
-  await db().transaction((tx) => recordEvent(tx, { merchantId, type: "order.status_changed", subjectType: "order", subjectId, data }));
+  await db().transaction((tx) =>
+    recordEvent(tx, { merchantId, type: "order.status_changed", subjectType: "order", subjectId, data }),
+  );
 }
 
 async function listAll(apiKey: string, limit: number) {
@@ -38,7 +40,12 @@ describe("POST /api/v1/webhooks", () => {
     const res = await createHook(apiKey, { url: "https://shop.example.com/hooks?src=pix", description: "Orders" });
     expect(res.status).toBe(201);
     const w = res.body.webhook;
-    expect(w).toMatchObject({ url: "https://shop.example.com/hooks?src=pix", description: "Orders", status: "enabled", disabledAt: null });
+    expect(w).toMatchObject({
+      url: "https://shop.example.com/hooks?src=pix",
+      description: "Orders",
+      status: "enabled",
+      disabledAt: null,
+    });
     expect(w.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(w.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(w.secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24);
@@ -46,7 +53,9 @@ describe("POST /api/v1/webhooks", () => {
 
     const list = await api("GET", HOOKS, { apiKey });
     expect(list.status).toBe(200);
-    expect(list.body.webhooks).toEqual([{ id: w.id, url: w.url, description: "Orders", status: "enabled", disabledAt: null, createdAt: w.createdAt }]);
+    expect(list.body.webhooks).toEqual([
+      { id: w.id, url: w.url, description: "Orders", status: "enabled", disabledAt: null, createdAt: w.createdAt },
+    ]);
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
     // Stored sealed (docs/webhooks.md): the database never holds the secret the merchant was shown.
     const [row] = await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, w.id));
@@ -72,7 +81,11 @@ describe("POST /api/v1/webhooks", () => {
     ["credentials", { url: "https://user:pass@example.com/hooks" }, "url: must not contain credentials"],
     ["a fragment", { url: "https://example.com/hooks#x" }, "url: must not contain a fragment"],
     ["an over-long URL", { url: `https://example.com/${"a".repeat(2100)}` }, "url: must be at most 2048 characters"],
-    ["an over-long description", { url: "https://example.com/h", description: "d".repeat(201) }, "description: must be at most 200 characters"],
+    [
+      "an over-long description",
+      { url: "https://example.com/h", description: "d".repeat(201) },
+      "description: must be at most 200 characters",
+    ],
   ])("→ 400 { message } for %s", async (_label, body, message) => {
     const { apiKey } = await seedMerchant();
     const res = await createHook(apiKey, body);
@@ -215,14 +228,27 @@ describe("fan-out in recordEvent's transaction", () => {
     const rows = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
     expect(rows.map((r) => r.endpointId).sort()).toEqual([h1, h2].sort());
     for (const r of rows) {
-      expect(r).toMatchObject({ status: "pending", attempts: 0, eventSeq: event.seq, subjectId: subject, merchantId: merchant.id, redeliveryOf: null });
+      expect(r).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        eventSeq: event.seq,
+        subjectId: subject,
+        merchantId: merchant.id,
+        redeliveryOf: null,
+      });
       expect(r.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
     }
 
     const rolledBack = crypto.randomUUID();
     await expect(
       db().transaction(async (tx) => {
-        await recordEvent(tx, { merchantId: merchant.id, type: "order.status_changed", subjectType: "order", subjectId: rolledBack, data: {} });
+        await recordEvent(tx, {
+          merchantId: merchant.id,
+          type: "order.status_changed",
+          subjectType: "order",
+          subjectId: rolledBack,
+          data: {},
+        });
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
@@ -243,7 +269,12 @@ describe("GET /api/v1/events", () => {
     expect(seen.map((e: any) => e.data.n)).toEqual([...Array(12).keys()]);
     const rows = await db().select().from(events).where(eq(events.merchantId, merchant.id));
     const first = rows.find((r) => r.data.n === 0)!;
-    expect(seen[0]).toEqual({ id: first.id, type: "order.status_changed", createdAt: first.createdAt.toISOString(), data: { n: 0 } });
+    expect(seen[0]).toEqual({
+      id: first.id,
+      type: "order.status_changed",
+      createdAt: first.createdAt.toISOString(),
+      data: { n: 0 },
+    });
   });
 
   it("an empty list has nextCursor null; polling from the last cursor returns only what is new", async () => {
@@ -354,7 +385,11 @@ describe("GET /api/v1/webhooks/{id}/deliveries", () => {
     await emit(b.merchant.id);
     const [d] = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hb));
     expect((await api("GET", `${HOOKS}/${hb}/deliveries`, { apiKey: a.apiKey })).status).toBe(404);
-    for (const path of [`${HOOKS}/${hb}/deliveries/${d.id}/redeliver`, `${HOOKS}/${ha}/deliveries/${d.id}/redeliver`, `${HOOKS}/${ha}/deliveries/nope/redeliver`]) {
+    for (const path of [
+      `${HOOKS}/${hb}/deliveries/${d.id}/redeliver`,
+      `${HOOKS}/${ha}/deliveries/${d.id}/redeliver`,
+      `${HOOKS}/${ha}/deliveries/nope/redeliver`,
+    ]) {
       const res = await api("POST", path, { apiKey: a.apiKey });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ message: expect.stringMatching(/not found/) });

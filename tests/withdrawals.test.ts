@@ -19,7 +19,11 @@ async function balance(apiKey: string): Promise<number> {
 }
 
 async function withdrawalRows(merchantId: string) {
-  return db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId)).orderBy(asc(withdrawals.createdAt));
+  return db()
+    .select()
+    .from(withdrawals)
+    .where(eq(withdrawals.merchantId, merchantId))
+    .orderBy(asc(withdrawals.createdAt));
 }
 
 async function eventsFor(subjectId: string) {
@@ -31,7 +35,13 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const res = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 123.45, network: "bsc" } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ message: expect.any(String), success: true, status: "PENDING", token: "USDT", network: "bsc" });
+    expect(res.body).toMatchObject({
+      message: expect.any(String),
+      success: true,
+      status: "PENDING",
+      token: "USDT",
+      network: "bsc",
+    });
     expect(res.body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
     // 12345 + ceil(61.725) + 30
@@ -59,7 +69,10 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
 
   it("uses the polygon fee (R$0.05) and the token's 6 decimals there", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 50_000 });
-    const res = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 100, network: "polygon", token: "USDC" } });
+    const res = await api("POST", WITHDRAW, {
+      apiKey,
+      body: { toAddress: TO, value: 100, network: "polygon", token: "USDC" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.token).toBe("USDC");
     expect(res.body.tokenAmount).toBe(18.518518);
@@ -73,7 +86,10 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
   it("rounds the 0.5% service fee up to the centavo", async () => {
     const { apiKey } = await seedMerchant({ balanceCentavos: 1_000 });
     // 0.01 BRL: fee 0.00005 → 1 centavo; 1 + 1 + 30 = 32
-    const res = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO.toLowerCase(), value: 0.01, network: "bsc" } });
+    const res = await api("POST", WITHDRAW, {
+      apiKey,
+      body: { toAddress: TO.toLowerCase(), value: 0.01, network: "bsc" },
+    });
     expect(res.status).toBe(200);
     expect(await balance(apiKey)).toBe(1_000 - 32);
   });
@@ -81,7 +97,11 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
   it("accepts both header forms", async () => {
     const { apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
     const a = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 1, network: "bsc" } });
-    const b = await api("POST", WITHDRAW, { apiKey, authHeader: "bearer", body: { toAddress: TO, value: 1, network: "bsc" } });
+    const b = await api("POST", WITHDRAW, {
+      apiKey,
+      authHeader: "bearer",
+      body: { toAddress: TO, value: 1, network: "bsc" },
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(a.body.transactionHash).not.toBe(b.body.transactionHash);
@@ -150,18 +170,30 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
 
   it("→ 400 saying what is left of the standard daily limit (R$ 10.000,00), counting on-chain and pix-out together", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 3_000_000 });
-    expect((await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000, network: "bsc" } })).status).toBe(200);
+    expect((await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000, network: "bsc" } })).status).toBe(
+      200,
+    );
     expect((await api("POST", PIX_OUT, { apiKey, body: { value: 400_000 } })).status).toBe(201);
     // 9,000 used: 1,000 left.
     const over = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 1000.01, network: "polygon" } });
     expect(over.status).toBe(400);
-    expect(over.body).toEqual({ message: expect.stringContaining("Daily withdrawal limit"), error: expect.any(String) });
+    expect(over.body).toEqual({
+      message: expect.stringContaining("Daily withdrawal limit"),
+      error: expect.any(String),
+    });
     expect(over.body.message).toContain("10.000,00");
     expect(over.body.message).toContain("1.000,00 is left");
     const account = await api("GET", "/api/v1/account", { apiKey });
-    expect(account.body.merchant.withdrawalLimits).toEqual({ perTransaction: 5000, daily: 10000, usedToday: 9000, remainingToday: 1000 });
+    expect(account.body.merchant.withdrawalLimits).toEqual({
+      perTransaction: 5000,
+      daily: 10000,
+      usedToday: 9000,
+      remainingToday: 1000,
+    });
 
-    expect((await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 1000, network: "polygon" } })).status).toBe(200);
+    expect(
+      (await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 1000, network: "polygon" } })).status,
+    ).toBe(200);
     const none = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 0.01, network: "polygon" } });
     expect(none.status).toBe(400);
     expect(none.body.message).toContain("0,00 is left");
@@ -171,7 +203,9 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
   it("two of R$ 5,000 fill the standard day; a third is refused", async () => {
     const { apiKey } = await seedMerchant({ balanceCentavos: 3_000_000 });
     for (let i = 0; i < 2; i++) {
-      expect((await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000, network: "bsc" } })).status).toBe(200);
+      expect(
+        (await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000, network: "bsc" } })).status,
+      ).toBe(200);
     }
     const third = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000, network: "bsc" } });
     expect(third.status).toBe(400);
@@ -182,9 +216,15 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
 
   it("gives verified and business accounts their higher limits", async () => {
     const verified = await seedMerchant({ accountType: "verified", balanceCentavos: 20_000_000 });
-    const v1 = await api("POST", WITHDRAW, { apiKey: verified.apiKey, body: { toAddress: TO, value: 10000, network: "bsc" } });
+    const v1 = await api("POST", WITHDRAW, {
+      apiKey: verified.apiKey,
+      body: { toAddress: TO, value: 10000, network: "bsc" },
+    });
     expect(v1.status).toBe(200);
-    const v2 = await api("POST", WITHDRAW, { apiKey: verified.apiKey, body: { toAddress: TO, value: 10000.01, network: "bsc" } });
+    const v2 = await api("POST", WITHDRAW, {
+      apiKey: verified.apiKey,
+      body: { toAddress: TO, value: 10000.01, network: "bsc" },
+    });
     expect(v2.status).toBe(400);
     expect(v2.body.message).toContain("10.000,00");
     // Daily 50,000: 10,000 used, four more of 10,000 fit, the fifth does not.
@@ -196,14 +236,28 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     expect(v3.body.message).toContain("50.000,00");
 
     const business = await seedMerchant({ accountType: "business", balanceCentavos: 20_000_000 });
-    const b1 = await api("POST", WITHDRAW, { apiKey: business.apiKey, body: { toAddress: TO, value: 25000, network: "polygon" } });
+    const b1 = await api("POST", WITHDRAW, {
+      apiKey: business.apiKey,
+      body: { toAddress: TO, value: 25000, network: "polygon" },
+    });
     expect(b1.status).toBe(200);
-    const b2 = await api("POST", WITHDRAW, { apiKey: business.apiKey, body: { toAddress: TO, value: 25000.01, network: "polygon" } });
+    const b2 = await api("POST", WITHDRAW, {
+      apiKey: business.apiKey,
+      body: { toAddress: TO, value: 25000.01, network: "polygon" },
+    });
     expect(b2.status).toBe(400);
     expect(b2.body.message).toContain("25.000,00");
     const account = await api("GET", "/api/v1/account", { apiKey: business.apiKey });
-    expect(account.body.merchant).toMatchObject({ accountType: "business", balance: 20_000_000 - (2_500_000 + 12_500 + 5) });
-    expect(account.body.merchant.withdrawalLimits).toEqual({ perTransaction: 25000, daily: 100000, usedToday: 25000, remainingToday: 75000 });
+    expect(account.body.merchant).toMatchObject({
+      accountType: "business",
+      balance: 20_000_000 - (2_500_000 + 12_500 + 5),
+    });
+    expect(account.body.merchant.withdrawalLimits).toEqual({
+      perTransaction: 25000,
+      daily: 100000,
+      usedToday: 25000,
+      remainingToday: 75000,
+    });
   });
 
   it("→ 401 { message } without a key, with an unknown key, with a malformed header", async () => {
@@ -287,7 +341,10 @@ describe("POST /api/v1/order/pix-out", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 9_999 });
     const res = await api("POST", PIX_OUT, { apiKey, body: { value: 10_000 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Insufficient balance"), error: { details: res.body.message } });
+    expect(res.body).toEqual({
+      message: expect.stringContaining("Insufficient balance"),
+      error: { details: res.body.message },
+    });
     expect(res.body.message).toContain("99,99");
     expect(await withdrawalRows(merchant.id)).toHaveLength(0);
     expect(await balance(apiKey)).toBe(9_999);
@@ -326,7 +383,14 @@ describe("withdrawal processing", () => {
     expect(await processWithdrawal(id)).toBe(true);
     const res = await api("GET", `/api/v1/withdrawals/${id}`, { apiKey });
     expect(res.status).toBe(200);
-    expect(res.body.withdrawal).toMatchObject({ id, status: "COMPLETED", type: "pix_out", amount: 2_500, value: 25, pixKey: "***.982.247-**" });
+    expect(res.body.withdrawal).toMatchObject({
+      id,
+      status: "COMPLETED",
+      type: "pix_out",
+      amount: 2_500,
+      value: 25,
+      pixKey: "***.982.247-**",
+    });
     expect(res.body.withdrawal.completedAt).toEqual(expect.any(String));
     expect(await balance(apiKey)).toBe(7_500);
 
@@ -347,7 +411,13 @@ describe("withdrawal processing", () => {
     expect(created.status).toBe(200);
     expect(await processWithdrawal(created.body.id)).toBe(true);
     const res = await api("GET", `/api/v1/withdrawals/${created.body.id}`, { apiKey });
-    expect(res.body.withdrawal).toMatchObject({ status: "COMPLETED", type: "onchain", transactionHash: created.body.transactionHash, network: "polygon", token: "USDT" });
+    expect(res.body.withdrawal).toMatchObject({
+      status: "COMPLETED",
+      type: "onchain",
+      transactionHash: created.body.transactionHash,
+      network: "polygon",
+      token: "USDT",
+    });
     const evs = await eventsFor(created.body.id);
     expect(evs.map((e) => [e.type, e.data.previousStatus, e.data.status])).toEqual([
       ["withdrawal.onchain.status_changed", null, "PENDING"],
@@ -371,7 +441,11 @@ describe("withdrawal processing", () => {
 
     expect(await processWithdrawal(failing.body.id)).toBe(true);
     const res = await api("GET", `/api/v1/withdrawals/${failing.body.id}`, { apiKey });
-    expect(res.body.withdrawal).toMatchObject({ status: "FAILED", failureReason: expect.any(String), pixKey: "p***@example.com" });
+    expect(res.body.withdrawal).toMatchObject({
+      status: "FAILED",
+      failureReason: expect.any(String),
+      pixKey: "p***@example.com",
+    });
     expect(res.body.withdrawal.completedAt).toBeUndefined();
     expect(await balance(apiKey)).toBe(1_500_000);
 
@@ -427,7 +501,12 @@ describe("GET /api/v1/withdrawals and /withdrawals/{id}", () => {
     expect(all.body.nextCursor).toBeNull();
     expect(all.body.withdrawals.map((w: { id: string }) => w.id)).toEqual([...ids].reverse());
     expect(all.body.withdrawals[0]).toMatchObject({ type: "pix_out", amount: 104, status: "PENDING" });
-    expect(all.body.withdrawals[1]).toMatchObject({ type: "onchain", value: 4, amount: 400, transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(all.body.withdrawals[1]).toMatchObject({
+      type: "onchain",
+      value: 4,
+      amount: 400,
+      transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
   });
 
   it("→ 400 { message } on an invalid cursor or limit", async () => {

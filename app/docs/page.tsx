@@ -30,7 +30,12 @@ export default async function DocsPage() {
   const { t, locale } = await getI18n();
   return (
     <>
-      <section lang={locale} aria-labelledby="docs-intro-title" className="mx-auto max-w-6xl px-4 pt-6 sm:px-6 sm:pt-10" data-testid="docs-intro">
+      <section
+        lang={locale}
+        aria-labelledby="docs-intro-title"
+        className="mx-auto max-w-6xl px-4 pt-6 sm:px-6 sm:pt-10"
+        data-testid="docs-intro"
+      >
         <p className="text-sm font-semibold uppercase tracking-wide text-brand-700">{t("docs.intro.eyebrow")}</p>
         <h1 id="docs-intro-title" className="mt-1 text-2xl font-bold tracking-tight sm:text-3xl">
           {t("docs.intro.title")}

@@ -3,14 +3,19 @@
 import { useActionState } from "react";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { acceptInvitationAction, requestPasswordResetAction, resetPasswordAction } from "@/lib/identity/dashboard/account-actions";
+import {
+  acceptInvitationAction,
+  requestPasswordResetAction,
+  resetPasswordAction,
+} from "@/lib/identity/dashboard/account-actions";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 
 export function ForgotPasswordForm() {
   const { t, tp } = useI18n();
   const [state, action] = useActionState<ActionState<{ minutes: number }>, FormData>(requestPasswordResetAction, idle);
-  if (state.status === "success") return <FormMessage success={t("auth.resetSent", { minutes: tp("span.minutes", state.data.minutes) })} />;
+  if (state.status === "success")
+    return <FormMessage success={t("auth.resetSent", { minutes: tp("span.minutes", state.data.minutes) })} />;
   return (
     <form action={action} className="space-y-4" noValidate>
       <FormMessage error={state.status === "error" ? state.error : undefined} />

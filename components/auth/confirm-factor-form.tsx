@@ -13,7 +13,11 @@ export function ConfirmFactorForm({ token }: { token: string }) {
   const [state, action] = useActionState<ActionState<{ member: string }>, FormData>(confirmFactorLinkAction, idle);
   if (state.status === "success") {
     return (
-      <p role="status" data-testid="factor-link-done" className="rounded-lg border border-brand-100 bg-brand-50 px-3 py-2 text-sm text-brand-900">
+      <p
+        role="status"
+        data-testid="factor-link-done"
+        className="rounded-lg border border-brand-100 bg-brand-50 px-3 py-2 text-sm text-brand-900"
+      >
         {t("security.linkDone", { member: state.data.member })}
       </p>
     );

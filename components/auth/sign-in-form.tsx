@@ -37,7 +37,11 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
       redirect: false,
     });
     const known = result?.error ? ERRORS[result.error] : undefined;
-    const askCode = prev.askCode || result?.error === "TwoFactorRequired" || result?.error === "TwoFactorInvalid" || result?.error === "TwoFactorLocked";
+    const askCode =
+      prev.askCode ||
+      result?.error === "TwoFactorRequired" ||
+      result?.error === "TwoFactorInvalid" ||
+      result?.error === "TwoFactorLocked";
     if (known) return { error: known, email, askCode, password: askCode ? password : undefined };
     if (!result?.ok || result.error) return { error: "auth.invalidCredentials", email };
     router.replace(callbackUrl);
@@ -51,11 +55,27 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
         <>
           <input type="hidden" name="email" value={state.email} />
           <input type="hidden" name="password" value={state.password} />
-          <Input label={t("auth.otp")} name="otp" autoComplete="one-time-code" inputMode="numeric" required autoFocus maxLength={32} hint={t("auth.otpHint")} />
+          <Input
+            label={t("auth.otp")}
+            name="otp"
+            autoComplete="one-time-code"
+            inputMode="numeric"
+            required
+            autoFocus
+            maxLength={32}
+            hint={t("auth.otpHint")}
+          />
         </>
       ) : (
         <>
-          <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={state.email} />
+          <Input
+            label={t("auth.email")}
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            defaultValue={state.email}
+          />
           <Input
             label={t("auth.password")}
             name="password"

@@ -19,7 +19,11 @@ export function SignUpForm() {
   const [state, action] = useActionState<ActionState<SignUpOutcome>, FormData>(async (prev, form) => {
     const result = await signUpAction(prev, form);
     if (result.status !== "success" || result.data.next === "checkMail") return result;
-    const login = await signIn("credentials", { email: String(form.get("email")), password: String(form.get("password")), redirect: false });
+    const login = await signIn("credentials", {
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+      redirect: false,
+    });
     if (!login?.ok || login.error) return { status: "error", error: "common.error" };
     router.replace("/dashboard");
     router.refresh();
@@ -28,7 +32,9 @@ export function SignUpForm() {
   if (state.status === "success" && state.data.next === "checkMail") {
     return (
       <Alert tone="success">
-        <p data-testid="sign-up-sent">{t("auth.signUpSent", { email: state.data.email, hours: tp("span.hours", state.data.hours) })}</p>
+        <p data-testid="sign-up-sent">
+          {t("auth.signUpSent", { email: state.data.email, hours: tp("span.hours", state.data.hours) })}
+        </p>
       </Alert>
     );
   }
@@ -37,8 +43,23 @@ export function SignUpForm() {
   return (
     <form action={action} className="space-y-4" noValidate>
       <FormMessage error={state.status === "error" ? state.error : undefined} />
-      <Input label={t("auth.companyName")} name="companyName" autoComplete="organization" required defaultValue={values?.companyName} errors={errors?.companyName} />
-      <Input label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={values?.email} errors={errors?.email} />
+      <Input
+        label={t("auth.companyName")}
+        name="companyName"
+        autoComplete="organization"
+        required
+        defaultValue={values?.companyName}
+        errors={errors?.companyName}
+      />
+      <Input
+        label={t("auth.email")}
+        name="email"
+        type="email"
+        autoComplete="email"
+        required
+        defaultValue={values?.email}
+        errors={errors?.email}
+      />
       <Input
         label={t("auth.password")}
         name="password"
@@ -49,7 +70,14 @@ export function SignUpForm() {
         hint={t("auth.passwordHint")}
         errors={errors?.password}
       />
-      <Input label={t("auth.pixKey")} name="pixKey" required hint={t("auth.pixKeyHint")} defaultValue={values?.pixKey} errors={errors?.pixKey} />
+      <Input
+        label={t("auth.pixKey")}
+        name="pixKey"
+        required
+        hint={t("auth.pixKeyHint")}
+        defaultValue={values?.pixKey}
+        errors={errors?.pixKey}
+      />
       <SubmitButton pendingLabel={t("auth.creating")} className="w-full">
         {t("auth.submitSignUp")}
       </SubmitButton>

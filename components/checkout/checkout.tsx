@@ -44,13 +44,19 @@ function instructionsFor(p: PublicPayment): Instructions {
       return {
         qrContent: p.payment.qrContent,
         code: { label: "order.address", value: p.payment.address },
-        chain: { amount: p.payment.amount, remaining: p.payment.remaining, asset: p.payment.asset, network: p.payment.network },
+        chain: {
+          amount: p.payment.amount,
+          remaining: p.payment.remaining,
+          asset: p.payment.asset,
+          network: p.payment.network,
+        },
         wallet: { href: p.payment.qrContent, lightning: false },
       };
     case "exchange": {
       const { checkoutUrl, deeplink, qrContent } = p.payment;
       // Without the provider's own QR or links, the only QR there is would be this page's address.
-      if (!checkoutUrl && !deeplink && qrContent === p.link) return { qrContent: null, code: null, sandboxExchange: true };
+      if (!checkoutUrl && !deeplink && qrContent === p.link)
+        return { qrContent: null, code: null, sandboxExchange: true };
       return { qrContent, code: null, openIn: { checkoutUrl, deeplink } };
     }
   }
@@ -131,11 +137,17 @@ function UnappliedScreens({ p, held }: { p: ChainPayment; held: "late" | "extra"
 }
 
 /** Receipt lines for money the order did not take: what is still held, and a return's transaction once mined. */
-function unappliedLines(p: ChainPayment, t: ReturnType<typeof useI18n>["t"], crypto: (v: number) => string): ReceiptLine[] {
+function unappliedLines(
+  p: ChainPayment,
+  t: ReturnType<typeof useI18n>["t"],
+  crypto: (v: number) => string,
+): ReceiptLine[] {
   const left = heldOf(p.payment);
   const returned = p.payment.unappliedResolutions.filter((r) => r.txHash);
   return [
-    ...(left > 0 ? [{ label: t("pay.receiptHeld"), value: `${crypto(left)} ${p.payment.asset}`, testId: "receipt-held" }] : []),
+    ...(left > 0
+      ? [{ label: t("pay.receiptHeld"), value: `${crypto(left)} ${p.payment.asset}`, testId: "receipt-held" }]
+      : []),
     ...returned.map((r) => ({ label: t("pay.returnTx"), value: r.txHash!, mono: true, testId: "receipt-return-tx" })),
   ];
 }
@@ -147,17 +159,27 @@ function unappliedLines(p: ChainPayment, t: ReturnType<typeof useI18n>["t"], cry
 function ChainOutcome({ p, amount, reference }: { p: ChainPayment; amount: string; reference: ReceiptLine }) {
   const { t, crypto } = useI18n();
   const { asset, received, unapplied } = p.payment;
-  const vars = { merchant: p.merchantName, asset, received: crypto(received), amount: crypto(p.payment.amount), unapplied: crypto(unapplied) };
+  const vars = {
+    merchant: p.merchantName,
+    asset,
+    received: crypto(received),
+    amount: crypto(p.payment.amount),
+    unapplied: crypto(unapplied),
+  };
   return (
     <div className="space-y-4" data-testid="chain-outcome">
-      {received > 0 ? <ResultScreen tone="warning" title={t("pay.partialClosedTitle")} body={t("pay.partialClosedBody", vars)} /> : null}
+      {received > 0 ? (
+        <ResultScreen tone="warning" title={t("pay.partialClosedTitle")} body={t("pay.partialClosedBody", vars)} />
+      ) : null}
       {unapplied > 0 ? <UnappliedScreens p={p} held="late" /> : null}
       <Receipt
         lines={[
           { label: t("pay.receiptOrderAmount"), value: `${amount} · ${crypto(p.payment.amount)} ${asset}` },
           { label: t("pay.receiptTo"), value: p.merchantName },
           { label: t("pay.receiptMethod"), value: `${t("kind.onchain")} · ${networkName(p.payment.network)}` },
-          ...(received > 0 ? [{ label: t("pay.receiptReceived"), value: `${crypto(received)} ${asset}`, testId: "receipt-received" }] : []),
+          ...(received > 0
+            ? [{ label: t("pay.receiptReceived"), value: `${crypto(received)} ${asset}`, testId: "receipt-received" }]
+            : []),
           ...unappliedLines(p, t, crypto),
           reference,
         ]}
@@ -177,10 +199,14 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
   const key = queryKeys.publicPayment(initial.paymentLinkId);
   const { data: p } = useQuery({
     queryKey: key,
-    queryFn: async () => (await getJson<{ payment: PublicPayment }>(`/api/v1/public/payments/${initial.paymentLinkId}`)).payment,
+    queryFn: async () =>
+      (await getJson<{ payment: PublicPayment }>(`/api/v1/public/payments/${initial.paymentLinkId}`)).payment,
     initialData: initial,
     // A deposit closed at its expiry keeps its PARTIAL_ORDER status, but nothing it could take is left to wait for.
-    refetchInterval: (q) => (q.state.data && OPEN.has(q.state.data.status) && !(q.state.data.method === "onchain" && q.state.data.final) ? POLL_MS : false),
+    refetchInterval: (q) =>
+      q.state.data && OPEN.has(q.state.data.status) && !(q.state.data.method === "onchain" && q.state.data.final)
+        ? POLL_MS
+        : false,
   });
   const refresh = useCallback(() => void client.invalidateQueries({ queryKey: key }), [client, key]);
   const amount = money(Math.round(p.value * 100));
@@ -189,10 +215,15 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
 
   let body: React.ReactNode;
   let payable = false;
-  const chainEnded = p.method === "onchain" && (p.status === "FAILED" || (p.status === "PARTIAL_ORDER" && (p.final || expired)));
+  const chainEnded =
+    p.method === "onchain" && (p.status === "FAILED" || (p.status === "PARTIAL_ORDER" && (p.final || expired)));
   if (chainEnded && p.method === "onchain" && (p.payment.received > 0 || p.payment.unapplied > 0)) {
     body = <ChainOutcome p={p} amount={amount} reference={reference} />;
-  } else if ((p.status === "COMPLETED" || p.status === "REFUND") && p.method !== "onchain" && (p.refunded || p.status === "REFUND")) {
+  } else if (
+    (p.status === "COMPLETED" || p.status === "REFUND") &&
+    p.method !== "onchain" &&
+    (p.refunded || p.status === "REFUND")
+  ) {
     const returned = p.refunded?.value ?? p.value;
     const full = p.status === "REFUND" || returned >= p.value;
     const vars = { merchant: p.merchantName, paid: amount, returned: money(Math.round(returned * 100)) };
@@ -211,8 +242,14 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             { label: t("pay.receiptPaidAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
             { label: t("pay.receiptRefunded"), value: vars.returned, testId: "receipt-refunded" },
-            ...(p.refunded ? [{ label: t("pay.receiptRefundedAt"), value: dateTime(p.refunded.at), testId: "receipt-refunded-at" }] : []),
-            { label: t("pay.receiptRefundedHow"), value: t(`pay.refundHow.${p.method}`), testId: "receipt-refunded-how" },
+            ...(p.refunded
+              ? [{ label: t("pay.receiptRefundedAt"), value: dateTime(p.refunded.at), testId: "receipt-refunded-at" }]
+              : []),
+            {
+              label: t("pay.receiptRefundedHow"),
+              value: t(`pay.refundHow.${p.method}`),
+              testId: "receipt-refunded-how",
+            },
             reference,
           ]}
         />
@@ -223,10 +260,18 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     const extra = p.method === "onchain" && p.payment.unapplied > 0 ? p.payment : null;
     body = (
       <div className="space-y-4">
-        <ResultScreen tone="success" title={t("pay.successTitle")} body={t("pay.successBody", { merchant: p.merchantName, amount })} />
+        <ResultScreen
+          tone="success"
+          title={t("pay.successTitle")}
+          body={t("pay.successBody", { merchant: p.merchantName, amount })}
+        />
         {extra && p.method === "onchain" ? <UnappliedScreens p={p} held="extra" /> : null}
         {p.method === "pix" && p.returned ? (
-          <ResultScreen tone="warning" title={t("pay.returnedTitle")} body={t("pay.returnedBody", { amount: money(Math.round(p.returned.value * 100)) })} />
+          <ResultScreen
+            tone="warning"
+            title={t("pay.returnedTitle")}
+            body={t("pay.returnedBody", { amount: money(Math.round(p.returned.value * 100)) })}
+          />
         ) : null}
         <Receipt
           lines={[
@@ -252,9 +297,17 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
   } else if (!OPEN.has(p.status) || (expired && p.status === "PENDING") || (p.method === "onchain" && p.final)) {
     const wasExpiry = (p.status === "CANCELLED" || p.status === "FAILED" || p.status === "PENDING") && expired;
     body = wasExpiry ? (
-      <ResultScreen tone="muted" title={t("pay.expiredTitle")} body={t("pay.expiredBody", { merchant: p.merchantName })} />
+      <ResultScreen
+        tone="muted"
+        title={t("pay.expiredTitle")}
+        body={t("pay.expiredBody", { merchant: p.merchantName })}
+      />
     ) : (
-      <ResultScreen tone="muted" title={t("pay.failedTitle")} body={t("pay.failedBody", { merchant: p.merchantName })} />
+      <ResultScreen
+        tone="muted"
+        title={t("pay.failedTitle")}
+        body={t("pay.failedBody", { merchant: p.merchantName })}
+      />
     );
   } else {
     payable = true;
@@ -262,7 +315,9 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     const pix = p.method === "pix" ? p : null;
     body = (
       <div className="space-y-5">
-        <p className="text-sm text-slate-700">{t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}</p>
+        <p className="text-sm text-slate-700">
+          {t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}
+        </p>
         {pix?.description ? (
           <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="pay-description">
             {t("pay.description")}: <span className="break-words font-semibold text-slate-900">{pix.description}</span>
@@ -270,7 +325,8 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
         ) : null}
         {p.status === "PARTIAL_ORDER" && pay.chain ? (
           <p role="status" className="rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900">
-            <strong>{t("pay.partialTitle")}.</strong> {t("pay.partialBody", { remaining: crypto(pay.chain.remaining), asset: pay.chain.asset })}
+            <strong>{t("pay.partialTitle")}.</strong>{" "}
+            {t("pay.partialBody", { remaining: crypto(pay.chain.remaining), asset: pay.chain.asset })}
           </p>
         ) : null}
         {pay.chain ? (
@@ -280,7 +336,8 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
               {crypto(p.status === "PARTIAL_ORDER" ? pay.chain.remaining : pay.chain.amount)} {pay.chain.asset}
             </p>
             <p className="text-slate-600">
-              {t("order.network")}: <span className="font-semibold text-slate-800">{networkName(pay.chain.network)}</span>
+              {t("order.network")}:{" "}
+              <span className="font-semibold text-slate-800">{networkName(pay.chain.network)}</span>
             </p>
           </div>
         ) : null}
@@ -308,7 +365,10 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
               <QrCode value={pix.payment.qrContent} label={t("order.qrAlt", { amount })} size={240} />
               {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
             </div>
-            <p className="order-3 rounded-lg border border-slate-200 px-3 py-2 text-xs text-slate-700" data-testid="pix-recipient-note">
+            <p
+              className="order-3 rounded-lg border border-slate-200 px-3 py-2 text-xs text-slate-700"
+              data-testid="pix-recipient-note"
+            >
               {t("pay.recipientNote", { recipient: pix.payment.recipientName, merchant: p.merchantName })}
             </p>
             <div className="order-4">

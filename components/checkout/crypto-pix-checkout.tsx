@@ -23,7 +23,14 @@ function Progress({ p }: { p: PublicCryptoPix }) {
   const words = t("cpix.progress", { received: crypto(received), amount: crypto(amount), asset });
   return (
     <div>
-      <div className="h-2 overflow-hidden rounded-full bg-slate-200" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={words}>
+      <div
+        className="h-2 overflow-hidden rounded-full bg-slate-200"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        aria-label={words}
+      >
         <div className="h-full rounded-full bg-brand-600" style={{ width: `${percent}%` }} />
       </div>
       <p className="mt-1 text-xs text-slate-600" data-testid="cpix-progress">
@@ -36,7 +43,11 @@ function Progress({ p }: { p: PublicCryptoPix }) {
 /** The end of a payment that did not pay its PIX: the crypto that came back, or that nothing came. */
 function Closed({ p }: { p: PublicCryptoPix }) {
   const { t, crypto } = useI18n();
-  const vars = { amount: crypto(p.refund?.amount ?? p.payment.received), asset: p.payment.asset, merchant: p.merchantName };
+  const vars = {
+    amount: crypto(p.refund?.amount ?? p.payment.received),
+    asset: p.payment.asset,
+    merchant: p.merchantName,
+  };
   if (p.refund?.status === "COMPLETED" || p.status === "REFUNDED") {
     return (
       <div className="space-y-4">
@@ -55,8 +66,12 @@ function Closed({ p }: { p: PublicCryptoPix }) {
       </div>
     );
   }
-  if (p.refund?.status === "PENDING") return <ResultScreen tone="warning" title={t("cpix.refundPendingTitle")} body={t("cpix.refundPendingBody", vars)} />;
-  if (p.refund?.status === "FAILED") return <ResultScreen tone="warning" title={t("cpix.refundPendingTitle")} body={t("cpix.refundFailedBody", vars)} />;
+  if (p.refund?.status === "PENDING")
+    return (
+      <ResultScreen tone="warning" title={t("cpix.refundPendingTitle")} body={t("cpix.refundPendingBody", vars)} />
+    );
+  if (p.refund?.status === "FAILED")
+    return <ResultScreen tone="warning" title={t("cpix.refundPendingTitle")} body={t("cpix.refundFailedBody", vars)} />;
   return <ResultScreen tone="muted" title={t("cpix.expiredTitle")} body={t("cpix.expiredBody", vars)} />;
 }
 
@@ -70,9 +85,11 @@ export function CryptoPixCheckout({ initial }: { initial: PublicCryptoPix }) {
   const key = queryKeys.publicCryptoPix(initial.payCryptoPixId);
   const { data: p } = useQuery({
     queryKey: key,
-    queryFn: async () => (await getJson<{ payment: PublicCryptoPix }>(`/api/v1/public/crypto-pix/${initial.payCryptoPixId}`)).payment,
+    queryFn: async () =>
+      (await getJson<{ payment: PublicCryptoPix }>(`/api/v1/public/crypto-pix/${initial.payCryptoPixId}`)).payment,
     initialData: initial,
-    refetchInterval: (q) => (q.state.data && (OPEN.has(q.state.data.status) || q.state.data.refund?.status === "PENDING") ? POLL_MS : false),
+    refetchInterval: (q) =>
+      q.state.data && (OPEN.has(q.state.data.status) || q.state.data.refund?.status === "PENDING") ? POLL_MS : false,
   });
   const refresh = useCallback(() => void client.invalidateQueries({ queryKey: key }), [client, key]);
   const value = money(Math.round(p.value * 100));
@@ -84,12 +101,19 @@ export function CryptoPixCheckout({ initial }: { initial: PublicCryptoPix }) {
   if (p.status === "COMPLETED") {
     body = (
       <div className="space-y-4">
-        <ResultScreen tone="success" title={t("cpix.successTitle")} body={t("cpix.successBody", { value, recipient: p.recipientName })} />
+        <ResultScreen
+          tone="success"
+          title={t("cpix.successTitle")}
+          body={t("cpix.successBody", { value, recipient: p.recipientName })}
+        />
         <Receipt
           lines={[
             { label: t("cpix.receiptPix"), value },
             { label: t("cpix.recipient"), value: `${p.recipientName} (${p.recipientCity})` },
-            { label: t("cpix.receiptCrypto"), value: `${crypto(p.payment.received)} ${p.payment.asset} · ${networkName(p.payment.network)}` },
+            {
+              label: t("cpix.receiptCrypto"),
+              value: `${crypto(p.payment.received)} ${p.payment.asset} · ${networkName(p.payment.network)}`,
+            },
             { label: t("pay.receiptAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             ...(p.txHash ? [{ label: t("pay.receiptTx"), value: p.txHash, mono: true }] : []),
             { label: t("pay.receiptReference"), value: p.payCryptoPixId, mono: true },
@@ -110,16 +134,21 @@ export function CryptoPixCheckout({ initial }: { initial: PublicCryptoPix }) {
     const due = p.status === "PARTIAL_ORDER" ? p.payment.remaining : p.payment.amount;
     body = (
       <div className="space-y-5">
-        <p className="text-sm text-slate-700">{t(lightning ? "cpix.instructions.lightning" : "cpix.instructions.chain")}</p>
+        <p className="text-sm text-slate-700">
+          {t(lightning ? "cpix.instructions.lightning" : "cpix.instructions.chain")}
+        </p>
         {p.status === "PARTIAL_ORDER" ? (
           <p role="status" className="rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900">
-            <strong>{t("pay.partialTitle")}.</strong> {t("cpix.partialBody", { remaining: crypto(p.payment.remaining), asset: p.payment.asset })}
+            <strong>{t("pay.partialTitle")}.</strong>{" "}
+            {t("cpix.partialBody", { remaining: crypto(p.payment.remaining), asset: p.payment.asset })}
           </p>
         ) : null}
         <div className="rounded-lg bg-slate-50 px-3 py-2 text-sm">
           <p className="text-slate-600">{t("pay.sendExactly")}</p>
           <p className="text-lg font-bold tabular-nums text-slate-900" data-testid="send-amount">
-            {lightning && p.payment.satoshis !== undefined ? `${crypto(p.payment.satoshis)} sats` : `${crypto(due)} ${p.payment.asset}`}
+            {lightning && p.payment.satoshis !== undefined
+              ? `${crypto(p.payment.satoshis)} sats`
+              : `${crypto(due)} ${p.payment.asset}`}
           </p>
           <p className="text-slate-600">
             {t("order.network")}: <span className="font-semibold text-slate-800">{networkName(p.payment.network)}</span>
@@ -145,7 +174,12 @@ export function CryptoPixCheckout({ initial }: { initial: PublicCryptoPix }) {
   }
 
   return (
-    <CheckoutFrame status={p.status} title={t("cpix.title", { merchant: p.merchantName })} amount={value} method={t("kind.crypto_pix")}>
+    <CheckoutFrame
+      status={p.status}
+      title={t("cpix.title", { merchant: p.merchantName })}
+      amount={value}
+      method={t("kind.crypto_pix")}
+    >
       <div className="mb-5 rounded-lg border border-slate-200 px-3 py-2 text-sm" data-testid="cpix-recipient">
         <p className="text-slate-600">{t("cpix.paying")}</p>
         <p className="font-semibold text-slate-900">

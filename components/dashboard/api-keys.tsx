@@ -12,7 +12,15 @@ import type { ApiScope } from "@/lib/identity/api-keys/scopes";
 import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 
-export type ApiKeyItem = { id: string; name: string; prefix: string; scopes: ApiScope[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+export type ApiKeyItem = {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ApiScope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
 
 // Every scope, in the order they are shown, with its name and what it lets a key do. A Record over
 // ApiScope: a new scope does not type-check until it is described here.
@@ -39,14 +47,26 @@ function useAccessLabel() {
 }
 
 /** One checkbox per scope the member may give (the server checks again); named as lib/dashboard/schemas.ts scopeField names them. */
-function ScopeChoice({ grantable, values, errors }: { grantable: readonly ApiScope[]; values?: Record<string, string>; errors?: string[] }) {
+function ScopeChoice({
+  grantable,
+  values,
+  errors,
+}: {
+  grantable: readonly ApiScope[];
+  values?: Record<string, string>;
+  errors?: string[];
+}) {
   const { t } = useI18n();
   return (
     <fieldset className="space-y-2" aria-describedby={errors?.length ? "scope-errors" : undefined}>
       <legend className="text-sm font-medium text-slate-800">{t("developers.scope")}</legend>
       <div className="grid gap-2 sm:grid-cols-2">
         {grantable.map((s) => (
-          <label key={s} className="flex items-start gap-2 rounded-lg border border-slate-200 p-2 text-sm" data-testid={`scope-${s}`}>
+          <label
+            key={s}
+            className="flex items-start gap-2 rounded-lg border border-slate-200 p-2 text-sm"
+            data-testid={`scope-${s}`}
+          >
             <input
               type="checkbox"
               name={`scope-${s}`}
@@ -60,7 +80,9 @@ function ScopeChoice({ grantable, values, errors }: { grantable: readonly ApiSco
           </label>
         ))}
       </div>
-      {grantable.length < ALL_SCOPES.length ? <p className="text-xs text-slate-600">{t("developers.scopesLimited")}</p> : null}
+      {grantable.length < ALL_SCOPES.length ? (
+        <p className="text-xs text-slate-600">{t("developers.scopesLimited")}</p>
+      ) : null}
       {errors?.length ? (
         <p id="scope-errors" className="text-xs font-medium text-red-700">
           {errors.join(" ")}
@@ -81,7 +103,12 @@ function RevokeButton({ item }: { item: ApiKeyItem }) {
       }}
     >
       <input type="hidden" name="id" value={item.id} />
-      <SubmitButton variant="danger" pendingLabel={t("common.loading")} aria-label={`${t("developers.revoke")} ${item.name}`} className="!min-h-8 !px-3 !py-1">
+      <SubmitButton
+        variant="danger"
+        pendingLabel={t("common.loading")}
+        aria-label={`${t("developers.revoke")} ${item.name}`}
+        className="!min-h-8 !px-3 !py-1"
+      >
         {t("developers.revoke")}
       </SubmitButton>
       {state.status === "error" ? <FormMessage error={state.error} /> : null}
@@ -90,10 +117,21 @@ function RevokeButton({ item }: { item: ApiKeyItem }) {
 }
 
 /** Create (the key is shown once, here) with the scopes the member may give, list with access, prefix and last use, revoke. */
-export function ApiKeys({ keys, canManage, grantable }: { keys: ApiKeyItem[]; canManage: boolean; grantable: ApiScope[] }) {
+export function ApiKeys({
+  keys,
+  canManage,
+  grantable,
+}: {
+  keys: ApiKeyItem[];
+  canManage: boolean;
+  grantable: ApiScope[];
+}) {
   const { t, dateTime } = useI18n();
   const access = useAccessLabel();
-  const [state, action] = useActionState<ActionState<{ key: string; name: string }>, FormData>(createApiKeyAction, idle);
+  const [state, action] = useActionState<ActionState<{ key: string; name: string }>, FormData>(
+    createApiKeyAction,
+    idle,
+  );
   return (
     <div className="space-y-4">
       {state.status === "success" ? (
@@ -101,7 +139,10 @@ export function ApiKeys({ keys, canManage, grantable }: { keys: ApiKeyItem[]; ca
           <p className="font-semibold">{t("developers.newKey")}</p>
           <p className="mb-2">{t("developers.newKeyHint")}</p>
           <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-            <code className="block min-w-0 flex-1 break-all rounded border border-brand-100 bg-white px-2 py-1 font-mono text-xs" data-testid="new-api-key">
+            <code
+              className="block min-w-0 flex-1 break-all rounded border border-brand-100 bg-white px-2 py-1 font-mono text-xs"
+              data-testid="new-api-key"
+            >
               {state.data.key}
             </code>
             <CopyButton value={state.data.key} what={t("developers.newKey")} />
@@ -143,11 +184,14 @@ export function ApiKeys({ keys, canManage, grantable }: { keys: ApiKeyItem[]; ca
                   </span>
                 </p>
                 <p className="text-xs text-slate-600">
-                  {t("developers.colCreated")}: {dateTime(k.createdAt)} · {t("developers.colLastUsed")}: {k.lastUsedAt ? dateTime(k.lastUsedAt) : t("developers.never")}
+                  {t("developers.colCreated")}: {dateTime(k.createdAt)} · {t("developers.colLastUsed")}:{" "}
+                  {k.lastUsedAt ? dateTime(k.lastUsedAt) : t("developers.never")}
                 </p>
               </div>
               {k.revokedAt ? (
-                <span className="rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-semibold text-slate-700">{t("developers.revoked")}</span>
+                <span className="rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-semibold text-slate-700">
+                  {t("developers.revoked")}
+                </span>
               ) : (
                 <div className="flex items-center gap-3">
                   <span className="rounded-full bg-brand-50 px-2.5 py-0.5 text-xs font-semibold text-brand-900 ring-1 ring-inset ring-brand-100">

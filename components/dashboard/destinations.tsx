@@ -6,7 +6,12 @@ import { Alert, Card, CardTitle, EmptyState } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { FormMessage, Input, Select } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { addDestinationAction, confirmDestinationAction, removeDestinationAction, setAllowlistAction } from "@/lib/dashboard/actions/destinations";
+import {
+  addDestinationAction,
+  confirmDestinationAction,
+  removeDestinationAction,
+  setAllowlistAction,
+} from "@/lib/dashboard/actions/destinations";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 
@@ -50,7 +55,16 @@ function StatusBadge({ status, until }: { status: DestinationItem["status"]; unt
     status === "held" && until
       ? t("destinations.status.held", { until: dateTime(until) })
       : t(status === "confirmed" ? "destinations.status.confirmed" : "destinations.status.released");
-  return <span className={cn("inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset", BADGE[status])}>{text}</span>;
+  return (
+    <span
+      className={cn(
+        "inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset",
+        BADGE[status],
+      )}
+    >
+      {text}
+    </span>
+  );
 }
 
 function ConfirmForm({ item }: { item: DestinationItem }) {
@@ -60,7 +74,11 @@ function ConfirmForm({ item }: { item: DestinationItem }) {
     <form action={action} className="space-y-2" noValidate>
       <input type="hidden" name="id" value={item.id} />
       <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
-      <SubmitButton pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1" aria-label={`${t("destinations.confirm")} ${item.value}`}>
+      <SubmitButton
+        pendingLabel={t("common.loading")}
+        className="!min-h-8 !px-3 !py-1"
+        aria-label={`${t("destinations.confirm")} ${item.value}`}
+      >
         {t("destinations.confirm")}
       </SubmitButton>
       {state.status === "error" && !state.fieldErrors?.otp ? <FormMessage error={errorOf(state)} /> : null}
@@ -79,7 +97,12 @@ function RemoveForm({ item }: { item: DestinationItem }) {
       }}
     >
       <input type="hidden" name="id" value={item.id} />
-      <SubmitButton variant="secondary" pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1" aria-label={`${t("destinations.remove")} ${item.value}`}>
+      <SubmitButton
+        variant="secondary"
+        pendingLabel={t("common.loading")}
+        className="!min-h-8 !px-3 !py-1"
+        aria-label={`${t("destinations.remove")} ${item.value}`}
+      >
         {t("destinations.remove")}
       </SubmitButton>
       <FormMessage error={errorOf(state)} />
@@ -99,14 +122,20 @@ function Row({ item, canAdd, canConfirm }: { item: DestinationItem; canAdd: bool
       <div className="min-w-0 flex-1 space-y-1">
         <p className="text-sm font-semibold text-slate-900">
           {item.label ?? t(`destinations.kind.${item.kind}`)}{" "}
-          {item.label ? <span className="font-normal text-slate-600">· {t(`destinations.kind.${item.kind}`)}</span> : null}
+          {item.label ? (
+            <span className="font-normal text-slate-600">· {t(`destinations.kind.${item.kind}`)}</span>
+          ) : null}
         </p>
         <p className="break-all font-mono text-xs text-slate-800" translate="no">
           {item.value}
         </p>
         <div className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
           <StatusBadge status={item.status} until={item.holdUntil} />
-          <span>{item.lastUsedAt ? t("destinations.lastUsed", { time: dateTime(item.lastUsedAt) }) : t("destinations.neverUsed")}</span>
+          <span>
+            {item.lastUsedAt
+              ? t("destinations.lastUsed", { time: dateTime(item.lastUsedAt) })
+              : t("destinations.neverUsed")}
+          </span>
         </div>
         {item.status === "released" ? <p className="text-xs text-slate-600">{t("destinations.releasedHint")}</p> : null}
       </div>
@@ -126,7 +155,10 @@ function AddForm() {
   const [kind, setKind] = useState(values?.kind ?? "pix_key");
   return (
     <form action={action} className="space-y-4" noValidate key={state.status === "success" ? state.at : "form"}>
-      <FormMessage error={errors ? undefined : errorOf(state)} success={state.status === "success" ? state.message : undefined} />
+      <FormMessage
+        error={errors ? undefined : errorOf(state)}
+        success={state.status === "success" ? state.message : undefined}
+      />
       <Select
         label={t("destinations.kind")}
         name="kind"
@@ -189,7 +221,9 @@ export function Destinations({ items, registered, allowlist, holdHours, canAdd, 
   const { t, dateTime } = useI18n();
   return (
     <div className="space-y-6">
-      <p className="max-w-3xl text-sm text-slate-600">{holdHours > 0 ? t("destinations.intro", { hours: holdHours }) : t("destinations.introNoHold")}</p>
+      <p className="max-w-3xl text-sm text-slate-600">
+        {holdHours > 0 ? t("destinations.intro", { hours: holdHours }) : t("destinations.introNoHold")}
+      </p>
       <div className="grid gap-6 lg:grid-cols-[1fr_22rem]">
         <Card aria-labelledby="destinations-list-title">
           <CardTitle id="destinations-list-title">{t("destinations.list")}</CardTitle>
@@ -200,7 +234,11 @@ export function Destinations({ items, registered, allowlist, holdHours, canAdd, 
                 {registered.key}
               </p>
               <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
-                {registered.heldUntil ? <StatusBadge status="held" until={registered.heldUntil} /> : <StatusBadge status="confirmed" until={null} />}
+                {registered.heldUntil ? (
+                  <StatusBadge status="held" until={registered.heldUntil} />
+                ) : (
+                  <StatusBadge status="confirmed" until={null} />
+                )}
                 <span>{t("destinations.registeredHint")}</span>
               </div>
             </div>

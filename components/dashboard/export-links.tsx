@@ -9,7 +9,13 @@ import { useI18n } from "@/lib/i18n/client";
  * downloads the streamed file itself and nothing is held in the page. Each page says what its file
  * holds: the withdrawals page has no filters, and the orders file follows only the dates.
  */
-export function ExportLinks({ name, params }: { name: "statement" | "orders" | "withdrawals"; params: Record<string, string | undefined> }) {
+export function ExportLinks({
+  name,
+  params,
+}: {
+  name: "statement" | "orders" | "withdrawals";
+  params: Record<string, string | undefined>;
+}) {
   const { t } = useI18n();
   const href = (format: "csv" | "excel") => {
     const p = new URLSearchParams();

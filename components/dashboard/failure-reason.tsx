@@ -10,11 +10,26 @@ import { describeFailure } from "@/lib/i18n/failure-reasons";
  * own frame ("Motivo: {reason}"). The provider's text stays on the element as data, and is shown
  * under the sentence, marked as data, when the table does not know it.
  */
-export function FailureReason({ reason, frame, unknown, className }: { reason: string; frame: MessageKey; unknown?: MessageKey; className?: string }) {
+export function FailureReason({
+  reason,
+  frame,
+  unknown,
+  className,
+}: {
+  reason: string;
+  frame: MessageKey;
+  unknown?: MessageKey;
+  className?: string;
+}) {
   const { t } = useI18n();
   const f = describeFailure(t, reason, unknown);
   return (
-    <span className={cn("block break-words", className)} data-testid="failure-reason" data-failure-code={f.code} data-raw={f.raw}>
+    <span
+      className={cn("block break-words", className)}
+      data-testid="failure-reason"
+      data-failure-code={f.code}
+      data-raw={f.raw}
+    >
       {t(frame, { reason: f.text })}
       {f.code === "unknown" ? (
         <span className="block text-slate-600">

@@ -15,8 +15,22 @@ export function firstSteps(
   opts: { sandbox: boolean; may: (what: "orders" | "settings" | "developers") => boolean },
 ): FirstStep[] {
   const steps: (FirstStep & { shown: boolean })[] = [
-    { id: "payoutKey", done: state.payoutKey, href: "/dashboard/settings", title: "firstSteps.payoutKey", body: "firstSteps.payoutKeyBody", shown: opts.may("settings") },
-    { id: "twoFactor", done: state.twoFactor, href: "/dashboard/security", title: "firstSteps.twoFactor", body: "firstSteps.twoFactorBody", shown: true },
+    {
+      id: "payoutKey",
+      done: state.payoutKey,
+      href: "/dashboard/settings",
+      title: "firstSteps.payoutKey",
+      body: "firstSteps.payoutKeyBody",
+      shown: opts.may("settings"),
+    },
+    {
+      id: "twoFactor",
+      done: state.twoFactor,
+      href: "/dashboard/security",
+      title: "firstSteps.twoFactor",
+      body: "firstSteps.twoFactorBody",
+      shown: true,
+    },
     {
       id: "firstOrder",
       done: state.firstOrder,
@@ -34,9 +48,30 @@ export function firstSteps(
           body: "firstSteps.simulatePaymentBody",
           shown: opts.may("orders"),
         }
-      : { id: "firstPayment", done: state.firstPayment, href: "/dashboard/orders", title: "firstSteps.firstPayment", body: "firstSteps.firstPaymentBody", shown: true },
-    { id: "apiKey", done: state.apiKey, href: "/dashboard/developers", title: "firstSteps.apiKey", body: "firstSteps.apiKeyBody", shown: opts.may("developers") },
-    { id: "webhook", done: state.webhook, href: "/dashboard/developers", title: "firstSteps.webhook", body: "firstSteps.webhookBody", shown: opts.may("developers") },
+      : {
+          id: "firstPayment",
+          done: state.firstPayment,
+          href: "/dashboard/orders",
+          title: "firstSteps.firstPayment",
+          body: "firstSteps.firstPaymentBody",
+          shown: true,
+        },
+    {
+      id: "apiKey",
+      done: state.apiKey,
+      href: "/dashboard/developers",
+      title: "firstSteps.apiKey",
+      body: "firstSteps.apiKeyBody",
+      shown: opts.may("developers"),
+    },
+    {
+      id: "webhook",
+      done: state.webhook,
+      href: "/dashboard/developers",
+      title: "firstSteps.webhook",
+      body: "firstSteps.webhookBody",
+      shown: opts.may("developers"),
+    },
   ];
   return steps.filter((s) => s.shown).map(({ shown: _shown, ...s }) => s);
 }
@@ -49,7 +84,11 @@ export async function FirstSteps({ steps }: { steps: FirstStep[] }) {
   if (done === steps.length) return null;
   const essentialsDone = steps.every((s) => s.done || !ESSENTIAL.has(s.id));
   return (
-    <section aria-labelledby="first-steps-title" className="mb-6 rounded-xl border border-brand-100 bg-white shadow-sm" data-testid="first-steps">
+    <section
+      aria-labelledby="first-steps-title"
+      className="mb-6 rounded-xl border border-brand-100 bg-white shadow-sm"
+      data-testid="first-steps"
+    >
       <details open={!essentialsDone} className="group">
         <summary className="flex cursor-pointer list-none flex-wrap items-center justify-between gap-2 rounded-xl p-4 focus-visible:outline-2 focus-visible:outline-brand-700 sm:p-5">
           <span>
@@ -58,7 +97,10 @@ export async function FirstSteps({ steps }: { steps: FirstStep[] }) {
             </span>
             <span className="block text-sm text-slate-600">{t("firstSteps.intro")}</span>
           </span>
-          <span className="flex items-center gap-2 text-sm font-semibold text-brand-800" data-testid="first-steps-progress">
+          <span
+            className="flex items-center gap-2 text-sm font-semibold text-brand-800"
+            data-testid="first-steps-progress"
+          >
             {t("firstSteps.progress", { done, total: steps.length })}
             <span aria-hidden className="text-slate-500 transition-transform group-open:rotate-180">
               ▾

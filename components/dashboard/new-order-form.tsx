@@ -7,7 +7,13 @@ import { FormMessage, Input, Select, Textarea } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { cn } from "@/components/ui/cn";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { createCryptoPixAction, createDepositAction, createExchangeOrderAction, createLightningOrderAction, createPixOrderAction } from "@/lib/dashboard/actions/orders";
+import {
+  createCryptoPixAction,
+  createDepositAction,
+  createExchangeOrderAction,
+  createLightningOrderAction,
+  createPixOrderAction,
+} from "@/lib/dashboard/actions/orders";
 import type { NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { networkName } from "@/lib/chain/network-names";
 import { formatRate, formatSpan } from "@/lib/i18n";
@@ -38,9 +44,18 @@ const ACTIONS: Record<NewOrderKind, Action> = {
  * What the network asks of a Crypto-PIX: on a chain, its minimum in the chosen token and, at today's
  * rate, in reais (the PIX's amount must reach it); over Lightning, satoshis with no minimum.
  */
-function CryptoPixMinimum({ network, asset, setup }: { network: string; asset: string | undefined; setup: NewOrderSetup }) {
+function CryptoPixMinimum({
+  network,
+  asset,
+  setup,
+}: {
+  network: string;
+  asset: string | undefined;
+  setup: NewOrderSetup;
+}) {
   const { t, money, crypto } = useI18n();
-  if (network === "lightning") return <p className="text-xs text-slate-600 sm:col-span-2">{t("newOrder.cpixLightning")}</p>;
+  if (network === "lightning")
+    return <p className="text-xs text-slate-600 sm:col-span-2">{t("newOrder.cpixLightning")}</p>;
   const min = setup.minimums[network];
   if (!min || !asset) return null;
   const rate = setup.rates[asset];
@@ -106,7 +121,15 @@ function NetworkAssetPickers({
 }
 
 /** One form per kind of order; all post to server actions validated by the API's own schemas. */
-export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds: readonly NewOrderKind[]; setup: NewOrderSetup }) {
+export function NewOrderForm({
+  kind,
+  kinds,
+  setup,
+}: {
+  kind: NewOrderKind;
+  kinds: readonly NewOrderKind[];
+  setup: NewOrderSetup;
+}) {
   const { t, tp, locale } = useI18n();
   const [state, action] = useActionState<ActionState<unknown>, FormData>(ACTIONS[kind], idle);
   // The pickers are remounted on each answer, so they start from the values the answer echoes (the
@@ -118,7 +141,15 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
   const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
   // Every asset the pickers offer has its rate in the box (BUSD included where it is offered).
   const offered = (assets: Record<string, string[]>) => [...new Set(Object.values(assets).flat())];
-  const rateLines = (kind === "lightning" ? ["BTC"] : kind === "onchain" ? offered(setup.depositAssets) : kind === "crypto_pix" ? offered(setup.cryptoPixAssets) : [])
+  const rateLines = (
+    kind === "lightning"
+      ? ["BTC"]
+      : kind === "onchain"
+        ? offered(setup.depositAssets)
+        : kind === "crypto_pix"
+          ? offered(setup.cryptoPixAssets)
+          : []
+  )
     .filter((a) => setup.rates[a] !== undefined)
     .map((a) => t("order.rateValue", { asset: a, rate: formatRate(setup.rates[a], locale) }));
   return (
@@ -132,7 +163,9 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 aria-current={k === kind ? "page" : undefined}
                 className={cn(
                   "inline-flex rounded-full border px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-brand-700",
-                  k === kind ? "border-brand-700 bg-brand-700 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
+                  k === kind
+                    ? "border-brand-700 bg-brand-700 text-white"
+                    : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
                 )}
               >
                 {t(`kind.${k}`)}
@@ -157,8 +190,21 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
                 defaultValue={values?.qrcode}
                 errors={errors?.qrcode}
               />
-              <NetworkAssetPickers key={answers} assets={setup.cryptoPixAssets} values={values} errors={errors} setup={setup} />
-              <Input label={t("newOrder.valueOptional")} name="value" inputMode="decimal" optional defaultValue={values?.value} errors={errors?.value} />
+              <NetworkAssetPickers
+                key={answers}
+                assets={setup.cryptoPixAssets}
+                values={values}
+                errors={errors}
+                setup={setup}
+              />
+              <Input
+                label={t("newOrder.valueOptional")}
+                name="value"
+                inputMode="decimal"
+                optional
+                defaultValue={values?.value}
+                errors={errors?.value}
+              />
               <Input
                 label={t("newOrder.refundAddress")}
                 name="refundAddress"
@@ -181,9 +227,27 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
           )}
           {kind === "pix" ? (
             <div className="grid gap-4 sm:grid-cols-2">
-              <Input label={t("newOrder.orderId")} name="orderId" optional defaultValue={values?.orderId} errors={errors?.orderId} />
-              <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
-              <Input label={t("newOrder.description")} name="description" optional defaultValue={values?.description} errors={errors?.description} />
+              <Input
+                label={t("newOrder.orderId")}
+                name="orderId"
+                optional
+                defaultValue={values?.orderId}
+                errors={errors?.orderId}
+              />
+              <Input
+                label={t("newOrder.customerName")}
+                name="name"
+                optional
+                defaultValue={values?.name}
+                errors={errors?.name}
+              />
+              <Input
+                label={t("newOrder.description")}
+                name="description"
+                optional
+                defaultValue={values?.description}
+                errors={errors?.description}
+              />
               <Select
                 label={t("newOrder.expiresIn")}
                 name="expiresIn"
@@ -198,14 +262,37 @@ export function NewOrderForm({ kind, kinds, setup }: { kind: NewOrderKind; kinds
               />
             </div>
           ) : null}
-          {kind === "exchange" ? <Input label={t("newOrder.payerId")} name="payerId" optional defaultValue={values?.payerId} errors={errors?.payerId} /> : null}
+          {kind === "exchange" ? (
+            <Input
+              label={t("newOrder.payerId")}
+              name="payerId"
+              optional
+              defaultValue={values?.payerId}
+              errors={errors?.payerId}
+            />
+          ) : null}
           {kind === "lightning" ? (
             <div className="grid gap-4 sm:grid-cols-2">
-              <Input label={t("newOrder.email")} name="email" type="email" optional defaultValue={values?.email} errors={errors?.email} />
-              <Input label={t("newOrder.customerName")} name="name" optional defaultValue={values?.name} errors={errors?.name} />
+              <Input
+                label={t("newOrder.email")}
+                name="email"
+                type="email"
+                optional
+                defaultValue={values?.email}
+                errors={errors?.email}
+              />
+              <Input
+                label={t("newOrder.customerName")}
+                name="name"
+                optional
+                defaultValue={values?.name}
+                errors={errors?.name}
+              />
             </div>
           ) : null}
-          {kind === "onchain" ? <NetworkAssetPickers key={answers} assets={setup.depositAssets} values={values} errors={errors} /> : null}
+          {kind === "onchain" ? (
+            <NetworkAssetPickers key={answers} assets={setup.depositAssets} values={values} errors={errors} />
+          ) : null}
           {rateLines.length > 0 || expiry ? (
             <div className="rounded-lg bg-slate-50 px-3 py-2 text-xs text-slate-700">
               {rateLines.length > 0 ? (

@@ -30,7 +30,11 @@ function FactValue({ fact }: { fact: Fact }) {
     case "status":
       return <>{t(`refundStatus.${fact.value as "PENDING" | "COMPLETED" | "FAILED"}`)}</>;
     case "holdInvoice":
-      return <span className={fact.value === "SETTLE_FAILING" ? "font-medium text-amber-800" : undefined}>{t(`holdInvoice.${fact.value}`)}</span>;
+      return (
+        <span className={fact.value === "SETTLE_FAILING" ? "font-medium text-amber-800" : undefined}>
+          {t(`holdInvoice.${fact.value}`)}
+        </span>
+      );
     case "crypto":
       return (
         <span className="tabular-nums">
@@ -60,15 +64,24 @@ function TransferItem({ transfer }: { transfer: TransferLine }) {
         <span translate="no" className="block break-all font-mono text-xs text-slate-600">
           {transfer.txHash}
         </span>
-        {transfer.fromAddress ? <span className="block break-all text-xs text-slate-600">{t("order.transferFrom", { address: transfer.fromAddress })}</span> : null}
+        {transfer.fromAddress ? (
+          <span className="block break-all text-xs text-slate-600">
+            {t("order.transferFrom", { address: transfer.fromAddress })}
+          </span>
+        ) : null}
       </span>
       <span className="text-right text-xs">
-        <span className={counted ? "block text-emerald-700" : "block font-medium text-amber-800"} title={transfer.note ?? undefined}>
+        <span
+          className={counted ? "block text-emerald-700" : "block font-medium text-amber-800"}
+          title={transfer.note ?? undefined}
+        >
           {t(`transferUse.${transfer.use}`, { counted: `${crypto(transfer.counted)} ${transfer.unit}` })}
         </span>
         {transfer.refundStatus ? (
           <span className="block text-slate-700">
-            {t("order.transferRefund", { status: t(`refundStatus.${transfer.refundStatus as "PENDING" | "COMPLETED" | "FAILED"}`) })}
+            {t("order.transferRefund", {
+              status: t(`refundStatus.${transfer.refundStatus as "PENDING" | "COMPLETED" | "FAILED"}`),
+            })}
           </span>
         ) : null}
         <span className="block text-slate-600">{dateTime(transfer.at)}</span>
@@ -79,7 +92,15 @@ function TransferItem({ transfer }: { transfer: TransferLine }) {
 
 /** One order, live: polls while it can still change, so status, timeline and deliveries update alone. */
 /** `canRefund` / `canSimulate`: what this user's role allows (the actions check again). */
-export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: OrderDetail; canRefund: boolean; canSimulate: boolean }) {
+export function OrderDetailView({
+  initial,
+  canRefund,
+  canSimulate,
+}: {
+  initial: OrderDetail;
+  canRefund: boolean;
+  canSimulate: boolean;
+}) {
   const { t, tp, money, dateTime } = useI18n();
   const client = useQueryClient();
   const { data } = useQuery({
@@ -89,7 +110,10 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
     // Deliveries keep changing after an order is final (retries), so keep polling, more slowly.
     refetchInterval: (q) => (q.state.data?.final ? POLL_MS * 4 : POLL_MS),
   });
-  const refresh = useCallback(() => void client.invalidateQueries({ queryKey: queryKeys.order(initial.id) }), [client, initial.id]);
+  const refresh = useCallback(
+    () => void client.invalidateQueries({ queryKey: queryKeys.order(initial.id) }),
+    [client, initial.id],
+  );
   return (
     <div className="space-y-6">
       <Card>
@@ -110,8 +134,22 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
               { label: t("order.created"), value: dateTime(data.createdAt) },
               { label: t("order.expires"), value: data.expiresAt ? dateTime(data.expiresAt) : t("order.noExpiry") },
               // A Crypto-PIX payment's paidAt is when the crypto arrived in full, not when its PIX was paid.
-              ...(data.paidAt ? [{ label: t(data.kind === "crypto_pix" ? "order.cryptoReceivedAt" : "order.paidAt"), value: dateTime(data.paidAt) }] : []),
-              ...(data.link ? [{ label: t("order.paymentLink"), value: <span className="break-all font-mono text-xs">{data.link}</span> }] : []),
+              ...(data.paidAt
+                ? [
+                    {
+                      label: t(data.kind === "crypto_pix" ? "order.cryptoReceivedAt" : "order.paidAt"),
+                      value: dateTime(data.paidAt),
+                    },
+                  ]
+                : []),
+              ...(data.link
+                ? [
+                    {
+                      label: t("order.paymentLink"),
+                      value: <span className="break-all font-mono text-xs">{data.link}</span>,
+                    },
+                  ]
+                : []),
             ]}
           />
         </div>
@@ -121,7 +159,13 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         <Card aria-labelledby="pay-title">
           <CardTitle id="pay-title">{t("order.pay")}</CardTitle>
           <p className="mb-4 mt-1 text-sm text-slate-600">{t("order.payHint")}</p>
-          <PaymentPanel {...data.payment} link={data.link} valueCentavos={data.valueCentavos} expiresAt={data.expiresAt} onExpire={refresh} />
+          <PaymentPanel
+            {...data.payment}
+            link={data.link}
+            valueCentavos={data.valueCentavos}
+            expiresAt={data.expiresAt}
+            onExpire={refresh}
+          />
           {data.canSimulate && canSimulate ? (
             <div className="mt-6 border-t border-slate-100 pt-4">
               <SimulatePayment orderId={data.id} />
@@ -134,7 +178,9 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         <Alert tone="info">{t("order.finalTitle")}</Alert>
       ) : null}
 
-      {data.unapplied.length > 0 ? <UnappliedPanel orderId={data.id} lines={data.unapplied} canAct={canRefund} /> : null}
+      {data.unapplied.length > 0 ? (
+        <UnappliedPanel orderId={data.id} lines={data.unapplied} canAct={canRefund} />
+      ) : null}
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card aria-labelledby="details-title">
@@ -148,7 +194,10 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
           <CardTitle id="timeline-title">{t("order.timeline")}</CardTitle>
           <ol className="mt-3 space-y-3 border-l-2 border-slate-200 pl-4">
             <li className="relative">
-              <span aria-hidden="true" className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-slate-400 ring-4 ring-white" />
+              <span
+                aria-hidden="true"
+                className="absolute -left-[1.4rem] top-1 size-3 rounded-full bg-slate-400 ring-4 ring-white"
+              />
               <p className="text-sm font-medium text-slate-900">{t("order.created.event")}</p>
               <p className="text-xs text-slate-600">{dateTime(data.createdAt)}</p>
             </li>
@@ -156,8 +205,13 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
               const line = timelineLine(e);
               return (
                 <li key={e.id} className="relative" data-testid="timeline-entry">
-                  <span aria-hidden="true" className={`absolute -left-[1.4rem] top-1 size-3 rounded-full ring-4 ring-white ${DOT[line.tone]}`} />
-                  <p className="text-sm font-medium text-slate-900">{t(line.key, line.amount === undefined ? undefined : { amount: money(line.amount) })}</p>
+                  <span
+                    aria-hidden="true"
+                    className={`absolute -left-[1.4rem] top-1 size-3 rounded-full ring-4 ring-white ${DOT[line.tone]}`}
+                  />
+                  <p className="text-sm font-medium text-slate-900">
+                    {t(line.key, line.amount === undefined ? undefined : { amount: money(line.amount) })}
+                  </p>
                   <p className="text-xs text-slate-600">{dateTime(e.at)}</p>
                 </li>
               );
@@ -175,9 +229,16 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
           </Link>
           <ul className="mt-3 divide-y divide-slate-100">
             {data.disputes.map((d) => (
-              <li key={d.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm" data-testid="dispute">
+              <li
+                key={d.id}
+                className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm"
+                data-testid="dispute"
+              >
                 <span className="font-medium text-slate-900">
-                  {money(d.valueCentavos)} · {t(`order.disputes.natureza.${d.natureza as "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO"}`)}
+                  {money(d.valueCentavos)} ·{" "}
+                  {t(
+                    `order.disputes.natureza.${d.natureza as "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO"}`,
+                  )}
                 </span>
                 <span className="text-xs text-slate-700">
                   {t(d.debited ? "order.disputes.debited" : "order.disputes.pending")} · {dateTime(d.at)}
@@ -188,7 +249,9 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         </Card>
       ) : null}
 
-      {(data.refundable && canRefund) || data.refunds.length > 0 ? <RefundsPanel order={canRefund ? data : { ...data, refundable: null }} /> : null}
+      {(data.refundable && canRefund) || data.refunds.length > 0 ? (
+        <RefundsPanel order={canRefund ? data : { ...data, refundable: null }} />
+      ) : null}
 
       {data.kind === "onchain" || data.kind === "crypto_pix" ? (
         <Card aria-labelledby="transfers-title">
@@ -210,7 +273,10 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
         {data.deliveries.length === 0 ? (
           <p className="mt-2 text-sm text-slate-600">
             {t("order.webhooksEmpty")}{" "}
-            <Link href="/dashboard/developers" className="font-semibold text-brand-700 underline-offset-2 hover:underline">
+            <Link
+              href="/dashboard/developers"
+              className="font-semibold text-brand-700 underline-offset-2 hover:underline"
+            >
               {t("nav.developers")}
             </Link>
           </p>
@@ -225,7 +291,8 @@ export function OrderDetailView({ initial, canRefund, canSimulate }: { initial: 
                   <span className="block truncate text-xs text-slate-600">{d.endpointUrl}</span>
                 </span>
                 <span className="text-xs text-slate-700">
-                  {t(`order.deliveryStatus.${d.status as "pending" | "succeeded" | "failed" | "cancelled"}`)} · {tp("order.deliveryAttempts", d.attempts)}
+                  {t(`order.deliveryStatus.${d.status as "pending" | "succeeded" | "failed" | "cancelled"}`)} ·{" "}
+                  {tp("order.deliveryAttempts", d.attempts)}
                   {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ""}
                 </span>
               </li>

@@ -31,12 +31,25 @@ export function toQueryString(f: OrderFilters, page = f.page): string {
  * only when some are set, the search when only it is, a page past the end when there is neither, and
  * "no orders yet" with the way to make one otherwise.
  */
-function emptyState(filters: OrderFilters, page: number, minSearchLength: number, t: Translator): { title: string; action?: React.ReactNode } {
-  if (filters.q !== undefined && [...filters.q.trim()].length < minSearchLength) return { title: t("orders.searchTooShort", { count: minSearchLength }) };
+function emptyState(
+  filters: OrderFilters,
+  page: number,
+  minSearchLength: number,
+  t: Translator,
+): { title: string; action?: React.ReactNode } {
+  if (filters.q !== undefined && [...filters.q.trim()].length < minSearchLength)
+    return { title: t("orders.searchTooShort", { count: minSearchLength }) };
   if (filters.kind || filters.status || filters.from || filters.to) return { title: t("orders.empty") };
   if (filters.q) return { title: t("orders.emptySearch", { q: filters.q }) };
-  if (page > 1) return { title: t("orders.emptyPage"), action: <ButtonLink href="/dashboard/orders">{t("orders.firstPage")}</ButtonLink> };
-  return { title: t("orders.emptyAll"), action: <ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink> };
+  if (page > 1)
+    return {
+      title: t("orders.emptyPage"),
+      action: <ButtonLink href="/dashboard/orders">{t("orders.firstPage")}</ButtonLink>,
+    };
+  return {
+    title: t("orders.emptyAll"),
+    action: <ButtonLink href="/dashboard/orders/new">{t("orders.create")}</ButtonLink>,
+  };
 }
 
 /**
@@ -44,7 +57,15 @@ function emptyState(filters: OrderFilters, page: number, minSearchLength: number
  * `minSearchLength`: the fewest characters a search by name or reference takes (lib/orders/search.ts);
  * a shorter one still finds amounts, so it is said rather than refused.
  */
-export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: OrderFilters; initial: Page; minSearchLength: number }) {
+export function OrdersBrowser({
+  filters,
+  initial,
+  minSearchLength,
+}: {
+  filters: OrderFilters;
+  initial: Page;
+  minSearchLength: number;
+}) {
   const { t } = useI18n();
   const qs = toQueryString(filters);
   const { data, isError } = useQuery({
@@ -62,18 +83,31 @@ export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: 
           {t("orders.filters")}
         </h2>
         <Form action="/dashboard/orders" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6 lg:items-end">
-          <Input label={t("orders.search")} name="q" type="search" defaultValue={filters.q} placeholder={t("orders.searchPlaceholder")} className="sm:col-span-2" />
+          <Input
+            label={t("orders.search")}
+            name="q"
+            type="search"
+            defaultValue={filters.q}
+            placeholder={t("orders.searchPlaceholder")}
+            className="sm:col-span-2"
+          />
           <Select
             label={t("orders.kind")}
             name="kind"
             defaultValue={filters.kind ?? ""}
-            options={[{ value: "", label: t("common.all") }, ...KINDS.map((k) => ({ value: k, label: t(`kind.${k}`) }))]}
+            options={[
+              { value: "", label: t("common.all") },
+              ...KINDS.map((k) => ({ value: k, label: t(`kind.${k}`) })),
+            ]}
           />
           <Select
             label={t("orders.status")}
             name="status"
             defaultValue={filters.status ?? ""}
-            options={[{ value: "", label: t("common.all") }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
+            options={[
+              { value: "", label: t("common.all") },
+              ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) })),
+            ]}
           />
           <Input label={t("orders.from")} name="from" type="date" defaultValue={filters.from} />
           <Input label={t("orders.to")} name="to" type="date" defaultValue={filters.to} />
@@ -91,7 +125,9 @@ export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: 
       </Card>
 
       {isError ? <Alert>{t("orders.loadError")}</Alert> : null}
-      {shortSearch && data.orders.length > 0 ? <Alert tone="info">{t("orders.searchTooShort", { count: minSearchLength })}</Alert> : null}
+      {shortSearch && data.orders.length > 0 ? (
+        <Alert tone="info">{t("orders.searchTooShort", { count: minSearchLength })}</Alert>
+      ) : null}
 
       <Card>
         <p className="mb-2 flex items-center gap-2 text-xs text-slate-600">
@@ -106,7 +142,11 @@ export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: 
         {data.page > 1 || data.hasNext ? (
           <nav aria-label={t("orders.pagination")} className="mt-4 flex items-center justify-between gap-2">
             {data.page > 1 ? (
-              <Link href={`/dashboard/orders?${toQueryString(filters, data.page - 1)}`} className={buttonClass("secondary")} rel="prev">
+              <Link
+                href={`/dashboard/orders?${toQueryString(filters, data.page - 1)}`}
+                className={buttonClass("secondary")}
+                rel="prev"
+              >
                 {t("common.previous")}
               </Link>
             ) : (
@@ -114,7 +154,11 @@ export function OrdersBrowser({ filters, initial, minSearchLength }: { filters: 
             )}
             <span className="text-sm text-slate-600">{t("common.page", { page: data.page })}</span>
             {data.hasNext ? (
-              <Link href={`/dashboard/orders?${toQueryString(filters, data.page + 1)}`} className={buttonClass("secondary")} rel="next">
+              <Link
+                href={`/dashboard/orders?${toQueryString(filters, data.page + 1)}`}
+                className={buttonClass("secondary")}
+                rel="next"
+              >
                 {t("common.next")}
               </Link>
             ) : (

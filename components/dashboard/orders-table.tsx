@@ -78,7 +78,9 @@ export function OrdersTable({ orders, caption }: { orders: OrderRow[]; caption: 
                 </span>
               </td>
               <td className="whitespace-nowrap py-2.5 pr-4 align-top">{t(`kind.${o.kind}`)}</td>
-              <td className="whitespace-nowrap py-2.5 pr-4 text-right align-top font-medium tabular-nums">{money(o.valueCentavos)}</td>
+              <td className="whitespace-nowrap py-2.5 pr-4 text-right align-top font-medium tabular-nums">
+                {money(o.valueCentavos)}
+              </td>
               <td className="py-2.5 align-top">
                 <StatusBadge status={o.status} kind={o.kind} />
               </td>

@@ -11,7 +11,17 @@ import { useI18n } from "@/lib/i18n/client";
 import { OrdersTable } from "./orders-table";
 import { ReceivedChart } from "./received-chart";
 
-function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: React.ReactNode; testId?: string }) {
+function Stat({
+  label,
+  value,
+  hint,
+  testId,
+}: {
+  label: string;
+  value: string;
+  hint?: React.ReactNode;
+  testId?: string;
+}) {
   return (
     <Card className="!p-4 sm:!p-5">
       <p className="text-sm text-slate-600">{label}</p>
@@ -47,14 +57,23 @@ export function OverviewLive({ initial }: { initial: Overview }) {
                 </span>
               ) : null}
               {t("overview.balanceHint")}{" "}
-              <Link href="/dashboard/statement" className="font-semibold text-brand-700 underline underline-offset-2" data-testid="balance-statement-link">
+              <Link
+                href="/dashboard/statement"
+                className="font-semibold text-brand-700 underline underline-offset-2"
+                data-testid="balance-statement-link"
+              >
                 {t("overview.balanceLink")}
               </Link>
             </>
           }
           testId="balance"
         />
-        <Stat label={t("overview.today")} value={money(data.today.centavos)} hint={tp("overview.todayCount", data.today.count)} testId="today" />
+        <Stat
+          label={t("overview.today")}
+          value={money(data.today.centavos)}
+          hint={tp("overview.todayCount", data.today.count)}
+          testId="today"
+        />
         <Stat label={t("overview.month")} value={money(month)} />
       </div>
       <Card>
@@ -63,7 +82,10 @@ export function OverviewLive({ initial }: { initial: Overview }) {
       <Card>
         <div className="mb-3 flex items-center justify-between gap-2">
           <CardTitle>{t("overview.latest")}</CardTitle>
-          <Link href="/dashboard/orders" className="text-sm font-semibold text-brand-700 underline-offset-2 hover:underline">
+          <Link
+            href="/dashboard/orders"
+            className="text-sm font-semibold text-brand-700 underline-offset-2 hover:underline"
+          >
             {t("overview.seeAll")}
           </Link>
         </div>

@@ -29,7 +29,11 @@ export function PaymentPanel({
     <div className="flex flex-col gap-6 sm:flex-row sm:items-start">
       <div className="flex flex-col items-center gap-2">
         <QrCode value={qrContent} label={t("order.qrAlt", { amount: money(valueCentavos) })} />
-        {expiresAt ? <Countdown expiresAt={expiresAt} onExpire={onExpire} /> : <span className="text-sm text-slate-600">{t("order.noExpiry")}</span>}
+        {expiresAt ? (
+          <Countdown expiresAt={expiresAt} onExpire={onExpire} />
+        ) : (
+          <span className="text-sm text-slate-600">{t("order.noExpiry")}</span>
+        )}
       </div>
       <div className="min-w-0 flex-1 space-y-4">
         <CopyField label={t(codeLabel)} value={code} />

@@ -46,10 +46,19 @@ export function PixKeyField({
               key={k}
               className={cn(
                 "inline-flex cursor-pointer items-center gap-1.5 rounded-full border px-3 py-1.5 text-sm font-medium",
-                type === k ? "border-brand-700 bg-brand-50 text-brand-900" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
+                type === k
+                  ? "border-brand-700 bg-brand-50 text-brand-900"
+                  : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
               )}
             >
-              <input type="radio" name="keyType" value={k} checked={type === k} onChange={() => onType(k)} className="size-4 accent-brand-700" />
+              <input
+                type="radio"
+                name="keyType"
+                value={k}
+                checked={type === k}
+                onChange={() => onType(k)}
+                className="size-4 accent-brand-700"
+              />
               {t(`withdrawals.keyType.${k}`)}
             </label>
           ))}

@@ -19,7 +19,9 @@ export function ReceivedChart({ days }: { days: Day[] }) {
       <figcaption id="chart-title" className="text-base font-semibold text-slate-900">
         {t("overview.chartTitle")}
       </figcaption>
-      <p className="mt-1 text-sm text-slate-600">{max === 0 ? t("overview.chartEmpty") : t("overview.chartSummary", { total: money(total), max: money(max) })}</p>
+      <p className="mt-1 text-sm text-slate-600">
+        {max === 0 ? t("overview.chartEmpty") : t("overview.chartSummary", { total: money(total), max: money(max) })}
+      </p>
       <div aria-hidden="true" className="mt-4">
         <div className="flex h-40 items-end gap-[3px] border-b border-slate-300">
           {days.map((d) => (
@@ -33,7 +35,17 @@ export function ReceivedChart({ days }: { days: Day[] }) {
         </div>
         <div className="relative mt-1 h-4 text-xs text-slate-600">
           {labelled.map((i) => (
-            <span key={i} className="absolute" style={i === 0 ? { left: 0 } : i === days.length - 1 ? { right: 0 } : { left: "50%", transform: "translateX(-50%)" }}>
+            <span
+              key={i}
+              className="absolute"
+              style={
+                i === 0
+                  ? { left: 0 }
+                  : i === days.length - 1
+                    ? { right: 0 }
+                    : { left: "50%", transform: "translateX(-50%)" }
+              }
+            >
               {days[i] ? formatDay(days[i].day, locale) : ""}
             </span>
           ))}

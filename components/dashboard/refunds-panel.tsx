@@ -36,7 +36,17 @@ function confirmError(state: Answer): string | undefined {
  * asked for) and reason, then a confirmation that names both and takes the step-up code. Only the
  * confirmation posts; the service decides again under the order's and the merchant's row locks.
  */
-function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId: string; leftCentavos: number; totalCentavos: number; sandbox: boolean }) {
+function RefundForm({
+  orderId,
+  leftCentavos,
+  totalCentavos,
+  sandbox,
+}: {
+  orderId: string;
+  leftCentavos: number;
+  totalCentavos: number;
+  sandbox: boolean;
+}) {
   const { t, money } = useI18n();
   const client = useQueryClient();
   const [state, action] = useActionState<Answer, FormData>(refundOrderAction, idle);
@@ -57,7 +67,10 @@ function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId
     e.preventDefault();
     const centavos = brlNumberToCentavos(parseDecimalInput(value));
     if (centavos === null || centavos <= 0) return setValueErrors(["errors.amount"]);
-    if (centavos > leftCentavos) return setValueErrors([t("errors.api.refundExceeds", { left: money(leftCentavos), total: money(totalCentavos) })]);
+    if (centavos > leftCentavos)
+      return setValueErrors([
+        t("errors.api.refundExceeds", { left: money(leftCentavos), total: money(totalCentavos) }),
+      ]);
     setValueErrors(undefined);
     setReview({ value, centavos, reason: reason.trim() });
   }
@@ -71,8 +84,14 @@ function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId
         <input type="hidden" name="reason" value={review.reason} />
         <DefinitionList
           items={[
-            { label: t("refunds.amount"), value: <strong data-testid="refund-confirm-amount">{money(review.centavos)}</strong> },
-            { label: t("refunds.reason"), value: <span data-testid="refund-confirm-reason">{review.reason || t("refunds.noReason")}</span> },
+            {
+              label: t("refunds.amount"),
+              value: <strong data-testid="refund-confirm-amount">{money(review.centavos)}</strong>,
+            },
+            {
+              label: t("refunds.reason"),
+              value: <span data-testid="refund-confirm-reason">{review.reason || t("refunds.noReason")}</span>,
+            },
             { label: t("refunds.leftAfter"), value: money(leftCentavos - review.centavos) },
           ]}
         />
@@ -80,7 +99,9 @@ function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={confirmError(state)} />
         <div className="flex flex-wrap gap-2">
-          <SubmitButton pendingLabel={t("refunds.submitting")}>{t("refunds.confirm", { amount: money(review.centavos) })}</SubmitButton>
+          <SubmitButton pendingLabel={t("refunds.submitting")}>
+            {t("refunds.confirm", { amount: money(review.centavos) })}
+          </SubmitButton>
           <Button type="button" variant="secondary" onClick={() => setReview(null)}>
             {t("common.back")}
           </Button>
@@ -114,7 +135,10 @@ function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId
         onChange={(e) => setReason(e.target.value)}
         hint={sandbox ? `${t("refunds.reasonHint")} ${t("refunds.sandboxHint")}` : t("refunds.reasonHint")}
       />
-      <FormMessage error={failed ? state.message : undefined} success={state.status === "success" && !failed ? state.message : undefined} />
+      <FormMessage
+        error={failed ? state.message : undefined}
+        success={state.status === "success" && !failed ? state.message : undefined}
+      />
       <Button type="submit" variant="secondary">
         {t("refunds.review")}
       </Button>
@@ -123,7 +147,11 @@ function RefundForm({ orderId, leftCentavos, totalCentavos, sandbox }: { orderId
 }
 
 /** A PIX or exchange-wallet order's refunds, and the form while something is left to refund. */
-export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "valueCentavos" | "refunds" | "refundable"> }) {
+export function RefundsPanel({
+  order,
+}: {
+  order: Pick<OrderDetail, "id" | "valueCentavos" | "refunds" | "refundable">;
+}) {
   const { t, money, dateTime } = useI18n();
   return (
     <Card aria-labelledby="refunds-title">
@@ -133,12 +161,20 @@ export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "value
       ) : (
         <ul className="mt-3 divide-y divide-slate-100">
           {order.refunds.map((r) => (
-            <li key={r.id} className="flex flex-wrap items-start justify-between gap-2 py-2 text-sm" data-testid="refund">
+            <li
+              key={r.id}
+              className="flex flex-wrap items-start justify-between gap-2 py-2 text-sm"
+              data-testid="refund"
+            >
               <span className="min-w-0">
                 <span className="block font-medium tabular-nums text-slate-900">{money(r.valueCentavos)}</span>
                 {r.reason ? <span className="block break-words text-xs text-slate-600">{r.reason}</span> : null}
                 {r.status === "FAILED" && r.failureReason ? (
-                  <FailureReason reason={r.failureReason} frame="refunds.failureReason" className="text-xs text-red-800" />
+                  <FailureReason
+                    reason={r.failureReason}
+                    frame="refunds.failureReason"
+                    className="text-xs text-red-800"
+                  />
                 ) : null}
               </span>
               <span className="text-right text-xs">
@@ -151,8 +187,15 @@ export function RefundsPanel({ order }: { order: Pick<OrderDetail, "id" | "value
       )}
       {order.refundable ? (
         <div className="mt-4 border-t border-slate-100 pt-4">
-          <p className="mb-3 text-sm font-medium text-slate-800">{t("refunds.left", { left: money(order.refundable.leftCentavos) })}</p>
-          <RefundForm orderId={order.id} leftCentavos={order.refundable.leftCentavos} totalCentavos={order.valueCentavos} sandbox={order.refundable.sandbox} />
+          <p className="mb-3 text-sm font-medium text-slate-800">
+            {t("refunds.left", { left: money(order.refundable.leftCentavos) })}
+          </p>
+          <RefundForm
+            orderId={order.id}
+            leftCentavos={order.refundable.leftCentavos}
+            totalCentavos={order.valueCentavos}
+            sandbox={order.refundable.sandbox}
+          />
         </div>
       ) : null}
     </Card>

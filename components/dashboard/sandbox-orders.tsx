@@ -19,7 +19,10 @@ export function SandboxOrders({ orders }: { orders: OrderRow[] }) {
       {orders.map((o) => (
         <li key={o.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
           <div className="min-w-0">
-            <Link href={`/dashboard/orders/${o.id}`} className="text-sm font-semibold text-brand-700 underline-offset-2 hover:underline">
+            <Link
+              href={`/dashboard/orders/${o.id}`}
+              className="text-sm font-semibold text-brand-700 underline-offset-2 hover:underline"
+            >
               {title(o.title)}
             </Link>
             <p className="text-xs text-slate-600">

@@ -13,7 +13,12 @@ function useForm(action: (prev: ActionState<null>, fd: FormData) => Promise<Acti
   const [state, dispatch] = useActionState<ActionState<null>, FormData>(action, idle);
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
-  const message = <FormMessage error={state.status === "error" ? state.error : undefined} success={state.status === "success" ? state.message : undefined} />;
+  const message = (
+    <FormMessage
+      error={state.status === "error" ? state.error : undefined}
+      success={state.status === "success" ? state.message : undefined}
+    />
+  );
   return { dispatch, errors, values, message };
 }
 
@@ -23,7 +28,13 @@ export function CompanyForm({ companyName }: { companyName: string }) {
   return (
     <form action={f.dispatch} className="space-y-4" noValidate>
       {f.message}
-      <Input label={t("settings.companyName")} name="companyName" required defaultValue={f.values?.companyName ?? companyName} errors={f.errors?.companyName} />
+      <Input
+        label={t("settings.companyName")}
+        name="companyName"
+        required
+        defaultValue={f.values?.companyName ?? companyName}
+        errors={f.errors?.companyName}
+      />
       <SubmitButton pendingLabel={t("common.loading")}>{t("common.save")}</SubmitButton>
     </form>
   );
@@ -36,7 +47,14 @@ export function PayoutKeyForm({ pixKey }: { pixKey: string }) {
   return (
     <form action={f.dispatch} className="space-y-4" noValidate>
       {f.message}
-      <Input label={t("settings.pixKey")} name="pixKey" required hint={t("auth.pixKeyHint")} defaultValue={f.values?.pixKey ?? pixKey} errors={f.errors?.pixKey} />
+      <Input
+        label={t("settings.pixKey")}
+        name="pixKey"
+        required
+        hint={t("auth.pixKeyHint")}
+        defaultValue={f.values?.pixKey ?? pixKey}
+        errors={f.errors?.pixKey}
+      />
       <StepUpField errors={f.errors?.otp} />
       <SubmitButton pendingLabel={t("common.loading")}>{t("common.save")}</SubmitButton>
     </form>

@@ -9,7 +9,15 @@ import { simulatePaymentAction } from "@/lib/dashboard/actions/orders";
 import { useI18n } from "@/lib/i18n/client";
 
 /** Sandbox only: pays the order through the same services a real payment would. */
-export function SimulatePayment({ orderId, compact = false, onDone }: { orderId: string; compact?: boolean; onDone?: () => void }) {
+export function SimulatePayment({
+  orderId,
+  compact = false,
+  onDone,
+}: {
+  orderId: string;
+  compact?: boolean;
+  onDone?: () => void;
+}) {
   const { t } = useI18n();
   const client = useQueryClient();
   const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(simulatePaymentAction, idle);

@@ -88,14 +88,21 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
         <h2 id="statement-filters" className="sr-only">
           {t("statement.filters")}
         </h2>
-        <form action="/dashboard/statement" method="get" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 lg:items-end">
+        <form
+          action="/dashboard/statement"
+          method="get"
+          className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 lg:items-end"
+        >
           <Input label={t("orders.from")} name="from" type="date" defaultValue={filters.from} />
           <Input label={t("orders.to")} name="to" type="date" defaultValue={filters.to} />
           <Select
             label={t("statement.kind")}
             name="kind"
             defaultValue={filters.kind ?? ""}
-            options={[{ value: "", label: t("common.all") }, ...KINDS.map((k) => ({ value: k, label: t(`ledgerKind.${k}`) }))]}
+            options={[
+              { value: "", label: t("common.all") },
+              ...KINDS.map((k) => ({ value: k, label: t(`ledgerKind.${k}`) })),
+            ]}
           />
           <div className="flex gap-2 lg:justify-end">
             {filtered ? (
@@ -130,8 +137,14 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
       <Card>
         {statement.lines.length === 0 ? (
           <EmptyState
-            title={filtered ? t("statement.empty") : filters.before ? t("statement.emptyBefore") : t("statement.emptyAll")}
-            action={!filtered && filters.before ? <ButtonLink href="/dashboard/statement">{t("statement.newest")}</ButtonLink> : undefined}
+            title={
+              filtered ? t("statement.empty") : filters.before ? t("statement.emptyBefore") : t("statement.emptyAll")
+            }
+            action={
+              !filtered && filters.before ? (
+                <ButtonLink href="/dashboard/statement">{t("statement.newest")}</ButtonLink>
+              ) : undefined
+            }
           />
         ) : (
           <>
@@ -187,7 +200,10 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
                     <td className="whitespace-nowrap py-2.5 pr-4 text-right">
                       <Amount centavos={l.amountCentavos} />
                     </td>
-                    <td className="whitespace-nowrap py-2.5 pr-4 text-right tabular-nums" data-testid="statement-balance">
+                    <td
+                      className="whitespace-nowrap py-2.5 pr-4 text-right tabular-nums"
+                      data-testid="statement-balance"
+                    >
                       {money(l.balanceAfterCentavos)}
                     </td>
                     <td className="py-2.5">
@@ -209,7 +225,11 @@ export function StatementView({ filters, statement }: { filters: StatementFilter
               <span />
             )}
             {statement.nextBefore ? (
-              <Link href={`/dashboard/statement${query(filters, statement.nextBefore)}`} className={buttonClass("secondary")} rel="next">
+              <Link
+                href={`/dashboard/statement${query(filters, statement.nextBefore)}`}
+                className={buttonClass("secondary")}
+                rel="next"
+              >
                 {t("statement.older")}
               </Link>
             ) : (

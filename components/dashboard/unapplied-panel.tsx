@@ -7,7 +7,11 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle, DefinitionList } from "@/components/ui/card";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { acceptUnappliedAction, previewUnappliedReturnAction, returnUnappliedAction } from "@/lib/dashboard/actions/unapplied";
+import {
+  acceptUnappliedAction,
+  previewUnappliedReturnAction,
+  returnUnappliedAction,
+} from "@/lib/dashboard/actions/unapplied";
 import type { UnappliedLine } from "@/lib/dashboard/order-views";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { formatRate } from "@/lib/i18n";
@@ -48,22 +52,37 @@ function AcceptReview({ orderId, line, onBack }: { orderId: string; line: Unappl
   const [state, action] = useActionState<Done, FormData>(acceptUnappliedAction, idle);
   useRefreshOnSuccess(state, onBack);
   return (
-    <form action={action} className="mt-3 space-y-4 rounded-lg border border-slate-200 p-4" data-testid="unapplied-accept-review">
+    <form
+      action={action}
+      className="mt-3 space-y-4 rounded-lg border border-slate-200 p-4"
+      data-testid="unapplied-accept-review"
+    >
       <h3 className="text-base font-semibold text-slate-900">{t("unapplied.acceptTitle")}</h3>
       <input type="hidden" name="id" value={orderId} />
       <input type="hidden" name="transferId" value={line.transferId} />
       <DefinitionList
         items={[
-          { label: t("unapplied.received"), value: <span className="tabular-nums">{`${crypto(line.amount)} ${line.asset}`}</span> },
-          { label: t("unapplied.rate"), value: t("order.rateValue", { asset: line.asset, rate: formatRate(line.rate, locale) }) },
-          { label: t("unapplied.credit"), value: <strong data-testid="unapplied-credit">{money(line.creditCentavos)}</strong> },
+          {
+            label: t("unapplied.received"),
+            value: <span className="tabular-nums">{`${crypto(line.amount)} ${line.asset}`}</span>,
+          },
+          {
+            label: t("unapplied.rate"),
+            value: t("order.rateValue", { asset: line.asset, rate: formatRate(line.rate, locale) }),
+          },
+          {
+            label: t("unapplied.credit"),
+            value: <strong data-testid="unapplied-credit">{money(line.creditCentavos)}</strong>,
+          },
         ]}
       />
       <p className="text-sm text-slate-700">{t("unapplied.acceptHint")}</p>
       <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
       <FormMessage error={refusal(state)} />
       <div className="flex flex-wrap gap-2">
-        <SubmitButton pendingLabel={t("unapplied.submitting")}>{t("unapplied.acceptConfirm", { amount: money(line.creditCentavos) })}</SubmitButton>
+        <SubmitButton pendingLabel={t("unapplied.submitting")}>
+          {t("unapplied.acceptConfirm", { amount: money(line.creditCentavos) })}
+        </SubmitButton>
         <Button type="button" variant="secondary" onClick={onBack}>
           {t("common.back")}
         </Button>
@@ -72,13 +91,29 @@ function AcceptReview({ orderId, line, onBack }: { orderId: string; line: Unappl
   );
 }
 
-function ReturnConfirm({ orderId, line, quote, toAddress, onBack }: { orderId: string; line: UnappliedLine; quote: ReturnQuote; toAddress: string; onBack: () => void }) {
+function ReturnConfirm({
+  orderId,
+  line,
+  quote,
+  toAddress,
+  onBack,
+}: {
+  orderId: string;
+  line: UnappliedLine;
+  quote: ReturnQuote;
+  toAddress: string;
+  onBack: () => void;
+}) {
   const { t, crypto } = useI18n();
   const [state, action] = useActionState<Done, FormData>(returnUnappliedAction, idle);
   useRefreshOnSuccess(state, onBack);
   const unit = (v: string) => `${crypto(v)} ${quote.asset}`;
   return (
-    <form action={action} className="mt-3 space-y-4 rounded-lg border border-slate-200 p-4" data-testid="unapplied-return-review">
+    <form
+      action={action}
+      className="mt-3 space-y-4 rounded-lg border border-slate-200 p-4"
+      data-testid="unapplied-return-review"
+    >
       <h3 className="text-base font-semibold text-slate-900">{t("unapplied.returnTitle")}</h3>
       <input type="hidden" name="id" value={orderId} />
       <input type="hidden" name="transferId" value={line.transferId} />
@@ -109,7 +144,9 @@ function ReturnConfirm({ orderId, line, quote, toAddress, onBack }: { orderId: s
       <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
       <FormMessage error={refusal(state)} />
       <div className="flex flex-wrap gap-2">
-        <SubmitButton pendingLabel={t("unapplied.submitting")}>{t("unapplied.returnConfirm", { amount: crypto(quote.sent), asset: quote.asset })}</SubmitButton>
+        <SubmitButton pendingLabel={t("unapplied.submitting")}>
+          {t("unapplied.returnConfirm", { amount: crypto(quote.sent), asset: quote.asset })}
+        </SubmitButton>
         <Button type="button" variant="secondary" onClick={onBack}>
           {t("common.back")}
         </Button>
@@ -129,9 +166,15 @@ function ReturnForm({ orderId, line, onBack }: { orderId: string; line: Unapplie
     if (at !== 0 && state.status === "success") setQuote(state.data);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [at]);
-  if (quote) return <ReturnConfirm orderId={orderId} line={line} quote={quote} toAddress={toAddress.trim()} onBack={onBack} />;
+  if (quote)
+    return <ReturnConfirm orderId={orderId} line={line} quote={quote} toAddress={toAddress.trim()} onBack={onBack} />;
   return (
-    <form action={action} className="mt-3 space-y-3 rounded-lg border border-slate-200 p-4" data-testid="unapplied-return-form" noValidate>
+    <form
+      action={action}
+      className="mt-3 space-y-3 rounded-lg border border-slate-200 p-4"
+      data-testid="unapplied-return-form"
+      noValidate
+    >
       <input type="hidden" name="id" value={orderId} />
       <input type="hidden" name="transferId" value={line.transferId} />
       <Input
@@ -168,7 +211,12 @@ function Resolution({ r, asset }: { r: NonNullable<UnappliedLine["resolution"]>;
         : r.status === "FAILED"
           ? t("unapplied.state.failed")
           : t("unapplied.state.returning", { amount, asset });
-  const tone = r.status === "FAILED" ? "text-amber-800" : r.kind === "accept" || r.status === "COMPLETED" ? "text-emerald-700" : "text-slate-800";
+  const tone =
+    r.status === "FAILED"
+      ? "text-amber-800"
+      : r.kind === "accept" || r.status === "COMPLETED"
+        ? "text-emerald-700"
+        : "text-slate-800";
   return (
     <div className="mt-2 text-sm" data-testid="unapplied-resolution" data-status={`${r.kind}:${r.status}`}>
       <p className={`font-medium ${tone}`}>{text}</p>
@@ -213,7 +261,9 @@ function UnappliedItem({ orderId, line, canAct }: { orderId: string; line: Unapp
             </span>
           ) : null}
         </span>
-        <span className="text-right text-xs text-slate-700">{t("unapplied.worth", { amount: money(line.creditCentavos) })}</span>
+        <span className="text-right text-xs text-slate-700">
+          {t("unapplied.worth", { amount: money(line.creditCentavos) })}
+        </span>
       </div>
       {line.resolution ? <Resolution r={line.resolution} asset={line.asset} /> : null}
       {!line.resolution && canAct && mode === "idle" ? (
@@ -233,7 +283,15 @@ function UnappliedItem({ orderId, line, canAct }: { orderId: string; line: Unapp
 }
 
 /** `canAct`: the role may move money for the merchant (the actions check again). */
-export function UnappliedPanel({ orderId, lines, canAct }: { orderId: string; lines: UnappliedLine[]; canAct: boolean }) {
+export function UnappliedPanel({
+  orderId,
+  lines,
+  canAct,
+}: {
+  orderId: string;
+  lines: UnappliedLine[];
+  canAct: boolean;
+}) {
   const { t } = useI18n();
   return (
     <Card aria-labelledby="unapplied-title" data-testid="unapplied-panel">

@@ -8,7 +8,12 @@ import { FormMessage, Input } from "@/components/ui/field";
 import { StepUpField } from "@/components/security/step-up";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { createWebhookAction, deleteWebhookAction, redeliverAction, sendTestEventAction } from "@/lib/dashboard/actions/developers";
+import {
+  createWebhookAction,
+  deleteWebhookAction,
+  redeliverAction,
+  sendTestEventAction,
+} from "@/lib/dashboard/actions/developers";
 import { getJson } from "@/lib/browser/fetch-json";
 import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import type { WebhookPanel } from "@/lib/dashboard/server/webhooks";
@@ -47,7 +52,12 @@ function DeleteEndpoint({ endpoint }: { endpoint: Endpoint }) {
       }}
     >
       <input type="hidden" name="id" value={endpoint.id} />
-      <SubmitButton variant="danger" pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1" aria-label={`${t("developers.deleteWebhook")} ${endpoint.url}`}>
+      <SubmitButton
+        variant="danger"
+        pendingLabel={t("common.loading")}
+        className="!min-h-8 !px-3 !py-1"
+        aria-label={`${t("developers.deleteWebhook")} ${endpoint.url}`}
+      >
         {t("developers.deleteWebhook")}
       </SubmitButton>
       {state.status === "error" ? <FormMessage error={state.error} /> : null}
@@ -63,7 +73,12 @@ function Redeliver({ endpointId, delivery, label }: { endpointId: string; delive
     <form action={action} className="flex flex-wrap items-center gap-2">
       <input type="hidden" name="endpointId" value={endpointId} />
       <input type="hidden" name="deliveryId" value={delivery.id} />
-      <SubmitButton variant="secondary" pendingLabel={t("common.loading")} className="!min-h-8 !px-3 !py-1 text-xs" aria-label={label}>
+      <SubmitButton
+        variant="secondary"
+        pendingLabel={t("common.loading")}
+        className="!min-h-8 !px-3 !py-1 text-xs"
+        aria-label={label}
+      >
         {t("developers.redeliver")}
       </SubmitButton>
       {state.status === "error" ? <span className="text-xs text-red-700">{state.error}</span> : null}
@@ -113,7 +128,11 @@ function LastAnswer({ delivery }: { delivery: Delivery }) {
       </p>
       {last.error && !last.statusCode ? <p className="break-words text-red-700">{last.error}</p> : null}
       {last.responseExcerpt ? (
-        <p className="break-all rounded bg-slate-50 px-2 py-1 font-mono text-slate-700" translate="no" data-testid="delivery-response">
+        <p
+          className="break-all rounded bg-slate-50 px-2 py-1 font-mono text-slate-700"
+          translate="no"
+          data-testid="delivery-response"
+        >
           <span className="sr-only">{t("developers.colResponse")}: </span>
           {last.responseExcerpt.length > 200 ? `${last.responseExcerpt.slice(0, 200)}…` : last.responseExcerpt}
         </p>
@@ -137,9 +156,15 @@ function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: b
                   {d.eventType}
                 </span>
                 {d.eventType === TEST_EVENT_TYPE ? (
-                  <span className="rounded-full bg-sky-100 px-2 py-0.5 text-xs font-semibold text-sky-900">{t("developers.testBadge")}</span>
+                  <span className="rounded-full bg-sky-100 px-2 py-0.5 text-xs font-semibold text-sky-900">
+                    {t("developers.testBadge")}
+                  </span>
                 ) : null}
-                {d.redeliveryOf ? <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">{t("developers.redeliveryBadge")}</span> : null}
+                {d.redeliveryOf ? (
+                  <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">
+                    {t("developers.redeliveryBadge")}
+                  </span>
+                ) : null}
               </p>
               <p className="text-xs text-slate-600">{dateTime(d.createdAt)}</p>
             </div>
@@ -150,16 +175,23 @@ function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: b
           <div className="flex flex-wrap items-end justify-between gap-2">
             <LastAnswer delivery={d} />
             {d.status !== "pending" && canManage ? (
-              <Redeliver endpointId={endpoint.id} delivery={d} label={`${t("developers.redeliver")} · ${dateTime(d.createdAt)}`} />
+              <Redeliver
+                endpointId={endpoint.id}
+                delivery={d}
+                label={`${t("developers.redeliver")} · ${dateTime(d.createdAt)}`}
+              />
             ) : null}
           </div>
           {d.attemptsLog.length > 1 ? (
             <details className="text-xs">
-              <summary className="cursor-pointer rounded text-slate-700 focus-visible:outline-2 focus-visible:outline-brand-700">{t("developers.allAttempts")}</summary>
+              <summary className="cursor-pointer rounded text-slate-700 focus-visible:outline-2 focus-visible:outline-brand-700">
+                {t("developers.allAttempts")}
+              </summary>
               <ol className="mt-1 space-y-1 text-slate-700">
                 {d.attemptsLog.map((a) => (
                   <li key={a.attempt}>
-                    #{a.attempt} · {dateTime(a.startedAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? "—")} · {a.durationMs} ms
+                    #{a.attempt} · {dateTime(a.startedAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? "—")}{" "}
+                    · {a.durationMs} ms
                   </li>
                 ))}
               </ol>
@@ -174,7 +206,10 @@ function DeliveryLog({ endpoint, canManage }: { endpoint: Endpoint; canManage: b
 /** Endpoints (the secret shown once), each with its delivery log and redeliver; polled so new deliveries appear. */
 export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; canManage: boolean }) {
   const { t } = useI18n();
-  const [state, action] = useActionState<ActionState<{ url: string; secret: string }>, FormData>(createWebhookAction, idle);
+  const [state, action] = useActionState<ActionState<{ url: string; secret: string }>, FormData>(
+    createWebhookAction,
+    idle,
+  );
   useRefreshOnSuccess(state);
   const { data } = useQuery({
     queryKey: queryKeys.webhooks(),
@@ -189,7 +224,10 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
           <p className="font-semibold">{t("developers.webhookSecret")}</p>
           <p className="mb-2">{t("developers.webhookSecretHint")}</p>
           <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-            <code className="block min-w-0 flex-1 break-all rounded border border-brand-100 bg-white px-2 py-1 font-mono text-xs" data-testid="webhook-secret">
+            <code
+              className="block min-w-0 flex-1 break-all rounded border border-brand-100 bg-white px-2 py-1 font-mono text-xs"
+              data-testid="webhook-secret"
+            >
               {state.data.secret}
             </code>
             <CopyButton value={state.data.secret} what={t("developers.webhookSecret")} />
@@ -231,7 +269,9 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
                 <div className="min-w-0">
                   <p className="break-all font-mono text-sm font-semibold text-slate-900">{e.url}</p>
                   {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
-                  {e.status === "disabled" ? <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p> : null}
+                  {e.status === "disabled" ? (
+                    <p className="text-xs font-semibold text-red-700">{t("developers.disabled")}</p>
+                  ) : null}
                   {e.secretReadable ? null : (
                     <p className="text-xs font-semibold text-red-700" data-testid="webhook-secret-unreadable">
                       {t("developers.webhookSecretUnreadable")}
@@ -245,7 +285,9 @@ export function WebhooksPanel({ initial, canManage }: { initial: WebhookPanel; c
                   </div>
                 ) : null}
               </div>
-              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("developers.deliveries")}</h3>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">
+                {t("developers.deliveries")}
+              </h3>
               <DeliveryLog endpoint={e} canManage={canManage} />
             </li>
           ))}

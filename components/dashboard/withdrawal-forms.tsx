@@ -30,9 +30,16 @@ const STEP_UP_FIELD_NAME = "otp";
 // action, which checks everything again under the merchant's row lock.
 
 /** The destination's problems in the visitor's language, or undefined when the schema accepts it. */
-function destinationErrors(schema: typeof withdrawalAddress, value: string, label: string, locale: Locale): string[] | undefined {
+function destinationErrors(
+  schema: typeof withdrawalAddress,
+  value: string,
+  label: string,
+  locale: Locale,
+): string[] | undefined {
   const parsed = schema.safeParse(value, { reportInput: true });
-  return parsed.success ? undefined : parsed.error.issues.map((issue) => issueMessage(issue as ZodIssue, locale, label));
+  return parsed.success
+    ? undefined
+    : parsed.error.issues.map((issue) => issueMessage(issue as ZodIssue, locale, label));
 }
 
 /**
@@ -48,17 +55,33 @@ function reviewError(state: ActionState<{ id: string }>): string | undefined {
 }
 
 /** The on-chain breakdown: the 0.5% service fee and the network fee on top of the value (lib/money/fees). */
-function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; destination: string; tokenLabel: string }) {
+function Breakdown({
+  preview,
+  destination,
+  tokenLabel,
+}: {
+  preview: Preview;
+  destination: string;
+  tokenLabel: string;
+}) {
   const { t, money, crypto } = useI18n();
   return (
     <DefinitionList
       items={[
-        { label: t("withdrawals.destination"), value: <span className="break-all font-mono text-xs">{destination}</span> },
+        {
+          label: t("withdrawals.destination"),
+          value: <span className="break-all font-mono text-xs">{destination}</span>,
+        },
         { label: t("withdrawals.amount"), value: money(preview.valueCentavos) },
         { label: t("withdrawals.serviceFee"), value: money(preview.serviceFeeCentavos) },
         { label: t("withdrawals.networkFee"), value: money(preview.networkFeeCentavos) },
-        { label: t("withdrawals.totalDebit"), value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong> },
-        ...(preview.tokens ? [{ label: t("withdrawals.tokensSent"), value: `${crypto(preview.tokens)} ${tokenLabel}` }] : []),
+        {
+          label: t("withdrawals.totalDebit"),
+          value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong>,
+        },
+        ...(preview.tokens
+          ? [{ label: t("withdrawals.tokensSent"), value: `${crypto(preview.tokens)} ${tokenLabel}` }]
+          : []),
       ]}
     />
   );
@@ -69,7 +92,15 @@ function Breakdown({ preview, destination, tokenLabel }: { preview: Preview; des
  * as far as can be known before sending, and the debit. A PIX-out has no fee (the service debits the
  * value alone: lib/withdrawals/service.ts createPixOut), so the fee line says so rather than a rate.
  */
-function PixBreakdown({ preview, keyType, keyShown }: { preview: Preview; keyType: PixKeyType | null; keyShown: string }) {
+function PixBreakdown({
+  preview,
+  keyType,
+  keyShown,
+}: {
+  preview: Preview;
+  keyType: PixKeyType | null;
+  keyShown: string;
+}) {
   const { t, money } = useI18n();
   return (
     <>
@@ -84,10 +115,19 @@ function PixBreakdown({ preview, keyType, keyShown }: { preview: Preview; keyTyp
               </span>
             ),
           },
-          { label: t("withdrawals.recipient"), value: <span data-testid="review-recipient">{t("withdrawals.recipientNotLooked")}</span> },
+          {
+            label: t("withdrawals.recipient"),
+            value: <span data-testid="review-recipient">{t("withdrawals.recipientNotLooked")}</span>,
+          },
           { label: t("withdrawals.amount"), value: money(preview.valueCentavos) },
-          { label: t("withdrawals.pixFee"), value: <span data-testid="review-fee">{t("withdrawals.pixFeeFree")}</span> },
-          { label: t("withdrawals.totalDebit"), value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong> },
+          {
+            label: t("withdrawals.pixFee"),
+            value: <span data-testid="review-fee">{t("withdrawals.pixFeeFree")}</span>,
+          },
+          {
+            label: t("withdrawals.totalDebit"),
+            value: <strong data-testid="withdrawal-total">{money(preview.debitCentavos)}</strong>,
+          },
         ]}
       />
       <p className="text-xs text-slate-600">{t("withdrawals.recipientNote")}</p>
@@ -99,7 +139,10 @@ function Problems({ preview }: { preview: Preview }) {
   const { t } = useI18n();
   if (preview.problems.length === 0) return null;
   return (
-    <ul role="alert" className="space-y-1 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+    <ul
+      role="alert"
+      className="space-y-1 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+    >
       {preview.problems.map((p) => (
         <li key={p.key}>{t(p.key, p.vars)}</li>
       ))}
@@ -195,7 +238,14 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
           <p className="text-sm text-slate-600">{t("withdrawals.noRegisteredKey")}</p>
         )}
         <label className="flex items-center gap-2 text-sm">
-          <input type="radio" name="keyChoice" value="other" checked={choice === "other"} onChange={() => setChoice("other")} className="size-4 accent-brand-700" />
+          <input
+            type="radio"
+            name="keyChoice"
+            value="other"
+            checked={choice === "other"}
+            onChange={() => setChoice("other")}
+            className="size-4 accent-brand-700"
+          />
           {t("withdrawals.otherKey")}
         </label>
       </fieldset>
@@ -223,7 +273,9 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
 export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limits: PreviewLimits }) {
   const { t, money, locale } = useI18n();
   const [addressErrors, setAddressErrors] = useState<string[] | undefined>();
-  const [network, setNetwork] = useState<WithdrawNetwork>(quotes.networks.includes("polygon") ? "polygon" : quotes.networks[0]);
+  const [network, setNetwork] = useState<WithdrawNetwork>(
+    quotes.networks.includes("polygon") ? "polygon" : quotes.networks[0],
+  );
   const [token, setToken] = useState("USDT");
   const [toAddress, setToAddress] = useState("");
   const [value, setValue] = useState("");
@@ -289,7 +341,13 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
           setToAddress(e.target.value);
           setAddressErrors(undefined);
         }}
-        onBlur={() => setAddressErrors(toAddress.trim() ? destinationErrors(withdrawalAddress, toAddress, t("withdrawals.toAddress"), locale) : undefined)}
+        onBlur={() =>
+          setAddressErrors(
+            toAddress.trim()
+              ? destinationErrors(withdrawalAddress, toAddress, t("withdrawals.toAddress"), locale)
+              : undefined,
+          )
+        }
         errors={addressErrors}
       />
       <div className="grid gap-4 sm:grid-cols-2">
@@ -319,7 +377,9 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
       />
       {live ? (
         <div className="rounded-lg bg-slate-50 px-3 py-1" aria-live="polite">
-          <p className="pt-2 text-xs font-semibold uppercase tracking-wide text-slate-600">{t("withdrawals.breakdown")}</p>
+          <p className="pt-2 text-xs font-semibold uppercase tracking-wide text-slate-600">
+            {t("withdrawals.breakdown")}
+          </p>
           <DefinitionList
             items={[
               { label: t("withdrawals.serviceFee"), value: money(live.serviceFeeCentavos) },

@@ -13,7 +13,15 @@ import { useI18n } from "@/lib/i18n/client";
 import { FailureReason } from "./failure-reason";
 import { OnchainForm, PixOutForm } from "./withdrawal-forms";
 
-export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: WithdrawalState; quotes: WithdrawalQuotes; canWithdraw: boolean }) {
+export function WithdrawalsView({
+  initial,
+  quotes,
+  canWithdraw,
+}: {
+  initial: WithdrawalState;
+  quotes: WithdrawalQuotes;
+  canWithdraw: boolean;
+}) {
   const { t, money, dateTime, crypto } = useI18n();
   const [tab, setTab] = useState<"pix" | "onchain">(quotes.kinds[0] ?? "pix");
   const { data } = useQuery({
@@ -22,7 +30,11 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
     initialData: initial,
     refetchInterval: POLL_MS,
   });
-  const limits = { balanceCentavos: data.balanceCentavos, perTransaction: data.limits.perTransaction, remainingToday: data.limits.remainingToday };
+  const limits = {
+    balanceCentavos: data.balanceCentavos,
+    perTransaction: data.limits.perTransaction,
+    remainingToday: data.limits.remainingToday,
+  };
   return (
     <div className="space-y-6">
       <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
@@ -30,7 +42,11 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
           <h2 id="withdraw-title" className="sr-only">
             {tab === "pix" ? t("withdrawals.newPix") : t("withdrawals.newOnchain")}
           </h2>
-          <div className="mb-5 inline-flex rounded-lg border border-slate-300 p-0.5" role="group" aria-label={t("withdrawals.title")}>
+          <div
+            className="mb-5 inline-flex rounded-lg border border-slate-300 p-0.5"
+            role="group"
+            aria-label={t("withdrawals.title")}
+          >
             {quotes.kinds.map((k) => (
               <button
                 key={k}
@@ -63,10 +79,15 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
           <dl className="mt-3 space-y-3 text-sm">
             <div>
               <dt className="text-slate-600">{t("withdrawals.balance")}</dt>
-              <dd className={`text-xl font-bold tabular-nums ${data.balanceCentavos < 0 ? "text-red-700" : "text-slate-900"}`} data-testid="withdraw-balance">
+              <dd
+                className={`text-xl font-bold tabular-nums ${data.balanceCentavos < 0 ? "text-red-700" : "text-slate-900"}`}
+                data-testid="withdraw-balance"
+              >
                 {money(data.balanceCentavos)}
               </dd>
-              {data.balanceCentavos < 0 ? <dd className="mt-1 text-xs font-semibold text-red-700">{t("balance.negative")}</dd> : null}
+              {data.balanceCentavos < 0 ? (
+                <dd className="mt-1 text-xs font-semibold text-red-700">{t("balance.negative")}</dd>
+              ) : null}
             </div>
             <div className="flex justify-between gap-2">
               <dt className="text-slate-600">{t("withdrawals.perTransaction")}</dt>
@@ -101,7 +122,8 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                 <li key={w.id} className="py-3" data-testid="withdrawal-row">
                   <div className="flex items-center justify-between gap-3">
                     <span className="text-sm font-semibold text-slate-900">
-                      {money(w.debitCentavos)} · {w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}
+                      {money(w.debitCentavos)} ·{" "}
+                      {w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}
                     </span>
                     <StatusBadge status={w.status} />
                   </div>
@@ -110,14 +132,30 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                     {dateTime(w.createdAt)}
                     {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
                   </p>
-                  {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
+                  {w.failureReason ? (
+                    <FailureReason
+                      reason={w.failureReason}
+                      frame="withdrawals.failure"
+                      className="text-xs text-red-700"
+                    />
+                  ) : null}
                   {w.waitingReason ? (
-                    <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                    <FailureReason
+                      reason={w.waitingReason}
+                      frame="withdrawals.waiting"
+                      unknown="failure.waitingUnknown"
+                      className="text-xs text-amber-800"
+                    />
                   ) : null}
                 </li>
               ))}
             </ul>
-            <div className="mt-3 hidden overflow-x-auto md:block" tabIndex={0} role="region" aria-labelledby="history-title">
+            <div
+              className="mt-3 hidden overflow-x-auto md:block"
+              tabIndex={0}
+              role="region"
+              aria-labelledby="history-title"
+            >
               <table className="w-full min-w-[40rem] text-left text-sm" data-testid="withdrawal-history">
                 <caption className="sr-only">{t("withdrawals.history")}</caption>
                 <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-600">
@@ -149,7 +187,9 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                   {data.history.map((w) => (
                     <tr key={w.id} data-testid="withdrawal-row">
                       <td className="whitespace-nowrap py-2.5 pr-3 text-slate-700">{dateTime(w.createdAt)}</td>
-                      <td className="whitespace-nowrap py-2.5 pr-3">{w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3">
+                        {w.kind === "pix_out" ? t("kind.pix_out") : t("kind.onchain_withdrawal")}
+                      </td>
                       <td className="max-w-[14rem] py-2.5 pr-3">
                         <span className="block truncate font-mono text-xs" title={w.destination}>
                           {w.destination}
@@ -159,14 +199,29 @@ export function WithdrawalsView({ initial, quotes, canWithdraw }: { initial: Wit
                             {crypto(w.tokenAmount)} {w.token} · {w.network ? networkName(w.network) : null}
                           </span>
                         ) : null}
-                        {w.failureReason ? <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" /> : null}
+                        {w.failureReason ? (
+                          <FailureReason
+                            reason={w.failureReason}
+                            frame="withdrawals.failure"
+                            className="text-xs text-red-700"
+                          />
+                        ) : null}
                         {w.waitingReason ? (
-                          <FailureReason reason={w.waitingReason} frame="withdrawals.waiting" unknown="failure.waitingUnknown" className="text-xs text-amber-800" />
+                          <FailureReason
+                            reason={w.waitingReason}
+                            frame="withdrawals.waiting"
+                            unknown="failure.waitingUnknown"
+                            className="text-xs text-amber-800"
+                          />
                         ) : null}
                       </td>
-                      <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.valueCentavos)}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">
+                        {money(w.valueCentavos)}
+                      </td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">{money(w.feesCentavos)}</td>
-                      <td className="whitespace-nowrap py-2.5 pr-3 text-right font-medium tabular-nums">{money(w.debitCentavos)}</td>
+                      <td className="whitespace-nowrap py-2.5 pr-3 text-right font-medium tabular-nums">
+                        {money(w.debitCentavos)}
+                      </td>
                       <td className="py-2.5">
                         <StatusBadge status={w.status} />
                       </td>

@@ -27,7 +27,13 @@ type Schema = Json & {
   format?: string;
   default?: unknown;
 };
-type Parameter = { name: string; in: "path" | "query" | "header"; required?: boolean; description?: string; schema?: Schema };
+type Parameter = {
+  name: string;
+  in: "path" | "query" | "header";
+  required?: boolean;
+  description?: string;
+  schema?: Schema;
+};
 type Media = { schema?: Schema; example?: unknown };
 type Response = { description: string; content?: Record<string, Media> };
 type Operation = {
@@ -55,7 +61,10 @@ const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 function resolve(doc: OpenApiDocument, s: Schema | undefined): Schema | undefined {
   if (!s?.$ref) return s;
   const name = s.$ref.replace("#/components/schemas/", "");
-  return { ...(doc.components.schemas[name] as Schema), description: s.description ?? (doc.components.schemas[name] as Schema)?.description };
+  return {
+    ...(doc.components.schemas[name] as Schema),
+    description: s.description ?? (doc.components.schemas[name] as Schema)?.description,
+  };
 }
 
 function typeLabel(doc: OpenApiDocument, raw: Schema | undefined): string {
@@ -94,18 +103,25 @@ function SchemaView({ doc, schema, depth = 0 }: { doc: OpenApiDocument; schema: 
     <ul className={cn("space-y-1.5", depth > 0 && "mt-1 border-l border-slate-200 pl-3")}>
       {Object.entries(target.properties).map(([name, prop]) => {
         const p = resolve(doc, prop);
-        const nested = p && (p.properties || (p.type === "array" && resolve(doc, p.items)?.properties) || p.anyOf || p.oneOf);
+        const nested =
+          p && (p.properties || (p.type === "array" && resolve(doc, p.items)?.properties) || p.anyOf || p.oneOf);
         return (
           <li key={name} className="text-sm">
             <span className="break-all font-mono text-xs font-semibold text-slate-900">{name}</span>{" "}
             <span className="break-all font-mono text-xs text-slate-600">{typeLabel(doc, prop)}</span>{" "}
-            {required.has(name) ? <span className="text-xs font-medium text-red-700">required</span> : <span className="text-xs text-slate-600">optional</span>}
+            {required.has(name) ? (
+              <span className="text-xs font-medium text-red-700">required</span>
+            ) : (
+              <span className="text-xs text-slate-600">optional</span>
+            )}
             {p?.description ? (
               <p className="text-xs text-slate-700">
                 <Backticked>{p.description}</Backticked>
               </p>
             ) : null}
-            {p?.default !== undefined ? <p className="text-xs text-slate-600">Default: {JSON.stringify(p.default)}</p> : null}
+            {p?.default !== undefined ? (
+              <p className="text-xs text-slate-600">Default: {JSON.stringify(p.default)}</p>
+            ) : null}
             {nested && depth < 4 ? <SchemaView doc={doc} schema={p} depth={depth + 1} /> : null}
           </li>
         );
@@ -153,7 +169,8 @@ function TryIt({ entry, creds }: { entry: Entry; creds: Credentials }) {
     setResult(null);
     let url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[`path:${name}`] ?? ""));
     const query = new URLSearchParams();
-    for (const p of params) if (p.in === "query" && values[`query:${p.name}`]) query.set(p.name, values[`query:${p.name}`]);
+    for (const p of params)
+      if (p.in === "query" && values[`query:${p.name}`]) query.set(p.name, values[`query:${p.name}`]);
     if ([...query].length) url += `?${query}`;
     const headers = new Headers();
     const key = admin ? creds.adminToken : creds.apiKey;
@@ -192,7 +209,8 @@ function TryIt({ entry, creds }: { entry: Entry; creds: Credentials }) {
   return (
     <form onSubmit={send} className="space-y-3" aria-describedby={`${id}-hint`}>
       <p id={`${id}-hint`} className="text-xs text-slate-600">
-        Sends the request from this browser to this server{needsKey ? ` with the ${admin ? "operator token" : "API key"} entered at the top of the page` : ""}.
+        Sends the request from this browser to this server
+        {needsKey ? ` with the ${admin ? "operator token" : "API key"} entered at the top of the page` : ""}.
       </p>
       {params.map((p) => {
         const k = `${p.in}:${p.name}`;
@@ -257,9 +275,15 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
   const request = op.requestBody?.content["application/json"];
   const curl = op["x-codeSamples"]?.find((c) => c.lang === "curl")?.source;
   return (
-    <article id={op.operationId} aria-labelledby={`${op.operationId}-title`} className="scroll-mt-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+    <article
+      id={op.operationId}
+      aria-labelledby={`${op.operationId}-title`}
+      className="scroll-mt-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6"
+    >
       <div className="flex flex-wrap items-center gap-2">
-        <span className={cn("rounded px-2 py-0.5 font-mono text-xs font-bold", METHOD_STYLE[method] ?? "bg-slate-100")}>{method}</span>
+        <span className={cn("rounded px-2 py-0.5 font-mono text-xs font-bold", METHOD_STYLE[method] ?? "bg-slate-100")}>
+          {method}
+        </span>
         <code className="break-all font-mono text-sm text-slate-900">{path}</code>
       </div>
       <h3 id={`${op.operationId}-title`} className="mt-2 text-lg font-semibold text-slate-900">
@@ -316,7 +340,9 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
             return (
               <details key={status} open={ok} className="rounded-lg border border-slate-200 px-3 py-2">
                 <summary className="cursor-pointer text-sm focus-visible:outline-2 focus-visible:outline-brand-700">
-                  <span className={cn("font-mono font-semibold", ok ? "text-emerald-800" : "text-red-800")}>{status}</span>{" "}
+                  <span className={cn("font-mono font-semibold", ok ? "text-emerald-800" : "text-red-800")}>
+                    {status}
+                  </span>{" "}
                   <span className="text-slate-700">
                     <Backticked>{res.description}</Backticked>
                   </span>
@@ -326,8 +352,12 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
                     <SchemaView doc={doc} schema={media.schema} />
                   </div>
                 ) : null}
-                {media?.example !== undefined ? <Code label={`Example ${status} response`} text={pretty(media.example)} /> : null}
-                {res.content && !media ? <p className="mt-1 text-xs text-slate-600">{Object.keys(res.content).join(", ")}</p> : null}
+                {media?.example !== undefined ? (
+                  <Code label={`Example ${status} response`} text={pretty(media.example)} />
+                ) : null}
+                {res.content && !media ? (
+                  <p className="mt-1 text-xs text-slate-600">{Object.keys(res.content).join(", ")}</p>
+                ) : null}
               </details>
             );
           })}
@@ -335,7 +365,9 @@ function OperationView({ doc, entry, creds }: { doc: OpenApiDocument; entry: Ent
       </section>
 
       <details className="mt-4 rounded-lg border border-brand-100 bg-brand-50 px-3 py-2">
-        <summary className="cursor-pointer text-sm font-semibold text-brand-900 focus-visible:outline-2 focus-visible:outline-brand-700">Try it</summary>
+        <summary className="cursor-pointer text-sm font-semibold text-brand-900 focus-visible:outline-2 focus-visible:outline-brand-700">
+          Try it
+        </summary>
         <div className="mt-2">
           <TryIt entry={entry} creds={creds} />
         </div>
@@ -352,7 +384,9 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
   const entries: Entry[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op: op as unknown as Operation })),
   );
-  const groups = doc.tags.map((tag) => ({ ...tag, entries: entries.filter((e) => e.op.tags.includes(tag.name)) })).filter((g) => g.entries.length > 0);
+  const groups = doc.tags
+    .map((tag) => ({ ...tag, entries: entries.filter((e) => e.op.tags.includes(tag.name)) }))
+    .filter((g) => g.entries.length > 0);
   const slug = (name: string) => `tag-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   const info = doc.info as { title: string; version: string; description?: string };
 
@@ -418,23 +452,34 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
           </div>
         </fieldset>
       </header>
-      <nav aria-label="API sections" className="mb-6 lg:sticky lg:top-4 lg:mb-0 lg:row-start-2 lg:max-h-[calc(100vh-2rem)] lg:self-start lg:overflow-y-auto">
+      <nav
+        aria-label="API sections"
+        className="mb-6 lg:sticky lg:top-4 lg:mb-0 lg:row-start-2 lg:max-h-[calc(100vh-2rem)] lg:self-start lg:overflow-y-auto"
+      >
         <details
           open={contentsOpen}
           onToggle={(e) => setContentsOpen(e.currentTarget.open)}
           className="rounded-xl border border-slate-200 bg-white p-3 lg:border-0 lg:bg-transparent lg:p-0"
         >
-          <summary className="cursor-pointer text-sm font-semibold focus-visible:outline-2 focus-visible:outline-brand-700 lg:sr-only">Contents</summary>
+          <summary className="cursor-pointer text-sm font-semibold focus-visible:outline-2 focus-visible:outline-brand-700 lg:sr-only">
+            Contents
+          </summary>
           <ul className="mt-2 space-y-3 text-sm lg:mt-0">
             {groups.map((g) => (
               <li key={g.name}>
-                <a href={`#${slug(g.name)}`} className="font-semibold text-slate-900 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700">
+                <a
+                  href={`#${slug(g.name)}`}
+                  className="font-semibold text-slate-900 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700"
+                >
                   {g.name}
                 </a>
                 <ul className="mt-1 space-y-1 border-l border-slate-200 pl-3">
                   {g.entries.map((e) => (
                     <li key={e.op.operationId}>
-                      <a href={`#${e.op.operationId}`} className="text-slate-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700">
+                      <a
+                        href={`#${e.op.operationId}`}
+                        className="text-slate-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700"
+                      >
                         <span className="font-mono text-xs font-semibold">{e.method}</span> {e.op.summary}
                       </a>
                     </li>
@@ -448,7 +493,12 @@ export function ApiReference({ doc }: { doc: OpenApiDocument }) {
 
       <main className="min-w-0 lg:row-start-2">
         {groups.map((g) => (
-          <section key={g.name} id={slug(g.name)} aria-labelledby={`${slug(g.name)}-title`} className="mb-10 scroll-mt-4">
+          <section
+            key={g.name}
+            id={slug(g.name)}
+            aria-labelledby={`${slug(g.name)}-title`}
+            className="mb-10 scroll-mt-4"
+          >
             <h2 id={`${slug(g.name)}-title`} className="text-xl font-semibold text-slate-900">
               {g.name}
             </h2>

@@ -15,7 +15,11 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/disputes", label: "nav.disputes", icon: "M12 3l9 16H3zM12 10v4M12 17v.01" },
   { href: "/dashboard/developers", label: "nav.developers", icon: "M8 9l-4 3 4 3M16 9l4 3-4 3M14 5l-4 14" },
-  { href: "/dashboard/settings", label: "nav.settings", icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2m12 0h2M12 4v2m0 12v2" },
+  {
+    href: "/dashboard/settings",
+    label: "nav.settings",
+    icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2m12 0h2M12 4v2m0 12v2",
+  },
   { href: "/dashboard/security", label: "nav.security", icon: "M12 3l7 3v5c0 5-3.5 8.5-7 10-3.5-1.5-7-5-7-10V6l7-3z" },
   { href: "/dashboard/team", label: "nav.team", icon: "M16 19v-1a4 4 0 0 0-8 0v1M12 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6z" },
   { href: "/dashboard/audit", label: "nav.audit", icon: "M9 5h6M9 9h6M9 13h4M6 3h12v18H6z" },
@@ -24,7 +28,8 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
 
 function isActive(pathname: string, href: string) {
   if (href === "/dashboard") return pathname === "/dashboard";
-  if (href === "/dashboard/orders") return pathname.startsWith("/dashboard/orders") && !pathname.startsWith("/dashboard/orders/new");
+  if (href === "/dashboard/orders")
+    return pathname.startsWith("/dashboard/orders") && !pathname.startsWith("/dashboard/orders/new");
   return pathname.startsWith(href);
 }
 
@@ -38,7 +43,8 @@ function useOverflow(pathname: string) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const update = () => setMore({ left: el.scrollLeft > 4, right: el.scrollLeft + el.clientWidth < el.scrollWidth - 4 });
+    const update = () =>
+      setMore({ left: el.scrollLeft > 4, right: el.scrollLeft + el.clientWidth < el.scrollWidth - 4 });
     el.querySelector<HTMLElement>("[aria-current=page]")?.scrollIntoView({ block: "nearest", inline: "center" });
     update();
     el.addEventListener("scroll", update, { passive: true });
@@ -63,7 +69,9 @@ export function DashboardNav({ hidden = [] }: { hidden?: string[] }) {
   const { ref, more } = useOverflow(pathname);
   return (
     <nav aria-label={t("nav.main")} className="relative">
-      {more.left ? <span aria-hidden="true" className={cn(FADE, "pointer-events-none left-0 justify-start bg-gradient-to-r")} /> : null}
+      {more.left ? (
+        <span aria-hidden="true" className={cn(FADE, "pointer-events-none left-0 justify-start bg-gradient-to-r")} />
+      ) : null}
       {more.right ? (
         <button
           type="button"
@@ -73,12 +81,24 @@ export function DashboardNav({ hidden = [] }: { hidden?: string[] }) {
           onClick={() => ref.current?.scrollBy({ left: ref.current.clientWidth * 0.6, behavior: "smooth" })}
           className={cn(FADE, "right-0 justify-end bg-gradient-to-l pr-0.5 text-slate-700")}
         >
-          <svg aria-hidden="true" viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
+          <svg
+            aria-hidden="true"
+            viewBox="0 0 24 24"
+            className="size-5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2.5"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          >
             <path d="M9 6l6 6-6 6" />
           </svg>
         </button>
       ) : null}
-      <ul ref={ref} className="flex gap-1 overflow-x-auto pb-1 [scrollbar-width:thin] lg:flex-col lg:overflow-visible lg:pb-0">
+      <ul
+        ref={ref}
+        className="flex gap-1 overflow-x-auto pb-1 [scrollbar-width:thin] lg:flex-col lg:overflow-visible lg:pb-0"
+      >
         {ITEMS.filter((item) => !hidden.includes(item.href)).map((item) => {
           const active = isActive(pathname, item.href);
           return (

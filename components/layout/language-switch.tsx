@@ -5,7 +5,10 @@ import { cn } from "@/components/ui/cn";
 /** Two buttons posting the `lang` cookie: works without JavaScript, each named in its own language. */
 export function LanguageSwitch({ locale, className }: { locale: Locale; className?: string }) {
   return (
-    <form action={setLanguageAction} className={cn("inline-flex rounded-lg border border-slate-300 bg-white p-0.5 text-xs", className)}>
+    <form
+      action={setLanguageAction}
+      className={cn("inline-flex rounded-lg border border-slate-300 bg-white p-0.5 text-xs", className)}
+    >
       <span className="sr-only">{translate(locale, "lang.label")}</span>
       {LOCALES.map((l) => (
         <button

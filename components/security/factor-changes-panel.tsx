@@ -12,7 +12,14 @@ import { useI18n } from "@/lib/i18n/client";
 // For owners: members whose second factor changed recently and whose money moves wait for an owner
 // to vouch for it (lib/identity/factor-hold.ts). Confirming takes the owner's own fresh factor.
 
-export type HeldMemberItem = { id: string; email: string; role: UserRole; twoFactor: boolean; changedAt: string; heldUntil: string };
+export type HeldMemberItem = {
+  id: string;
+  email: string;
+  role: UserRole;
+  twoFactor: boolean;
+  changedAt: string;
+  heldUntil: string;
+};
 
 function HeldMember({ member }: { member: HeldMemberItem }) {
   const { t, dateTime } = useI18n();
@@ -30,7 +37,10 @@ function HeldMember({ member }: { member: HeldMemberItem }) {
         {member.email} <span className="font-normal text-slate-600">({t(`team.role.${member.role}`)})</span>
       </p>
       <p className="text-sm text-slate-700">
-        {t(member.twoFactor ? "security.heldEnrolled" : "security.heldRemoved", { time: dateTime(member.changedAt), until: dateTime(member.heldUntil) })}
+        {t(member.twoFactor ? "security.heldEnrolled" : "security.heldRemoved", {
+          time: dateTime(member.changedAt),
+          until: dateTime(member.heldUntil),
+        })}
       </p>
       {member.twoFactor ? (
         <form action={action} className="flex flex-wrap items-end gap-3" noValidate>

@@ -13,8 +13,18 @@ export function PasswordForm() {
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   return (
     <form action={action} className="space-y-4" noValidate>
-      <FormMessage error={state.status === "error" ? state.error : undefined} success={state.status === "success" ? state.message : undefined} />
-      <Input label={t("security.currentPassword")} name="currentPassword" type="password" autoComplete="current-password" required errors={errors?.currentPassword} />
+      <FormMessage
+        error={state.status === "error" ? state.error : undefined}
+        success={state.status === "success" ? state.message : undefined}
+      />
+      <Input
+        label={t("security.currentPassword")}
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        errors={errors?.currentPassword}
+      />
       <Input
         label={t("auth.newPassword")}
         name="newPassword"

@@ -8,7 +8,14 @@ import { revokeOtherSessionsAction, revokeSessionAction } from "@/lib/dashboard/
 import { useI18n } from "@/lib/i18n/client";
 import { deviceParts } from "@/lib/identity/device-label";
 
-export type SessionItem = { id: string; current: boolean; createdAt: string; lastSeenAt: string; ip: string | null; userAgent: string | null };
+export type SessionItem = {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastSeenAt: string;
+  ip: string | null;
+  userAgent: string | null;
+};
 
 function RevokeOne({ id }: { id: string }) {
   const { t } = useI18n();
@@ -48,10 +55,15 @@ export function SessionsList({ sessions }: { sessions: SessionItem[] }) {
                 <span data-testid="session-device" title={s.userAgent ?? undefined}>
                   {deviceLabel(s.userAgent, t)}
                 </span>
-                {s.current ? <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-900">{t("security.thisSession")}</span> : null}
+                {s.current ? (
+                  <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-900">
+                    {t("security.thisSession")}
+                  </span>
+                ) : null}
               </p>
               <p className="break-words text-xs text-slate-600">
-                {s.ip ?? "?"} · {t("security.signedInAt", { time: dateTime(s.createdAt) })} · {t("security.lastSeen", { time: dateTime(s.lastSeenAt) })}
+                {s.ip ?? "?"} · {t("security.signedInAt", { time: dateTime(s.createdAt) })} ·{" "}
+                {t("security.lastSeen", { time: dateTime(s.lastSeenAt) })}
               </p>
             </div>
             {s.current ? null : <RevokeOne id={s.id} />}

@@ -14,7 +14,14 @@ import { useI18n } from "@/lib/i18n/client";
 // step up: the form says so instead of asking for a code that would be refused.
 // A form whose action steps up only in live mode (`stepUp: "live"`, a sandbox key or webhook) shows
 // nothing in a sandbox deployment.
-type StepUp = { twoFactor: boolean; needed: boolean; minutes: number; enrolledHere?: boolean; heldUntil?: string | null; sandbox?: boolean };
+type StepUp = {
+  twoFactor: boolean;
+  needed: boolean;
+  minutes: number;
+  enrolledHere?: boolean;
+  heldUntil?: string | null;
+  sandbox?: boolean;
+};
 const StepUpContext = createContext<StepUp>({ twoFactor: false, needed: true, minutes: 5 });
 
 export function StepUpProvider({ value, children }: { value: StepUp; children: React.ReactNode }) {
@@ -28,7 +35,9 @@ export function StepUpField({ errors, liveOnly = false }: { errors?: string[]; l
   if (twoFactor && (heldUntil || enrolledHere)) {
     return (
       <Alert tone="warning">
-        <p data-testid="step-up-blocked">{heldUntil ? t("security.factorHeld", { until: dateTime(heldUntil) }) : t("security.enrolledHere")}</p>
+        <p data-testid="step-up-blocked">
+          {heldUntil ? t("security.factorHeld", { until: dateTime(heldUntil) }) : t("security.enrolledHere")}
+        </p>
         <Link href="/dashboard/security" className="font-semibold underline">
           {t("security.title")}
         </Link>

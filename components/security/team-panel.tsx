@@ -7,10 +7,23 @@ import { FormMessage, Input, Select } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { UserRole } from "@/db/schema";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from "@/lib/dashboard/actions/team";
+import {
+  changeRoleAction,
+  inviteMemberAction,
+  removeMemberAction,
+  revokeInvitationAction,
+} from "@/lib/dashboard/actions/team";
 import { useI18n } from "@/lib/i18n/client";
 
-export type MemberItem = { id: string; email: string; name: string | null; role: UserRole; twoFactor: boolean; you: boolean; manageable: boolean };
+export type MemberItem = {
+  id: string;
+  email: string;
+  name: string | null;
+  role: UserRole;
+  twoFactor: boolean;
+  you: boolean;
+  manageable: boolean;
+};
 export type InvitationItem = { id: string; email: string; role: UserRole; expiresAt: string };
 
 function useRoleOptions(roles: UserRole[]) {
@@ -61,7 +74,11 @@ function MemberRow({ member, roles }: { member: MemberItem; roles: UserRole[] })
       ) : null}
       {[roleState, removeState].map((s, i) =>
         s.status === "error" || s.status === "success" ? (
-          <FormMessage key={i} error={s.status === "error" ? s.error : undefined} success={s.status === "success" ? s.message : undefined} />
+          <FormMessage
+            key={i}
+            error={s.status === "error" ? s.error : undefined}
+            success={s.status === "success" ? s.message : undefined}
+          />
         ) : null,
       )}
     </li>
@@ -82,7 +99,15 @@ function RevokeInvitation({ id }: { id: string }) {
   );
 }
 
-export function TeamPanel({ members, invitations, roles }: { members: MemberItem[]; invitations: InvitationItem[]; roles: UserRole[] }) {
+export function TeamPanel({
+  members,
+  invitations,
+  roles,
+}: {
+  members: MemberItem[];
+  invitations: InvitationItem[];
+  roles: UserRole[];
+}) {
   const { t, dateTime } = useI18n();
   const [state, invite] = useActionState<ActionState<{ email: string }>, FormData>(inviteMemberAction, idle);
   const options = useRoleOptions(roles);
@@ -108,7 +133,12 @@ export function TeamPanel({ members, invitations, roles }: { members: MemberItem
             defaultValue={state.status === "error" ? state.values?.email : undefined}
             errors={state.status === "error" ? state.fieldErrors?.email : undefined}
           />
-          <Select label={t("team.role")} name="role" defaultValue={state.status === "error" ? state.values?.role : "viewer"} options={options} />
+          <Select
+            label={t("team.role")}
+            name="role"
+            defaultValue={state.status === "error" ? state.values?.role : "viewer"}
+            options={options}
+          />
           <SubmitButton pendingLabel={t("common.loading")}>{t("team.inviteSubmit")}</SubmitButton>
           <div className="sm:col-span-3">
             <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
@@ -125,7 +155,11 @@ export function TeamPanel({ members, invitations, roles }: { members: MemberItem
         ) : (
           <ul className="divide-y divide-slate-100">
             {invitations.map((i) => (
-              <li key={i.id} data-testid="invitation-row" className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
+              <li
+                key={i.id}
+                data-testid="invitation-row"
+                className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm"
+              >
                 <span>
                   {i.email} · {t(`team.role.${i.role}`)} · {t("team.expires", { time: dateTime(i.expiresAt) })}
                 </span>

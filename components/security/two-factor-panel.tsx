@@ -15,8 +15,31 @@ import { useI18n } from "@/lib/i18n/client";
 
 type Begun = { secret: string; uri: string; email: string; minutes: number };
 
-function CodeInput({ label, name = "code", hint, errors, testId = "totp-code" }: { label: string; name?: string; hint?: string; errors?: string[]; testId?: string }) {
-  return <Input label={label} name={name} autoComplete="one-time-code" required maxLength={32} hint={hint} errors={errors} data-testid={testId} />;
+function CodeInput({
+  label,
+  name = "code",
+  hint,
+  errors,
+  testId = "totp-code",
+}: {
+  label: string;
+  name?: string;
+  hint?: string;
+  errors?: string[];
+  testId?: string;
+}) {
+  return (
+    <Input
+      label={label}
+      name={name}
+      autoComplete="one-time-code"
+      required
+      maxLength={32}
+      hint={hint}
+      errors={errors}
+      data-testid={testId}
+    />
+  );
 }
 
 /** What the user's factor means for money right now: on hold after a change, or unusable on the session it was enrolled on. */
@@ -83,7 +106,11 @@ export function TwoFactorPanel({
         <FactorNotices heldUntil={heldUntil} enrolledHere={enrolledHere} />
         <form action={disable} className="space-y-3" noValidate>
           <FormMessage error={disabled.status === "error" ? disabled.error : undefined} />
-          <CodeInput label={t("security.disableCode")} hint={t("security.disableHint")} errors={disabled.status === "error" ? disabled.fieldErrors?.code : undefined} />
+          <CodeInput
+            label={t("security.disableCode")}
+            hint={t("security.disableHint")}
+            errors={disabled.status === "error" ? disabled.fieldErrors?.code : undefined}
+          />
           <SubmitButton variant="danger" pendingLabel={t("common.loading")}>
             {t("security.disable")}
           </SubmitButton>
@@ -109,7 +136,10 @@ export function TwoFactorPanel({
           <CodeInput
             label={t("security.emailCode")}
             name="emailCode"
-            hint={t("security.emailCodeHint", { email: begun.data.email, minutes: tp("span.minutes", begun.data.minutes) })}
+            hint={t("security.emailCodeHint", {
+              email: begun.data.email,
+              minutes: tp("span.minutes", begun.data.minutes),
+            })}
             errors={errors?.emailCode}
             testId="email-code"
           />

@@ -17,10 +17,18 @@ export function buttonClass(variant: ButtonVariant = "primary", extra?: string) 
   return cn(base, variants[variant], extra);
 }
 
-export function Button({ variant = "primary", className, ...props }: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant }) {
+export function Button({
+  variant = "primary",
+  className,
+  ...props
+}: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant }) {
   return <button type="button" {...props} className={buttonClass(variant, className)} />;
 }
 
-export function ButtonLink({ variant = "primary", className, ...props }: React.ComponentProps<typeof Link> & { variant?: ButtonVariant }) {
+export function ButtonLink({
+  variant = "primary",
+  className,
+  ...props
+}: React.ComponentProps<typeof Link> & { variant?: ButtonVariant }) {
   return <Link {...props} className={buttonClass(variant, className)} />;
 }

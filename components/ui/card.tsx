@@ -1,10 +1,16 @@
 import { cn } from "./cn";
 
 export function Card({ className, ...props }: React.HTMLAttributes<HTMLElement>) {
-  return <section {...props} className={cn("rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6", className)} />;
+  return (
+    <section {...props} className={cn("rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6", className)} />
+  );
 }
 
-export function CardTitle({ className, as: Tag = "h2", ...props }: React.HTMLAttributes<HTMLHeadingElement> & { as?: "h2" | "h3" }) {
+export function CardTitle({
+  className,
+  as: Tag = "h2",
+  ...props
+}: React.HTMLAttributes<HTMLHeadingElement> & { as?: "h2" | "h3" }) {
   return <Tag {...props} className={cn("text-base font-semibold text-slate-900", className)} />;
 }
 
@@ -21,7 +27,14 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
 export function EmptyState({ title, body, action }: { title: string; body?: string; action?: React.ReactNode }) {
   return (
     <div className="flex flex-col items-center rounded-lg border border-dashed border-slate-300 px-6 py-10 text-center">
-      <svg aria-hidden="true" viewBox="0 0 24 24" className="mb-3 size-10 text-slate-400" fill="none" stroke="currentColor" strokeWidth="1.5">
+      <svg
+        aria-hidden="true"
+        viewBox="0 0 24 24"
+        className="mb-3 size-10 text-slate-400"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.5"
+      >
         <path d="M3 7h18M3 12h18M3 17h10" strokeLinecap="round" />
       </svg>
       <p className="font-medium text-slate-800">{title}</p>
@@ -31,7 +44,15 @@ export function EmptyState({ title, body, action }: { title: string; body?: stri
   );
 }
 
-export function Alert({ tone = "error", children, className }: { tone?: "error" | "success" | "info" | "warning"; children: React.ReactNode; className?: string }) {
+export function Alert({
+  tone = "error",
+  children,
+  className,
+}: {
+  tone?: "error" | "success" | "info" | "warning";
+  children: React.ReactNode;
+  className?: string;
+}) {
   const tones = {
     error: "border-red-200 bg-red-50 text-red-800",
     success: "border-brand-100 bg-brand-50 text-brand-900",
@@ -39,7 +60,10 @@ export function Alert({ tone = "error", children, className }: { tone?: "error" 
     warning: "border-amber-200 bg-amber-50 text-amber-900",
   };
   return (
-    <div role={tone === "error" ? "alert" : "status"} className={cn("rounded-lg border px-4 py-3 text-sm", tones[tone], className)}>
+    <div
+      role={tone === "error" ? "alert" : "status"}
+      className={cn("rounded-lg border px-4 py-3 text-sm", tones[tone], className)}
+    >
       {children}
     </div>
   );

@@ -24,7 +24,11 @@ export function Countdown({ expiresAt, onExpire }: { expiresAt: string; onExpire
   if (left === null) return <span className="text-sm text-slate-600">{t("order.countdownLabel")}</span>;
   if (left === 0) return <span className="text-sm font-medium text-red-700">{t("order.expired")}</span>;
   return (
-    <span className="inline-flex items-center gap-1.5 text-sm text-slate-700" role="timer" aria-label={t("order.expiresIn", { time: formatDuration(left) })}>
+    <span
+      className="inline-flex items-center gap-1.5 text-sm text-slate-700"
+      role="timer"
+      aria-label={t("order.expiresIn", { time: formatDuration(left) })}
+    >
       <svg aria-hidden="true" viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2">
         <circle cx="12" cy="12" r="9" />
         <path d="M12 7v5l3 2" strokeLinecap="round" />

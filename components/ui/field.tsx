@@ -56,10 +56,26 @@ function describedBy(f: { hintId: string; errorId: string; invalid: boolean }, h
   return [hint ? f.hintId : null, f.invalid ? f.errorId : null].filter(Boolean).join(" ") || undefined;
 }
 
-export function Input({ label, hint, errors, optional, className, ...props }: FieldProps & React.InputHTMLAttributes<HTMLInputElement>) {
+export function Input({
+  label,
+  hint,
+  errors,
+  optional,
+  className,
+  ...props
+}: FieldProps & React.InputHTMLAttributes<HTMLInputElement>) {
   const f = useField(errors);
   return (
-    <Frame id={f.id} label={label} hint={hint} hintId={f.hintId} errorId={f.errorId} messages={f.messages} optional={optional} className={className}>
+    <Frame
+      id={f.id}
+      label={label}
+      hint={hint}
+      hintId={f.hintId}
+      errorId={f.errorId}
+      messages={f.messages}
+      optional={optional}
+      className={className}
+    >
       <input
         id={f.id}
         {...props}
@@ -71,10 +87,26 @@ export function Input({ label, hint, errors, optional, className, ...props }: Fi
   );
 }
 
-export function Textarea({ label, hint, errors, optional, className, ...props }: FieldProps & React.TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function Textarea({
+  label,
+  hint,
+  errors,
+  optional,
+  className,
+  ...props
+}: FieldProps & React.TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const f = useField(errors);
   return (
-    <Frame id={f.id} label={label} hint={hint} hintId={f.hintId} errorId={f.errorId} messages={f.messages} optional={optional} className={className}>
+    <Frame
+      id={f.id}
+      label={label}
+      hint={hint}
+      hintId={f.hintId}
+      errorId={f.errorId}
+      messages={f.messages}
+      optional={optional}
+      className={className}
+    >
       <textarea
         id={f.id}
         {...props}
@@ -97,7 +129,16 @@ export function Select({
 }: FieldProps & React.SelectHTMLAttributes<HTMLSelectElement> & { options: { value: string; label: string }[] }) {
   const f = useField(errors);
   return (
-    <Frame id={f.id} label={label} hint={hint} hintId={f.hintId} errorId={f.errorId} messages={f.messages} optional={optional} className={className}>
+    <Frame
+      id={f.id}
+      label={label}
+      hint={hint}
+      hintId={f.hintId}
+      errorId={f.errorId}
+      messages={f.messages}
+      optional={optional}
+      className={className}
+    >
       <select
         id={f.id}
         {...props}

@@ -28,7 +28,11 @@ export function StatusBadge({ status, kind, className }: { status: string; kind?
     <span
       data-status={status}
       data-shown={shown}
-      className={cn("inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset", TONES[shown] ?? TONES.CANCELLED, className)}
+      className={cn(
+        "inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset",
+        TONES[shown] ?? TONES.CANCELLED,
+        className,
+      )}
     >
       {isMessageKey(key) ? t(key) : t("status.unknown")}
     </span>

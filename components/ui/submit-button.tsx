@@ -14,7 +14,13 @@ export function SubmitButton({
 }: React.ButtonHTMLAttributes<HTMLButtonElement> & { pendingLabel: string; variant?: ButtonVariant }) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" {...props} disabled={pending || props.disabled} aria-disabled={pending || props.disabled} className={buttonClass(variant, className)}>
+    <button
+      type="submit"
+      {...props}
+      disabled={pending || props.disabled}
+      aria-disabled={pending || props.disabled}
+      className={buttonClass(variant, className)}
+    >
       {pending ? (
         <>
           <Spinner /> {pendingLabel}

@@ -14,7 +14,10 @@ const SLOT = Symbol.for("e2e.inbox");
 type Inbox = { mails: Mail[]; ready: Promise<void> };
 
 /** Quoted-printable undone: soft line breaks dropped, =XX escapes read as UTF-8 bytes. */
-const unQuote = (s: string) => s.replace(/=\r?\n/g, "").replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
+const unQuote = (s: string) =>
+  s
+    .replace(/=\r?\n/g, "")
+    .replace(/(=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
 
 function start(): Inbox {
   const mails: Mail[] = [];
@@ -55,20 +58,26 @@ export async function inbox(): Promise<Mail[]> {
 export async function mailTo(address: string, match: RegExp): Promise<Mail> {
   const mails = await inbox();
   const found = () => mails.filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
-  await expect.poll(() => found().length, { timeout: 15_000, message: `a mail to ${address} matching ${match}` }).toBeGreaterThan(0);
+  await expect
+    .poll(() => found().length, { timeout: 15_000, message: `a mail to ${address} matching ${match}` })
+    .toBeGreaterThan(0);
   return found().at(-1)!;
 }
 
 /** Mails to `address` matching `match` that arrive after `since` mails had been received. */
 export async function newMailTo(address: string, match: RegExp, since: number): Promise<Mail> {
   const mails = await inbox();
-  const found = () => mails.slice(since).filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
-  await expect.poll(() => found().length, { timeout: 15_000, message: `a new mail to ${address} matching ${match}` }).toBeGreaterThan(0);
+  const found = () =>
+    mails.slice(since).filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
+  await expect
+    .poll(() => found().length, { timeout: 15_000, message: `a new mail to ${address} matching ${match}` })
+    .toBeGreaterThan(0);
   return found().at(-1)!;
 }
 
 /** A link with a token in a mail (reset, invitation, confirmation). */
-export const linkIn = (mail: Mail, path = "") => new RegExp(`https?://\\S+${path.replace(/[?]/g, "\\?")}\\S*token=[A-Za-z0-9_-]{43}`).exec(mail.text)![0];
+export const linkIn = (mail: Mail, path = "") =>
+  new RegExp(`https?://\\S+${path.replace(/[?]/g, "\\?")}\\S*token=[A-Za-z0-9_-]{43}`).exec(mail.text)![0];
 
 /**
  * What a person reads in a mail: its subject (RFC 2047 encoded words decoded) and its body (quoted-printable
@@ -85,6 +94,10 @@ export function readable(mail: Mail): { subject: string; body: string } {
       enc.toLowerCase() === "b" ? Buffer.from(words, "base64").toString("utf8") : unQuote(words.replace(/_/g, " ")),
     );
   const encoding = header("Content-Transfer-Encoding");
-  const body = /base64/i.test(encoding) ? Buffer.from(rest.replace(/\s+/g, ""), "base64").toString("utf8") : /quoted/i.test(encoding) ? unQuote(rest) : rest;
+  const body = /base64/i.test(encoding)
+    ? Buffer.from(rest.replace(/\s+/g, ""), "base64").toString("utf8")
+    : /quoted/i.test(encoding)
+      ? unQuote(rest)
+      : rest;
   return { subject, body };
 }

@@ -13,12 +13,21 @@ export const ADMIN_TOKEN = "system-admin-token-0123456789abcdefghijklmnop";
 export async function ownDatabase(): Promise<EmbeddedHandle> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "payments-system-"));
   fs.chmodSync(dir, 0o755);
-  return startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 56000 + Math.floor(Math.random() * 3000), database: "system", persistent: false });
+  return startEmbeddedPostgres({
+    dataDir: path.join(dir, "pg"),
+    port: 56000 + Math.floor(Math.random() * 3000),
+    database: "system",
+    persistent: false,
+  });
 }
 
 export type Server = { url: string; child: ChildProcess; logs: string[] };
 
-export async function startServer(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<Server> {
+export async function startServer(
+  databaseUrl: string,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<Server> {
   const logs: string[] = [];
   const child = spawn(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], {
     env: {
@@ -60,7 +69,10 @@ export async function stopServer(server: Server, signal: NodeJS.Signals = "SIGTE
   await exited;
 }
 
-export async function createMerchant(baseUrl: string, body: Record<string, unknown>): Promise<{ apiKey: string; merchant: { id: string } }> {
+export async function createMerchant(
+  baseUrl: string,
+  body: Record<string, unknown>,
+): Promise<{ apiKey: string; merchant: { id: string } }> {
   const res = await fetch(`${baseUrl}/api/v1/admin/merchants`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },

@@ -19,7 +19,14 @@ import { PixCrypto, verifyWebhook, WebhookVerificationError, type WebhookEvent }
 
 const PRODUCT = { name: "Camiseta PixCrypto", priceBrl: 49.9 };
 
-type Sale = { id: string; orderId: string; paymentLinkId: string; brCode: string; status: "awaiting payment" | "paid" | "cancelled"; paidAt?: string };
+type Sale = {
+  id: string;
+  orderId: string;
+  paymentLinkId: string;
+  brCode: string;
+  status: "awaiting payment" | "paid" | "cancelled";
+  paidAt?: string;
+};
 
 const apiKey = process.env.PIXCRYPTO_API_KEY;
 const baseUrl = process.env.PIXCRYPTO_BASE_URL ?? "http://localhost:3000";
@@ -37,8 +44,18 @@ let webhookSecret = process.env.PIXCRYPTO_WEBHOOK_SECRET ?? "";
 
 async function checkout(): Promise<Sale> {
   const id = randomUUID();
-  const { pixOrder, qrCode } = await pix.orders.createPix({ value: PRODUCT.priceBrl, orderId: id, name: "Cliente da loja" });
-  const sale: Sale = { id, orderId: pixOrder._id, paymentLinkId: pixOrder.paymentLinkId, brCode: qrCode, status: "awaiting payment" };
+  const { pixOrder, qrCode } = await pix.orders.createPix({
+    value: PRODUCT.priceBrl,
+    orderId: id,
+    name: "Cliente da loja",
+  });
+  const sale: Sale = {
+    id,
+    orderId: pixOrder._id,
+    paymentLinkId: pixOrder.paymentLinkId,
+    brCode: qrCode,
+    status: "awaiting payment",
+  };
   sales.set(id, sale);
   salesByOrder.set(sale.orderId, sale);
   return sale;
@@ -86,7 +103,12 @@ const server = http.createServer(async (req, res) => {
       const sale = sales.get(match[1]!);
       if (!sale) return send(res, 404, "text/plain", "no such sale");
       if (req.headers.accept?.includes("application/json"))
-        return send(res, 200, "application/json", JSON.stringify({ ...sale, qrCodeUrl: pix.public.qrCodeUrl(sale.paymentLinkId) }));
+        return send(
+          res,
+          200,
+          "application/json",
+          JSON.stringify({ ...sale, qrCodeUrl: pix.public.qrCodeUrl(sale.paymentLinkId) }),
+        );
       return send(res, 200, "text/html; charset=utf-8", salePage(sale));
     }
     if (req.method === "GET" && url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", productPage());
@@ -98,11 +120,15 @@ const server = http.createServer(async (req, res) => {
 });
 
 function productPage(): string {
-  return page(PRODUCT.name, `<p>R$ ${brl(PRODUCT.priceBrl)}</p><form method="post" action="/checkout"><button>Comprar com PIX</button></form>`);
+  return page(
+    PRODUCT.name,
+    `<p>R$ ${brl(PRODUCT.priceBrl)}</p><form method="post" action="/checkout"><button>Comprar com PIX</button></form>`,
+  );
 }
 
 function salePage(sale: Sale): string {
-  if (sale.status === "paid") return page("Pagamento recebido", `<p>Obrigado! Pedido ${sale.id} pago em ${sale.paidAt}.</p>`);
+  if (sale.status === "paid")
+    return page("Pagamento recebido", `<p>Obrigado! Pedido ${sale.id} pago em ${sale.paidAt}.</p>`);
   if (sale.status === "cancelled") return page("Pedido cancelado", `<p>O PIX não foi pago a tempo.</p>`);
   return page(
     "Pague com PIX",
@@ -137,7 +163,10 @@ server.listen(Number(process.env.SHOP_PORT ?? 4000), process.env.SHOP_HOST ?? "1
   const publicUrl = process.env.SHOP_PUBLIC_URL ?? `http://127.0.0.1:${port}`;
   if (!webhookSecret) {
     // No secret configured: register this shop's receiver now. The secret is shown only in this answer.
-    const { webhook } = await pix.webhooks.create({ url: `${publicUrl}/webhooks/pixcrypto`, description: "example shop" });
+    const { webhook } = await pix.webhooks.create({
+      url: `${publicUrl}/webhooks/pixcrypto`,
+      description: "example shop",
+    });
     webhookSecret = webhook.secret;
     console.log(`webhook endpoint ${webhook.id} registered for ${webhook.url}`);
   }

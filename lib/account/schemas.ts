@@ -7,7 +7,9 @@ export const accountResponse = z.strictObject({
   merchant: z
     .strictObject({
       companyName: z.string(),
-      pixKey: z.string().meta({ description: "The registered PIX key (payout destination); empty when none is registered" }),
+      pixKey: z
+        .string()
+        .meta({ description: "The registered PIX key (payout destination); empty when none is registered" }),
       balance: centavosAmount,
       id: z.uuid(),
       accountType: z.enum(ACCOUNT_TYPES),

@@ -6,14 +6,25 @@ import { createRouter } from "@/lib/http/router";
 import { MERCHANT_ENDPOINTS } from "@/lib/merchants/endpoints";
 import { observeRequest, UNMATCHED_ROUTE } from "@/lib/metrics/http";
 import { createDepositEndpoint, getDepositEndpoint } from "@/lib/onchain/endpoints";
-import { createExchangeOrderEndpoint, createLightningOrderEndpoint, createPixOrderEndpoint, getOrderEndpoint, listOrdersEndpoint } from "@/lib/orders/endpoints";
+import {
+  createExchangeOrderEndpoint,
+  createLightningOrderEndpoint,
+  createPixOrderEndpoint,
+  getOrderEndpoint,
+  listOrdersEndpoint,
+} from "@/lib/orders/endpoints";
 import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
 import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
 import { SANDBOX_ENDPOINTS } from "@/lib/sandbox/endpoints";
 import { WEBHOOK_ENDPOINTS } from "@/lib/webhooks/endpoints";
-import { getWithdrawalEndpoint, listWithdrawalsEndpoint, onchainWithdrawEndpoint, pixOutEndpoint } from "@/lib/withdrawals/endpoints";
+import {
+  getWithdrawalEndpoint,
+  listWithdrawalsEndpoint,
+  onchainWithdrawEndpoint,
+  pixOutEndpoint,
+} from "@/lib/withdrawals/endpoints";
 import { buildOpenApiDocument, openApiEndpoint } from "./openapi";
 
 // The composition root of /api/v1: every endpoint, each declared once beside its domain. The router

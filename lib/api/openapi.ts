@@ -20,7 +20,10 @@ export const TAGS = [
   { name: "Sandbox", description: "Test helpers, sandbox mode only (404 in live mode)" },
   { name: "Webhooks", description: "Webhook endpoints, their deliveries, and the event log" },
   { name: "Operator", description: "Provisioning with ADMIN_TOKEN (404 when it is unset)" },
-  { name: "Provider callbacks", description: "Where payment providers notify us (live mode, when configured; 404 otherwise)" },
+  {
+    name: "Provider callbacks",
+    description: "Where payment providers notify us (live mode, when configured; 404 otherwise)",
+  },
   { name: "Meta", description: "This document" },
 ] as const;
 
@@ -52,8 +55,14 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 /** Sent on every answer that was counted against a rate limit (docs/api.md, "Rate limits"). */
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Limit": { description: "Requests allowed in the current calendar minute", schema: { type: "integer" } },
-  "RateLimit-Remaining": { description: "Requests left in it (as the instance that answered counts them)", schema: { type: "integer" } },
-  "RateLimit-Reset": { description: "Seconds until it ends and the allowance is whole again", schema: { type: "integer" } },
+  "RateLimit-Remaining": {
+    description: "Requests left in it (as the instance that answered counts them)",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until it ends and the allowance is whole again",
+    schema: { type: "integer" },
+  },
 };
 
 /** Whether POSTs to it take an Idempotency-Key (docs/api.md#idempotency-and-rate-limits): those of callers that own one. */
@@ -110,7 +119,8 @@ function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<
     if (!node || typeof node !== "object") return node;
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(node)) out[k] = fix(v);
-    if (typeof out.$ref === "string" && out.$ref.startsWith("#/$defs/")) out.$ref = `#/components/schemas/${rename(out.$ref.slice(8))}`;
+    if (typeof out.$ref === "string" && out.$ref.startsWith("#/$defs/"))
+      out.$ref = `#/components/schemas/${rename(out.$ref.slice(8))}`;
     if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
     if (out.properties && typeof out.properties === "object") {
       const required = new Set<string>(Array.isArray(out.required) ? (out.required as string[]) : []);
@@ -136,7 +146,11 @@ function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<
 function curlFor(e: Endpoint): string {
   const lines = [`curl -X ${e.method} '${publicBaseUrl()}${e.path}'`];
   if (e.caller.docs.curlHeader) lines.push(`-H '${e.caller.docs.curlHeader}'`);
-  if (e.docs.requestExample !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d '${JSON.stringify(e.docs.requestExample).replace(/'/g, "'\\''")}'`);
+  if (e.docs.requestExample !== undefined)
+    lines.push(
+      `-H 'Content-Type: application/json'`,
+      `-d '${JSON.stringify(e.docs.requestExample).replace(/'/g, "'\\''")}'`,
+    );
   return lines.join(" \\\n  ");
 }
 
@@ -156,7 +170,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
   const paths: OpenApiDocument["paths"] = {};
   for (const e of endpoints) {
     const where = `${e.method} ${e.path}`;
-    if (!tags.has(e.docs.tag)) throw new Error(`${where}: unknown tag ${e.docs.tag} (add it to TAGS in lib/api/openapi.ts)`);
+    if (!tags.has(e.docs.tag))
+      throw new Error(`${where}: unknown tag ${e.docs.tag} (add it to TAGS in lib/api/openapi.ts)`);
     Object.assign(securitySchemes, e.caller.docs.schemes);
     const parameters: JsonSchema[] = [];
     for (const name of [...e.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
@@ -171,7 +186,14 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
         parameters.push({ name, in: "query", required: required.has(name), schema });
       }
     }
-    for (const h of e.docs.headers ?? []) parameters.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
+    for (const h of e.docs.headers ?? [])
+      parameters.push({
+        name: h.name,
+        in: "header",
+        required: false,
+        description: h.description,
+        schema: { type: "string" },
+      });
     if (takesIdempotencyKey(e)) {
       parameters.push({
         name: "Idempotency-Key",
@@ -184,7 +206,10 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
     }
 
     const responses: Record<string, JsonSchema> = {};
-    const answerHeaders = { "x-request-id": { description: "Request id, also in the logs", schema: { type: "string" } }, ...RATE_LIMIT_HEADERS };
+    const answerHeaders = {
+      "x-request-id": { description: "Request id, also in the logs", schema: { type: "string" } },
+      ...RATE_LIMIT_HEADERS,
+    };
     const s = e.response;
     responses[String(s.status)] =
       "schema" in s
@@ -194,13 +219,25 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
             content: { "application/json": { schema: toSchema(s.schema, "output", components), example: s.example } },
           }
         : s.contentType
-          ? { description: s.description, headers: answerHeaders, content: { [s.contentType]: { schema: { type: "string", contentMediaType: s.contentType } } } }
+          ? {
+              description: s.description,
+              headers: answerHeaders,
+              content: { [s.contentType]: { schema: { type: "string", contentMediaType: s.contentType } } },
+            }
           : { description: s.description, headers: answerHeaders };
     for (const status of errorStatuses(e)) {
       responses[String(status)] = {
         description: STATUS_TEXT[status] ?? "Error",
-        headers: status === 429 ? { ...answerHeaders, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } } : answerHeaders,
-        content: { "application/json": { schema: toSchema(errorSchemaFor(e, status), "output", components), example: errorExampleFor(e, status) } },
+        headers:
+          status === 429
+            ? { ...answerHeaders, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } }
+            : answerHeaders,
+        content: {
+          "application/json": {
+            schema: toSchema(errorSchemaFor(e, status), "output", components),
+            example: errorExampleFor(e, status),
+          },
+        },
       };
     }
 
@@ -212,7 +249,14 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       security: securityFor(e),
       ...(parameters.length ? { parameters } : {}),
       ...(e.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(e.body, "input", components), example: e.docs.requestExample } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": { schema: toSchema(e.body, "input", components), example: e.docs.requestExample },
+              },
+            },
+          }
         : {}),
       responses,
       "x-codeSamples": [{ lang: "curl", source: curlFor(e) }],
@@ -258,7 +302,8 @@ export function openApiEndpoint(documentJson: () => string): Endpoint {
     },
     docs: {
       summary: "This document",
-      description: "The OpenAPI 3.1 description of every /api/v1 endpoint, generated from the zod schemas that validate requests. Rendered at /docs.",
+      description:
+        "The OpenAPI 3.1 description of every /api/v1 endpoint, generated from the zod schemas that validate requests. Rendered at /docs.",
       tag: "Meta",
     },
     async handle() {

@@ -37,7 +37,8 @@ export async function dispatchApi(req: IncomingMessage, res: ServerResponse, bas
     if (writing) await writing;
   } catch (err) {
     log.error("api dispatch failed", { err });
-    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Internal error" }));
+    if (!res.headersSent)
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Internal error" }));
     else res.destroy();
   }
 }

@@ -24,7 +24,14 @@ export const ATTENTION_KINDS = {
 } as const;
 export type AttentionKind = keyof typeof ATTENTION_KINDS;
 
-const KEY_COLUMN: Record<AttentionKind, string> = { pix_payout: "id", refund: "id", hold_invoice: "payment_id", chain_tx: "id", pix_return: "id", recon_mismatch: "id" };
+const KEY_COLUMN: Record<AttentionKind, string> = {
+  pix_payout: "id",
+  refund: "id",
+  hold_invoice: "payment_id",
+  chain_tx: "id",
+  pix_return: "id",
+  recon_mismatch: "id",
+};
 
 /**
  * Marks one record as needing an operator, and tells them the first time (mail and error log). Kept
@@ -68,7 +75,12 @@ export type AttentionItem = { kind: AttentionKind; id: string; attention: string
 
 /** Everything waiting for an operator, oldest first (the CLI's `attention`). */
 export async function attentionList(ex: Executor = db(), limit = 200): Promise<AttentionItem[]> {
-  const rows = await ex.execute<{ kind: AttentionKind; id: string; attention: string; since: Date | string | null }>(sql`
+  const rows = await ex.execute<{
+    kind: AttentionKind;
+    id: string;
+    attention: string;
+    since: Date | string | null;
+  }>(sql`
     select * from (
       select 'pix_payout' as kind, id::text, attention, attention_at as since from pix_payouts where attention is not null
       union all select 'refund', id::text, attention, attention_at from order_refunds where attention is not null

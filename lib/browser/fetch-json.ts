@@ -14,7 +14,9 @@ export async function getJson<T>(url: string): Promise<T> {
   if (res.status === 401 && url.startsWith("/dashboard/")) {
     // A full page load on purpose: the session is gone, and nothing of the old page should survive it.
     // eslint-disable-next-line @next/next/no-location-assign-relative-destination
-    window.location.assign(`/signin?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+    window.location.assign(
+      `/signin?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`,
+    );
   }
   if (!res.ok) throw new HttpError(res.status);
   return (await res.json()) as T;

@@ -8,7 +8,10 @@ import type { Network } from "@/lib/chain/tokens";
 
 /** The last block whose transfers were all applied, or null before the first pass. */
 export async function readCursor(network: Network): Promise<bigint | null> {
-  const [row] = await db().select({ block: chainCursors.blockNumber }).from(chainCursors).where(eq(chainCursors.network, network));
+  const [row] = await db()
+    .select({ block: chainCursors.blockNumber })
+    .from(chainCursors)
+    .where(eq(chainCursors.network, network));
   return row ? BigInt(row.block) : null;
 }
 

@@ -16,7 +16,11 @@ import { watchNetwork } from "./watcher";
 export function chainWatchJobs(receivers: readonly TransferReceiver[]): JobPlan {
   const plan: JobPlan = { workers: [], recurring: [] };
   for (const network of liveNetworks()) {
-    const queue = jobQueue<object>(`chain-watch-${network}`, { policy: "stately", retryLimit: 0, expireInSeconds: 300 });
+    const queue = jobQueue<object>(`chain-watch-${network}`, {
+      policy: "stately",
+      retryLimit: 0,
+      expireInSeconds: 300,
+    });
     plan.workers.push(worker(queue, { pollingIntervalSeconds: 0.5 }, () => pass(network, receivers)));
     plan.recurring.push({ queue, tickSeconds: env().CHAIN_POLL_SECONDS });
   }

@@ -37,7 +37,11 @@ const keyOf = (token: string, to: string) => `${token.toLowerCase()}:${to.toLowe
  * Every token of the network's table is watched at every address we handed out on any network, so
  * money of the wrong token, or sent on the wrong network, is recorded and shown instead of ignored.
  */
-export async function watchNetwork(network: Network, receivers: readonly TransferReceiver[], opts: { maxRanges?: number } = {}): Promise<WatchPass | null> {
+export async function watchNetwork(
+  network: Network,
+  receivers: readonly TransferReceiver[],
+  opts: { maxRanges?: number } = {},
+): Promise<WatchPass | null> {
   const node = liveChainConfig(network) ? providers().chain.reader(network) : null;
   if (!node) return null;
   const required = BigInt(confirmationsRequired(network));
@@ -52,7 +56,9 @@ export async function watchNetwork(network: Network, receivers: readonly Transfe
   let applied = 0;
   if (cursor < safeHead) {
     const here = await ownedTargets(network, receivers);
-    const elsewhere = (await Promise.all(NETWORKS.filter((n) => n !== network).map((n) => ownedTargets(n, receivers)))).flat();
+    const elsewhere = (
+      await Promise.all(NETWORKS.filter((n) => n !== network).map((n) => ownedTargets(n, receivers)))
+    ).flat();
     const byKey = new Map(here.map((t) => [keyOf(t.tokenAddress, t.address), t]));
     const byAddressHere = new Map(here.map((t) => [t.address.toLowerCase(), t]));
     const byAddressElsewhere = new Map(elsewhere.map((t) => [t.address.toLowerCase(), t]));
@@ -61,8 +67,11 @@ export async function watchNetwork(network: Network, receivers: readonly Transfe
     const recipients = [...new Set([...here, ...elsewhere].map((t) => t.address as `0x${string}`))];
     for (let n = 0; cursor < safeHead && n < (opts.maxRanges ?? DEFAULT_MAX_RANGES); n++) {
       const toBlock = minBig(cursor + range, safeHead);
-      const logs = recipients.length > 0 ? await node.transferLogs({ tokens, recipients, fromBlock: cursor + 1n, toBlock }) : [];
-      const ours = logs.filter((l) => l.value > 0n && (byAddressHere.has(l.to.toLowerCase()) || byAddressElsewhere.has(l.to.toLowerCase())));
+      const logs =
+        recipients.length > 0 ? await node.transferLogs({ tokens, recipients, fromBlock: cursor + 1n, toBlock }) : [];
+      const ours = logs.filter(
+        (l) => l.value > 0n && (byAddressHere.has(l.to.toLowerCase()) || byAddressElsewhere.has(l.to.toLowerCase())),
+      );
       const blocks = await canonicalBlocks(node, network, ours);
       for (const l of ours) {
         const target = byKey.get(keyOf(l.token, l.to));
@@ -85,7 +94,9 @@ export async function watchNetwork(network: Network, receivers: readonly Transfe
 }
 
 async function ownedTargets(network: Network, receivers: readonly TransferReceiver[]): Promise<Owned[]> {
-  const lists = await Promise.all(receivers.map(async (receiver) => (await receiver.targets(network)).map((t) => ({ ...t, receiver }))));
+  const lists = await Promise.all(
+    receivers.map(async (receiver) => (await receiver.targets(network)).map((t) => ({ ...t, receiver }))),
+  );
   return lists.flat();
 }
 
@@ -98,7 +109,8 @@ function tokenDecimals(network: Network, targets: DepositTarget[]): Map<string, 
   }
   // The table is the truth about its tokens; an order's recorded decimals decode that order's own
   // transfers (applied with target.decimals) and serve here only for a token the table lacks.
-  for (const t of targets) if (!out.has(t.tokenAddress.toLowerCase())) out.set(t.tokenAddress.toLowerCase(), t.decimals);
+  for (const t of targets)
+    if (!out.has(t.tokenAddress.toLowerCase())) out.set(t.tokenAddress.toLowerCase(), t.decimals);
   return out;
 }
 

@@ -27,6 +27,9 @@ describe("allocateDepositAddress", () => {
 
   it("takes the index it is given otherwise", async () => {
     const { tx } = fakeTx([0]);
-    expect(await allocateDepositAddress(tx, "crypto_pix")).toEqual({ walletIndex: 0, address: deriveDepositAddress(SANDBOX_DEPOSIT_XPUB, 0) });
+    expect(await allocateDepositAddress(tx, "crypto_pix")).toEqual({
+      walletIndex: 0,
+      address: deriveDepositAddress(SANDBOX_DEPOSIT_XPUB, 0),
+    });
   });
 });

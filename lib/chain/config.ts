@@ -2,7 +2,17 @@ import { readFileSync } from "node:fs";
 import { parseGwei } from "viem";
 import { ConfigError, env, type FloatLimit } from "@/lib/env";
 import { SANDBOX_DEPOSIT_XPUB, SANDBOX_HOT_WALLET_KEY } from "./sandbox-keys";
-import { ASSETS, CHAIN_IDS, isAsset, isNetwork, NETWORKS, tokenFor, type Asset, type Network, type TokenInfo } from "./tokens";
+import {
+  ASSETS,
+  CHAIN_IDS,
+  isAsset,
+  isNetwork,
+  NETWORKS,
+  tokenFor,
+  type Asset,
+  type Network,
+  type TokenInfo,
+} from "./tokens";
 
 // Per-network chain settings read from the environment (docs/configuration.md, "Real chains"). A
 // network is "live" when it has an RPC URL: deposits on it are watched on the node and withdrawals
@@ -22,7 +32,9 @@ export function rpcUrl(network: Network): string | undefined {
 /** The chain id transactions on `network` are signed for: the real one unless EVM_CHAIN_ID_* overrides it. */
 export function chainId(network: Network): number {
   const e = env();
-  return { eth: e.EVM_CHAIN_ID_ETH, bsc: e.EVM_CHAIN_ID_BSC, polygon: e.EVM_CHAIN_ID_POLYGON }[network] ?? CHAIN_IDS[network];
+  return (
+    { eth: e.EVM_CHAIN_ID_ETH, bsc: e.EVM_CHAIN_ID_BSC, polygon: e.EVM_CHAIN_ID_POLYGON }[network] ?? CHAIN_IDS[network]
+  );
 }
 
 export function liveChainConfig(network: Network): NetworkChainConfig | null {
@@ -40,18 +52,33 @@ export function liveNetworks(): Network[] {
  */
 export function checkChainConfig(): void {
   const e = env();
-  const problems = NETWORKS.flatMap((network) => [...chainProblems(network), ...floatProblems(network), ...sweepProblems(network)]);
-  if (e.PAYMENTS_MODE === "sandbox" && (e.HOT_WALLET_PRIVATE_KEY || e.HOT_WALLET_KEY_FILE) && liveNetworks().length === 0) {
+  const problems = NETWORKS.flatMap((network) => [
+    ...chainProblems(network),
+    ...floatProblems(network),
+    ...sweepProblems(network),
+  ]);
+  if (
+    e.PAYMENTS_MODE === "sandbox" &&
+    (e.HOT_WALLET_PRIVATE_KEY || e.HOT_WALLET_KEY_FILE) &&
+    liveNetworks().length === 0
+  ) {
     // Nothing in sandbox signs with it then: a real key here is a live configuration copied by mistake.
-    problems.push("HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node (EVM_RPC_URL_*); remove it");
+    problems.push(
+      "HOT_WALLET_PRIVATE_KEY: sandbox mode uses a hot-wallet key only for a network routed to a test node (EVM_RPC_URL_*); remove it",
+    );
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   const overrides = e.TOKEN_OVERRIDES_JSON ?? {};
   for (const [network, assets] of Object.entries(overrides)) {
     if (!isNetwork(network))
-      throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`);
+      throw new ConfigError(
+        `Invalid configuration:\n  TOKEN_OVERRIDES_JSON: unknown network ${JSON.stringify(network)} (one of ${NETWORKS.join(", ")})`,
+      );
     for (const asset of Object.keys(assets)) {
-      if (!isAsset(asset)) throw new ConfigError(`Invalid configuration:\n  TOKEN_OVERRIDES_JSON.${network}: unknown asset ${JSON.stringify(asset)}`);
+      if (!isAsset(asset))
+        throw new ConfigError(
+          `Invalid configuration:\n  TOKEN_OVERRIDES_JSON.${network}: unknown asset ${JSON.stringify(asset)}`,
+        );
     }
   }
 }
@@ -62,7 +89,9 @@ export type FloatAsset = Asset | "gas";
 /** The float configured for `network` (HOT_WALLET_FLOAT_<NET>), or null when none is: then nothing is watched or held there. */
 export function floatLimits(network: Network): Partial<Record<FloatAsset, FloatLimit>> | null {
   const e = env();
-  const limits = { eth: e.HOT_WALLET_FLOAT_ETH, bsc: e.HOT_WALLET_FLOAT_BSC, polygon: e.HOT_WALLET_FLOAT_POLYGON }[network];
+  const limits = { eth: e.HOT_WALLET_FLOAT_ETH, bsc: e.HOT_WALLET_FLOAT_BSC, polygon: e.HOT_WALLET_FLOAT_POLYGON }[
+    network
+  ];
   return limits && Object.keys(limits).length > 0 ? (limits as Partial<Record<FloatAsset, FloatLimit>>) : null;
 }
 
@@ -72,15 +101,23 @@ function floatProblems(network: Network): string[] {
   const N = network.toUpperCase();
   const problems = Object.keys(limits)
     .filter((asset) => asset !== "gas" && (!isAsset(asset) || !tokenInfo(network, asset)))
-    .map((asset) => `HOT_WALLET_FLOAT_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")}, or gas)`);
-  if (!rpcUrl(network)) problems.push(`HOT_WALLET_FLOAT_${N}: ${network} has no node (EVM_RPC_URL_${N}) to read the hot wallet's balances from`);
+    .map(
+      (asset) =>
+        `HOT_WALLET_FLOAT_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")}, or gas)`,
+    );
+  if (!rpcUrl(network))
+    problems.push(
+      `HOT_WALLET_FLOAT_${N}: ${network} has no node (EVM_RPC_URL_${N}) to read the hot wallet's balances from`,
+    );
   return problems;
 }
 
 /** Per token, the balance (whole units) above which a deposit address is swept (SWEEP_THRESHOLDS_<NET>); null: not swept. */
 export function sweepThresholds(network: Network): Partial<Record<Asset, string>> | null {
   const e = env();
-  const thresholds = { eth: e.SWEEP_THRESHOLDS_ETH, bsc: e.SWEEP_THRESHOLDS_BSC, polygon: e.SWEEP_THRESHOLDS_POLYGON }[network];
+  const thresholds = { eth: e.SWEEP_THRESHOLDS_ETH, bsc: e.SWEEP_THRESHOLDS_BSC, polygon: e.SWEEP_THRESHOLDS_POLYGON }[
+    network
+  ];
   return thresholds && Object.keys(thresholds).length > 0 ? (thresholds as Partial<Record<Asset, string>>) : null;
 }
 
@@ -90,7 +127,10 @@ function sweepProblems(network: Network): string[] {
   const N = network.toUpperCase();
   const problems = Object.keys(thresholds)
     .filter((asset) => !isAsset(asset) || !tokenInfo(network, asset))
-    .map((asset) => `SWEEP_THRESHOLDS_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")})`);
+    .map(
+      (asset) =>
+        `SWEEP_THRESHOLDS_${N}: ${asset} is not a token on ${network} (${ASSETS.filter((a) => tokenInfo(network, a)).join(", ")})`,
+    );
   if (!rpcUrl(network)) problems.push(`SWEEP_THRESHOLDS_${N}: ${network} has no node (EVM_RPC_URL_${N}) to sweep on`);
   return problems;
 }
@@ -118,9 +158,13 @@ function chainProblems(network: Network): string[] {
   }
   if (!routed) return [];
   if (MAIN_NET_CHAIN_IDS.has(id))
-    return [`EVM_RPC_URL_${N}: sandbox mode refuses a node on main-net chain id ${id}; point it at a test chain and set EVM_CHAIN_ID_${N}, or run PAYMENTS_MODE=live`];
+    return [
+      `EVM_RPC_URL_${N}: sandbox mode refuses a node on main-net chain id ${id}; point it at a test chain and set EVM_CHAIN_ID_${N}, or run PAYMENTS_MODE=live`,
+    ];
   if (!DEV_CHAIN_IDS.has(id) && !e.DEPOSIT_XPUB)
-    return [`DEPOSIT_XPUB: is required in sandbox mode once ${network} is routed to a public test chain (${id}): the default test addresses' keys are public`];
+    return [
+      `DEPOSIT_XPUB: is required in sandbox mode once ${network} is routed to a public test chain (${id}): the default test addresses' keys are public`,
+    ];
   return [];
 }
 
@@ -155,7 +199,9 @@ export function strayNote(
 /** The most a hot-wallet transaction on `network` may offer per gas (CHAIN_MAX_FEE_GWEI_<NET>), in wei. */
 export function maxFeeCapWei(network: Network): bigint {
   const e = env();
-  const gwei = { eth: e.CHAIN_MAX_FEE_GWEI_ETH, bsc: e.CHAIN_MAX_FEE_GWEI_BSC, polygon: e.CHAIN_MAX_FEE_GWEI_POLYGON }[network];
+  const gwei = { eth: e.CHAIN_MAX_FEE_GWEI_ETH, bsc: e.CHAIN_MAX_FEE_GWEI_BSC, polygon: e.CHAIN_MAX_FEE_GWEI_POLYGON }[
+    network
+  ];
   return parseGwei(String(gwei));
 }
 
@@ -198,7 +244,8 @@ function keyFromFile(path: string): `0x${string}` {
   }
   const key = text.startsWith("0x") ? text : `0x${text}`;
   // The content is never echoed: this message ends up in logs.
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error(`HOT_WALLET_KEY_FILE: ${path} does not hold a 32-byte hex private key`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+    throw new Error(`HOT_WALLET_KEY_FILE: ${path} does not hold a 32-byte hex private key`);
   keyFiles.set(path, key as `0x${string}`);
   return key as `0x${string}`;
 }

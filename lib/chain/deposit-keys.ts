@@ -47,7 +47,9 @@ function externalChain(): HDKey {
     try {
       text = readFileSync(source.path, "utf8").trim();
     } catch (err) {
-      throw new ConfigError(`DEPOSIT_XPRV_FILE: cannot read ${source.path} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+      throw new ConfigError(
+        `DEPOSIT_XPRV_FILE: cannot read ${source.path} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      );
     }
     try {
       account = HDKey.fromExtendedKey(text);
@@ -55,10 +57,18 @@ function externalChain(): HDKey {
       throw new ConfigError(`DEPOSIT_XPRV_FILE: ${source.path} does not hold a BIP32 extended private key`);
     }
   }
-  if (!account.privateKey) throw new ConfigError("DEPOSIT_XPRV_FILE: the key is an extended public key; the sweeper needs the private one (xprv)");
-  if (account.depth !== 3) throw new ConfigError(`DEPOSIT_XPRV_FILE: the key must be the account-level key at depth 3 (m/44'/60'/0'), got depth ${account.depth}`);
+  if (!account.privateKey)
+    throw new ConfigError(
+      "DEPOSIT_XPRV_FILE: the key is an extended public key; the sweeper needs the private one (xprv)",
+    );
+  if (account.depth !== 3)
+    throw new ConfigError(
+      `DEPOSIT_XPRV_FILE: the key must be the account-level key at depth 3 (m/44'/60'/0'), got depth ${account.depth}`,
+    );
   if (account.publicExtendedKey !== expected)
-    throw new ConfigError("DEPOSIT_XPRV_FILE: its public key is not DEPOSIT_XPUB; refusing to sweep with a key for other addresses");
+    throw new ConfigError(
+      "DEPOSIT_XPRV_FILE: its public key is not DEPOSIT_XPUB; refusing to sweep with a key for other addresses",
+    );
   loaded = { id, external: account.deriveChild(0) };
   return loaded.external;
 }
@@ -81,7 +91,9 @@ export function depositPrivateKey(walletIndex: number, address: string): `0x${st
 
 /** The key that signs for one of our deposit addresses, found by its address (a sweep's replacement). */
 export async function depositPrivateKeyOf(ex: Executor, address: string): Promise<`0x${string}`> {
-  const [row] = await ex.execute<{ wallet_index: number }>(sql`select wallet_index from deposit_addresses where lower(address) = ${address.toLowerCase()}`);
+  const [row] = await ex.execute<{ wallet_index: number }>(
+    sql`select wallet_index from deposit_addresses where lower(address) = ${address.toLowerCase()}`,
+  );
   if (!row) throw new Error(`${address} is not one of our deposit addresses`);
   return depositPrivateKey(Number(row.wallet_index), address);
 }

@@ -32,7 +32,9 @@ function externalChainFor(xpub: string): HDKey {
   }
   if (account.privateKey !== null) throw watchOnlyError();
   if (account.depth !== ACCOUNT_DEPTH) {
-    throw new Error(`Deposit xpub must be the account-level key at depth ${ACCOUNT_DEPTH} (m/44'/60'/0'), got depth ${account.depth}`);
+    throw new Error(
+      `Deposit xpub must be the account-level key at depth ${ACCOUNT_DEPTH} (m/44'/60'/0'), got depth ${account.depth}`,
+    );
   }
   const external = account.deriveChild(0);
 

@@ -15,21 +15,32 @@ export function resolveToken(
   opts: { networkExtra?: (allowed: readonly Network[]) => Record<string, unknown> } = {},
 ): { network: Network; asset: Asset; token: TokenInfo } {
   if (!isNetwork(network) || !allowed.includes(network)) {
-    throw new InvalidInput(`Network not supported: ${JSON.stringify(network)}. Supported networks: ${allowed.join(", ")}`, {
+    throw new InvalidInput(
+      `Network not supported: ${JSON.stringify(network)}. Supported networks: ${allowed.join(", ")}`,
+      {
+        code: "network.notSupported",
+        extra: opts.networkExtra?.(allowed),
+      },
+    );
+  }
+  if (!isAsset(asset)) {
+    throw new InvalidInput(`Token not supported: ${JSON.stringify(asset)}. Supported tokens: ${ASSETS.join(", ")}`, {
+      code: "asset.notSupported",
+    });
+  }
+  // Live mode takes money only on networks it watches: without a node, a deposit would never be seen.
+  if (env().PAYMENTS_MODE === "live" && !rpcUrl(network)) {
+    throw new InvalidInput(`Network not supported: ${network} is not configured on this server`, {
       code: "network.notSupported",
       extra: opts.networkExtra?.(allowed),
     });
   }
-  if (!isAsset(asset)) {
-    throw new InvalidInput(`Token not supported: ${JSON.stringify(asset)}. Supported tokens: ${ASSETS.join(", ")}`, { code: "asset.notSupported" });
-  }
-  // Live mode takes money only on networks it watches: without a node, a deposit would never be seen.
-  if (env().PAYMENTS_MODE === "live" && !rpcUrl(network)) {
-    throw new InvalidInput(`Network not supported: ${network} is not configured on this server`, { code: "network.notSupported", extra: opts.networkExtra?.(allowed) });
-  }
   const token = tokenInfo(network, asset);
   if (!token || (asset === "BUSD" && env().PAYMENTS_MODE === "live")) {
-    throw new InvalidInput(`Token not supported: ${asset} is not available on ${network}`, { code: "asset.notOnNetwork", values: { asset, network } });
+    throw new InvalidInput(`Token not supported: ${asset} is not available on ${network}`, {
+      code: "asset.notOnNetwork",
+      values: { asset, network },
+    });
   }
   return { network, asset, token };
 }

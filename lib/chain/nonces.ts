@@ -11,8 +11,15 @@ import type { Tx } from "@/db";
  * first time a wallet sends in a scope, and again when the hot wallet changes: transactions it sent
  * before we kept count must not be reused, and a count kept for another key means nothing for this one.
  */
-export async function reserveNonce(tx: Tx, scope: string, address: string, startAt: number | (() => Promise<number>)): Promise<number> {
-  const [current] = await tx.execute<{ address: string }>(sql`select address from hot_wallet_nonces where network = ${scope} for update`);
+export async function reserveNonce(
+  tx: Tx,
+  scope: string,
+  address: string,
+  startAt: number | (() => Promise<number>),
+): Promise<number> {
+  const [current] = await tx.execute<{ address: string }>(
+    sql`select address from hot_wallet_nonces where network = ${scope} for update`,
+  );
   if (current?.address === address) {
     const [row] = await tx.execute<{ nonce: number }>(sql`
       update hot_wallet_nonces set next_nonce = next_nonce + 1 where network = ${scope} returning next_nonce - 1 as nonce`);

@@ -20,7 +20,9 @@ const deposit = {
 
 describe("EIP-681 request for a deposit", () => {
   it("names the token, the chain, the recipient and the amount due in base units", () => {
-    expect(depositTransferUri(deposit)).toBe(`ethereum:${deposit.tokenAddress}@137/transfer?address=${deposit.address}&uint256=18518519`);
+    expect(depositTransferUri(deposit)).toBe(
+      `ethereum:${deposit.tokenAddress}@137/transfer?address=${deposit.address}&uint256=18518519`,
+    );
   });
 
   it("uses the chain id transactions are signed for when EVM_CHAIN_ID_* overrides it (a local node, a testnet)", () => {
@@ -32,6 +34,8 @@ describe("EIP-681 request for a deposit", () => {
   it("asks only for what is still due after a partial payment, never a negative amount", () => {
     expect(depositTransferUri({ ...deposit, receivedAmount: "10" })).toMatch(/&uint256=8518519$/);
     expect(depositTransferUri({ ...deposit, receivedAmount: "20" })).toMatch(/&uint256=0$/);
-    expect(depositTransferUri({ ...deposit, tokenDecimals: 18, cryptoAmount: "1.5", receivedAmount: "0.25" })).toMatch(/&uint256=1250000000000000000$/);
+    expect(depositTransferUri({ ...deposit, tokenDecimals: 18, cryptoAmount: "1.5", receivedAmount: "0.25" })).toMatch(
+      /&uint256=1250000000000000000$/,
+    );
   });
 });

@@ -2,7 +2,14 @@ import { Decimal, toBaseUnits } from "@/lib/money";
 import { chainId } from "./config";
 import type { Network } from "@/lib/chain/tokens";
 
-type OpenDeposit = { tokenAddress: string; network: string; address: string; cryptoAmount: string; receivedAmount: string; tokenDecimals: number };
+type OpenDeposit = {
+  tokenAddress: string;
+  network: string;
+  address: string;
+  cryptoAmount: string;
+  receivedAmount: string;
+  tokenDecimals: number;
+};
 
 /**
  * EIP-681 request for what is still due on a deposit: a wallet that scans it pre-fills the token, the

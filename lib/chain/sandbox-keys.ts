@@ -8,10 +8,12 @@
 export const SANDBOX_HOT_WALLET_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" as const;
 
 /** Account-level xpub (m/44'/60'/0'): sandbox deposit addresses derive from it. */
-export const SANDBOX_DEPOSIT_XPUB = "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
+export const SANDBOX_DEPOSIT_XPUB =
+  "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP";
 
 /**
  * Account-level xprv of the same mnemonic, SANDBOX_DEPOSIT_XPUB's private half: the sandbox's sweeper
  * signs for its deposit addresses with it when no DEPOSIT_XPRV_FILE is given (lib/chain/deposit-keys.ts).
  */
-export const SANDBOX_DEPOSIT_XPRV = "xprv9yeny6n2dNUokQFykGoZU6BDLeKbEBUoBeCFe2VF6MXdrHrprMYRc4tddncDRxrJCy7GtPDk68zRcgWtGFveqdCV5NyhZwVgMoZVbTm78vx";
+export const SANDBOX_DEPOSIT_XPRV =
+  "xprv9yeny6n2dNUokQFykGoZU6BDLeKbEBUoBeCFe2VF6MXdrHrprMYRc4tddncDRxrJCy7GtPDk68zRcgWtGFveqdCV5NyhZwVgMoZVbTm78vx";

@@ -1,5 +1,12 @@
 import { describe, it, expect } from "vitest";
-import { decodeFunctionData, erc20Abi, keccak256, parseTransaction, recoverTransactionAddress, type TransactionSerializedEIP1559 } from "viem";
+import {
+  decodeFunctionData,
+  erc20Abi,
+  keccak256,
+  parseTransaction,
+  recoverTransactionAddress,
+  type TransactionSerializedEIP1559,
+} from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { signErc20Transfer } from "./sign";
 import { SANDBOX_HOT_WALLET_KEY } from "@/lib/chain/sandbox-keys";
@@ -100,6 +107,8 @@ describe("signErc20Transfer", () => {
     await expect(signErc20Transfer({ ...base, chainId: 0 })).rejects.toThrow(/chainId/);
     await expect(signErc20Transfer({ ...base, to: "0x1234" })).rejects.toThrow(/recipient/);
     await expect(signErc20Transfer({ ...base, token: "0xnothex" })).rejects.toThrow(/token/);
-    await expect(signErc20Transfer({ ...base, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n })).rejects.toThrow(/maxPriorityFeePerGas/);
+    await expect(signErc20Transfer({ ...base, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n })).rejects.toThrow(
+      /maxPriorityFeePerGas/,
+    );
   });
 });

@@ -24,7 +24,9 @@ export type SignErc20TransferArgs = {
   maxPriorityFeePerGas?: bigint;
 };
 
-export async function signErc20Transfer(args: SignErc20TransferArgs): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+export async function signErc20Transfer(
+  args: SignErc20TransferArgs,
+): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   const { chainId, token, to, amount, nonce } = args;
   if (!Number.isSafeInteger(chainId) || chainId <= 0) {
     throw new Error(`chainId must be a positive integer, got ${String(chainId)}`);
@@ -74,9 +76,15 @@ type PlainTransferArgs = {
 };
 
 /** A transfer of `value` wei of the native coin, with no data, to `to` or to the key's own account. */
-async function signPlainTransfer(args: PlainTransferArgs, to: `0x${string}` | "self", value: bigint): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
-  if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0) throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
-  if (!Number.isSafeInteger(args.nonce) || args.nonce < 0) throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
+async function signPlainTransfer(
+  args: PlainTransferArgs,
+  to: `0x${string}` | "self",
+  value: bigint,
+): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+  if (!Number.isSafeInteger(args.chainId) || args.chainId <= 0)
+    throw new Error(`chainId must be a positive integer, got ${String(args.chainId)}`);
+  if (!Number.isSafeInteger(args.nonce) || args.nonce < 0)
+    throw new Error(`nonce must be a non-negative integer, got ${String(args.nonce)}`);
   if (args.maxPriorityFeePerGas < 0n || args.maxFeePerGas < args.maxPriorityFeePerGas) {
     throw new Error("fees must satisfy 0 ≤ maxPriorityFeePerGas ≤ maxFeePerGas");
   }
@@ -98,13 +106,18 @@ async function signPlainTransfer(args: PlainTransferArgs, to: `0x${string}` | "s
  * A zero-value transfer from the key's account to itself at `nonce`: mined, it uses the nonce and
  * does nothing else, which is how a stuck transaction is cancelled or a nonce gap filled.
  */
-export async function signSelfTransfer(args: PlainTransferArgs): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+export async function signSelfTransfer(
+  args: PlainTransferArgs,
+): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   return signPlainTransfer(args, "self", 0n);
 }
 
 /** A plain transfer of `value` wei of the native coin to `to` (gas for a deposit address about to be swept). */
-export async function signValueTransfer(args: PlainTransferArgs & { to: `0x${string}`; value: bigint }): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
+export async function signValueTransfer(
+  args: PlainTransferArgs & { to: `0x${string}`; value: bigint },
+): Promise<{ rawTransaction: `0x${string}`; hash: `0x${string}` }> {
   if (!isAddress(args.to)) throw new Error(`recipient is not a valid address: ${args.to}`);
-  if (args.value <= 0n || args.value > MAX_UINT256) throw new Error(`value must be a positive uint256, got ${args.value.toString()}`);
+  if (args.value <= 0n || args.value > MAX_UINT256)
+    throw new Error(`value must be a positive uint256, got ${args.value.toString()}`);
   return signPlainTransfer(args, args.to, args.value);
 }

@@ -23,7 +23,11 @@ function use(vars: Record<string, string>) {
 
 describe("SWEEP_THRESHOLDS_<NET>", () => {
   it("reads each token's threshold as an exact decimal string; unset or empty is off", () => {
-    use({ EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545", EVM_CHAIN_ID_POLYGON: "31337", SWEEP_THRESHOLDS_POLYGON: "USDT=50, USDC=0.5" });
+    use({
+      EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545",
+      EVM_CHAIN_ID_POLYGON: "31337",
+      SWEEP_THRESHOLDS_POLYGON: "USDT=50, USDC=0.5",
+    });
     expect(sweepThresholds("polygon")).toEqual({ USDT: "50", USDC: "0.5" });
     expect(sweepThresholds("bsc")).toBeNull();
     expect(() => checkChainConfig()).not.toThrow();
@@ -31,10 +35,16 @@ describe("SWEEP_THRESHOLDS_<NET>", () => {
   });
 
   it("refuses malformed entries, unknown tokens and a network without a node, naming the variable", () => {
-    expect(() => parseEnv({ SWEEP_THRESHOLDS_BSC: "USDT" })).toThrow(/SWEEP_THRESHOLDS_BSC: "USDT" must be TOKEN=THRESHOLD/);
+    expect(() => parseEnv({ SWEEP_THRESHOLDS_BSC: "USDT" })).toThrow(
+      /SWEEP_THRESHOLDS_BSC: "USDT" must be TOKEN=THRESHOLD/,
+    );
     expect(() => parseEnv({ SWEEP_THRESHOLDS_BSC: "USDT=1,USDT=2" })).toThrow(/USDT is given twice/);
     expect(() => parseEnv({ SWEEP_TO: "0x12" })).toThrow(/SWEEP_TO/);
-    use({ EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545", EVM_CHAIN_ID_POLYGON: "31337", SWEEP_THRESHOLDS_POLYGON: "XYZ=1" });
+    use({
+      EVM_RPC_URL_POLYGON: "http://127.0.0.1:8545",
+      EVM_CHAIN_ID_POLYGON: "31337",
+      SWEEP_THRESHOLDS_POLYGON: "XYZ=1",
+    });
     expect(() => checkChainConfig()).toThrow(/SWEEP_THRESHOLDS_POLYGON: XYZ is not a token on polygon/);
     use({ SWEEP_THRESHOLDS_ETH: "USDT=1" });
     expect(() => checkChainConfig()).toThrow(/SWEEP_THRESHOLDS_ETH: eth has no node/);

@@ -22,7 +22,10 @@ export type IncomingTransfer = {
  * Records a token transfer to one of our addresses. The unique (network, tx hash, log index) makes a
  * transfer count once however often a watcher or a retry reports it; false means it was seen before.
  */
-export async function recordTransfer(tx: Tx, transfer: IncomingTransfer & { ownerKind: "onchain_order" | "crypto_pix"; ownerId: string }): Promise<string | null> {
+export async function recordTransfer(
+  tx: Tx,
+  transfer: IncomingTransfer & { ownerKind: "onchain_order" | "crypto_pix"; ownerId: string },
+): Promise<string | null> {
   const [row] = await tx
     .insert(chainTransfers)
     .values({ ...transfer, txHash: transfer.txHash.toLowerCase() })

@@ -56,6 +56,14 @@ export async function publicCryptoPixPayment(payCryptoPixId: string): Promise<Pu
     link: cryptoPixPayLink(canonicalId),
     payment: howToPay(p),
     ...(p.txHash && !overLightning(p) ? { txHash: p.txHash } : {}),
-    ...(p.refundStatus ? { refund: { status: p.refundStatus, amount: cryptoToNumber(p.receivedAmount), ...(p.refundTxHash ? { txHash: p.refundTxHash } : {}) } } : {}),
+    ...(p.refundStatus
+      ? {
+          refund: {
+            status: p.refundStatus,
+            amount: cryptoToNumber(p.receivedAmount),
+            ...(p.refundTxHash ? { txHash: p.refundTxHash } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -37,7 +37,8 @@ export const publicPaymentQrEndpoint = defineEndpoint({
   response: { status: 200, description: "PNG image", contentType: "image/png" },
   docs: {
     summary: "QR code image of a payment",
-    description: "The exchange-wallet `qrCodeLink`; for other kinds, the BR Code, `lightning:` invoice or EIP-681 transfer URI as a PNG.",
+    description:
+      "The exchange-wallet `qrCodeLink`; for other kinds, the BR Code, `lightning:` invoice or EIP-681 transfer URI as a PNG.",
     tag: "Public",
     params,
     errors: [404],
@@ -45,10 +46,19 @@ export const publicPaymentQrEndpoint = defineEndpoint({
   },
   async handle({ params }) {
     const p = await publicPayment(params.paymentLinkId);
-    const png = await QRCode.toBuffer(p.payment.qrContent, { type: "png", errorCorrectionLevel: "M", margin: 2, width: 360 });
+    const png = await QRCode.toBuffer(p.payment.qrContent, {
+      type: "png",
+      errorCorrectionLevel: "M",
+      margin: 2,
+      width: 360,
+    });
     return new Response(new Uint8Array(png), {
       status: 200,
-      headers: { "content-type": "image/png", "cache-control": "public, max-age=300", "content-length": String(png.length) },
+      headers: {
+        "content-type": "image/png",
+        "cache-control": "public, max-age=300",
+        "content-length": String(png.length),
+      },
     });
   },
 });
@@ -59,7 +69,12 @@ export const publicCryptoPixEndpoint = defineEndpoint({
   path: "/api/v1/public/crypto-pix/{payCryptoPixId}",
   caller: anyone,
   errorBody: messageBody,
-  response: { status: 200, description: "The Crypto-PIX payment", schema: publicCryptoPixResponse, example: publicCryptoPixExample },
+  response: {
+    status: 200,
+    description: "The Crypto-PIX payment",
+    schema: publicCryptoPixResponse,
+    example: publicCryptoPixExample,
+  },
   docs: {
     summary: "A Crypto-PIX payment, as its payer sees it",
     description:

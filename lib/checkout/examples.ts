@@ -46,7 +46,8 @@ export const publicCryptoPixExample = {
       "amount": 10,
       "received": 4,
       "remaining": 6,
-      "qrContent": "ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=0x8C6d4a1f0b5E9f8E1B3D2c4A6f7e8D9c0B1a2F3e&uint256=6000000000000000000",
+      "qrContent":
+        "ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=0x8C6d4a1f0b5E9f8E1B3D2c4A6f7e8D9c0B1a2F3e&uint256=6000000000000000000",
     },
   },
 };

@@ -48,7 +48,9 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       expiresAt: order.expiresAt ? order.expiresAt.toISOString() : null,
       paidAt: order.paidAt ? order.paidAt.toISOString() : null,
       link,
-      ...(refundedCentavos > 0 && lastRefundAt ? { refunded: { value: centavosToBrl(refundedCentavos), at: lastRefundAt.toISOString() } } : {}),
+      ...(refundedCentavos > 0 && lastRefundAt
+        ? { refunded: { value: centavosToBrl(refundedCentavos), at: lastRefundAt.toISOString() } }
+        : {}),
     };
     // Re-stating `method` narrows it for the type without moving it: a key that is already there keeps its place.
     if (order.kind === "pix") {
@@ -68,7 +70,11 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       return {
         ...base,
         method: "lightning",
-        payment: { invoice: order.invoice!, satoshis: order.satoshis!, qrContent: `lightning:${order.invoice!.toUpperCase()}` },
+        payment: {
+          invoice: order.invoice!,
+          satoshis: order.satoshis!,
+          qrContent: `lightning:${order.invoice!.toUpperCase()}`,
+        },
       };
     }
     // A provider's own payment (Binance Pay): its QR, checkout page and app link; the sandbox's: this page.
@@ -107,7 +113,9 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       received: cryptoToNumber(dep.receivedAmount),
       remaining,
       unapplied: cryptoToNumber(dep.unappliedAmount),
-      unappliedResolutions: new Decimal(dep.unappliedAmount).gt(0) ? (await resolutionsOf(db(), dep.id)).map(publicResolution) : [],
+      unappliedResolutions: new Decimal(dep.unappliedAmount).gt(0)
+        ? (await resolutionsOf(db(), dep.id)).map(publicResolution)
+        : [],
       qrContent: depositTransferUri(dep),
     },
     final: dep.closedAt !== null,

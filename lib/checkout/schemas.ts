@@ -23,7 +23,10 @@ const refunded = z
     at: isoDateTime.meta({ description: "When the latest of them was concluded" }),
   })
   .optional()
-  .meta({ description: "Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid" });
+  .meta({
+    description:
+      "Present only when the merchant refunded part or all of the payment (concluded refunds): to the account or wallet that paid",
+  });
 const orderBase = { ...base, status: z.enum(ORDER_STATUSES), expiresAt: isoDateTime.nullable(), refunded };
 
 export const publicPaymentSchema = z
@@ -34,26 +37,45 @@ export const publicPaymentSchema = z
       payment: z.strictObject({
         brcode: z.string(),
         qrContent,
-        recipientName: z.string().meta({ description: "The name the payer's bank app shows as the recipient (the service's, not the shop's)" }),
+        recipientName: z
+          .string()
+          .meta({
+            description: "The name the payer's bank app shows as the recipient (the service's, not the shop's)",
+          }),
       }),
       description: z
         .string()
         .optional()
-        .meta({ description: "What is being paid, as the merchant described it for the payer; present only when the order was created with one" }),
+        .meta({
+          description:
+            "What is being paid, as the merchant described it for the payer; present only when the order was created with one",
+        }),
       returned: z
         .strictObject({ value: brlAmount, at: isoDateTime })
         .optional()
-        .meta({ description: "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when" }),
+        .meta({
+          description:
+            "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when",
+        }),
     }),
-    z.strictObject({ ...orderBase, method: z.literal("lightning"), payment: z.strictObject({ invoice: z.string(), satoshis: z.int(), qrContent }) }),
+    z.strictObject({
+      ...orderBase,
+      method: z.literal("lightning"),
+      payment: z.strictObject({ invoice: z.string(), satoshis: z.int(), qrContent }),
+    }),
     z.strictObject({
       ...orderBase,
       method: z.literal("exchange"),
       payment: z.strictObject({
         qrCodeLink: urlField,
         qrContent,
-        checkoutUrl: urlField.optional().meta({ description: "The exchange wallet's own checkout page, when it has one" }),
-        deeplink: z.string().optional().meta({ description: "Opens the exchange wallet's app on the payment, when it has one" }),
+        checkoutUrl: urlField
+          .optional()
+          .meta({ description: "The exchange wallet's own checkout page, when it has one" }),
+        deeplink: z
+          .string()
+          .optional()
+          .meta({ description: "Opens the exchange wallet's app on the payment, when it has one" }),
       }),
     }),
     z.strictObject({
@@ -69,23 +91,31 @@ export const publicPaymentSchema = z
         amount: cryptoAmount,
         received: cryptoAmount,
         remaining: cryptoAmount,
-        unapplied: cryptoAmount.meta({ description: "Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept" }),
+        unapplied: cryptoAmount.meta({
+          description:
+            "Tokens that arrived beyond the amount or after the order was final: held for the merchant to return or accept",
+        }),
         unappliedResolutions: z
           .array(
             z.strictObject({
               kind: z.enum(["accept", "return"]),
               status: z.enum(REFUND_STATUSES),
               amount: cryptoAmount.meta({ description: "The unapplied tokens this covers" }),
-              sent: cryptoAmount.optional().meta({ description: "A return: what the payer receives, the network fee deducted" }),
+              sent: cryptoAmount
+                .optional()
+                .meta({ description: "A return: what the payer receives, the network fee deducted" }),
               txHash: z.string().optional().meta({ description: "The return's transaction, once mined" }),
             }),
           )
           .meta({
-            description: "What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled)",
+            description:
+              "What the merchant did with unapplied tokens: accepted them as payment, or is returning them (PENDING until mined; FAILED: being handled)",
           }),
         qrContent: qrContent.meta({ description: "EIP-681 transfer URI" }),
       }),
-      final: z.boolean().meta({ description: "True once the order can take no more payment (completed, or closed at its expiry)" }),
+      final: z
+        .boolean()
+        .meta({ description: "True once the order can take no more payment (completed, or closed at its expiry)" }),
     }),
   ])
   .meta({ id: "PublicPayment" });
@@ -127,7 +157,9 @@ export const publicCryptoPixSchema = z
     refund: z
       .strictObject({ status: z.enum(REFUND_STATUSES), amount: cryptoAmount, txHash: z.string().optional() })
       .optional()
-      .meta({ description: "Money sent back to the payer: a partial payment at expiry, or a PIX that could not be sent" }),
+      .meta({
+        description: "Money sent back to the payer: a partial payment at expiry, or a PIX that could not be sent",
+      }),
   })
   .meta({ id: "PublicCryptoPixPayment" });
 export type PublicCryptoPix = z.infer<typeof publicCryptoPixSchema>;

@@ -18,7 +18,12 @@ export const payCryptoPixEndpoint = defineEndpoint({
   scope: "payments",
   errorBody: messageBody,
   body: payCryptoPixBody,
-  response: { status: 201, description: "Payment created; send `cryptoValue` of `asset` to `address`", schema: payCryptoPixResponse, example: cryptoPixExample },
+  response: {
+    status: 201,
+    description: "Payment created; send `cryptoValue` of `asset` to `address`",
+    schema: payCryptoPixResponse,
+    example: cryptoPixExample,
+  },
   docs: {
     summary: "Pay a PIX QR code with crypto",
     description:
@@ -30,7 +35,9 @@ export const payCryptoPixEndpoint = defineEndpoint({
   async handle({ merchant, body }) {
     return { data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body)) };
   },
-  replay: async ({ merchant, resource }) => ({ data: cryptoPixCreatedView(await findCryptoPixPayment(merchant.id, resource.id)) }),
+  replay: async ({ merchant, resource }) => ({
+    data: cryptoPixCreatedView(await findCryptoPixPayment(merchant.id, resource.id)),
+  }),
 });
 
 export const getCryptoPixEndpoint = defineEndpoint({
@@ -39,10 +46,16 @@ export const getCryptoPixEndpoint = defineEndpoint({
   caller: merchantKey,
   scope: "read",
   errorBody: messageBody,
-  response: { status: 200, description: "The payment (top-level fields)", schema: cryptoPixSchema, example: cryptoPixGetExample },
+  response: {
+    status: 200,
+    description: "The payment (top-level fields)",
+    schema: cryptoPixSchema,
+    example: cryptoPixGetExample,
+  },
   docs: {
     summary: "Look up a Crypto-PIX payment",
-    description: "By `payCryptoPixId` (base64url; standard base64 is accepted too). An `id` header is used when the path carries no decodable id.",
+    description:
+      "By `payCryptoPixId` (base64url; standard base64 is accepted too). An `id` header is used when the path carries no decodable id.",
     tag: "Crypto-PIX",
     params: { id: "payCryptoPixId" },
     headers: [{ name: "id", description: "payCryptoPixId, when the path does not carry it" }],

@@ -21,7 +21,14 @@ export async function emitStatusChange(tx: Tx, p: CryptoPixPayment, previousStat
 export async function emitRefundChange(
   tx: Tx,
   p: CryptoPixPayment,
-  refund: { status: "PENDING" | "COMPLETED" | "FAILED"; amount: string; to: string | null; txHash: string | null; transferId: string | null; reason?: string },
+  refund: {
+    status: "PENDING" | "COMPLETED" | "FAILED";
+    amount: string;
+    to: string | null;
+    txHash: string | null;
+    transferId: string | null;
+    reason?: string;
+  },
 ): Promise<void> {
   await recordEvent(tx, {
     merchantId: p.merchantId,

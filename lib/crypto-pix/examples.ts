@@ -2,7 +2,8 @@
 // ./endpoints.ts, with the base URL replaced. tests/openapi.test.ts checks each against its schema.
 
 /** A static BR Code with an amount, as a payer's bank app would show it. */
-export const QRCODE_EXAMPLE = "00020126390014br.gov.bcb.pix0117maria@example.com520400005303986540549.905802BR5911Maria Souza6009SAO PAULO62140510PEDIDO104263049D41";
+export const QRCODE_EXAMPLE =
+  "00020126390014br.gov.bcb.pix0117maria@example.com520400005303986540549.905802BR5911Maria Souza6009SAO PAULO62140510PEDIDO104263049D41";
 
 export const cryptoPixExample = {
   "data": {

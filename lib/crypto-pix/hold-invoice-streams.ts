@@ -30,12 +30,14 @@ export async function followOpenHoldInvoices(): Promise<number> {
     followed.set(hash, stop);
     lightning
       .followInvoice(hash, stop.signal, async (invoice) => {
-        if (invoice.accepted && invoice.acceptedAt) await onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt, invoice);
+        if (invoice.accepted && invoice.acceptedAt)
+          await onInvoiceAccepted(invoice.paymentHash, invoice.acceptedAt, invoice);
         // Nothing more to wait for on this stream: what follows (settle, cancel) is ours to do.
         if (invoice.accepted || invoice.paid || invoice.canceled) stop.abort();
       })
       .catch((err: unknown) => {
-        if (!stop.signal.aborted) log.warn("hold invoice stream interrupted; followed again at the next sweep", { paymentHash: hash, err });
+        if (!stop.signal.aborted)
+          log.warn("hold invoice stream interrupted; followed again at the next sweep", { paymentHash: hash, err });
       })
       .finally(() => {
         if (followed.get(hash) === stop) followed.delete(hash);

@@ -16,9 +16,17 @@ import type { HeldHtlcs } from "@/lib/providers/lightning/types";
 const MINUTE_MS = 60_000;
 
 /** `blocksLeft` null: the node told neither the HTLC's expiry nor a height to count from. */
-export type HtlcRoom = { blocksLeft: number | null; needed: number; height: number | null; heightFrom: "node" | "htlc" | null };
+export type HtlcRoom = {
+  blocksLeft: number | null;
+  needed: number;
+  height: number | null;
+  heightFrom: "node" | "htlc" | null;
+};
 
-async function currentHeight(held: Partial<HeldHtlcs>, acceptedAt: Date): Promise<{ height: number; from: HtlcRoom["heightFrom"] } | null> {
+async function currentHeight(
+  held: Partial<HeldHtlcs>,
+  acceptedAt: Date,
+): Promise<{ height: number; from: HtlcRoom["heightFrom"] } | null> {
   try {
     const height = await providers().lightning.bestBlockHeight!();
     // Never below the height lnd accepted the HTLC at.
@@ -39,12 +47,14 @@ export async function htlcRoom(held: Partial<HeldHtlcs>, acceptedAt: Date): Prom
   if (!providers().lightning.bestBlockHeight) return null;
   const needed = env().LND_HOLD_MIN_BLOCKS_LEFT;
   const now = held.htlcExpiryHeight ? await currentHeight(held, acceptedAt) : null;
-  if (!held.htlcExpiryHeight || !now) return { blocksLeft: null, needed, height: now?.height ?? null, heightFrom: now?.from ?? null };
+  if (!held.htlcExpiryHeight || !now)
+    return { blocksLeft: null, needed, height: now?.height ?? null, heightFrom: now?.from ?? null };
   return { blocksLeft: held.htlcExpiryHeight - now.height, needed, height: now.height, heightFrom: now.from };
 }
 
 /** Not knowing counts as no room. */
-export const enoughRoom = (room: HtlcRoom | null) => room === null || (room.blocksLeft !== null && room.blocksLeft >= room.needed);
+export const enoughRoom = (room: HtlcRoom | null) =>
+  room === null || (room.blocksLeft !== null && room.blocksLeft >= room.needed);
 
 /** Why a held payment was refused, for the merchant (the payment's failureReason). */
 export function noRoomReason(room: HtlcRoom): string {

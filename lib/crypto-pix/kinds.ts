@@ -10,6 +10,7 @@ export type ChainPayment = CryptoPixPayment & { tokenAddress: string; tokenDecim
 export const overLightning = (p: Pick<CryptoPixPayment, "network">) => p.network === LIGHTNING_NETWORK;
 
 export function chainPayment(p: CryptoPixPayment): ChainPayment {
-  if (p.tokenAddress === null || p.tokenDecimals === null) throw new Error(`Crypto-PIX payment ${p.id} is paid over Lightning, not on a chain`);
+  if (p.tokenAddress === null || p.tokenDecimals === null)
+    throw new Error(`Crypto-PIX payment ${p.id} is paid over Lightning, not on a chain`);
   return p as ChainPayment;
 }

@@ -41,22 +41,43 @@ import { noteSettleFailure } from "./settle-attention";
 // blocks are left (./htlc-room.ts), and a settle that keeps failing reaches an operator
 // (./settle-attention.ts).
 
-export type BrCodeFacts = { qrcode: string; pixKey: string; recipientName: string; recipientCity: string; pixTxid: string | null; valueCentavos: number };
+export type BrCodeFacts = {
+  qrcode: string;
+  pixKey: string;
+  recipientName: string;
+  recipientCity: string;
+  pixTxid: string | null;
+  valueCentavos: number;
+};
 
-export const invoiceActionQueue = jobQueue<object>("crypto-pix-invoice", { policy: "stately", retryLimit: 0, expireInSeconds: 300 });
+export const invoiceActionQueue = jobQueue<object>("crypto-pix-invoice", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 300,
+});
 
-export async function createLightningPayment(merchant: MerchantProfile, code: BrCodeFacts, input: { refundAddress?: string }): Promise<CryptoPixPayment> {
+export async function createLightningPayment(
+  merchant: MerchantProfile,
+  code: BrCodeFacts,
+  input: { refundAddress?: string },
+): Promise<CryptoPixPayment> {
   requireRail("lightning");
   requireRail("pix_out");
   if (input.refundAddress)
-    throw new InvalidInput("refundAddress is for chain payments: over Lightning an unpaid PIX cancels the invoice and the sats go back by themselves", {
-      code: "cryptoPix.refundAddressLightning",
-    });
+    throw new InvalidInput(
+      "refundAddress is for chain payments: over Lightning an unpaid PIX cancels the invoice and the sats go back by themselves",
+      {
+        code: "cryptoPix.refundAddressLightning",
+      },
+    );
   const { rates, lightning } = providers();
   if (!lightning.createHoldInvoice) {
-    throw new InvalidInput("Crypto-PIX over Lightning needs a Lightning node that holds invoices (LIGHTNING_BACKEND=lnd); this server's provider cannot", {
-      code: "cryptoPix.lightningUnavailable",
-    });
+    throw new InvalidInput(
+      "Crypto-PIX over Lightning needs a Lightning node that holds invoices (LIGHTNING_BACKEND=lnd); this server's provider cannot",
+      {
+        code: "cryptoPix.lightningUnavailable",
+      },
+    );
   }
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(code.valueCentavos, quote.rate);
@@ -64,7 +85,12 @@ export async function createLightningPayment(merchant: MerchantProfile, code: Br
   const preimage = randomBytes(32).toString("hex");
   const paymentHash = createHash("sha256").update(Buffer.from(preimage, "hex")).digest("hex");
   const expirySeconds = env().EXPIRY_CRYPTO_PIX_SECONDS;
-  const invoice = await lightning.createHoldInvoice({ paymentHash, satoshis, description: `PIX ${code.recipientName}`.slice(0, 100), expirySeconds });
+  const invoice = await lightning.createHoldInvoice({
+    paymentHash,
+    satoshis,
+    description: `PIX ${code.recipientName}`.slice(0, 100),
+    expirySeconds,
+  });
   return db().transaction(async (tx) => {
     const payment = await insertPayment(tx, {
       merchantId: merchant.id,
@@ -100,7 +126,11 @@ export async function createLightningPayment(merchant: MerchantProfile, code: Br
  * sats go back. Too few blocks left: the same, and the payment is FAILED (docs/providers.md). False
  * when the invoice is not one of ours.
  */
-export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, held: Partial<HeldHtlcs> = {}): Promise<boolean> {
+export async function onInvoiceAccepted(
+  paymentHash: string,
+  acceptedAt: Date,
+  held: Partial<HeldHtlcs> = {},
+): Promise<boolean> {
   // Asked before the transaction: no row stays locked while the node answers.
   const room = await htlcRoom(held, acceptedAt);
   const payoutId = await db().transaction(async (tx) => {
@@ -109,7 +139,12 @@ export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, h
     if (invoice.state !== "open") return null;
     const p = await lockPayment(tx, invoice.paymentId);
     if (!p) return null;
-    const accepted = { state: "accepted" as const, acceptedAt, acceptHeight: held.acceptHeight ?? null, htlcExpiryHeight: held.htlcExpiryHeight ?? null };
+    const accepted = {
+      state: "accepted" as const,
+      acceptedAt,
+      acceptHeight: held.acceptHeight ?? null,
+      htlcExpiryHeight: held.htlcExpiryHeight ?? null,
+    };
     if (p.closedAt || acceptedAt.getTime() > p.expiresAt.getTime()) {
       await updateInvoice(tx, p.id, { ...accepted, action: "cancel" });
       return null;
@@ -119,12 +154,26 @@ export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, h
       await updateInvoice(tx, p.id, { ...accepted, action: "cancel" });
       const failed = await closePayment(tx, p.id, { status: "FAILED", failureReason: noRoomReason(room) });
       if (failed) await emitStatusChange(tx, failed, p.status);
-      log.warn("held Lightning payment refused: too few blocks left before its HTLC expires", { paymentId: p.id, ...room });
+      log.warn("held Lightning payment refused: too few blocks left before its HTLC expires", {
+        paymentId: p.id,
+        ...room,
+      });
       return null;
     }
-    const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
+    const payout = await createPayout(tx, {
+      purpose: "crypto_pix",
+      ownerId: p.id,
+      merchantId: p.merchantId,
+      brcode: p.qrcode,
+      valueCentavos: p.valueCentavos,
+    });
     await updateInvoice(tx, p.id, accepted);
-    await updatePayment(tx, p.id, { receivedAmount: p.cryptoAmount, paidAt: acceptedAt, txHash: paymentHash, pixPayoutId: payout.id });
+    await updatePayment(tx, p.id, {
+      receivedAmount: p.cryptoAmount,
+      paidAt: acceptedAt,
+      txHash: paymentHash,
+      pixPayoutId: payout.id,
+    });
     // The sandbox's payer pays through the API: its Idempotency-Key, if any, is bound to the payment.
     await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: p.id });
     return payout.id;
@@ -143,20 +192,34 @@ export async function onInvoiceAccepted(paymentHash: string, acceptedAt: Date, h
 export async function cryptoPixPayoutMayStart(payout: PixPayout): Promise<string | null> {
   const invoice = await invoiceOf(db(), payout.ownerId);
   if (!invoice?.acceptedAt) return null;
-  const room = await htlcRoom({ acceptHeight: invoice.acceptHeight, htlcExpiryHeight: invoice.htlcExpiryHeight }, invoice.acceptedAt);
+  const room = await htlcRoom(
+    { acceptHeight: invoice.acceptHeight, htlcExpiryHeight: invoice.htlcExpiryHeight },
+    invoice.acceptedAt,
+  );
   return room && !enoughRoom(room) ? noRoomReason(room) : null;
 }
 
 /** In the payout's decision transaction: made → COMPLETED and the invoice is to be settled; not made → it is to be cancelled (the payer's sats return). */
 export async function onLightningPayout(tx: Tx, p: CryptoPixPayment, decision: PayoutDecision): Promise<void> {
   if (decision.status === "completed") {
-    const done = await closePayment(tx, p.id, { status: "COMPLETED", pixPayoutId: decision.providerRef ?? p.pixPayoutId });
+    const done = await closePayment(tx, p.id, {
+      status: "COMPLETED",
+      pixPayoutId: decision.providerRef ?? p.pixPayoutId,
+    });
     if (done) await emitStatusChange(tx, done, p.status);
     await updateInvoice(tx, p.id, { action: "settle" });
     return;
   }
   const after = await updatePayment(tx, p.id, { refundStatus: "PENDING", failureReason: decision.reason });
-  if (after) await emitRefundChange(tx, after, { status: "PENDING", amount: after.receivedAmount, to: null, txHash: null, transferId: null, reason: decision.reason });
+  if (after)
+    await emitRefundChange(tx, after, {
+      status: "PENDING",
+      amount: after.receivedAmount,
+      to: null,
+      txHash: null,
+      transferId: null,
+      reason: decision.reason,
+    });
   await updateInvoice(tx, p.id, { action: "cancel" });
 }
 
@@ -186,7 +249,10 @@ export async function mayExpireLightning(p: CryptoPixPayment): Promise<boolean> 
     }
     return true;
   } catch (err) {
-    log.warn("Lightning node not reachable at a Crypto-PIX payment's expiry; it is closed at the next sweep", { paymentId: p.id, err });
+    log.warn("Lightning node not reachable at a Crypto-PIX payment's expiry; it is closed at the next sweep", {
+      paymentId: p.id,
+      err,
+    });
     return false;
   }
 }
@@ -200,7 +266,10 @@ export async function runInvoiceActions(limit = 100): Promise<number> {
       if (invoice.action === "settle") await lightning.settleHoldInvoice!(invoice.preimage);
       else await lightning.cancelHoldInvoice!(invoice.paymentHash);
     } catch (err) {
-      log.warn(`hold invoice could not be ${invoice.action === "settle" ? "settled" : "cancelled"} yet; retried`, { paymentId: invoice.paymentId, err });
+      log.warn(`hold invoice could not be ${invoice.action === "settle" ? "settled" : "cancelled"} yet; retried`, {
+        paymentId: invoice.paymentId,
+        err,
+      });
       const lastError = (err instanceof Error ? err.message : String(err)).slice(0, 500);
       await updateInvoice(db(), invoice.paymentId, { lastError });
       if (invoice.action === "settle") await noteSettleFailure(invoice, lastError);
@@ -208,13 +277,23 @@ export async function runInvoiceActions(limit = 100): Promise<number> {
     }
     await db().transaction(async (tx) => {
       const p = await lockPayment(tx, invoice.paymentId);
-      await updateInvoice(tx, invoice.paymentId, { action: null, lastError: null, state: invoice.action === "settle" ? "settled" : "canceled" });
+      await updateInvoice(tx, invoice.paymentId, {
+        action: null,
+        lastError: null,
+        state: invoice.action === "settle" ? "settled" : "canceled",
+      });
       await clearAttention("hold_invoice", invoice.paymentId, tx);
       // A PIX not made: the sats went back when the invoice was cancelled.
       if (invoice.action === "cancel" && p && p.refundStatus === "PENDING" && !p.closedAt) {
         const refunded = await closePayment(tx, p.id, { status: "REFUNDED", refundStatus: "COMPLETED" });
         if (refunded) {
-          await emitRefundChange(tx, refunded, { status: "COMPLETED", amount: refunded.receivedAmount, to: null, txHash: null, transferId: null });
+          await emitRefundChange(tx, refunded, {
+            status: "COMPLETED",
+            amount: refunded.receivedAmount,
+            to: null,
+            txHash: null,
+            transferId: null,
+          });
           await emitStatusChange(tx, refunded, p.status);
         }
       }
@@ -238,7 +317,12 @@ export async function reconcileHoldInvoices(): Promise<number> {
   for (const invoice of await openInvoices(db(), lightning.name, 200)) {
     try {
       const remote = await lightning.readInvoice(invoice.paymentHash);
-      if (remote.accepted && remote.acceptedAt && (await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt, remote))) accepted++;
+      if (
+        remote.accepted &&
+        remote.acceptedAt &&
+        (await onInvoiceAccepted(invoice.paymentHash, remote.acceptedAt, remote))
+      )
+        accepted++;
     } catch (err) {
       log.warn("hold invoice could not be read; the next poll tries again", { paymentId: invoice.paymentId, err });
     }

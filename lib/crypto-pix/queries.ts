@@ -2,7 +2,14 @@ import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import { constant, inConstants } from "@/db/constant";
-import { chainTransfers, cryptoPixInvoices, cryptoPixPayments, type ChainTransfer, type CryptoPixInvoice, type CryptoPixPayment } from "@/db/schema";
+import {
+  chainTransfers,
+  cryptoPixInvoices,
+  cryptoPixPayments,
+  type ChainTransfer,
+  type CryptoPixInvoice,
+  type CryptoPixPayment,
+} from "@/db/schema";
 import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
 // The SQL of Crypto-PIX payments, each query taking the executor (the pool or a transaction) first.
@@ -20,7 +27,11 @@ export async function paymentById(ex: Executor, id: string): Promise<CryptoPixPa
   return row;
 }
 
-export async function merchantPaymentById(ex: Executor, merchantId: string, id: string): Promise<CryptoPixPayment | undefined> {
+export async function merchantPaymentById(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<CryptoPixPayment | undefined> {
   const [row] = await ex
     .select()
     .from(cryptoPixPayments)
@@ -46,7 +57,12 @@ const expiredUnpaid = (ids?: string[]) =>
 
 /** Open, not fully paid payments past their expiry (among `ids` when given), oldest first. */
 export async function expiredUnpaidIds(ex: Executor, ids: string[] | undefined, limit: number): Promise<string[]> {
-  const rows = await ex.select({ id: cryptoPixPayments.id }).from(cryptoPixPayments).where(expiredUnpaid(ids)).orderBy(asc(cryptoPixPayments.expiresAt)).limit(limit);
+  const rows = await ex
+    .select({ id: cryptoPixPayments.id })
+    .from(cryptoPixPayments)
+    .where(expiredUnpaid(ids))
+    .orderBy(asc(cryptoPixPayments.expiresAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }
 
@@ -85,7 +101,13 @@ export async function unsettledPaymentIds(ex: Executor, limit: number): Promise<
   const rows = await ex
     .select({ id: cryptoPixPayments.id })
     .from(cryptoPixPayments)
-    .where(and(isNull(cryptoPixPayments.closedAt), isNull(cryptoPixPayments.pixPayoutId), sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`))
+    .where(
+      and(
+        isNull(cryptoPixPayments.closedAt),
+        isNull(cryptoPixPayments.pixPayoutId),
+        sql`${cryptoPixPayments.receivedAmount} >= ${cryptoPixPayments.cryptoAmount}`,
+      ),
+    )
     .limit(limit);
   return rows.map((r) => r.id);
 }
@@ -123,12 +145,21 @@ export async function transferById(ex: Executor, id: string): Promise<ChainTrans
   return row;
 }
 
-export async function setTransferRefund(ex: Executor, id: string, status: "COMPLETED" | "FAILED", note: string): Promise<void> {
+export async function setTransferRefund(
+  ex: Executor,
+  id: string,
+  status: "COMPLETED" | "FAILED",
+  note: string,
+): Promise<void> {
   await ex.update(chainTransfers).set({ refundStatus: status, note }).where(eq(chainTransfers.id, id));
 }
 
 /** Refunds decided and not yet sent: payments (transferId null) and single transfers whose refund has no live transaction. */
-export async function refundsToSend(ex: Executor, paymentId: string | null, limit: number): Promise<{ paymentId: string; transferId: string | null }[]> {
+export async function refundsToSend(
+  ex: Executor,
+  paymentId: string | null,
+  limit: number,
+): Promise<{ paymentId: string; transferId: string | null }[]> {
   const onlyPayment = paymentId ? sql`and p.id = ${paymentId}` : sql``;
   // A refund's transaction is found through its owner, the payment (a transfer's refund has both),
   // by one index probe per refund: "offset 0" keeps each NOT EXISTS a subquery run per row. As an
@@ -149,11 +180,25 @@ export async function refundsToSend(ex: Executor, paymentId: string | null, limi
 export async function watchedPayments(ex: Executor, network: string, lateWindowSeconds: number) {
   const since = sql`now() - make_interval(secs => ${lateWindowSeconds})`;
   const rows = await ex
-    .select({ id: cryptoPixPayments.id, address: cryptoPixPayments.address, tokenAddress: cryptoPixPayments.tokenAddress, decimals: cryptoPixPayments.tokenDecimals })
+    .select({
+      id: cryptoPixPayments.id,
+      address: cryptoPixPayments.address,
+      tokenAddress: cryptoPixPayments.tokenAddress,
+      decimals: cryptoPixPayments.tokenDecimals,
+    })
     .from(cryptoPixPayments)
-    .where(and(eq(cryptoPixPayments.network, network), or(isNull(cryptoPixPayments.closedAt), gt(cryptoPixPayments.closedAt, since))));
+    .where(
+      and(
+        eq(cryptoPixPayments.network, network),
+        or(isNull(cryptoPixPayments.closedAt), gt(cryptoPixPayments.closedAt, since)),
+      ),
+    );
   // A chain network's payments all have their token (only Lightning ones have none).
-  return rows.flatMap((r) => (r.tokenAddress !== null && r.decimals !== null ? [{ ...r, tokenAddress: r.tokenAddress, decimals: r.decimals }] : []));
+  return rows.flatMap((r) =>
+    r.tokenAddress !== null && r.decimals !== null
+      ? [{ ...r, tokenAddress: r.tokenAddress, decimals: r.decimals }]
+      : [],
+  );
 }
 
 export async function insertInvoice(ex: Executor, values: PgInsertValue<typeof cryptoPixInvoices>): Promise<void> {
@@ -161,7 +206,11 @@ export async function insertInvoice(ex: Executor, values: PgInsertValue<typeof c
 }
 
 export async function lockInvoiceByHash(ex: Executor, paymentHash: string): Promise<CryptoPixInvoice | undefined> {
-  const [row] = await ex.select().from(cryptoPixInvoices).where(eq(cryptoPixInvoices.paymentHash, paymentHash)).for("update");
+  const [row] = await ex
+    .select()
+    .from(cryptoPixInvoices)
+    .where(eq(cryptoPixInvoices.paymentHash, paymentHash))
+    .for("update");
   return row;
 }
 
@@ -170,7 +219,11 @@ export async function invoiceOf(ex: Executor, paymentId: string): Promise<Crypto
   return row;
 }
 
-export async function updateInvoice(ex: Executor, paymentId: string, change: PgUpdateSetSource<typeof cryptoPixInvoices>): Promise<void> {
+export async function updateInvoice(
+  ex: Executor,
+  paymentId: string,
+  change: PgUpdateSetSource<typeof cryptoPixInvoices>,
+): Promise<void> {
   await ex
     .update(cryptoPixInvoices)
     .set({ ...change, updatedAt: sql`now()` })
@@ -197,7 +250,13 @@ export async function openInvoices(ex: Executor, provider: string, limit: number
     .select({ invoice: cryptoPixInvoices })
     .from(cryptoPixInvoices)
     .innerJoin(cryptoPixPayments, eq(cryptoPixPayments.id, cryptoPixInvoices.paymentId))
-    .where(and(eq(cryptoPixInvoices.state, constant("open")), eq(cryptoPixInvoices.provider, provider), isNull(cryptoPixPayments.closedAt)))
+    .where(
+      and(
+        eq(cryptoPixInvoices.state, constant("open")),
+        eq(cryptoPixInvoices.provider, provider),
+        isNull(cryptoPixPayments.closedAt),
+      ),
+    )
     .orderBy(asc(cryptoPixInvoices.createdAt))
     .limit(limit)
     .then((rows) => rows.map((r) => r.invoice));

@@ -9,7 +9,16 @@ import { chainPayment } from "./kinds";
 import { log } from "@/lib/log";
 import { cryptoCompare } from "@/lib/money";
 import { emitRefundChange, emitStatusChange } from "./events";
-import { closePayment, firstSender, lockPayment, paymentById, refundsToSend, setTransferRefund, transferById, updatePayment } from "./queries";
+import {
+  closePayment,
+  firstSender,
+  lockPayment,
+  paymentById,
+  refundsToSend,
+  setTransferRefund,
+  transferById,
+  updatePayment,
+} from "./queries";
 
 // Crypto-PIX refunds (docs/api.md#states-expiry-and-money, docs/providers.md#an-outcome-we-do-not-know-is-not-a-failure). A refund is decided in the transaction that decides the
 // payment's fate (expired partly paid, PIX not made, money after it closed): that transaction only
@@ -24,7 +33,14 @@ export async function decideRefund(tx: Tx, p: CryptoPixPayment, reason: string):
     ? await updatePayment(tx, p.id, { refundStatus: "PENDING", failureReason: reason })
     : await closePayment(tx, p.id, { refundStatus: "PENDING", failureReason: reason });
   if (!after) return p;
-  await emitRefundChange(tx, after, { status: "PENDING", amount: after.receivedAmount, to: after.refundAddress, txHash: null, transferId: null, reason });
+  await emitRefundChange(tx, after, {
+    status: "PENDING",
+    amount: after.receivedAmount,
+    to: after.refundAddress,
+    txHash: null,
+    transferId: null,
+    reason,
+  });
   return after;
 }
 
@@ -36,7 +52,11 @@ export async function sendDecidedRefunds(paymentId: string | null = null, limit 
       const id = await sendRefund(intent.paymentId, intent.transferId);
       if (id) made.push(id);
     } catch (err) {
-      log.error("refund could not be sent; it is tried again", { paymentId: intent.paymentId, transferId: intent.transferId, err });
+      log.error("refund could not be sent; it is tried again", {
+        paymentId: intent.paymentId,
+        transferId: intent.transferId,
+        err,
+      });
     }
   }
   return made;
@@ -50,13 +70,23 @@ async function sendRefund(paymentId: string, transferId: string | null): Promise
     const payment = await lockPayment(tx, paymentId);
     if (!payment) return null;
     // Re-checked under the payment's lock: two senders cannot both send it.
-    const [pending] = await refundsToSend(tx, paymentId, 100).then((all) => all.filter((i) => i.transferId === transferId));
+    const [pending] = await refundsToSend(tx, paymentId, 100).then((all) =>
+      all.filter((i) => i.transferId === transferId),
+    );
     if (!pending) return null;
     const transfer = transferId ? await transferById(tx, transferId) : undefined;
     const amount = transfer ? transfer.unappliedAmount : payment.receivedAmount;
     const to = transfer ? transfer.fromAddress : (payment.refundAddress ?? (await firstSender(tx, payment.id)));
     if (!to || cryptoCompare(amount, "0") <= 0) {
-      await refundFailed(tx, payment, transferId, amount, to, null, to ? "nothing to send back" : "no address to send the refund to");
+      await refundFailed(
+        tx,
+        payment,
+        transferId,
+        amount,
+        to,
+        null,
+        to ? "nothing to send back" : "no address to send the refund to",
+      );
       return null;
     }
     const { chainTx } = await createChainTx(tx, plan, {
@@ -74,9 +104,19 @@ async function sendRefund(paymentId: string, transferId: string | null): Promise
   return chainTxId;
 }
 
-async function refundFailed(tx: Tx, p: CryptoPixPayment, transferId: string | null, amount: string, to: string | null, hash: string | null, reason: string) {
+async function refundFailed(
+  tx: Tx,
+  p: CryptoPixPayment,
+  transferId: string | null,
+  amount: string,
+  to: string | null,
+  hash: string | null,
+  reason: string,
+) {
   if (transferId) await setTransferRefund(tx, transferId, "FAILED", `refund failed: ${reason}`);
-  const after = transferId ? p : ((await updatePayment(tx, p.id, { refundStatus: "FAILED", failureReason: `refund failed: ${reason}` })) ?? p);
+  const after = transferId
+    ? p
+    : ((await updatePayment(tx, p.id, { refundStatus: "FAILED", failureReason: `refund failed: ${reason}` })) ?? p);
   await emitRefundChange(tx, after, { status: "FAILED", amount, to, txHash: hash, transferId, reason });
   log.error("crypto-pix refund failed; an operator must resolve it", { paymentId: p.id, transferId, reason });
 }
@@ -92,12 +132,28 @@ export const onRefundChainTx: NonNullable<ChainTxOwners["refund"]> = async (tx, 
   }
   if (chainTx.transferId) {
     await setTransferRefund(tx, chainTx.transferId, "COMPLETED", `refunded to its sender in ${decision.hash}`);
-    await emitRefundChange(tx, p, { status: "COMPLETED", amount, to: chainTx.toAddress, txHash: decision.hash, transferId: chainTx.transferId });
+    await emitRefundChange(tx, p, {
+      status: "COMPLETED",
+      amount,
+      to: chainTx.toAddress,
+      txHash: decision.hash,
+      transferId: chainTx.transferId,
+    });
     return;
   }
-  const after = await updatePayment(tx, p.id, { status: "REFUNDED", refundStatus: "COMPLETED", refundTxHash: decision.hash });
+  const after = await updatePayment(tx, p.id, {
+    status: "REFUNDED",
+    refundStatus: "COMPLETED",
+    refundTxHash: decision.hash,
+  });
   if (!after) return;
-  await emitRefundChange(tx, after, { status: "COMPLETED", amount, to: chainTx.toAddress, txHash: decision.hash, transferId: null });
+  await emitRefundChange(tx, after, {
+    status: "COMPLETED",
+    amount,
+    to: chainTx.toAddress,
+    txHash: decision.hash,
+    transferId: null,
+  });
   await emitStatusChange(tx, after, p.status);
 };
 

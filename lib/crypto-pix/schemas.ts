@@ -9,7 +9,9 @@ export const CRYPTO_PIX_NETWORKS = ["bsc", "eth"] as const;
 /** …and Lightning (docs/providers.md#crypto-pix-over-lightning): a hold invoice, settled once the PIX is made. */
 export const CRYPTO_PIX_ANY_NETWORKS = [...CRYPTO_PIX_NETWORKS, "lightning"] as const;
 export const PAID_ASSETS = [...ASSETS, "BTC"] as const;
-const payTo = z.string().meta({ description: "Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning" });
+const payTo = z
+  .string()
+  .meta({ description: "Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning" });
 
 export const payCryptoPixBody = bodyObject({
   qrcode: z
@@ -27,7 +29,9 @@ export const payCryptoPixBody = bodyObject({
     .optional()
     .meta({ type: "string", enum: [...ASSETS], default: "USDT" }),
   /** BRL, required only when the BR Code carries no amount. */
-  value: brlValue.optional().meta({ description: "BRL; required only when the BR Code carries no amount, and must match it when it does" }),
+  value: brlValue
+    .optional()
+    .meta({ description: "BRL; required only when the BR Code carries no amount, and must match it when it does" }),
   refundAddress: z
     .string({ error: "must be a string" })
     .refine((a) => isAddress(a, { strict: true }), "must be a valid EVM address (0x…, EIP-55 checksum if mixed-case)")
@@ -42,7 +46,15 @@ export type PayCryptoPixInput = z.output<typeof payCryptoPixBody>;
  * the payer's sats held while the PIX is paid, being settled (the PIX was made) or cancelled (the sats
  * go back), and done.
  */
-export const HOLD_INVOICE_STATUSES = ["OPEN", "HELD", "SETTLING", "SETTLE_FAILING", "CANCELLING", "SETTLED", "CANCELED"] as const;
+export const HOLD_INVOICE_STATUSES = [
+  "OPEN",
+  "HELD",
+  "SETTLING",
+  "SETTLE_FAILING",
+  "CANCELLING",
+  "SETTLED",
+  "CANCELED",
+] as const;
 export type HoldInvoiceStatus = (typeof HOLD_INVOICE_STATUSES)[number];
 
 const holdInvoiceSchema = z
@@ -51,15 +63,30 @@ const holdInvoiceSchema = z
       description:
         "OPEN until the payer pays; HELD while the payer's sats are held and the PIX is paid; SETTLING once the PIX was made, until the node settles the invoice (SETTLE_FAILING while its last attempt failed: retried until it succeeds); CANCELLING / CANCELED when the sats go back; SETTLED when they are the merchant's",
     }),
-    lastError: z.string().nullable().meta({ description: "The node's answer to the last settle or cancel that failed; null once one succeeded" }),
-    attention: z.string().nullable().meta({ description: "Set while an operator must act (a settle still failing after the PIX was made), with why" }),
+    lastError: z
+      .string()
+      .nullable()
+      .meta({ description: "The node's answer to the last settle or cancel that failed; null once one succeeded" }),
+    attention: z
+      .string()
+      .nullable()
+      .meta({
+        description: "Set while an operator must act (a settle still failing after the PIX was made), with why",
+      }),
     attentionSince: isoDateTime.nullable(),
-    acceptHeight: z.number().int().nullable().meta({ description: "Block height at which the node accepted the payer's HTLC" }),
+    acceptHeight: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "Block height at which the node accepted the payer's HTLC" }),
     htlcExpiryHeight: z
       .number()
       .int()
       .nullable()
-      .meta({ description: "Block height at which the payer's HTLC expires; the node gives the sats back some blocks before (invoices.holdexpirydelta)" }),
+      .meta({
+        description:
+          "Block height at which the payer's HTLC expires; the node gives the sats back some blocks before (invoices.holdexpirydelta)",
+      }),
   })
   .meta({ id: "CryptoPixHoldInvoice" });
 
@@ -74,7 +101,9 @@ export const cryptoPixCreatedSchema = z
     tokenAddress: evmAddress.optional().meta({ description: "The token's contract; absent over Lightning" }),
     cryptoValue: cryptoAmount.meta({ description: "Tokens to send, rounded up to 6 decimals; BTC over Lightning" }),
     satoshis: z.string().optional().meta({ description: "Lightning only: the invoice's amount in satoshis" }),
-    rate: z.number().meta({ description: "BRL per token (per BTC over Lightning), fixed when the request was received" }),
+    rate: z
+      .number()
+      .meta({ description: "BRL per token (per BTC over Lightning), fixed when the request was received" }),
     recipientName: z.string(),
     status: z.enum(CHAIN_STATUSES),
     expiresAt: isoDateTime,
@@ -112,7 +141,10 @@ export const cryptoPixSchema = z
     failureReason: z.string().optional(),
     holdInvoice: holdInvoiceSchema
       .optional()
-      .meta({ description: "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing" }),
+      .meta({
+        description:
+          "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing",
+      }),
   })
   .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment; satoshis and holdInvoice only over Lightning" });
 export type CryptoPixView = z.infer<typeof cryptoPixSchema>;

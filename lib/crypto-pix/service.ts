@@ -11,8 +11,22 @@ import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
-import { advancePayout, createPayout, requestPayout, type PayoutGuards, type PayoutOwners } from "@/lib/pix-payouts/machine";
-import { centavosForCrypto, centavosToBrl, cryptoAdd, cryptoCompare, cryptoDueFor, cryptoMin, cryptoSub } from "@/lib/money";
+import {
+  advancePayout,
+  createPayout,
+  requestPayout,
+  type PayoutGuards,
+  type PayoutOwners,
+} from "@/lib/pix-payouts/machine";
+import {
+  centavosForCrypto,
+  centavosToBrl,
+  cryptoAdd,
+  cryptoCompare,
+  cryptoDueFor,
+  cryptoMin,
+  cryptoSub,
+} from "@/lib/money";
 import { BrCodeError, parseBrCode } from "@/lib/pix/brcode";
 import { providers } from "@/lib/providers";
 import type { DecodedCharge } from "@/lib/providers/payout/types";
@@ -30,19 +44,29 @@ import {
 } from "./queries";
 import { emitStatusChange } from "./events";
 import { overLightning, LIGHTNING_NETWORK } from "./kinds";
-import { closeLightningAtExpiry, createLightningPayment, cryptoPixPayoutMayStart, mayExpireLightning, onLightningPayout } from "./lightning";
+import {
+  closeLightningAtExpiry,
+  createLightningPayment,
+  cryptoPixPayoutMayStart,
+  mayExpireLightning,
+  onLightningPayout,
+} from "./lightning";
 import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
 
 /** Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. */
-export async function createCryptoPixPayment(merchant: MerchantProfile, input: PayCryptoPixInput): Promise<CryptoPixPayment> {
+export async function createCryptoPixPayment(
+  merchant: MerchantProfile,
+  input: PayCryptoPixInput,
+): Promise<CryptoPixPayment> {
   let parsed;
   try {
     parsed = parseBrCode(input.qrcode);
   } catch (err) {
-    if (err instanceof BrCodeError) throw new InvalidInput(`Invalid PIX QR code: ${err.message}`, { code: "brcode.invalid" });
+    if (err instanceof BrCodeError)
+      throw new InvalidInput(`Invalid PIX QR code: ${err.message}`, { code: "brcode.invalid" });
     throw err;
   }
   // The rail first: a server without it answers its 400 before asking any provider about the code.
@@ -61,38 +85,62 @@ export async function createCryptoPixPayment(merchant: MerchantProfile, input: P
   }
   if (!pixKey) throw new InvalidInput("Invalid PIX QR code: it carries no PIX key", { code: "brcode.invalid" });
   if (codeAmount !== null && input.value !== undefined && input.value !== codeAmount) {
-    throw new InvalidInput(`value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`, {
-      code: "brcode.contradicts",
-      values: { value: input.value, codeValue: codeAmount },
-    });
+    throw new InvalidInput(
+      `value ${centavosToBrl(input.value)} contradicts the amount in the PIX QR code (${centavosToBrl(codeAmount)})`,
+      {
+        code: "brcode.contradicts",
+        values: { value: input.value, codeValue: codeAmount },
+      },
+    );
   }
   const valueCentavos = codeAmount ?? input.value;
   if (valueCentavos === undefined) {
-    throw new InvalidInput("This PIX QR code has no amount: send value (BRL) with the request", { code: "brcode.noAmount" });
+    throw new InvalidInput("This PIX QR code has no amount: send value (BRL) with the request", {
+      code: "brcode.noAmount",
+    });
   }
   const maxCentavos = Math.round(env().MAX_ORDER_VALUE_BRL * 100);
   if (valueCentavos > maxCentavos) {
-    throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`, { code: "amount.aboveMax", values: { max: maxCentavos } });
+    throw new InvalidInput(`The amount is above the maximum of ${env().MAX_ORDER_VALUE_BRL} BRL`, {
+      code: "amount.aboveMax",
+      values: { max: maxCentavos },
+    });
   }
   if (input.network === LIGHTNING_NETWORK) {
     if (input.asset !== undefined && input.asset !== "BTC")
-      throw new InvalidInput(`Token not supported: ${JSON.stringify(input.asset)}. Over Lightning the asset is BTC`, { code: "asset.notSupported" });
+      throw new InvalidInput(`Token not supported: ${JSON.stringify(input.asset)}. Over Lightning the asset is BTC`, {
+        code: "asset.notSupported",
+      });
     return createLightningPayment(
       merchant,
-      { qrcode: input.qrcode, pixKey, recipientName: parsed.merchantName, recipientCity: parsed.merchantCity, pixTxid, valueCentavos },
+      {
+        qrcode: input.qrcode,
+        pixKey,
+        recipientName: parsed.merchantName,
+        recipientCity: parsed.merchantCity,
+        pixTxid,
+        valueCentavos,
+      },
       { refundAddress: input.refundAddress },
     );
   }
   requireRail("crypto_pix");
-  const { network, asset, token } = resolveToken(String(input.network ?? ""), input.asset === undefined ? "USDT" : String(input.asset), CRYPTO_PIX_NETWORKS);
+  const { network, asset, token } = resolveToken(
+    String(input.network ?? ""),
+    input.asset === undefined ? "USDT" : String(input.asset),
+    CRYPTO_PIX_NETWORKS,
+  );
   const quote = await providers().rates.quote(asset);
   const amount = cryptoDueFor(valueCentavos, quote.rate);
   if (belowMinimum(amount, network)) {
     const min = minimumDeposit(network);
-    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${min} ${asset} on ${network}`, {
-      code: "amount.belowMinimum",
-      values: { min, asset, network },
-    });
+    throw new InvalidInput(
+      `Computed crypto value is invalid: ${amount} ${asset} is below the minimum of ${min} ${asset} on ${network}`,
+      {
+        code: "amount.belowMinimum",
+        values: { min, asset, network },
+      },
+    );
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
@@ -131,15 +179,24 @@ const MIN_PAY_WINDOW_MS = 5 * 60_000;
 async function dynamicCharge(qrcode: string): Promise<DecodedCharge> {
   const payout = providers().payout;
   if (!payout.decode)
-    throw new InvalidInput("Dynamic PIX QR codes cannot be paid through this server's PIX payout provider: use a static BR Code", { code: "brcode.dynamic" });
+    throw new InvalidInput(
+      "Dynamic PIX QR codes cannot be paid through this server's PIX payout provider: use a static BR Code",
+      { code: "brcode.dynamic" },
+    );
   const charge = await payout.decode(qrcode);
   if (!charge.payable)
-    throw new InvalidInput("This PIX QR code can no longer be paid: its charge was already paid, removed or has expired", { code: "brcode.unpayable" });
+    throw new InvalidInput(
+      "This PIX QR code can no longer be paid: its charge was already paid, removed or has expired",
+      { code: "brcode.unpayable" },
+    );
   if (charge.expiresAt && charge.expiresAt.getTime() - Date.now() < MIN_PAY_WINDOW_MS + CHARGE_MARGIN_MS)
-    throw new InvalidInput(`This PIX QR code expires at ${charge.expiresAt.toISOString()}: too soon to be paid with crypto`, {
-      code: "brcode.expiresSoon",
-      values: { at: charge.expiresAt },
-    });
+    throw new InvalidInput(
+      `This PIX QR code expires at ${charge.expiresAt.toISOString()}: too soon to be paid with crypto`,
+      {
+        code: "brcode.expiresSoon",
+        values: { at: charge.expiresAt },
+      },
+    );
   return charge;
 }
 
@@ -157,7 +214,8 @@ export async function findCryptoPixPayment(merchantId: string, id: string): Prom
 
 /** The payment as it stands: an open, unpaid one past its expiry (by payment time) is closed first, since the sweep may not have run yet. */
 export async function paymentExpiredOnRead(row: CryptoPixPayment): Promise<CryptoPixPayment> {
-  if (row.closedAt || row.expiresAt.getTime() >= Date.now() || cryptoCompare(row.receivedAmount, row.cryptoAmount) >= 0) return row;
+  if (row.closedAt || row.expiresAt.getTime() >= Date.now() || cryptoCompare(row.receivedAmount, row.cryptoAmount) >= 0)
+    return row;
   await expireCryptoPixPayments([row.id]);
   return (await paymentById(db(), row.id))!;
 }
@@ -200,7 +258,12 @@ export async function expireCryptoPixPayments(ids?: string[], batch = 200): Prom
   return closed;
 }
 
-export type ApplyResult = { payment: CryptoPixPayment; duplicate: boolean; fullyPaid: boolean; payoutId: string | null };
+export type ApplyResult = {
+  payment: CryptoPixPayment;
+  duplicate: boolean;
+  fullyPaid: boolean;
+  payoutId: string | null;
+};
 
 /**
  * Applies one confirmed crypto transfer, once, judged by its payment time. In time and short of the
@@ -213,13 +276,19 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
     let p = await lockPayment(tx, paymentId);
     if (!p) throw new NotFound("Crypto-PIX payment not found");
     const paidAt = transfer.blockTime ?? new Date();
-    const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "crypto_pix", ownerId: p.id });
+    const transferId = await recordTransfer(tx, {
+      ...transfer,
+      blockTime: paidAt,
+      ownerKind: "crypto_pix",
+      ownerId: p.id,
+    });
     if (!transferId) return { payment: p, duplicate: true, fullyPaid: false, payoutId: null };
     // A transfer made through the sandbox's API: its Idempotency-Key, if any, is bound to it.
     await bindIdempotencyKey(tx, { type: "chain_transfer", id: transferId });
 
     // Paid after the expiry: the payment closes at its expiry first, as the sweep would have closed it.
-    if (!p.closedAt && paidAt.getTime() > p.expiresAt.getTime() && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0) p = await closeAtExpiry(tx, p);
+    if (!p.closedAt && paidAt.getTime() > p.expiresAt.getTime() && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0)
+      p = await closeAtExpiry(tx, p);
 
     const open = !p.closedAt && cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0;
     const remaining = open ? cryptoSub(p.cryptoAmount, p.receivedAmount) : "0";
@@ -232,9 +301,20 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
     let payoutId: string | null = null;
     if (cryptoCompare(applied, "0") > 0) {
       if (fullyPaid) {
-        const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
+        const payout = await createPayout(tx, {
+          purpose: "crypto_pix",
+          ownerId: p.id,
+          merchantId: p.merchantId,
+          brcode: p.qrcode,
+          valueCentavos: p.valueCentavos,
+        });
         payoutId = payout.id;
-        after = (await updatePayment(tx, p.id, { receivedAmount: received, txHash: transfer.txHash.toLowerCase(), paidAt, pixPayoutId: payout.id }))!;
+        after = (await updatePayment(tx, p.id, {
+          receivedAmount: received,
+          txHash: transfer.txHash.toLowerCase(),
+          paidAt,
+          pixPayoutId: payout.id,
+        }))!;
       } else {
         after = (await updatePayment(tx, p.id, {
           receivedAmount: received,
@@ -252,7 +332,9 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
       unapplied,
       ...(cryptoCompare(unapplied, "0") > 0
         ? {
-            note: late ? "arrived after the payment closed: sent back to its sender" : "beyond the amount due: sent back to its sender",
+            note: late
+              ? "arrived after the payment closed: sent back to its sender"
+              : "beyond the amount due: sent back to its sender",
             refundStatus: "PENDING" as const,
           }
         : {}),
@@ -264,7 +346,13 @@ export async function applyCryptoPixTransfer(paymentId: string, transfer: Incomi
         type: "crypto_pix.funds_unapplied",
         subjectType: "crypto_pix",
         subjectId: p.id,
-        data: { ...cryptoPixView(after), unappliedAmount: Number(unapplied), txHash: transfer.txHash, reason: late ? "after_final" : "overpayment", refunded: true },
+        data: {
+          ...cryptoPixView(after),
+          unappliedAmount: Number(unapplied),
+          txHash: transfer.txHash,
+          reason: late ? "after_final" : "overpayment",
+          refunded: true,
+        },
       });
     }
     return { payment: after, duplicate: false, fullyPaid, payoutId };
@@ -306,7 +394,13 @@ export async function settleFullyPaidPayments(limit = 100): Promise<number> {
     const payoutId = await db().transaction(async (tx) => {
       const p = await lockPayment(tx, id);
       if (!p || p.closedAt || p.pixPayoutId || cryptoCompare(p.receivedAmount, p.cryptoAmount) < 0) return null;
-      const payout = await createPayout(tx, { purpose: "crypto_pix", ownerId: p.id, merchantId: p.merchantId, brcode: p.qrcode, valueCentavos: p.valueCentavos });
+      const payout = await createPayout(tx, {
+        purpose: "crypto_pix",
+        ownerId: p.id,
+        merchantId: p.merchantId,
+        brcode: p.qrcode,
+        valueCentavos: p.valueCentavos,
+      });
       await updatePayment(tx, p.id, { pixPayoutId: payout.id });
       return payout.id;
     });
@@ -341,13 +435,21 @@ export async function followUpTransfer(paymentId: string, payoutId: string | nul
  * event and shown to the merchant, never applied nor sent back automatically (the hot wallet may not
  * hold that token). False when it had been recorded before.
  */
-export async function recordStrayPayment(paymentId: string, transfer: IncomingTransfer, reason: StrayReason): Promise<boolean> {
+export async function recordStrayPayment(
+  paymentId: string,
+  transfer: IncomingTransfer,
+  reason: StrayReason,
+): Promise<boolean> {
   return db().transaction(async (tx) => {
     const p = await lockPayment(tx, paymentId);
     if (!p) throw new NotFound("Crypto-PIX payment not found");
     const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "crypto_pix", ownerId: p.id });
     if (!transferId) return false;
-    await noteTransferUse(tx, transferId, { applied: "0", unapplied: transfer.amount, note: strayNote(transfer, p, reason) });
+    await noteTransferUse(tx, transferId, {
+      applied: "0",
+      unapplied: transfer.amount,
+      note: strayNote(transfer, p, reason),
+    });
     await recordEvent(tx, {
       merchantId: p.merchantId,
       type: "crypto_pix.funds_unapplied",

@@ -22,7 +22,9 @@ export async function noteSettleFailure(invoice: CryptoPixInvoice, error: string
   // The payment was closed (COMPLETED) in the transaction that decided the settle.
   const pixMadeAt = (await paymentById(db(), invoice.paymentId))?.closedAt ?? invoice.updatedAt;
   if (!hopeless && Date.now() - pixMadeAt.getTime() < SETTLE_ATTENTION_AFTER_MS) return;
-  const expiry = invoice.htlcExpiryHeight ? ` The payer's HTLC expires at block ${invoice.htlcExpiryHeight}; lnd cancels it invoices.holdexpirydelta blocks before.` : "";
+  const expiry = invoice.htlcExpiryHeight
+    ? ` The payer's HTLC expires at block ${invoice.htlcExpiryHeight}; lnd cancels it invoices.holdexpirydelta blocks before.`
+    : "";
   const why = hopeless
     ? `PIX made at ${pixMadeAt.toISOString()}, but the node can no longer settle the hold invoice (${error}): the payer's sats went back after the PIX was paid.`
     : `PIX made at ${pixMadeAt.toISOString()}, but the node has refused to settle the hold invoice since (${error}); retried at every sweep.${expiry}`;

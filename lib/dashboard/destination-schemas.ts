@@ -15,8 +15,11 @@ export const addDestinationForm = formSchema(
       label: z.string().trim().max(60).optional(),
     })
     .superRefine(({ kind, value }, ctx) => {
-      const checked = (kind === "pix_key" ? pixOutDestination : withdrawalAddress).safeParse(value, { reportInput: true });
-      for (const issue of checked.error?.issues ?? []) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message, input: value });
+      const checked = (kind === "pix_key" ? pixOutDestination : withdrawalAddress).safeParse(value, {
+        reportInput: true,
+      });
+      for (const issue of checked.error?.issues ?? [])
+        ctx.addIssue({ code: "custom", path: ["value"], message: issue.message, input: value });
     }),
 );
 

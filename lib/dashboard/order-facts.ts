@@ -44,7 +44,11 @@ export function referenceFacts(reference: Record<string, string>): Fact[] {
   const rank = (k: string) => (REFERENCE_ORDER.includes(k) ? REFERENCE_ORDER.indexOf(k) : REFERENCE_ORDER.length);
   return Object.entries(reference)
     .sort(([a], [b]) => rank(a) - rank(b))
-    .map(([k, v]) => ({ label: REFERENCE_LABELS[k] ?? "order.ref.other", type: "text", value: k === "cpf" || k === "cnpj" ? formatTaxId(v) : v }));
+    .map(([k, v]) => ({
+      label: REFERENCE_LABELS[k] ?? "order.ref.other",
+      type: "text",
+      value: k === "cpf" || k === "cnpj" ? formatTaxId(v) : v,
+    }));
 }
 
 /** 52998224725 → 529.982.247-25; 11222333000181 → 11.222.333/0001-81 (the alphanumeric CNPJ too). */
@@ -64,7 +68,14 @@ export function chainFacts(o: OnchainOrder | ChainPayment): Fact[] {
     { label: "order.received", type: "crypto", value: new Decimal(o.receivedAmount).toFixed(), unit: o.asset },
     { label: "order.remaining", type: "crypto", value: remaining(o.cryptoAmount, o.receivedAmount), unit: o.asset },
     ...(new Decimal(o.unappliedAmount).gt(0)
-      ? [{ label: "order.unapplied" as const, type: "crypto" as const, value: new Decimal(o.unappliedAmount).toFixed(), unit: o.asset }]
+      ? [
+          {
+            label: "order.unapplied" as const,
+            type: "crypto" as const,
+            value: new Decimal(o.unappliedAmount).toFixed(),
+            unit: o.asset,
+          },
+        ]
       : []),
     { label: "order.address", type: "mono", value: o.address },
   ];
@@ -73,7 +84,12 @@ export function chainFacts(o: OnchainOrder | ChainPayment): Fact[] {
 export function lightningFacts(p: CryptoPixPayment, invoice: CryptoPixInvoice | undefined): Fact[] {
   return [
     { label: "order.network", type: "text", value: "Lightning" },
-    { label: "order.satoshis", type: "crypto", value: new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0), unit: "sats" },
+    {
+      label: "order.satoshis",
+      type: "crypto",
+      value: new Decimal(p.cryptoAmount).times(100_000_000).toFixed(0),
+      unit: "sats",
+    },
     { label: "order.rate", type: "rate", value: new Decimal(p.rate).toFixed(), asset: "BTC" },
     { label: "order.received", type: "crypto", value: new Decimal(p.receivedAmount).toFixed(), unit: "BTC" },
     ...(invoice ? holdInvoiceFacts(invoice) : []),
@@ -84,8 +100,14 @@ export function lightningFacts(p: CryptoPixPayment, invoice: CryptoPixInvoice | 
 function holdInvoiceFacts(i: CryptoPixInvoice): Fact[] {
   return [
     { label: "order.holdInvoice", type: "holdInvoice", value: holdInvoiceStatus(i) },
-    ...(i.attention ? [{ label: "order.holdInvoiceAttention" as const, type: "text" as const, value: i.attention }] : []),
-    ...(i.lastError && !i.attention ? [{ label: "order.holdInvoiceError" as const, type: "text" as const, value: i.lastError }] : []),
-    ...(i.htlcExpiryHeight ? [{ label: "order.htlcExpiryHeight" as const, type: "text" as const, value: String(i.htlcExpiryHeight) }] : []),
+    ...(i.attention
+      ? [{ label: "order.holdInvoiceAttention" as const, type: "text" as const, value: i.attention }]
+      : []),
+    ...(i.lastError && !i.attention
+      ? [{ label: "order.holdInvoiceError" as const, type: "text" as const, value: i.lastError }]
+      : []),
+    ...(i.htlcExpiryHeight
+      ? [{ label: "order.htlcExpiryHeight" as const, type: "text" as const, value: String(i.htlcExpiryHeight) }]
+      : []),
   ];
 }

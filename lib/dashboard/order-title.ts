@@ -13,6 +13,10 @@ export function orderTitleText(title: OrderTitle, t: Translator, money: (centavo
     case "recipient":
       return t("order.titleRecipient", { name: title.text });
     case "kind":
-      return t("order.titleKind", { kind: t(`kind.${title.kind}`), amount: money(title.valueCentavos), id: title.shortId });
+      return t("order.titleKind", {
+        kind: t(`kind.${title.kind}`),
+        amount: money(title.valueCentavos),
+        id: title.shortId,
+      });
   }
 }

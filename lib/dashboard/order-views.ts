@@ -1,4 +1,11 @@
-import type { ChainTransfer, CryptoPixInvoice, CryptoPixPayment, OnchainOrder, Order, UnappliedResolution } from "@/db/schema";
+import type {
+  ChainTransfer,
+  CryptoPixInvoice,
+  CryptoPixPayment,
+  OnchainOrder,
+  Order,
+  UnappliedResolution,
+} from "@/db/schema";
 import { assetOf } from "@/lib/chain/config";
 import { networkName } from "@/lib/chain/network-names";
 import { depositTransferUri } from "@/lib/chain/payment-uri";
@@ -106,7 +113,14 @@ export type OrderDetail = {
   unapplied: UnappliedLine[];
 };
 
-export type DisputeLine = { id: string; valueCentavos: number; natureza: string; status: string; debited: boolean; at: string };
+export type DisputeLine = {
+  id: string;
+  valueCentavos: number;
+  natureza: string;
+  status: string;
+  debited: boolean;
+  at: string;
+};
 
 export type RefundLine = {
   id: string;
@@ -119,9 +133,13 @@ export type RefundLine = {
 
 const OPEN_STATUSES = new Set(["PENDING", "PARTIAL_ORDER"]);
 
-const open = (status: string, expiresAt: Date | null) => OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
+const open = (status: string, expiresAt: Date | null) =>
+  OPEN_STATUSES.has(status) && (!expiresAt || expiresAt.getTime() > Date.now());
 
-export type OrderBase = Omit<OrderDetail, "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied">;
+export type OrderBase = Omit<
+  OrderDetail,
+  "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied"
+>;
 
 export function fromOrder(o: Order): OrderBase {
   const link = paymentLink(o.paymentLinkId);
@@ -148,7 +166,13 @@ export function fromOrder(o: Order): OrderBase {
     paidAt: o.paidAt?.toISOString() ?? null,
     final: o.status !== "PENDING",
     paymentLinkId: o.paymentLinkId,
-    ...orderNaming({ id: o.id, kind: o.kind, valueCentavos: o.valueCentavos, paymentLinkId: o.paymentLinkId, reference: o.reference }),
+    ...orderNaming({
+      id: o.id,
+      kind: o.kind,
+      valueCentavos: o.valueCentavos,
+      paymentLinkId: o.paymentLinkId,
+      reference: o.reference,
+    }),
     link,
     payment: open(o.status, o.expiresAt) ? payment : null,
     facts,
@@ -166,21 +190,33 @@ export function fromDeposit(o: OnchainOrder): OrderBase {
     paidAt: o.completedAt?.toISOString() ?? null,
     final: o.closedAt !== null,
     paymentLinkId: o.paymentLinkId,
-    ...orderNaming({ id: o.id, kind: "onchain", valueCentavos: o.valueCentavos, paymentLinkId: o.paymentLinkId, reference: null }),
+    ...orderNaming({
+      id: o.id,
+      kind: "onchain",
+      valueCentavos: o.valueCentavos,
+      paymentLinkId: o.paymentLinkId,
+      reference: null,
+    }),
     link: paymentLink(o.paymentLinkId),
-    payment: !o.closedAt && open(o.status, o.expiresAt) ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" } : null,
+    payment:
+      !o.closedAt && open(o.status, o.expiresAt)
+        ? { qrContent: depositTransferUri(o), code: o.address, codeLabel: "order.address" }
+        : null,
     facts: [
       { label: "order.id", type: "mono", value: o.id },
       { label: "order.paymentLinkId", type: "mono", value: o.paymentLinkId },
       ...chainFacts(o),
-      ...(o.creditedCentavos > 0 ? [{ label: "order.credited" as const, type: "money" as const, value: o.creditedCentavos }] : []),
+      ...(o.creditedCentavos > 0
+        ? [{ label: "order.credited" as const, type: "money" as const, value: o.creditedCentavos }]
+        : []),
     ],
   };
 }
 
 /** How the payer pays a Crypto-PIX payment: the chain transfer, or the Lightning invoice. */
 function payCryptoPix(p: CryptoPixPayment): OrderDetail["payment"] {
-  if (overLightning(p)) return { qrContent: `lightning:${p.address.toUpperCase()}`, code: p.address, codeLabel: "order.invoice" };
+  if (overLightning(p))
+    return { qrContent: `lightning:${p.address.toUpperCase()}`, code: p.address, codeLabel: "order.invoice" };
   return { qrContent: depositTransferUri(chainPayment(p)), code: p.address, codeLabel: "order.address" };
 }
 
@@ -195,7 +231,13 @@ export function fromCryptoPix(p: CryptoPixPayment, invoice?: CryptoPixInvoice): 
     paidAt: p.paidAt?.toISOString() ?? null,
     final: p.closedAt !== null,
     paymentLinkId: null,
-    ...orderNaming({ id: p.id, kind: "crypto_pix", valueCentavos: p.valueCentavos, paymentLinkId: null, reference: { recipientName: p.recipientName } }),
+    ...orderNaming({
+      id: p.id,
+      kind: "crypto_pix",
+      valueCentavos: p.valueCentavos,
+      paymentLinkId: null,
+      reference: { recipientName: p.recipientName },
+    }),
     // The payer's page, keyed by payCryptoPixId (Crypto-PIX payments have no payment link id).
     link: cryptoPixPayLink(encodeCryptoPixId(p.id)),
     payment: !p.closedAt && open(p.status, p.expiresAt) ? payCryptoPix(p) : null,
@@ -205,8 +247,12 @@ export function fromCryptoPix(p: CryptoPixPayment, invoice?: CryptoPixInvoice): 
       { label: "order.recipient", type: "text", value: `${p.recipientName} (${p.recipientCity})` },
       { label: "order.pixKey", type: "mono", value: p.pixKey },
       ...(overLightning(p) ? lightningFacts(p, invoice) : chainFacts(chainPayment(p))),
-      ...(p.refundAddress ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }] : []),
-      ...(p.refundStatus ? [{ label: "order.refundStatus" as const, type: "status" as const, value: p.refundStatus }] : []),
+      ...(p.refundAddress
+        ? [{ label: "order.refundAddress" as const, type: "mono" as const, value: p.refundAddress }]
+        : []),
+      ...(p.refundStatus
+        ? [{ label: "order.refundStatus" as const, type: "status" as const, value: p.refundStatus }]
+        : []),
       ...(p.refundTxHash ? [{ label: "order.refundTx" as const, type: "mono" as const, value: p.refundTxHash }] : []),
     ],
   };

@@ -11,7 +11,10 @@ describe("readKeyEntry: the PIX-out form's key, read as the kind chosen", () => 
     expect(readKeyEntry("email", " ")).toEqual({ ok: false, message: "errors.field.required" });
     expect(readKeyEntry("phone", "98765")).toEqual({ ok: false, message: "withdrawals.keyInvalid.phone" });
     expect(readKeyEntry("cpf", "11987654321")).toEqual({ ok: false, message: "withdrawals.keyCheckDigits.cpf" });
-    expect(readKeyEntry("cnpj", "11.222.333/0001-82")).toEqual({ ok: false, message: "withdrawals.keyCheckDigits.cnpj" });
+    expect(readKeyEntry("cnpj", "11.222.333/0001-82")).toEqual({
+      ok: false,
+      message: "withdrawals.keyCheckDigits.cnpj",
+    });
     expect(readKeyEntry("evp", "abc")).toEqual({ ok: false, message: "withdrawals.keyInvalid.evp" });
   });
 });

@@ -13,5 +13,11 @@ export function readKeyEntry(type: PixKeyType | null, input: string): KeyEntry {
   if (input.trim() === "") return { ok: false, message: "errors.field.required" };
   const r = normalizePixKeyAs(type, input);
   if (r.ok) return { ok: true, type, normalized: r.key.normalized };
-  return { ok: false, message: r.problem === "checkDigits" ? `withdrawals.keyCheckDigits.${type as "cpf" | "cnpj"}` : `withdrawals.keyInvalid.${type}` };
+  return {
+    ok: false,
+    message:
+      r.problem === "checkDigits"
+        ? `withdrawals.keyCheckDigits.${type as "cpf" | "cnpj"}`
+        : `withdrawals.keyInvalid.${type}`,
+  };
 }

@@ -11,7 +11,10 @@ import * as dashboardForms from "./schemas";
 // hands such text to a service (where PostgreSQL would refuse it with a 500). Lone surrogates cannot
 // arrive this way: FormData holds USVStrings and turns them into U+FFFD.
 
-const forms = { ...Object.fromEntries(Object.entries(dashboardForms).filter(([, v]) => v instanceof z.ZodType)), signUpForm } as Record<string, z.ZodType>;
+const forms = {
+  ...Object.fromEntries(Object.entries(dashboardForms).filter(([, v]) => v instanceof z.ZodType)),
+  signUpForm,
+} as Record<string, z.ZodType>;
 const FIELDS = [
   "value",
   "name",
@@ -29,19 +32,31 @@ const FIELDS = [
   "brcode",
   "endpointId",
 ];
-const plain = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("10,50", "polygon", "USDT", "52998224725", "dono@padaria.example"));
-const bad = fc.tuple(fc.string({ maxLength: 6 }), fc.constant("\u0000"), fc.string({ maxLength: 6 })).map((p) => p.join(""));
+const plain = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom("10,50", "polygon", "USDT", "52998224725", "dono@padaria.example"),
+);
+const bad = fc
+  .tuple(fc.string({ maxLength: 6 }), fc.constant("\u0000"), fc.string({ maxLength: 6 }))
+  .map((p) => p.join(""));
 
 describe("every dashboard form refuses text PostgreSQL cannot store", () => {
   it.each(Object.keys(forms))("%s", (name) => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...FIELDS), plain, { maxKeys: 6 }), fc.constantFrom(...FIELDS), bad, (fields, badField, badValue) => {
-        const fd = new FormData();
-        for (const [k, v] of Object.entries({ ...fields, [badField]: badValue })) fd.append(k, v);
-        const parsed = forms[name].safeParse(fd);
-        expect(parsed.success).toBe(false);
-        expect(fieldErrors(parsed.error!, { locale: "pt-BR" })[badField]).toContain(translate("pt-BR", "errors.invalidText"));
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom(...FIELDS), plain, { maxKeys: 6 }),
+        fc.constantFrom(...FIELDS),
+        bad,
+        (fields, badField, badValue) => {
+          const fd = new FormData();
+          for (const [k, v] of Object.entries({ ...fields, [badField]: badValue })) fd.append(k, v);
+          const parsed = forms[name].safeParse(fd);
+          expect(parsed.success).toBe(false);
+          expect(fieldErrors(parsed.error!, { locale: "pt-BR" })[badField]).toContain(
+            translate("pt-BR", "errors.invalidText"),
+          );
+        },
+      ),
       { numRuns: 100, seed: 20261124 },
     );
   });

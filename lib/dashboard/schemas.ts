@@ -39,13 +39,22 @@ export const apiKeyForm = formSchema(
 const code = z.string({ error: "errors.required" }).trim().min(1, "errors.required").max(32, "errors.tooLong");
 export const totpCodeForm = formSchema(z.object({ code }));
 /** Enrolling a factor: the password again, then the app's code and the code mailed to the user. */
-export const enrolStartForm = formSchema(z.object({ password: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024) }));
+export const enrolStartForm = formSchema(
+  z.object({ password: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024) }),
+);
 export const enrolConfirmForm = formSchema(z.object({ code, emailCode: code }));
 export const passwordChangeForm = formSchema(
-  z.object({ currentPassword: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024), newPassword: newPasswordField }),
+  z.object({
+    currentPassword: z.string({ error: "errors.required" }).min(1, "errors.required").max(1024),
+    newPassword: newPasswordField,
+  }),
 );
-export const inviteForm = formSchema(z.object({ email: emailField, role: z.enum(USER_ROLES, { error: "errors.required" }) }));
-export const memberRoleForm = formSchema(z.object({ id: z.uuid(), role: z.enum(USER_ROLES, { error: "errors.required" }) }));
+export const inviteForm = formSchema(
+  z.object({ email: emailField, role: z.enum(USER_ROLES, { error: "errors.required" }) }),
+);
+export const memberRoleForm = formSchema(
+  z.object({ id: z.uuid(), role: z.enum(USER_ROLES, { error: "errors.required" }) }),
+);
 
 /** The webhooks API's own body schema (URL shape rules included). */
 export const webhookForm = formSchema(createWebhookBody);
@@ -64,7 +73,9 @@ export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DE
  * The form asks for BRL; the API's pix-out `value` is centavos, which brlValue produces. The key is
  * checked as the form checked it before its review step (type and check digits).
  */
-export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutDestination.optional() }), { decimal: DECIMAL_FIELDS });
+export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOutDestination.optional() }), {
+  decimal: DECIMAL_FIELDS,
+});
 
 /** Forms whose only content is the button (and a step-up code). */
 export const emptyForm = formSchema(z.object({}));
@@ -72,7 +83,9 @@ export const emptyForm = formSchema(z.object({}));
 export const orderIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
 
 /** One transfer's unapplied funds on an on-chain order; a return may name another address (blank: the sender). */
-export const unappliedForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }), transferId: z.uuid({ error: "errors.required" }) }));
+export const unappliedForm = formSchema(
+  z.object({ id: z.uuid({ error: "errors.required" }), transferId: z.uuid({ error: "errors.required" }) }),
+);
 export const unappliedReturnForm = formSchema(
   z.object({
     id: z.uuid({ error: "errors.required" }),
@@ -82,4 +95,7 @@ export const unappliedReturnForm = formSchema(
 );
 
 /** The refund API's own body, but the amount is required: the dashboard never refunds "all that is left" by default. */
-export const refundForm = formSchema(refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }), value: brlValue }), { decimal: DECIMAL_FIELDS });
+export const refundForm = formSchema(
+  refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }), value: brlValue }),
+  { decimal: DECIMAL_FIELDS },
+);

@@ -4,7 +4,8 @@
 // expireOrders) and into FAILED for on-chain deposits and Crypto-PIX (closed at expiry with nothing
 // received: lib/onchain/service, lib/crypto-pix/service), so kind and status are enough to say it.
 
-export type DisplayStatus = "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND" | "REFUNDED" | "PARTIAL_ORDER" | "EXPIRED";
+export type DisplayStatus =
+  "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND" | "REFUNDED" | "PARTIAL_ORDER" | "EXPIRED";
 
 const CHAIN_KINDS = new Set(["onchain", "crypto_pix"]);
 

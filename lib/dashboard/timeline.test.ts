@@ -4,14 +4,24 @@ import { timelineLine } from "./timeline";
 
 describe("timelineLine", () => {
   it("says what happened to the money, in the merchant's words", () => {
-    expect(timelineLine({ type: "order.status_changed", status: "COMPLETED", valueCentavos: null })).toEqual({ key: "timeline.paid", tone: "good" });
-    expect(timelineLine({ type: "order.status_changed", status: "CANCELLED", valueCentavos: null }).key).toBe("timeline.expired");
-    expect(timelineLine({ type: "onchain.deposit.status_changed", status: "PARTIAL_ORDER", valueCentavos: null }).key).toBe("timeline.partial");
-    expect(timelineLine({ type: "crypto_pix.status_changed", status: "REFUNDED", valueCentavos: null }).key).toBe("timeline.cryptoPixClosedRefunded");
+    expect(timelineLine({ type: "order.status_changed", status: "COMPLETED", valueCentavos: null })).toEqual({
+      key: "timeline.paid",
+      tone: "good",
+    });
+    expect(timelineLine({ type: "order.status_changed", status: "CANCELLED", valueCentavos: null }).key).toBe(
+      "timeline.expired",
+    );
+    expect(
+      timelineLine({ type: "onchain.deposit.status_changed", status: "PARTIAL_ORDER", valueCentavos: null }).key,
+    ).toBe("timeline.partial");
+    expect(timelineLine({ type: "crypto_pix.status_changed", status: "REFUNDED", valueCentavos: null }).key).toBe(
+      "timeline.cryptoPixClosedRefunded",
+    );
   });
 
   it("tells accepted unapplied funds from returned ones, and a refused return", () => {
-    const line = (status: string) => timelineLine({ type: "onchain.deposit.unapplied.status_changed", status, valueCentavos: null });
+    const line = (status: string) =>
+      timelineLine({ type: "onchain.deposit.unapplied.status_changed", status, valueCentavos: null });
     expect(line("accept:COMPLETED")).toEqual({ key: "timeline.unappliedAccepted", tone: "good" });
     expect(line("return:PENDING").key).toBe("timeline.unappliedReturning");
     expect(line("return:COMPLETED").key).toBe("timeline.unappliedReturned");
@@ -28,7 +38,11 @@ describe("timelineLine", () => {
   });
 
   it("never shows an event type: unknown changes read as an update", () => {
-    expect(timelineLine({ type: "order.something_new", status: "X", valueCentavos: null }).key).toBe("timeline.updated");
-    expect(timelineLine({ type: "crypto_pix.funds_unapplied", status: null, valueCentavos: null }).key).toBe("timeline.unapplied");
+    expect(timelineLine({ type: "order.something_new", status: "X", valueCentavos: null }).key).toBe(
+      "timeline.updated",
+    );
+    expect(timelineLine({ type: "crypto_pix.funds_unapplied", status: null, valueCentavos: null }).key).toBe(
+      "timeline.unapplied",
+    );
   });
 });

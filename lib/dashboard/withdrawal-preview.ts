@@ -6,7 +6,14 @@ import { parseDecimalInput } from "@/lib/forms/form";
 // compute it (same fee function, same rounding). It is a preview: the service decides under lock.
 
 export type PreviewInput =
-  { kind: "pix_out"; value: string } | { kind: "onchain"; value: string; networkFeeCentavos: number; rate: string | undefined; decimals: number | undefined };
+  | { kind: "pix_out"; value: string }
+  | {
+      kind: "onchain";
+      value: string;
+      networkFeeCentavos: number;
+      rate: string | undefined;
+      decimals: number | undefined;
+    };
 
 export type PreviewLimits = { balanceCentavos: number; perTransaction: number; remainingToday: number };
 
@@ -20,16 +27,36 @@ export type Preview = {
 };
 
 /** null when the amount is not a valid BRL amount (> 0, at most 2 decimals). */
-export function previewWithdrawal(input: PreviewInput, limits: PreviewLimits, money: (centavos: number) => string): Preview | null {
+export function previewWithdrawal(
+  input: PreviewInput,
+  limits: PreviewLimits,
+  money: (centavos: number) => string,
+): Preview | null {
   const centavos = brlNumberToCentavos(parseDecimalInput(input.value));
   if (centavos === null || centavos <= 0) return null;
   const serviceFee = input.kind === "onchain" ? serviceFeeCentavos(centavos) : 0;
   const networkFee = input.kind === "onchain" ? input.networkFeeCentavos : 0;
   const debit = centavos + serviceFee + networkFee;
-  const tokens = input.kind === "onchain" && input.rate && input.decimals !== undefined ? tokensForWithdrawal(centavos, input.rate, input.decimals) : null;
+  const tokens =
+    input.kind === "onchain" && input.rate && input.decimals !== undefined
+      ? tokensForWithdrawal(centavos, input.rate, input.decimals)
+      : null;
   const problems: Preview["problems"] = [];
-  if (centavos > limits.perTransaction) problems.push({ key: "withdrawals.overPerTransaction", vars: { limit: money(limits.perTransaction) } });
-  if (centavos > limits.remainingToday) problems.push({ key: "withdrawals.overDaily", vars: { left: money(limits.remainingToday) } });
-  if (debit > limits.balanceCentavos) problems.push({ key: "withdrawals.overBalance", vars: { needed: money(debit), balance: money(limits.balanceCentavos) } });
-  return { valueCentavos: centavos, serviceFeeCentavos: serviceFee, networkFeeCentavos: networkFee, debitCentavos: debit, tokens, problems };
+  if (centavos > limits.perTransaction)
+    problems.push({ key: "withdrawals.overPerTransaction", vars: { limit: money(limits.perTransaction) } });
+  if (centavos > limits.remainingToday)
+    problems.push({ key: "withdrawals.overDaily", vars: { left: money(limits.remainingToday) } });
+  if (debit > limits.balanceCentavos)
+    problems.push({
+      key: "withdrawals.overBalance",
+      vars: { needed: money(debit), balance: money(limits.balanceCentavos) },
+    });
+  return {
+    valueCentavos: centavos,
+    serviceFeeCentavos: serviceFee,
+    networkFeeCentavos: networkFee,
+    debitCentavos: debit,
+    tokens,
+    problems,
+  };
 }

@@ -51,13 +51,18 @@ export async function checkNodes(): Promise<void> {
     try {
       served = await reader.chainId();
     } catch (err) {
-      log.warn("EVM node not reachable at start-up: its chain id was not checked", { network, err: (err as Error).message });
+      log.warn("EVM node not reachable at start-up: its chain id was not checked", {
+        network,
+        err: (err as Error).message,
+      });
       continue;
     }
     const wanted = chainId(network);
     if (served !== wanted) {
       const N = network.toUpperCase();
-      throw new DeploymentRefused(`EVM_RPC_URL_${N} serves chain id ${served}, but ${network} signs for ${wanted}: fix the URL, or EVM_CHAIN_ID_${N} for a test chain`);
+      throw new DeploymentRefused(
+        `EVM_RPC_URL_${N} serves chain id ${served}, but ${network} signs for ${wanted}: fix the URL, or EVM_CHAIN_ID_${N} for a test chain`,
+      );
     }
   }
 }
@@ -77,7 +82,8 @@ export async function readDurability(ex: Executor = db()): Promise<Durability> {
   const synchronousCommit = commit.synchronous_commit;
   const synchronousStandbyNames = names.synchronous_standby_names.trim();
   // "local" and "off" never wait for a standby; the others do once standbys are named.
-  const waitsForStandby = synchronousStandbyNames !== "" && ["on", "remote_write", "remote_apply"].includes(synchronousCommit);
+  const waitsForStandby =
+    synchronousStandbyNames !== "" && ["on", "remote_write", "remote_apply"].includes(synchronousCommit);
   return { synchronousCommit, synchronousStandbyNames, waitsForStandby };
 }
 
@@ -90,7 +96,11 @@ export async function readDurability(ex: Executor = db()): Promise<Durability> {
  * settings cannot show (a managed service replicating its storage synchronously); it still warns.
  * synchronous_commit=off is refused either way: the server's own crash loses acknowledged commits.
  */
-export async function checkFailoverDurability(mode: Mode, requireSyncStandby: boolean, ex: Executor = db()): Promise<Durability> {
+export async function checkFailoverDurability(
+  mode: Mode,
+  requireSyncStandby: boolean,
+  ex: Executor = db(),
+): Promise<Durability> {
   const d = await readDurability(ex);
   if (mode !== "live") return d;
   if (d.synchronousCommit === "off") {
@@ -114,7 +124,9 @@ export async function checkFailoverDurability(mode: Mode, requireSyncStandby: bo
  * Behind a pooler in transaction mode the app sends no session settings, so statement_timeout and
  * lock_timeout are whatever the role or database sets: without them a stuck statement has no end.
  */
-export async function checkPooledDeadlines(ex: Executor = db()): Promise<{ statementTimeout: string; lockTimeout: string }> {
+export async function checkPooledDeadlines(
+  ex: Executor = db(),
+): Promise<{ statementTimeout: string; lockTimeout: string }> {
   const [st] = await ex.execute<{ statement_timeout: string }>(sql`show statement_timeout`);
   const [lt] = await ex.execute<{ lock_timeout: string }>(sql`show lock_timeout`);
   const found = { statementTimeout: st.statement_timeout, lockTimeout: lt.lock_timeout };

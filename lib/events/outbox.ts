@@ -22,7 +22,13 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An event as a statement writes it; `data` is its JSON text. */
-export type EventRow = { merchantId: SqlValue<string>; type: SqlValue<EventType>; subjectType: SqlValue<string>; subjectId: SqlValue<string>; data: SqlValue<string> };
+export type EventRow = {
+  merchantId: SqlValue<string>;
+  type: SqlValue<EventType>;
+  subjectType: SqlValue<string>;
+  subjectId: SqlValue<string>;
+  data: SqlValue<string>;
+};
 
 /**
  * The CTEs that write an event and its webhook deliveries, for a statement that may write more:
@@ -51,5 +57,7 @@ export async function recordEvent(
   tx: Tx,
   event: { merchantId: string; type: EventType; subjectType: string; subjectId: string; data: Record<string, unknown> },
 ): Promise<void> {
-  await tx.execute(sql`with ${eventCtes({ ...event, data: JSON.stringify(event.data) })} select count(*) from event_notified`);
+  await tx.execute(
+    sql`with ${eventCtes({ ...event, data: JSON.stringify(event.data) })} select count(*) from event_notified`,
+  );
 }

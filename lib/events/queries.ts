@@ -18,7 +18,9 @@ export function subjectEvents(ex: Executor, merchantId: string, subjectId: strin
       status: sql<
         string | null
       >`coalesce(${events.data}->'refund'->>'status', (${events.data}->'resolution'->>'kind') || ':' || (${events.data}->'resolution'->>'status'), ${events.data}->>'status')`,
-      valueCentavos: sql<number | null>`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,
+      valueCentavos: sql<
+        number | null
+      >`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,
       at: events.createdAt,
     })
     .from(events)

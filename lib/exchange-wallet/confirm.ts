@@ -7,10 +7,19 @@ import { providers } from "@/lib/providers";
 // answers is applied with its own payment time. The poll (./reconcile.ts) reads every order a payment
 // could still be reported for.
 
-export async function confirmExchangeOrder(order: Order, source: "notification" | "poll"): Promise<ProviderPaymentOutcome | null> {
+export async function confirmExchangeOrder(
+  order: Order,
+  source: "notification" | "poll",
+): Promise<ProviderPaymentOutcome | null> {
   const exchange = providers().exchange;
   if (!exchange.readPayment || order.provider !== exchange.name || !order.providerRef) return null;
   const state = await exchange.readPayment({ merchantTradeNo: order.paymentLinkId, providerRef: order.providerRef });
   if (state.status !== "paid" || !state.paidAt) return null;
-  return applyProviderPayment({ provider: order.provider, paymentRef: state.paymentRef ?? order.providerRef, orderId: order.id, paidAt: state.paidAt, source });
+  return applyProviderPayment({
+    provider: order.provider,
+    paymentRef: state.paymentRef ?? order.providerRef,
+    orderId: order.id,
+    paidAt: state.paidAt,
+    source,
+  });
 }

@@ -34,7 +34,10 @@ export const binancePayNotificationEndpoint = defineEndpoint({
   path: "/api/v1/providers/binance-pay/webhook",
   caller: providerCallback("binance-pay"),
   errorBody: messageBody,
-  unavailable: () => (providers().exchange.name === BINANCE_PAY_PROVIDER ? null : "Binance Pay is not this server's exchange-wallet provider"),
+  unavailable: () =>
+    providers().exchange.name === BINANCE_PAY_PROVIDER
+      ? null
+      : "Binance Pay is not this server's exchange-wallet provider",
   response: {
     status: 200,
     description: "Received (Binance's acknowledgement); the order is read back before anything counts",
@@ -58,7 +61,9 @@ export const binancePayNotificationEndpoint = defineEndpoint({
       return await receive(req.headers, raw);
     } catch (err) {
       if (!(err instanceof UpstreamUnavailable)) throw err;
-      log.warn("Binance Pay notification not processed: Binance could not be asked; it will retry", { err: err.message });
+      log.warn("Binance Pay notification not processed: Binance could not be asked; it will retry", {
+        err: err.message,
+      });
       return Response.json(messageBody(503, RETRY), { status: 503 });
     }
   },
@@ -78,7 +83,10 @@ async function receive(headers: Pick<Headers, "get">, raw: string): Promise<type
   }
   const order = notice.merchantTradeNo ? await orderByLink(db(), notice.merchantTradeNo) : undefined;
   if (!order || order.provider !== exchange.name) {
-    log.warn("Binance Pay notification for no order of ours", { merchantTradeNo: notice.merchantTradeNo, bizIdStr: notice.id });
+    log.warn("Binance Pay notification for no order of ours", {
+      merchantTradeNo: notice.merchantTradeNo,
+      bizIdStr: notice.id,
+    });
     return ACK;
   }
   // PAY_SUCCESS is read back and applied; PAY_CLOSED needs nothing: expiry cancels the order here.

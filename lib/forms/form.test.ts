@@ -62,13 +62,17 @@ describe("formSchema and text PostgreSQL cannot store", () => {
     f.append("note", "ok");
     const parsed = schema.safeParse(f);
     expect(parsed.success).toBe(false);
-    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ companyName: [translate("pt-BR", "errors.invalidText")] });
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({
+      companyName: [translate("pt-BR", "errors.invalidText")],
+    });
   });
 
   it("a NUL in a field's name is a form-level error", () => {
     const f = new FormData();
     f.append("a\u0000", "x");
     const parsed = formSchema(z.object({})).safeParse(f);
-    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({ _form: [translate("pt-BR", "errors.invalidText")] });
+    expect(fieldErrors(parsed.error!, { locale: "pt-BR" })).toEqual({
+      _form: [translate("pt-BR", "errors.invalidText")],
+    });
   });
 });

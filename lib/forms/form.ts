@@ -61,7 +61,8 @@ export function formSchema<S extends z.ZodType>(schema: S, kinds: FormFieldKinds
     if (!(input instanceof FormData)) return input;
     for (const [key, raw] of input.entries()) {
       if (!isStorableText(key)) ctx.addIssue({ code: "custom", path: [], message: "errors.invalidText", input: key });
-      else if (typeof raw === "string" && !isStorableText(raw)) ctx.addIssue({ code: "custom", path: [key], message: "errors.invalidText", input: raw });
+      else if (typeof raw === "string" && !isStorableText(raw))
+        ctx.addIssue({ code: "custom", path: [key], message: "errors.invalidText", input: raw });
     }
     return formToObject(input, kinds);
   }, schema);
@@ -98,8 +99,11 @@ export function fieldErrors(error: z.ZodError, opts: FieldErrorOptions): Record<
     const field = issue.path.length > 0 ? String(issue.path[0]) : "_form";
     const labelKey = opts.labels?.[field] ?? FIELD_LABELS[field] ?? "fields.form";
     const label = translate(opts.locale, labelKey);
-    const typedText = opts.decimalFields?.includes(field) && issue.code === "invalid_type" && (issue as ZodIssue).input !== undefined;
-    const message = typedText ? translate(opts.locale, "errors.field.amount", { label }) : issueMessage(issue as ZodIssue, opts.locale, label);
+    const typedText =
+      opts.decimalFields?.includes(field) && issue.code === "invalid_type" && (issue as ZodIssue).input !== undefined;
+    const message = typedText
+      ? translate(opts.locale, "errors.field.amount", { label })
+      : issueMessage(issue as ZodIssue, opts.locale, label);
     (out[field] ??= []).includes(message) || out[field].push(message);
   }
   return out;

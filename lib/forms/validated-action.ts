@@ -19,21 +19,31 @@ export type ActionOutcome<D> = { data: D; message?: MessageKey; redirectTo?: und
 
 type Options = { decimalFields?: readonly string[]; labels?: FieldErrorOptions["labels"] };
 
-export function validatedAction<S extends z.ZodType, D>(schema: S, action: (data: z.output<S>, formData: FormData) => Promise<ActionOutcome<D>>, opts: Options = {}) {
+export function validatedAction<S extends z.ZodType, D>(
+  schema: S,
+  action: (data: z.output<S>, formData: FormData) => Promise<ActionOutcome<D>>,
+  opts: Options = {},
+) {
   return async (_prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const locale = await getLocale();
     // reportInput: the error map tells a field left blank from one filled in wrongly.
     const parsed = schema.safeParse(formData, { reportInput: true });
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error, { locale, decimalFields: opts.decimalFields, labels: opts.labels });
-      return { status: "error", error: translate(locale, "common.fixFields"), fieldErrors: errors, values: echoValues(formData) };
+      return {
+        status: "error",
+        error: translate(locale, "common.fixFields"),
+        fieldErrors: errors,
+        values: echoValues(formData),
+      };
     }
     let outcome: ActionOutcome<D>;
     try {
       outcome = await action(parsed.data, formData);
     } catch (err) {
       unstable_rethrow(err);
-      if (err instanceof DomainError) return { status: "error", error: apiErrorMessage(err, locale), values: echoValues(formData) };
+      if (err instanceof DomainError)
+        return { status: "error", error: apiErrorMessage(err, locale), values: echoValues(formData) };
       log.error("dashboard action failed", { err });
       return { status: "error", error: translate(locale, "common.error"), values: echoValues(formData) };
     }

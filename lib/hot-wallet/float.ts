@@ -20,7 +20,13 @@ import { providers } from "@/lib/providers";
  * Base units of `tokenAddress` that our pending transactions at nonces from `minedNonce` (the node's
  * count of mined ones: those are in the balance already) up to `beforeNonce` (excluded) will spend.
  */
-export async function promisedAhead(ex: Executor, nonceScope: string, tokenAddress: string, minedNonce: number, beforeNonce: number | null): Promise<bigint> {
+export async function promisedAhead(
+  ex: Executor,
+  nonceScope: string,
+  tokenAddress: string,
+  minedNonce: number,
+  beforeNonce: number | null,
+): Promise<bigint> {
   const [row] = await ex.execute<{ units: string }>(sql`
     select coalesce(sum(amount_base_units), 0)::text as units from chain_txs
     where nonce_scope = ${nonceScope} and status = 'pending' and lower(token_address) = ${tokenAddress.toLowerCase()}
@@ -71,7 +77,11 @@ export async function holdReason(chainTx: ChainTx, rawTransaction: string): Prom
  */
 async function sweepHoldReason(chainTx: ChainTx, rawTransaction: string): Promise<string | null> {
   const parsed = parseTransaction(rawTransaction as Hex);
-  const balances = await providers().chain.hotWalletBalances(chainTx.network as Network, [], chainTx.fromAddress as `0x${string}`);
+  const balances = await providers().chain.hotWalletBalances(
+    chainTx.network as Network,
+    [],
+    chainTx.fromAddress as `0x${string}`,
+  );
   if (!balances) return null;
   const gasCost = (parsed.gas ?? 0n) * (parsed.maxFeePerGas ?? parsed.gasPrice ?? 0n);
   if (balances.native >= gasCost) return null;
@@ -97,18 +107,27 @@ export async function markHeld(chainTx: ChainTx, reason: string): Promise<void> 
         where id = ${chainTx.ownerId} and status = 'PENDING' and waiting_reason is distinct from ${text}`);
     }
     // A sweep waiting for its gas top-up is the expected course, not a shortage to warn about.
-    if (row && row.was === null && chainTx.purpose === "sweep") log.info("sweep held until its gas top-up arrives", { chainTxId: chainTx.id, network: chainTx.network });
+    if (row && row.was === null && chainTx.purpose === "sweep")
+      log.info("sweep held until its gas top-up arrives", { chainTxId: chainTx.id, network: chainTx.network });
     else if (row && row.was === null)
-      log.warn("hot-wallet transaction held: the hot wallet cannot pay it", { chainTxId: chainTx.id, network: chainTx.network, reason: text });
+      log.warn("hot-wallet transaction held: the hot wallet cannot pay it", {
+        chainTxId: chainTx.id,
+        network: chainTx.network,
+        reason: text,
+      });
   });
 }
 
 /** The hot wallet can pay it now: it is broadcast, and nothing waits any more. */
 export async function clearHeld(chainTx: ChainTx): Promise<void> {
   await db().transaction(async (tx) => {
-    await tx.execute(sql`update chain_txs set held_reason = null, held_since = null, updated_at = now() where id = ${chainTx.id} and held_reason is not null`);
+    await tx.execute(
+      sql`update chain_txs set held_reason = null, held_since = null, updated_at = now() where id = ${chainTx.id} and held_reason is not null`,
+    );
     if (chainTx.ownerKind === "withdrawal" && chainTx.ownerId) {
-      await tx.execute(sql`update withdrawals set waiting_reason = null, updated_at = now() where id = ${chainTx.ownerId} and waiting_reason is not null`);
+      await tx.execute(
+        sql`update withdrawals set waiting_reason = null, updated_at = now() where id = ${chainTx.ownerId} and waiting_reason is not null`,
+      );
     }
   });
   log.info("held hot-wallet transaction released", { chainTxId: chainTx.id, network: chainTx.network });
@@ -121,7 +140,16 @@ export async function heldBefore(ex: Executor, nonceScope: string, nonce: number
   return rows.length > 0;
 }
 
-export type HeldChainTx = { id: string; purpose: string; ownerKind: string | null; ownerId: string | null; network: string; nonce: number; reason: string; since: Date };
+export type HeldChainTx = {
+  id: string;
+  purpose: string;
+  ownerKind: string | null;
+  ownerId: string | null;
+  network: string;
+  nonce: number;
+  reason: string;
+  since: Date;
+};
 
 /** Pending transactions held for the float, in nonce order (the order they must leave in). */
 export async function heldChainTxs(ex: Executor = db()): Promise<HeldChainTx[]> {

@@ -31,7 +31,9 @@ export async function nonceReport(network: Network): Promise<NonceReport> {
   const address = chain.hotWalletAddress(network);
   const minedOnNode = await chain.minedNonce(network);
   const pendingOnNode = minedOnNode === null ? null : await chain.pendingNonce(network);
-  const [row] = await db().execute<{ next_nonce: number; address: string }>(sql`select next_nonce, address from hot_wallet_nonces where network = ${scope}`);
+  const [row] = await db().execute<{ next_nonce: number; address: string }>(
+    sql`select next_nonce, address from hot_wallet_nonces where network = ${scope}`,
+  );
   const nextOurs = row?.address === address ? Number(row.next_nonce) : null;
   const gaps: number[] = [];
   if (minedOnNode !== null && nextOurs !== null) {

@@ -11,7 +11,10 @@ export async function insertChainTx(ex: Executor, values: PgInsertValue<typeof c
   return row;
 }
 
-export async function insertAttempt(ex: Executor, values: PgInsertValue<typeof chainTxAttempts>): Promise<ChainTxAttempt> {
+export async function insertAttempt(
+  ex: Executor,
+  values: PgInsertValue<typeof chainTxAttempts>,
+): Promise<ChainTxAttempt> {
   const [row] = await ex.insert(chainTxAttempts).values(values).returning();
   return row;
 }
@@ -23,7 +26,11 @@ export async function chainTxById(ex: Executor, id: string): Promise<ChainTx | u
 
 /** Its signed versions, oldest first. */
 export function attemptsOf(ex: Executor, chainTxId: string): Promise<ChainTxAttempt[]> {
-  return ex.select().from(chainTxAttempts).where(eq(chainTxAttempts.chainTxId, chainTxId)).orderBy(asc(chainTxAttempts.id));
+  return ex
+    .select()
+    .from(chainTxAttempts)
+    .where(eq(chainTxAttempts.chainTxId, chainTxId))
+    .orderBy(asc(chainTxAttempts.id));
 }
 
 /** The transactions serving one owner (a withdrawal, a Crypto-PIX payment), newest first. */
@@ -39,12 +46,22 @@ export async function leaseChainTx(ex: Executor, id: string, seconds: number): P
   const [row] = await ex
     .update(chainTxs)
     .set({ leaseUntil: sql`now() + make_interval(secs => ${seconds})` })
-    .where(and(eq(chainTxs.id, id), eq(chainTxs.status, "pending"), or(isNull(chainTxs.leaseUntil), lt(chainTxs.leaseUntil, sql`now()`))))
+    .where(
+      and(
+        eq(chainTxs.id, id),
+        eq(chainTxs.status, "pending"),
+        or(isNull(chainTxs.leaseUntil), lt(chainTxs.leaseUntil, sql`now()`)),
+      ),
+    )
     .returning();
   return row;
 }
 
-export async function releaseChainTx(ex: Executor, id: string, change: PgUpdateSetSource<typeof chainTxs> = {}): Promise<void> {
+export async function releaseChainTx(
+  ex: Executor,
+  id: string,
+  change: PgUpdateSetSource<typeof chainTxs> = {},
+): Promise<void> {
   await ex
     .update(chainTxs)
     .set({ ...change, leaseUntil: null, checkedAt: sql`now()`, updatedAt: sql`now()` })
@@ -55,7 +72,12 @@ export async function releaseChainTx(ex: Executor, id: string, change: PgUpdateS
 export async function decideChainTx(
   ex: Executor,
   id: string,
-  decision: { status: "confirmed" | "reverted" | "superseded"; minedHash: string | null; failureReason?: string | null; attention?: string | null },
+  decision: {
+    status: "confirmed" | "reverted" | "superseded";
+    minedHash: string | null;
+    failureReason?: string | null;
+    attention?: string | null;
+  },
 ): Promise<ChainTx | undefined> {
   const [row] = await ex
     .update(chainTxs)

@@ -23,10 +23,14 @@ import { broadcastAttempt } from "./transactions";
 
 /** The decision a transaction came to, handed to its owner in the same database transaction. */
 export type ChainTxDecision =
-  { status: "confirmed"; hash: string } | { status: "reverted"; hash: string; reason: string } | { status: "superseded"; hash: string | null; reason: string };
+  | { status: "confirmed"; hash: string }
+  | { status: "reverted"; hash: string; reason: string }
+  | { status: "superseded"; hash: string | null; reason: string };
 
 /** What each kind of owner does when its transaction is decided (the worker's composition root supplies them). */
-export type ChainTxOwners = Partial<Record<"withdrawal" | "refund", (tx: Tx, chainTx: ChainTx, decision: ChainTxDecision) => Promise<void>>>;
+export type ChainTxOwners = Partial<
+  Record<"withdrawal" | "refund", (tx: Tx, chainTx: ChainTx, decision: ChainTxDecision) => Promise<void>>
+>;
 
 const LEASE_SECONDS = 60;
 /** Replacements must pay at least this much more than what they replace (geth asks 10%, some nodes more). */
@@ -77,11 +81,23 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
     if (!state.final) return { kind: "waiting", attention: null };
     const mined = attempts.find((a) => a.hash === state.hash);
     if (mined?.kind === "cancellation")
-      return decided({ status: "superseded", hash: state.hash, reason: "cancelled: a zero-value transaction at its nonce was mined instead" });
-    return decided(state.success ? { status: "confirmed", hash: state.hash } : { status: "reverted", hash: state.hash, reason: "transaction reverted on-chain" });
+      return decided({
+        status: "superseded",
+        hash: state.hash,
+        reason: "cancelled: a zero-value transaction at its nonce was mined instead",
+      });
+    return decided(
+      state.success
+        ? { status: "confirmed", hash: state.hash }
+        : { status: "reverted", hash: state.hash, reason: "transaction reverted on-chain" },
+    );
   }
   if (state.state === "taken") {
-    return decided({ status: "superseded", hash: null, reason: "another transaction used its nonce (sent outside this service)" });
+    return decided({
+      status: "superseded",
+      hash: null,
+      reason: "another transaction used its nonce (sent outside this service)",
+    });
   }
 
   // Pending. Not mined CHAIN_REPLACE_AFTER_BLOCKS blocks after this version was first sent (nodes
@@ -89,7 +105,8 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
   const head = await chain.headBlock(network);
   const dropped = !latest.broadcastAt || !state.known.includes(latest.hash);
   let attention: string | null = null;
-  const due = latest.broadcastBlock !== null && head - BigInt(latest.broadcastBlock) >= BigInt(env().CHAIN_REPLACE_AFTER_BLOCKS);
+  const due =
+    latest.broadcastBlock !== null && head - BigInt(latest.broadcastBlock) >= BigInt(env().CHAIN_REPLACE_AFTER_BLOCKS);
   if (due && !(await heldBefore(db(), chainTx.nonceScope, chainTx.nonce))) {
     const replaced = await replace(chainTx, latest, latest.kind);
     if (replaced.replaced || !dropped) return replaced.outcome;
@@ -98,7 +115,8 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
   // A version no node holds any more (dropped, or never broadcast) is sent again.
   if (dropped) {
     const answer = await broadcastAttempt(chainTx, latest);
-    if (answer.result === "rejected") return { kind: "waiting", attention: attention ?? `the node refuses it: ${answer.reason}` };
+    if (answer.result === "rejected")
+      return { kind: "waiting", attention: attention ?? `the node refuses it: ${answer.reason}` };
   }
   return { kind: "waiting", attention };
 }
@@ -115,14 +133,26 @@ export function replacementFees(previous: Fees, estimate: Fees, capWei: bigint):
 }
 
 /** Signs a new version at the same nonce (a payment, or a cancellation) with higher fees, records it, and broadcasts it. */
-async function replace(chainTx: ChainTx, latest: ChainTxAttempt, kind: ChainTxAttempt["kind"]): Promise<{ replaced: boolean; outcome: Outcome }> {
+async function replace(
+  chainTx: ChainTx,
+  latest: ChainTxAttempt,
+  kind: ChainTxAttempt["kind"],
+): Promise<{ replaced: boolean; outcome: Outcome }> {
   const chain = providers().chain;
   const network = chainTx.network as Network;
-  const previous = { maxFeePerGas: BigInt(latest.maxFeePerGas), maxPriorityFeePerGas: BigInt(latest.maxPriorityFeePerGas) };
+  const previous = {
+    maxFeePerGas: BigInt(latest.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(latest.maxPriorityFeePerGas),
+  };
   const fees = replacementFees(previous, await chain.fees(network, { fresh: true }), maxFeeCapWei(network));
   if (!fees) {
     const message = `not mined after ${env().CHAIN_REPLACE_AFTER_BLOCKS} blocks, and a replacement would pay more than CHAIN_MAX_FEE_GWEI_${network.toUpperCase()}: waiting`;
-    if (chainTx.attention !== message) log.error("hot-wallet transaction stuck at the fee cap", { chainTxId: chainTx.id, network, nonce: chainTx.nonce });
+    if (chainTx.attention !== message)
+      log.error("hot-wallet transaction stuck at the fee cap", {
+        chainTxId: chainTx.id,
+        network,
+        nonce: chainTx.nonce,
+      });
     return { replaced: false, outcome: { kind: "waiting", attention: message } };
   }
   const signed = await signVersion(chainTx, kind, fees);
@@ -134,11 +164,27 @@ async function replace(chainTx: ChainTx, latest: ChainTxAttempt, kind: ChainTxAt
     maxFeePerGas: fees.maxFeePerGas.toString(),
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
   });
-  log.info("hot-wallet transaction replaced with higher fees", { chainTxId: chainTx.id, network, nonce: chainTx.nonce, kind, hash: signed.hash });
+  log.info("hot-wallet transaction replaced with higher fees", {
+    chainTxId: chainTx.id,
+    network,
+    nonce: chainTx.nonce,
+    kind,
+    hash: signed.hash,
+  });
   const answer = await broadcastAttempt(chainTx, attempt);
   if (answer.result === "underpriced")
-    return { replaced: true, outcome: { kind: "waiting", attention: "the node refused the replacement as underpriced; the next check raises the fees again" } };
-  if (answer.result === "rejected") return { replaced: true, outcome: { kind: "waiting", attention: `the node refuses the replacement: ${answer.reason}` } };
+    return {
+      replaced: true,
+      outcome: {
+        kind: "waiting",
+        attention: "the node refused the replacement as underpriced; the next check raises the fees again",
+      },
+    };
+  if (answer.result === "rejected")
+    return {
+      replaced: true,
+      outcome: { kind: "waiting", attention: `the node refuses the replacement: ${answer.reason}` },
+    };
   return { replaced: true, outcome: { kind: "waiting", attention: null } };
 }
 
@@ -150,7 +196,13 @@ async function signVersion(chainTx: ChainTx, kind: ChainTxAttempt["kind"], fees:
   const privateKey = chainTx.purpose === "sweep" ? await depositPrivateKeyOf(db(), chainTx.fromAddress) : undefined;
   if (kind === "cancellation" || !chainTx.tokenAddress) {
     if (chainTx.purpose === "sweep_gas" && kind === "payment")
-      return chain.signGasTransfer({ network, to: chainTx.toAddress as `0x${string}`, value: BigInt(chainTx.amountBaseUnits!), nonce: chainTx.nonce, fees });
+      return chain.signGasTransfer({
+        network,
+        to: chainTx.toAddress as `0x${string}`,
+        value: BigInt(chainTx.amountBaseUnits!),
+        nonce: chainTx.nonce,
+        fees,
+      });
     return chain.signSelfTransfer({ network, nonce: chainTx.nonce, fees, privateKey });
   }
   return chain.signTransfer({
@@ -171,16 +223,31 @@ async function decide(chainTx: ChainTx, decision: ChainTxDecision, owners: Chain
       status: decision.status,
       minedHash: decision.hash,
       failureReason: decision.status === "confirmed" ? null : decision.reason,
-      attention: chainTx.purpose === "refund" && decision.status !== "confirmed" ? `refund ${decision.status}: ${decision.reason}` : null,
+      attention:
+        chainTx.purpose === "refund" && decision.status !== "confirmed"
+          ? `refund ${decision.status}: ${decision.reason}`
+          : null,
     });
     // No owner decides anything on these: sweeps are finished by the sweeper's next run (lib/treasury/sweep.ts).
-    if (!row || row.purpose === "filler" || row.purpose === "treasury" || row.purpose === "sweep_gas" || row.purpose === "sweep") return;
+    if (
+      !row ||
+      row.purpose === "filler" ||
+      row.purpose === "treasury" ||
+      row.purpose === "sweep_gas" ||
+      row.purpose === "sweep"
+    )
+      return;
     const owner = owners[row.purpose];
     // Rolled back, so the transaction stays pending: a caller that cannot finish it must not decide it.
     if (!owner) throw new Error(`no handler for ${row.purpose} transactions was given`);
     await owner(tx, row, decision);
   });
-  log.info("hot-wallet transaction decided", { chainTxId: chainTx.id, purpose: chainTx.purpose, status: decision.status, hash: decision.hash });
+  log.info("hot-wallet transaction decided", {
+    chainTxId: chainTx.id,
+    purpose: chainTx.purpose,
+    status: decision.status,
+    hash: decision.hash,
+  });
 }
 
 /**
@@ -195,7 +262,10 @@ export async function cancelChainTx(id: string): Promise<{ hash: string } | { re
   try {
     const attempts = await attemptsOf(db(), id);
     const { replaced, outcome } = await replace(chainTx, attempts[attempts.length - 1], "cancellation");
-    if (!replaced) return { refused: outcome.kind === "waiting" && outcome.attention ? outcome.attention : "could not sign a cancellation" };
+    if (!replaced)
+      return {
+        refused: outcome.kind === "waiting" && outcome.attention ? outcome.attention : "could not sign a cancellation",
+      };
     return { hash: (await attemptsOf(db(), id)).at(-1)!.hash };
   } finally {
     await releaseChainTx(db(), id);

@@ -27,7 +27,13 @@ export const chainTxQueue = jobQueue<{ id: string }>("chain-tx", {
   expireInSeconds: 120,
 });
 
-export type ChainSendPlan = { network: Network; fees: Fees; nonceScope: string; from: `0x${string}`; nonceStart: number | null };
+export type ChainSendPlan = {
+  network: Network;
+  fees: Fees;
+  nonceScope: string;
+  from: `0x${string}`;
+  nonceStart: number | null;
+};
 
 /**
  * What must be read from the node before sending on `network`: the fees to offer, and, when the hot
@@ -40,7 +46,9 @@ export async function planSend(network: Network, account?: `0x${string}`): Promi
   const nonceScope = chain.nonceScope(network, account);
   const from = account ?? chain.hotWalletAddress(network);
   const fees = await chain.fees(network);
-  const [row] = await db().execute<{ address: string }>(sql`select address from hot_wallet_nonces where network = ${nonceScope}`);
+  const [row] = await db().execute<{ address: string }>(
+    sql`select address from hot_wallet_nonces where network = ${nonceScope}`,
+  );
   const nonceStart = row?.address === from ? null : await chain.pendingNonce(network, account);
   return { network, fees, nonceScope, from, nonceStart };
 }
@@ -63,23 +71,45 @@ export type NewChainTx =
   /** Native coin from the hot wallet to a deposit address, for the gas of its sweep (lib/treasury/sweep.ts). */
   | { purpose: "sweep_gas"; to: string; valueWei: bigint }
   /** A deposit address's tokens to the hot wallet, signed with its own key: the plan is the deposit address's (planSend's `account`). */
-  | { purpose: "sweep"; token: { address: string; decimals: number }; to: string; amount: string; privateKey: `0x${string}` };
+  | {
+      purpose: "sweep";
+      token: { address: string; decimals: number };
+      to: string;
+      amount: string;
+      privateKey: `0x${string}`;
+    };
 
 /**
  * In the caller's transaction: takes the next nonce, signs (locally), and records the transaction
  * and its first version. Nothing leaves the process here; `sendChainTx` broadcasts after commit.
  */
-export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainTx): Promise<{ chainTx: ChainTx; hash: `0x${string}` }> {
+export async function createChainTx(
+  tx: Tx,
+  plan: ChainSendPlan,
+  spec: NewChainTx,
+): Promise<{ chainTx: ChainTx; hash: `0x${string}` }> {
   const chain = providers().chain;
   const network = plan.network;
   const account = spec.purpose === "sweep" ? (plan.from as `0x${string}`) : undefined;
   const nonce =
-    spec.purpose === "filler" ? spec.nonce : await reserveNonce(tx, plan.nonceScope, plan.from, plan.nonceStart ?? (() => chain.pendingNonce(network, account)));
+    spec.purpose === "filler"
+      ? spec.nonce
+      : await reserveNonce(
+          tx,
+          plan.nonceScope,
+          plan.from,
+          plan.nonceStart ?? (() => chain.pendingNonce(network, account)),
+        );
   const fields =
     spec.purpose === "filler"
       ? { tokenAddress: null, toAddress: plan.from, amount: null, amountBaseUnits: null }
       : spec.purpose === "sweep_gas"
-        ? { tokenAddress: null, toAddress: spec.to, amount: fromBaseUnits(spec.valueWei, 18), amountBaseUnits: spec.valueWei.toString() }
+        ? {
+            tokenAddress: null,
+            toAddress: spec.to,
+            amount: fromBaseUnits(spec.valueWei, 18),
+            amountBaseUnits: spec.valueWei.toString(),
+          }
         : {
             ownerKind: spec.purpose === "treasury" || spec.purpose === "sweep" ? null : spec.ownerKind,
             ownerId: spec.purpose === "treasury" || spec.purpose === "sweep" ? null : spec.ownerId,
@@ -93,7 +123,13 @@ export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainT
     spec.purpose === "filler"
       ? await chain.signSelfTransfer({ network, nonce, fees: plan.fees })
       : spec.purpose === "sweep_gas"
-        ? await chain.signGasTransfer({ network, to: spec.to as `0x${string}`, value: spec.valueWei, nonce, fees: plan.fees })
+        ? await chain.signGasTransfer({
+            network,
+            to: spec.to as `0x${string}`,
+            value: spec.valueWei,
+            nonce,
+            fees: plan.fees,
+          })
         : await chain.signTransfer({
             network,
             token: spec.token.address as `0x${string}`,
@@ -103,7 +139,14 @@ export async function createChainTx(tx: Tx, plan: ChainSendPlan, spec: NewChainT
             fees: plan.fees,
             privateKey: spec.purpose === "sweep" ? spec.privateKey : undefined,
           });
-  const chainTx = await insertChainTx(tx, { purpose: spec.purpose, network, nonceScope: plan.nonceScope, fromAddress: plan.from, nonce, ...fields });
+  const chainTx = await insertChainTx(tx, {
+    purpose: spec.purpose,
+    network,
+    nonceScope: plan.nonceScope,
+    fromAddress: plan.from,
+    nonce,
+    ...fields,
+  });
   await insertAttempt(tx, {
     chainTxId: chainTx.id,
     hash: signed.hash,
@@ -136,7 +179,10 @@ export type BroadcastAnswer = BroadcastResult | { result: "held"; reason: string
  * One broadcast of a signed version; records when (and at which head) the node took it. A token
  * transfer the hot wallet cannot pay is not sent but held, with its reason (./float.ts).
  */
-export async function broadcastAttempt(chainTx: ChainTx, attempt: { id: number; rawTransaction: string }): Promise<BroadcastAnswer> {
+export async function broadcastAttempt(
+  chainTx: ChainTx,
+  attempt: { id: number; rawTransaction: string },
+): Promise<BroadcastAnswer> {
   const chain = providers().chain;
   const network = chainTx.network as Network;
   const held = await holdReason(chainTx, attempt.rawTransaction);

@@ -14,7 +14,8 @@ export function readBodyText(req: ApiRequest): string | Promise<string> {
   if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
   const known = knownRequestBody(req);
   if (known) {
-    if (known.byteLength > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (known.byteLength > MAX_BODY_BYTES)
+      throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
     return Buffer.from(known.buffer, known.byteOffset, known.byteLength).toString("utf8");
   }
   if (!req.body) return "";
@@ -67,7 +68,8 @@ function nestedDeeperThan(text: string, max: number): boolean {
 export function parseJsonBody(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === "") return {};
-  if (nestedDeeperThan(trimmed, MAX_JSON_DEPTH)) throw new InvalidInput(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  if (nestedDeeperThan(trimmed, MAX_JSON_DEPTH))
+    throw new InvalidInput(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
     return JSON.parse(trimmed);
   } catch {

@@ -1,6 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { addressBucket, CLIENT_ADDRESS_HEADER, clientAddress, resolveClientAddress, stampClientAddress } from "./client-address";
+import {
+  addressBucket,
+  CLIENT_ADDRESS_HEADER,
+  clientAddress,
+  resolveClientAddress,
+  stampClientAddress,
+} from "./client-address";
 import { PlainHeaders } from "./request";
 
 describe("resolveClientAddress", () => {

@@ -17,7 +17,11 @@ export const UNKNOWN_ADDRESS = "unknown";
  * proxy next to us appended; a list shorter than `hops` gives its left-most entry. An entry that is
  * not an IP address (a trusted proxy never writes one) falls back to the socket.
  */
-export function resolveClientAddress(socketAddress: string | undefined, forwardedFor: string | undefined, hops: number): string {
+export function resolveClientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | undefined,
+  hops: number,
+): string {
   const socket = normalize(socketAddress ?? "") ?? UNKNOWN_ADDRESS;
   if (hops === 0 || !forwardedFor) return socket;
   const entries = forwardedFor.split(",");
@@ -32,7 +36,11 @@ export function resolveClientAddress(socketAddress: string | undefined, forwarde
  */
 export function stampClientAddress(req: IncomingMessage, hops: number): string {
   const forwarded = req.headers["x-forwarded-for"];
-  const address = resolveClientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, hops);
+  const address = resolveClientAddress(
+    req.socket.remoteAddress,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    hops,
+  );
   if (req.headers[CLIENT_ADDRESS_HEADER] !== undefined) {
     const raw = req.rawHeaders;
     for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === CLIENT_ADDRESS_HEADER) raw.splice(i, 2);

@@ -67,7 +67,9 @@ async function answers(): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
     // The connect timeout does not cover a server that took the connection and then went silent.
-    const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer")), PROBE_TIMEOUT_SECONDS * 1000 + 200)));
+    const silent = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error("no answer")), PROBE_TIMEOUT_SECONDS * 1000 + 200)),
+    );
     await Promise.race([sql`select 1`, silent]);
     return true;
   } catch {

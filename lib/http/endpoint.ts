@@ -188,7 +188,12 @@ type Definition = {
   replay?(ctx: Record<string, unknown>): Promise<unknown>;
 };
 
-async function run(def: Definition, req: ApiRequest, params: Record<string, string>, context: RequestContext): Promise<Response> {
+async function run(
+  def: Definition,
+  req: ApiRequest,
+  params: Record<string, string>,
+  context: RequestContext,
+): Promise<Response> {
   const { requestId } = context;
   const started = performance.now();
   const path = pathOf(req.url);
@@ -227,7 +232,11 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
     try {
       const absent = def.unavailable?.();
       if (absent) throw new NotFound(absent);
-      if (databaseKnownDown()) throw new ServiceUnavailable(`Service temporarily unavailable: ${UNREACHABLE}; retry in a few seconds (request id ${requestId})`, 2);
+      if (databaseKnownDown())
+        throw new ServiceUnavailable(
+          `Service temporarily unavailable: ${UNREACHABLE}; retry in a few seconds (request id ${requestId})`,
+          2,
+        );
       const caller = def.caller;
       // The endpoint's scope; undefined for callers that check none (and so never read it).
       const authenticated = caller.authenticate(req, def.scope as string);
@@ -256,7 +265,9 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
         // The request that held the key committed its resource and died before answering: the answer
         // is rebuilt from that resource and stored, and the handler does not run a second time.
         if (!def.replay) throw new Error(`${def.method} ${def.path} has a committed Idempotency-Key but no replay`);
-        const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: opened.resource }), { "idempotent-replayed": "true" });
+        const rebuilt = json(def.response.status, await def.replay({ ...ctx, resource: opened.resource }), {
+          "idempotent-replayed": "true",
+        });
         await opened.key.answered(rebuilt);
         return finish(rebuilt);
       }
@@ -270,17 +281,30 @@ async function run(def: Definition, req: ApiRequest, params: Record<string, stri
       const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
       // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
       // unexpected gives the key up so the client can retry.
-      if (held) await held.failed(domain ? { status, body: () => JSON.stringify(def.errorBody(status, err.message, err.extra)) } : null);
+      if (held)
+        await held.failed(
+          domain ? { status, body: () => JSON.stringify(def.errorBody(status, err.message, err.extra)) } : null,
+        );
       if (err instanceof RateLimited) {
         return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }
-      if (err instanceof ServiceUnavailable) return fail(503, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+      if (err instanceof ServiceUnavailable)
+        return fail(503, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
       if (domain) return fail(status, err.message, err.extra);
       const down = databaseUnavailable(err);
       if (down) {
         if (down === UNREACHABLE || down === RESTARTING) noteDatabaseUnreachable();
-        log.warn("API request refused: database unavailable", { path: loggedPath, reason: down, code: (err as { code?: string }).code });
-        return fail(503, `Service temporarily unavailable: ${down}; retry in a few seconds (request id ${requestId})`, undefined, { "retry-after": "2" });
+        log.warn("API request refused: database unavailable", {
+          path: loggedPath,
+          reason: down,
+          code: (err as { code?: string }).code,
+        });
+        return fail(
+          503,
+          `Service temporarily unavailable: ${down}; retry in a few seconds (request id ${requestId})`,
+          undefined,
+          { "retry-after": "2" },
+        );
       }
       log.error("unhandled error in API handler", { path: loggedPath, err });
       return fail(500, `Internal error while processing the request (request id ${requestId})`);
@@ -319,7 +343,9 @@ type Input = { body: unknown; query: unknown; raw: unknown };
 function readInput(def: Definition, req: ApiRequest): Input | string | Promise<Input | string> {
   if (!def.body) return validateInput(def, req, undefined);
   const text = readBodyText(req);
-  return typeof text === "string" ? validateInput(def, req, parseJsonBody(text)) : text.then((t) => validateInput(def, req, parseJsonBody(t)));
+  return typeof text === "string"
+    ? validateInput(def, req, parseJsonBody(text))
+    : text.then((t) => validateInput(def, req, parseJsonBody(t)));
 }
 
 function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | string {
@@ -343,5 +369,7 @@ function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | 
 
 /** The request's path as logged: the template with its parameters, the secret ones masked. */
 function maskedPath(template: string, params: Record<string, string>, secret: readonly string[]): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => (secret.includes(name) ? "[redacted]" : encodeURIComponent(params[name] ?? "")));
+  return template.replace(/\{(\w+)\}/g, (_, name: string) =>
+    secret.includes(name) ? "[redacted]" : encodeURIComponent(params[name] ?? ""),
+  );
 }

@@ -7,15 +7,22 @@ import { z } from "zod";
 type Write = (status: number, message: string, extra?: Record<string, unknown>) => Record<string, unknown>;
 export type ErrorBody = Write & { schema: (status: number) => z.ZodObject };
 
-const errorBody = (write: Write, schema: (status: number) => z.ZodObject): ErrorBody => Object.assign(write, { schema });
+const errorBody = (write: Write, schema: (status: number) => z.ZodObject): ErrorBody =>
+  Object.assign(write, { schema });
 
 const text = z.string().meta({ description: "What went wrong, in one sentence" });
 
 export const messageError = z.strictObject({ message: text }).meta({ id: "MessageError" });
-export const successFalseError = z.strictObject({ success: z.literal(false), error: text }).meta({ id: "SuccessFalseError" });
+export const successFalseError = z
+  .strictObject({ success: z.literal(false), error: text })
+  .meta({ id: "SuccessFalseError" });
 export const withdrawInvalidError = z.strictObject({ message: text, error: text }).meta({ id: "WithdrawInvalidError" });
-export const withdrawFailedError = z.strictObject({ message: text, success: z.literal(false) }).meta({ id: "WithdrawFailedError" });
-export const pixOutError = z.strictObject({ message: text, error: z.strictObject({ details: text }) }).meta({ id: "PixOutError" });
+export const withdrawFailedError = z
+  .strictObject({ message: text, success: z.literal(false) })
+  .meta({ id: "WithdrawFailedError" });
+export const pixOutError = z
+  .strictObject({ message: text, error: z.strictObject({ details: text }) })
+  .meta({ id: "PixOutError" });
 
 /** `{ message, ...extra }`: most endpoints. */
 export const messageBody = errorBody(

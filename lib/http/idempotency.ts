@@ -112,15 +112,26 @@ async function claimWith(claim: IdempotencyClaim): Promise<Claim> {
         .update(idempotencyKeys)
         .set({ claimId: claim.claimId, leaseUntil: leaseEnd, holder: instanceName() })
         .where(and(where(s), inArray(idempotencyKeys.state, OPEN), leaseRanOut))
-        .returning({ state: idempotencyKeys.state, resourceType: idempotencyKeys.resourceType, resourceId: idempotencyKeys.resourceId });
+        .returning({
+          state: idempotencyKeys.state,
+          resourceType: idempotencyKeys.resourceType,
+          resourceId: idempotencyKeys.resourceId,
+        });
       if (!taken) throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
       if (taken.state === "committed") {
         // The table's check holds a committed claim's resource type and id non-null.
         const resource = { type: taken.resourceType!, id: taken.resourceId! };
-        log.warn("Idempotency-Key taken over after its request committed: answered from what it made", { path: s.path, merchantId: s.merchantId, resource });
+        log.warn("Idempotency-Key taken over after its request committed: answered from what it made", {
+          path: s.path,
+          merchantId: s.merchantId,
+          resource,
+        });
         return { kind: "committed", claim, resource };
       }
-      log.warn("Idempotency-Key taken over: the request holding it stopped renewing its lease", { path: s.path, merchantId: s.merchantId });
+      log.warn("Idempotency-Key taken over: the request holding it stopped renewing its lease", {
+        path: s.path,
+        merchantId: s.merchantId,
+      });
       return { kind: "claimed", claim };
     }
     return { kind: "replay", status: row.responseStatus ?? 200, body: row.responseBody ?? "" };
@@ -130,7 +141,11 @@ async function claimWith(claim: IdempotencyClaim): Promise<Claim> {
 
 /** Extends the lease; false when the claim is no longer this request's (it was taken over or released). */
 export async function renewIdempotencyClaim(c: IdempotencyClaim): Promise<boolean> {
-  const rows = await db().update(idempotencyKeys).set({ leaseUntil: leaseEnd }).where(held(c)).returning({ key: idempotencyKeys.key });
+  const rows = await db()
+    .update(idempotencyKeys)
+    .set({ leaseUntil: leaseEnd })
+    .where(held(c))
+    .returning({ key: idempotencyKeys.key });
   return rows.length > 0;
 }
 
@@ -141,7 +156,10 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
       (kept) => {
         if (!kept) {
           clearInterval(timer);
-          log.warn("Idempotency-Key lease lost while its request was still running", { path: c.path, merchantId: c.merchantId });
+          log.warn("Idempotency-Key lease lost while its request was still running", {
+            path: c.path,
+            merchantId: c.merchantId,
+          });
         }
       },
       (err: unknown) => log.error("Idempotency-Key lease renewal failed", { err }),
@@ -164,7 +182,11 @@ export async function completeIdempotencyKey(c: IdempotencyClaim, status: number
     .returning({ key: idempotencyKeys.key });
   if (rows.length > 0) return;
   if (status >= 400 && (await releaseIdempotencyKey(c)) === "lease-ended") {
-    log.warn("Idempotency-Key refusal not stored: the request had committed, and a retry answers with what it made", { path: c.path, merchantId: c.merchantId, status });
+    log.warn("Idempotency-Key refusal not stored: the request had committed, and a retry answers with what it made", {
+      path: c.path,
+      merchantId: c.merchantId,
+      status,
+    });
     return;
   }
   // A row under another claim is a retry's takeover; no row at all, a claim the database lost (a failover
@@ -184,7 +206,10 @@ export async function completeIdempotencyKey(c: IdempotencyClaim, status: number
  * bound to its resource, and only its lease ends, so the next retry answers from it at once.
  */
 export async function releaseIdempotencyKey(c: IdempotencyClaim): Promise<"forgotten" | "lease-ended" | "not-held"> {
-  const forgotten = await db().delete(idempotencyKeys).where(heldUncommitted(c)).returning({ key: idempotencyKeys.key });
+  const forgotten = await db()
+    .delete(idempotencyKeys)
+    .where(heldUncommitted(c))
+    .returning({ key: idempotencyKeys.key });
   if (forgotten.length > 0) return "forgotten";
   const ended = await db()
     .update(idempotencyKeys)
@@ -203,7 +228,13 @@ export async function releaseClaimsOfPredecessor(name = instanceName()): Promise
   const rows = await db()
     .update(idempotencyKeys)
     .set({ leaseUntil: sql`now()` })
-    .where(and(eq(idempotencyKeys.holder, name), inArray(idempotencyKeys.state, OPEN), gt(idempotencyKeys.leaseUntil, sql`now()`)))
+    .where(
+      and(
+        eq(idempotencyKeys.holder, name),
+        inArray(idempotencyKeys.state, OPEN),
+        gt(idempotencyKeys.leaseUntil, sql`now()`),
+      ),
+    )
     .returning({ key: idempotencyKeys.key });
   return rows.length;
 }
@@ -231,7 +262,15 @@ async function letGoOfClaims(): Promise<void> {
     try {
       // One statement each way however many are waiting: after an outage there can be many.
       // As JSON: keys may hold any printable character, which an array literal would have to escape.
-      const rows = JSON.stringify(claims.map((c) => ({ merchant_id: c.merchantId, key: c.key, method: c.method, path: c.path, claim_id: c.claimId })));
+      const rows = JSON.stringify(
+        claims.map((c) => ({
+          merchant_id: c.merchantId,
+          key: c.key,
+          method: c.method,
+          path: c.path,
+          claim_id: c.claimId,
+        })),
+      );
       const o = sql`jsonb_to_recordset(${rows}::jsonb) as o(merchant_id uuid, key text, method text, path text, claim_id uuid)`;
       const match = sql`${idempotencyKeys.merchantId} = o.merchant_id and ${idempotencyKeys.key} = o.key and ${idempotencyKeys.method} = o.method and ${idempotencyKeys.path} = o.path and ${idempotencyKeys.claimId} = o.claim_id`;
       const forgotten = await db().execute<{ claim_id: string }>(
@@ -241,7 +280,10 @@ async function letGoOfClaims(): Promise<void> {
         sql`update ${idempotencyKeys} set lease_until = now() from ${o} where ${match} and ${idempotencyKeys.state} = 'committed' returning ${idempotencyKeys.claimId} as claim_id`,
       );
       for (const r of [...forgotten, ...ended]) lettingGo.delete(r.claim_id);
-      if (forgotten.length + ended.length > 0) log.info("Idempotency-Key claims given up after the database came back", { count: forgotten.length + ended.length });
+      if (forgotten.length + ended.length > 0)
+        log.info("Idempotency-Key claims given up after the database came back", {
+          count: forgotten.length + ended.length,
+        });
     } catch {
       // Still unreachable: the next round tries again.
     }
@@ -258,7 +300,12 @@ async function letGoOfClaims(): Promise<void> {
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
   const rows = await db()
     .delete(idempotencyKeys)
-    .where(and(gte(idempotencyKeys.expiresAt, sql`(select min(${idempotencyKeys.expiresAt}) from ${idempotencyKeys})`), lt(idempotencyKeys.expiresAt, sql`now()`)))
+    .where(
+      and(
+        gte(idempotencyKeys.expiresAt, sql`(select min(${idempotencyKeys.expiresAt}) from ${idempotencyKeys})`),
+        lt(idempotencyKeys.expiresAt, sql`now()`),
+      ),
+    )
     .returning({ key: idempotencyKeys.key });
   return rows.length;
 }

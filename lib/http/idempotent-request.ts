@@ -56,7 +56,12 @@ const NONE: OpenedKey = { kind: "none" };
  * namespace, `owner`). `raw`: the body as sent, whose hash a retry's must match. Synchronous without
  * a key: most requests then await nothing.
  */
-export function openIdempotencyKey(req: ApiRequest, owner: string | undefined, path: string, raw: unknown): OpenedKey | Promise<OpenedKey> {
+export function openIdempotencyKey(
+  req: ApiRequest,
+  owner: string | undefined,
+  path: string,
+  raw: unknown,
+): OpenedKey | Promise<OpenedKey> {
   const key = req.method === "POST" && owner !== undefined ? readIdempotencyKey(req) : null;
   if (!key || owner === undefined) return NONE;
   return claimKey({ merchantId: owner, key, method: req.method, path, bodyHash: bodyHash(raw ?? {}) });
@@ -64,9 +69,12 @@ export function openIdempotencyKey(req: ApiRequest, owner: string | undefined, p
 
 async function claimKey(scope: IdempotencyScope): Promise<OpenedKey> {
   const claimed = await claimIdempotencyKey(scope);
-  if (claimed.kind === "replay") return { kind: "replay", response: jsonText(claimed.status, claimed.body, { "idempotent-replayed": "true" }) };
+  if (claimed.kind === "replay")
+    return { kind: "replay", response: jsonText(claimed.status, claimed.body, { "idempotent-replayed": "true" }) };
   const held = holding(claimed.claim);
-  return claimed.kind === "committed" ? { kind: "committed", key: held, resource: claimed.resource } : { kind: "held", key: held };
+  return claimed.kind === "committed"
+    ? { kind: "committed", key: held, resource: claimed.resource }
+    : { kind: "held", key: held };
 }
 
 function holding(claim: IdempotencyClaim): HeldKey {
@@ -94,7 +102,9 @@ function holding(claim: IdempotencyClaim): HeldKey {
     async failed(refusal) {
       stopRenewing();
       const bookkeeping =
-        refusal && !NOT_REPLAYED(refusal.status) ? () => completeIdempotencyKey(claim, refusal.status, refusal.body()) : () => releaseIdempotencyKey(claim);
+        refusal && !NOT_REPLAYED(refusal.status)
+          ? () => completeIdempotencyKey(claim, refusal.status, refusal.body())
+          : () => releaseIdempotencyKey(claim);
       try {
         await bookkeeping();
       } catch (storeErr) {

@@ -35,7 +35,11 @@ export class JsonResponse extends Response {
   }
 
   #real(): Response {
-    return (this.#materialised ??= new Response(this[TEXT], { status: this.status, statusText: this.statusText, headers: this.headers }));
+    return (this.#materialised ??= new Response(this[TEXT], {
+      status: this.status,
+      statusText: this.statusText,
+      headers: this.headers,
+    }));
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {

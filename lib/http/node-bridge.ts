@@ -18,7 +18,11 @@ import { jsonResponseFields, jsonResponseText } from "@/lib/http/json-response";
 export function toApiRequest(req: IncomingMessage, baseUrl: string): ApiRequest | Promise<ApiRequest> {
   const method = req.method ?? "GET";
   const extra: Record<string, string> = {};
-  const plain = (): ApiRequest => ({ method, url: baseUrl + (req.url ?? "/"), headers: new PlainHeaders(req.rawHeaders, extra) });
+  const plain = (): ApiRequest => ({
+    method,
+    url: baseUrl + (req.url ?? "/"),
+    headers: new PlainHeaders(req.rawHeaders, extra),
+  });
   if (method === "GET" || method === "HEAD") return plain();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -75,7 +79,11 @@ export function writeWebResponse(res: ServerResponse, response: Response): void 
   return writeStreamed(res, response, headers);
 }
 
-async function writeStreamed(res: ServerResponse, response: Response, headers: Record<string, string | string[]>): Promise<void> {
+async function writeStreamed(
+  res: ServerResponse,
+  response: Response,
+  headers: Record<string, string | string[]>,
+): Promise<void> {
   const buf = Buffer.from(await response.arrayBuffer());
   headers["content-length"] = String(buf.length);
   res.writeHead(response.status, headers);

@@ -92,7 +92,10 @@ export class SharedRateLimiter {
     if (this.client?.url !== url) {
       void this.client?.sql.end({ timeout: 1 });
       // The pool's own connection options: behind a transaction pooler, nothing prepared by name.
-      const options = connectionOptions(url, { applicationName: "payments-rate-limit", pooled: env().DB_POOLER === "transaction" });
+      const options = connectionOptions(url, {
+        applicationName: "payments-rate-limit",
+        pooled: env().DB_POOLER === "transaction",
+      });
       this.client = { url, sql: postgres(url, { ...options, max: 1, idle_timeout: 10 }) };
     }
     return this.client.sql;
@@ -232,7 +235,10 @@ export function rateLimiter(): SharedRateLimiter {
 }
 
 function refused(limit: number, retryAfter: number): RateLimited {
-  return new RateLimited(`Rate limit exceeded: at most ${limit} requests per minute; retry in ${retryAfter} s`, retryAfter);
+  return new RateLimited(
+    `Rate limit exceeded: at most ${limit} requests per minute; retry in ${retryAfter} s`,
+    retryAfter,
+  );
 }
 
 /**
@@ -240,7 +246,10 @@ function refused(limit: number, retryAfter: number): RateLimited {
  * off); throws RateLimited past it. Returns a promise only in the limiter's over-capacity fallback.
  * Either way the request's answer is told where the bucket stands (its RateLimit-* headers).
  */
-export function enforceRateLimit(bucket: string, limit: number = env().RATE_LIMIT_PER_MINUTE): Promise<void> | undefined {
+export function enforceRateLimit(
+  bucket: string,
+  limit: number = env().RATE_LIMIT_PER_MINUTE,
+): Promise<void> | undefined {
   if (limit === 0) return undefined;
   const limiter = rateLimiter();
   const wait = limiter.take(bucket, limit);

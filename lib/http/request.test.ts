@@ -18,13 +18,17 @@ describe("the fast path's plain request", () => {
   it("finds the same path as URL for any request target", () => {
     const segment = fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/);
     fc.assert(
-      fc.property(fc.array(segment, { maxLength: 6 }), fc.option(fc.stringMatching(/^[A-Za-z0-9=&]{0,20}$/)), (parts, query) => {
-        const url = `http://127.0.0.1:3000/${parts.join("/")}${query === null ? "" : `?${query}`}`;
-        const expected = new URL(url).pathname;
-        // URL also resolves dot segments and re-encodes; the router only ever sees plain paths.
-        fc.pre(expected === `/${parts.join("/")}`);
-        expect(pathOf(url)).toBe(expected);
-      }),
+      fc.property(
+        fc.array(segment, { maxLength: 6 }),
+        fc.option(fc.stringMatching(/^[A-Za-z0-9=&]{0,20}$/)),
+        (parts, query) => {
+          const url = `http://127.0.0.1:3000/${parts.join("/")}${query === null ? "" : `?${query}`}`;
+          const expected = new URL(url).pathname;
+          // URL also resolves dot segments and re-encodes; the router only ever sees plain paths.
+          fc.pre(expected === `/${parts.join("/")}`);
+          expect(pathOf(url)).toBe(expected);
+        },
+      ),
     );
     expect(pathOf("http://localhost:3000")).toBe("/");
     expect(pathOf("https://pay.example.com/api/v1/order/abc?x=1#f")).toBe("/api/v1/order/abc");

@@ -117,7 +117,8 @@ export function createRouter(endpoints: readonly Endpoint[], opts: { observe?: A
       }
       if (!found) return ownAnswer(json(404, { message: `Not found: ${method} ${pathname}` }));
       const allow = allowHeader(found.allowed);
-      if (method === "OPTIONS") return ownAnswer(new Response(null, { status: 204, headers: { allow, "cache-control": "no-store" } }));
+      if (method === "OPTIONS")
+        return ownAnswer(new Response(null, { status: 204, headers: { allow, "cache-control": "no-store" } }));
       return ownAnswer(json(405, { message: `Method ${method} not allowed on ${pathname}` }, { allow }));
     } catch {
       // Endpoints answer their own errors; this is the router's own failure, which has no endpoint's shape.

@@ -11,11 +11,20 @@ describe("a write sent to a page (a server action)", () => {
   });
 
   it("is refused without an Origin, with a null one, a malformed one, or another site's", () => {
-    for (const origin of [null, "", "null", "not a url", "https://evil.example", "https://pay.example.com.evil.example", "http://pay.example.com:8080"]) {
+    for (const origin of [
+      null,
+      "",
+      "null",
+      "not a url",
+      "https://evil.example",
+      "https://pay.example.com.evil.example",
+      "http://pay.example.com:8080",
+    ]) {
       expect(pageWriteAllowed("POST", origin, "pay.example.com", PUBLIC), String(origin)).toBe(false);
     }
     // Whatever the method: a page takes no write from elsewhere.
-    for (const method of ["PUT", "PATCH", "DELETE", "post"]) expect(pageWriteAllowed(method, null, "pay.example.com", PUBLIC)).toBe(false);
+    for (const method of ["PUT", "PATCH", "DELETE", "post"])
+      expect(pageWriteAllowed(method, null, "pay.example.com", PUBLIC)).toBe(false);
     // No Host to compare with: only the public origin passes.
     expect(pageWriteAllowed("POST", "https://evil.example", null, PUBLIC)).toBe(false);
   });

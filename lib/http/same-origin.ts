@@ -12,7 +12,12 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * make a browser send a foreign Origin with our Host). "null" (sandboxed frames, some redirects) is
  * not ours.
  */
-export function pageWriteAllowed(method: string, origin: string | null, host: string | null, publicOrigin: string): boolean {
+export function pageWriteAllowed(
+  method: string,
+  origin: string | null,
+  host: string | null,
+  publicOrigin: string,
+): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return true;
   if (!origin || origin === "null") return false;
   let given: URL;

@@ -20,7 +20,8 @@ describe("API security headers", () => {
       AUTH_SECRET: "a".repeat(40),
       DATABASE_URL: "postgres://db.example:5432/payments",
       PUBLIC_BASE_URL: "https://pay.example.com",
-      DEPOSIT_XPUB: "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
+      DEPOSIT_XPUB:
+        "xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP",
     });
     resetEnvForTests();
     const res = withSecurityHeaders(new Response("{}"));

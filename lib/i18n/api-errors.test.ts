@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { InsufficientBalance, InvalidInput, LimitExceeded, NotFound, UpstreamUnavailable, type ErrorCode, type ErrorValues } from "@/lib/errors";
+import {
+  InsufficientBalance,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  UpstreamUnavailable,
+  type ErrorCode,
+  type ErrorValues,
+} from "@/lib/errors";
 import { FactorLocked } from "@/lib/identity/factor-attempts";
 import { apiErrorMessage, wordError } from "./api-errors";
 
@@ -92,12 +100,19 @@ describe("service errors on the dashboard", () => {
       code: "balance.insufficient",
       values: { debit: "withdrawal", needed: 5025, balance: 1000 },
     });
-    expect(nb(apiErrorMessage(err, "pt-BR"))).toBe("Saldo insuficiente: este saque precisa de R$ 50,25 e o saldo disponível é R$ 10,00.");
-    const limit = new LimitExceeded("Daily limit (any wording)", { code: "limit.daily", values: { daily: 500000, left: 12000 } });
-    expect(nb(apiErrorMessage(limit, "pt-BR"))).toBe("Acima do limite diário de saques (R$ 5.000,00); hoje restam R$ 120,00.");
-    expect(apiErrorMessage(new InvalidInput("Invalid PIX QR code: CRC mismatch", { code: "brcode.invalid" }), "pt-BR")).toBe(
-      "Código PIX inválido: confira se você copiou o código inteiro.",
+    expect(nb(apiErrorMessage(err, "pt-BR"))).toBe(
+      "Saldo insuficiente: este saque precisa de R$ 50,25 e o saldo disponível é R$ 10,00.",
     );
+    const limit = new LimitExceeded("Daily limit (any wording)", {
+      code: "limit.daily",
+      values: { daily: 500000, left: 12000 },
+    });
+    expect(nb(apiErrorMessage(limit, "pt-BR"))).toBe(
+      "Acima do limite diário de saques (R$ 5.000,00); hoje restam R$ 120,00.",
+    );
+    expect(
+      apiErrorMessage(new InvalidInput("Invalid PIX QR code: CRC mismatch", { code: "brcode.invalid" }), "pt-BR"),
+    ).toBe("Código PIX inválido: confira se você copiou o código inteiro.");
     const token = new InvalidInput("Token not supported: BUSD is not available on polygon", {
       code: "asset.notOnNetwork",
       values: { asset: "BUSD", network: "polygon" },
@@ -118,20 +133,30 @@ describe("service errors on the dashboard", () => {
   });
 
   it("never reach a pt-BR merchant in English when thrown without a code", () => {
-    expect(apiErrorMessage(new UpstreamUnavailable("LND node refused to create the invoice: boom"), "pt-BR")).toMatch(/^Um serviço externo/);
+    expect(apiErrorMessage(new UpstreamUnavailable("LND node refused to create the invoice: boom"), "pt-BR")).toMatch(
+      /^Um serviço externo/,
+    );
     expect(apiErrorMessage(new NotFound("Order not found"), "pt-BR")).toBe("Não encontrado.");
-    expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "pt-BR")).toMatch(/^O pedido foi recusado/);
+    expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "pt-BR")).toMatch(
+      /^O pedido foi recusado/,
+    );
   });
 
   it("keep the service's own sentence in English when thrown without a code, and word dashboard-only refusals in both languages", () => {
-    expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "en")).toBe("Some new rule nobody translated");
+    expect(apiErrorMessage(new InvalidInput("Some new rule nobody translated"), "en")).toBe(
+      "Some new rule nobody translated",
+    );
     expect(apiErrorMessage(InvalidInput.of("auth.emailTaken"), "pt-BR")).toBe("Já existe uma conta com este e-mail.");
-    expect(apiErrorMessage(InvalidInput.of("auth.emailTaken"), "en")).toBe("An account with this e-mail already exists.");
+    expect(apiErrorMessage(InvalidInput.of("auth.emailTaken"), "en")).toBe(
+      "An account with this e-mail already exists.",
+    );
   });
 
   it("have a wording of their own in pt-BR and in English for every code", () => {
     const generic = new Set(GENERIC.flatMap((code) => [wordError(code, {}, "pt-BR"), wordError(code, {}, "en")]));
-    const specific = (Object.keys(SAMPLES) as ErrorCode[]).filter((code) => !(GENERIC as readonly string[]).includes(code));
+    const specific = (Object.keys(SAMPLES) as ErrorCode[]).filter(
+      (code) => !(GENERIC as readonly string[]).includes(code),
+    );
     expect(specific.length).toBeGreaterThan(60);
     for (const code of specific) {
       const pt = wordError(code, sample(code), "pt-BR");

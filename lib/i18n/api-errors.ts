@@ -24,15 +24,22 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
 
   "brcode.invalid": say("errors.api.brcode"),
   "brcode.noAmount": say("errors.api.brcodeNoAmount"),
-  "brcode.contradicts": (v, l) => translate(l, "errors.api.brcodeContradicts", { value: formatMoney(v.value, l), code: formatMoney(v.codeValue, l) }),
+  "brcode.contradicts": (v, l) =>
+    translate(l, "errors.api.brcodeContradicts", { value: formatMoney(v.value, l), code: formatMoney(v.codeValue, l) }),
   "brcode.dynamic": say("errors.api.brcodeDynamic"),
   "brcode.unpayable": say("errors.api.brcodeUnpayable"),
   "brcode.expiresSoon": (v, l) => translate(l, "errors.api.brcodeExpiresSoon", { at: formatDateTime(v.at, l) }),
 
   "asset.notSupported": say("errors.api.token"),
-  "asset.notOnNetwork": (v, l) => translate(l, "errors.api.tokenNetwork", { asset: v.asset, network: networkName(v.network) }),
+  "asset.notOnNetwork": (v, l) =>
+    translate(l, "errors.api.tokenNetwork", { asset: v.asset, network: networkName(v.network) }),
   "network.notSupported": say("errors.api.network"),
-  "amount.belowMinimum": (v, l) => translate(l, "errors.api.belowMinimum", { min: formatCrypto(v.min, l), asset: v.asset, network: networkName(v.network) }),
+  "amount.belowMinimum": (v, l) =>
+    translate(l, "errors.api.belowMinimum", {
+      min: formatCrypto(v.min, l),
+      asset: v.asset,
+      network: networkName(v.network),
+    }),
   "amount.aboveMax": (v, l) => translate(l, "errors.api.aboveMax", { max: formatMoney(v.max, l) }),
   "amount.tooSmallForTokens": say("errors.api.tooSmallForTokens"),
   "rates.unavailable": say("errors.api.rates"),
@@ -43,21 +50,29 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
       balance: formatMoney(v.balance, l),
     }),
   "limit.perTransaction": (v, l) =>
-    translate(l, "errors.api.limitPerTransaction", { limit: formatMoney(v.limit, l), left: formatMoney(v.left, l), daily: formatMoney(v.daily, l) }),
-  "limit.daily": (v, l) => translate(l, "errors.api.limitDaily", { daily: formatMoney(v.daily, l), left: formatMoney(v.left, l) }),
+    translate(l, "errors.api.limitPerTransaction", {
+      limit: formatMoney(v.limit, l),
+      left: formatMoney(v.left, l),
+      daily: formatMoney(v.daily, l),
+    }),
+  "limit.daily": (v, l) =>
+    translate(l, "errors.api.limitDaily", { daily: formatMoney(v.daily, l), left: formatMoney(v.left, l) }),
   "pixKey.none": say("errors.api.noPixKey"),
   "pixKey.noneToCollect": say("errors.api.noPixKeyCollect"),
   "pixKey.invalid": say("errors.pixKey"),
   "payoutKey.held": (v, l) => translate(l, "withdrawals.payoutHeld", { until: formatDateTime(v.until, l) }),
-  "destination.held": (v, l) => translate(l, "withdrawals.destinationHeld", { destination: v.destination, until: formatDateTime(v.until, l) }),
+  "destination.held": (v, l) =>
+    translate(l, "withdrawals.destinationHeld", { destination: v.destination, until: formatDateTime(v.until, l) }),
 
   "order.notPending": say("errors.api.notPending"),
-  "refund.exceeds": (v, l) => translate(l, "errors.api.refundExceeds", { left: formatMoney(v.left, l), total: formatMoney(v.total, l) }),
+  "refund.exceeds": (v, l) =>
+    translate(l, "errors.api.refundExceeds", { left: formatMoney(v.left, l), total: formatMoney(v.total, l) }),
   "refund.nothingLeft": say("errors.api.refundNothingLeft"),
   "refund.notCompleted": say("errors.api.refundNotCompleted"),
   "refund.noReceipt": say("errors.api.refundNoReceipt"),
   "refund.lightning": say("errors.api.refundLightning"),
-  "refund.exchangeMax": (v, l) => translate(l, "errors.api.refundExchangeMax", { max: v.max, left: formatMoney(v.left, l) }),
+  "refund.exchangeMax": (v, l) =>
+    translate(l, "errors.api.refundExchangeMax", { max: v.max, left: formatMoney(v.left, l) }),
   "cryptoPix.lightningUnavailable": say("errors.api.cryptoPixLightning"),
   "cryptoPix.refundAddressLightning": say("errors.api.refundAddressLightning"),
 

@@ -56,9 +56,18 @@ describe("plurals", () => {
     expect(translatePlural("pt-BR", "security.recoveryLeft", 1)).toBe("1 código de recuperação restante.");
     expect(translatePlural("pt-BR", "security.revokedOthers", 0)).toBe("0 outras sessões encerradas.");
     // Durations from configuration may be 1: written with their plural wherever they are shown.
-    expect(withSpans("pt-BR", { minutes: 1, hours: 24, days: 1, link: "x" })).toEqual({ minutes: "1 minuto", hours: "24 horas", days: "1 dia", link: "x" });
-    expect(translate("pt-BR", "security.stepUpHint", withSpans("pt-BR", { minutes: 1 }))).toBe("Necessário para esta ação; não será pedido de novo por 1 minuto.");
-    expect(translate("en", "security.stepUpHint", withSpans("en", { minutes: 1 }))).toBe("Needed for this action; not asked again for 1 minute.");
+    expect(withSpans("pt-BR", { minutes: 1, hours: 24, days: 1, link: "x" })).toEqual({
+      minutes: "1 minuto",
+      hours: "24 horas",
+      days: "1 dia",
+      link: "x",
+    });
+    expect(translate("pt-BR", "security.stepUpHint", withSpans("pt-BR", { minutes: 1 }))).toBe(
+      "Necessário para esta ação; não será pedido de novo por 1 minuto.",
+    );
+    expect(translate("en", "security.stepUpHint", withSpans("en", { minutes: 1 }))).toBe(
+      "Needed for this action; not asked again for 1 minute.",
+    );
     for (const locale of LOCALES) for (const text of Object.values(catalogs[locale])) expect(text).not.toMatch(/\(s\)/);
   });
 });

@@ -130,7 +130,8 @@ export const en: Record<MessageKey, string> = {
   "orders.colAmount": "Amount",
   "orders.colStatus": "Status",
   "orders.empty": "No orders match these filters.",
-  "orders.searchTooShort": "To search by name or reference, type at least {count} characters. Amounts (like 25.90) and order ids work too.",
+  "orders.searchTooShort":
+    "To search by name or reference, type at least {count} characters. Amounts (like 25.90) and order ids work too.",
   "orders.emptyAll": "You have no orders yet.",
   "orders.emptySearch": "No orders found for “{q}”. Search by reference, the start of an ID or an amount.",
   "orders.emptyPage": "This page has no orders: the list ends before it.",
@@ -240,7 +241,8 @@ export const en: Record<MessageKey, string> = {
   "refunds.confirm": "Refund {amount} to the payer",
 
   "newOrder.title": "New order",
-  "newOrder.noRails": "No payment method is enabled on this server yet: the operator configures them (docs/configuration.md).",
+  "newOrder.noRails":
+    "No payment method is enabled on this server yet: the operator configures them (docs/configuration.md).",
   "newOrder.kindLabel": "Payment method",
   "newOrder.value": "Amount (BRL)",
   "newOrder.valueHint": "For example: 150.00",
@@ -281,7 +283,8 @@ export const en: Record<MessageKey, string> = {
   "newOrder.cpixLightning": "Over Lightning the payer sends satoshis for the PIX's amount, with no minimum.",
 
   "withdrawals.title": "Withdrawals",
-  "withdrawals.noRails": "Withdrawals are not enabled on this server yet: the operator configures them (docs/configuration.md).",
+  "withdrawals.noRails":
+    "Withdrawals are not enabled on this server yet: the operator configures them (docs/configuration.md).",
   "withdrawals.balance": "Available balance",
   "withdrawals.limits": "Withdrawal limits",
   "withdrawals.perTransaction": "Per withdrawal",
@@ -314,7 +317,8 @@ export const en: Record<MessageKey, string> = {
   "withdrawals.destination": "Destination",
   "withdrawals.overPerTransaction": "Above the per-withdrawal limit ({limit}).",
   "withdrawals.overDaily": "Above what is left today ({left}).",
-  "withdrawals.overBalance": "Insufficient balance: this withdrawal needs {needed} and the available balance is {balance}.",
+  "withdrawals.overBalance":
+    "Insufficient balance: this withdrawal needs {needed} and the available balance is {balance}.",
   "withdrawals.requested": "Withdrawal requested. Follow its status in the history.",
   "withdrawals.history": "History",
   "withdrawals.historyEmpty": "No withdrawals yet.",
@@ -348,7 +352,8 @@ export const en: Record<MessageKey, string> = {
   "withdrawals.keyInvalid.cnpj": "{label}: a CNPJ has 14 characters (12 letters or digits, then 2 digits).",
   "withdrawals.keyInvalid.phone": "{label}: enter the mobile number with its area code, like (11) 98765-4321.",
   "withdrawals.keyInvalid.email": "{label}: not a valid email, like name@company.com.",
-  "withdrawals.keyInvalid.evp": "{label}: a random key has 32 letters and digits, like 123e4567-e89b-12d3-a456-426614174000.",
+  "withdrawals.keyInvalid.evp":
+    "{label}: a random key has 32 letters and digits, like 123e4567-e89b-12d3-a456-426614174000.",
   "withdrawals.keyCheckDigits.cpf": "{label}: this CPF's check digits do not match. Check the number.",
   "withdrawals.keyCheckDigits.cnpj": "{label}: this CNPJ's check digits do not match. Check the number.",
   "withdrawals.keyAsSent": "The key will be sent as: {key}",
@@ -408,7 +413,8 @@ export const en: Record<MessageKey, string> = {
   "developers.sendTestEvent": "Send test event",
   "developers.sendingTestEvent": "Sending…",
   "developers.testEventSent": "Test event sent: its result appears in the deliveries below.",
-  "developers.testEventWaiting": "The previous test event is still being sent to this endpoint: see its result in the deliveries below before sending another.",
+  "developers.testEventWaiting":
+    "The previous test event is still being sent to this endpoint: see its result in the deliveries below before sending another.",
   "developers.testBadge": "Test",
   "developers.redeliveryBadge": "Redelivery",
   "developers.notSentYet": "Not sent yet.",
@@ -425,7 +431,8 @@ export const en: Record<MessageKey, string> = {
   "firstSteps.twoFactor": "Turn on two-factor authentication",
   "firstSteps.twoFactorBody": "A code from an authenticator app protects withdrawals, refunds and live keys.",
   "firstSteps.firstOrder": "Create your first order or payment link",
-  "firstSteps.firstOrderBody": "A PIX QR code, a Lightning invoice or a stablecoin address, with a link to send your customer.",
+  "firstSteps.firstOrderBody":
+    "A PIX QR code, a Lightning invoice or a stablecoin address, with a link to send your customer.",
   "firstSteps.simulatePayment": "Simulate a payment in the sandbox",
   "firstSteps.simulatePaymentBody": "Pay a pending order with play money and watch the balance and webhooks respond.",
   "firstSteps.firstPayment": "Receive your first payment",
@@ -479,13 +486,16 @@ export const en: Record<MessageKey, string> = {
   "home.noCard": "Try everything in the sandbox: no real money moves there.",
   "home.whatTitle": "What you can do",
   "home.what.pix": "Get paid by PIX",
-  "home.what.pixBody": "A QR code and copy-and-paste PIX for each order. The order turns paid by itself as soon as the PIX arrives.",
+  "home.what.pixBody":
+    "A QR code and copy-and-paste PIX for each order. The order turns paid by itself as soon as the PIX arrives.",
   "home.what.crypto": "Get paid in stablecoins",
-  "home.what.cryptoBody": "USDT, USDC and DAI on Ethereum, BSC and Polygon, with an address of its own for each order and the amount fixed in reais.",
+  "home.what.cryptoBody":
+    "USDT, USDC and DAI on Ethereum, BSC and Polygon, with an address of its own for each order and the amount fixed in reais.",
   "home.what.lightning": "Get paid over Lightning",
   "home.what.lightningBody": "Bitcoin in an instant, through a Lightning invoice priced in reais.",
   "home.what.withdraw": "Withdraw to your PIX",
-  "home.what.withdrawBody": "Send your balance to your registered PIX key, or as a stablecoin to a wallet, whenever you like.",
+  "home.what.withdrawBody":
+    "Send your balance to your registered PIX key, or as a stablecoin to a wallet, whenever you like.",
   "home.priceTitle": "What it costs",
   "home.priceIntro": "These are the amounts the system charges, read from the service's own configuration.",
   "home.price.free": "No fee",
@@ -495,7 +505,8 @@ export const en: Record<MessageKey, string> = {
   "home.price.pixOutNote": "Exactly the amount withdrawn leaves your balance.",
   "home.price.cryptoOut": "Stablecoin withdrawal",
   "home.price.cryptoOutPrice": "{fee} + network",
-  "home.price.cryptoOutNote": "Plus the network fee, quoted in reais when you withdraw. For example, on a {value} withdrawal the fee is {fee}.",
+  "home.price.cryptoOutNote":
+    "Plus the network fee, quoted in reais when you withdraw. For example, on a {value} withdrawal the fee is {fee}.",
   "home.limitsTitle": "Withdrawal limits",
   "home.limitsIntro": "By account type. Every account starts as Standard.",
   "home.limitPerWithdrawal": "Per withdrawal",
@@ -504,11 +515,14 @@ export const en: Record<MessageKey, string> = {
   "home.start.signUp": "Create your account",
   "home.start.signUpBody": "Your shop's name, e-mail, a password and the PIX key your withdrawals go to.",
   "home.start.sandbox": "Try it in the sandbox",
-  "home.start.sandboxBody": "Create an order and simulate its payment in the dashboard to see everything work, with no real money.",
+  "home.start.sandboxBody":
+    "Create an order and simulate its payment in the dashboard to see everything work, with no real money.",
   "home.start.link": "Send your first payment link",
-  "home.start.linkBody": "Create an order for the amount and send the link to your customer by WhatsApp or e-mail. They pay on their phone.",
+  "home.start.linkBody":
+    "Create an order for the amount and send the link to your customer by WhatsApp or e-mail. They pay on their phone.",
   "home.devTitle": "For developers",
-  "home.devIntro": "A REST API to create orders and withdrawals from your website, signed webhooks (Standard Webhooks) and a TypeScript SDK.",
+  "home.devIntro":
+    "A REST API to create orders and withdrawals from your website, signed webhooks (Standard Webhooks) and a TypeScript SDK.",
   "home.devLink": "Read the API documentation",
 
   // Merchant-facing wording, zod messages, payer pages (kept together to ease merging)
@@ -541,7 +555,8 @@ export const en: Record<MessageKey, string> = {
   "pay.refundedTitle": "Payment refunded",
   "pay.refundedBody": "You paid {paid} to {merchant}, and {merchant} returned {returned} to the account that paid.",
   "pay.partlyRefundedTitle": "Payment confirmed, partly refunded",
-  "pay.partlyRefundedBody": "{merchant} received your payment of {paid} and returned {returned} of it to the account that paid.",
+  "pay.partlyRefundedBody":
+    "{merchant} received your payment of {paid} and returned {returned} of it to the account that paid.",
   "pay.refundReceiptTitle": "Payment and refund receipt",
   "pay.receiptPaidAt": "Paid on",
   "pay.receiptRefunded": "Amount returned",
@@ -567,8 +582,10 @@ export const en: Record<MessageKey, string> = {
   "pay.copyPrimaryHint": "Then open your bank app, choose Pix copy and paste, and paste the code.",
   "pay.showQr": "Pay with a QR code on another device",
   "pay.description": "For",
-  "pay.recipientNote": "In your bank app the recipient shows as {recipient}, the service that processes {merchant}'s payments.",
-  "balance.negative": "Negative balance: a PIX you received was returned to its payer by their bank (MED). Withdrawals and refunds resume once new payments cover it.",
+  "pay.recipientNote":
+    "In your bank app the recipient shows as {recipient}, the service that processes {merchant}'s payments.",
+  "balance.negative":
+    "Negative balance: a PIX you received was returned to its payer by their bank (MED). Withdrawals and refunds resume once new payments cover it.",
   "timeline.paid": "Payment received",
   "timeline.expired": "Expired without payment",
   "timeline.refundedInFull": "Refunded to the payer in full",
@@ -605,14 +622,16 @@ export const en: Record<MessageKey, string> = {
   "errors.field.tooShort": "{label}: at least {min} characters.",
   "errors.field.wholeNumber": "{label}: enter a whole number.",
   "errors.field.expiresIn": "{label}: between 1 minute and 1 year.",
-  "errors.field.evmAddress": "{label}: not a valid address. Use 0x and 40 hex characters; with mixed upper and lower case, the EIP-55 checksum must match.",
+  "errors.field.evmAddress":
+    "{label}: not a valid address. Use 0x and 40 hex characters; with mixed upper and lower case, the EIP-55 checksum must match.",
   "errors.field.cpf": "{label}: not a valid CPF (the check digits do not match).",
   "errors.field.cnpj": "{label}: not a valid CNPJ (the check digits do not match).",
   "errors.field.email": "{label}: enter a valid e-mail address.",
   "errors.field.url": "{label}: enter a full address, such as https://example.com/webhooks.",
   "errors.field.urlScheme": "{label}: the address must start with http:// or https://.",
   "errors.field.urlHttps": "{label}: in live mode the address must use https://.",
-  "errors.field.urlCredentials": "{label}: do not put a user and password in the address; deliveries are authenticated by their signature.",
+  "errors.field.urlCredentials":
+    "{label}: do not put a user and password in the address; deliveries are authenticated by their signature.",
   "errors.field.urlFragment": "{label}: the address cannot contain # (a fragment).",
   "errors.field.brcodeTooLong": "{label}: too long to be a PIX code.",
   "errors.field.oneOf": "{label}: pick one of the options.",
@@ -620,21 +639,26 @@ export const en: Record<MessageKey, string> = {
   "errors.field.pixKey": "{label}: not a valid key. Use a CPF, CNPJ, e-mail, phone (+55 and area code) or random key.",
   "errors.field.pixKeyCpf": "{label}: looks like a CPF, but the check digits do not match.",
   "errors.field.pixKeyCnpj": "{label}: looks like a CNPJ, but the check digits do not match.",
-  "errors.field.pixKeyPhone": "{label}: a phone number as a PIX key needs +55 and the area code, for example +5511998765432.",
+  "errors.field.pixKeyPhone":
+    "{label}: a phone number as a PIX key needs +55 and the area code, for example +5511998765432.",
   "errors.api.brcode": "Invalid PIX code: check that you copied the whole code.",
   "errors.api.brcodeNoAmount": "This PIX code has no amount: enter the amount in reais.",
   "errors.api.brcodeContradicts": "The amount entered ({value}) does not match the PIX code's amount ({code}).",
   "errors.api.brcodeDynamic": "Dynamic PIX codes cannot be paid through this server: use a static code.",
-  "errors.api.brcodeUnpayable": "This PIX code can no longer be paid: its charge was already paid, removed or has expired.",
+  "errors.api.brcodeUnpayable":
+    "This PIX code can no longer be paid: its charge was already paid, removed or has expired.",
   "errors.api.brcodeExpiresSoon": "This PIX code expires at {at}: too soon to be paid with crypto.",
   "errors.api.tokenNetwork": "{asset} is not available on {network}.",
   "errors.api.token": "Token not supported.",
   "errors.api.network": "Network not supported on this server.",
   "errors.api.belowMinimum": "Amount too small for a crypto deposit: the minimum on {network} is {min} {asset}.",
   "errors.api.aboveMax": "The amount is above the maximum of {max} per order.",
-  "errors.api.balanceWithdrawal": "Insufficient balance: this withdrawal needs {needed} and the available balance is {balance}.",
-  "errors.api.balanceRefund": "Insufficient balance: this refund needs {needed} and the available balance is {balance}.",
-  "errors.api.limitPerTransaction": "Above your account's per-withdrawal limit ({limit}); {left} of the {daily} daily limit is left today.",
+  "errors.api.balanceWithdrawal":
+    "Insufficient balance: this withdrawal needs {needed} and the available balance is {balance}.",
+  "errors.api.balanceRefund":
+    "Insufficient balance: this refund needs {needed} and the available balance is {balance}.",
+  "errors.api.limitPerTransaction":
+    "Above your account's per-withdrawal limit ({limit}); {left} of the {daily} daily limit is left today.",
   "errors.api.limitDaily": "Above the daily withdrawal limit ({daily}); {left} is left today.",
   "errors.api.tooSmallForTokens": "Amount too small to send any tokens.",
   "errors.api.noPixKey": "You have no registered PIX key: enter a destination key.",
@@ -642,16 +666,19 @@ export const en: Record<MessageKey, string> = {
   "errors.api.refundExceeds": "The amount is more than is left to refund: {left} of {total} is left.",
   "errors.api.refundNothingLeft": "Nothing is left to refund on this order.",
   "errors.api.refundNotCompleted": "Only completed orders can be refunded.",
-  "errors.api.refundNoReceipt": "This order cannot be refunded here: there is no record of the payment that completed it.",
+  "errors.api.refundNoReceipt":
+    "This order cannot be refunded here: there is no record of the payment that completed it.",
   "errors.api.refundLightning": "Lightning orders cannot be refunded: the payer would have to send an invoice.",
-  "errors.api.refundExchangeMax": "An exchange-wallet order takes at most {max} refunds: the last one must refund everything left ({left}).",
+  "errors.api.refundExchangeMax":
+    "An exchange-wallet order takes at most {max} refunds: the last one must refund everything left ({left}).",
   "errors.api.notPending": "This order is no longer pending.",
   "errors.api.webhookMax": "You already have the maximum of {max} webhook endpoints: delete one first.",
   "errors.api.webhookHost": "The server {host} could not be found: check the address.",
   "errors.api.webhookPrivate": "This address points at a private or local network and cannot receive webhooks.",
   "errors.api.webhookDisabled": "This endpoint was disabled because it answered 410 Gone.",
   "errors.api.cryptoPixLightning": "Crypto-PIX over Lightning is not available on this server.",
-  "errors.api.refundAddressLightning": "A refund address does not apply to Lightning: without the PIX, the invoice is cancelled and the sats return by themselves.",
+  "errors.api.refundAddressLightning":
+    "A refund address does not apply to Lightning: without the PIX, the invoice is cancelled and the sats return by themselves.",
   "errors.api.rates": "Rates are unavailable right now. Try again in a moment.",
   "errors.api.upstream": "An outside service (rates, network or provider) did not answer. Try again in a moment.",
   "errors.api.notFound": "Not found.",
@@ -666,7 +693,8 @@ export const en: Record<MessageKey, string> = {
   "pay.receiptTx": "Transaction",
   "pay.print": "Print or save the receipt",
   "pay.openWallet": "Open in wallet",
-  "pay.openWalletHint": "On a phone, opens your wallet (MetaMask, Trust and others) with the token, address and amount filled in.",
+  "pay.openWalletHint":
+    "On a phone, opens your wallet (MetaMask, Trust and others) with the token, address and amount filled in.",
   "pay.openLightningWallet": "Open in Lightning wallet",
   "pay.openLightningWalletHint": "On a phone, opens your Lightning wallet with the invoice ready to pay.",
   "pay.exchangeSandbox":
@@ -675,12 +703,16 @@ export const en: Record<MessageKey, string> = {
   "cpix.paying": "You are paying a PIX to",
   "cpix.pixKey": "PIX key",
   "cpix.recipient": "PIX recipient",
-  "cpix.instructions.chain": "Send the amount below, on the network shown, to this address. Once the crypto arrives, we pay the PIX.",
+  "cpix.instructions.chain":
+    "Send the amount below, on the network shown, to this address. Once the crypto arrives, we pay the PIX.",
   "cpix.instructions.lightning": "Pay the Lightning invoice below. As soon as it is paid, we pay the PIX.",
   "cpix.progress": "Received: {received} of {amount} {asset}",
-  "cpix.partialBody": "Part of the amount arrived. Send the rest, {remaining} {asset}, before the deadline; if it is not completed, we return what arrived.",
-  "cpix.refundNote": "If the amount is not completed in time or the PIX cannot be paid, we return the crypto to the wallet it came from.",
-  "cpix.lightningRefundNote": "If the PIX cannot be paid, the invoice is cancelled and the sats return to your wallet by themselves.",
+  "cpix.partialBody":
+    "Part of the amount arrived. Send the rest, {remaining} {asset}, before the deadline; if it is not completed, we return what arrived.",
+  "cpix.refundNote":
+    "If the amount is not completed in time or the PIX cannot be paid, we return the crypto to the wallet it came from.",
+  "cpix.lightningRefundNote":
+    "If the PIX cannot be paid, the invoice is cancelled and the sats return to your wallet by themselves.",
   "cpix.sendingPix": "Crypto received: paying the PIX…",
   "cpix.successTitle": "PIX paid!",
   "cpix.successBody": "We received your crypto and paid the PIX of {value} to {recipient}.",
@@ -690,10 +722,13 @@ export const en: Record<MessageKey, string> = {
   "cpix.refundReceiptTitle": "Refund receipt",
   "cpix.refundNetwork": "Returned on",
   "cpix.refundedTitle": "Crypto returned",
-  "cpix.refundedBody": "The PIX was not paid and we returned {amount} {asset} to the wallet the crypto came from (or to the refund address given).",
+  "cpix.refundedBody":
+    "The PIX was not paid and we returned {amount} {asset} to the wallet the crypto came from (or to the refund address given).",
   "cpix.refundPendingTitle": "Returning your crypto",
-  "cpix.refundPendingBody": "The PIX was not paid; we are returning {amount} {asset} to your wallet. This takes a few minutes.",
-  "cpix.refundFailedBody": "The network refused the return of {amount} {asset}; our team is already on it and will send it again.",
+  "cpix.refundPendingBody":
+    "The PIX was not paid; we are returning {amount} {asset} to your wallet. This takes a few minutes.",
+  "cpix.refundFailedBody":
+    "The network refused the return of {amount} {asset}; our team is already on it and will send it again.",
   "cpix.expiredTitle": "Time is up",
   "cpix.expiredBody": "No crypto arrived in time and the PIX was not paid. Ask {merchant} for a new payment.",
   "nav.statement": "Statement",
@@ -731,7 +766,8 @@ export const en: Record<MessageKey, string> = {
   "export.csv": "Download CSV",
   "export.excel": "Download for Excel",
   "export.hint.statement": "The file holds the entries of the period and type chosen above.",
-  "export.hint.orders": "The file holds the orders of the days chosen above (all of them, without dates), of every kind and status.",
+  "export.hint.orders":
+    "The file holds the orders of the days chosen above (all of them, without dates), of every kind and status.",
   "export.hint.withdrawals": "The file holds all your withdrawals, PIX and on-chain.",
   "export.formats":
     "CSV: comma-separated, amounts like 1234.56, for accounting software. Excel: semicolons and decimal commas, opens directly in Excel set to Portuguese.",
@@ -792,7 +828,8 @@ export const en: Record<MessageKey, string> = {
   "auth.forgotTitle": "Reset your password",
   "auth.forgotSubtitle": "We will e-mail you a link to choose a new password.",
   "auth.sendResetLink": "Send link",
-  "auth.resetSent": "If an account exists for this e-mail, a link to reset its password is on its way. It works once, for {minutes}.",
+  "auth.resetSent":
+    "If an account exists for this e-mail, a link to reset its password is on its way. It works once, for {minutes}.",
   "auth.resetTitle": "Choose a new password",
   "auth.newPassword": "New password",
   "auth.resetSubmit": "Save new password",
@@ -807,9 +844,11 @@ export const en: Record<MessageKey, string> = {
   "security.title": "Security",
   "security.twoFactor": "Two-factor authentication",
   "security.twoFactorOn": "On: sign-in and money moves ask for a code from your authenticator app.",
-  "security.twoFactorOff": "Off. Withdrawals, refunds, payout key changes, live API keys and webhooks, and team changes need it.",
+  "security.twoFactorOff":
+    "Off. Withdrawals, refunds, payout key changes, live API keys and webhooks, and team changes need it.",
   "security.enable": "Turn on 2FA",
-  "security.scan": "Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy…), or type the setup key.",
+  "security.scan":
+    "Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy…), or type the setup key.",
   "security.secret": "Setup key",
   "security.qrLabel": "QR code to add this account to an authenticator app",
   "security.confirmCode": "Code from the app",
@@ -849,39 +888,48 @@ export const en: Record<MessageKey, string> = {
   "security.twoFactorAlreadyOn": "Two-factor authentication is already on.",
   "security.enrollAgain": "Start the setup again.",
   "security.twoFactorLink": "Set up two-factor authentication",
-  "security.enrolPasswordHint": "To turn it on, type your password; we then e-mail you a code that the next step asks for.",
+  "security.enrolPasswordHint":
+    "To turn it on, type your password; we then e-mail you a code that the next step asks for.",
   "security.emailCode": "Code sent by e-mail",
   "security.emailCodeHint": "Sent to {email}; it works once, for {minutes}.",
   "security.wrongEmailCode": "Wrong, used or expired e-mailed code. Start again to get a new one.",
   "security.afterEnrol":
     "Before moving money, sign out and sign in again with a code from the app: a code does not count on the session the app was added on. The owners were e-mailed; until another owner confirms it, your withdrawals and refunds wait.",
-  "security.enrolledHere": "Two-factor authentication was turned on in this session: sign out and sign in again with a code from the app before moving money.",
+  "security.enrolledHere":
+    "Two-factor authentication was turned on in this session: sign out and sign in again with a code from the app before moving money.",
   "security.factorHeld":
     "Your second factor changed recently: until another owner confirms it (or until {until}), withdrawals, refunds and other protected actions wait.",
   "security.factorHeldOwn":
     "The owners were e-mailed about your new second factor. Until another owner confirms it (or until {until}), your withdrawals, refunds and other protected actions wait.",
-  "security.factorLocked": "Too many wrong codes. Try again in {minutes} min: until then, no code is accepted, not even the right one.",
+  "security.factorLocked":
+    "Too many wrong codes. Try again in {minutes} min: until then, no code is accepted, not even the right one.",
   "security.disableCode": "Code from the app or a recovery code",
-  "security.disableHint": "To replace your authenticator, turn 2FA off with it (or with a recovery code), then turn it on again.",
+  "security.disableHint":
+    "To replace your authenticator, turn 2FA off with it (or with a recovery code), then turn it on again.",
   "security.confirmOwnFactor": "Another owner must confirm your own second factor.",
   "security.nothingToConfirm": "This member's second factor has nothing waiting for confirmation.",
   "security.factorConfirmed": "Confirmed: this member's withdrawals and refunds no longer wait.",
   "security.heldTitle": "New second factors to confirm",
-  "security.heldHint": "Confirm only if you know the member made this change themselves: until then their withdrawals, refunds and other protected actions wait.",
+  "security.heldHint":
+    "Confirm only if you know the member made this change themselves: until then their withdrawals, refunds and other protected actions wait.",
   "security.heldEnrolled": "Turned on a new second factor on {time}. Held until {until}.",
   "security.heldRemoved": "Turned two-factor authentication off on {time}. Held until {until}.",
   "security.confirmFactor": "Confirm it was them",
   "security.linkTitle": "Confirm a new second factor",
   "security.linkWhat": "{member} turned on a new second factor for {company} on {time}.",
-  "security.linkHint": "If this was them, confirm it: their withdrawals and refunds will not wait out the hold of {hours}.",
-  "security.linkNotThem": "If you do not know about this change, do not confirm it: sign in, remove or re-role the member, and have them change their password.",
+  "security.linkHint":
+    "If this was them, confirm it: their withdrawals and refunds will not wait out the hold of {hours}.",
+  "security.linkNotThem":
+    "If you do not know about this change, do not confirm it: sign in, remove or re-role the member, and have them change their password.",
   "security.linkConfirm": "It was them: confirm",
   "security.linkDone": "Confirmed: {member}'s withdrawals and refunds no longer wait.",
   "security.linkInvalid": "This link is invalid, expired or already used.",
-  "settings.payoutHeld": "This PIX key was changed recently. Withdrawals to it wait until {until} unless an owner confirms the change.",
+  "settings.payoutHeld":
+    "This PIX key was changed recently. Withdrawals to it wait until {until} unless an owner confirms the change.",
   "settings.confirmPayoutKey": "Confirm the new key",
   "settings.payoutConfirmed": "Payout key confirmed.",
-  "withdrawals.payoutHeld": "The registered PIX key was changed recently: withdrawals to it wait until {until} unless an owner confirms it in Settings.",
+  "withdrawals.payoutHeld":
+    "The registered PIX key was changed recently: withdrawals to it wait until {until} unless an owner confirms it in Settings.",
   "withdrawals.destinationHeld":
     "{destination} is a new withdrawal destination: withdrawals to it wait until {until} unless an owner confirms it (Withdrawals → Destinations, or the link mailed to the owners).",
   "withdrawals.destinationsLink": "Destinations",
@@ -898,13 +946,15 @@ export const en: Record<MessageKey, string> = {
   "destinations.value": "PIX key or wallet address",
   "destinations.label": "Label",
   "destinations.labelHint": "To recognise it later, e.g. “Supplier Ltda”.",
-  "destinations.added": "Destination added. The owners were mailed; it can receive withdrawals once an owner confirms it or the hold ends.",
+  "destinations.added":
+    "Destination added. The owners were mailed; it can receive withdrawals once an owner confirms it or the hold ends.",
   "destinations.list": "Saved destinations",
   "destinations.empty": "No destinations yet: they are added here or the first time a withdrawal goes to them.",
   "destinations.status.confirmed": "Confirmed",
   "destinations.status.held": "Held until {until}",
   "destinations.status.released": "Not confirmed",
-  "destinations.releasedHint": "Hold over or first used by the API: the dashboard may withdraw to it; the API allow-list needs an owner's confirmation.",
+  "destinations.releasedHint":
+    "Hold over or first used by the API: the dashboard may withdraw to it; the API allow-list needs an owner's confirmation.",
   "destinations.lastUsed": "Last used {time}",
   "destinations.neverUsed": "Not used yet",
   "destinations.confirm": "Confirm",
@@ -918,7 +968,8 @@ export const en: Record<MessageKey, string> = {
   "destinations.isPayoutKey": "This is the registered payout key: it is managed in Settings.",
   "destinations.gone": "This destination no longer exists.",
   "destinations.allowlist": "API allow-list",
-  "destinations.allowlistOn": "On: API withdrawals go only to confirmed destinations and the registered payout key; anything else is refused with a 400.",
+  "destinations.allowlistOn":
+    "On: API withdrawals go only to confirmed destinations and the registered payout key; anything else is refused with a 400.",
   "destinations.allowlistOff":
     "Off: API withdrawals may go to any valid PIX key or address, as the API specification allows (marketplaces paying many sellers). Each one is still recorded here and mailed to the owners.",
   "destinations.turnOn": "Turn the allow-list on",
@@ -930,7 +981,8 @@ export const en: Record<MessageKey, string> = {
     "Confirm only if you or your team added it. If not, do not confirm: sign in, remove it, change the passwords and sign out the other sessions.",
   "destinations.linkConfirm": "Confirm this destination",
   "destinations.linkDone": "Destination confirmed: withdrawals to it can go now.",
-  "destinations.linkInvalid": "This link is not valid: it was already used, it expired, or the destination was removed.",
+  "destinations.linkInvalid":
+    "This link is not valid: it was already used, it expired, or the destination was removed.",
   "team.title": "Team",
   "team.members": "Members",
   "team.email": "E-mail",
@@ -1023,7 +1075,8 @@ export const en: Record<MessageKey, string> = {
   "disputes.defence.submit": "Send defence",
   "disputes.viewOnly": "Only owners and admins can send a defence.",
   "disputes.sent": "Defence sent: the PSP took it.",
-  "disputes.unanswered": "Defence recorded, but the PSP has not answered yet: it is checked again automatically, and sent again only if it never arrived.",
+  "disputes.unanswered":
+    "Defence recorded, but the PSP has not answered yet: it is checked again automatically, and sent again only if it never arrived.",
   "disputes.refused": "The PSP refused the defence: {reason}",
   "disputes.error.length": "Write your defence: between 1 and 1000 characters.",
   "disputes.error.notFound": "No such MED infraction for your account.",
@@ -1037,7 +1090,8 @@ export const en: Record<MessageKey, string> = {
   "audit.action.team.roleChanged": "Role changed",
   "audit.action.team.removed": "Member removed",
   "outbox.title": "Mail outbox",
-  "outbox.hint": "No SMTP server is configured (SMTP_URL), so the mails the service sends you (and, if you manage the team, invitations) are kept here.",
+  "outbox.hint":
+    "No SMTP server is configured (SMTP_URL), so the mails the service sends you (and, if you manage the team, invitations) are kept here.",
   "outbox.to": "To",
   "outbox.empty": "No mail yet.",
   "developers.scope": "Access",
@@ -1053,14 +1107,16 @@ export const en: Record<MessageKey, string> = {
   "developers.scopeHint.withdrawals": "PIX and on-chain withdrawals: money leaves the balance.",
   "developers.scopesLimited": "A key can do no more than your role: only the access you have is offered.",
   "developers.scopesRequired": "Choose at least one kind of access.",
-  "developers.scopeNotAllowed": "Your role cannot give a key this access: a key can do no more than the person who creates it.",
+  "developers.scopeNotAllowed":
+    "Your role cannot give a key this access: a key can do no more than the person who creates it.",
   "developers.webhookSecretUnreadable":
     "Its signing secret can no longer be read (the server's AUTH_SECRET changed): nothing is sent to it. Delete it and add it again for a new secret.",
   "errors.api.apiKeyMax": "You already have the maximum of {max} active API keys: revoke one first.",
   "auth.signUpSent":
     "Check your e-mail: we sent a message to {email} to finish creating the account. Its link works for {hours}. Nothing arrived? Look in the spam folder, or sign up again.",
   "auth.signUpConfirmTitle": "Finish creating your account",
-  "auth.signUpConfirmBody": "Create the merchant account {company} for {email}? You will sign in with the password you chose.",
+  "auth.signUpConfirmBody":
+    "Create the merchant account {company} for {email}? You will sign in with the password you chose.",
   "auth.signUpConfirmSubmit": "Create my account",
   "auth.signUpLinkInvalid": "This link is invalid or expired. Sign up again to get a new one.",
   "auth.signUpAgain": "Sign up again",
@@ -1076,13 +1132,16 @@ export const en: Record<MessageKey, string> = {
   "mail.reset.body":
     "Someone asked to reset the password of this PixCrypto account.\n\nChoose a new password here (the link works once, for {minutes}):\n{link}\n\nIf it was not you, ignore this mail: your password stays as it is.",
   "mail.invite.subject": "{company} invited you to PixCrypto",
-  "mail.invite.body": "{company} invited you to its PixCrypto dashboard as {role}.\n\nCreate your access here (the link works once, for {days}):\n{link}",
+  "mail.invite.body":
+    "{company} invited you to its PixCrypto dashboard as {role}.\n\nCreate your access here (the link works once, for {days}):\n{link}",
   "mail.passwordChanged.subject": "Your PixCrypto password was changed",
   "mail.passwordChanged.body":
     "The password of your PixCrypto account was changed at {time} from {ip}, and every other session was signed out.\n\nIf it was not you, reset your password now and tell the account's owners.",
-  "mail.alert.factorEnrolled": "{subject} turned on a new second factor. Their withdrawals and refunds wait until another owner confirms it or the hold ends.",
+  "mail.alert.factorEnrolled":
+    "{subject} turned on a new second factor. Their withdrawals and refunds wait until another owner confirms it or the hold ends.",
   "mail.alert.factorRemoved": "{subject} turned two-factor authentication off.",
-  "mail.alert.factorFailures": "Repeated wrong second-factor codes for {subject} (failures in a row): the checks are locked for a while.",
+  "mail.alert.factorFailures":
+    "Repeated wrong second-factor codes for {subject} (failures in a row): the checks are locked for a while.",
   "mail.enrolCode.subject": "Your code to turn on two-factor authentication",
   "mail.enrolCode.body":
     "Your code: {code}\n\nIt works once, for {minutes}, together with your authenticator app.\n\nAsked from: {ip}\nAt: {time}\n\nIf this was not you, someone knows your password: change it now and sign out the other sessions.",
@@ -1096,12 +1155,14 @@ export const en: Record<MessageKey, string> = {
   "mail.alert.subject": "Security alert: {company}",
   "mail.alert.body":
     "{what}\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in, change your password, sign out the other sessions and revoke API keys and webhooks you do not know.",
-  "mail.alert.payoutKey": "The payout PIX key was changed to {subject}. Withdrawals to it are held until an owner confirms it or the hold ends.",
+  "mail.alert.payoutKey":
+    "The payout PIX key was changed to {subject}. Withdrawals to it are held until an owner confirms it or the hold ends.",
   "mail.alert.apiKey": "A new API key was created: {subject}.",
   "mail.alert.webhook": "A new webhook endpoint was added: {subject}.",
   "mail.alert.member": "A new team member joined: {subject}.",
   "mail.alert.allowlistOn": "The API allow-list was turned on: API withdrawals now go only to confirmed destinations.",
-  "mail.alert.allowlistOff": "The API allow-list was turned off: API withdrawals may go to any valid PIX key or address again.",
+  "mail.alert.allowlistOff":
+    "The API allow-list was turned off: API withdrawals may go to any valid PIX key or address again.",
   "mail.withdrawal.subject": "Withdrawal requested: {company}",
   "mail.withdrawal.body":
     "A withdrawal of {amount} was requested from the {company} balance, to {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in at once, change your password, sign out the other sessions and revoke API keys you do not know.",
@@ -1111,12 +1172,15 @@ export const en: Record<MessageKey, string> = {
   "mail.destination.subject": "New withdrawal destination: {company}",
   "mail.destination.held":
     "A new withdrawal destination was used or added: {destination}.\nNothing is sent to it until {until} unless an owner confirms it.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\n{next}",
-  "mail.destination.notHeld": "A new withdrawal destination was used or added: {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\n{next}",
+  "mail.destination.notHeld":
+    "A new withdrawal destination was used or added: {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\n{next}",
   "mail.destination.confirmLink":
     "If you know this destination, confirm it here (the link works once, for {hours}):\n{link}\n\nIf you do not, do not confirm it: sign in, remove it (Withdrawals → Destinations), change the passwords and sign out the other sessions.",
-  "mail.destination.confirmOwner": "An owner can confirm it in the dashboard (Withdrawals → Destinations). If nobody on your team added it, tell the owners at once.",
+  "mail.destination.confirmOwner":
+    "An owner can confirm it in the dashboard (Withdrawals → Destinations). If nobody on your team added it, tell the owners at once.",
   "unapplied.title": "Unapplied funds",
-  "unapplied.intro": "These amounts reached the order's address but were not applied to it. Accept them as payment of the order or return them to whoever sent them.",
+  "unapplied.intro":
+    "These amounts reached the order's address but were not applied to it. Accept them as payment of the order or return them to whoever sent them.",
   "unapplied.reason.overpayment": "Beyond the order's amount",
   "unapplied.reason.after_final": "Arrived after the order closed",
   "unapplied.worth": "Worth {amount} at the order's rate",
@@ -1137,7 +1201,8 @@ export const en: Record<MessageKey, string> = {
   "unapplied.returnFee": "Network fee (deducted)",
   "unapplied.returnSent": "The payer receives",
   "unapplied.destination": "Destination",
-  "unapplied.returnHint": "It leaves the service's wallet, not your balance. It counts as sent only once the network confirms it; a sent transaction cannot be undone.",
+  "unapplied.returnHint":
+    "It leaves the service's wallet, not your balance. It counts as sent only once the network confirms it; a sent transaction cannot be undone.",
   "unapplied.returnConfirm": "Return {amount} {asset}",
   "unapplied.submitting": "Sending…",
   "unapplied.accepted": "Accepted and credited to your balance.",
@@ -1151,7 +1216,8 @@ export const en: Record<MessageKey, string> = {
   "unapplied.alreadyResolved": "These funds were already accepted or are being returned.",
   "unapplied.notResolvable": "These funds can no longer be accepted or returned from here.",
   "unapplied.tooSmallToAccept": "The amount is too small to credit a centavo.",
-  "unapplied.feeAboveAmount": "The network fee is more than the amount: there is nothing to return. You can still accept it as payment.",
+  "unapplied.feeAboveAmount":
+    "The network fee is more than the amount: there is nothing to return. You can still accept it as payment.",
   "unapplied.addressInvalid":
     "Invalid address: use a 0x… address on the order's network (with the right upper and lower case, if it has any), other than this order's address.",
   "ledgerKind.unapplied_credit": "Unapplied funds accepted",
@@ -1164,11 +1230,13 @@ export const en: Record<MessageKey, string> = {
   "pay.acceptedTitle": "Amount accepted by the shop",
   "pay.acceptedBody": "{merchant} accepted {amount} {asset} as payment of this order. You need not do anything.",
   "pay.returningTitle": "Return under way",
-  "pay.returningBody": "{merchant} is returning {amount} {asset} to you (the network fee already deducted). It may take a few minutes.",
+  "pay.returningBody":
+    "{merchant} is returning {amount} {asset} to you (the network fee already deducted). It may take a few minutes.",
   "pay.chainReturnedTitle": "Amount returned",
   "pay.chainReturnedBody": "{amount} {asset} were returned to you (the network fee already deducted).",
   "pay.returnFailedTitle": "Return being reviewed",
-  "pay.returnFailedBody": "The network refused the return's transaction. Our team is already handling it and will send it again; you need not do anything.",
+  "pay.returnFailedBody":
+    "The network refused the return's transaction. Our team is already handling it and will send it again; you need not do anything.",
   "pay.returnTx": "Return transaction",
   "failure.pix.recipientRejected": "The recipient's bank refused the transfer.",
   "failure.pix.notMade": "The PIX provider could not make the PIX.",
@@ -1181,7 +1249,8 @@ export const en: Record<MessageKey, string> = {
   "failure.chain.cancelled": "The transaction was cancelled before it was confirmed on the network.",
   "failure.chain.nonceTaken": "Another transaction took this one's place on the network.",
   "failure.chain.insufficientFunds": "The sending wallet could not pay the network fee.",
-  "failure.lightning.tooLittleTime": "Lightning payment refused: too little time was left to make the PIX; the sats go back to the payer.",
+  "failure.lightning.tooLittleTime":
+    "Lightning payment refused: too little time was left to make the PIX; the sats go back to the payer.",
   "failure.cryptoPix.expired": "Expired with no payment.",
   "failure.cryptoPix.refundFailed": "The crypto could not be returned to the payer.",
   "failure.unknown": "The provider did not complete it. The reason it gave follows, as received.",
@@ -1260,6 +1329,7 @@ export const en: Record<MessageKey, string> = {
   "mail.medReturn.nature.MED_OPERACIONAL": "an operational failure at the PSP",
   "mail.medReturn.nature.MED_FRAUDE": "suspected fraud",
   "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
-  "failure.hotWallet.waitingTopUp": "The service's sending wallet is short right now; the withdrawal goes out as soon as it is topped up.",
+  "failure.hotWallet.waitingTopUp":
+    "The service's sending wallet is short right now; the withdrawal goes out as soon as it is topped up.",
   "failure.waitingUnknown": "Waiting on the provider. The reason it gave follows, as received.",
 };

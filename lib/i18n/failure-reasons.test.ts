@@ -20,10 +20,16 @@ describe("failure reasons", () => {
       ["transaction reverted on-chain", "chain.reverted"],
       ["cancelled: a zero-value transaction at its nonce was mined instead", "chain.cancelled"],
       ["another transaction used its nonce (sent outside this service)", "chain.nonceTaken"],
-      ["Lightning payment refused: the node did not say when its HTLC expires; the invoice is cancelled", "lightning.tooLittleTime"],
+      [
+        "Lightning payment refused: the node did not say when its HTLC expires; the invoice is cancelled",
+        "lightning.tooLittleTime",
+      ],
       ["expired with no payment", "cryptoPix.expired"],
       ["refund failed: insufficient funds for gas * price + value", "cryptoPix.refundFailed"],
-      ["hot wallet short on polygon: USDT (holds 1; this transfer needs 5); waiting for a top-up", "hotWallet.waitingTopUp"],
+      [
+        "hot wallet short on polygon: USDT (holds 1; this transfer needs 5); waiting for a top-up",
+        "hotWallet.waitingTopUp",
+      ],
       ["something the table has never seen", "unknown"],
     ];
     expect(stored.map(([reason]) => failureCode(reason))).toEqual(stored.map(([, code]) => code));

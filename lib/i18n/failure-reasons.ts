@@ -47,7 +47,11 @@ export type DescribedFailure = { code: FailureCode; text: string; raw: string };
  * The merchant's sentence for a stored reason; `raw` is the stored text, to show as data. `unknown`
  * is the sentence for a reason the table does not know (a waiting reason is not a failure).
  */
-export function describeFailure(t: Translator, reason: string, unknown: MessageKey = "failure.unknown"): DescribedFailure {
+export function describeFailure(
+  t: Translator,
+  reason: string,
+  unknown: MessageKey = "failure.unknown",
+): DescribedFailure {
   const code = failureCode(reason);
   return { code, text: code === "unknown" ? t(unknown) : t(`failure.${code}` satisfies MessageKey), raw: reason };
 }

@@ -80,7 +80,12 @@ export function formatMoney(centavos: number, locale: Locale): string {
 
 /** A BRL price per unit, with as many decimals as it has (R$ 550.000,00; R$ 5,4321). */
 export function formatRate(rate: string | number, locale: Locale): string {
-  return new Intl.NumberFormat(locale, { style: "currency", currency: "BRL", minimumFractionDigits: 2, maximumFractionDigits: 8 }).format(Number(rate));
+  return new Intl.NumberFormat(locale, {
+    style: "currency",
+    currency: "BRL",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 8,
+  }).format(Number(rate));
 }
 
 /** A length of time in words for notes ("24 h", "15 min", "1 h 30 min"). */
@@ -92,13 +97,19 @@ export function formatSpan(totalSeconds: number): string {
 }
 
 export function formatDateTime(at: string | Date, locale: Locale): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short", timeZone: DISPLAY_TIME_ZONE }).format(new Date(at));
+  return new Intl.DateTimeFormat(locale, {
+    dateStyle: "short",
+    timeStyle: "short",
+    timeZone: DISPLAY_TIME_ZONE,
+  }).format(new Date(at));
 }
 
 /** A calendar day "YYYY-MM-DD" (already in Brazil's time) as a short day and month. */
 export function formatDay(day: string, locale: Locale): string {
   const [y, m, d] = day.split("-").map(Number);
-  return new Intl.DateTimeFormat(locale, { day: "2-digit", month: "2-digit", timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, d)));
+  return new Intl.DateTimeFormat(locale, { day: "2-digit", month: "2-digit", timeZone: "UTC" }).format(
+    new Date(Date.UTC(y, m - 1, d)),
+  );
 }
 
 /** Crypto amounts arrive as exact decimal strings or numbers; grouping follows the locale, no rounding. */

@@ -128,7 +128,8 @@ export const ptBR = {
   "orders.colAmount": "Valor",
   "orders.colStatus": "Status",
   "orders.empty": "Nenhum pedido encontrado com estes filtros.",
-  "orders.searchTooShort": "Para buscar por nome ou referência, digite ao menos {count} caracteres. Valores (como 25,90) e IDs de pedido também servem.",
+  "orders.searchTooShort":
+    "Para buscar por nome ou referência, digite ao menos {count} caracteres. Valores (como 25,90) e IDs de pedido também servem.",
   "orders.emptyAll": "Você ainda não tem pedidos.",
   "orders.emptySearch": "Nenhum pedido encontrado para “{q}”. Busque por referência, início do ID ou valor.",
   "orders.emptyPage": "Esta página não tem pedidos: a lista termina antes dela.",
@@ -238,7 +239,8 @@ export const ptBR = {
   "refunds.confirm": "Devolver {amount} ao pagador",
 
   "newOrder.title": "Novo pedido",
-  "newOrder.noRails": "Nenhum meio de pagamento está habilitado neste servidor ainda: o operador os configura (docs/configuration.md).",
+  "newOrder.noRails":
+    "Nenhum meio de pagamento está habilitado neste servidor ainda: o operador os configura (docs/configuration.md).",
   "newOrder.kindLabel": "Forma de pagamento",
   "newOrder.value": "Valor (R$)",
   "newOrder.valueHint": "Exemplo: 150,00",
@@ -274,12 +276,14 @@ export const ptBR = {
   "newOrder.help.lightning": "Fatura BOLT11 em satoshis, convertida na cotação fixa.",
   "newOrder.help.onchain": "Um endereço exclusivo recebe stablecoins; o valor em reais entra no saldo.",
   "newOrder.help.crypto_pix": "Seu cliente paga um QR code PIX de terceiros com cripto; nós enviamos o PIX.",
-  "newOrder.cpixMinimum": "Mínimo na {network}: {min} {asset}, cerca de {brl} na cotação de agora. Um PIX de valor menor é recusado.",
+  "newOrder.cpixMinimum":
+    "Mínimo na {network}: {min} {asset}, cerca de {brl} na cotação de agora. Um PIX de valor menor é recusado.",
   "newOrder.cpixMinimumNoRate": "Mínimo na {network}: {min} {asset}. Um PIX de valor menor é recusado.",
   "newOrder.cpixLightning": "Pela Lightning o pagador envia satoshis pelo valor do PIX, sem valor mínimo.",
 
   "withdrawals.title": "Saques",
-  "withdrawals.noRails": "Saques ainda não estão habilitados neste servidor: o operador os configura (docs/configuration.md).",
+  "withdrawals.noRails":
+    "Saques ainda não estão habilitados neste servidor: o operador os configura (docs/configuration.md).",
   "withdrawals.balance": "Saldo disponível",
   "withdrawals.limits": "Limites de saque",
   "withdrawals.perTransaction": "Por saque",
@@ -336,7 +340,8 @@ export const ptBR = {
   "withdrawals.keyHint.cnpj": "Os 14 caracteres do CNPJ de quem vai receber, com ou sem pontos, barra e traço.",
   "withdrawals.keyHint.phone": "Celular com DDD, como (11) 98765-4321: o +55 é colocado para você.",
   "withdrawals.keyHint.email": "O e-mail que quem vai receber cadastrou como chave PIX no banco.",
-  "withdrawals.keyHint.evp": "A chave aleatória de 32 letras e números, como aparece no app do banco de quem vai receber.",
+  "withdrawals.keyHint.evp":
+    "A chave aleatória de 32 letras e números, como aparece no app do banco de quem vai receber.",
   "withdrawals.keyPlaceholder.cpf": "000.000.000-00",
   "withdrawals.keyPlaceholder.cnpj": "00.000.000/0000-00",
   "withdrawals.keyPlaceholder.phone": "(11) 98765-4321",
@@ -346,7 +351,8 @@ export const ptBR = {
   "withdrawals.keyInvalid.cnpj": "{label}: um CNPJ tem 14 caracteres (12 letras ou números e 2 dígitos no fim).",
   "withdrawals.keyInvalid.phone": "{label}: informe o celular com DDD, como (11) 98765-4321.",
   "withdrawals.keyInvalid.email": "{label}: não é um e-mail válido, como nome@empresa.com.br.",
-  "withdrawals.keyInvalid.evp": "{label}: uma chave aleatória tem 32 letras e números, como 123e4567-e89b-12d3-a456-426614174000.",
+  "withdrawals.keyInvalid.evp":
+    "{label}: uma chave aleatória tem 32 letras e números, como 123e4567-e89b-12d3-a456-426614174000.",
   "withdrawals.keyCheckDigits.cpf": "{label}: os dígitos verificadores deste CPF não conferem. Confira o número.",
   "withdrawals.keyCheckDigits.cnpj": "{label}: os dígitos verificadores deste CNPJ não conferem. Confira o número.",
   "withdrawals.keyAsSent": "A chave será enviada assim: {key}",
@@ -406,7 +412,8 @@ export const ptBR = {
   "developers.sendTestEvent": "Enviar evento de teste",
   "developers.sendingTestEvent": "Enviando…",
   "developers.testEventSent": "Evento de teste enviado: o resultado aparece nas entregas abaixo.",
-  "developers.testEventWaiting": "O evento de teste anterior ainda está sendo enviado a este endpoint: veja o resultado nas entregas abaixo antes de enviar outro.",
+  "developers.testEventWaiting":
+    "O evento de teste anterior ainda está sendo enviado a este endpoint: veja o resultado nas entregas abaixo antes de enviar outro.",
   "developers.testBadge": "Teste",
   "developers.redeliveryBadge": "Reenvio",
   "developers.notSentYet": "Ainda não enviado.",
@@ -423,7 +430,8 @@ export const ptBR = {
   "firstSteps.twoFactor": "Ative a autenticação em dois fatores",
   "firstSteps.twoFactorBody": "Um código do app autenticador protege saques, devoluções e chaves de produção.",
   "firstSteps.firstOrder": "Crie o primeiro pedido ou link de pagamento",
-  "firstSteps.firstOrderBody": "Um QR Code PIX, uma fatura Lightning ou um endereço para stablecoins, com um link para mandar ao cliente.",
+  "firstSteps.firstOrderBody":
+    "Um QR Code PIX, uma fatura Lightning ou um endereço para stablecoins, com um link para mandar ao cliente.",
   "firstSteps.simulatePayment": "Simule um pagamento no sandbox",
   "firstSteps.simulatePaymentBody": "Pague um pedido pendente de mentira e veja o saldo e os webhooks reagirem.",
   "firstSteps.firstPayment": "Receba o primeiro pagamento",
@@ -477,13 +485,16 @@ export const ptBR = {
   "home.noCard": "Teste à vontade no sandbox: lá nenhum dinheiro de verdade se move.",
   "home.whatTitle": "O que você pode fazer",
   "home.what.pix": "Receber por PIX",
-  "home.what.pixBody": "QR Code e PIX copia e cola para cada pedido. O pedido muda para pago sozinho assim que o PIX cai.",
+  "home.what.pixBody":
+    "QR Code e PIX copia e cola para cada pedido. O pedido muda para pago sozinho assim que o PIX cai.",
   "home.what.crypto": "Receber em stablecoins",
-  "home.what.cryptoBody": "USDT, USDC e DAI nas redes Ethereum, BSC e Polygon, com um endereço só para cada pedido e o valor fixado em reais.",
+  "home.what.cryptoBody":
+    "USDT, USDC e DAI nas redes Ethereum, BSC e Polygon, com um endereço só para cada pedido e o valor fixado em reais.",
   "home.what.lightning": "Receber por Lightning",
   "home.what.lightningBody": "Bitcoin na hora, por uma fatura Lightning com preço em reais.",
   "home.what.withdraw": "Sacar para o seu PIX",
-  "home.what.withdrawBody": "Mande o saldo para a chave PIX cadastrada, ou em stablecoin para uma carteira, quando quiser.",
+  "home.what.withdrawBody":
+    "Mande o saldo para a chave PIX cadastrada, ou em stablecoin para uma carteira, quando quiser.",
   "home.priceTitle": "Quanto custa",
   "home.priceIntro": "Os valores abaixo são os que o sistema cobra, lidos da própria configuração do serviço.",
   "home.price.free": "Sem tarifa",
@@ -493,7 +504,8 @@ export const ptBR = {
   "home.price.pixOutNote": "Sai do saldo exatamente o valor sacado.",
   "home.price.cryptoOut": "Saque em stablecoin",
   "home.price.cryptoOutPrice": "{fee} + rede",
-  "home.price.cryptoOutNote": "Mais a taxa da rede, cotada em reais na hora do saque. Exemplo: num saque de {value}, a tarifa é {fee}.",
+  "home.price.cryptoOutNote":
+    "Mais a taxa da rede, cotada em reais na hora do saque. Exemplo: num saque de {value}, a tarifa é {fee}.",
   "home.limitsTitle": "Limites de saque",
   "home.limitsIntro": "Por tipo de conta. Todas as contas começam como Padrão.",
   "home.limitPerWithdrawal": "Por saque",
@@ -502,11 +514,14 @@ export const ptBR = {
   "home.start.signUp": "Crie sua conta",
   "home.start.signUpBody": "Nome da loja, e-mail, senha e a chave PIX para onde vão os seus saques.",
   "home.start.sandbox": "Teste no sandbox",
-  "home.start.sandboxBody": "Crie um pedido e simule o pagamento no painel para ver tudo funcionando, sem dinheiro de verdade.",
+  "home.start.sandboxBody":
+    "Crie um pedido e simule o pagamento no painel para ver tudo funcionando, sem dinheiro de verdade.",
   "home.start.link": "Mande o primeiro link de pagamento",
-  "home.start.linkBody": "Crie um pedido com o valor e envie o link ao cliente por WhatsApp ou e-mail. Ele paga pelo celular.",
+  "home.start.linkBody":
+    "Crie um pedido com o valor e envie o link ao cliente por WhatsApp ou e-mail. Ele paga pelo celular.",
   "home.devTitle": "Para desenvolvedores",
-  "home.devIntro": "Uma API REST para criar pedidos e saques a partir do seu site, webhooks assinados (Standard Webhooks) e um SDK em TypeScript.",
+  "home.devIntro":
+    "Uma API REST para criar pedidos e saques a partir do seu site, webhooks assinados (Standard Webhooks) e um SDK em TypeScript.",
   "home.devLink": "Ver a documentação da API",
 
   // Merchant-facing wording, zod messages, payer pages (kept together to ease merging)
@@ -537,9 +552,11 @@ export const ptBR = {
   "pay.amountFinal": "Valor do pagamento",
   "pay.receiptApplied": "Aplicado ao pedido",
   "pay.refundedTitle": "Pagamento devolvido",
-  "pay.refundedBody": "Você pagou {paid} a {merchant}, e {merchant} devolveu {returned} para a conta que fez o pagamento.",
+  "pay.refundedBody":
+    "Você pagou {paid} a {merchant}, e {merchant} devolveu {returned} para a conta que fez o pagamento.",
   "pay.partlyRefundedTitle": "Pagamento confirmado, com devolução parcial",
-  "pay.partlyRefundedBody": "{merchant} recebeu seu pagamento de {paid} e devolveu {returned} dele para a conta que fez o pagamento.",
+  "pay.partlyRefundedBody":
+    "{merchant} recebeu seu pagamento de {paid} e devolveu {returned} dele para a conta que fez o pagamento.",
   "pay.refundReceiptTitle": "Comprovante de pagamento e devolução",
   "pay.receiptPaidAt": "Pago em",
   "pay.receiptRefunded": "Valor devolvido",
@@ -565,8 +582,10 @@ export const ptBR = {
   "pay.copyPrimaryHint": "Depois, abra o app do seu banco, escolha Pix copia e cola e cole o código.",
   "pay.showQr": "Pagar com QR code em outro aparelho",
   "pay.description": "Referente a",
-  "pay.recipientNote": "No app do banco, o recebedor aparece como {recipient}, o serviço que processa os pagamentos de {merchant}.",
-  "balance.negative": "Saldo negativo: um PIX recebido foi devolvido ao pagador pelo banco dele (MED). Saques e devoluções voltam quando novos pagamentos o cobrirem.",
+  "pay.recipientNote":
+    "No app do banco, o recebedor aparece como {recipient}, o serviço que processa os pagamentos de {merchant}.",
+  "balance.negative":
+    "Saldo negativo: um PIX recebido foi devolvido ao pagador pelo banco dele (MED). Saques e devoluções voltam quando novos pagamentos o cobrirem.",
   "timeline.paid": "Pagamento recebido",
   "timeline.expired": "Expirou sem pagamento",
   "timeline.refundedInFull": "Valor devolvido por completo ao pagador",
@@ -611,12 +630,14 @@ export const ptBR = {
   "errors.field.url": "{label}: informe um endereço completo, como https://exemplo.com/webhooks.",
   "errors.field.urlScheme": "{label}: o endereço precisa começar com http:// ou https://.",
   "errors.field.urlHttps": "{label}: no modo live o endereço precisa usar https://.",
-  "errors.field.urlCredentials": "{label}: não coloque usuário e senha no endereço; as entregas são autenticadas pela assinatura.",
+  "errors.field.urlCredentials":
+    "{label}: não coloque usuário e senha no endereço; as entregas são autenticadas pela assinatura.",
   "errors.field.urlFragment": "{label}: o endereço não pode ter # (fragmento).",
   "errors.field.brcodeTooLong": "{label}: longo demais para ser um código PIX.",
   "errors.field.oneOf": "{label}: escolha uma das opções.",
   "errors.field.invalid": "{label}: valor inválido.",
-  "errors.field.pixKey": "{label}: não é uma chave válida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
+  "errors.field.pixKey":
+    "{label}: não é uma chave válida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
   "errors.field.pixKeyCpf": "{label}: parece um CPF, mas os dígitos verificadores não conferem.",
   "errors.field.pixKeyCnpj": "{label}: parece um CNPJ, mas os dígitos verificadores não conferem.",
   "errors.field.pixKeyPhone": "{label}: celular como chave PIX vai com +55 e DDD, por exemplo +5511998765432.",
@@ -629,11 +650,15 @@ export const ptBR = {
   "errors.api.tokenNetwork": "O token {asset} não está disponível na rede {network}.",
   "errors.api.token": "Token não suportado.",
   "errors.api.network": "Rede não suportada neste servidor.",
-  "errors.api.belowMinimum": "Valor pequeno demais para um depósito em cripto: o mínimo na rede {network} é {min} {asset}.",
+  "errors.api.belowMinimum":
+    "Valor pequeno demais para um depósito em cripto: o mínimo na rede {network} é {min} {asset}.",
   "errors.api.aboveMax": "O valor passa do máximo de {max} por pedido.",
-  "errors.api.balanceWithdrawal": "Saldo insuficiente: este saque precisa de {needed} e o saldo disponível é {balance}.",
-  "errors.api.balanceRefund": "Saldo insuficiente: esta devolução precisa de {needed} e o saldo disponível é {balance}.",
-  "errors.api.limitPerTransaction": "Acima do limite por saque da sua conta ({limit}); hoje restam {left} do limite diário de {daily}.",
+  "errors.api.balanceWithdrawal":
+    "Saldo insuficiente: este saque precisa de {needed} e o saldo disponível é {balance}.",
+  "errors.api.balanceRefund":
+    "Saldo insuficiente: esta devolução precisa de {needed} e o saldo disponível é {balance}.",
+  "errors.api.limitPerTransaction":
+    "Acima do limite por saque da sua conta ({limit}); hoje restam {left} do limite diário de {daily}.",
   "errors.api.limitDaily": "Acima do limite diário de saques ({daily}); hoje restam {left}.",
   "errors.api.tooSmallForTokens": "Valor pequeno demais para enviar algum token.",
   "errors.api.noPixKey": "Você não tem chave PIX cadastrada: informe uma chave de destino.",
@@ -641,16 +666,19 @@ export const ptBR = {
   "errors.api.refundExceeds": "O valor passa do que resta devolver: restam {left} de {total}.",
   "errors.api.refundNothingLeft": "Nada resta a devolver neste pedido.",
   "errors.api.refundNotCompleted": "Só pedidos concluídos podem ser devolvidos.",
-  "errors.api.refundNoReceipt": "Este pedido não pode ser devolvido por aqui: não há registro do pagamento que o concluiu.",
+  "errors.api.refundNoReceipt":
+    "Este pedido não pode ser devolvido por aqui: não há registro do pagamento que o concluiu.",
   "errors.api.refundLightning": "Pedidos Lightning não podem ser devolvidos: o pagador precisaria enviar uma fatura.",
-  "errors.api.refundExchangeMax": "Um pedido de carteira de exchange aceita no máximo {max} devoluções: a última precisa devolver tudo o que resta ({left}).",
+  "errors.api.refundExchangeMax":
+    "Um pedido de carteira de exchange aceita no máximo {max} devoluções: a última precisa devolver tudo o que resta ({left}).",
   "errors.api.notPending": "Este pedido não está mais pendente.",
   "errors.api.webhookMax": "Você já tem o máximo de {max} endpoints de webhook: exclua um antes.",
   "errors.api.webhookHost": "Não foi possível encontrar o servidor {host}: confira o endereço.",
   "errors.api.webhookPrivate": "Este endereço aponta para uma rede privada ou local e não pode receber webhooks.",
   "errors.api.webhookDisabled": "Este endpoint foi desativado porque respondeu 410 Gone.",
   "errors.api.cryptoPixLightning": "Cripto-PIX por Lightning não está disponível neste servidor.",
-  "errors.api.refundAddressLightning": "Endereço de devolução não se aplica a Lightning: sem o PIX, a fatura é cancelada e os sats voltam sozinhos.",
+  "errors.api.refundAddressLightning":
+    "Endereço de devolução não se aplica a Lightning: sem o PIX, a fatura é cancelada e os sats voltam sozinhos.",
   "errors.api.rates": "A cotação está indisponível agora. Tente de novo em instantes.",
   "errors.api.upstream": "Um serviço externo (cotação, rede ou provedor) não respondeu. Tente de novo em instantes.",
   "errors.api.notFound": "Não encontrado.",
@@ -665,7 +693,8 @@ export const ptBR = {
   "pay.receiptTx": "Transação",
   "pay.print": "Imprimir ou salvar o comprovante",
   "pay.openWallet": "Abrir na carteira",
-  "pay.openWalletHint": "No celular, abre sua carteira (MetaMask, Trust e outras) com o token, o endereço e o valor já preenchidos.",
+  "pay.openWalletHint":
+    "No celular, abre sua carteira (MetaMask, Trust e outras) com o token, o endereço e o valor já preenchidos.",
   "pay.openLightningWallet": "Abrir na carteira Lightning",
   "pay.openLightningWalletHint": "No celular, abre sua carteira Lightning com a fatura pronta para pagar.",
   "pay.exchangeSandbox":
@@ -674,12 +703,16 @@ export const ptBR = {
   "cpix.paying": "Você está pagando um PIX para",
   "cpix.pixKey": "Chave PIX",
   "cpix.recipient": "Recebedor do PIX",
-  "cpix.instructions.chain": "Envie o valor abaixo, na rede indicada, para este endereço. Quando a cripto chegar, nós pagamos o PIX.",
+  "cpix.instructions.chain":
+    "Envie o valor abaixo, na rede indicada, para este endereço. Quando a cripto chegar, nós pagamos o PIX.",
   "cpix.instructions.lightning": "Pague a fatura Lightning abaixo. Assim que ela for paga, nós pagamos o PIX.",
   "cpix.progress": "Recebido: {received} de {amount} {asset}",
-  "cpix.partialBody": "Recebemos parte do valor. Envie o restante, {remaining} {asset}, antes do prazo; se não completar, devolvemos o que chegou.",
-  "cpix.refundNote": "Se o valor não se completar no prazo ou o PIX não puder ser pago, devolvemos a cripto para a carteira de onde ela veio.",
-  "cpix.lightningRefundNote": "Se o PIX não puder ser pago, a fatura é cancelada e os sats voltam sozinhos para a sua carteira.",
+  "cpix.partialBody":
+    "Recebemos parte do valor. Envie o restante, {remaining} {asset}, antes do prazo; se não completar, devolvemos o que chegou.",
+  "cpix.refundNote":
+    "Se o valor não se completar no prazo ou o PIX não puder ser pago, devolvemos a cripto para a carteira de onde ela veio.",
+  "cpix.lightningRefundNote":
+    "Se o PIX não puder ser pago, a fatura é cancelada e os sats voltam sozinhos para a sua carteira.",
   "cpix.sendingPix": "Cripto recebida: pagando o PIX…",
   "cpix.successTitle": "PIX pago!",
   "cpix.successBody": "Recebemos sua cripto e pagamos o PIX de {value} para {recipient}.",
@@ -689,12 +722,16 @@ export const ptBR = {
   "cpix.refundReceiptTitle": "Comprovante de devolução",
   "cpix.refundNetwork": "Devolvido pela rede",
   "cpix.refundedTitle": "Cripto devolvida",
-  "cpix.refundedBody": "O PIX não foi pago e devolvemos {amount} {asset} para a carteira de onde a cripto veio (ou para o endereço de devolução informado).",
+  "cpix.refundedBody":
+    "O PIX não foi pago e devolvemos {amount} {asset} para a carteira de onde a cripto veio (ou para o endereço de devolução informado).",
   "cpix.refundPendingTitle": "Devolvendo sua cripto",
-  "cpix.refundPendingBody": "O PIX não foi pago; estamos devolvendo {amount} {asset} para a sua carteira. Isso leva alguns minutos.",
-  "cpix.refundFailedBody": "A rede recusou a devolução de {amount} {asset}; nossa equipe já está cuidando e vai reenviá-la.",
+  "cpix.refundPendingBody":
+    "O PIX não foi pago; estamos devolvendo {amount} {asset} para a sua carteira. Isso leva alguns minutos.",
+  "cpix.refundFailedBody":
+    "A rede recusou a devolução de {amount} {asset}; nossa equipe já está cuidando e vai reenviá-la.",
   "cpix.expiredTitle": "Prazo encerrado",
-  "cpix.expiredBody": "Nenhuma cripto chegou a tempo e o PIX não foi pago. Peça um novo pagamento à empresa {merchant}.",
+  "cpix.expiredBody":
+    "Nenhuma cripto chegou a tempo e o PIX não foi pago. Peça um novo pagamento à empresa {merchant}.",
   "nav.statement": "Extrato",
   "overview.balanceLink": "Ver extrato",
   "statement.title": "Extrato",
@@ -730,7 +767,8 @@ export const ptBR = {
   "export.csv": "Baixar CSV",
   "export.excel": "Baixar para Excel",
   "export.hint.statement": "O arquivo traz os lançamentos do período e do tipo escolhidos acima.",
-  "export.hint.orders": "O arquivo traz os pedidos dos dias escolhidos acima (todos, sem datas), de todos os tipos e status.",
+  "export.hint.orders":
+    "O arquivo traz os pedidos dos dias escolhidos acima (todos, sem datas), de todos os tipos e status.",
   "export.hint.withdrawals": "O arquivo traz todos os seus saques, PIX e on-chain.",
   "export.formats":
     "CSV: separado por vírgulas, valores como 1234.56, para sistemas contábeis. Excel: ponto e vírgula e vírgula decimal, abre direto no Excel em português.",
@@ -786,12 +824,14 @@ export const ptBR = {
   "auth.otpHint": "O código de 6 dígitos do seu app autenticador, ou um código de recuperação.",
   "auth.twoFactorRequired": "Digite o código do seu app autenticador.",
   "auth.twoFactorInvalid": "Código errado ou já usado.",
-  "auth.twoFactorLocked": "Muitos códigos errados. Aguarde alguns minutos e tente de novo: até lá, nenhum código é aceito.",
+  "auth.twoFactorLocked":
+    "Muitos códigos errados. Aguarde alguns minutos e tente de novo: até lá, nenhum código é aceito.",
   "auth.forgotPassword": "Esqueceu a senha?",
   "auth.forgotTitle": "Redefinir a senha",
   "auth.forgotSubtitle": "Enviaremos por e-mail um link para escolher uma nova senha.",
   "auth.sendResetLink": "Enviar link",
-  "auth.resetSent": "Se existe uma conta com este e-mail, um link para redefinir a senha está a caminho. Ele funciona uma vez, por {minutes}.",
+  "auth.resetSent":
+    "Se existe uma conta com este e-mail, um link para redefinir a senha está a caminho. Ele funciona uma vez, por {minutes}.",
   "auth.resetTitle": "Escolha uma nova senha",
   "auth.newPassword": "Nova senha",
   "auth.resetSubmit": "Salvar nova senha",
@@ -809,13 +849,15 @@ export const ptBR = {
   "security.twoFactorOff":
     "Desativada. Saques, devoluções, troca da chave de recebimento, chaves de API e webhooks de produção e mudanças na equipe exigem a autenticação em dois fatores.",
   "security.enable": "Ativar 2FA",
-  "security.scan": "Escaneie este QR code com seu app autenticador (Google Authenticator, 1Password, Authy…) ou digite a chave de configuração.",
+  "security.scan":
+    "Escaneie este QR code com seu app autenticador (Google Authenticator, 1Password, Authy…) ou digite a chave de configuração.",
   "security.secret": "Chave de configuração",
   "security.qrLabel": "QR code para adicionar esta conta a um app autenticador",
   "security.confirmCode": "Código do app",
   "security.confirm": "Confirmar e ativar",
   "security.recoveryTitle": "Códigos de recuperação",
-  "security.recoveryHint": "Cada um funciona uma vez se você perder o celular. Guarde-os em local seguro: eles só aparecem agora.",
+  "security.recoveryHint":
+    "Cada um funciona uma vez se você perder o celular. Guarde-os em local seguro: eles só aparecem agora.",
   "security.recoveryLeft.one": "{count} código de recuperação restante.",
   "security.recoveryLeft.other": "{count} códigos de recuperação restantes.",
   "security.disable": "Desativar 2FA",
@@ -849,35 +891,44 @@ export const ptBR = {
   "security.twoFactorAlreadyOn": "A autenticação em dois fatores já está ativada.",
   "security.enrollAgain": "Comece a configuração de novo.",
   "security.twoFactorLink": "Configurar a autenticação em dois fatores",
-  "security.enrolPasswordHint": "Para ativar, digite sua senha; em seguida enviamos por e-mail um código que o próximo passo pede.",
+  "security.enrolPasswordHint":
+    "Para ativar, digite sua senha; em seguida enviamos por e-mail um código que o próximo passo pede.",
   "security.emailCode": "Código recebido por e-mail",
   "security.emailCodeHint": "Enviado para {email}; funciona uma vez, por {minutes}.",
   "security.wrongEmailCode": "Código do e-mail errado, já usado ou expirado. Comece de novo para receber outro.",
   "security.afterEnrol":
     "Antes de movimentar dinheiro, saia e entre de novo com um código do app: um código não vale na sessão em que o app foi adicionado. Os proprietários receberam um e-mail; até outro proprietário confirmar, seus saques e devoluções aguardam.",
-  "security.enrolledHere": "A autenticação em dois fatores foi ativada nesta sessão: saia e entre de novo com um código do app antes de movimentar dinheiro.",
-  "security.factorHeld": "Seu segundo fator mudou há pouco: até outro proprietário confirmar (ou até {until}), saques, devoluções e outras ações protegidas aguardam.",
+  "security.enrolledHere":
+    "A autenticação em dois fatores foi ativada nesta sessão: saia e entre de novo com um código do app antes de movimentar dinheiro.",
+  "security.factorHeld":
+    "Seu segundo fator mudou há pouco: até outro proprietário confirmar (ou até {until}), saques, devoluções e outras ações protegidas aguardam.",
   "security.factorHeldOwn":
     "Os proprietários receberam um e-mail sobre seu novo segundo fator. Até outro proprietário confirmar (ou até {until}), seus saques, devoluções e outras ações protegidas aguardam.",
-  "security.factorLocked": "Muitos códigos errados. Tente de novo em {minutes} min: até lá, nenhum código é aceito, nem o certo.",
+  "security.factorLocked":
+    "Muitos códigos errados. Tente de novo em {minutes} min: até lá, nenhum código é aceito, nem o certo.",
   "security.disableCode": "Código do app ou de recuperação",
-  "security.disableHint": "Para trocar de app autenticador, desative a 2FA com ele (ou com um código de recuperação) e ative de novo.",
+  "security.disableHint":
+    "Para trocar de app autenticador, desative a 2FA com ele (ou com um código de recuperação) e ative de novo.",
   "security.confirmOwnFactor": "Outro proprietário precisa confirmar o seu próprio segundo fator.",
   "security.nothingToConfirm": "O segundo fator deste membro não tem nada aguardando confirmação.",
   "security.factorConfirmed": "Confirmado: os saques e devoluções deste membro não aguardam mais.",
   "security.heldTitle": "Novos segundos fatores para confirmar",
-  "security.heldHint": "Confirme só se você sabe que o próprio membro fez a mudança: até lá, saques, devoluções e outras ações protegidas dele aguardam.",
+  "security.heldHint":
+    "Confirme só se você sabe que o próprio membro fez a mudança: até lá, saques, devoluções e outras ações protegidas dele aguardam.",
   "security.heldEnrolled": "Ativou um novo segundo fator em {time}. Retido até {until}.",
   "security.heldRemoved": "Desativou a autenticação em dois fatores em {time}. Retido até {until}.",
   "security.confirmFactor": "Confirmar que foi o membro",
   "security.linkTitle": "Confirmar um novo segundo fator",
   "security.linkWhat": "{member} ativou um novo segundo fator em {company} em {time}.",
-  "security.linkHint": "Se foi o próprio membro, confirme: os saques e devoluções dele não precisarão esperar a retenção de {hours}.",
-  "security.linkNotThem": "Se você não sabe desta mudança, não confirme: entre no painel, remova o membro ou mude o papel dele, e peça que troque a senha.",
+  "security.linkHint":
+    "Se foi o próprio membro, confirme: os saques e devoluções dele não precisarão esperar a retenção de {hours}.",
+  "security.linkNotThem":
+    "Se você não sabe desta mudança, não confirme: entre no painel, remova o membro ou mude o papel dele, e peça que troque a senha.",
   "security.linkConfirm": "Foi o membro: confirmar",
   "security.linkDone": "Confirmado: os saques e devoluções de {member} não aguardam mais.",
   "security.linkInvalid": "Este link é inválido, expirou ou já foi usado.",
-  "settings.payoutHeld": "Esta chave PIX foi alterada recentemente. Saques para ela aguardam até {until}, a menos que um proprietário confirme a alteração.",
+  "settings.payoutHeld":
+    "Esta chave PIX foi alterada recentemente. Saques para ela aguardam até {until}, a menos que um proprietário confirme a alteração.",
   "settings.confirmPayoutKey": "Confirmar a nova chave",
   "settings.payoutConfirmed": "Chave de recebimento confirmada.",
   "withdrawals.payoutHeld":
@@ -898,7 +949,8 @@ export const ptBR = {
   "destinations.value": "Chave PIX ou endereço da carteira",
   "destinations.label": "Apelido",
   "destinations.labelHint": "Para reconhecê-lo depois, p. ex. “Fornecedor Ltda”.",
-  "destinations.added": "Destino cadastrado. Os proprietários receberam um e-mail; ele pode receber saques quando um proprietário confirmar ou a retenção terminar.",
+  "destinations.added":
+    "Destino cadastrado. Os proprietários receberam um e-mail; ele pode receber saques quando um proprietário confirmar ou a retenção terminar.",
   "destinations.list": "Destinos cadastrados",
   "destinations.empty": "Nenhum destino ainda: eles são cadastrados aqui ou no primeiro saque para eles.",
   "destinations.status.confirmed": "Confirmado",
@@ -919,7 +971,8 @@ export const ptBR = {
   "destinations.isPayoutKey": "Esta é a chave PIX de recebimento: ela é gerida em Configurações.",
   "destinations.gone": "Este destino não existe mais.",
   "destinations.allowlist": "Lista de permissões da API",
-  "destinations.allowlistOn": "Ativada: saques pela API vão só para destinos confirmados e para a chave PIX de recebimento; qualquer outro é recusado com 400.",
+  "destinations.allowlistOn":
+    "Ativada: saques pela API vão só para destinos confirmados e para a chave PIX de recebimento; qualquer outro é recusado com 400.",
   "destinations.allowlistOff":
     "Desativada: saques pela API podem ir para qualquer chave PIX ou carteira válida, como a especificação da API permite (marketplaces que pagam muitos vendedores). Cada destino ainda é registrado aqui e informado aos proprietários.",
   "destinations.turnOn": "Ativar a lista de permissões",
@@ -962,7 +1015,8 @@ export const ptBR = {
   "team.cannotManage": "Você não pode alterar este membro.",
   "team.noInvites": "Nenhum convite pendente.",
   "audit.title": "Trilha de auditoria",
-  "audit.hint": "Toda ação de segurança ou que movimenta dinheiro nesta conta. Os registros não podem ser editados nem apagados.",
+  "audit.hint":
+    "Toda ação de segurança ou que movimenta dinheiro nesta conta. Os registros não podem ser editados nem apagados.",
   "audit.when": "Quando",
   "audit.who": "Quem",
   "audit.what": "O quê",
@@ -1024,7 +1078,8 @@ export const ptBR = {
   "disputes.defence.submit": "Enviar defesa",
   "disputes.viewOnly": "Somente proprietários e administradores podem enviar uma defesa.",
   "disputes.sent": "Defesa enviada: o PSP a recebeu.",
-  "disputes.unanswered": "Defesa registrada, mas o PSP ainda não respondeu: ela é verificada de novo automaticamente e só é reenviada se nunca tiver chegado.",
+  "disputes.unanswered":
+    "Defesa registrada, mas o PSP ainda não respondeu: ela é verificada de novo automaticamente e só é reenviada se nunca tiver chegado.",
   "disputes.refused": "O PSP recusou a defesa: {reason}",
   "disputes.error.length": "Escreva sua defesa: entre 1 e 1000 caracteres.",
   "disputes.error.notFound": "Infração MED não encontrada para a sua conta.",
@@ -1050,19 +1105,22 @@ export const ptBR = {
   "developers.scopeName.refunds": "Devoluções",
   "developers.scopeName.withdrawals": "Saques",
   "developers.scopeHint.read": "Consultar pedidos, saques, webhooks, eventos e a conta.",
-  "developers.scopeHint.payments": "Criar pedidos, depósitos e pagamentos Crypto-PIX; gerenciar webhooks; ajudantes do sandbox.",
+  "developers.scopeHint.payments":
+    "Criar pedidos, depósitos e pagamentos Crypto-PIX; gerenciar webhooks; ajudantes do sandbox.",
   "developers.scopeHint.refunds": "Devolver pedidos pagos ao pagador.",
   "developers.scopeHint.withdrawals": "Saques PIX e on-chain: o dinheiro sai do saldo.",
   "developers.scopesLimited": "Uma chave não pode mais do que o seu papel: só o acesso que você tem é oferecido.",
   "developers.scopesRequired": "Escolha ao menos um tipo de acesso.",
-  "developers.scopeNotAllowed": "Seu papel não pode dar este acesso a uma chave: uma chave não pode mais do que quem a cria.",
+  "developers.scopeNotAllowed":
+    "Seu papel não pode dar este acesso a uma chave: uma chave não pode mais do que quem a cria.",
   "developers.webhookSecretUnreadable":
     "O segredo de assinatura não pode mais ser lido (o AUTH_SECRET do servidor mudou): nada é enviado a ele. Exclua-o e adicione-o de novo para ter um segredo novo.",
   "errors.api.apiKeyMax": "Você já tem o máximo de {max} chaves de API ativas: revogue uma antes.",
   "auth.signUpSent":
     "Confira seu e-mail: enviamos uma mensagem para {email} para concluir a criação da conta. O link funciona por {hours}. Não chegou? Veja a pasta de spam ou cadastre-se de novo.",
   "auth.signUpConfirmTitle": "Conclua a criação da sua conta",
-  "auth.signUpConfirmBody": "Criar a conta de lojista {company} para {email}? Você vai entrar com a senha que escolheu.",
+  "auth.signUpConfirmBody":
+    "Criar a conta de lojista {company} para {email}? Você vai entrar com a senha que escolheu.",
   "auth.signUpConfirmSubmit": "Criar minha conta",
   "auth.signUpLinkInvalid": "Este link é inválido ou expirou. Cadastre-se de novo para receber outro.",
   "auth.signUpAgain": "Cadastrar de novo",
@@ -1078,13 +1136,16 @@ export const ptBR = {
   "mail.reset.body":
     "Alguém pediu para redefinir a senha desta conta PixCrypto.\n\nEscolha uma nova senha aqui (o link funciona uma vez, por {minutes}):\n{link}\n\nSe não foi você, ignore este e-mail: sua senha continua a mesma.",
   "mail.invite.subject": "{company} convidou você para a PixCrypto",
-  "mail.invite.body": "{company} convidou você para o painel PixCrypto como {role}.\n\nCrie seu acesso aqui (o link funciona uma vez, por {days}):\n{link}",
+  "mail.invite.body":
+    "{company} convidou você para o painel PixCrypto como {role}.\n\nCrie seu acesso aqui (o link funciona uma vez, por {days}):\n{link}",
   "mail.passwordChanged.subject": "Sua senha da PixCrypto foi alterada",
   "mail.passwordChanged.body":
     "A senha da sua conta PixCrypto foi alterada em {time} a partir de {ip}, e todas as outras sessões foram encerradas.\n\nSe não foi você, redefina sua senha agora e avise os proprietários da conta.",
-  "mail.alert.factorEnrolled": "{subject} ativou um novo segundo fator. Os saques e devoluções dele aguardam até outro proprietário confirmar ou a retenção terminar.",
+  "mail.alert.factorEnrolled":
+    "{subject} ativou um novo segundo fator. Os saques e devoluções dele aguardam até outro proprietário confirmar ou a retenção terminar.",
   "mail.alert.factorRemoved": "{subject} desativou a autenticação em dois fatores.",
-  "mail.alert.factorFailures": "Códigos de segundo fator errados repetidos para {subject} (falhas seguidas): as verificações estão bloqueadas por um tempo.",
+  "mail.alert.factorFailures":
+    "Códigos de segundo fator errados repetidos para {subject} (falhas seguidas): as verificações estão bloqueadas por um tempo.",
   "mail.enrolCode.subject": "Seu código para ativar a autenticação em dois fatores",
   "mail.enrolCode.body":
     "Seu código: {code}\n\nEle funciona uma vez, por {minutes}, junto com seu app autenticador.\n\nPedido de: {ip}\nEm: {time}\n\nSe não foi você, alguém sabe sua senha: troque-a agora e encerre as outras sessões.",
@@ -1098,12 +1159,15 @@ export const ptBR = {
   "mail.alert.subject": "Alerta de segurança: {company}",
   "mail.alert.body":
     "{what}\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre, troque sua senha, encerre as outras sessões e revogue chaves de API e webhooks que você não conhece.",
-  "mail.alert.payoutKey": "A chave PIX de recebimento foi alterada para {subject}. Saques para ela ficam retidos até um proprietário confirmar ou a retenção terminar.",
+  "mail.alert.payoutKey":
+    "A chave PIX de recebimento foi alterada para {subject}. Saques para ela ficam retidos até um proprietário confirmar ou a retenção terminar.",
   "mail.alert.apiKey": "Uma nova chave de API foi criada: {subject}.",
   "mail.alert.webhook": "Um novo endpoint de webhook foi adicionado: {subject}.",
   "mail.alert.member": "Um novo membro entrou na equipe: {subject}.",
-  "mail.alert.allowlistOn": "A lista de permissões da API foi ativada: saques pela API agora vão só para destinos confirmados.",
-  "mail.alert.allowlistOff": "A lista de permissões da API foi desativada: saques pela API voltam a poder ir para qualquer chave PIX ou carteira válida.",
+  "mail.alert.allowlistOn":
+    "A lista de permissões da API foi ativada: saques pela API agora vão só para destinos confirmados.",
+  "mail.alert.allowlistOff":
+    "A lista de permissões da API foi desativada: saques pela API voltam a poder ir para qualquer chave PIX ou carteira válida.",
   "mail.withdrawal.subject": "Saque solicitado: {company}",
   "mail.withdrawal.body":
     "Foi solicitado um saque de {amount} do saldo de {company}, para {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre agora, troque sua senha, encerre as outras sessões e revogue chaves de API que você não conhece.",
@@ -1113,12 +1177,15 @@ export const ptBR = {
   "mail.destination.subject": "Novo destino de saque: {company}",
   "mail.destination.held":
     "Um destino de saque novo foi usado ou cadastrado: {destination}.\nNada é enviado a ele até {until}, a menos que um proprietário o confirme.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\n{next}",
-  "mail.destination.notHeld": "Um destino de saque novo foi usado ou cadastrado: {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\n{next}",
+  "mail.destination.notHeld":
+    "Um destino de saque novo foi usado ou cadastrado: {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\n{next}",
   "mail.destination.confirmLink":
     "Se você conhece este destino, confirme-o aqui (o link funciona uma vez, por {hours}):\n{link}\n\nSe não conhece, não confirme: entre no painel, remova-o (Saques → Destinos), troque as senhas e encerre as outras sessões.",
-  "mail.destination.confirmOwner": "Um proprietário pode confirmá-lo no painel (Saques → Destinos). Se ninguém da sua equipe o cadastrou, avise os proprietários agora.",
+  "mail.destination.confirmOwner":
+    "Um proprietário pode confirmá-lo no painel (Saques → Destinos). Se ninguém da sua equipe o cadastrou, avise os proprietários agora.",
   "unapplied.title": "Fundos não aplicados",
-  "unapplied.intro": "Estes valores chegaram ao endereço do pedido, mas não foram aplicados a ele. Aceite-os como pagamento do pedido ou devolva-os a quem enviou.",
+  "unapplied.intro":
+    "Estes valores chegaram ao endereço do pedido, mas não foram aplicados a ele. Aceite-os como pagamento do pedido ou devolva-os a quem enviou.",
   "unapplied.reason.overpayment": "Além do valor do pedido",
   "unapplied.reason.after_final": "Chegou depois do encerramento do pedido",
   "unapplied.worth": "Vale {amount} pela cotação do pedido",
@@ -1139,7 +1206,8 @@ export const ptBR = {
   "unapplied.returnFee": "Taxa da rede (descontada)",
   "unapplied.returnSent": "Quem pagou recebe",
   "unapplied.destination": "Destino",
-  "unapplied.returnHint": "Sai da carteira do serviço, não do seu saldo. Só é dada como enviada quando a rede confirmar; uma transação enviada não pode ser desfeita.",
+  "unapplied.returnHint":
+    "Sai da carteira do serviço, não do seu saldo. Só é dada como enviada quando a rede confirmar; uma transação enviada não pode ser desfeita.",
   "unapplied.returnConfirm": "Devolver {amount} {asset}",
   "unapplied.submitting": "Enviando…",
   "unapplied.accepted": "Valor aceito e creditado no seu saldo.",
@@ -1153,7 +1221,8 @@ export const ptBR = {
   "unapplied.alreadyResolved": "Estes fundos já foram aceitos ou estão sendo devolvidos.",
   "unapplied.notResolvable": "Estes fundos não podem mais ser aceitos nem devolvidos por aqui.",
   "unapplied.tooSmallToAccept": "O valor é pequeno demais para creditar um centavo.",
-  "unapplied.feeAboveAmount": "A taxa da rede é maior que o valor: não há o que devolver. Você ainda pode aceitá-lo como pagamento.",
+  "unapplied.feeAboveAmount":
+    "A taxa da rede é maior que o valor: não há o que devolver. Você ainda pode aceitá-lo como pagamento.",
   "unapplied.addressInvalid":
     "Endereço inválido: use um endereço 0x… da rede do pedido (com as maiúsculas e minúsculas certas, se tiver) e diferente do endereço deste pedido.",
   "ledgerKind.unapplied_credit": "Fundos não aplicados aceitos",
@@ -1164,13 +1233,16 @@ export const ptBR = {
   "timeline.unappliedReturned": "Fundos não aplicados devolvidos a quem enviou",
   "timeline.unappliedReturnFailed": "A rede recusou a devolução dos fundos não aplicados: nossa equipe está cuidando",
   "pay.acceptedTitle": "Valor aceito pela empresa",
-  "pay.acceptedBody": "A empresa {merchant} aceitou {amount} {asset} como pagamento deste pedido. Você não precisa fazer nada.",
+  "pay.acceptedBody":
+    "A empresa {merchant} aceitou {amount} {asset} como pagamento deste pedido. Você não precisa fazer nada.",
   "pay.returningTitle": "Devolução em andamento",
-  "pay.returningBody": "A empresa {merchant} está devolvendo {amount} {asset} a você (já descontada a taxa da rede). Pode levar alguns minutos.",
+  "pay.returningBody":
+    "A empresa {merchant} está devolvendo {amount} {asset} a você (já descontada a taxa da rede). Pode levar alguns minutos.",
   "pay.chainReturnedTitle": "Valor devolvido",
   "pay.chainReturnedBody": "{amount} {asset} foram devolvidos a você (já descontada a taxa da rede).",
   "pay.returnFailedTitle": "Devolução em análise",
-  "pay.returnFailedBody": "A rede recusou a transação da devolução. Nossa equipe já está cuidando disso e vai enviá-la de novo; você não precisa fazer nada.",
+  "pay.returnFailedBody":
+    "A rede recusou a transação da devolução. Nossa equipe já está cuidando disso e vai enviá-la de novo; você não precisa fazer nada.",
   "pay.returnTx": "Transação da devolução",
   "failure.pix.recipientRejected": "O banco de quem ia receber recusou a transferência.",
   "failure.pix.notMade": "O provedor PIX não conseguiu fazer o PIX.",
@@ -1183,7 +1255,8 @@ export const ptBR = {
   "failure.chain.cancelled": "A transação foi cancelada antes de ser confirmada na rede.",
   "failure.chain.nonceTaken": "Outra transação ocupou o lugar desta na rede.",
   "failure.chain.insufficientFunds": "A carteira de envio não tinha saldo para a taxa de rede.",
-  "failure.lightning.tooLittleTime": "Pagamento Lightning recusado: restava pouco tempo para fazer o PIX; os sats voltam para quem pagou.",
+  "failure.lightning.tooLittleTime":
+    "Pagamento Lightning recusado: restava pouco tempo para fazer o PIX; os sats voltam para quem pagou.",
   "failure.cryptoPix.expired": "Expirou sem pagamento.",
   "failure.cryptoPix.refundFailed": "A devolução das criptomoedas para quem pagou não foi feita.",
   "failure.unknown": "O provedor não concluiu a operação. O motivo que ele deu segue abaixo, como recebido.",
@@ -1254,7 +1327,8 @@ export const ptBR = {
   "docs.intro.webhooksTitle": "Webhooks",
   "docs.intro.webhooks":
     "Para saber de um pagamento sem ficar consultando, cadastre em Desenvolvedores → Webhooks o endereço que recebe os eventos. Cada entrega vem assinada com o segredo mostrado ao cadastrar; lá também ficam o registro das entregas e o botão de reenviar. Os eventos e a verificação da assinatura estão na seção Webhooks da referência abaixo.",
-  "docs.intro.reference": "A referência completa vem a seguir, em inglês: nomes de campos, códigos e mensagens de erro são os que a API usa.",
+  "docs.intro.reference":
+    "A referência completa vem a seguir, em inglês: nomes de campos, códigos e mensagens de erro são os que a API usa.",
   "docs.intro.openDevelopers": "Abrir Desenvolvedores no painel",
   "mail.medReturn.subject": "PIX devolvido pelo MED: {amount}",
   "mail.medReturn.body":
@@ -1262,7 +1336,8 @@ export const ptBR = {
   "mail.medReturn.nature.MED_OPERACIONAL": "falha operacional do PSP",
   "mail.medReturn.nature.MED_FRAUDE": "suspeita de fraude",
   "mail.medReturn.nature.MED_PIX_AUTOMATICO": "Pix Automático",
-  "failure.hotWallet.waitingTopUp": "A carteira de envio do serviço está sem saldo suficiente agora; o saque sai assim que ela for reabastecida.",
+  "failure.hotWallet.waitingTopUp":
+    "A carteira de envio do serviço está sem saldo suficiente agora; o saque sai assim que ela for reabastecida.",
   "failure.waitingUnknown": "Aguardando o provedor. O motivo que ele deu segue abaixo, como recebido.",
 } as const;
 

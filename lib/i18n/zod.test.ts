@@ -17,7 +17,9 @@ const fd = (entries: Record<string, string>) => {
 };
 
 function errorsOf(schema: z.ZodType, input: Record<string, string>, locale: "pt-BR" | "en" = "pt-BR") {
-  const parsed = formSchema(schema, { decimal: ["value"], integer: ["expiresIn"] }).safeParse(fd(input), { reportInput: true });
+  const parsed = formSchema(schema, { decimal: ["value"], integer: ["expiresIn"] }).safeParse(fd(input), {
+    reportInput: true,
+  });
   if (parsed.success) throw new Error("expected issues");
   return fieldErrors(parsed.error, { locale, decimalFields: ["value"] });
 }
@@ -27,18 +29,34 @@ const RAW_KEY = /\b[a-z]+\.[a-zA-Z]+(\.[a-zA-Z]+)*\b/;
 
 describe("the dashboard's zod error map", () => {
   it("words the API's BRL value checks in Portuguese, naming the field", () => {
-    expect(errorsOf(bodyObject({ value: brlValue }), { value: "0" })).toEqual({ value: ["Valor: precisa ser maior que zero."] });
-    expect(errorsOf(bodyObject({ value: brlValue }), { value: "10,001" })).toEqual({ value: ["Valor: use no máximo 2 casas decimais (centavos)."] });
-    expect(errorsOf(bodyObject({ value: brlValue }), { value: "dez" })).toEqual({ value: ["Valor: informe um valor em reais, por exemplo 10,50."] });
+    expect(errorsOf(bodyObject({ value: brlValue }), { value: "0" })).toEqual({
+      value: ["Valor: precisa ser maior que zero."],
+    });
+    expect(errorsOf(bodyObject({ value: brlValue }), { value: "10,001" })).toEqual({
+      value: ["Valor: use no máximo 2 casas decimais (centavos)."],
+    });
+    expect(errorsOf(bodyObject({ value: brlValue }), { value: "dez" })).toEqual({
+      value: ["Valor: informe um valor em reais, por exemplo 10,50."],
+    });
     expect(errorsOf(bodyObject({ value: brlValue }), {})).toEqual({ value: ["Valor: obrigatório."] });
-    expect(errorsOf(bodyObject({ value: brlValue }), { value: "2000000" }).value[0]).toMatch(/^Valor: no máximo 1\.000\.000\.$/);
+    expect(errorsOf(bodyObject({ value: brlValue }), { value: "2000000" }).value[0]).toMatch(
+      /^Valor: no máximo 1\.000\.000\.$/,
+    );
   });
 
   it("words addresses, CPFs, URLs and PIX keys", () => {
-    const w = errorsOf(onchainWithdrawBody, { value: "10", network: "bsc", toAddress: "0x52908400098527886E0F7030069857D2E4169EE7".replace("E7", "e7") });
+    const w = errorsOf(onchainWithdrawBody, {
+      value: "10",
+      network: "bsc",
+      toAddress: "0x52908400098527886E0F7030069857D2E4169EE7".replace("E7", "e7"),
+    });
     expect(w.toAddress[0]).toMatch(/^Endereço da carteira: não é um endereço válido/);
-    expect(errorsOf(bodyObject({ cpf: cpfField }), { cpf: "123.456.789-00" }).cpf[0]).toBe("CPF do cliente: CPF inválido (os dígitos verificadores não conferem).");
-    expect(errorsOf(createWebhookBody, { url: "not a url" }).url[0]).toMatch(/^URL do endpoint: informe um endereço completo/);
+    expect(errorsOf(bodyObject({ cpf: cpfField }), { cpf: "123.456.789-00" }).cpf[0]).toBe(
+      "CPF do cliente: CPF inválido (os dígitos verificadores não conferem).",
+    );
+    expect(errorsOf(createWebhookBody, { url: "not a url" }).url[0]).toMatch(
+      /^URL do endpoint: informe um endereço completo/,
+    );
     expect(errorsOf(z.object({ pixKey: pixKeyField }), { pixKey: "x" }).pixKey[0]).toBe(
       "Chave PIX: não é uma chave válida. Use CPF, CNPJ, e-mail, celular (+55 com DDD) ou chave aleatória.",
     );
@@ -61,6 +79,8 @@ describe("the dashboard's zod error map", () => {
   });
 
   it("speaks English to an English visitor", () => {
-    expect(errorsOf(bodyObject({ value: brlValue }), { value: "0" }, "en")).toEqual({ value: ["Amount: must be greater than zero."] });
+    expect(errorsOf(bodyObject({ value: brlValue }), { value: "0" }, "en")).toEqual({
+      value: ["Amount: must be greater than zero."],
+    });
   });
 });

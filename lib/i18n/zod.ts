@@ -49,12 +49,19 @@ function byCode(issue: ZodIssue): [MessageKey, Vars?] {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined || issue.input === null || issue.input === "") return ["errors.field.required"];
-      return issue.expected === "number" || issue.expected === "int" ? ["errors.field.number"] : ["errors.field.invalid"];
+      return issue.expected === "number" || issue.expected === "int"
+        ? ["errors.field.number"]
+        : ["errors.field.invalid"];
     case "too_small":
-      if (issue.origin === "string") return Number(issue.minimum) <= 1 ? ["errors.field.required"] : ["errors.field.tooShort", { min: Number(issue.minimum) }];
+      if (issue.origin === "string")
+        return Number(issue.minimum) <= 1
+          ? ["errors.field.required"]
+          : ["errors.field.tooShort", { min: Number(issue.minimum) }];
       return ["errors.field.min", { min: Number(issue.minimum) }];
     case "too_big":
-      return issue.origin === "string" ? ["errors.field.tooLong", { max: Number(issue.maximum) }] : ["errors.field.max", { max: Number(issue.maximum) }];
+      return issue.origin === "string"
+        ? ["errors.field.tooLong", { max: Number(issue.maximum) }]
+        : ["errors.field.max", { max: Number(issue.maximum) }];
     case "invalid_format":
       if (issue.format === "email") return ["errors.field.email"];
       if (issue.format === "url") return ["errors.field.url"];
@@ -78,6 +85,11 @@ export function issueMessage(issue: ZodIssue, locale: Locale, label: string): st
     }
   }
   const [key, vars] = found ?? byCode(issue);
-  const filled = Object.fromEntries(Object.entries(vars ?? {}).map(([k, v]) => [k, typeof v === "number" || /^\d+$/.test(v) ? formatInteger(Number(v), locale) : v]));
+  const filled = Object.fromEntries(
+    Object.entries(vars ?? {}).map(([k, v]) => [
+      k,
+      typeof v === "number" || /^\d+$/.test(v) ? formatInteger(Number(v), locale) : v,
+    ]),
+  );
   return translate(locale, key, { ...filled, label });
 }

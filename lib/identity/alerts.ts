@@ -11,8 +11,17 @@ import { actorName } from "./audit-text";
 // API key, webhook) or someone joins the team: whoever made the change, the people who can undo it
 // hear of it at once.
 
-export async function alertAdmins(actor: Actor & { merchantId: string }, kind: AlertKind, subject: string, locale: Locale): Promise<void> {
-  const [merchant] = await db().select({ companyName: merchants.companyName }).from(merchants).where(eq(merchants.id, actor.merchantId)).limit(1);
+export async function alertAdmins(
+  actor: Actor & { merchantId: string },
+  kind: AlertKind,
+  subject: string,
+  locale: Locale,
+): Promise<void> {
+  const [merchant] = await db()
+    .select({ companyName: merchants.companyName })
+    .from(merchants)
+    .where(eq(merchants.id, actor.merchantId))
+    .limit(1);
   if (!merchant) return;
   const recipients = await db()
     .select({ email: users.email })

@@ -17,16 +17,33 @@ describe("audit trail in words", () => {
   });
 
   it("writes amounts as money and roles, scopes and kinds in words, never the stored codes", () => {
-    expect(sentence("withdrawal.requested", { kind: "pix_out", valueCentavos: 500_000, pixKey: "52998224725" })).toBe("R$ 5.000,00 por PIX para 52998224725.");
-    expect(sentence("withdrawal.requested", { kind: "onchain", valueCentavos: 10_050, toAddress: "0xabc", network: "polygon" })).toBe(
-      "R$ 100,50 pela rede Polygon para 0xabc.",
+    expect(sentence("withdrawal.requested", { kind: "pix_out", valueCentavos: 500_000, pixKey: "52998224725" })).toBe(
+      "R$ 5.000,00 por PIX para 52998224725.",
     );
-    expect(sentence("team.invited", { email: "ana@example.com", role: "finance" })).toBe("ana@example.com, como Financeiro.");
-    expect(sentence("team.roleChanged", { email: "ana@example.com", from: "viewer", to: "developer" })).toBe("ana@example.com: de Leitor para Desenvolvedor.");
-    expect(sentence("apiKey.created", { name: "Loja", prefix: "sk_test_ab", scopes: ["full"] })).toBe("Loja (sk_test_ab…), com acesso: Acesso total.");
-    expect(sentence("apiKey.created", { name: "Loja", prefix: "sk_test_ab", scopes: ["read", "withdrawals"] })).toBe("Loja (sk_test_ab…), com acesso: Leitura, Saques.");
+    expect(
+      sentence("withdrawal.requested", {
+        kind: "onchain",
+        valueCentavos: 10_050,
+        toAddress: "0xabc",
+        network: "polygon",
+      }),
+    ).toBe("R$ 100,50 pela rede Polygon para 0xabc.");
+    expect(sentence("team.invited", { email: "ana@example.com", role: "finance" })).toBe(
+      "ana@example.com, como Financeiro.",
+    );
+    expect(sentence("team.roleChanged", { email: "ana@example.com", from: "viewer", to: "developer" })).toBe(
+      "ana@example.com: de Leitor para Desenvolvedor.",
+    );
+    expect(sentence("apiKey.created", { name: "Loja", prefix: "sk_test_ab", scopes: ["full"] })).toBe(
+      "Loja (sk_test_ab…), com acesso: Acesso total.",
+    );
+    expect(sentence("apiKey.created", { name: "Loja", prefix: "sk_test_ab", scopes: ["read", "withdrawals"] })).toBe(
+      "Loja (sk_test_ab…), com acesso: Leitura, Saques.",
+    );
     expect(sentence("destination.added", { kind: "pix_key", value: "a@b.co", label: "" })).toBe("Chave PIX: a@b.co.");
-    expect(sentence("refund.requested", { orderId: "0123456789abcdef", valueCentavos: 1000 })).toBe("R$ 10,00 do pedido 01234567.");
+    expect(sentence("refund.requested", { orderId: "0123456789abcdef", valueCentavos: 1000 })).toBe(
+      "R$ 10,00 do pedido 01234567.",
+    );
     expect(sentence("auth.signIn", { secondFactor: false })).toBe("Só com a senha.");
     expect(sentence("auth.sessionRevoked", null)).toBeNull();
   });

@@ -1,5 +1,13 @@
 import { networkName } from "@/lib/chain/network-names";
-import { formatDateTime, formatMoney, isMessageKey, type Locale, type MessageKey, type Translator, type Vars } from "@/lib/i18n";
+import {
+  formatDateTime,
+  formatMoney,
+  isMessageKey,
+  type Locale,
+  type MessageKey,
+  type Translator,
+  type Vars,
+} from "@/lib/i18n";
 
 // The audit trail in words (docs/dashboard.md, /dashboard/audit): each row's action, what it acted on
 // and who did it, as a sentence from the catalogs. The rows keep what the services wrote (append-only,
@@ -14,7 +22,8 @@ export const OPERATOR_ACTOR = "operator (cli)";
 
 /** "Chave de API 3f2a…" for an API key's actor, "um operador" for the operator's; a person's e-mail as it is. */
 export function actorName(t: Translator, actor: string): string {
-  if (actor.startsWith(API_KEY_ACTOR_PREFIX)) return t("audit.actor.apiKey", { id: actor.slice(API_KEY_ACTOR_PREFIX.length) });
+  if (actor.startsWith(API_KEY_ACTOR_PREFIX))
+    return t("audit.actor.apiKey", { id: actor.slice(API_KEY_ACTOR_PREFIX.length) });
   if (actor === OWNERS_LINK_ACTOR) return t("audit.actor.ownersLink");
   if (actor === OPERATOR_ACTOR) return t("audit.actor.operator");
   return actor;
@@ -52,15 +61,36 @@ const checkText = (t: Translator, check: unknown) => words(t, "audit.check.", ch
 const destinationKind = (t: Translator, kind: unknown) => words(t, "destinations.kind.", kind);
 
 const DESCRIBE: Record<string, Describe> = {
-  "auth.signIn": (d) => ({ key: d.secondFactor ? "audit.detail.signIn.twoFactor" : "audit.detail.signIn.password", words: {}, data: {} }),
-  "auth.signInFailed": (d) => (d.reason === "second factor" ? { key: "audit.detail.signInFailed.secondFactor", words: {}, data: {} } : null),
+  "auth.signIn": (d) => ({
+    key: d.secondFactor ? "audit.detail.signIn.twoFactor" : "audit.detail.signIn.password",
+    words: {},
+    data: {},
+  }),
+  "auth.signInFailed": (d) =>
+    d.reason === "second factor" ? { key: "audit.detail.signInFailed.secondFactor", words: {}, data: {} } : null,
   "auth.sessionsRevoked": (d) => ({ key: "audit.detail.sessionsEnded", words: { count: n(d.count) }, data: {} }),
-  "auth.passwordChanged": (d) => ({ key: "audit.detail.sessionsEnded", words: { count: n(d.sessionsEnded) }, data: {} }),
-  "twoFactor.recoveryCodeUsed": (d, t) => ({ key: "audit.detail.check", words: { check: checkText(t, d.check) }, data: {} }),
-  "twoFactor.failed": (d, t) => ({ key: "audit.detail.factorFailed", words: { check: checkText(t, d.check), failures: n(d.failures) }, data: {} }),
+  "auth.passwordChanged": (d) => ({
+    key: "audit.detail.sessionsEnded",
+    words: { count: n(d.sessionsEnded) },
+    data: {},
+  }),
+  "twoFactor.recoveryCodeUsed": (d, t) => ({
+    key: "audit.detail.check",
+    words: { check: checkText(t, d.check) },
+    data: {},
+  }),
+  "twoFactor.failed": (d, t) => ({
+    key: "audit.detail.factorFailed",
+    words: { check: checkText(t, d.check), failures: n(d.failures) },
+    data: {},
+  }),
   "twoFactor.locked": (d, t, locale) => ({
     key: "audit.detail.factorLocked",
-    words: { check: checkText(t, d.check), failures: n(d.failures), until: d.until ? formatDateTime(s(d.until), locale) : "" },
+    words: {
+      check: checkText(t, d.check),
+      failures: n(d.failures),
+      until: d.until ? formatDateTime(s(d.until), locale) : "",
+    },
     data: {},
   }),
   "twoFactor.changeConfirmed": (d) => ({
@@ -68,7 +98,11 @@ const DESCRIBE: Record<string, Describe> = {
     words: {},
     data: { member: s(d.member) },
   }),
-  "payoutKey.changed": (d, t) => ({ key: "audit.detail.fromTo", words: {}, data: { from: s(d.from) || t("audit.none"), to: s(d.to) || t("audit.none") } }),
+  "payoutKey.changed": (d, t) => ({
+    key: "audit.detail.fromTo",
+    words: {},
+    data: { from: s(d.from) || t("audit.none"), to: s(d.to) || t("audit.none") },
+  }),
   "payoutKey.confirmed": (d) => ({ key: "audit.detail.pixKey", words: {}, data: { pixKey: s(d.pixKey) } }),
   "company.changed": (d) => ({ key: "audit.detail.fromTo", words: {}, data: { from: s(d.from), to: s(d.to) } }),
   "destination.added": (d, t) => ({
@@ -76,11 +110,31 @@ const DESCRIBE: Record<string, Describe> = {
     words: { kind: destinationKind(t, d.kind) },
     data: { value: s(d.value), label: s(d.label) },
   }),
-  "destination.confirmed": (d, t) => ({ key: "audit.detail.destination", words: { kind: destinationKind(t, d.kind) }, data: { value: s(d.value) } }),
-  "destination.removed": (d, t) => ({ key: "audit.detail.destination", words: { kind: destinationKind(t, d.kind) }, data: { value: s(d.value) } }),
-  "destination.allowlistChanged": (d) => ({ key: d.enabled ? "audit.detail.allowlistOn" : "audit.detail.allowlistOff", words: {}, data: {} }),
-  "apiKey.created": (d, t) => ({ key: "audit.detail.apiKeyCreated", words: { access: scopesText(t, d.scopes) }, data: { name: s(d.name), prefix: `${s(d.prefix)}…` } }),
-  "apiKey.revoked": (d) => ({ key: "audit.detail.apiKey", words: {}, data: { name: s(d.name), prefix: `${s(d.prefix)}…` } }),
+  "destination.confirmed": (d, t) => ({
+    key: "audit.detail.destination",
+    words: { kind: destinationKind(t, d.kind) },
+    data: { value: s(d.value) },
+  }),
+  "destination.removed": (d, t) => ({
+    key: "audit.detail.destination",
+    words: { kind: destinationKind(t, d.kind) },
+    data: { value: s(d.value) },
+  }),
+  "destination.allowlistChanged": (d) => ({
+    key: d.enabled ? "audit.detail.allowlistOn" : "audit.detail.allowlistOff",
+    words: {},
+    data: {},
+  }),
+  "apiKey.created": (d, t) => ({
+    key: "audit.detail.apiKeyCreated",
+    words: { access: scopesText(t, d.scopes) },
+    data: { name: s(d.name), prefix: `${s(d.prefix)}…` },
+  }),
+  "apiKey.revoked": (d) => ({
+    key: "audit.detail.apiKey",
+    words: {},
+    data: { name: s(d.name), prefix: `${s(d.prefix)}…` },
+  }),
   "webhook.created": (d) => ({ key: "audit.detail.webhook", words: {}, data: { url: s(d.url) } }),
   "withdrawal.requested": (d, _t, locale): AuditDetail =>
     d.kind === "onchain"
@@ -89,14 +143,20 @@ const DESCRIBE: Record<string, Describe> = {
           words: { amount: formatMoney(n(d.valueCentavos), locale), network: networkName(s(d.network)) },
           data: { to: s(d.toAddress) },
         }
-      : { key: "audit.detail.withdrawalPix", words: { amount: formatMoney(n(d.valueCentavos), locale) }, data: { to: s(d.pixKey) } },
+      : {
+          key: "audit.detail.withdrawalPix",
+          words: { amount: formatMoney(n(d.valueCentavos), locale) },
+          data: { to: s(d.pixKey) },
+        },
   "refund.requested": (d, _t, locale) => ({
     key: "audit.detail.refund",
     words: { amount: formatMoney(n(d.valueCentavos), locale) },
     data: { order: s(d.orderId).slice(0, 8) },
   }),
-  "payout.resentByOperator": (d) => (d.note ? { key: "audit.detail.note", words: {}, data: { note: s(d.note) } } : null),
-  "refund.resentByOperator": (d) => (d.note ? { key: "audit.detail.note", words: {}, data: { note: s(d.note) } } : null),
+  "payout.resentByOperator": (d) =>
+    d.note ? { key: "audit.detail.note", words: {}, data: { note: s(d.note) } } : null,
+  "refund.resentByOperator": (d) =>
+    d.note ? { key: "audit.detail.note", words: {}, data: { note: s(d.note) } } : null,
   "payout.resolvedByOperator": (d) => ({
     key: d.outcome === "made" ? "audit.detail.resolvedMade" : "audit.detail.resolvedNotMade",
     words: {},
@@ -108,12 +168,24 @@ const DESCRIBE: Record<string, Describe> = {
     data: { note: s(d.note) },
   }),
   "recon.mismatchResolved": (d) => ({ key: "audit.detail.recon", words: {}, data: { day: s(d.day), note: s(d.note) } }),
-  "infraction.defended": (d) => ({ key: "audit.detail.infraction", words: {}, data: { infraction: s(d.infractionId), order: s(d.orderId).slice(0, 8) } }),
-  "team.invited": (d, t) => ({ key: "audit.detail.invited", words: { role: roleText(t, d.role) }, data: { email: s(d.email) } }),
+  "infraction.defended": (d) => ({
+    key: "audit.detail.infraction",
+    words: {},
+    data: { infraction: s(d.infractionId), order: s(d.orderId).slice(0, 8) },
+  }),
+  "team.invited": (d, t) => ({
+    key: "audit.detail.invited",
+    words: { role: roleText(t, d.role) },
+    data: { email: s(d.email) },
+  }),
   "team.inviteRevoked": (d) => ({ key: "audit.detail.email", words: {}, data: { email: s(d.email) } }),
   "team.removed": (d) => ({ key: "audit.detail.email", words: {}, data: { email: s(d.email) } }),
   "team.joined": (d, t) => ({ key: "audit.detail.joined", words: { role: roleText(t, d.role) }, data: {} }),
-  "team.roleChanged": (d, t) => ({ key: "audit.detail.roleChanged", words: { from: roleText(t, d.from), to: roleText(t, d.to) }, data: { email: s(d.email) } }),
+  "team.roleChanged": (d, t) => ({
+    key: "audit.detail.roleChanged",
+    words: { from: roleText(t, d.from), to: roleText(t, d.to) },
+    data: { email: s(d.email) },
+  }),
 };
 
 /** The action's name ("Saque solicitado"); an action added later without a catalog entry gets a general one. */

@@ -58,7 +58,13 @@ export function apiKeyActor(merchantId: string, keyId: string, ip: string): Acto
   return { merchantId, userId: null, email: `${API_KEY_ACTOR_PREFIX}${keyId}`, ip };
 }
 
-export async function audit(actor: Actor, action: AuditAction, target?: string | null, details?: Record<string, unknown>, executor: Executor = db()): Promise<void> {
+export async function audit(
+  actor: Actor,
+  action: AuditAction,
+  target?: string | null,
+  details?: Record<string, unknown>,
+  executor: Executor = db(),
+): Promise<void> {
   await executor.insert(auditEvents).values({
     merchantId: actor.merchantId,
     userId: actor.userId,

@@ -13,7 +13,8 @@ export type EmailCodePurpose = (typeof emailCodes.$inferSelect)["purpose"];
 export const CODE_MINUTES = 10;
 export const MAX_ATTEMPTS = 5;
 
-const hash = (userId: string, purpose: EmailCodePurpose, code: string) => createHash("sha256").update(`${purpose}:${userId}:${code}`).digest("hex");
+const hash = (userId: string, purpose: EmailCodePurpose, code: string) =>
+  createHash("sha256").update(`${purpose}:${userId}:${code}`).digest("hex");
 
 /** A fresh code for `purpose` (the caller mails it); every older unused one stops working. */
 export async function issueEmailCode(userId: string, purpose: EmailCodePurpose, ex: Executor = db()): Promise<string> {
@@ -22,7 +23,14 @@ export async function issueEmailCode(userId: string, purpose: EmailCodePurpose, 
     .update(emailCodes)
     .set({ usedAt: sql`now()` })
     .where(and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose), isNull(emailCodes.usedAt)));
-  await ex.insert(emailCodes).values({ userId, purpose, codeHash: hash(userId, purpose, code), expiresAt: sql`now() + make_interval(mins => ${CODE_MINUTES})` });
+  await ex
+    .insert(emailCodes)
+    .values({
+      userId,
+      purpose,
+      codeHash: hash(userId, purpose, code),
+      expiresAt: sql`now() + make_interval(mins => ${CODE_MINUTES})`,
+    });
   return code;
 }
 
@@ -31,7 +39,12 @@ export async function issueEmailCode(userId: string, purpose: EmailCodePurpose, 
  * code's MAX_ATTEMPTS, right or wrong, in the same statement that checks it, so concurrent tries
  * cannot exceed it and two requests with the right code cannot both pass.
  */
-export async function consumeEmailCode(userId: string, purpose: EmailCodePurpose, code: string, ex: Executor = db()): Promise<boolean> {
+export async function consumeEmailCode(
+  userId: string,
+  purpose: EmailCodePurpose,
+  code: string,
+  ex: Executor = db(),
+): Promise<boolean> {
   const typed = code.replace(/\s+/g, "");
   if (!/^\d{6}$/.test(typed)) {
     // Still a try: a malformed code costs the same as a wrong one.
@@ -41,11 +54,23 @@ export async function consumeEmailCode(userId: string, purpose: EmailCodePurpose
   return spendAttempt(userId, purpose, hash(userId, purpose, typed), ex);
 }
 
-async function spendAttempt(userId: string, purpose: EmailCodePurpose, codeHash: string | null, ex: Executor): Promise<boolean> {
+async function spendAttempt(
+  userId: string,
+  purpose: EmailCodePurpose,
+  codeHash: string | null,
+  ex: Executor,
+): Promise<boolean> {
   const [newest] = await ex
     .select({ id: emailCodes.id })
     .from(emailCodes)
-    .where(and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose), isNull(emailCodes.usedAt), gt(emailCodes.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(emailCodes.userId, userId),
+        eq(emailCodes.purpose, purpose),
+        isNull(emailCodes.usedAt),
+        gt(emailCodes.expiresAt, sql`now()`),
+      ),
+    )
     .orderBy(desc(emailCodes.createdAt))
     .limit(1);
   if (!newest) return false;
@@ -53,7 +78,14 @@ async function spendAttempt(userId: string, purpose: EmailCodePurpose, codeHash:
   const [row] = await ex
     .update(emailCodes)
     .set({ attempts: sql`${emailCodes.attempts} + 1`, usedAt: sql`case when ${matches} then now() end` })
-    .where(and(eq(emailCodes.id, newest.id), isNull(emailCodes.usedAt), lt(emailCodes.attempts, MAX_ATTEMPTS), gt(emailCodes.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(emailCodes.id, newest.id),
+        isNull(emailCodes.usedAt),
+        lt(emailCodes.attempts, MAX_ATTEMPTS),
+        gt(emailCodes.expiresAt, sql`now()`),
+      ),
+    )
     .returning({ usedAt: emailCodes.usedAt });
   return row?.usedAt != null;
 }

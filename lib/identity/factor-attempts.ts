@@ -78,13 +78,21 @@ async function reserve(userId: string): Promise<{ failures: number; lockedUntil:
     })
     .returning({ failures: factorFailures.failures, lockedUntil: factorFailures.lockedUntil });
   if (row) return row;
-  const [locked] = await db().select({ until: factorFailures.lockedUntil }).from(factorFailures).where(eq(factorFailures.userId, userId)).limit(1);
+  const [locked] = await db()
+    .select({ until: factorFailures.lockedUntil })
+    .from(factorFailures)
+    .where(eq(factorFailures.userId, userId))
+    .limit(1);
   throw new FactorLocked(secondsUntil(locked?.until ?? null));
 }
 
 /** Until when the user's second-factor checks are locked, or null. */
 export async function factorLockedUntil(userId: string): Promise<Date | null> {
-  const [row] = await db().select({ until: factorFailures.lockedUntil }).from(factorFailures).where(eq(factorFailures.userId, userId)).limit(1);
+  const [row] = await db()
+    .select({ until: factorFailures.lockedUntil })
+    .from(factorFailures)
+    .where(eq(factorFailures.userId, userId))
+    .limit(1);
   return row?.until && row.until.getTime() > Date.now() ? row.until : null;
 }
 
@@ -92,7 +100,12 @@ export async function factorLockedUntil(userId: string): Promise<Date | null> {
  * Runs one second-factor check for `actor` (a user): refused with FactorLocked while the user or the
  * address is locked out, counted and audited when `verify` answers null, forgotten when it answers.
  */
-export async function rationedFactorCheck<T>(actor: Actor & { userId: string }, check: FactorCheck, locale: Locale, verify: () => Promise<T | null>): Promise<T | null> {
+export async function rationedFactorCheck<T>(
+  actor: Actor & { userId: string },
+  check: FactorCheck,
+  locale: Locale,
+  verify: () => Promise<T | null>,
+): Promise<T | null> {
   const perAddress = rateLimiter().peek(addressKey(actor.ip), FAILURES_PER_ADDRESS_PER_MINUTE);
   if (perAddress > 0) throw new FactorLocked(perAddress);
   const { failures, lockedUntil } = await reserve(actor.userId);
@@ -101,7 +114,10 @@ export async function rationedFactorCheck<T>(actor: Actor & { userId: string }, 
     result = await verify();
   } finally {
     if (result !== null) {
-      await db().update(factorFailures).set({ failures: 0, lockedUntil: null }).where(eq(factorFailures.userId, actor.userId));
+      await db()
+        .update(factorFailures)
+        .set({ failures: 0, lockedUntil: null })
+        .where(eq(factorFailures.userId, actor.userId));
     }
   }
   if (result !== null) return result;
@@ -114,15 +130,30 @@ export async function rationedFactorCheck<T>(actor: Actor & { userId: string }, 
   return null;
 }
 
-async function alertOnFailures(actor: Actor & { userId: string }, failures: number, until: Date, locale: Locale): Promise<void> {
+async function alertOnFailures(
+  actor: Actor & { userId: string },
+  failures: number,
+  until: Date,
+  locale: Locale,
+): Promise<void> {
   const who = alertAt(failures);
   if (!who.user) return;
   try {
-    const [user] = await db().select({ email: users.email, merchantId: users.merchantId }).from(users).where(eq(users.id, actor.userId)).limit(1);
+    const [user] = await db()
+      .select({ email: users.email, merchantId: users.merchantId })
+      .from(users)
+      .where(eq(users.id, actor.userId))
+      .limit(1);
     if (!user) return;
     const vars = { count: failures, until: formatDateTime(until, locale), ip: actor.ip ?? "?" };
     await sendMail({ ...factorFailuresMail(locale, vars), to: user.email, merchantId: user.merchantId });
-    if (who.admins) await alertAdmins({ ...actor, merchantId: user.merchantId }, "factorFailures", `${user.email} (${failures})`, locale);
+    if (who.admins)
+      await alertAdmins(
+        { ...actor, merchantId: user.merchantId },
+        "factorFailures",
+        `${user.email} (${failures})`,
+        locale,
+      );
   } catch (err) {
     // The lock stands whether or not the mail left.
     log.warn("second-factor failure alert not sent", { err });

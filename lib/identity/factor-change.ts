@@ -41,17 +41,32 @@ export async function retireFactorLinks(subjectId: string, ex: Executor): Promis
   await ex
     .update(securityLinks)
     .set({ expiresAt: sql`now()` })
-    .where(and(eq(securityLinks.kind, "factor_change"), eq(securityLinks.subjectId, subjectId), isNull(securityLinks.usedAt), gt(securityLinks.expiresAt, sql`now()`)));
+    .where(
+      and(
+        eq(securityLinks.kind, "factor_change"),
+        eq(securityLinks.subjectId, subjectId),
+        isNull(securityLinks.usedAt),
+        gt(securityLinks.expiresAt, sql`now()`),
+      ),
+    );
 }
 
 /** Alerts the owners and admins, and mails the confirmation link when the change starts a hold. */
-export async function announceFactorChange(actor: Actor & { merchantId: string; userId: string }, change: FactorChange, locale: Locale): Promise<void> {
+export async function announceFactorChange(
+  actor: Actor & { merchantId: string; userId: string },
+  change: FactorChange,
+  locale: Locale,
+): Promise<void> {
   await alertAdmins(actor, change === "enrolled" ? "factorEnrolled" : "factorRemoved", actor.email, locale);
   if (change !== "enrolled") return;
   const [subject] = await db().select().from(users).where(eq(users.id, actor.userId)).limit(1);
   const until = subject ? factorHeldUntil(subject) : null;
   if (!until) return;
-  const [merchant] = await db().select({ companyName: merchants.companyName }).from(merchants).where(eq(merchants.id, actor.merchantId)).limit(1);
+  const [merchant] = await db()
+    .select({ companyName: merchants.companyName })
+    .from(merchants)
+    .where(eq(merchants.id, actor.merchantId))
+    .limit(1);
   for (const owner of await confirmers(actor.merchantId, actor.userId)) {
     const token = await createSecurityLink(actor.merchantId, "factor_change", actor.userId);
     const text = factorConfirmMail(locale, {
@@ -67,7 +82,9 @@ export async function announceFactorChange(actor: Actor & { merchantId: string; 
 }
 
 /** What a live confirmation link is about, for the page that asks before spending it; null when it is not one. */
-export async function openFactorLink(token: unknown): Promise<{ member: string; company: string; changedAt: Date | null; holdHours: number } | null> {
+export async function openFactorLink(
+  token: unknown,
+): Promise<{ member: string; company: string; changedAt: Date | null; holdHours: number } | null> {
   if (!isLinkToken(token)) return null;
   const [row] = await db()
     .select({ member: users.email, company: merchants.companyName, changedAt: users.factorChangedAt })

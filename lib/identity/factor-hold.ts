@@ -11,7 +11,11 @@ import { env } from "@/lib/env";
 type FactorState = Pick<User, "factorChangedAt" | "factorConfirmedAt">;
 
 /** Until when the user's last factor change holds their money moves, or null when it does not. */
-export function factorHeldUntil(u: FactorState, now = Date.now(), holdHours = env().FACTOR_CHANGE_HOLD_HOURS): Date | null {
+export function factorHeldUntil(
+  u: FactorState,
+  now = Date.now(),
+  holdHours = env().FACTOR_CHANGE_HOLD_HOURS,
+): Date | null {
   if (holdHours === 0 || !u.factorChangedAt) return null;
   const until = u.factorChangedAt.getTime() + holdHours * 3_600_000;
   if (until <= now) return null;
@@ -32,7 +36,12 @@ export async function startFactorHold(userId: string, ex: Executor): Promise<voi
  * change still unconfirmed, of a member of `merchantId`; the member's e-mail, or null when there was
  * nothing to confirm.
  */
-export async function confirmFactorChange(merchantId: string, subjectId: string, by: string | null, ex: Executor = db()): Promise<string | null> {
+export async function confirmFactorChange(
+  merchantId: string,
+  subjectId: string,
+  by: string | null,
+  ex: Executor = db(),
+): Promise<string | null> {
   const [row] = await ex
     .update(users)
     .set({ factorConfirmedAt: sql`now()`, factorConfirmedBy: by })
@@ -48,7 +57,14 @@ export async function confirmFactorChange(merchantId: string, subjectId: string,
   return row?.email ?? null;
 }
 
-export type HeldMember = { id: string; email: string; role: User["role"]; twoFactor: boolean; changedAt: Date; heldUntil: Date };
+export type HeldMember = {
+  id: string;
+  email: string;
+  role: User["role"];
+  twoFactor: boolean;
+  changedAt: Date;
+  heldUntil: Date;
+};
 
 /** Members of the merchant whose factor change is still held, for the owners to confirm. */
 export async function heldMembers(merchantId: string, now = Date.now()): Promise<HeldMember[]> {
@@ -59,7 +75,16 @@ export async function heldMembers(merchantId: string, now = Date.now()): Promise
   return rows.flatMap((u) => {
     const heldUntil = factorHeldUntil(u, now);
     return heldUntil && u.factorChangedAt
-      ? [{ id: u.id, email: u.email, role: u.role, twoFactor: u.totpEnabledAt !== null, changedAt: u.factorChangedAt, heldUntil }]
+      ? [
+          {
+            id: u.id,
+            email: u.email,
+            role: u.role,
+            twoFactor: u.totpEnabledAt !== null,
+            changedAt: u.factorChangedAt,
+            heldUntil,
+          },
+        ]
       : [];
   });
 }

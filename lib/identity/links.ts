@@ -14,9 +14,22 @@ export type SecurityLinkKind = (typeof securityLinks.$inferSelect)["kind"];
 export const LINK_HOURS = 48;
 
 /** A new link for `subjectId` (the user whose factor changed, the destination's id); the token goes in the mail, never in the database. */
-export async function createSecurityLink(merchantId: string, kind: SecurityLinkKind, subjectId: string, ex: Executor = db()): Promise<string> {
+export async function createSecurityLink(
+  merchantId: string,
+  kind: SecurityLinkKind,
+  subjectId: string,
+  ex: Executor = db(),
+): Promise<string> {
   const { token, hash } = newLinkToken();
-  await ex.insert(securityLinks).values({ merchantId, kind, subjectId, tokenHash: hash, expiresAt: sql`now() + make_interval(hours => ${LINK_HOURS})` });
+  await ex
+    .insert(securityLinks)
+    .values({
+      merchantId,
+      kind,
+      subjectId,
+      tokenHash: hash,
+      expiresAt: sql`now() + make_interval(hours => ${LINK_HOURS})`,
+    });
   return token;
 }
 
@@ -24,12 +37,21 @@ export async function createSecurityLink(merchantId: string, kind: SecurityLinkK
  * Spends a link: what it confirms, or null when the token is unknown, used or expired. Spent in the
  * caller's transaction, so the confirmation it leads to commits with it or not at all.
  */
-export async function consumeSecurityLink(token: unknown, ex: Executor = db()): Promise<{ merchantId: string; kind: SecurityLinkKind; subjectId: string } | null> {
+export async function consumeSecurityLink(
+  token: unknown,
+  ex: Executor = db(),
+): Promise<{ merchantId: string; kind: SecurityLinkKind; subjectId: string } | null> {
   if (!isLinkToken(token)) return null;
   const [row] = await ex
     .update(securityLinks)
     .set({ usedAt: sql`now()` })
-    .where(and(eq(securityLinks.tokenHash, hashLinkToken(token)), isNull(securityLinks.usedAt), gt(securityLinks.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(securityLinks.tokenHash, hashLinkToken(token)),
+        isNull(securityLinks.usedAt),
+        gt(securityLinks.expiresAt, sql`now()`),
+      ),
+    )
     .returning({ merchantId: securityLinks.merchantId, kind: securityLinks.kind, subjectId: securityLinks.subjectId });
   return row ?? null;
 }

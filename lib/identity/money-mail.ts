@@ -17,17 +17,38 @@ import { actorName } from "./audit-text";
 export type Recipient = { email: string; role: string };
 
 /** The company's name and who to tell: its owners and admins, plus `userId` (the acting user) whatever their role. */
-export async function teamToTell(merchantId: string, userId: string | null): Promise<{ company: string; recipients: Recipient[] } | null> {
-  const [merchant] = await db().select({ companyName: merchants.companyName }).from(merchants).where(eq(merchants.id, merchantId)).limit(1);
+export async function teamToTell(
+  merchantId: string,
+  userId: string | null,
+): Promise<{ company: string; recipients: Recipient[] } | null> {
+  const [merchant] = await db()
+    .select({ companyName: merchants.companyName })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId))
+    .limit(1);
   if (!merchant) return null;
   const recipients = await db()
     .select({ email: users.email, role: users.role })
     .from(users)
-    .where(and(eq(users.merchantId, merchantId), userId ? or(inArray(users.role, ["owner", "admin"]), eq(users.id, userId)) : inArray(users.role, ["owner", "admin"])));
+    .where(
+      and(
+        eq(users.merchantId, merchantId),
+        userId
+          ? or(inArray(users.role, ["owner", "admin"]), eq(users.id, userId))
+          : inArray(users.role, ["owner", "admin"]),
+      ),
+    );
   return { company: merchant.companyName, recipients };
 }
 
-function mailMoneyOut(merchantId: string, actor: Actor, locale: Locale, kind: "withdrawal" | "refund", amountCentavos: number, destination: string): void {
+function mailMoneyOut(
+  merchantId: string,
+  actor: Actor,
+  locale: Locale,
+  kind: "withdrawal" | "refund",
+  amountCentavos: number,
+  destination: string,
+): void {
   // The request's time, not the send's.
   const time = formatDateTime(new Date(), locale);
   mailInBackground(`${kind} requested`, async () => {

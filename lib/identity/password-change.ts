@@ -11,7 +11,12 @@ import { hashLinkToken, isLinkToken, newLinkToken } from "./tokens";
 
 export const RESET_MINUTES = 30;
 
-export async function changePassword(userId: string, current: string, next: string, keepSessionId: string): Promise<number> {
+export async function changePassword(
+  userId: string,
+  current: string,
+  next: string,
+  keepSessionId: string,
+): Promise<number> {
   const [user] = await db().select().from(users).where(eq(users.id, userId)).limit(1);
   if (!user || !(await verifyPassword(current, user.passwordHash))) throw InvalidInput.of("security.wrongPassword");
   const passwordHash = await hashPassword(next);
@@ -23,7 +28,13 @@ export async function changePassword(userId: string, current: string, next: stri
     const revoked = await tx
       .update(userSessions)
       .set({ revokedAt: sql`now()` })
-      .where(and(eq(userSessions.userId, userId), isNull(userSessions.revokedAt), sql`${userSessions.id} <> ${keepSessionId}`))
+      .where(
+        and(
+          eq(userSessions.userId, userId),
+          isNull(userSessions.revokedAt),
+          sql`${userSessions.id} <> ${keepSessionId}`,
+        ),
+      )
       .returning({ id: userSessions.id });
     return revoked.length;
   });
@@ -46,7 +57,9 @@ export async function createPasswordReset(email: string): Promise<{ user: User; 
       .update(passwordResets)
       .set({ usedAt: sql`now()` })
       .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)));
-    await tx.insert(passwordResets).values({ userId: user.id, tokenHash: hash, expiresAt: sql`now() + make_interval(mins => ${RESET_MINUTES})` });
+    await tx
+      .insert(passwordResets)
+      .values({ userId: user.id, tokenHash: hash, expiresAt: sql`now() + make_interval(mins => ${RESET_MINUTES})` });
   });
   return { user, token };
 }
@@ -57,7 +70,13 @@ export async function resetLinkIsLive(token: unknown): Promise<boolean> {
   const [row] = await db()
     .select({ id: passwordResets.id })
     .from(passwordResets)
-    .where(and(eq(passwordResets.tokenHash, hashLinkToken(token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(passwordResets.tokenHash, hashLinkToken(token)),
+        isNull(passwordResets.usedAt),
+        gt(passwordResets.expiresAt, sql`now()`),
+      ),
+    )
     .limit(1);
   return Boolean(row);
 }
@@ -70,7 +89,13 @@ export async function resetPassword(token: unknown, next: string): Promise<User>
     const [spent] = await tx
       .update(passwordResets)
       .set({ usedAt: sql`now()` })
-      .where(and(eq(passwordResets.tokenHash, hashLinkToken(token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, sql`now()`)))
+      .where(
+        and(
+          eq(passwordResets.tokenHash, hashLinkToken(token)),
+          isNull(passwordResets.usedAt),
+          gt(passwordResets.expiresAt, sql`now()`),
+        ),
+      )
       .returning({ userId: passwordResets.userId });
     if (!spent) throw InvalidInput.of("auth.resetInvalid");
     const [user] = await tx

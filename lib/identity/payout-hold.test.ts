@@ -6,14 +6,18 @@ const hoursAgo = (h: number) => new Date(now - h * 3_600_000);
 
 describe("payout key hold", () => {
   it("holds a key changed less than the hold ago until the hold ends", () => {
-    expect(payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(2), pixKeyConfirmedAt: null }, now, 24)).toEqual(new Date(now + 22 * 3_600_000));
+    expect(payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(2), pixKeyConfirmedAt: null }, now, 24)).toEqual(
+      new Date(now + 22 * 3_600_000),
+    );
   });
   it("releases it once the hold has passed", () => {
     expect(payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(24), pixKeyConfirmedAt: null }, now, 24)).toBeNull();
   });
   it("releases it once an owner confirmed this change, not an earlier one", () => {
     expect(payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(2), pixKeyConfirmedAt: hoursAgo(1) }, now, 24)).toBeNull();
-    expect(payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(2), pixKeyConfirmedAt: hoursAgo(3) }, now, 24)).not.toBeNull();
+    expect(
+      payoutKeyHeldUntil({ pixKeyChangedAt: hoursAgo(2), pixKeyConfirmedAt: hoursAgo(3) }, now, 24),
+    ).not.toBeNull();
   });
   it("never holds the key registered at sign-up, nor with the hold turned off", () => {
     expect(payoutKeyHeldUntil({ pixKeyChangedAt: null, pixKeyConfirmedAt: null }, now, 24)).toBeNull();

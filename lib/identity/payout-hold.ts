@@ -8,7 +8,11 @@ import { env } from "@/lib/env";
 type PayoutKeyState = Pick<MerchantProfile, "pixKeyChangedAt" | "pixKeyConfirmedAt">;
 
 /** Until when the current payout key is held, or null when money may go to it. */
-export function payoutKeyHeldUntil(m: PayoutKeyState, now = Date.now(), holdHours = env().PAYOUT_KEY_HOLD_HOURS): Date | null {
+export function payoutKeyHeldUntil(
+  m: PayoutKeyState,
+  now = Date.now(),
+  holdHours = env().PAYOUT_KEY_HOLD_HOURS,
+): Date | null {
   if (holdHours === 0 || !m.pixKeyChangedAt) return null;
   const until = m.pixKeyChangedAt.getTime() + holdHours * 3_600_000;
   if (until <= now) return null;

@@ -12,13 +12,21 @@ export async function purgeSpentAccountRows(): Promise<number> {
   const monthAgo = sql`now() - interval '30 days'`;
   const sessions = await db()
     .delete(userSessions)
-    .where(or(lt(userSessions.expiresAt, monthAgo), and(isNotNull(userSessions.revokedAt), lt(userSessions.revokedAt, monthAgo))))
+    .where(
+      or(
+        lt(userSessions.expiresAt, monthAgo),
+        and(isNotNull(userSessions.revokedAt), lt(userSessions.revokedAt, monthAgo)),
+      ),
+    )
     .returning({ id: userSessions.id });
   const resets = await db()
     .delete(passwordResets)
     .where(lt(passwordResets.expiresAt, sql`now() - interval '1 day'`))
     .returning({ id: passwordResets.id });
-  const invitations = await db().delete(teamInvitations).where(lt(teamInvitations.expiresAt, monthAgo)).returning({ id: teamInvitations.id });
+  const invitations = await db()
+    .delete(teamInvitations)
+    .where(lt(teamInvitations.expiresAt, monthAgo))
+    .returning({ id: teamInvitations.id });
   const codes = await purgeEmailCodes();
   return sessions.length + resets.length + invitations.length + codes;
 }

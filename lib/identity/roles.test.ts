@@ -11,7 +11,8 @@ describe("dashboard roles", () => {
   });
   it("finance withdraws but touches neither keys, webhooks, the payout key nor the team", () => {
     expect(can("finance", "withdrawals.create")).toBe(true);
-    for (const p of ["apiKeys.manage", "webhooks.manage", "payoutKey.change", "team.manage"] as const) expect(can("finance", p)).toBe(false);
+    for (const p of ["apiKeys.manage", "webhooks.manage", "payoutKey.change", "team.manage"] as const)
+      expect(can("finance", p)).toBe(false);
   });
   it("developers manage keys and webhooks but cannot withdraw", () => {
     expect(can("developer", "apiKeys.manage")).toBe(true);

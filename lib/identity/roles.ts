@@ -25,7 +25,13 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const OWNERS_ONLY: readonly Permission[] = ["payoutKey.confirm", "factorChange.confirm", "destinations.confirm", "destinations.allowlist", "team.manageOwners"];
+const OWNERS_ONLY: readonly Permission[] = [
+  "payoutKey.confirm",
+  "factorChange.confirm",
+  "destinations.confirm",
+  "destinations.allowlist",
+  "team.manageOwners",
+];
 
 const GRANTS: Record<UserRole, readonly Permission[]> = {
   owner: PERMISSIONS,

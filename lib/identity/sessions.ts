@@ -10,7 +10,10 @@ import { env } from "@/lib/env";
 export type UserSession = typeof userSessions.$inferSelect;
 export const SESSION_MAX_AGE_SECONDS = 60 * 60 * 12; // a working day; the dashboard moves money
 
-export async function createSession(userId: string, from: { ip?: string | null; userAgent?: string | null }): Promise<UserSession> {
+export async function createSession(
+  userId: string,
+  from: { ip?: string | null; userAgent?: string | null },
+): Promise<UserSession> {
   const [row] = await db()
     .insert(userSessions)
     .values({
@@ -28,7 +31,14 @@ export async function liveSession(sessionId: string, userId: string): Promise<Us
   const [row] = await db()
     .select()
     .from(userSessions)
-    .where(and(eq(userSessions.id, sessionId), eq(userSessions.userId, userId), isNull(userSessions.revokedAt), gt(userSessions.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(userSessions.id, sessionId),
+        eq(userSessions.userId, userId),
+        isNull(userSessions.revokedAt),
+        gt(userSessions.expiresAt, sql`now()`),
+      ),
+    )
     .limit(1);
   if (!row) return null;
   if (row.lastSeenAt.getTime() < Date.now() - 60_000) {
@@ -54,7 +64,13 @@ export async function revokeOtherSessions(userId: string, keep?: string): Promis
   const done = await db()
     .update(userSessions)
     .set({ revokedAt: sql`now()` })
-    .where(and(eq(userSessions.userId, userId), isNull(userSessions.revokedAt), keep ? ne(userSessions.id, keep) : undefined))
+    .where(
+      and(
+        eq(userSessions.userId, userId),
+        isNull(userSessions.revokedAt),
+        keep ? ne(userSessions.id, keep) : undefined,
+      ),
+    )
     .returning({ id: userSessions.id });
   return done.length;
 }

@@ -17,7 +17,14 @@ export type Member = Pick<User, "id" | "email" | "name" | "role" | "createdAt"> 
 
 export async function listMembers(merchantId: string): Promise<Member[]> {
   const rows = await db()
-    .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt, totpEnabledAt: users.totpEnabledAt })
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+      createdAt: users.createdAt,
+      totpEnabledAt: users.totpEnabledAt,
+    })
     .from(users)
     .where(eq(users.merchantId, merchantId))
     .orderBy(asc(users.createdAt));
@@ -26,10 +33,20 @@ export async function listMembers(merchantId: string): Promise<Member[]> {
 
 export async function pendingInvitations(merchantId: string) {
   return db()
-    .select({ id: teamInvitations.id, email: teamInvitations.email, role: teamInvitations.role, expiresAt: teamInvitations.expiresAt })
+    .select({
+      id: teamInvitations.id,
+      email: teamInvitations.email,
+      role: teamInvitations.role,
+      expiresAt: teamInvitations.expiresAt,
+    })
     .from(teamInvitations)
     .where(
-      and(eq(teamInvitations.merchantId, merchantId), isNull(teamInvitations.acceptedAt), isNull(teamInvitations.revokedAt), gt(teamInvitations.expiresAt, sql`now()`)),
+      and(
+        eq(teamInvitations.merchantId, merchantId),
+        isNull(teamInvitations.acceptedAt),
+        isNull(teamInvitations.revokedAt),
+        gt(teamInvitations.expiresAt, sql`now()`),
+      ),
     )
     .orderBy(asc(teamInvitations.createdAt));
 }
@@ -75,7 +92,14 @@ export async function inviteMember(
       );
     const [row] = await tx
       .insert(teamInvitations)
-      .values({ merchantId, email: normalized, role, tokenHash: hash, invitedBy: by.userId, expiresAt: sql`now() + make_interval(days => ${INVITATION_DAYS})` })
+      .values({
+        merchantId,
+        email: normalized,
+        role,
+        tokenHash: hash,
+        invitedBy: by.userId,
+        expiresAt: sql`now() + make_interval(days => ${INVITATION_DAYS})`,
+      })
       .returning({ id: teamInvitations.id });
     return row.id;
   });
@@ -87,7 +111,14 @@ export async function revokeInvitation(merchantId: string, id: string): Promise<
   const [row] = await db()
     .update(teamInvitations)
     .set({ revokedAt: sql`now()` })
-    .where(and(eq(teamInvitations.id, id), eq(teamInvitations.merchantId, merchantId), isNull(teamInvitations.acceptedAt), isNull(teamInvitations.revokedAt)))
+    .where(
+      and(
+        eq(teamInvitations.id, id),
+        eq(teamInvitations.merchantId, merchantId),
+        isNull(teamInvitations.acceptedAt),
+        isNull(teamInvitations.revokedAt),
+      ),
+    )
     .returning({ email: teamInvitations.email });
   if (!row) throw new NotFound("Invitation not found");
   return row.email;
@@ -132,7 +163,13 @@ export async function acceptInvitation(token: unknown, input: { name: string; pa
     if (!inv) throw InvalidInput.of("auth.inviteInvalid");
     const [user] = await tx
       .insert(users)
-      .values({ merchantId: inv.merchantId, email: inv.email, name: input.name.trim() || null, passwordHash, role: inv.role })
+      .values({
+        merchantId: inv.merchantId,
+        email: inv.email,
+        name: input.name.trim() || null,
+        passwordHash,
+        role: inv.role,
+      })
       .onConflictDoNothing()
       .returning();
     if (!user) throw Conflict.of("team.alreadyMember");
@@ -141,7 +178,11 @@ export async function acceptInvitation(token: unknown, input: { name: string; pa
 }
 
 async function lockTeam(tx: Tx, merchantId: string) {
-  return tx.select({ id: users.id, role: users.role, email: users.email }).from(users).where(eq(users.merchantId, merchantId)).for("update");
+  return tx
+    .select({ id: users.id, role: users.role, email: users.email })
+    .from(users)
+    .where(eq(users.merchantId, merchantId))
+    .for("update");
 }
 
 function target(team: Awaited<ReturnType<typeof lockTeam>>, userId: string) {
@@ -154,7 +195,12 @@ function keepsAnOwner(team: Awaited<ReturnType<typeof lockTeam>>, changed: strin
   if (!team.some((m) => m.role === "owner" && m.id !== changed)) throw InvalidInput.of("team.lastOwner");
 }
 
-export async function changeRole(merchantId: string, actorRole: UserRole, userId: string, role: UserRole): Promise<{ email: string; from: UserRole }> {
+export async function changeRole(
+  merchantId: string,
+  actorRole: UserRole,
+  userId: string,
+  role: UserRole,
+): Promise<{ email: string; from: UserRole }> {
   if (!isUuid(userId)) throw new NotFound("Member not found");
   mayAssign(actorRole, role);
   return db().transaction(async (tx) => {

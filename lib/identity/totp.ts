@@ -12,7 +12,14 @@ export function newTotpSecret(): string {
 }
 
 function totp(secret: string, label = ""): TOTP {
-  return new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: 6, period: PERIOD, secret: Secret.fromBase32(secret) });
+  return new TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: "SHA1",
+    digits: 6,
+    period: PERIOD,
+    secret: Secret.fromBase32(secret),
+  });
 }
 
 /** The otpauth:// URI an authenticator app scans. */

@@ -42,10 +42,14 @@ async function loadUser(userId: string) {
  * a new secret for the authenticator app (shown as a QR code and as text) and a code for the caller
  * to mail to the user. Neither turns anything on: step two needs both the app's code and the mailed one.
  */
-export async function beginTotpEnrollment(userId: string, password: string): Promise<{ secret: string; uri: string; emailCode: string }> {
+export async function beginTotpEnrollment(
+  userId: string,
+  password: string,
+): Promise<{ secret: string; uri: string; emailCode: string }> {
   const user = await loadUser(userId);
   if (user.totpEnabledAt) throw Conflict.of("security.twoFactorAlreadyOn");
-  if (password.length > 1024 || !(await verifyPassword(password, user.passwordHash))) throw InvalidInput.of("security.wrongPassword");
+  if (password.length > 1024 || !(await verifyPassword(password, user.passwordHash)))
+    throw InvalidInput.of("security.wrongPassword");
   const secret = newTotpSecret();
   const emailCode = await db().transaction(async (tx) => {
     await tx
@@ -66,7 +70,11 @@ export type FactorContext = { actor: Actor & { userId: string }; locale: Locale 
  * starts the member's hold and marks `sessionId` as the one it was enrolled on, which never counts
  * as stepped up (lib/identity/sessions.ts).
  */
-export async function confirmTotpEnrollment(ctx: FactorContext, codes: { app: string; email: string }, sessionId: string | null): Promise<string[]> {
+export async function confirmTotpEnrollment(
+  ctx: FactorContext,
+  codes: { app: string; email: string },
+  sessionId: string | null,
+): Promise<string[]> {
   const userId = ctx.actor.userId;
   const user = await loadUser(userId);
   if (user.totpEnabledAt) throw Conflict.of("security.twoFactorAlreadyOn");
@@ -119,7 +127,13 @@ async function matchSecondFactor(userId: string, code: string): Promise<SecondFa
   const used = await db()
     .update(recoveryCodes)
     .set({ usedAt: sql`now()` })
-    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, hashCode(trimmed)), isNull(recoveryCodes.usedAt)))
+    .where(
+      and(
+        eq(recoveryCodes.userId, userId),
+        eq(recoveryCodes.codeHash, hashCode(trimmed)),
+        isNull(recoveryCodes.usedAt),
+      ),
+    )
     .returning({ id: recoveryCodes.id });
   return used.length ? "recovery" : null;
 }
@@ -129,8 +143,14 @@ async function matchSecondFactor(userId: string, code: string): Promise<SecondFa
  * count. Rationed per user and per address (lib/identity/factor-attempts.ts): throws FactorLocked
  * while locked out, whatever the code. A recovery code used is audited here.
  */
-export async function verifySecondFactor(ctx: FactorContext, check: FactorCheck, code: string): Promise<SecondFactor | null> {
-  const factor = await rationedFactorCheck(ctx.actor, check, ctx.locale, () => matchSecondFactor(ctx.actor.userId, code));
+export async function verifySecondFactor(
+  ctx: FactorContext,
+  check: FactorCheck,
+  code: string,
+): Promise<SecondFactor | null> {
+  const factor = await rationedFactorCheck(ctx.actor, check, ctx.locale, () =>
+    matchSecondFactor(ctx.actor.userId, code),
+  );
   if (factor === "recovery") await audit(ctx.actor, "twoFactor.recoveryCodeUsed", ctx.actor.userId, { check });
   return factor;
 }
@@ -143,7 +163,10 @@ export async function disableTwoFactor(ctx: FactorContext, code: string): Promis
   if (!(await verifySecondFactor(ctx, "disable", code))) throw InvalidInput.of("security.wrongCode");
   const userId = ctx.actor.userId;
   await db().transaction(async (tx) => {
-    await tx.update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId));
+    await tx
+      .update(users)
+      .set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null })
+      .where(eq(users.id, userId));
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
     await startFactorHold(userId, tx);
     await retireFactorLinks(userId, tx);

@@ -15,12 +15,16 @@ function run(target: Target, text: string, values?: unknown[]) {
   // Without parameters postgres.js uses the simple protocol, the only one that runs several
   // statements in one call; with them, each value is typed as the server describes its slot (an
   // array bound to `$1::uuid[]` arrives as an array).
-  return values && values.length > 0 ? target.unsafe(text, values as postgres.ParameterOrJSON<never>[]) : target.unsafe(text);
+  return values && values.length > 0
+    ? target.unsafe(text, values as postgres.ParameterOrJSON<never>[])
+    : target.unsafe(text);
 }
 
 /** One statement's rows, or a script's rows one statement after another, as `pg` and pg-boss's own adapters return them. */
 function rowsOf(result: readonly unknown[]): unknown[] {
-  return result.some(Array.isArray) ? result.flatMap((r) => (Array.isArray(r) ? [...(r as unknown[])] : [])) : [...result];
+  return result.some(Array.isArray)
+    ? result.flatMap((r) => (Array.isArray(r) ? [...(r as unknown[])] : []))
+    : [...result];
 }
 
 /**

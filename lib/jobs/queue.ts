@@ -30,7 +30,9 @@ const QUEUE_CACHE_SECONDS = 2;
 const JOB_RUNNER_STATEMENT_TIMEOUT_MS = 300_000;
 
 /** statement_timeout of the job runner's sessions (0: none): DB_JOB_STATEMENT_TIMEOUT_MS, else derived from the pool's. */
-export function jobRunnerStatementTimeoutMs(e: Pick<Env, "DB_STATEMENT_TIMEOUT_MS" | "DB_JOB_STATEMENT_TIMEOUT_MS"> = env()): number {
+export function jobRunnerStatementTimeoutMs(
+  e: Pick<Env, "DB_STATEMENT_TIMEOUT_MS" | "DB_JOB_STATEMENT_TIMEOUT_MS"> = env(),
+): number {
   if (e.DB_JOB_STATEMENT_TIMEOUT_MS !== undefined) return e.DB_JOB_STATEMENT_TIMEOUT_MS;
   const pool = e.DB_STATEMENT_TIMEOUT_MS;
   return pool === 0 ? 0 : Math.max(pool, JOB_RUNNER_STATEMENT_TIMEOUT_MS);
@@ -47,7 +49,13 @@ export type JobQueue<T extends object> = {
 };
 
 /** Takes one job's data; throwing hands the job back for a retry with the queue's backoff. */
-export type JobWorker = { queue: JobQueue<object>; pollingIntervalSeconds: number; batchSize?: number; concurrency?: number; work(data: object): Promise<void> };
+export type JobWorker = {
+  queue: JobQueue<object>;
+  pollingIntervalSeconds: number;
+  batchSize?: number;
+  concurrency?: number;
+  work(data: object): Promise<void>;
+};
 
 /** A job run every `tickSeconds` by each instance's own timer, and once a minute by a durable schedule if every timer stops. */
 export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
@@ -118,7 +126,9 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     await sql.end({ timeout: 1 });
     throw err;
   }
-  const queues = new Map([...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]));
+  const queues = new Map(
+    [...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]),
+  );
   for (const q of queues.values()) {
     await boss.createQueue(q.name, q.options);
     // createQueue keeps an existing queue as it was: a database made by an older version gets the
@@ -143,7 +153,11 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
         const outcome = outcomes[i];
         if (outcome.status === "fulfilled") return { id: job.id, status: "completed" as const };
         const reason: unknown = outcome.reason;
-        return { id: job.id, status: "failed" as const, output: { message: reason instanceof Error ? reason.message : String(reason) } };
+        return {
+          id: job.id,
+          status: "failed" as const,
+          output: { message: reason instanceof Error ? reason.message : String(reason) },
+        };
       });
     });
   }
@@ -153,7 +167,9 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     // with none the minute's scheduled job could run beside a timer's (two sweeps at once).
     await boss.schedule(r.queue.name, "* * * * *", {}, { singletonKey: "tick" });
     const timer = setInterval(() => {
-      boss.send(r.queue.name, {}, { singletonKey: "tick" }).catch((err: unknown) => log.warn("recurring job enqueue failed", { queue: r.queue.name, err }));
+      boss
+        .send(r.queue.name, {}, { singletonKey: "tick" })
+        .catch((err: unknown) => log.warn("recurring job enqueue failed", { queue: r.queue.name, err }));
     }, r.tickSeconds * 1000);
     timer.unref();
     timers.push(timer);
@@ -170,7 +186,13 @@ export async function queueDepths(): Promise<QueueDepth[] | null> {
   const state = running.value;
   if (!state) return null;
   const queues = await state.boss.getQueues();
-  return queues.map((q) => ({ name: q.name, ready: q.readyCount, deferred: q.deferredCount, active: q.activeCount, failed: q.failedCount }));
+  return queues.map((q) => ({
+    name: q.name,
+    ready: q.readyCount,
+    deferred: q.deferredCount,
+    active: q.activeCount,
+    failed: q.failedCount,
+  }));
 }
 
 /**

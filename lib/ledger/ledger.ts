@@ -35,7 +35,11 @@ export async function postLedgerEntry(tx: Tx, posting: LedgerPosting): Promise<b
     const rows = await tx.execute(sql`with ${creditCtes(posting)} select entry_id from unfolded_credit`);
     return rows.length > 0;
   }
-  const inserted = await tx.insert(ledgerEntries).values(posting).onConflictDoNothing().returning({ id: ledgerEntries.id });
+  const inserted = await tx
+    .insert(ledgerEntries)
+    .values(posting)
+    .onConflictDoNothing()
+    .returning({ id: ledgerEntries.id });
   if (inserted.length === 0) return false;
   await lockRow(tx, posting.merchantId);
   await foldLocked(tx, posting.merchantId, posting.amountCentavos);
@@ -88,17 +92,24 @@ export function coverDebit(balance: number, debit: number, what: "withdrawal" | 
     );
   }
   if (debit > balance) {
-    throw new InsufficientBalance(`Insufficient balance: this ${what} needs ${formatBrl(debit)} and the available balance is ${formatBrl(balance)}`, {
-      code: "balance.insufficient",
-      values: { debit: what, needed: debit, balance },
-    });
+    throw new InsufficientBalance(
+      `Insufficient balance: this ${what} needs ${formatBrl(debit)} and the available balance is ${formatBrl(balance)}`,
+      {
+        code: "balance.insufficient",
+        values: { debit: what, needed: debit, balance },
+      },
+    );
   }
 }
 
 async function lockRow(tx: Tx, merchantId: string): Promise<number> {
   // NO KEY UPDATE, not UPDATE: inserts that reference the merchant (orders, ledger entries) take
   // KEY SHARE on its row, which FOR UPDATE would make wait for the whole debit.
-  const [row] = await tx.select({ balance: merchants.balanceCentavos }).from(merchants).where(eq(merchants.id, merchantId)).for("no key update");
+  const [row] = await tx
+    .select({ balance: merchants.balanceCentavos })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId))
+    .for("no key update");
   if (!row) throw new Error(`merchant ${merchantId} not found`);
   return row.balance;
 }
@@ -126,11 +137,17 @@ async function foldLocked(tx: Tx, merchantId: string, debit: number): Promise<nu
  * folding it right now) is skipped. Returns how many merchants were folded.
  */
 export async function foldBalances(batch = 500): Promise<number> {
-  const rows = await db().execute<{ merchant_id: string }>(sql`select distinct merchant_id from unfolded_credits limit ${batch}`);
+  const rows = await db().execute<{ merchant_id: string }>(
+    sql`select distinct merchant_id from unfolded_credits limit ${batch}`,
+  );
   let folded = 0;
   for (const { merchant_id: merchantId } of rows) {
     const done = await db().transaction(async (tx) => {
-      const [locked] = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for("no key update", { skipLocked: true });
+      const [locked] = await tx
+        .select({ id: merchants.id })
+        .from(merchants)
+        .where(eq(merchants.id, merchantId))
+        .for("no key update", { skipLocked: true });
       if (!locked) return false;
       return (await foldLocked(tx, merchantId, 0)) !== 0;
     });

@@ -118,7 +118,11 @@ export async function statementPage(
  * Every entry of the filter, oldest first, in pages of `pageSize`: each page is one keyset query, so
  * an export of any length holds one page in memory and no connection between pages.
  */
-export async function* statementPages(ex: Executor, f: StatementFilter, pageSize = 1000): AsyncGenerator<StatementEntry[]> {
+export async function* statementPages(
+  ex: Executor,
+  f: StatementFilter,
+  pageSize = 1000,
+): AsyncGenerator<StatementEntry[]> {
   let after = 0;
   // The running balance carried from page to page: each window covers only the entries since the last one.
   let last = { id: 0, balance: 0 };

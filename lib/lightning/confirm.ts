@@ -1,5 +1,9 @@
 import type { Order } from "@/db/schema";
-import { applyProviderPayment, keepProviderUnderpayment, type ProviderPaymentOutcome } from "@/lib/orders/provider-payments";
+import {
+  applyProviderPayment,
+  keepProviderUnderpayment,
+  type ProviderPaymentOutcome,
+} from "@/lib/orders/provider-payments";
 import { readOrderInvoice } from "@/lib/orders/lightning-invoice";
 
 // Live Lightning orders complete by the provider's word only (docs/providers.md): a callback
@@ -13,14 +17,27 @@ import { readOrderInvoice } from "@/lib/orders/lightning-invoice";
  * no longer come (OpenNode's charge expired) is kept as unapplied funds. A payment still under way
  * (on chain, unconfirmed) or an underpayment that can still be topped up changes nothing yet.
  */
-export async function confirmLightningOrder(order: Order, source: "notification" | "poll" | "stream"): Promise<ProviderPaymentOutcome | null> {
+export async function confirmLightningOrder(
+  order: Order,
+  source: "notification" | "poll" | "stream",
+): Promise<ProviderPaymentOutcome | null> {
   const invoice = await readOrderInvoice(order);
   if (!invoice) return null;
   // One payment per invoice, however it was paid (Lightning, or on chain): it counts once.
-  const payment = { provider: order.provider, paymentRef: order.paymentHash ?? order.providerRef!, orderId: order.id, source };
+  const payment = {
+    provider: order.provider,
+    paymentRef: order.paymentHash ?? order.providerRef!,
+    orderId: order.id,
+    source,
+  };
   if (invoice.paid && invoice.paidAt) return applyProviderPayment({ ...payment, paidAt: invoice.paidAt });
   const part = invoice.underpaid;
   if (part && !part.open)
-    return keepProviderUnderpayment({ ...payment, paidAt: part.at, receivedSatoshis: part.receivedSatoshis, missingSatoshis: part.missingSatoshis });
+    return keepProviderUnderpayment({
+      ...payment,
+      paidAt: part.at,
+      receivedSatoshis: part.receivedSatoshis,
+      missingSatoshis: part.missingSatoshis,
+    });
   return null;
 }

@@ -32,7 +32,8 @@ export const openNodeCallbackEndpoint = defineEndpoint({
   path: "/api/v1/providers/opennode/webhook",
   caller: providerCallback("opennode"),
   errorBody: messageBody,
-  unavailable: () => (providers().lightning.name === OPENNODE_PROVIDER ? null : "OpenNode is not this server's Lightning provider"),
+  unavailable: () =>
+    providers().lightning.name === OPENNODE_PROVIDER ? null : "OpenNode is not this server's Lightning provider",
   response: {
     status: 200,
     description: "Received: the charge is read back before it counts",

@@ -35,17 +35,31 @@ async function storeIndex(index: number): Promise<void> {
     // Never backwards: two instances follow the same stream.
     .onConflictDoUpdate({
       target: providerCursors.name,
-      set: { sequence: sql`greatest(${providerCursors.sequence}, ${index})`, position: sql`now()`, updatedAt: sql`now()` },
+      set: {
+        sequence: sql`greatest(${providerCursors.sequence}, ${index})`,
+        position: sql`now()`,
+        updatedAt: sql`now()`,
+      },
     });
 }
 
 /** What one streamed invoice means for us; exported for tests. */
-export async function onStreamedInvoice(invoice: StreamedInvoice, others: readonly InvoiceHandler[] = []): Promise<void> {
+export async function onStreamedInvoice(
+  invoice: StreamedInvoice,
+  others: readonly InvoiceHandler[] = [],
+): Promise<void> {
   for (const handle of others) if (await handle(invoice)) return;
   if (invoice.paid && invoice.paidAt) {
     const lightning = providers().lightning;
     const order = await orderByProviderRef(db(), lightning.name, invoice.paymentHash);
-    if (order) await applyProviderPayment({ provider: lightning.name, paymentRef: invoice.paymentHash, orderId: order.id, paidAt: invoice.paidAt, source: "stream" });
+    if (order)
+      await applyProviderPayment({
+        provider: lightning.name,
+        paymentRef: invoice.paymentHash,
+        orderId: order.id,
+        paidAt: invoice.paidAt,
+        source: "stream",
+      });
   }
   if (invoice.settleIndex !== null) await storeIndex(invoice.settleIndex);
 }

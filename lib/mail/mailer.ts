@@ -20,7 +20,11 @@ function transport(url: string): Transporter {
   const cached = transports.value;
   if (cached?.url === url) return cached.transport;
   // Bounded waits: a stuck SMTP server must not hold a dashboard request for minutes.
-  const created = nodemailer.createTransport(url, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  const created = nodemailer.createTransport(url, {
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
   transports.value = { url, transport: created };
   return created;
 }
@@ -61,7 +65,13 @@ export async function outboxFor(merchantId: string, reader: { email: string; see
   return db()
     .select()
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.merchantId, merchantId), eq(mailOutbox.status, "outbox"), reader.seesInvitations ? or(mine, toOutsider) : mine))
+    .where(
+      and(
+        eq(mailOutbox.merchantId, merchantId),
+        eq(mailOutbox.status, "outbox"),
+        reader.seesInvitations ? or(mine, toOutsider) : mine,
+      ),
+    )
     .orderBy(desc(mailOutbox.createdAt))
     .limit(limit);
 }

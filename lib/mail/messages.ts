@@ -15,7 +15,10 @@ export function passwordResetMail(locale: Locale, link: string, minutes: number)
   return mail(locale, "mail.reset.subject", "mail.reset.body", { link, minutes });
 }
 
-export function invitationMail(locale: Locale, vars: { company: string; role: string; link: string; days: number }): MailText {
+export function invitationMail(
+  locale: Locale,
+  vars: { company: string; role: string; link: string; days: number },
+): MailText {
   return mail(locale, "mail.invite.subject", "mail.invite.body", vars);
 }
 
@@ -38,7 +41,16 @@ export function passwordChangedMail(locale: Locale, vars: { ip: string; time: st
   return mail(locale, "mail.passwordChanged.subject", "mail.passwordChanged.body", vars);
 }
 
-export type AlertKind = "payoutKey" | "apiKey" | "webhook" | "member" | "factorEnrolled" | "factorRemoved" | "factorFailures" | "allowlistOn" | "allowlistOff";
+export type AlertKind =
+  | "payoutKey"
+  | "apiKey"
+  | "webhook"
+  | "member"
+  | "factorEnrolled"
+  | "factorRemoved"
+  | "factorFailures"
+  | "allowlistOn"
+  | "allowlistOff";
 const ALERT_KEYS: Record<AlertKind, MessageKey> = {
   payoutKey: "mail.alert.payoutKey",
   allowlistOn: "mail.alert.allowlistOn",
@@ -52,7 +64,11 @@ const ALERT_KEYS: Record<AlertKind, MessageKey> = {
 };
 
 /** "Security alert": what changed (its own sentence per kind), who did it, from where, when. */
-export function alertMail(locale: Locale, kind: AlertKind, vars: { company: string; who: string; ip: string; time: string; subject: string }): MailText {
+export function alertMail(
+  locale: Locale,
+  kind: AlertKind,
+  vars: { company: string; who: string; ip: string; time: string; subject: string },
+): MailText {
   const what = translate(locale, ALERT_KEYS[kind], vars);
   return mail(locale, "mail.alert.subject", "mail.alert.body", { ...vars, what });
 }
@@ -64,29 +80,48 @@ type Who = { company: string; who: string; ip: string; time: string };
  * API key's id), from which address and when, so the owners hear of money leaving while it can
  * still be questioned.
  */
-export function moneyOutMail(locale: Locale, kind: "withdrawal" | "refund", vars: Who & { amount: string; destination: string }): MailText {
-  return kind === "withdrawal" ? mail(locale, "mail.withdrawal.subject", "mail.withdrawal.body", vars) : mail(locale, "mail.refund.subject", "mail.refund.body", vars);
+export function moneyOutMail(
+  locale: Locale,
+  kind: "withdrawal" | "refund",
+  vars: Who & { amount: string; destination: string },
+): MailText {
+  return kind === "withdrawal"
+    ? mail(locale, "mail.withdrawal.subject", "mail.withdrawal.body", vars)
+    : mail(locale, "mail.refund.subject", "mail.refund.body", vars);
 }
 
 /**
  * A withdrawal destination first used or added from the dashboard: until when it is held, and what
  * to do. Owners get the link that confirms it (`link`); the others are told an owner can.
  */
-export function destinationMail(locale: Locale, vars: Who & { destination: string; until: string | null; link: string | null; hours: number }): MailText {
+export function destinationMail(
+  locale: Locale,
+  vars: Who & { destination: string; until: string | null; link: string | null; hours: number },
+): MailText {
   const { link, until, ...rest } = vars;
   const next = link
     ? translate(locale, "mail.destination.confirmLink", withSpans(locale, { link, hours: vars.hours }))
     : translate(locale, "mail.destination.confirmOwner");
-  return mail(locale, "mail.destination.subject", until ? "mail.destination.held" : "mail.destination.notHeld", { ...rest, until: until ?? "", next });
+  return mail(locale, "mail.destination.subject", until ? "mail.destination.held" : "mail.destination.notHeld", {
+    ...rest,
+    until: until ?? "",
+    next,
+  });
 }
 
 /** The code that, with the password, lets a user enrol a second factor (it also tells them if it was not them). */
-export function enrolCodeMail(locale: Locale, vars: { code: string; minutes: number; ip: string; time: string }): MailText {
+export function enrolCodeMail(
+  locale: Locale,
+  vars: { code: string; minutes: number; ip: string; time: string },
+): MailText {
   return mail(locale, "mail.enrolCode.subject", "mail.enrolCode.body", vars);
 }
 
 /** To the owners: a member's second factor changed; the link confirms it was them, so their money moves need not wait. */
-export function factorConfirmMail(locale: Locale, vars: { company: string; member: string; what: string; until: string; link: string; hours: number }): MailText {
+export function factorConfirmMail(
+  locale: Locale,
+  vars: { company: string; member: string; what: string; until: string; link: string; hours: number },
+): MailText {
   return mail(locale, "mail.factorConfirm.subject", "mail.factorConfirm.body", vars);
 }
 
@@ -96,6 +131,9 @@ export function factorFailuresMail(locale: Locale, vars: { count: number; until:
 }
 
 /** To the owners and admins: a PIX they received was returned under the MED and debited from the balance. */
-export function medReturnMail(locale: Locale, vars: { company: string; order: string; amount: string; nature: string; endToEndId: string }): MailText {
+export function medReturnMail(
+  locale: Locale,
+  vars: { company: string; order: string; amount: string; nature: string; endToEndId: string },
+): MailText {
   return mail(locale, "mail.medReturn.subject", "mail.medReturn.body", vars);
 }

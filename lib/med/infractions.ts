@@ -22,7 +22,11 @@ export const INFRACTION_SYNC_SECONDS = 600;
 const IN_FLIGHT_MS = 2 * 60_000;
 
 // "stately": one sync queued and one running at most.
-export const infractionSyncQueue = jobQueue<object>("med-infractions", { policy: "stately", retryLimit: 0, expireInSeconds: 600 });
+export const infractionSyncQueue = jobQueue<object>("med-infractions", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 600,
+});
 
 /** Whether the configured payout provider lists infractions at all (the job runs only then). */
 export function infractionsSupported(): boolean {
@@ -48,7 +52,10 @@ export async function infractionSyncTick(now = Date.now()): Promise<SyncOutcome 
 export async function syncInfractions(now = new Date()): Promise<SyncOutcome> {
   const provider = providers().payout;
   if (!provider.listInfractions) return { seen: 0, resent: 0 };
-  const items = await provider.listInfractions({ from: new Date(now.getTime() - INFRACTION_SYNC_DAYS * 86_400_000), to: now });
+  const items = await provider.listInfractions({
+    from: new Date(now.getTime() - INFRACTION_SYNC_DAYS * 86_400_000),
+    to: now,
+  });
   for (const item of items) await upsert(provider.name, item, now);
   // A defence whose answer was lost and that the PSP still shows open never arrived: sent once more.
   const stuck = await db()
@@ -108,7 +115,13 @@ export type DefenceResult = { state: "sent" } | { state: "refused"; reason: stri
  * defended already (or is being), is closed, or is past its deadline; otherwise committed with its
  * audit line, then sent. The PSP's refusal is stored and returned with its reason.
  */
-export async function defendInfraction(actor: Actor, merchantId: string, id: string, text: string, now = new Date()): Promise<DefenceResult> {
+export async function defendInfraction(
+  actor: Actor,
+  merchantId: string,
+  id: string,
+  text: string,
+  now = new Date(),
+): Promise<DefenceResult> {
   const defence = text.trim();
   if (defence.length === 0 || defence.length > INFRACTION_DEFENCE_MAX) throw InvalidInput.of("disputes.error.length");
   const row = await db().transaction(async (tx) => {
@@ -118,15 +131,29 @@ export async function defendInfraction(actor: Actor, merchantId: string, id: str
       .where(and(eq(medInfractions.id, id), eq(medInfractions.merchantId, merchantId)))
       .for("update");
     if (!found) throw NotFound.of("disputes.error.notFound");
-    if (found.defenceState === "sending" || found.defenceState === "sent") throw Conflict.of("disputes.error.alreadyDefended");
+    if (found.defenceState === "sending" || found.defenceState === "sent")
+      throw Conflict.of("disputes.error.alreadyDefended");
     if (found.deadline.getTime() <= now.getTime()) throw InvalidInput.of("disputes.error.late");
     if (!found.open) throw Conflict.of("disputes.error.closed");
     const [claimed] = await tx
       .update(medInfractions)
-      .set({ defence, defenceState: "sending", defenceRefusal: null, defendedBy: actor.userId, defendedAt: now, updatedAt: now })
+      .set({
+        defence,
+        defenceState: "sending",
+        defenceRefusal: null,
+        defendedBy: actor.userId,
+        defendedAt: now,
+        updatedAt: now,
+      })
       .where(eq(medInfractions.id, found.id))
       .returning();
-    await audit(actor, "infraction.defended", found.id, { infractionId: found.infractionId, orderId: found.orderId, endToEndId: found.endToEndId }, tx);
+    await audit(
+      actor,
+      "infraction.defended",
+      found.id,
+      { infractionId: found.infractionId, orderId: found.orderId, endToEndId: found.endToEndId },
+      tx,
+    );
     return claimed;
   });
   return deliver(row);
@@ -137,7 +164,10 @@ async function deliver(row: MedInfraction): Promise<DefenceResult> {
   const provider = providers().payout;
   if (!provider.defendInfraction || provider.name !== row.provider) {
     const reason = `${row.provider} takes no defence through this service's configuration`;
-    await db().update(medInfractions).set({ defenceState: "refused", defenceRefusal: reason, updatedAt: new Date() }).where(eq(medInfractions.id, row.id));
+    await db()
+      .update(medInfractions)
+      .set({ defenceState: "refused", defenceRefusal: reason, updatedAt: new Date() })
+      .where(eq(medInfractions.id, row.id));
     return { state: "refused", reason };
   }
   let answer;
@@ -148,7 +178,10 @@ async function deliver(row: MedInfraction): Promise<DefenceResult> {
     return { state: "unanswered" };
   }
   if (answer.status === "ACCEPTED") {
-    await db().update(medInfractions).set({ defenceState: "sent", open: false, updatedAt: new Date() }).where(eq(medInfractions.id, row.id));
+    await db()
+      .update(medInfractions)
+      .set({ defenceState: "sent", open: false, updatedAt: new Date() })
+      .where(eq(medInfractions.id, row.id));
     return { state: "sent" };
   }
   await db()

@@ -26,7 +26,11 @@ import { teamToTell } from "@/lib/identity/money-mail";
 // that is not the MED's and not one of our refunds (someone used the PSP's own portal), or the MED's
 // of a Pix that credited nobody, debits no one: it waits for an operator.
 
-export const MED_NATUREZAS: readonly PixReturnReport["natureza"][] = ["MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO"];
+export const MED_NATUREZAS: readonly PixReturnReport["natureza"][] = [
+  "MED_OPERACIONAL",
+  "MED_FRAUDE",
+  "MED_PIX_AUTOMATICO",
+];
 export const isMed = (natureza: string) => (MED_NATUREZAS as readonly string[]).includes(natureza);
 
 export type ReturnSource = PixReturn["source"];
@@ -47,7 +51,11 @@ export async function applyPixReturns(pix: ReceivedPix, source: ReturnSource): P
   const outcome: ReturnOutcome = { recorded: 0, debited: [] };
   for (const report of pix.returns ?? []) {
     const refundId = ourRefundId(report.id);
-    if (refundId && (await db().select({ id: orderRefunds.id }).from(orderRefunds).where(eq(orderRefunds.id, refundId))).length > 0) continue;
+    if (
+      refundId &&
+      (await db().select({ id: orderRefunds.id }).from(orderRefunds).where(eq(orderRefunds.id, refundId))).length > 0
+    )
+      continue;
     const applied = await applyOne(pix, report, source);
     if (applied.recorded) outcome.recorded++;
     if (applied.debited) outcome.debited.push(applied.debited);
@@ -56,7 +64,11 @@ export async function applyPixReturns(pix: ReceivedPix, source: ReturnSource): P
   return outcome;
 }
 
-async function applyOne(pix: ReceivedPix, r: PixReturnReport, source: ReturnSource): Promise<{ recorded: boolean; debited: PixReturn | null }> {
+async function applyOne(
+  pix: ReceivedPix,
+  r: PixReturnReport,
+  source: ReturnSource,
+): Promise<{ recorded: boolean; debited: PixReturn | null }> {
   const result = await db().transaction(async (tx) => {
     // Who the Pix credited, if anyone: its applied receipt names the order and its merchant.
     const [receipt] = await tx
@@ -100,7 +112,13 @@ async function applyOne(pix: ReceivedPix, r: PixReturnReport, source: ReturnSour
       .from(pixReturns)
       .where(and(eq(pixReturns.endToEndId, pix.endToEndId), eq(pixReturns.returnId, r.id)))
       .for("update");
-    if (!isMed(row.natureza) || row.status !== "DEVOLVIDO" || row.debitedAt !== null || !row.merchantId || !row.orderId) {
+    if (
+      !isMed(row.natureza) ||
+      row.status !== "DEVOLVIDO" ||
+      row.debitedAt !== null ||
+      !row.merchantId ||
+      !row.orderId
+    ) {
       return { recorded: inserted.length > 0, changed, debited: null, row };
     }
     const [debited] = await tx
@@ -129,10 +147,22 @@ async function applyOne(pix: ReceivedPix, r: PixReturnReport, source: ReturnSour
     return { recorded: inserted.length > 0, changed, debited, row };
   });
   const { row } = result;
-  if (result.recorded) log.warn("PIX returned without our asking", { endToEndId: row.endToEndId, natureza: row.natureza, status: row.status, source });
+  if (result.recorded)
+    log.warn("PIX returned without our asking", {
+      endToEndId: row.endToEndId,
+      natureza: row.natureza,
+      status: row.status,
+      source,
+    });
   // Money left our account and nobody was debited for it: an operator decides what it was (once, on
   // news: a resolved one is not raised again by the next poll).
-  if (result.changed && !result.debited && row.status !== "NAO_REALIZADO" && row.debitedAt === null && (!isMed(row.natureza) || !row.merchantId)) {
+  if (
+    result.changed &&
+    !result.debited &&
+    row.status !== "NAO_REALIZADO" &&
+    row.debitedAt === null &&
+    (!isMed(row.natureza) || !row.merchantId)
+  ) {
     const why = isMed(row.natureza)
       ? `the PSP returned ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} under the MED (${row.natureza}), and that PIX credited no merchant`
       : `the PSP made a devolução of ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} (${row.natureza}, id ${row.returnId}) that is none of our refunds`;

@@ -12,10 +12,16 @@ export const createMerchantEndpoint = defineEndpoint({
   caller: operator,
   errorBody: messageBody,
   body: createMerchantBody,
-  response: { status: 201, description: "Merchant created", schema: createMerchantResponse, example: adminCreateExample },
+  response: {
+    status: 201,
+    description: "Merchant created",
+    schema: createMerchantResponse,
+    example: adminCreateExample,
+  },
   docs: {
     summary: "Create a merchant",
-    description: "Creates the merchant, its first API key (shown once) and, with email and password, its dashboard user. `openingBalance` (centavos) is sandbox-only.",
+    description:
+      "Creates the merchant, its first API key (shown once) and, with email and password, its dashboard user. `openingBalance` (centavos) is sandbox-only.",
     tag: "Operator",
     requestExample: {
       companyName: "Padaria Pão Quente",
@@ -35,7 +41,12 @@ export const updateMerchantEndpoint = defineEndpoint({
   caller: operator,
   errorBody: messageBody,
   body: updateMerchantBody,
-  response: { status: 200, description: "Merchant updated", schema: updateMerchantResponse, example: adminUpdateExample },
+  response: {
+    status: 200,
+    description: "Merchant updated",
+    schema: updateMerchantResponse,
+    example: adminUpdateExample,
+  },
   docs: {
     summary: "Update a merchant",
     description: "Sets the account type (and so the withdrawal limits), company name or PIX key.",

@@ -17,7 +17,15 @@ const apiKeyColumns = {
   scopes: apiKeys.scopes,
 };
 
-export type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; scopes: ApiScope[] };
+export type ApiKeyRow = {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  scopes: ApiScope[];
+};
 
 export async function insertMerchant(ex: Executor, values: PgInsertValue<typeof merchants>): Promise<Merchant> {
   const [row] = await ex.insert(merchants).values(values).returning();
@@ -41,7 +49,11 @@ export async function anyMerchantExists(ex: Executor): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function updateMerchantRow(ex: Executor, id: string, change: PgUpdateSetSource<typeof merchants>): Promise<Merchant | undefined> {
+export async function updateMerchantRow(
+  ex: Executor,
+  id: string,
+  change: PgUpdateSetSource<typeof merchants>,
+): Promise<Merchant | undefined> {
   const [row] = await ex
     .update(merchants)
     .set({ ...change, updatedAt: sql`now()` })
@@ -69,7 +81,11 @@ export async function lockAndCountActiveKeys(ex: Executor, merchantId: string): 
 }
 
 export function merchantApiKeys(ex: Executor, merchantId: string): Promise<ApiKeyRow[]> {
-  return ex.select(apiKeyColumns).from(apiKeys).where(eq(apiKeys.merchantId, merchantId)).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  return ex
+    .select(apiKeyColumns)
+    .from(apiKeys)
+    .where(eq(apiKeys.merchantId, merchantId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
 }
 
 /** Revokes one of the merchant's keys; revoking twice keeps the first revocation time. */

@@ -5,11 +5,16 @@ import { classifyPixKey } from "@/lib/pix/keys";
 // Operator-facing inputs (admin API and CLI share them), so the messages name the field and what
 // would be accepted instead.
 
-const requiredString = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? "is required" : `must be a string (${what})`) });
+const requiredString = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? "is required" : `must be a string (${what})`) });
 
-const companyName = requiredString("the company name").trim().min(1, "must not be empty").max(120, "must be at most 120 characters");
+const companyName = requiredString("the company name")
+  .trim()
+  .min(1, "must not be empty")
+  .max(120, "must be at most 120 characters");
 
-export const PIX_KEY_KINDS_MESSAGE = "must be a valid PIX key: CPF (11 digits), CNPJ (14 characters), e-mail, phone as +55 with area code, or random key (EVP UUID)";
+export const PIX_KEY_KINDS_MESSAGE =
+  "must be a valid PIX key: CPF (11 digits), CNPJ (14 characters), e-mail, phone as +55 with area code, or random key (EVP UUID)";
 
 const pixKey = requiredString("a PIX key").refine((k) => classifyPixKey(k) !== null, PIX_KEY_KINDS_MESSAGE);
 
@@ -22,7 +27,10 @@ export const createMerchantBody = z
     accountType: accountType.default("standard"),
     email: z.email({ error: "must be a valid e-mail address" }).optional(),
     password: requiredString("the dashboard password").min(8, "must be at least 8 characters").optional(),
-    openingBalance: z.int({ error: "must be an integer number of centavos" }).min(0, "must be 0 or more (centavos)").optional(),
+    openingBalance: z
+      .int({ error: "must be an integer number of centavos" })
+      .min(0, "must be 0 or more (centavos)")
+      .optional(),
   })
   .superRefine((body, ctx) => {
     // A dashboard user needs both; one without the other is almost certainly a mistake.

@@ -64,7 +64,11 @@ function payoutKeyChange(next: { pixKey: string; pixKeyType: string }) {
 
 /** True when `err` (or what it wraps: drizzle wraps driver errors) is a unique violation of `constraint`. */
 function isUniqueViolation(err: unknown, constraint: string): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const { code, constraint_name } = e as { code?: unknown; constraint_name?: unknown };
     if (code === "23505" && constraint_name === constraint) return true;
   }
@@ -79,7 +83,12 @@ type NewMerchant = Omit<CreateMerchantInput, "password"> & { passwordHash?: stri
  * dashboard gets none: a key is shown once, so it is created where the merchant will see it
  * (Developers page).
  */
-async function insertMerchant(tx: Tx, input: NewMerchant, mode: KeyMode, issueApiKey: boolean): Promise<{ merchant: MerchantView; apiKey: string | null }> {
+async function insertMerchant(
+  tx: Tx,
+  input: NewMerchant,
+  mode: KeyMode,
+  issueApiKey: boolean,
+): Promise<{ merchant: MerchantView; apiKey: string | null }> {
   const row = await insertMerchantRow(tx, {
     companyName: input.companyName,
     accountType: input.accountType,
@@ -144,7 +153,8 @@ async function insertNewMerchant(input: NewMerchant, mode: KeyMode, issueApiKey:
     return await db().transaction((tx) => insertMerchant(tx, input, mode, issueApiKey));
   } catch (err) {
     // The unique index, not a prior SELECT, decides: two concurrent sign-ups cannot both pass.
-    if (isUniqueViolation(err, "users_email_lower")) throw new InvalidInput("A user with this e-mail already exists", { code: "auth.emailTaken" });
+    if (isUniqueViolation(err, "users_email_lower"))
+      throw new InvalidInput("A user with this e-mail already exists", { code: "auth.emailTaken" });
     throw err;
   }
 }
@@ -205,9 +215,20 @@ export async function createApiKey(
   const max = env().MAX_API_KEYS_PER_MERCHANT;
   const row = await db().transaction(async (tx) => {
     if ((await lockAndCountActiveKeys(tx, merchantId)) >= max) {
-      throw new Conflict(`A merchant can have at most ${max} active API keys; revoke one first`, { code: "apiKey.max", values: { max } });
+      throw new Conflict(`A merchant can have at most ${max} active API keys; revoke one first`, {
+        code: "apiKey.max",
+        values: { max },
+      });
     }
-    return insertApiKey(tx, { merchantId, name: trimmed, prefix: key.prefix, keyHash: key.hash, mode, scopes, scope: legacyScope(scopes) });
+    return insertApiKey(tx, {
+      merchantId,
+      name: trimmed,
+      prefix: key.prefix,
+      keyHash: key.hash,
+      mode,
+      scopes,
+      scope: legacyScope(scopes),
+    });
   });
   // The full key exists only in this return value: only its hash is stored.
   return { ...row, key: key.key };

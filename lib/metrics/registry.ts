@@ -1,4 +1,13 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from "prom-client";
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from "prom-client";
 import { processSingleton } from "@/lib/singleton";
 
 // One Prometheus registry per process. The process holds two copies of lib/ (lib/singleton.ts): the

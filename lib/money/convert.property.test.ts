@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { brlNumberToCentavos, centavosForCrypto, centavosToBrl, cryptoDueFor, Decimal, satoshisFor, serviceFeeCentavos, tokensForWithdrawal } from "./index";
+import {
+  brlNumberToCentavos,
+  centavosForCrypto,
+  centavosToBrl,
+  cryptoDueFor,
+  Decimal,
+  satoshisFor,
+  serviceFeeCentavos,
+  tokensForWithdrawal,
+} from "./index";
 
 // Rounding never favours the payer (lib/money/convert.ts): what a payer must send rounds up, what we
 // send out rounds down, what we credit rounds down — and each rounding is by less than one unit.
@@ -111,11 +120,16 @@ describe("conversions never favour the payer (property)", () => {
       RUNS,
     );
     // Doubles of every kind, and ones with exactly 0–3 decimals, which are the interesting boundary.
-    const decimals = fc.tuple(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: 0, max: 3 })).map(([n, d]) => n / 10 ** d);
+    const decimals = fc
+      .tuple(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: 0, max: 3 }))
+      .map(([n, d]) => n / 10 ** d);
     fc.assert(
       fc.property(fc.oneof(fc.double(), decimals), (v) => {
         const d = new Decimal(String(v));
-        const exact = Number.isFinite(v) && d.decimalPlaces() <= 2 && Number.isSafeInteger(d.times(100).toNumber()) ? d.times(100).toNumber() : null;
+        const exact =
+          Number.isFinite(v) && d.decimalPlaces() <= 2 && Number.isSafeInteger(d.times(100).toNumber())
+            ? d.times(100).toNumber()
+            : null;
         expect(brlNumberToCentavos(v)).toBe(exact === 0 ? 0 : exact);
       }),
       RUNS,

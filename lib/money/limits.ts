@@ -11,7 +11,12 @@ export const LIMIT_TIME_ZONE = "America/Sao_Paulo";
 
 /** The calendar day (YYYY-MM-DD) in São Paulo that a withdrawal made at `at` counts against. */
 // en-CA formats as YYYY-MM-DD. Built once: constructing an Intl formatter costs more than a query.
-const SAO_PAULO_DAY = new Intl.DateTimeFormat("en-CA", { timeZone: LIMIT_TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+const SAO_PAULO_DAY = new Intl.DateTimeFormat("en-CA", {
+  timeZone: LIMIT_TIME_ZONE,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+});
 
 // Formatting a date in a time zone costs ~2% of CPU when every GET /account does it. São Paulo's
 // offset is whole hours, so its midnight falls on a minute boundary: one answer per UTC minute.

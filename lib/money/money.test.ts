@@ -94,13 +94,22 @@ describe("locale helpers", () => {
 
 describe("PSP decimal strings", () => {
   it("writes centavos as API Pix's valor and reads it back exactly", () => {
-    expect([0, 1, 10, 99, 100, 1234, 100_000_000].map(centavosToDecimalString)).toEqual(["0.00", "0.01", "0.10", "0.99", "1.00", "12.34", "1000000.00"]);
+    expect([0, 1, 10, 99, 100, 1234, 100_000_000].map(centavosToDecimalString)).toEqual([
+      "0.00",
+      "0.01",
+      "0.10",
+      "0.99",
+      "1.00",
+      "12.34",
+      "1000000.00",
+    ]);
     for (const c of [1, 5, 1005, 123456789]) expect(decimalStringToCentavos(centavosToDecimalString(c))).toBe(c);
     expect(() => centavosToDecimalString(-1)).toThrow(RangeError);
     expect(() => centavosToDecimalString(1.5)).toThrow(RangeError);
   });
 
   it("refuses anything that is not digits, a point and two decimals", () => {
-    for (const bad of ["12", "12.3", "12.345", "-1.00", "1e3", " 1.00", "1,00", "", "0x10.00"]) expect(decimalStringToCentavos(bad)).toBeNull();
+    for (const bad of ["12", "12.3", "12.345", "-1.00", "1e3", " 1.00", "1,00", "", "0x10.00"])
+      expect(decimalStringToCentavos(bad)).toBeNull();
   });
 });

@@ -14,7 +14,12 @@ export const createDepositEndpoint = defineEndpoint({
   scope: "payments",
   errorBody: messageBody,
   body: createDepositBody,
-  response: { status: 201, description: "Deposit order created", schema: createDepositResponse, example: depositExample },
+  response: {
+    status: 201,
+    description: "Deposit order created",
+    schema: createDepositResponse,
+    example: depositExample,
+  },
   docs: {
     summary: "Create an on-chain deposit",
     description:
@@ -23,7 +28,10 @@ export const createDepositEndpoint = defineEndpoint({
     requestExample: { value: 100.5, asset: "USDT", network: "polygon" },
     errorSchemas: { 400: createDepositError },
     errorExamples: {
-      400: { message: 'Network not supported: "tron". Supported networks: eth, bsc, polygon', extra: { supportedNetworks: ["eth", "bsc", "polygon"] } },
+      400: {
+        message: 'Network not supported: "tron". Supported networks: eth, bsc, polygon',
+        extra: { supportedNetworks: ["eth", "bsc", "polygon"] },
+      },
     },
   },
   async handle({ merchant, body }) {

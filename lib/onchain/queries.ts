@@ -19,16 +19,29 @@ export async function depositById(ex: Executor, id: string): Promise<OnchainOrde
 }
 
 /** A deposit by payment link id: one of the merchant's, or any merchant's (the payer's side) when merchantId is null. */
-export async function depositByLink(ex: Executor, merchantId: string | null, paymentLinkId: string): Promise<OnchainOrder | undefined> {
+export async function depositByLink(
+  ex: Executor,
+  merchantId: string | null,
+  paymentLinkId: string,
+): Promise<OnchainOrder | undefined> {
   const [row] = await ex
     .select()
     .from(onchainOrders)
-    .where(and(merchantId ? eq(onchainOrders.merchantId, merchantId) : undefined, eq(onchainOrders.paymentLinkId, paymentLinkId)))
+    .where(
+      and(
+        merchantId ? eq(onchainOrders.merchantId, merchantId) : undefined,
+        eq(onchainOrders.paymentLinkId, paymentLinkId),
+      ),
+    )
     .limit(1);
   return row;
 }
 
-export async function merchantDepositById(ex: Executor, merchantId: string, id: string): Promise<OnchainOrder | undefined> {
+export async function merchantDepositById(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<OnchainOrder | undefined> {
   const [row] = await ex
     .select()
     .from(onchainOrders)
@@ -44,11 +57,20 @@ export async function lockDeposit(ex: Executor, id: string): Promise<OnchainOrde
 
 // Past its expiry by payment time: on a network with a node, once the watcher has read past it.
 const expiredOpen = (ids?: string[]) =>
-  and(isNull(onchainOrders.closedAt), lt(onchainOrders.expiresAt, paymentsKnownUntil(onchainOrders.network)), ids ? inArray(onchainOrders.id, ids) : undefined);
+  and(
+    isNull(onchainOrders.closedAt),
+    lt(onchainOrders.expiresAt, paymentsKnownUntil(onchainOrders.network)),
+    ids ? inArray(onchainOrders.id, ids) : undefined,
+  );
 
 /** Open deposits past their expiry (among `ids` when given), soonest expired first. */
 export async function expiredOpenIds(ex: Executor, ids: string[] | undefined, limit: number): Promise<string[]> {
-  const rows = await ex.select({ id: onchainOrders.id }).from(onchainOrders).where(expiredOpen(ids)).orderBy(asc(onchainOrders.expiresAt)).limit(limit);
+  const rows = await ex
+    .select({ id: onchainOrders.id })
+    .from(onchainOrders)
+    .where(expiredOpen(ids))
+    .orderBy(asc(onchainOrders.expiresAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }
 
@@ -70,14 +92,30 @@ export async function closeAtExpiry(
 ): Promise<OnchainOrder | undefined> {
   const [after] = await ex
     .update(onchainOrders)
-    .set({ status: close.status, closedAt: sql`now()`, creditedCentavos: close.creditedCentavos, updatedAt: sql`now()` })
-    .where(and(eq(onchainOrders.id, id), isNull(onchainOrders.closedAt), sql`${onchainOrders.status} in ('PENDING', 'PARTIAL_ORDER')`))
+    .set({
+      status: close.status,
+      closedAt: sql`now()`,
+      creditedCentavos: close.creditedCentavos,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(onchainOrders.id, id),
+        isNull(onchainOrders.closedAt),
+        sql`${onchainOrders.status} in ('PENDING', 'PARTIAL_ORDER')`,
+      ),
+    )
     .returning();
   return after;
 }
 
 /** Counts tokens received towards a still-open deposit; complete, it closes COMPLETED with its value credited. */
-export async function recordReceived(ex: Executor, order: OnchainOrder, received: string, complete: boolean): Promise<OnchainOrder> {
+export async function recordReceived(
+  ex: Executor,
+  order: OnchainOrder,
+  received: string,
+  complete: boolean,
+): Promise<OnchainOrder> {
   const [after] = await ex
     .update(onchainOrders)
     .set({
@@ -102,10 +140,17 @@ export async function addUnapplied(ex: Executor, order: OnchainOrder, total: str
 }
 
 /** Notes on a recorded transfer how much of it counted and why the rest did not. */
-export async function noteTransferUse(ex: Executor, transferId: string, use: { applied: string; unapplied?: string; note?: string }): Promise<void> {
+export async function noteTransferUse(
+  ex: Executor,
+  transferId: string,
+  use: { applied: string; unapplied?: string; note?: string },
+): Promise<void> {
   await ex
     .update(chainTransfers)
-    .set({ appliedAmount: use.applied, ...(use.unapplied !== undefined ? { unappliedAmount: use.unapplied, note: use.note } : {}) })
+    .set({
+      appliedAmount: use.applied,
+      ...(use.unapplied !== undefined ? { unappliedAmount: use.unapplied, note: use.note } : {}),
+    })
     .where(eq(chainTransfers.id, transferId));
 }
 
@@ -113,7 +158,14 @@ export async function noteTransferUse(ex: Executor, transferId: string, use: { a
 export function watchedDeposits(ex: Executor, network: string, lateWindowSeconds: number) {
   const since = sql`now() - make_interval(secs => ${lateWindowSeconds})`;
   return ex
-    .select({ id: onchainOrders.id, address: onchainOrders.address, tokenAddress: onchainOrders.tokenAddress, decimals: onchainOrders.tokenDecimals })
+    .select({
+      id: onchainOrders.id,
+      address: onchainOrders.address,
+      tokenAddress: onchainOrders.tokenAddress,
+      decimals: onchainOrders.tokenDecimals,
+    })
     .from(onchainOrders)
-    .where(and(eq(onchainOrders.network, network), or(isNull(onchainOrders.closedAt), gt(onchainOrders.closedAt, since))));
+    .where(
+      and(eq(onchainOrders.network, network), or(isNull(onchainOrders.closedAt), gt(onchainOrders.closedAt, since))),
+    );
 }

@@ -13,7 +13,12 @@ export const createDepositBody = bodyObject({
   asset: z
     .unknown()
     .optional()
-    .meta({ type: "string", enum: [...ASSETS], clientRequired: true, description: "Token to receive (no BUSD on polygon)" }),
+    .meta({
+      type: "string",
+      enum: [...ASSETS],
+      clientRequired: true,
+      description: "Token to receive (no BUSD on polygon)",
+    }),
   network: z
     .unknown()
     .optional()
@@ -52,12 +57,19 @@ export const depositSchema = z
     address: evmAddress,
     asset: z.enum(ASSETS),
     status: chainStatus,
-    metadata: z.strictObject({ orderId: z.uuid(), tokenAddress: evmAddress, network: z.enum(NETWORKS), walletIndex: z.int().min(0) }),
+    metadata: z.strictObject({
+      orderId: z.uuid(),
+      tokenAddress: evmAddress,
+      network: z.enum(NETWORKS),
+      walletIndex: z.int().min(0),
+    }),
     paymentLinkId: z.string(),
     createdAt: isoDateTime,
     receivedValue: cryptoAmount.meta({ description: "Tokens received so far" }),
     remaining: cryptoAmount.meta({ description: "Tokens still due" }),
-    unappliedValue: cryptoAmount.meta({ description: "Tokens received beyond what was due, or after the order was final" }),
+    unappliedValue: cryptoAmount.meta({
+      description: "Tokens received beyond what was due, or after the order was final",
+    }),
     creditedValue: brlAmount.meta({ description: "BRL credited to the balance" }),
     rate: z.number(),
     link: urlField,

@@ -40,10 +40,13 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
   const amount = cryptoDueFor(input.value, quote.rate);
   if (belowMinimum(amount, network)) {
     const min = minimumDeposit(network);
-    throw new InvalidInput(`Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${min} ${asset} on ${network}`, {
-      code: "amount.belowMinimum",
-      values: { min, asset, network },
-    });
+    throw new InvalidInput(
+      `Computed crypto value is invalid: ${amount} ${asset} is below the minimum deposit of ${min} ${asset} on ${network}`,
+      {
+        code: "amount.belowMinimum",
+        values: { min, asset, network },
+      },
+    );
   }
   return db().transaction(async (tx) => {
     const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
@@ -108,7 +111,10 @@ async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
 async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
   const partial = o.status === "PARTIAL_ORDER";
   const credit = partial ? centavosForCrypto(o.receivedAmount, o.rate) : 0;
-  const after = await closeAtExpiry(tx, o.id, { status: partial ? "PARTIAL_ORDER" : "FAILED", creditedCentavos: credit });
+  const after = await closeAtExpiry(tx, o.id, {
+    status: partial ? "PARTIAL_ORDER" : "FAILED",
+    creditedCentavos: credit,
+  });
   if (!after) return o;
   if (credit > 0) {
     await postLedgerEntry(tx, {
@@ -159,7 +165,12 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
     let order = await lockDeposit(tx, orderId);
     if (!order) throw new NotFound("On-chain order not found");
     const paidAt = transfer.blockTime ?? new Date();
-    const transferId = await recordTransfer(tx, { ...transfer, blockTime: paidAt, ownerKind: "onchain_order", ownerId: order.id });
+    const transferId = await recordTransfer(tx, {
+      ...transfer,
+      blockTime: paidAt,
+      ownerKind: "onchain_order",
+      ownerId: order.id,
+    });
     if (!transferId) return { order, duplicate: true, applied: "0", unapplied: "0" };
     // A transfer made through the sandbox's API: its Idempotency-Key, if any, is bound to it.
     await bindIdempotencyKey(tx, { type: "chain_transfer", id: transferId });
@@ -190,13 +201,22 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
     }
     if (cryptoCompare(unapplied, "0") > 0) {
       after = await addUnapplied(tx, order, cryptoAdd(after.unappliedAmount, unapplied));
-      await noteTransferUse(tx, transferId, { applied, unapplied, note: order.closedAt ? "arrived after the order was final" : "overpayment" });
+      await noteTransferUse(tx, transferId, {
+        applied,
+        unapplied,
+        note: order.closedAt ? "arrived after the order was final" : "overpayment",
+      });
       await recordEvent(tx, {
         merchantId: order.merchantId,
         type: "onchain.deposit.funds_unapplied",
         subjectType: "onchain_order",
         subjectId: order.id,
-        data: { ...depositView(after), unappliedAmount: Number(unapplied), txHash: transfer.txHash, reason: order.closedAt ? "after_final" : "overpayment" },
+        data: {
+          ...depositView(after),
+          unappliedAmount: Number(unapplied),
+          txHash: transfer.txHash,
+          reason: order.closedAt ? "after_final" : "overpayment",
+        },
       });
     } else {
       await noteTransferUse(tx, transferId, { applied });
@@ -209,13 +229,21 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
  * A transfer to the order's address of another token, or on another network: recorded with an
  * event and shown to the merchant, never applied. False when it had been recorded before.
  */
-export async function recordStrayDeposit(orderId: string, transfer: IncomingTransfer, reason: StrayReason): Promise<boolean> {
+export async function recordStrayDeposit(
+  orderId: string,
+  transfer: IncomingTransfer,
+  reason: StrayReason,
+): Promise<boolean> {
   return db().transaction(async (tx) => {
     const order = await lockDeposit(tx, orderId);
     if (!order) throw new NotFound("On-chain order not found");
     const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "onchain_order", ownerId: order.id });
     if (!transferId) return false;
-    await noteTransferUse(tx, transferId, { applied: "0", unapplied: transfer.amount, note: strayNote(transfer, order, reason) });
+    await noteTransferUse(tx, transferId, {
+      applied: "0",
+      unapplied: transfer.amount,
+      note: strayNote(transfer, order, reason),
+    });
     await recordEvent(tx, {
       merchantId: order.merchantId,
       type: "onchain.deposit.funds_unapplied",

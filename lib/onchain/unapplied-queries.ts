@@ -1,7 +1,13 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { chainTransfers, onchainOrders, unappliedResolutions, type OnchainOrder, type UnappliedResolution } from "@/db/schema";
+import {
+  chainTransfers,
+  onchainOrders,
+  unappliedResolutions,
+  type OnchainOrder,
+  type UnappliedResolution,
+} from "@/db/schema";
 
 // The SQL of what merchants do with unapplied on-chain funds (./unapplied.ts), executor first.
 
@@ -9,8 +15,15 @@ import { chainTransfers, onchainOrders, unappliedResolutions, type OnchainOrder,
  * Records the resolution of one transfer's unapplied funds; undefined when that transfer already has
  * one (the unique transfer_id: a second click, or an accept racing a return, inserts nothing).
  */
-export async function insertResolution(ex: Executor, values: PgInsertValue<typeof unappliedResolutions>): Promise<UnappliedResolution | undefined> {
-  const [row] = await ex.insert(unappliedResolutions).values(values).onConflictDoNothing({ target: unappliedResolutions.transferId }).returning();
+export async function insertResolution(
+  ex: Executor,
+  values: PgInsertValue<typeof unappliedResolutions>,
+): Promise<UnappliedResolution | undefined> {
+  const [row] = await ex
+    .insert(unappliedResolutions)
+    .values(values)
+    .onConflictDoNothing({ target: unappliedResolutions.transferId })
+    .returning();
   return row;
 }
 
@@ -20,7 +33,11 @@ export async function lockResolution(ex: Executor, id: string): Promise<Unapplie
 }
 
 /** A PENDING return decided by its transaction's receipt; undefined when it was decided before. */
-export async function decideResolution(ex: Executor, id: string, set: PgUpdateSetSource<typeof unappliedResolutions>): Promise<UnappliedResolution | undefined> {
+export async function decideResolution(
+  ex: Executor,
+  id: string,
+  set: PgUpdateSetSource<typeof unappliedResolutions>,
+): Promise<UnappliedResolution | undefined> {
   const [row] = await ex
     .update(unappliedResolutions)
     .set({ ...set, updatedAt: sql`now()` })
@@ -35,7 +52,11 @@ export async function setResolutionChainTx(ex: Executor, id: string, chainTxId: 
 
 /** An order's resolutions, oldest first. */
 export function resolutionsOf(ex: Executor, orderId: string): Promise<UnappliedResolution[]> {
-  return ex.select().from(unappliedResolutions).where(eq(unappliedResolutions.orderId, orderId)).orderBy(asc(unappliedResolutions.createdAt));
+  return ex
+    .select()
+    .from(unappliedResolutions)
+    .where(eq(unappliedResolutions.orderId, orderId))
+    .orderBy(asc(unappliedResolutions.createdAt));
 }
 
 /** Adds an accepted amount to what the order credited. */
@@ -49,6 +70,11 @@ export async function addCredited(ex: Executor, orderId: string, centavos: numbe
 }
 
 /** The transfer's return state, which the solvency report and the transfers list read (as Crypto-PIX refunds set it). */
-export async function setTransferReturn(ex: Executor, transferId: string, status: "PENDING" | "COMPLETED" | "FAILED", note: string): Promise<void> {
+export async function setTransferReturn(
+  ex: Executor,
+  transferId: string,
+  status: "PENDING" | "COMPLETED" | "FAILED",
+  note: string,
+): Promise<void> {
   await ex.update(chainTransfers).set({ refundStatus: status, note }).where(eq(chainTransfers.id, transferId));
 }

@@ -13,7 +13,14 @@ import { centavosForCrypto, cryptoCompare, cryptoDueFor, cryptoSub, cryptoToNumb
 import { providers } from "@/lib/providers";
 import { audit, type Actor } from "@/lib/identity/audit";
 import { lockDeposit, merchantDepositById } from "./queries";
-import { addCredited, decideResolution, insertResolution, lockResolution, setResolutionChainTx, setTransferReturn } from "./unapplied-queries";
+import {
+  addCredited,
+  decideResolution,
+  insertResolution,
+  lockResolution,
+  setResolutionChainTx,
+  setTransferReturn,
+} from "./unapplied-queries";
 import { depositView } from "./views";
 
 // What a merchant does with tokens an on-chain deposit order received but did not apply (late, or
@@ -29,7 +36,10 @@ import { depositView } from "./views";
 // Either is one row per transfer (unique transfer_id), so a second click or a race does nothing twice.
 // Errors carry catalog keys: these are dashboard actions, with no API endpoint.
 
-export type ResolutionState = Pick<UnappliedResolution, "id" | "kind" | "status" | "amount" | "creditedCentavos" | "toAddress" | "feeAmount" | "txHash" | "transferId">;
+export type ResolutionState = Pick<
+  UnappliedResolution,
+  "id" | "kind" | "status" | "amount" | "creditedCentavos" | "toAddress" | "feeAmount" | "txHash" | "transferId"
+>;
 
 /** The event every change of a resolution writes: the order's view, plus the resolution as it now stands. */
 async function emit(tx: Tx, order: OnchainOrder, r: UnappliedResolution, reason?: string) {
@@ -68,7 +78,11 @@ function resolvable(order: OnchainOrder, t: ChainTransfer | undefined): t is Cha
   );
 }
 
-async function loadTransfer(ex: Tx | ReturnType<typeof db>, order: OnchainOrder, transferId: string): Promise<ChainTransfer> {
+async function loadTransfer(
+  ex: Tx | ReturnType<typeof db>,
+  order: OnchainOrder,
+  transferId: string,
+): Promise<ChainTransfer> {
   const t = await transferById(ex, transferId);
   if (!resolvable(order, t)) throw Conflict.of("unapplied.notResolvable");
   return t;
@@ -88,7 +102,11 @@ async function lockOwn(tx: Tx, merchantId: string, orderId: string, transferId: 
 }
 
 /** Accepts one transfer's unapplied tokens as payment of the order: the credit, its ledger entry, the event and the audit row, together. */
-export async function acceptUnapplied(actor: Actor & { merchantId: string }, orderId: string, transferId: string): Promise<UnappliedResolution> {
+export async function acceptUnapplied(
+  actor: Actor & { merchantId: string },
+  orderId: string,
+  transferId: string,
+): Promise<UnappliedResolution> {
   return db().transaction(async (tx) => {
     const { order, transfer } = await lockOwn(tx, actor.merchantId, orderId, transferId);
     const credit = centavosForCrypto(transfer.unappliedAmount, order.rate);
@@ -115,33 +133,69 @@ export async function acceptUnapplied(actor: Actor & { merchantId: string }, ord
     });
     const after = await addCredited(tx, order.id, credit);
     await emit(tx, after, r);
-    await audit(actor, "unapplied.accepted", order.id, { transferId: transfer.id, amount: transfer.unappliedAmount, creditedCentavos: credit }, tx);
+    await audit(
+      actor,
+      "unapplied.accepted",
+      order.id,
+      { transferId: transfer.id, amount: transfer.unappliedAmount, creditedCentavos: credit },
+      tx,
+    );
     return r;
   });
 }
 
-export type ReturnQuote = { amount: string; fee: string; sent: string; to: string | null; asset: string; network: string };
+export type ReturnQuote = {
+  amount: string;
+  fee: string;
+  sent: string;
+  to: string | null;
+  asset: string;
+  network: string;
+};
 
 /** The network fee, in the order's token at today's rate (rounded up), kept out of what goes back. */
-async function quoteReturn(order: OnchainOrder, transfer: ChainTransfer, plan: ChainSendPlan | null): Promise<ReturnQuote> {
+async function quoteReturn(
+  order: OnchainOrder,
+  transfer: ChainTransfer,
+  plan: ChainSendPlan | null,
+): Promise<ReturnQuote> {
   const { chain, rates } = providers();
   const network = order.network as Network;
-  const [feeCentavos, quote] = await Promise.all([chain.quoteNetworkFeeCentavos(network, plan?.fees), rates.quote(order.asset as Asset)]);
+  const [feeCentavos, quote] = await Promise.all([
+    chain.quoteNetworkFeeCentavos(network, plan?.fees),
+    rates.quote(order.asset as Asset),
+  ]);
   const fee = cryptoDueFor(feeCentavos, quote.rate);
-  return { amount: transfer.unappliedAmount, fee, sent: cryptoSub(transfer.unappliedAmount, fee), to: transfer.fromAddress, asset: order.asset, network: order.network };
+  return {
+    amount: transfer.unappliedAmount,
+    fee,
+    sent: cryptoSub(transfer.unappliedAmount, fee),
+    to: transfer.fromAddress,
+    asset: order.asset,
+    network: order.network,
+  };
 }
 
 /** Where a return goes: the address given, else the sender. Mixed case must carry a valid EIP-55 checksum; the order's own address would only receive it again as unapplied funds. */
 function destinationOf(order: OnchainOrder, transfer: ChainTransfer, to: string | undefined): string {
   const destination = to?.trim() || transfer.fromAddress;
-  if (!destination || !isAddress(destination, { strict: true }) || destination.toLowerCase() === order.address.toLowerCase()) {
+  if (
+    !destination ||
+    !isAddress(destination, { strict: true }) ||
+    destination.toLowerCase() === order.address.toLowerCase()
+  ) {
     throw InvalidInput.of("unapplied.addressInvalid");
   }
   return destination;
 }
 
 /** What a return would send now, and where, for the review step; the return itself quotes again. */
-export async function previewReturn(merchantId: string, orderId: string, transferId: string, to?: string): Promise<ReturnQuote> {
+export async function previewReturn(
+  merchantId: string,
+  orderId: string,
+  transferId: string,
+  to?: string,
+): Promise<ReturnQuote> {
   const order = await merchantOrder(merchantId, orderId);
   const transfer = await loadTransfer(db(), order, transferId);
   const destination = destinationOf(order, transfer, to);
@@ -155,7 +209,12 @@ export async function previewReturn(merchantId: string, orderId: string, transfe
  * the resolution, its hot-wallet transaction (nonce and first signed version), the event and the
  * audit row commit together; the broadcast comes after. The node is asked for fees before.
  */
-export async function returnUnapplied(actor: Actor & { merchantId: string }, orderId: string, transferId: string, to?: string): Promise<UnappliedResolution> {
+export async function returnUnapplied(
+  actor: Actor & { merchantId: string },
+  orderId: string,
+  transferId: string,
+  to?: string,
+): Promise<UnappliedResolution> {
   const order = await merchantOrder(actor.merchantId, orderId);
   const destination = destinationOf(order, await loadTransfer(db(), order, transferId), to);
   const plan = await planSend(order.network as Network);
@@ -190,7 +249,13 @@ export async function returnUnapplied(actor: Actor & { merchantId: string }, ord
     await setTransferReturn(tx, transfer.id, "PENDING", `being returned to ${destination}`);
     const withTx = { ...r, chainTxId: chainTx.id, txHash: hash };
     await emit(tx, locked, withTx);
-    await audit(actor, "unapplied.returned", locked.id, { transferId: transfer.id, to: destination, amount: transfer.unappliedAmount, fee: quote.fee }, tx);
+    await audit(
+      actor,
+      "unapplied.returned",
+      locked.id,
+      { transferId: transfer.id, to: destination, amount: transfer.unappliedAmount, fee: quote.fee },
+      tx,
+    );
     return { resolution: withTx, chainTxId: chainTx.id };
   });
   await sendChainTx(made.chainTxId);
@@ -209,8 +274,17 @@ export const onUnappliedReturnChainTx: NonNullable<ChainTxOwners["refund"]> = as
     failureReason: reason ?? null,
   });
   if (!after) return;
-  await setTransferReturn(tx, r.transferId, confirmed ? "COMPLETED" : "FAILED", confirmed ? `returned in ${decision.hash}` : `return failed: ${reason}`);
+  await setTransferReturn(
+    tx,
+    r.transferId,
+    confirmed ? "COMPLETED" : "FAILED",
+    confirmed ? `returned in ${decision.hash}` : `return failed: ${reason}`,
+  );
   const order = await lockDeposit(tx, r.orderId);
   if (order) await emit(tx, order, after, reason);
-  if (!confirmed) log.error("a return of unapplied on-chain funds failed; an operator must resolve it", { resolutionId: r.id, reason });
+  if (!confirmed)
+    log.error("a return of unapplied on-chain funds failed; an operator must resolve it", {
+      resolutionId: r.id,
+      reason,
+    });
 };

@@ -35,7 +35,12 @@ export function depositView(o: OnchainOrder): DepositView {
     address: o.address,
     asset: o.asset as Asset,
     status: o.status,
-    metadata: { orderId: o.id, tokenAddress: o.tokenAddress, network: o.network as Network, walletIndex: o.walletIndex },
+    metadata: {
+      orderId: o.id,
+      tokenAddress: o.tokenAddress,
+      network: o.network as Network,
+      walletIndex: o.walletIndex,
+    },
     paymentLinkId: o.paymentLinkId,
     createdAt: o.createdAt.toISOString(),
     receivedValue: cryptoToNumber(o.receivedAmount),

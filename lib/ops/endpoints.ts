@@ -31,7 +31,8 @@ export function opsPath(url: string): string | null {
 export function metricsToken(): string | undefined {
   const e = env();
   const token = secret("METRICS_TOKEN", e.METRICS_TOKEN, e.METRICS_TOKEN_FILE);
-  if (token !== undefined && token.length < 32) throw new ConfigError("Invalid configuration:\n  METRICS_TOKEN_FILE: the token must be at least 32 characters");
+  if (token !== undefined && token.length < 32)
+    throw new ConfigError("Invalid configuration:\n  METRICS_TOKEN_FILE: the token must be at least 32 characters");
   return token;
 }
 
@@ -56,7 +57,8 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
   res.end(body);
 }
 
-const json = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) => send(res, status, JSON.stringify(body), headers);
+const json = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) =>
+  send(res, status, JSON.stringify(body), headers);
 
 /** What /readyz checks against; tests point it at another database. */
 export type OpsOptions = { readiness?: Partial<ReadinessDeps> };
@@ -68,7 +70,12 @@ async function readyz(res: ServerResponse, opts: OpsOptions): Promise<void> {
     jobsRunning: opts.readiness?.jobsRunning ?? workerRunning,
   });
   if (r.ready) return json(res, 200, { status: "ready", checks: r.checks });
-  json(res, 503, { status: "unavailable", message: `Not ready: ${r.failed.map((c) => `${c} ${r.checks[c]}`).join("; ")}`, failed: r.failed, checks: r.checks });
+  json(res, 503, {
+    status: "unavailable",
+    message: `Not ready: ${r.failed.map((c) => `${c} ${r.checks[c]}`).join("; ")}`,
+    failed: r.failed,
+    checks: r.checks,
+  });
 }
 
 async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -76,16 +83,27 @@ async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void>
   if (!token) return json(res, 404, { message: "Not found: GET /metrics (set METRICS_TOKEN to enable it)" });
   const given = bearer(req);
   if (given === null || !tokenMatches(given, token)) {
-    return json(res, 401, { message: "Unauthorized: send Authorization: Bearer <METRICS_TOKEN>" }, { "www-authenticate": 'Bearer realm="metrics"' });
+    return json(
+      res,
+      401,
+      { message: "Unauthorized: send Authorization: Bearer <METRICS_TOKEN>" },
+      { "www-authenticate": 'Bearer realm="metrics"' },
+    );
   }
   registerCollectors();
   send(res, 200, await metricsRegistry.metrics(), { "content-type": metricsRegistry.contentType });
 }
 
 /** Answers one request to an ops path (`path` from opsPath). Never rejects. */
-export async function serveOps(path: string, req: IncomingMessage, res: ServerResponse, opts: OpsOptions = {}): Promise<void> {
+export async function serveOps(
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: OpsOptions = {},
+): Promise<void> {
   try {
-    if (req.method !== "GET" && req.method !== "HEAD") return json(res, 405, { message: `Method ${req.method} not allowed on ${path}` }, { allow: "GET, HEAD" });
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return json(res, 405, { message: `Method ${req.method} not allowed on ${path}` }, { allow: "GET, HEAD" });
     if (path === "/healthz") return json(res, 200, { status: "ok" });
     if (path === "/readyz") return await readyz(res, opts);
     return await metrics(req, res);

@@ -38,19 +38,31 @@ export type ReadinessDeps = {
 
 async function database(sql: postgres.Sql): Promise<{ database: CheckResult; migrations: CheckResult }> {
   try {
-    const [row] = await withDeadline(sql<{ last: string | null }[]>`select max(created_at)::text as last from drizzle.__drizzle_migrations`, DB_TIMEOUT_MS, "database");
+    const [row] = await withDeadline(
+      sql<{ last: string | null }[]>`select max(created_at)::text as last from drizzle.__drizzle_migrations`,
+      DB_TIMEOUT_MS,
+      "database",
+    );
     const last = row.last === null ? null : Number(row.last);
-    if (last === null) return { database: "ok", migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}` };
+    if (last === null)
+      return { database: "ok", migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}` };
     if (last < NEWEST_MIGRATION.when)
-      return { database: "ok", migrations: `behind: ${NEWEST_MIGRATION.tag} is not applied (run npm run db:migrate, or restart an instance: start-up applies them)` };
+      return {
+        database: "ok",
+        migrations: `behind: ${NEWEST_MIGRATION.tag} is not applied (run npm run db:migrate, or restart an instance: start-up applies them)`,
+      };
     return { database: "ok", migrations: "ok" };
   } catch (err) {
     const code = (err as { code?: string }).code;
     // 42P01 undefined_table, 3F000 invalid_schema_name: the server answered; drizzle never migrated it.
-    if (code === "42P01" || code === "3F000") return { database: "ok", migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}` };
+    if (code === "42P01" || code === "3F000")
+      return { database: "ok", migrations: `none applied; this build needs up to ${NEWEST_MIGRATION.tag}` };
     // The server's own errors carry a SQLSTATE; anything else is the connection (ECONNREFUSED,
     // CONNECT_TIMEOUT) or the deadline.
-    const problem = err instanceof postgres.PostgresError ? `error ${code}` : `unreachable (${code ?? `no answer within ${DB_TIMEOUT_MS} ms`})`;
+    const problem =
+      err instanceof postgres.PostgresError
+        ? `error ${code}`
+        : `unreachable (${code ?? `no answer within ${DB_TIMEOUT_MS} ms`})`;
     return { database: problem, migrations: "unknown" };
   }
 }

@@ -13,7 +13,10 @@ import { expiredOnRead } from "./service";
 // page, its "simulate payment", the payer's checkout) looks it up here, by each table's primary key or
 // unique index. Lists, search and the export read every kind as one relation instead (./every-order.ts).
 
-export type AnyOrder = { kind: "order"; order: Order } | { kind: "onchain"; order: OnchainOrder } | { kind: "crypto_pix"; order: CryptoPixPayment };
+export type AnyOrder =
+  | { kind: "order"; order: Order }
+  | { kind: "onchain"; order: OnchainOrder }
+  | { kind: "crypto_pix"; order: CryptoPixPayment };
 
 /** One of the merchant's orders by id (UUID) or payment link id; null when it has none. */
 export async function findAnyOrder(merchantId: string, idOrLink: string): Promise<AnyOrder | null> {
@@ -31,7 +34,9 @@ export async function findAnyOrder(merchantId: string, idOrLink: string): Promis
 }
 
 /** Any merchant's order by its payment link id: what a payer's link opens (Crypto-PIX has none). */
-export async function findOrderByPaymentLink(paymentLinkId: string): Promise<Exclude<AnyOrder, { kind: "crypto_pix" }> | null> {
+export async function findOrderByPaymentLink(
+  paymentLinkId: string,
+): Promise<Exclude<AnyOrder, { kind: "crypto_pix" }> | null> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(paymentLinkId)) return null;
   return byLink(await orderByLink(db(), paymentLinkId), () => depositByLink(db(), null, paymentLinkId));
 }

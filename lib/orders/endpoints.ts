@@ -16,14 +16,31 @@ import {
   listOrdersQuery,
   listOrdersResponse,
 } from "./schemas";
-import { createExchangeOrder, createLightningOrder, createPixOrder, findOrder, lightningProviderDetails, orderRefunds } from "./service";
+import {
+  createExchangeOrder,
+  createLightningOrder,
+  createPixOrder,
+  findOrder,
+  lightningProviderDetails,
+  orderRefunds,
+} from "./service";
 import { exchangeOrderView, lightningOrderView, orderView, pixOrderView, refundView } from "./views";
 
 const TAG = "PIX and wallet orders";
 
-const pixOrderCreated = (order: Order) => ({ message: "PIX order created successfully", pixOrder: pixOrderView(order), qrCode: order.brcode! });
-const exchangeOrderCreated = (order: Order) => ({ message: "Order created successfully", order: exchangeOrderView(order) });
-const lightningOrderCreated = (order: Order) => ({ message: "Lightning invoice created successfully", order: lightningOrderView(order) });
+const pixOrderCreated = (order: Order) => ({
+  message: "PIX order created successfully",
+  pixOrder: pixOrderView(order),
+  qrCode: order.brcode!,
+});
+const exchangeOrderCreated = (order: Order) => ({
+  message: "Order created successfully",
+  order: exchangeOrderView(order),
+});
+const lightningOrderCreated = (order: Order) => ({
+  message: "Lightning invoice created successfully",
+  order: lightningOrderView(order),
+});
 
 export const createPixOrderEndpoint = defineEndpoint({
   method: "POST",
@@ -60,7 +77,12 @@ export const createExchangeOrderEndpoint = defineEndpoint({
   scope: "payments",
   errorBody: successFalseBody,
   body: createExchangeOrderBody,
-  response: { status: 201, description: "Order created", schema: createExchangeOrderResponse, example: exchangeExample },
+  response: {
+    status: 201,
+    description: "Order created",
+    schema: createExchangeOrderResponse,
+    example: exchangeExample,
+  },
   docs: {
     summary: "Create an exchange-wallet order",
     description: "Returns a QR-code image link and a payment link. Expires after 30 minutes.",
@@ -80,10 +102,16 @@ export const createLightningOrderEndpoint = defineEndpoint({
   scope: "payments",
   errorBody: successFalseBody,
   body: createLightningOrderBody,
-  response: { status: 201, description: "Invoice created", schema: createLightningOrderResponse, example: lightningExample },
+  response: {
+    status: 201,
+    description: "Invoice created",
+    schema: createLightningOrderResponse,
+    example: lightningExample,
+  },
   docs: {
     summary: "Create a Lightning invoice",
-    description: "Converts the BRL value to satoshis at the current rate (rounded up) and returns a BOLT11 invoice. Expires after 15 minutes.",
+    description:
+      "Converts the BRL value to satoshis at the current rate (rounded up) and returns a BOLT11 invoice. Expires after 15 minutes.",
     tag: TAG,
     requestExample: { value: 35, email: "maria@example.com", name: "Maria Souza" },
   },
@@ -130,7 +158,8 @@ export const listOrdersEndpoint = defineEndpoint({
   response: { status: 200, description: "A page of orders", schema: listOrdersResponse, example: ordersExample },
   docs: {
     summary: "List orders",
-    description: "Every kind of order of the merchant, newest first, keyset-paginated: pass `nextCursor` back as `cursor`.",
+    description:
+      "Every kind of order of the merchant, newest first, keyset-paginated: pass `nextCursor` back as `cursor`.",
     tag: "Account",
     errors: [400],
     errorExamples: { 400: { message: "Invalid cursor" } },
@@ -138,4 +167,10 @@ export const listOrdersEndpoint = defineEndpoint({
   handle: ({ merchant, query }) => listOrders(merchant.id, query),
 });
 
-export const ORDER_ENDPOINTS = [createPixOrderEndpoint, createExchangeOrderEndpoint, createLightningOrderEndpoint, getOrderEndpoint, listOrdersEndpoint];
+export const ORDER_ENDPOINTS = [
+  createPixOrderEndpoint,
+  createExchangeOrderEndpoint,
+  createLightningOrderEndpoint,
+  getOrderEndpoint,
+  listOrdersEndpoint,
+];

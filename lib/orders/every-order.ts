@@ -6,7 +6,9 @@ import { ORDER_SEARCH_TEXT, ORDER_SEARCHABLE } from "@/db/schema";
 // search and the CSV export all read it. Finding one order by id or payment link id is
 // ./any-order.ts, which goes to each table's primary key or unique index instead.
 
-const transfersOf = sql.raw("(select string_agg(t.tx_hash, ' ' order by t.created_at) from chain_transfers t where t.owner_id = o.id)");
+const transfersOf = sql.raw(
+  "(select string_agg(t.tx_hash, ' ' order by t.created_at) from chain_transfers t where t.owner_id = o.id)",
+);
 
 /**
  * Every kind of order of one merchant as one relation `all_orders`, with these columns:

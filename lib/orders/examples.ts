@@ -122,5 +122,6 @@ export const ordersExample = {
       "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
     },
   ],
-  "nextCursor": "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0",
+  "nextCursor":
+    "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0",
 };

@@ -49,7 +49,11 @@ type Raw = {
   tx_hashes: string | null;
 };
 
-export async function* orderExportPages(ex: Executor, f: { merchantId: string; from?: string; to?: string }, pageSize = 1000): AsyncGenerator<OrderExportRow[]> {
+export async function* orderExportPages(
+  ex: Executor,
+  f: { merchantId: string; from?: string; to?: string },
+  pageSize = 1000,
+): AsyncGenerator<OrderExportRow[]> {
   let after: { at: string; id: string } | null = null;
   for (;;) {
     const rows: Raw[] = await ex.execute<Raw>(sql`

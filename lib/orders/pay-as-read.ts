@@ -180,7 +180,11 @@ function isDuplicateReceipt(err: unknown): boolean {
  * its expiry). Returns the paid order; "duplicate" when the end-to-end id was recorded before;
  * undefined when the order changed since it was read. Only the paid order has anything written.
  */
-export async function payOrderAsRead(order: Order, pix: ReceivedPix, source: PixReceipt["source"]): Promise<Order | "duplicate" | undefined> {
+export async function payOrderAsRead(
+  order: Order,
+  pix: ReceivedPix,
+  source: PixReceipt["source"],
+): Promise<Order | "duplicate" | undefined> {
   let paid;
   try {
     paid = await payBatch({ order, pix, source });

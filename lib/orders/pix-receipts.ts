@@ -19,7 +19,9 @@ import { orderView } from "./views";
 // with the reason, on the order when there is one, so nothing received is ever dropped.
 
 export type ReceiptSource = PixReceipt["source"];
-export type ReceiptOutcome = { duplicate: true } | { duplicate: false; applied: boolean; reason: PixReceipt["unappliedReason"]; order: Order | null };
+export type ReceiptOutcome =
+  | { duplicate: true }
+  | { duplicate: false; applied: boolean; reason: PixReceipt["unappliedReason"]; order: Order | null };
 
 /** Why `pix` does not pay `order` (null: it pays it). */
 function unappliedReason(order: Order | null, pix: ReceivedPix): PixReceipt["unappliedReason"] {
@@ -43,7 +45,13 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
   }
   // A request holding an Idempotency-Key takes the transaction, which binds the key to the order
   // (lib/idempotency-binding.ts); the one statement has no place for it.
-  if (read && pix.txid !== null && read.txid === pix.txid && unappliedReason(read, pix) === null && !holdsIdempotencyKey()) {
+  if (
+    read &&
+    pix.txid !== null &&
+    read.txid === pix.txid &&
+    unappliedReason(read, pix) === null &&
+    !holdsIdempotencyKey()
+  ) {
     const paid = await payOrderAsRead(read, pix, source);
     if (paid === "duplicate") return { duplicate: true };
     if (paid) return { duplicate: false, applied: true, reason: null, order: paid };
@@ -64,7 +72,11 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
     });
     if (!recorded) return { duplicate: true } as const;
     if (!order) {
-      log.warn("PIX received for no order: kept as unapplied funds", { endToEndId: pix.endToEndId, txid: pix.txid, source });
+      log.warn("PIX received for no order: kept as unapplied funds", {
+        endToEndId: pix.endToEndId,
+        txid: pix.txid,
+        source,
+      });
       return { duplicate: false, applied: false, reason, order: null } as const;
     }
     if (reason === null) {
@@ -76,7 +88,13 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
       type: "order.funds_unapplied",
       subjectType: "order",
       subjectId: order.id,
-      data: { ...orderView(order), unappliedValue: centavosToBrl(pix.valueCentavos), endToEndId: pix.endToEndId, paidAt: pix.paidAt.toISOString(), reason },
+      data: {
+        ...orderView(order),
+        unappliedValue: centavosToBrl(pix.valueCentavos),
+        endToEndId: pix.endToEndId,
+        paidAt: pix.paidAt.toISOString(),
+        reason,
+      },
     });
     return { duplicate: false, applied: false, reason, order } as const;
   });

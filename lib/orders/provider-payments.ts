@@ -12,8 +12,15 @@ import { orderView } from "./views";
 // its order when it was made, by the provider's clock, within the order's expiry — also an order the
 // sweep already cancelled (docs/providers.md#payments-reported-late-every-provider) — and is otherwise kept as unapplied funds with an event.
 
-export type ProviderPayment = { provider: string; paymentRef: string; orderId: string; paidAt: Date; source: OrderReceipt["source"] };
-export type ProviderPaymentOutcome = { duplicate: true } | { duplicate: false; applied: boolean; reason: OrderReceipt["unappliedReason"]; order: Order };
+export type ProviderPayment = {
+  provider: string;
+  paymentRef: string;
+  orderId: string;
+  paidAt: Date;
+  source: OrderReceipt["source"];
+};
+export type ProviderPaymentOutcome =
+  { duplicate: true } | { duplicate: false; applied: boolean; reason: OrderReceipt["unappliedReason"]; order: Order };
 /** Part of an order's amount that arrived and cannot become the whole any more (OpenNode's `underpaid`, its charge closed). */
 export type ProviderUnderpayment = ProviderPayment & { receivedSatoshis: number; missingSatoshis: number };
 
@@ -85,13 +92,25 @@ function shareOfValue(order: Order, satoshis: number): number {
   return Number((BigInt(order.valueCentavos) * BigInt(Math.min(satoshis, order.satoshis))) / BigInt(order.satoshis));
 }
 
-async function fundsUnapplied(tx: Tx, order: Order, payment: ProviderPayment, reason: NonNullable<OrderReceipt["unappliedReason"]>, amounts: Record<string, number>) {
+async function fundsUnapplied(
+  tx: Tx,
+  order: Order,
+  payment: ProviderPayment,
+  reason: NonNullable<OrderReceipt["unappliedReason"]>,
+  amounts: Record<string, number>,
+) {
   await recordEvent(tx, {
     merchantId: order.merchantId,
     type: "order.funds_unapplied",
     subjectType: "order",
     subjectId: order.id,
-    data: { ...orderView(order), ...amounts, paymentRef: payment.paymentRef, paidAt: payment.paidAt.toISOString(), reason },
+    data: {
+      ...orderView(order),
+      ...amounts,
+      paymentRef: payment.paymentRef,
+      paidAt: payment.paidAt.toISOString(),
+      reason,
+    },
   });
   log.warn("provider payment kept as unapplied funds", { orderId: order.id, provider: payment.provider, reason });
 }

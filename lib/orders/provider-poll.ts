@@ -24,7 +24,11 @@ export async function pollAwaitingOrders(
       const outcome = await confirm(order);
       if (outcome && !outcome.duplicate && outcome.applied) paid++;
     } catch (err) {
-      log.warn("provider could not be asked about an order; the next poll tries again", { kind, orderId: order.id, err });
+      log.warn("provider could not be asked about an order; the next poll tries again", {
+        kind,
+        orderId: order.id,
+        err,
+      });
     }
   }
   return { read: open.length, paid };

@@ -4,7 +4,15 @@ import { batched } from "@/db/batch";
 import { constant, inConstants } from "@/db/constant";
 import { prepared, type SqlValue } from "@/db/prepared";
 import { newId } from "@/lib/ids";
-import { orderReceipts, orderRefunds, orders, pixReceipts, type Order, type OrderRefund, type PixReceipt } from "@/db/schema";
+import {
+  orderReceipts,
+  orderRefunds,
+  orders,
+  pixReceipts,
+  type Order,
+  type OrderRefund,
+  type PixReceipt,
+} from "@/db/schema";
 
 // The SQL of PIX, exchange-wallet and Lightning orders. Each query takes the executor first (the
 // pool or a transaction); the service (./service.ts) decides what happens, these say how it is
@@ -32,7 +40,18 @@ const ORDER_COLUMNS = [
   "rateAt",
   "expiresAt",
 ] as const satisfies readonly (keyof NewOrder)[];
-const NULLABLE_ORDER_COLUMNS = new Set<string>(["providerRef", "brcode", "txid", "invoice", "paymentHash", "satoshis", "rate", "rateSource", "rateAt", "expiresAt"]);
+const NULLABLE_ORDER_COLUMNS = new Set<string>([
+  "providerRef",
+  "brcode",
+  "txid",
+  "invoice",
+  "paymentHash",
+  "satoshis",
+  "rate",
+  "rateSource",
+  "rateAt",
+  "expiresAt",
+]);
 /** An order as sent to PostgreSQL: every column present, absent ones as the null stored, dates as ISO text. */
 type SentOrder = { [C in (typeof ORDER_COLUMNS)[number]]-?: Exclude<NewOrder[C], undefined> };
 /** Bare parameters reach postgres.js untyped: dates go as ISO text for PostgreSQL to parse. */
@@ -129,7 +148,11 @@ export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> 
     rateAt: values.rateAt ?? null,
     expiresAt: values.expiresAt ?? null,
   };
-  const generated = await insertOrderBatch({ ...sent, rateAt: sent.rateAt?.toISOString() ?? null, expiresAt: sent.expiresAt?.toISOString() ?? null });
+  const generated = await insertOrderBatch({
+    ...sent,
+    rateAt: sent.rateAt?.toISOString() ?? null,
+    expiresAt: sent.expiresAt?.toISOString() ?? null,
+  });
   // The row in the table's field order, as a select gives it; tests/orders.test.ts holds it equal to the stored row.
   return {
     id: sent.id,
@@ -262,7 +285,12 @@ export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<
  * predicate, spelled with the status as a constant so that every plan can use that index.
  */
 function expiredPending(ids: string[] | undefined): SQL {
-  return and(eq(orders.status, constant("PENDING")), isNotNull(orders.expiresAt), lt(orders.expiresAt, sql`now()`), ids ? inArray(orders.id, ids) : undefined)!;
+  return and(
+    eq(orders.status, constant("PENDING")),
+    isNotNull(orders.expiresAt),
+    lt(orders.expiresAt, sql`now()`),
+    ids ? inArray(orders.id, ids) : undefined,
+  )!;
 }
 
 /** PENDING orders past their expiry (among `ids` when given), unlocked: what a sweep is about to look at. */
@@ -292,12 +320,19 @@ export async function lockOrderByTxid(ex: Executor, txid: string): Promise<Order
 
 /** Records a received PIX once; false when its end-to-end id was recorded before. */
 export async function insertPixReceipt(ex: Executor, values: typeof pixReceipts.$inferInsert): Promise<boolean> {
-  const rows = await ex.insert(pixReceipts).values(values).onConflictDoNothing().returning({ id: pixReceipts.endToEndId });
+  const rows = await ex
+    .insert(pixReceipts)
+    .values(values)
+    .onConflictDoNothing()
+    .returning({ id: pixReceipts.endToEndId });
   return rows.length > 0;
 }
 
 export async function receiptExists(ex: Executor, endToEndId: string): Promise<boolean> {
-  const rows = await ex.select({ id: pixReceipts.endToEndId }).from(pixReceipts).where(eq(pixReceipts.endToEndId, endToEndId));
+  const rows = await ex
+    .select({ id: pixReceipts.endToEndId })
+    .from(pixReceipts)
+    .where(eq(pixReceipts.endToEndId, endToEndId));
   return rows.length > 0;
 }
 
@@ -347,12 +382,20 @@ export function refundsOfOrderOnPool(orderId: string): Promise<OrderRefund[]> {
 
 /** An order's refunds, oldest first (the lookup's `refunds`; lib/refunds writes them). */
 export function refundsOfOrder(ex: Executor, orderId: string): Promise<OrderRefund[]> {
-  return ex.select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId)).orderBy(asc(orderRefunds.createdAt), asc(orderRefunds.id));
+  return ex
+    .select()
+    .from(orderRefunds)
+    .where(eq(orderRefunds.orderId, orderId))
+    .orderBy(asc(orderRefunds.createdAt), asc(orderRefunds.id));
 }
 
 /** Records a provider's payment once; false when (provider, payment) was recorded before. */
 export async function insertOrderReceipt(ex: Executor, values: typeof orderReceipts.$inferInsert): Promise<boolean> {
-  const rows = await ex.insert(orderReceipts).values(values).onConflictDoNothing().returning({ ref: orderReceipts.paymentRef });
+  const rows = await ex
+    .insert(orderReceipts)
+    .values(values)
+    .onConflictDoNothing()
+    .returning({ ref: orderReceipts.paymentRef });
   return rows.length > 0;
 }
 
@@ -362,7 +405,13 @@ export async function insertOrderReceipt(ex: Executor, values: typeof orderRecei
  * time: OpenNode's on-chain `processing`, a Binance order paid at its close), and ones cancelled at
  * expiry within `lateWindowSeconds` (a payment made in time may be reported late).
  */
-export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provider: string, lateWindowSeconds: number, limit: number): Promise<Order[]> {
+export function ordersAwaitingProvider(
+  ex: Executor,
+  kind: Order["kind"],
+  provider: string,
+  lateWindowSeconds: number,
+  limit: number,
+): Promise<Order[]> {
   return ex
     .select()
     .from(orders)
@@ -373,7 +422,10 @@ export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provid
         eq(orders.provider, provider),
         inConstants(orders.status, ["PENDING", "CANCELLED"]),
         // Every Lightning and exchange-wallet order has an expiry.
-        or(eq(orders.status, constant("PENDING")), sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`),
+        or(
+          eq(orders.status, constant("PENDING")),
+          sql`${orders.expiresAt} > now() - make_interval(secs => ${lateWindowSeconds})`,
+        ),
       ),
     )
     .orderBy(orders.expiresAt)
@@ -381,12 +433,22 @@ export function ordersAwaitingProvider(ex: Executor, kind: Order["kind"], provid
 }
 
 /** A Lightning or exchange-wallet order by the provider's id for it (PIX orders are found by txid). */
-export async function orderByProviderRef(ex: Executor, provider: string, providerRef: string): Promise<Order | undefined> {
+export async function orderByProviderRef(
+  ex: Executor,
+  provider: string,
+  providerRef: string,
+): Promise<Order | undefined> {
   const [row] = await ex
     .select()
     .from(orders)
     // The kinds as the orders_provider_ref index's predicate states them: without them no plan can use it.
-    .where(and(sql`${orders.kind} in ('lightning', 'exchange')`, eq(orders.provider, provider), eq(orders.providerRef, providerRef)))
+    .where(
+      and(
+        sql`${orders.kind} in ('lightning', 'exchange')`,
+        eq(orders.provider, provider),
+        eq(orders.providerRef, providerRef),
+      ),
+    )
     .limit(1);
   return row;
 }

@@ -1,14 +1,26 @@
 import { z } from "zod";
 import { ORDER_KINDS, ORDER_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { messageError } from "@/lib/http/error-body";
-import { bodyObject, brlAmount, brlValue, cnpjField, cpfField, emailField, isoDateTime, optionalText, urlField } from "@/lib/fields";
+import {
+  bodyObject,
+  brlAmount,
+  brlValue,
+  cnpjField,
+  cpfField,
+  emailField,
+  isoDateTime,
+  optionalText,
+  urlField,
+} from "@/lib/fields";
 
 export const createPixOrderBody = bodyObject({
   value: brlValue,
   orderRequest: optionalText(),
   merchant: optionalText(),
   orderId: optionalText(),
-  description: optionalText(140).meta({ description: "What is being paid, for the payer: shown on the payment page (the other references are not)" }),
+  description: optionalText(140).meta({
+    description: "What is being paid, for the payer: shown on the payment page (the other references are not)",
+  }),
   name: optionalText(),
   cnpj: cnpjField,
   cpf: cpfField,
@@ -25,7 +37,9 @@ export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
 export const createExchangeOrderBody = bodyObject({
   value: brlValue,
   payerId: optionalText(),
-  merchant: z.object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" }).optional(),
+  merchant: z
+    .object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" })
+    .optional(),
 });
 export type CreateExchangeOrderInput = z.output<typeof createExchangeOrderBody>;
 
@@ -92,7 +106,10 @@ const createdOrderBase = {
 };
 
 export const exchangeOrderSchema = z
-  .strictObject({ ...createdOrderBase, qrCodeLink: urlField.meta({ description: "QR-code PNG for the payer's exchange wallet" }) })
+  .strictObject({
+    ...createdOrderBase,
+    qrCodeLink: urlField.meta({ description: "QR-code PNG for the payer's exchange wallet" }),
+  })
   .meta({ id: "ExchangeOrder", description: "An exchange-wallet order as created" });
 export type ExchangeOrderView = z.infer<typeof exchangeOrderSchema>;
 
@@ -142,7 +159,10 @@ export const refundViewSchema = z
     value: brlAmount,
     status: z
       .enum(REFUND_STATUSES)
-      .meta({ description: "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back" }),
+      .meta({
+        description:
+          "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back",
+      }),
     createdAt: isoDateTime,
   })
   .meta({ id: "Refund" });
@@ -167,7 +187,15 @@ export const createPixOrderError = messageError.extend({
 export const ORDER_LIST_TYPES = ["pix", "exchange", "lightning", "onchain", "crypto_pix"] as const;
 export type OrderListType = (typeof ORDER_LIST_TYPES)[number];
 /** Every status of every kind of order: general orders and on-chain/Crypto-PIX share PENDING, COMPLETED, FAILED. */
-export const ANY_ORDER_STATUSES = ["PENDING", "COMPLETED", "CANCELLED", "FAILED", "REFUND", "REFUNDED", "PARTIAL_ORDER"] as const;
+export const ANY_ORDER_STATUSES = [
+  "PENDING",
+  "COMPLETED",
+  "CANCELLED",
+  "FAILED",
+  "REFUND",
+  "REFUNDED",
+  "PARTIAL_ORDER",
+] as const;
 export type AnyOrderStatus = (typeof ANY_ORDER_STATUSES)[number];
 
 export const listOrdersQuery = z.object({
@@ -190,7 +218,13 @@ export const orderListItemSchema = z.strictObject({
   value: brlAmount,
   createdAt: isoDateTime,
   link: urlField.optional(),
-  payCryptoPixId: z.string().optional().meta({ description: "Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes" }),
+  payCryptoPixId: z
+    .string()
+    .optional()
+    .meta({ description: "Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes" }),
 });
-export const listOrdersResponse = z.strictObject({ orders: z.array(orderListItemSchema), nextCursor: z.string().nullable() });
+export const listOrdersResponse = z.strictObject({
+  orders: z.array(orderListItemSchema),
+  nextCursor: z.string().nullable(),
+});
 export type OrderList = z.infer<typeof listOrdersResponse>;

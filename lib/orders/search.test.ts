@@ -33,11 +33,18 @@ describe("parseOrderSearch", () => {
   });
 
   it("reads the beginning of an id, with or without dashes, as a range of ids", () => {
-    expect(parseOrderSearch("4E67B6B0").idRange).toEqual({ from: "4e67b6b0-0000-0000-0000-000000000000", to: "4e67b6b0-ffff-ffff-ffff-ffffffffffff" });
-    expect(parseOrderSearch("4e67b6b0-dc5").idRange).toEqual({ from: "4e67b6b0-dc50-0000-0000-000000000000", to: "4e67b6b0-dc5f-ffff-ffff-ffffffffffff" });
+    expect(parseOrderSearch("4E67B6B0").idRange).toEqual({
+      from: "4e67b6b0-0000-0000-0000-000000000000",
+      to: "4e67b6b0-ffff-ffff-ffff-ffffffffffff",
+    });
+    expect(parseOrderSearch("4e67b6b0-dc5").idRange).toEqual({
+      from: "4e67b6b0-dc50-0000-0000-000000000000",
+      to: "4e67b6b0-dc5f-ffff-ffff-ffffffffffff",
+    });
     const full = "4e67b6b0-dc5d-4a56-8302-98503fe057d5";
     expect(parseOrderSearch(full).idRange).toEqual({ from: full, to: full });
-    for (const q of ["4e67b", "4e-67b6b0", "maria", "4e67b6b0-dc5d-4a56-8302-98503fe057d5a"]) expect(parseOrderSearch(q).idRange).toBeNull();
+    for (const q of ["4e67b", "4e-67b6b0", "maria", "4e67b6b0-dc5d-4a56-8302-98503fe057d5a"])
+      expect(parseOrderSearch(q).idRange).toBeNull();
   });
 
   it("looks for no substring shorter than three characters", () => {

@@ -44,7 +44,8 @@ export function parseOrderSearch(input: string): OrderSearch {
   return { substrings: [...substrings], centavos: amountOf(text), idRange, exact: input.trim() || null };
 }
 
-const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+const asUuid = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 function idPrefixRange(text: string): OrderSearch["idRange"] {
   // Dashes only where a uuid has them: "4e67b6b0-dc5d" is a prefix, "4e-67" is not.
@@ -72,11 +73,14 @@ export function orderSearchCondition(search: OrderSearch): SQL | undefined {
   // "searchable and": the trigram indexes hold only the rows with search text (db/schema.ts
   // ORDER_SEARCHABLE); the planner reaches a partial index only when the condition implies its predicate.
   // The text is folded like the indexed one (db/schema.ts ORDER_SEARCH_TEXT): lower case, no accents.
-  const parts = search.substrings.map((s) => sql`(searchable and search_text like search_fold(${`%${escapeLike(s)}%`}))`);
+  const parts = search.substrings.map(
+    (s) => sql`(searchable and search_text like search_fold(${`%${escapeLike(s)}%`}))`,
+  );
   if (search.idRange) parts.push(sql`id between ${search.idRange.from}::uuid and ${search.idRange.to}::uuid`);
   // "is not null" first: on Crypto-PIX payments, which have no link, the branch folds to false and
   // drops out of the OR instead of leaving a NULL that would keep the planner off the trigram index.
-  if (search.exact && search.exact.length >= MIN_SUBSTRING) parts.push(sql`(payment_link_id is not null and payment_link_id = ${search.exact})`);
+  if (search.exact && search.exact.length >= MIN_SUBSTRING)
+    parts.push(sql`(payment_link_id is not null and payment_link_id = ${search.exact})`);
   if (search.centavos !== null) parts.push(sql`value_centavos = ${search.centavos}`);
   if (parts.length === 0) return undefined;
   return sql`(${sql.join(parts, sql` or `)})`;

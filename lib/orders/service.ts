@@ -71,11 +71,18 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
   }
   const expiresAt = input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null;
   const collection = await providers()
-    .pix.createCollection({ valueCentavos: input.value, expiresInSeconds: input.expiresIn ?? null, payer: payerOf(input) })
+    .pix.createCollection({
+      valueCentavos: input.value,
+      expiresInSeconds: input.expiresIn ?? null,
+      payer: payerOf(input),
+    })
     .catch((err: unknown) => {
       // The PSP refused the charge: the spec's create-PIX 400, with the details it names.
       if (err instanceof InvalidInput && !(err instanceof RailNotEnabled))
-        throw new InvalidInput(err.message, { ...err.coded, extra: { details: { pixKey: merchant.pixKey, identifier: merchant.id } } });
+        throw new InvalidInput(err.message, {
+          ...err.coded,
+          extra: { details: { pixKey: merchant.pixKey, identifier: merchant.id } },
+        });
       throw err;
     });
   const order = await storeOrder({
@@ -123,7 +130,10 @@ export async function createExchangeOrder(merchant: MerchantProfile, input: Crea
   return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values);
 }
 
-export async function createLightningOrder(merchant: MerchantProfile, input: CreateLightningOrderInput): Promise<Order> {
+export async function createLightningOrder(
+  merchant: MerchantProfile,
+  input: CreateLightningOrderInput,
+): Promise<Order> {
   requireRail("lightning");
   const { rates, lightning } = providers();
   const quote = await rates.quote("BTC");
@@ -170,7 +180,9 @@ export async function createLightningOrder(merchant: MerchantProfile, input: Cre
 export async function findOrder(merchantId: string, idOrLink: string): Promise<Order> {
   // Anything that is neither a UUID nor a payment link id cannot exist (and a NUL would upset PostgreSQL).
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(idOrLink)) throw new NotFound("Order not found");
-  const row = isUuid(idOrLink) ? await merchantOrderById(merchantId, idOrLink.toLowerCase()) : await merchantOrderByLink(merchantId, idOrLink);
+  const row = isUuid(idOrLink)
+    ? await merchantOrderById(merchantId, idOrLink.toLowerCase())
+    : await merchantOrderByLink(merchantId, idOrLink);
   if (!row) throw new NotFound("Order not found");
   return expiredOnRead(row);
 }
@@ -287,7 +299,10 @@ async function removeChargesAtPsp(ids: string[] | undefined, batch: number): Pro
       if (outcome === "paid") keep.add(o.id);
     } catch (err) {
       keep.add(o.id);
-      log.warn("the provider could not be asked to close the order; it stays PENDING until it can", { orderId: o.id, err });
+      log.warn("the provider could not be asked to close the order; it stays PENDING until it can", {
+        orderId: o.id,
+        err,
+      });
     }
   }
   return (o) => !keep.has(o.id);
@@ -300,7 +315,12 @@ async function lightningAtExpiry(order: Order): Promise<"paid" | "unpaid"> {
 }
 
 export async function lightningProviderDetails(order: Order) {
-  const status = order.status === "COMPLETED" || order.status === "REFUND" ? "paid" : order.status === "PENDING" ? "unpaid" : "expired";
+  const status =
+    order.status === "COMPLETED" || order.status === "REFUND"
+      ? "paid"
+      : order.status === "PENDING"
+        ? "unpaid"
+        : "expired";
   return providers().lightning.describe({
     id: order.providerRef ?? order.paymentHash ?? order.id,
     satoshis: order.satoshis ?? 0,

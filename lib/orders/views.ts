@@ -68,5 +68,11 @@ export function lightningOrderView(o: Order): LightningOrderView {
 
 /** A refund as its 201, the order lookup and its events show it (docs/api.md#refunds). */
 export function refundView(r: OrderRefund): RefundView {
-  return { id: r.id, orderId: r.orderId, value: centavosToBrl(r.valueCentavos), status: r.status, createdAt: r.createdAt.toISOString() };
+  return {
+    id: r.id,
+    orderId: r.orderId,
+    value: centavosToBrl(r.valueCentavos),
+    status: r.status,
+    createdAt: r.createdAt.toISOString(),
+  };
 }

@@ -22,7 +22,10 @@ export const pixConfirmQueue = jobQueue<{ endToEndId: string; returns?: boolean 
  * `returns` (the notice mentioned a devolução we did not ask for) a Pix recorded before is read again,
  * and its devoluções applied as the PSP lists them, never as the notice says.
  */
-export async function confirmNotifiedPix(endToEndId: string, opts: { returns?: boolean } = {}): Promise<ReceiptOutcome | null> {
+export async function confirmNotifiedPix(
+  endToEndId: string,
+  opts: { returns?: boolean } = {},
+): Promise<ReceiptOutcome | null> {
   if (!opts.returns && (await receiptExists(db(), endToEndId))) return { duplicate: true };
   const pix = await providers().pix.readPayment(endToEndId);
   if (!pix) {
@@ -31,6 +34,12 @@ export async function confirmNotifiedPix(endToEndId: string, opts: { returns?: b
   }
   const outcome = await applyReceivedPix(pix, "notification");
   if (pix.returns?.length) await applyPixReturns(pix, "notification");
-  if (!outcome.duplicate) log.info("PIX received", { endToEndId, applied: outcome.applied, reason: outcome.reason, orderId: outcome.order?.id });
+  if (!outcome.duplicate)
+    log.info("PIX received", {
+      endToEndId,
+      applied: outcome.applied,
+      reason: outcome.reason,
+      orderId: outcome.order?.id,
+    });
   return outcome;
 }

@@ -29,7 +29,8 @@ export const pixNotificationEndpoint = defineEndpoint({
   errorBody: messageBody,
   body: pixNotificationBody,
   // Sandbox too, when a token is set: nothing notified can be confirmed there, but the wiring can be tried.
-  unavailable: () => (railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server"),
+  unavailable: () =>
+    railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server",
   response: {
     status: 200,
     description: "Received: each PIX is read back from the PSP before it counts",
@@ -74,11 +75,15 @@ export const pixWebhookRootEndpoint = defineEndpoint({
   caller: providerCallback("pix"),
   secretParams: ["token"],
   errorBody: messageBody,
-  body: z.looseObject({ pix: pixNotificationBody.shape.pix.optional() }).meta({ description: "The PSP's test notification, or a notification" }),
-  unavailable: () => (railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server"),
+  body: z
+    .looseObject({ pix: pixNotificationBody.shape.pix.optional() })
+    .meta({ description: "The PSP's test notification, or a notification" }),
+  unavailable: () =>
+    railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server",
   response: {
     status: 200,
-    description: "Received: a test notification is acknowledged; each notified PIX is read back from the PSP before it counts",
+    description:
+      "Received: a test notification is acknowledged; each notified PIX is read back from the PSP before it counts",
     schema: z.strictObject({ received: z.number().int() }),
     example: { received: 0 },
   },

@@ -36,13 +36,19 @@ type Json = Record<string, unknown>;
  * whether it mentions a devolução that is not ours (the MED's): then the Pix is read back even when it
  * was recorded before.
  */
-export function notifiedItem(item: unknown): { endToEndId: string | null; payoutId: string | null; refundIds: string[]; foreignReturns: boolean } | null {
+export function notifiedItem(
+  item: unknown,
+): { endToEndId: string | null; payoutId: string | null; refundIds: string[]; foreignReturns: boolean } | null {
   if (!item || typeof item !== "object" || Array.isArray(item)) return null;
   const o = item as Json;
   const extras = o.gnExtras && typeof o.gnExtras === "object" ? (o.gnExtras as Json) : {};
-  const devolucoes = (Array.isArray(o.devolucoes) ? (o.devolucoes as unknown[]) : []).map((d) => (d && typeof d === "object" ? (d as Json) : {}));
+  const devolucoes = (Array.isArray(o.devolucoes) ? (o.devolucoes as unknown[]) : []).map((d) =>
+    d && typeof d === "object" ? (d as Json) : {},
+  );
   const refundIds = devolucoes.map((d) => uuidOfProviderId(d.id)).filter((id): id is string => id !== null);
-  const foreignReturns = devolucoes.some((d) => uuidOfProviderId(d.id) === null || (typeof d.natureza === "string" && d.natureza.startsWith("MED")));
+  const foreignReturns = devolucoes.some(
+    (d) => uuidOfProviderId(d.id) === null || (typeof d.natureza === "string" && d.natureza.startsWith("MED")),
+  );
   // A PIX we sent, not one we received: never read as a payment to an order.
   if (o.tipo === "SOLICITACAO" || typeof extras.idEnvio === "string")
     return { endToEndId: null, payoutId: uuidOfProviderId(extras.idEnvio), refundIds, foreignReturns: false };
@@ -58,7 +64,9 @@ export async function acceptPixNotification(body: z.output<typeof pixNotificatio
   for (const raw of body.pix) {
     const item = notifiedItem(raw);
     if (!item) {
-      log.warn("PIX notification item we cannot read: skipped, the others are processed", { item: JSON.stringify(raw ?? null).slice(0, 300) });
+      log.warn("PIX notification item we cannot read: skipped, the others are processed", {
+        item: JSON.stringify(raw ?? null).slice(0, 300),
+      });
       continue;
     }
     hints++;
@@ -72,7 +80,10 @@ export async function acceptPixNotification(body: z.output<typeof pixNotificatio
   for (const endToEndId of ids) {
     const returns = withReturns.has(endToEndId);
     // A devolução's notice is its own job: one queued for the payment itself must not swallow it.
-    await pixConfirmQueue.send({ endToEndId, returns }, { singletonKey: returns ? `${endToEndId}:returns` : endToEndId });
+    await pixConfirmQueue.send(
+      { endToEndId, returns },
+      { singletonKey: returns ? `${endToEndId}:returns` : endToEndId },
+    );
   }
   // The job is what guarantees the read; reading right away too saves its pickup delay. Whichever
   // comes second finds the payment recorded and asks the PSP nothing.

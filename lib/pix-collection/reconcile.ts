@@ -24,7 +24,11 @@ const RETURNS_EVERY_MS = 60 * 60 * 1000;
 /** The MED takes claims for 80 days after a payment; the document allows devoluções for 90. */
 export const RETURNS_LOOKBACK_DAYS = 90;
 
-export const pixReconcileQueue = jobQueue<object>("pix-reconcile", { policy: "stately", retryLimit: 0, expireInSeconds: 600 });
+export const pixReconcileQueue = jobQueue<object>("pix-reconcile", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 600,
+});
 
 export type ReconcilePass = { from: Date; to: Date; seen: number; applied: number; unapplied: number };
 
@@ -49,7 +53,11 @@ export async function reconcileReceivedPix(now = new Date()): Promise<ReconcileP
         if (outcome.duplicate) continue;
         if (outcome.applied) pass.applied++;
         else pass.unapplied++;
-        log.info("PIX found by reconciliation", { endToEndId: item.endToEndId, applied: outcome.applied, reason: outcome.reason });
+        log.info("PIX found by reconciliation", {
+          endToEndId: item.endToEndId,
+          applied: outcome.applied,
+          reason: outcome.reason,
+        });
       }
     }
   }
@@ -81,7 +89,11 @@ export async function scanReturns(from: Date, to: Date): Promise<number> {
   if (!pix.listPayments) return 0;
   let recorded = 0;
   for (let start = from.getTime(); start < to.getTime(); start += SLICE_MS) {
-    const window = { from: new Date(start), to: new Date(Math.min(start + SLICE_MS, to.getTime())), withReturnsOnly: true };
+    const window = {
+      from: new Date(start),
+      to: new Date(Math.min(start + SLICE_MS, to.getTime())),
+      withReturnsOnly: true,
+    };
     for (let page = 0, pages = 1; page < pages && page < MAX_PAGES; page++) {
       const listed = await pix.listPayments({ ...window, page });
       pages = listed.pages;

@@ -30,10 +30,14 @@ export const payoutQueue = jobQueue<{ id: string }>("pix-payout", {
   expireInSeconds: 120,
 });
 
-export type PayoutDecision = { status: "completed"; providerRef: string | null } | { status: "failed"; providerRef: string | null; reason: string };
+export type PayoutDecision =
+  | { status: "completed"; providerRef: string | null }
+  | { status: "failed"; providerRef: string | null; reason: string };
 
 /** What each kind of owner does when its payout is decided (the worker's composition root supplies them). */
-export type PayoutOwners = Partial<Record<PixPayout["purpose"], (tx: Tx, payout: PixPayout, decision: PayoutDecision) => Promise<void>>>;
+export type PayoutOwners = Partial<
+  Record<PixPayout["purpose"], (tx: Tx, payout: PixPayout, decision: PayoutDecision) => Promise<void>>
+>;
 
 /**
  * Asked once, before a payout's first send: null to send it, or why it must not go out any more (the
@@ -50,7 +54,12 @@ const LEASE_SECONDS = 15;
 // Once sending stopped (lib/providers/outcome), the payout is still read this often.
 const STOPPED_READ_SECONDS = 300;
 
-export type NewPayout = { purpose: PixPayout["purpose"]; ownerId: string; merchantId: string; valueCentavos: number } & ({ pixKey: string } | { brcode: string });
+export type NewPayout = {
+  purpose: PixPayout["purpose"];
+  ownerId: string;
+  merchantId: string;
+  valueCentavos: number;
+} & ({ pixKey: string } | { brcode: string });
 
 /** In the caller's transaction: the decision to pay, recorded before anyone is asked to pay. */
 export function createPayout(tx: Tx, payout: NewPayout): Promise<PixPayout> {
@@ -69,7 +78,8 @@ export function requestPayout(id: string, delaySeconds = 0): Promise<void> {
  */
 export async function followLeasedPayouts(limit = 200): Promise<number> {
   const leased = await leasedPayouts(db(), limit);
-  for (const { id, secondsLeft } of leased) await payoutQueue.send({ id }, { startAfterSeconds: secondsLeft + 1, singletonKey: `${id}:lease` });
+  for (const { id, secondsLeft } of leased)
+    await payoutQueue.send({ id }, { startAfterSeconds: secondsLeft + 1, singletonKey: `${id}:lease` });
   return leased.length;
 }
 
@@ -115,10 +125,19 @@ export async function advancePayout(id: string, owners: PayoutOwners, guards: Pa
     {
       read: () => provider.read(ref),
       beforeSend: () => notePayout(db(), id, { tried: true, lastError: null, keepLease: true }),
-      send: () => provider.send({ id: ref, destination: payout.pixKey ? { pixKey: payout.pixKey } : { brcode: payout.brcode! }, valueCentavos: payout.valueCentavos }),
+      send: () =>
+        provider.send({
+          id: ref,
+          destination: payout.pixKey ? { pixKey: payout.pixKey } : { brcode: payout.brcode! },
+          valueCentavos: payout.valueCentavos,
+        }),
     },
     // Sent before, or accepted before: an answer may have been lost, so it is read first.
-    { sends: payout.attempts, mayHaveReachedProvider: payout.status === "processing" || payout.attempts > 0, maxSends: env().MONEY_OUT_MAX_SENDS },
+    {
+      sends: payout.attempts,
+      mayHaveReachedProvider: payout.status === "processing" || payout.attempts > 0,
+      maxSends: env().MONEY_OUT_MAX_SENDS,
+    },
   );
   if (step.kind === "final") {
     const { state } = step;
@@ -133,7 +152,12 @@ export async function advancePayout(id: string, owners: PayoutOwners, guards: Pa
     return true;
   }
   if (step.kind === "processing") {
-    await notePayout(db(), id, { status: "processing", provider: provider.name, providerRef: step.providerRef, lastError: null });
+    await notePayout(db(), id, {
+      status: "processing",
+      provider: provider.name,
+      providerRef: step.providerRef,
+      lastError: null,
+    });
   } else {
     // Unknown: never a failure. It is read back by its id at the next try (after the provider's
     // Retry-After, or a while once sending stopped, so a payout nobody can decide does not spin).
@@ -151,14 +175,21 @@ function overdue(createdAt: Date, step: Exclude<MoneyOutStep, { kind: "final" }>
   const minutes = (Date.now() - createdAt.getTime()) / 60_000;
   if (minutes < env().MONEY_OUT_ATTENTION_MINUTES) return null;
   const age = `open for ${Math.floor(minutes)} minutes`;
-  return step.kind === "processing" ? `${age}: the provider still reports it processing` : `${age}, outcome unknown: ${step.reason}`;
+  return step.kind === "processing"
+    ? `${age}: the provider still reports it processing`
+    : `${age}, outcome unknown: ${step.reason}`;
 }
 
 /**
  * Records a final outcome and hands it to the owner in one database transaction. Exported for the
  * sandbox's failPix, which decides a payout as failed without asking the provider.
  */
-export async function decidePayout(id: string, decision: PayoutDecision, owners: PayoutOwners, provider?: string): Promise<void> {
+export async function decidePayout(
+  id: string,
+  decision: PayoutDecision,
+  owners: PayoutOwners,
+  provider?: string,
+): Promise<void> {
   await db().transaction(async (tx) => {
     const row = await finishPayout(tx, id, {
       status: decision.status,

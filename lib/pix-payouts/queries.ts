@@ -16,7 +16,11 @@ export async function payoutById(ex: Executor, id: string): Promise<PixPayout | 
   return row;
 }
 
-export async function payoutOf(ex: Executor, purpose: PixPayout["purpose"], ownerId: string): Promise<PixPayout | undefined> {
+export async function payoutOf(
+  ex: Executor,
+  purpose: PixPayout["purpose"],
+  ownerId: string,
+): Promise<PixPayout | undefined> {
   const [row] = await ex
     .select()
     .from(pixPayouts)
@@ -29,7 +33,13 @@ export async function leasePayout(ex: Executor, id: string, seconds: number): Pr
   const [row] = await ex
     .update(pixPayouts)
     .set({ leaseUntil: sql`now() + make_interval(secs => ${seconds})` })
-    .where(and(eq(pixPayouts.id, id), inArray(pixPayouts.status, ["created", "processing"]), or(isNull(pixPayouts.leaseUntil), lt(pixPayouts.leaseUntil, sql`now()`))))
+    .where(
+      and(
+        eq(pixPayouts.id, id),
+        inArray(pixPayouts.status, ["created", "processing"]),
+        or(isNull(pixPayouts.leaseUntil), lt(pixPayouts.leaseUntil, sql`now()`)),
+      ),
+    )
     .returning();
   return row;
 }
@@ -60,7 +70,9 @@ export async function notePayout(
       ...(change.providerRef ? { providerRef: change.providerRef } : {}),
       ...(change.lastError !== undefined ? { lastError: change.lastError } : {}),
       ...(change.tried ? { attempts: sql`${pixPayouts.attempts} + 1` } : {}),
-      ...(change.keepLease ? {} : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
+      ...(change.keepLease
+        ? {}
+        : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
       updatedAt: sql`now()`,
     })
     .where(and(eq(pixPayouts.id, id), inArray(pixPayouts.status, ["created", "processing"])));
@@ -70,7 +82,12 @@ export async function notePayout(
 export async function finishPayout(
   ex: Executor,
   id: string,
-  outcome: { status: "completed" | "failed"; provider?: string; providerRef?: string | null; failureReason?: string | null },
+  outcome: {
+    status: "completed" | "failed";
+    provider?: string;
+    providerRef?: string | null;
+    failureReason?: string | null;
+  },
 ): Promise<PixPayout | undefined> {
   const [row] = await ex
     .update(pixPayouts)
@@ -96,14 +113,22 @@ const OPEN = inConstants(pixPayouts.status, ["created", "processing"]);
 
 /** Open payouts, oldest first: the sweep's work list. */
 export async function openPayoutIds(ex: Executor, limit: number): Promise<string[]> {
-  const rows = await ex.select({ id: pixPayouts.id }).from(pixPayouts).where(OPEN).orderBy(asc(pixPayouts.createdAt)).limit(limit);
+  const rows = await ex
+    .select({ id: pixPayouts.id })
+    .from(pixPayouts)
+    .where(OPEN)
+    .orderBy(asc(pixPayouts.createdAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }
 
 /** Open payouts another worker is talking to the provider about right now, and when its lease ends. */
 export async function leasedPayouts(ex: Executor, limit: number): Promise<{ id: string; secondsLeft: number }[]> {
   const rows = await ex
-    .select({ id: pixPayouts.id, secondsLeft: sql<number>`ceil(extract(epoch from ${pixPayouts.leaseUntil} - now()))::int` })
+    .select({
+      id: pixPayouts.id,
+      secondsLeft: sql<number>`ceil(extract(epoch from ${pixPayouts.leaseUntil} - now()))::int`,
+    })
     .from(pixPayouts)
     .where(and(OPEN, sql`${pixPayouts.leaseUntil} > now()`))
     .orderBy(asc(pixPayouts.leaseUntil))

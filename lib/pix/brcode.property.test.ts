@@ -11,7 +11,8 @@ import { classifyPixKey } from "./keys";
 const RUNS = { numRuns: 1000, seed: 20261122 };
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".split("");
 
-const word = (max: number) => fc.array(fc.constantFrom(...ALNUM), { minLength: 1, maxLength: max }).map((a) => a.join(""));
+const word = (max: number) =>
+  fc.array(fc.constantFrom(...ALNUM), { minLength: 1, maxLength: max }).map((a) => a.join(""));
 /** Printable ASCII text in its normal form (single spaces, no ends), as the encoder would write it. */
 const text = (max: number) =>
   fc
@@ -22,8 +23,12 @@ const text = (max: number) =>
 const pixKey = fc.oneof(
   cpfArb,
   cnpjArb,
-  fc.tuple(word(20), word(12), fc.constantFrom("com", "com.br", "org")).map(([u, d, t]) => `${u}@${d}.${t}`.toLowerCase()),
-  fc.tuple(fc.integer({ min: 11, max: 99 }), fc.integer({ min: 10_000_000, max: 999_999_999 })).map(([a, n]) => `+55${a}${n}`),
+  fc
+    .tuple(word(20), word(12), fc.constantFrom("com", "com.br", "org"))
+    .map(([u, d, t]) => `${u}@${d}.${t}`.toLowerCase()),
+  fc
+    .tuple(fc.integer({ min: 11, max: 99 }), fc.integer({ min: 10_000_000, max: 999_999_999 }))
+    .map(([a, n]) => `+55${a}${n}`),
   fc.uuid({ version: 4 }),
 );
 
@@ -63,21 +68,26 @@ describe("BR Code (property)", () => {
 
   it("names and cities in any script encode to plain ASCII that parses back", () => {
     fc.assert(
-      fc.property(pixKey, fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 30 }), (key, name, city) => {
-        fc.pre(classifyPixKey(key) !== null);
-        let code: string;
-        try {
-          code = encodeStaticBrCode({ pixKey: key, merchantName: name, merchantCity: `${city}X` });
-        } catch (err) {
-          // Only a name with nothing printable left is refused, and with our error.
-          expect(err).toBeInstanceOf(BrCodeError);
-          return;
-        }
-        expect(code).toMatch(/^[\x20-\x7e]+$/);
-        const parsed = parseBrCode(code);
-        expect(parsed.merchantName.length).toBeLessThanOrEqual(25);
-        expect(parsed.merchantCity.length).toBeLessThanOrEqual(15);
-      }),
+      fc.property(
+        pixKey,
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+        fc.string({ unit: "grapheme", maxLength: 30 }),
+        (key, name, city) => {
+          fc.pre(classifyPixKey(key) !== null);
+          let code: string;
+          try {
+            code = encodeStaticBrCode({ pixKey: key, merchantName: name, merchantCity: `${city}X` });
+          } catch (err) {
+            // Only a name with nothing printable left is refused, and with our error.
+            expect(err).toBeInstanceOf(BrCodeError);
+            return;
+          }
+          expect(code).toMatch(/^[\x20-\x7e]+$/);
+          const parsed = parseBrCode(code);
+          expect(parsed.merchantName.length).toBeLessThanOrEqual(25);
+          expect(parsed.merchantCity.length).toBeLessThanOrEqual(15);
+        },
+      ),
       RUNS,
     );
   });
@@ -107,7 +117,11 @@ describe("BR Code (property)", () => {
         .chain((x) => {
           const good = encodeStaticBrCode(x);
           return fc
-            .tuple(fc.nat({ max: good.length }), fc.nat({ max: good.length }), fc.string({ unit: "binary", maxLength: 8 }))
+            .tuple(
+              fc.nat({ max: good.length }),
+              fc.nat({ max: good.length }),
+              fc.string({ unit: "binary", maxLength: 8 }),
+            )
             .map(([a, b, s]) => good.slice(0, Math.min(a, b)) + s + good.slice(Math.max(a, b)));
         }),
     );

@@ -25,7 +25,14 @@ function randomString(next: () => number, alphabet: string, min: number, max: nu
 }
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-const KEYS = ["52998224725", "11222333000181", "12ABC34501DE35", "fulano@example.com", "+5511987654321", "123e4567-e89b-12d3-a456-426614174000"] as const;
+const KEYS = [
+  "52998224725",
+  "11222333000181",
+  "12ABC34501DE35",
+  "fulano@example.com",
+  "+5511987654321",
+  "123e4567-e89b-12d3-a456-426614174000",
+] as const;
 
 // Appends a correct field 63, so refusal tests reach the check they target instead of the CRC.
 function withCrc(body: string): string {
@@ -78,7 +85,9 @@ describe("encodeStaticBrCode", () => {
       merchantCity: "BRASILIA",
     });
     // The example BR Code from the Banco Central's "Manual de Padrões para Iniciação do Pix".
-    expect(code).toBe("00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D");
+    expect(code).toBe(
+      "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D",
+    );
   });
 
   it("writes the amount as reais with two decimals, txid and description", () => {
@@ -102,7 +111,12 @@ describe("encodeStaticBrCode", () => {
     [100, "1.00"],
     [999_999_999_999, "9999999999.99"],
   ])("formats %i centavos as %s", (centavos, text) => {
-    const code = encodeStaticBrCode({ pixKey: "52998224725", merchantName: "A", merchantCity: "B", amountCentavos: centavos });
+    const code = encodeStaticBrCode({
+      pixKey: "52998224725",
+      merchantName: "A",
+      merchantCity: "B",
+      amountCentavos: centavos,
+    });
     expect(code).toContain(encodeTlv("54", text));
     expect(parseBrCode(code).amountCentavos).toBe(centavos);
   });
@@ -122,11 +136,17 @@ describe("encodeStaticBrCode", () => {
   });
 
   it("writes the normalized key", () => {
-    expect(parseBrCode(encodeStaticBrCode({ pixKey: "529.982.247-25", merchantName: "A", merchantCity: "B" })).pixKey).toBe("52998224725");
-    expect(parseBrCode(encodeStaticBrCode({ pixKey: "Fulano@Example.com", merchantName: "A", merchantCity: "B" })).pixKey).toBe("fulano@example.com");
-    expect(parseBrCode(encodeStaticBrCode({ pixKey: "123E4567-E89B-12D3-A456-426614174000", merchantName: "A", merchantCity: "B" })).pixKey).toBe(
-      "123e4567-e89b-12d3-a456-426614174000",
-    );
+    expect(
+      parseBrCode(encodeStaticBrCode({ pixKey: "529.982.247-25", merchantName: "A", merchantCity: "B" })).pixKey,
+    ).toBe("52998224725");
+    expect(
+      parseBrCode(encodeStaticBrCode({ pixKey: "Fulano@Example.com", merchantName: "A", merchantCity: "B" })).pixKey,
+    ).toBe("fulano@example.com");
+    expect(
+      parseBrCode(
+        encodeStaticBrCode({ pixKey: "123E4567-E89B-12D3-A456-426614174000", merchantName: "A", merchantCity: "B" }),
+      ).pixKey,
+    ).toBe("123e4567-e89b-12d3-a456-426614174000");
   });
 
   const valid: StaticBrCodeInput = { pixKey: "52998224725", merchantName: "Loja", merchantCity: "Recife" };
@@ -145,7 +165,10 @@ describe("encodeStaticBrCode", () => {
     ["a txid of 26 characters", { txid: "A".repeat(26) }],
     ["an empty txid", { txid: "" }],
     ["the *** txid placeholder", { txid: "***" }],
-    ["a description that does not fit next to the key", { pixKey: `${"a".repeat(60)}@example.com`, description: "Pedido 42" }],
+    [
+      "a description that does not fit next to the key",
+      { pixKey: `${"a".repeat(60)}@example.com`, description: "Pedido 42" },
+    ],
   ])("refuses %s", (_label, patch) => {
     expect(() => encodeStaticBrCode({ ...valid, ...patch })).toThrow(BrCodeError);
   });
@@ -391,7 +414,9 @@ describe("parseBrCode refusals", () => {
   });
 
   it("refuses a malformed merchant account template", () => {
-    expect(refusal(withCrc(body({ "26": "0014br.gov.bcb.pix01" })))).toMatch(/merchant account information \(field 26\) is malformed/);
+    expect(refusal(withCrc(body({ "26": "0014br.gov.bcb.pix01" })))).toMatch(
+      /merchant account information \(field 26\) is malformed/,
+    );
   });
 
   it("refuses two PIX templates", () => {
@@ -400,8 +425,13 @@ describe("parseBrCode refusals", () => {
   });
 
   it("refuses a template with neither key nor URL, or with both", () => {
-    expect(refusal(withCrc(body({ "26": encodeTlv("00", "br.gov.bcb.pix") + encodeTlv("02", "desc") })))).toMatch(/neither a PIX key nor a payment URL/);
-    const both = encodeTlv("00", "br.gov.bcb.pix") + encodeTlv("01", "fulano@example.com") + encodeTlv("25", "pix.example.com/v2/abc");
+    expect(refusal(withCrc(body({ "26": encodeTlv("00", "br.gov.bcb.pix") + encodeTlv("02", "desc") })))).toMatch(
+      /neither a PIX key nor a payment URL/,
+    );
+    const both =
+      encodeTlv("00", "br.gov.bcb.pix") +
+      encodeTlv("01", "fulano@example.com") +
+      encodeTlv("25", "pix.example.com/v2/abc");
     expect(refusal(withCrc(body({ "26": both })))).toMatch(/both a PIX key and a payment URL/);
   });
 
@@ -415,7 +445,22 @@ describe("parseBrCode refusals", () => {
     expect(refusal(withCrc(body({ "53": null })))).toMatch(/currency must be Brazilian real/);
   });
 
-  it.each(["1.234", "0.00", "0", "-1.00", "1,00", "abc", "1e3", ".50", "1.", "1.2.3", " 1.00", "+1.00", "10000000000.00", "Infinity"])("refuses amount %s", (amount) => {
+  it.each([
+    "1.234",
+    "0.00",
+    "0",
+    "-1.00",
+    "1,00",
+    "abc",
+    "1e3",
+    ".50",
+    "1.",
+    "1.2.3",
+    " 1.00",
+    "+1.00",
+    "10000000000.00",
+    "Infinity",
+  ])("refuses amount %s", (amount) => {
     expect(refusal(withCrc(body({ "54": amount })))).toMatch(/amount/);
   });
 
@@ -444,12 +489,19 @@ describe("parseBrCode refusals", () => {
     expect(refusal(withCrc(body() + encodeTlv("99", "x".repeat(99)).repeat(4)))).toMatch(/too long/);
   });
 
-  it.each(["hello", "not a pix code", "https://example.com/pay", "000201", "0002016304", "00020163041D3D", "\u0000\u0001\u0002", "😀😀😀😀", "00020126"])(
-    "refuses garbage %j",
-    (input) => {
-      refusal(input);
-    },
-  );
+  it.each([
+    "hello",
+    "not a pix code",
+    "https://example.com/pay",
+    "000201",
+    "0002016304",
+    "00020163041D3D",
+    "\u0000\u0001\u0002",
+    "😀😀😀😀",
+    "00020126",
+  ])("refuses garbage %j", (input) => {
+    refusal(input);
+  });
 
   it("refuses non-string input from untyped callers", () => {
     expect(() => parseBrCode(undefined as unknown as string)).toThrow(BrCodeError);

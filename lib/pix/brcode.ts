@@ -112,7 +112,13 @@ export function staticBrCodeEncoder(receiver: BrCodeReceiver): (payment: BrCodeP
     }
 
     const body =
-      head + encodeTlv("26", accountInfo) + category + (amount === null ? "" : encodeTlv("54", amount)) + place + encodeTlv("62", encodeTlv("05", txid)) + "6304";
+      head +
+      encodeTlv("26", accountInfo) +
+      category +
+      (amount === null ? "" : encodeTlv("54", amount)) +
+      place +
+      encodeTlv("62", encodeTlv("05", txid)) +
+      "6304";
     return body + crc16Ccitt(body);
   };
 }
@@ -146,7 +152,9 @@ function uniqueIds(fields: TlvField[], parentId: string | null): Map<string, str
   for (const f of fields) {
     if (map.has(f.id)) {
       throw new BrCodeError(
-        parentId === null ? `PIX QR code contains field ${f.id} more than once` : `PIX QR code field ${parentId} contains subfield ${f.id} more than once`,
+        parentId === null
+          ? `PIX QR code contains field ${f.id} more than once`
+          : `PIX QR code field ${parentId} contains subfield ${f.id} more than once`,
       );
     }
     map.set(f.id, f.value);

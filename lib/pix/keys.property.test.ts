@@ -51,7 +51,8 @@ describe("CPF (property)", () => {
     fc.assert(
       fc.property(cpfArb, fc.nat({ max: 8 }), fc.integer({ min: 1, max: 9 }), (cpf, at, by) => {
         const changed = changeDigit(cpf, at, by);
-        if (isValidCpf(changed)) expect(onlyBlindSpot(remainders(cpf, CPF_WEIGHTS), remainders(changed, CPF_WEIGHTS))).toBe(true);
+        if (isValidCpf(changed))
+          expect(onlyBlindSpot(remainders(cpf, CPF_WEIGHTS), remainders(changed, CPF_WEIGHTS))).toBe(true);
       }),
       RUNS,
     );
@@ -84,7 +85,8 @@ describe("CNPJ (property)", () => {
       fc.property(cnpjArb, fc.nat({ max: 11 }), fc.integer({ min: 1, max: 9 }), (cnpj, at, by) => {
         fc.pre(/\d/.test(cnpj[at]));
         const changed = changeDigit(cnpj, at, by);
-        if (isValidCnpj(changed)) expect(onlyBlindSpot(remainders(cnpj, CNPJ_WEIGHTS), remainders(changed, CNPJ_WEIGHTS))).toBe(true);
+        if (isValidCnpj(changed))
+          expect(onlyBlindSpot(remainders(cnpj, CNPJ_WEIGHTS), remainders(changed, CNPJ_WEIGHTS))).toBe(true);
       }),
       RUNS,
     );

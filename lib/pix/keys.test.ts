@@ -111,7 +111,14 @@ describe("isValidCnpj", () => {
   });
 
   it("refuses formatting, lower case, letters in check digits and wrong lengths", () => {
-    for (const bad of ["11.222.333/0001-81", "12abc34501de35", "12ABC34501DEA5", "1122233300018", "112223330001810", ""]) {
+    for (const bad of [
+      "11.222.333/0001-81",
+      "12abc34501de35",
+      "12ABC34501DEA5",
+      "1122233300018",
+      "112223330001810",
+      "",
+    ]) {
       expect(isValidCnpj(bad)).toBe(false);
     }
   });
@@ -211,7 +218,13 @@ describe("maskPixKey", () => {
   });
 
   it("never contains the full normalized key", () => {
-    for (const key of ["52998224725", "11222333000181", "john@example.com", "+5511987654321", "123e4567-e89b-12d3-a456-426614174000"]) {
+    for (const key of [
+      "52998224725",
+      "11222333000181",
+      "john@example.com",
+      "+5511987654321",
+      "123e4567-e89b-12d3-a456-426614174000",
+    ]) {
       const normalized = classifyPixKey(key)?.normalized ?? "";
       expect(maskPixKey(key)).not.toContain(normalized);
     }

@@ -149,7 +149,8 @@ function normalizeAs(type: PixKeyType, input: string): KeyAsTyped {
       // With +, or 12-13 digits: the country code is there. 10-11 digits: DDD and number, and a
       // leading 0 is the trunk prefix some people dial before the DDD (0 11 98765-4321).
       let national: string;
-      if (plus || (digits.length >= 12 && digits.startsWith("55"))) national = digits.startsWith("55") ? digits.slice(2) : "";
+      if (plus || (digits.length >= 12 && digits.startsWith("55")))
+        national = digits.startsWith("55") ? digits.slice(2) : "";
       else national = /^0\d{10,11}$/.test(digits) ? digits.slice(1) : digits;
       const phone = `+55${national}`;
       return PHONE_RE.test(phone) ? { ok: true, key: { type, normalized: phone } } : bad("format");

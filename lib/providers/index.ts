@@ -57,15 +57,23 @@ function liveProviders(e: Env): Providers {
   return {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
-    payout: e.PIX_PAYOUT_PROVIDER === "efi" ? efiPayout : notConfigured<PixPayoutProvider>("payout", railOffReason("pix_out")!),
-    exchange: e.BINANCE_PAY_API_KEY ? binancePay : notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
+    payout:
+      e.PIX_PAYOUT_PROVIDER === "efi"
+        ? efiPayout
+        : notConfigured<PixPayoutProvider>("payout", railOffReason("pix_out")!),
+    exchange: e.BINANCE_PAY_API_KEY
+      ? binancePay
+      : notConfigured<ExchangeWalletProvider>("exchange", railOffReason("exchange")!),
     lightning:
       e.LIGHTNING_BACKEND === "lnd"
         ? lndLightning
         : e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY
           ? openNodeLightning
           : notConfigured<LightningProvider>("lightning", railOffReason("lightning")!),
-    chain: liveNetworks().length > 0 ? routedChain({ live: liveChain(rates), sandbox: sandboxChain }) : notConfigured<ChainProvider>("chain", railOffReason("onchain")!),
+    chain:
+      liveNetworks().length > 0
+        ? routedChain({ live: liveChain(rates), sandbox: sandboxChain })
+        : notConfigured<ChainProvider>("chain", railOffReason("onchain")!),
   };
 }
 

@@ -5,23 +5,40 @@ import { InvalidInput } from "@/lib/errors";
 // Live mode starts with the rails that are configured (docs/api.md#live-mode-rails). A rail that is not answers
 // its endpoints' 400, naming what to set, and the dashboard hides it; sandbox mode has them all.
 
-export const RAILS = ["pix", "exchange", "lightning", "onchain", "crypto_pix", "crypto_pix_lightning", "pix_out", "onchain_withdrawal"] as const;
+export const RAILS = [
+  "pix",
+  "exchange",
+  "lightning",
+  "onchain",
+  "crypto_pix",
+  "crypto_pix_lightning",
+  "pix_out",
+  "onchain_withdrawal",
+] as const;
 export type Rail = (typeof RAILS)[number];
 
 /** A rail's endpoint called while the rail is not configured: the endpoint's own 400. */
 export class RailNotEnabled extends InvalidInput {}
 
-const LIGHTNING_SETTINGS = "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode)";
-const PIX_SETTINGS = "PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)";
+const LIGHTNING_SETTINGS =
+  "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE, or LIGHTNING_API_URL and LIGHTNING_API_KEY (OpenNode)";
+const PIX_SETTINGS =
+  "PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)";
 
 /** Why a rail is off in this configuration, or null when it is on. */
 function offBecause(rail: Rail, e: Env): string | null {
   if (e.PAYMENTS_MODE === "sandbox") return null;
   const rates = e.RATES_URL ? null : "set RATES_URL";
   // lib/env.ts refuses a node without DEPOSIT_XPUB and a hot-wallet key, so a node is the whole chain rail.
-  const chain = liveNetworks().length > 0 ? null : "set an EVM_RPC_URL_*, DEPOSIT_XPUB and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE)";
+  const chain =
+    liveNetworks().length > 0
+      ? null
+      : "set an EVM_RPC_URL_*, DEPOSIT_XPUB and HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_KEY_FILE)";
   // Crypto-PIX over Lightning holds the payer's sats until the PIX is made: only LND holds invoices.
-  const holdInvoices = e.LIGHTNING_BACKEND === "lnd" ? null : "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices)";
+  const holdInvoices =
+    e.LIGHTNING_BACKEND === "lnd"
+      ? null
+      : "set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices)";
   const payout = e.PIX_PAYOUT_PROVIDER ? null : "set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY";
   const missing = (name: string, ...needs: (string | null)[]) => {
     const what = needs.filter((n): n is string => n !== null);
@@ -32,9 +49,16 @@ function offBecause(rail: Rail, e: Env): string | null {
     case "pix":
       return missing("PIX collection", e.PIX_API_URL ? null : `set ${PIX_SETTINGS}`);
     case "exchange":
-      return missing("Exchange-wallet payments", e.BINANCE_PAY_API_KEY ? null : "set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY");
+      return missing(
+        "Exchange-wallet payments",
+        e.BINANCE_PAY_API_KEY ? null : "set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",
+      );
     case "lightning":
-      return missing("Lightning", e.LIGHTNING_BACKEND === "lnd" || (e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY) ? null : LIGHTNING_SETTINGS, rates);
+      return missing(
+        "Lightning",
+        e.LIGHTNING_BACKEND === "lnd" || (e.LIGHTNING_API_URL && e.LIGHTNING_API_KEY) ? null : LIGHTNING_SETTINGS,
+        rates,
+      );
     case "onchain":
       return missing("On-chain deposits", chain, rates);
     case "onchain_withdrawal":

@@ -9,7 +9,11 @@ import { reconSources } from "./sources";
 // provider this server has, unless that day is done already; a run that died resumes at its cursor.
 // So each day is reconciled soon after it ends, and again within the hour after a failure.
 
-export const reconcileQueue = jobQueue<object>("reconcile-daily", { policy: "stately", retryLimit: 0, expireInSeconds: 3600 });
+export const reconcileQueue = jobQueue<object>("reconcile-daily", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 3600,
+});
 export const RECONCILE_TICK_SECONDS = 3600;
 
 /** The São Paulo day before `now`. */
@@ -18,21 +22,30 @@ export function yesterday(now = new Date()): string {
 }
 
 /** Reconciles `day` (default yesterday) for `only` or every enabled source; `again` re-reads a done day. */
-export async function reconcile(opts: { day?: string; only?: ReconSourceName; again?: boolean } = {}): Promise<RunSummary[]> {
+export async function reconcile(
+  opts: { day?: string; only?: ReconSourceName; again?: boolean } = {},
+): Promise<RunSummary[]> {
   const day = opts.day ?? yesterday();
   const out: RunSummary[] = [];
   const sources = reconSources();
   const asked = opts.only ? sources[opts.only] : null;
   // An operator asking for one source this server cannot read is told so, rather than shown nothing.
   if (opts.only && !asked?.enabled())
-    throw new InvalidInput(`${opts.only} is not reconciled on this server: it runs in live mode with its provider configured (docs/operations.md)`);
+    throw new InvalidInput(
+      `${opts.only} is not reconciled on this server: it runs in live mode with its provider configured (docs/operations.md)`,
+    );
   for (const source of Object.values(sources)) {
     if (!source || (opts.only && source.name !== opts.only) || !source.enabled()) continue;
     try {
       out.push(await reconcileDay(source, day, { again: opts.again }));
     } catch (err) {
       // One provider down does not hold back the others; its run resumes at the next tick.
-      if (err instanceof DayNotFinal) log.info("reconciliation waits: the day is not final at the provider yet", { source: source.name, day, reason: err.message });
+      if (err instanceof DayNotFinal)
+        log.info("reconciliation waits: the day is not final at the provider yet", {
+          source: source.name,
+          day,
+          reason: err.message,
+        });
       else log.error("reconciliation failed; resumed at the next tick", { source: source.name, day, err });
       if (opts.only) throw err;
     }

@@ -23,7 +23,8 @@ export async function listMismatches(opts: { all?: boolean; limit?: number } = {
 
 /** Records an operator's resolution of one mismatch, once; audited with its note. */
 export async function resolveMismatch(id: string, note: string, by = "operator (cli)"): Promise<ReconMismatch> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new NotFound(`No open reconciliation mismatch ${id}`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    throw new NotFound(`No open reconciliation mismatch ${id}`);
   // The resolution, its attention cleared and its audit line commit together: none without the others.
   const row = await db().transaction(async (tx) => {
     const [resolved] = await tx

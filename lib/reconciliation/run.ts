@@ -63,14 +63,25 @@ export function dayWindow(day: string): { from: Date; to: Date } {
   return { from, to: new Date(from.getTime() + 24 * 60 * 60 * 1000) };
 }
 
-export type RunSummary = { source: ReconSourceName; day: string; status: ReconRun["status"]; seen: number; mismatches: number; resumed: boolean } | null;
+export type RunSummary = {
+  source: ReconSourceName;
+  day: string;
+  status: ReconRun["status"];
+  seen: number;
+  mismatches: number;
+  resumed: boolean;
+} | null;
 
 /**
  * Reconciles `source` for `day`. `again`: a day already done is read again from its first page (an
  * operator's re-run); otherwise a done day is left as it is. Returns null when another worker holds
  * the run.
  */
-export async function reconcileDay(source: ReconSource, day: string, opts: { again?: boolean } = {}): Promise<RunSummary> {
+export async function reconcileDay(
+  source: ReconSource,
+  day: string,
+  opts: { again?: boolean } = {},
+): Promise<RunSummary> {
   await db().insert(reconRuns).values({ source: source.name, day }).onConflictDoNothing();
   // Take the run: one worker at a time, a dead one's lease expires.
   const [run] = await db()
@@ -94,7 +105,15 @@ export async function reconcileDay(source: ReconSource, day: string, opts: { aga
       .select()
       .from(reconRuns)
       .where(and(eq(reconRuns.source, source.name), eq(reconRuns.day, day)));
-    if (existing?.status === "done") return { source: source.name, day, status: "done", seen: existing.seen, mismatches: existing.mismatches, resumed: false };
+    if (existing?.status === "done")
+      return {
+        source: source.name,
+        day,
+        status: "done",
+        seen: existing.seen,
+        mismatches: existing.mismatches,
+        resumed: false,
+      };
     return null;
   }
   if (opts.again) await db().delete(reconSeen).where(eq(reconSeen.runId, run.id));
@@ -121,10 +140,19 @@ export async function reconcileDay(source: ReconSource, day: string, opts: { aga
     const [open] = await db()
       .select({ n: sql<number>`count(*)::int` })
       .from(reconMismatches)
-      .where(and(eq(reconMismatches.source, source.name), eq(reconMismatches.day, day), isNull(reconMismatches.resolvedAt)));
+      .where(
+        and(eq(reconMismatches.source, source.name), eq(reconMismatches.day, day), isNull(reconMismatches.resolvedAt)),
+      );
     const [done] = await db()
       .update(reconRuns)
-      .set({ status: "done", mismatches: open.n, finishedAt: sql`now()`, leaseUntil: null, error: null, updatedAt: sql`now()` })
+      .set({
+        status: "done",
+        mismatches: open.n,
+        finishedAt: sql`now()`,
+        leaseUntil: null,
+        error: null,
+        updatedAt: sql`now()`,
+      })
       .where(eq(reconRuns.id, run.id))
       .returning();
     log.info("reconciliation done", { source: source.name, day, seen: done.seen, mismatches: done.mismatches });
@@ -133,22 +161,37 @@ export async function reconcileDay(source: ReconSource, day: string, opts: { aga
     // The cursor stays where the last complete page left it: the next run resumes there.
     await db()
       .update(reconRuns)
-      .set({ status: "failed", error: err instanceof Error ? err.message.slice(0, 500) : String(err), leaseUntil: null, updatedAt: sql`now()` })
+      .set({
+        status: "failed",
+        error: err instanceof Error ? err.message.slice(0, 500) : String(err),
+        leaseUntil: null,
+        updatedAt: sql`now()`,
+      })
       .where(eq(reconRuns.id, run.id));
     throw err;
   }
 }
 
-const money = (source: ReconSource, value: number) => (source.formatValue ? source.formatValue(value) : formatBrl(value));
+const money = (source: ReconSource, value: number) =>
+  source.formatValue ? source.formatValue(value) : formatBrl(value);
 const shown = (source: ReconSource, m: Movement) => m.amount ?? money(source, m.valueCentavos);
 const sameAmount = (a: Movement, b: Movement) =>
-  a.amount !== undefined && b.amount !== undefined ? new Decimal(a.amount).equals(b.amount) : a.valueCentavos === b.valueCentavos;
-const within = (at: Date, w: { from: Date; to: Date }) => at.getTime() >= w.from.getTime() && at.getTime() < w.to.getTime();
+  a.amount !== undefined && b.amount !== undefined
+    ? new Decimal(a.amount).equals(b.amount)
+    : a.valueCentavos === b.valueCentavos;
+const within = (at: Date, w: { from: Date; to: Date }) =>
+  at.getTime() >= w.from.getTime() && at.getTime() < w.to.getTime();
 
-async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; to: Date }, items: ProviderMovement[]): Promise<void> {
+async function matchPage(
+  source: ReconSource,
+  run: ReconRun,
+  day: { from: Date; to: Date },
+  items: ProviderMovement[],
+): Promise<void> {
   if (items.length === 0) return;
   const applied = new Set<string>();
-  for (const item of items) if (within(item.at, day) && source.applyMissing && (await source.applyMissing(item))) applied.add(item.ref);
+  for (const item of items)
+    if (within(item.at, day) && source.applyMissing && (await source.applyMissing(item))) applied.add(item.ref);
   const ours = await source.ours(items.map((i) => i.ref));
   for (const item of items) {
     // Read for the margin only: it belongs to the next or the previous day, which judges it.
@@ -162,9 +205,27 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
       ...item.detail,
     };
     if (applied.has(item.ref)) {
-      await report(source, run, item.ref, "missing_here", mine?.merchantId ?? null, mine ?? null, theirs, "we had no record of it: applied now by reconciliation");
+      await report(
+        source,
+        run,
+        item.ref,
+        "missing_here",
+        mine?.merchantId ?? null,
+        mine ?? null,
+        theirs,
+        "we had no record of it: applied now by reconciliation",
+      );
     } else if (!mine) {
-      await report(source, run, item.ref, "missing_here", null, null, theirs, `the provider has ${shown(source, item)} (${item.state}); we have no record of it`);
+      await report(
+        source,
+        run,
+        item.ref,
+        "missing_here",
+        null,
+        null,
+        theirs,
+        `the provider has ${shown(source, item)} (${item.state}); we have no record of it`,
+      );
     } else {
       const held: MismatchKind[] = ["missing_here", "missing_there"];
       if (!sameAmount(mine, item)) {
@@ -180,7 +241,16 @@ async function matchPage(source: ReconSource, run: ReconRun, day: { from: Date; 
         );
       } else held.push("amount_differs");
       if (!source.sameState(mine.state, item.state)) {
-        await report(source, run, item.ref, "state_differs", mine.merchantId ?? null, mine, theirs, `ours is ${mine.state}, the provider's ${item.state}`);
+        await report(
+          source,
+          run,
+          item.ref,
+          "state_differs",
+          mine.merchantId ?? null,
+          mine,
+          theirs,
+          `ours is ${mine.state}, the provider's ${item.state}`,
+        );
       } else held.push("state_differs");
       // What an earlier run reported that no longer holds (one side caught up) is marked cleared; it
       // stays listed until an operator resolves it, who may still want to know why it happened.
@@ -215,7 +285,16 @@ async function findMissingThere(source: ReconSource, run: ReconRun, day: { from:
     );
     for (const m of chunk) {
       if (seen.has(m.ref)) continue;
-      await report(source, run, m.ref, "missing_there", m.merchantId ?? null, m, null, `we have ${shown(source, m)} (${m.state}); the provider has no record of it`);
+      await report(
+        source,
+        run,
+        m.ref,
+        "missing_there",
+        m.merchantId ?? null,
+        m,
+        null,
+        `we have ${shown(source, m)} (${m.state}); the provider has no record of it`,
+      );
     }
   }
 }
@@ -235,8 +314,21 @@ async function report(
   await db().transaction(async (tx) => {
     const [row] = await tx
       .insert(reconMismatches)
-      .values({ source: source.name, day: run.day, kind, ref, merchantId, ours: ours ? { ...ours } : null, theirs, detail, runId: run.id })
-      .onConflictDoUpdate({ target: [reconMismatches.source, reconMismatches.ref, reconMismatches.kind], set: { lastSeenAt: sql`now()` } })
+      .values({
+        source: source.name,
+        day: run.day,
+        kind,
+        ref,
+        merchantId,
+        ours: ours ? { ...ours } : null,
+        theirs,
+        detail,
+        runId: run.id,
+      })
+      .onConflictDoUpdate({
+        target: [reconMismatches.source, reconMismatches.ref, reconMismatches.kind],
+        set: { lastSeenAt: sql`now()` },
+      })
       .returning({ id: reconMismatches.id, inserted: sql<boolean>`(xmax = 0)` });
     if (!row.inserted) return;
     log.warn("reconciliation mismatch", { source: source.name, day: run.day, kind, ref, detail });

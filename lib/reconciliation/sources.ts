@@ -51,7 +51,11 @@ const noDashes = (id: string) => id.replace(/-/g, "");
 const returnRef = (endToEndId: string, returnId: string) => `${endToEndId}/${returnId}`;
 
 /** The API Pix words for a devolução's progress, and ours for a refund. */
-const REFUND_STATE: Record<string, string> = { PENDING: "EM_PROCESSAMENTO", COMPLETED: "DEVOLVIDO", FAILED: "NAO_REALIZADO" };
+const REFUND_STATE: Record<string, string> = {
+  PENDING: "EM_PROCESSAMENTO",
+  COMPLETED: "DEVOLVIDO",
+  FAILED: "NAO_REALIZADO",
+};
 
 function pixReceived(): ReconSource {
   // The Pix of the page being matched, by end-to-end id: what applyMissing applies.
@@ -65,9 +69,21 @@ function pixReceived(): ReconSource {
       const items: ProviderMovement[] = [];
       for (const pix of answer.items) {
         listed.set(pix.endToEndId, pix);
-        items.push({ ref: pix.endToEndId, valueCentavos: pix.valueCentavos, state: "RECEIVED", at: pix.paidAt, detail: { txid: pix.txid } });
+        items.push({
+          ref: pix.endToEndId,
+          valueCentavos: pix.valueCentavos,
+          state: "RECEIVED",
+          at: pix.paidAt,
+          detail: { txid: pix.txid },
+        });
         for (const r of pix.returns ?? []) {
-          items.push({ ref: returnRef(pix.endToEndId, r.id), valueCentavos: r.valueCentavos, state: r.status, at: pix.paidAt, detail: { natureza: r.natureza } });
+          items.push({
+            ref: returnRef(pix.endToEndId, r.id),
+            valueCentavos: r.valueCentavos,
+            state: r.status,
+            at: pix.paidAt,
+            detail: { natureza: r.natureza },
+          });
         }
       }
       return { items, next: page + 1 < answer.pages ? page + 1 : null };
@@ -93,7 +109,13 @@ function pixReceived(): ReconSource {
       const pixRefs = refs.filter((r) => !r.includes("/"));
       if (pixRefs.length) {
         const rows = await db().select().from(pixReceipts).where(inArray(pixReceipts.endToEndId, pixRefs));
-        for (const r of rows) out.set(r.endToEndId, { ref: r.endToEndId, valueCentavos: r.valueCentavos, state: "RECEIVED", merchantId: r.merchantId });
+        for (const r of rows)
+          out.set(r.endToEndId, {
+            ref: r.endToEndId,
+            valueCentavos: r.valueCentavos,
+            state: "RECEIVED",
+            merchantId: r.merchantId,
+          });
       }
       for (const ref of refs.filter((r) => r.includes("/"))) {
         const [endToEndId, returnId] = ref.split("/");
@@ -101,7 +123,13 @@ function pixReceived(): ReconSource {
         if (refundId) {
           const [refund] = await db().select().from(orderRefunds).where(eq(orderRefunds.id, refundId));
           if (refund) {
-            out.set(ref, { ref, valueCentavos: refund.valueCentavos, state: REFUND_STATE[refund.status], merchantId: refund.merchantId, detail: { refundId } });
+            out.set(ref, {
+              ref,
+              valueCentavos: refund.valueCentavos,
+              state: REFUND_STATE[refund.status],
+              merchantId: refund.merchantId,
+              detail: { refundId },
+            });
             continue;
           }
         }
@@ -109,7 +137,14 @@ function pixReceived(): ReconSource {
           .select()
           .from(pixReturns)
           .where(and(eq(pixReturns.endToEndId, endToEndId), eq(pixReturns.returnId, returnId)));
-        if (ret) out.set(ref, { ref, valueCentavos: ret.valueCentavos, state: ret.status, merchantId: ret.merchantId, detail: { pixReturnId: ret.id } });
+        if (ret)
+          out.set(ref, {
+            ref,
+            valueCentavos: ret.valueCentavos,
+            state: ret.status,
+            merchantId: ret.merchantId,
+            detail: { pixReturnId: ret.id },
+          });
       }
       return out;
     },
@@ -118,7 +153,12 @@ function pixReceived(): ReconSource {
         .select()
         .from(pixReceipts)
         .where(and(gte(pixReceipts.paidAt, from), lt(pixReceipts.paidAt, to), sql`${pixReceipts.source} <> 'sandbox'`));
-      const movements: Movement[] = receipts.map((r) => ({ ref: r.endToEndId, valueCentavos: r.valueCentavos, state: "RECEIVED", merchantId: r.merchantId }));
+      const movements: Movement[] = receipts.map((r) => ({
+        ref: r.endToEndId,
+        valueCentavos: r.valueCentavos,
+        state: "RECEIVED",
+        merchantId: r.merchantId,
+      }));
       // Our refunds of the Pix paid that day (the PSP lists them inside their Pix).
       const refunds = await db()
         .select({ refund: orderRefunds })
@@ -141,12 +181,17 @@ function pixReceived(): ReconSource {
   };
 }
 
-const PAYOUT_STATE: Record<string, string[]> = { PROCESSING: ["created", "processing"], COMPLETED: ["completed"], FAILED: ["failed"] };
+const PAYOUT_STATE: Record<string, string[]> = {
+  PROCESSING: ["created", "processing"],
+  COMPLETED: ["completed"],
+  FAILED: ["failed"],
+};
 
 function pixSent(): ReconSource {
   return {
     name: "pix_sent",
-    enabled: () => env().PAYMENTS_MODE === "live" && railEnabled("pix_out") && providers().payout.listSent !== undefined,
+    enabled: () =>
+      env().PAYMENTS_MODE === "live" && railEnabled("pix_out") && providers().payout.listSent !== undefined,
     async page(window, page) {
       const answer = await providers().payout.listSent!({ ...window, page });
       return {
@@ -213,7 +258,11 @@ const EXCHANGE_ORDER_STATE: Record<string, string[]> = {
 };
 const BINANCE_PAID = new Set(["PAID", "REFUNDING", "REFUNDED", "FULL_REFUNDED"]);
 /** Binance's refund states (api-order-refund-query `refundStatus`) for ours. */
-const EXCHANGE_REFUND_STATE: Record<string, string> = { PENDING: "REFUND_PENDING", COMPLETED: "REFUND_SUCCESS", FAILED: "REFUND_FAIL" };
+const EXCHANGE_REFUND_STATE: Record<string, string> = {
+  PENDING: "REFUND_PENDING",
+  COMPLETED: "REFUND_SUCCESS",
+  FAILED: "REFUND_FAIL",
+};
 const EXCHANGE_PAGE = 100;
 
 const orderRef = (o: Pick<Order, "paymentLinkId">) => `order:${o.paymentLinkId}`;
@@ -234,13 +283,21 @@ function exchange(): ReconSource {
     and(
       eq(orders.kind, "exchange"),
       eq(orders.provider, exchangeProvider().name),
-      or(and(gte(orders.createdAt, from), lt(orders.createdAt, to)), and(gte(orders.paidAt, from), lt(orders.paidAt, to))),
+      or(
+        and(gte(orders.createdAt, from), lt(orders.createdAt, to)),
+        and(gte(orders.paidAt, from), lt(orders.paidAt, to)),
+      ),
     );
   const refundsOf = ({ from, to }: { from: Date; to: Date }) =>
-    and(eq(orderRefunds.provider, exchangeProvider().name), gte(orderRefunds.createdAt, from), lt(orderRefunds.createdAt, to));
+    and(
+      eq(orderRefunds.provider, exchangeProvider().name),
+      gte(orderRefunds.createdAt, from),
+      lt(orderRefunds.createdAt, to),
+    );
   return {
     name: "exchange",
-    enabled: () => env().PAYMENTS_MODE === "live" && railEnabled("exchange") && exchangeProvider().readOrderRecord !== undefined,
+    enabled: () =>
+      env().PAYMENTS_MODE === "live" && railEnabled("exchange") && exchangeProvider().readOrderRecord !== undefined,
     // Binance Pay's merchant API lists no orders (its report download is for whitelisted merchants and
     // gives files), so its records are read by our ids: every order of ours made or paid in the window,
     // then every refund asked for in it, a page of ours at a time. What Binance has beyond our orders
@@ -256,7 +313,16 @@ function exchange(): ReconSource {
         .select({ n: sql<number>`count(*)::int` })
         .from(orderRefunds)
         .where(refundsOf(window));
-      const pageOrders = offset < orderCount ? await db().select().from(orders).where(ordersOf(window)).orderBy(asc(orders.id)).limit(EXCHANGE_PAGE).offset(offset) : [];
+      const pageOrders =
+        offset < orderCount
+          ? await db()
+              .select()
+              .from(orders)
+              .where(ordersOf(window))
+              .orderBy(asc(orders.id))
+              .limit(EXCHANGE_PAGE)
+              .offset(offset)
+          : [];
       const room = EXCHANGE_PAGE - pageOrders.length;
       const pageRefunds =
         room > 0
@@ -306,7 +372,10 @@ function exchange(): ReconSource {
       // after expiry only): applied as the poll would, with Binance's payment time.
       const order = listed.get(item.ref);
       if (!order || !BINANCE_PAID.has(item.state)) return false;
-      const known = await db().select({ o: orderReceipts.orderId }).from(orderReceipts).where(eq(orderReceipts.orderId, order.id));
+      const known = await db()
+        .select({ o: orderReceipts.orderId })
+        .from(orderReceipts)
+        .where(eq(orderReceipts.orderId, order.id));
       if (known.length > 0) return false;
       const outcome = await confirmExchangeOrder(order, "poll");
       return outcome !== null && !outcome.duplicate;
@@ -332,7 +401,13 @@ function exchange(): ReconSource {
             o,
             refunds.filter((r) => r.orderId === o.id),
           );
-          out.set(orderRef(o), { ref: orderRef(o), valueCentavos: o.valueCentavos, state, merchantId: o.merchantId, detail: { orderId: o.id, status: o.status } });
+          out.set(orderRef(o), {
+            ref: orderRef(o),
+            valueCentavos: o.valueCentavos,
+            state,
+            merchantId: o.merchantId,
+            detail: { orderId: o.id, status: o.status },
+          });
         }
       }
       const ids = refs.filter((r) => r.startsWith("refund:")).map((r) => uuidOfProviderId(r.slice("refund:".length)));
@@ -369,18 +444,32 @@ function exchange(): ReconSource {
         .from(orderRefunds)
         .where(and(refundsOf({ from, to }), eq(orderRefunds.status, "COMPLETED")));
       return [
-        ...paid.map((o) => ({ ref: orderRef(o), valueCentavos: o.valueCentavos, state: "paid", merchantId: o.merchantId, detail: { orderId: o.id } })),
-        ...refunds.map((r) => ({ ref: refundRef(r), valueCentavos: r.valueCentavos, state: "REFUND_SUCCESS", merchantId: r.merchantId, detail: { refundId: r.id } })),
+        ...paid.map((o) => ({
+          ref: orderRef(o),
+          valueCentavos: o.valueCentavos,
+          state: "paid",
+          merchantId: o.merchantId,
+          detail: { orderId: o.id },
+        })),
+        ...refunds.map((r) => ({
+          ref: refundRef(r),
+          valueCentavos: r.valueCentavos,
+          state: "REFUND_SUCCESS",
+          merchantId: r.merchantId,
+          detail: { refundId: r.id },
+        })),
       ];
     },
-    sameState: (ours, theirs) => (EXCHANGE_ORDER_STATE[ours] ? EXCHANGE_ORDER_STATE[ours].includes(theirs) : ours === theirs),
+    sameState: (ours, theirs) =>
+      EXCHANGE_ORDER_STATE[ours] ? EXCHANGE_ORDER_STATE[ours].includes(theirs) : ours === theirs,
   };
 }
 
 /** Invoices asked of the node per page (tests make it small to read a day over several pages). */
 export const lightningPaging = { size: 500 };
 /** How long before the day an invoice settled in it may have been made: the longest invoice expiry, and a day for hold invoices settled late. */
-const lightningLookbackMs = () => (Math.max(env().EXPIRY_LIGHTNING_SECONDS, env().EXPIRY_CRYPTO_PIX_SECONDS) + 24 * 60 * 60) * 1000;
+const lightningLookbackMs = () =>
+  (Math.max(env().EXPIRY_LIGHTNING_SECONDS, env().EXPIRY_CRYPTO_PIX_SECONDS) + 24 * 60 * 60) * 1000;
 
 function lightning(): ReconSource {
   const node = () => providers().lightning;
@@ -405,11 +494,22 @@ function lightning(): ReconSource {
         for (const o of await db()
           .select()
           .from(orders)
-          .where(and(eq(orders.kind, "lightning"), eq(orders.provider, node().name), inArray(orders.paymentHash, hashes))))
+          .where(
+            and(eq(orders.kind, "lightning"), eq(orders.provider, node().name), inArray(orders.paymentHash, hashes)),
+          ))
           listed.set(o.paymentHash!, o);
       return {
-        items: settled.map((i) => ({ ref: i.paymentHash, valueCentavos: i.paidSatoshis, state: "SETTLED", at: i.paidAt!, detail: { invoiceSatoshis: i.valueSatoshis } })),
-        next: answer.invoices.length === lightningPaging.size && answer.lastIndexOffset > page ? answer.lastIndexOffset : null,
+        items: settled.map((i) => ({
+          ref: i.paymentHash,
+          valueCentavos: i.paidSatoshis,
+          state: "SETTLED",
+          at: i.paidAt!,
+          detail: { invoiceSatoshis: i.valueSatoshis },
+        })),
+        next:
+          answer.invoices.length === lightningPaging.size && answer.lastIndexOffset > page
+            ? answer.lastIndexOffset
+            : null,
       };
     },
     async applyMissing(item) {
@@ -463,7 +563,9 @@ function lightning(): ReconSource {
         .select({ receipt: orderReceipts, order: orders })
         .from(orderReceipts)
         .innerJoin(orders, eq(orders.id, orderReceipts.orderId))
-        .where(and(eq(orderReceipts.provider, node().name), gte(orderReceipts.paidAt, from), lt(orderReceipts.paidAt, to)));
+        .where(
+          and(eq(orderReceipts.provider, node().name), gte(orderReceipts.paidAt, from), lt(orderReceipts.paidAt, to)),
+        );
       const holds = await db()
         .select({ invoice: cryptoPixInvoices, merchantId: cryptoPixPayments.merchantId })
         .from(cryptoPixInvoices)
@@ -513,14 +615,18 @@ async function firstBlockFrom(node: ChainReader, t: Date, last: bigint): Promise
 /** Hot-wallet transactions with the merchant each was for (a withdrawal's, a Crypto-PIX payment's). */
 function sentTxs(where: SQL | undefined) {
   return db()
-    .select({ t: chainTxs, merchantId: sql<string | null>`coalesce(${withdrawals.merchantId}, ${cryptoPixPayments.merchantId})` })
+    .select({
+      t: chainTxs,
+      merchantId: sql<string | null>`coalesce(${withdrawals.merchantId}, ${cryptoPixPayments.merchantId})`,
+    })
     .from(chainTxs)
     .leftJoin(withdrawals, and(eq(chainTxs.ownerKind, "withdrawal"), eq(withdrawals.id, chainTxs.ownerId)))
     .leftJoin(cryptoPixPayments, and(eq(chainTxs.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTxs.ownerId)))
     .where(where);
 }
 
-const transferRef = (network: string, txHash: string, logIndex: number) => `in:${network}:${txHash.toLowerCase()}:${logIndex}`;
+const transferRef = (network: string, txHash: string, logIndex: number) =>
+  `in:${network}:${txHash.toLowerCase()}:${logIndex}`;
 // One token transfer per transaction of ours: the mined hash names it.
 const sentRef = (network: string, txHash: string) => `out:${network}:${txHash.toLowerCase()}`;
 
@@ -541,7 +647,10 @@ function chain(): ReconSource {
       // The window is judged only once a block after it is confirmed: until then a later block may
       // still add transfers to it, or a reorg take some away. The run fails and is tried again later.
       const end = safeHead < 0n ? 0n : await firstBlockFrom(node, window.to, safeHead);
-      if (safeHead < 0n || end > safeHead) throw new DayNotFinal(`${network}: the blocks up to ${window.to.toISOString()} do not have their confirmations yet`);
+      if (safeHead < 0n || end > safeHead)
+        throw new DayNotFinal(
+          `${network}: the blocks up to ${window.to.toISOString()} do not have their confirmations yet`,
+        );
       for (let b = await firstBlockFrom(node, window.from, safeHead); b < end; b += range)
         steps.push({ network, fromBlock: b, toBlock: b + range - 1n < end - 1n ? b + range - 1n : end - 1n });
     }
@@ -563,12 +672,20 @@ function chain(): ReconSource {
       }
       // Every address we ever handed out, as the watcher watches them: money of the wrong token or on the
       // wrong network still reached us.
-      const recipients = (await db().select({ address: depositAddresses.address }).from(depositAddresses).where(lt(depositAddresses.createdAt, window.to))).map(
-        (r) => r.address as `0x${string}`,
-      );
+      const recipients = (
+        await db()
+          .select({ address: depositAddresses.address })
+          .from(depositAddresses)
+          .where(lt(depositAddresses.createdAt, window.to))
+      ).map((r) => r.address as `0x${string}`);
       const logs =
         recipients.length && decimals.size
-          ? await node.transferLogs({ tokens: [...decimals.keys()] as `0x${string}`[], recipients, fromBlock: step.fromBlock, toBlock: step.toBlock })
+          ? await node.transferLogs({
+              tokens: [...decimals.keys()] as `0x${string}`[],
+              recipients,
+              fromBlock: step.fromBlock,
+              toBlock: step.toBlock,
+            })
           : [];
       // What the hot wallet sent: the node lists Transfer logs by recipient only (the reader's filter), so
       // those to every address it ever paid for us; one to an address it never paid is not seen here.
@@ -577,13 +694,24 @@ function chain(): ReconSource {
         await db()
           .selectDistinct({ address: chainTxs.toAddress })
           .from(chainTxs)
-          .where(and(eq(chainTxs.network, step.network), isNotNull(chainTxs.tokenAddress), lt(chainTxs.createdAt, window.to)))
+          .where(
+            and(
+              eq(chainTxs.network, step.network),
+              isNotNull(chainTxs.tokenAddress),
+              lt(chainTxs.createdAt, window.to),
+            ),
+          )
       ).map((r) => r.address as `0x${string}`);
       const sent =
         paid.length && decimals.size
-          ? (await node.transferLogs({ tokens: [...decimals.keys()] as `0x${string}`[], recipients: paid, fromBlock: step.fromBlock, toBlock: step.toBlock })).filter(
-              (l) => l.from.toLowerCase() === hot,
-            )
+          ? (
+              await node.transferLogs({
+                tokens: [...decimals.keys()] as `0x${string}`[],
+                recipients: paid,
+                fromBlock: step.fromBlock,
+                toBlock: step.toBlock,
+              })
+            ).filter((l) => l.from.toLowerCase() === hot)
           : [];
       const times = new Map<bigint, Date>();
       const items: ProviderMovement[] = [];
@@ -630,10 +758,20 @@ function chain(): ReconSource {
       const hashes = [...new Set(refs.filter((r) => r.startsWith("in:")).map((r) => r.split(":")[2]))];
       if (hashes.length === 0) return out;
       const rows = await db()
-        .select({ transfer: chainTransfers, orderMerchant: onchainOrders.merchantId, cryptoPixMerchant: cryptoPixPayments.merchantId })
+        .select({
+          transfer: chainTransfers,
+          orderMerchant: onchainOrders.merchantId,
+          cryptoPixMerchant: cryptoPixPayments.merchantId,
+        })
         .from(chainTransfers)
-        .leftJoin(onchainOrders, and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)))
-        .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
+        .leftJoin(
+          onchainOrders,
+          and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)),
+        )
+        .leftJoin(
+          cryptoPixPayments,
+          and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)),
+        )
         .where(inArray(sql`lower(${chainTransfers.txHash})`, hashes));
       for (const { transfer: t, orderMerchant, cryptoPixMerchant } of rows) {
         const ref = transferRef(t.network, t.txHash, t.logIndex);
@@ -652,12 +790,29 @@ function chain(): ReconSource {
       const live = networks();
       if (live.length === 0) return [];
       const rows = await db()
-        .select({ transfer: chainTransfers, orderMerchant: onchainOrders.merchantId, cryptoPixMerchant: cryptoPixPayments.merchantId })
+        .select({
+          transfer: chainTransfers,
+          orderMerchant: onchainOrders.merchantId,
+          cryptoPixMerchant: cryptoPixPayments.merchantId,
+        })
         .from(chainTransfers)
-        .leftJoin(onchainOrders, and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)))
-        .leftJoin(cryptoPixPayments, and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)))
+        .leftJoin(
+          onchainOrders,
+          and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)),
+        )
+        .leftJoin(
+          cryptoPixPayments,
+          and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)),
+        )
         // A sandbox helper's transfer has no block: it never was on a chain.
-        .where(and(inArray(chainTransfers.network, live), isNotNull(chainTransfers.blockNumber), gte(chainTransfers.blockTime, from), lt(chainTransfers.blockTime, to)));
+        .where(
+          and(
+            inArray(chainTransfers.network, live),
+            isNotNull(chainTransfers.blockNumber),
+            gte(chainTransfers.blockTime, from),
+            lt(chainTransfers.blockTime, to),
+          ),
+        );
       // Token transfers the hot wallet made for us and saw confirmed that day (a sweep is sent by a
       // deposit address, not the hot wallet: the node's side above never lists it).
       const sent = await sentTxs(
@@ -698,5 +853,11 @@ function chain(): ReconSource {
 
 /** Every source this service can reconcile, by name. */
 export function reconSources(): Record<ReconSourceName, ReconSource | null> {
-  return { pix_received: pixReceived(), pix_sent: pixSent(), exchange: exchange(), lightning: lightning(), chain: chain() };
+  return {
+    pix_received: pixReceived(),
+    pix_sent: pixSent(),
+    exchange: exchange(),
+    lightning: lightning(),
+    chain: chain(),
+  };
 }

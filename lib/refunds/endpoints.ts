@@ -18,7 +18,12 @@ export const refundOrderEndpoint = defineEndpoint({
   // Like the order lookup it sits under.
   errorBody: successFalseBody,
   body: refundOrderBody,
-  response: { status: 201, description: "Refund requested; its status says whether it was already made", schema: refundOrderResponse, example: refundExample },
+  response: {
+    status: 201,
+    description: "Refund requested; its status says whether it was already made",
+    schema: refundOrderResponse,
+    example: refundExample,
+  },
   docs: {
     summary: "Refund an order",
     description:

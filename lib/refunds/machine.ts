@@ -35,7 +35,9 @@ export const refundQueue = jobQueue<{ id: string }>("order-refund", {
   expireInSeconds: 120,
 });
 
-export type RefundDecision = { status: "COMPLETED"; providerRef: string | null } | { status: "FAILED"; providerRef: string | null; reason: string };
+export type RefundDecision =
+  | { status: "COMPLETED"; providerRef: string | null }
+  | { status: "FAILED"; providerRef: string | null; reason: string };
 
 // How long one worker may talk to the provider about a refund before another may: also how long a
 // refund held by a dead instance waits to be taken over (within 30 s: docs/architecture.md#work-held-by-an-instance-that-dies). A call that outlives
@@ -92,7 +94,11 @@ export async function advanceRefund(id: string): Promise<boolean> {
       id,
       state.status === "COMPLETED"
         ? { status: "COMPLETED", providerRef: state.providerRef ?? null }
-        : { status: "FAILED", providerRef: state.providerRef ?? null, reason: state.reason ?? "the provider did not make the refund" },
+        : {
+            status: "FAILED",
+            providerRef: state.providerRef ?? null,
+            reason: state.reason ?? "the provider did not make the refund",
+          },
     );
     return true;
   }
@@ -135,7 +141,8 @@ export async function decideRefund(id: string, decision: RefundDecision): Promis
     if (!refund) return undefined;
     let becomesRefund = false;
     if (decision.status === "COMPLETED") {
-      becomesRefund = order.status === "COMPLETED" && (await refundedCentavos(tx, order.id, ["COMPLETED"])) >= order.valueCentavos;
+      becomesRefund =
+        order.status === "COMPLETED" && (await refundedCentavos(tx, order.id, ["COMPLETED"])) >= order.valueCentavos;
     } else {
       await postLedgerEntry(tx, {
         merchantId: refund.merchantId,
@@ -155,7 +162,8 @@ export async function decideRefund(id: string, decision: RefundDecision): Promis
       subjectId: order.id,
       data: refundEventData(refund, becomesRefund ? { ...order, status: "REFUND" } : order, "PENDING"),
     });
-    if (becomesRefund && !(await markOrderRefunded(tx, order.id))) throw new Error(`order ${order.id} was locked COMPLETED and could not become REFUND`);
+    if (becomesRefund && !(await markOrderRefunded(tx, order.id)))
+      throw new Error(`order ${order.id} was locked COMPLETED and could not become REFUND`);
     return refund;
   });
   if (decided) log.info("refund decided", { refundId: id, status: decision.status });

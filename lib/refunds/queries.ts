@@ -20,7 +20,11 @@ export async function refundById(ex: Executor, id: string): Promise<OrderRefund 
 }
 
 /** The sum of an order's refunds in these statuses, in centavos. */
-export async function refundedCentavos(ex: Executor, orderId: string, statuses: readonly RefundStatus[]): Promise<number> {
+export async function refundedCentavos(
+  ex: Executor,
+  orderId: string,
+  statuses: readonly RefundStatus[],
+): Promise<number> {
   const [row] = await ex
     .select({ sum: sql<string>`coalesce(sum(${orderRefunds.valueCentavos}), 0)` })
     .from(orderRefunds)
@@ -33,7 +37,13 @@ export async function leaseRefund(ex: Executor, id: string, seconds: number): Pr
   const [row] = await ex
     .update(orderRefunds)
     .set({ leaseUntil: sql`now() + make_interval(secs => ${seconds})` })
-    .where(and(eq(orderRefunds.id, id), eq(orderRefunds.status, "PENDING"), or(isNull(orderRefunds.leaseUntil), lt(orderRefunds.leaseUntil, sql`now()`))))
+    .where(
+      and(
+        eq(orderRefunds.id, id),
+        eq(orderRefunds.status, "PENDING"),
+        or(isNull(orderRefunds.leaseUntil), lt(orderRefunds.leaseUntil, sql`now()`)),
+      ),
+    )
     .returning();
   return row;
 }
@@ -46,15 +56,25 @@ export async function leaseRefund(ex: Executor, id: string, seconds: number): Pr
 export async function noteRefund(
   ex: Executor,
   id: string,
-  change: { sending?: boolean; providerRef?: string | null; lastError?: string | null; keepLease?: boolean; holdSeconds?: number },
+  change: {
+    sending?: boolean;
+    providerRef?: string | null;
+    lastError?: string | null;
+    keepLease?: boolean;
+    holdSeconds?: number;
+  },
 ) {
   await ex
     .update(orderRefunds)
     .set({
-      ...(change.sending ? { sentAt: sql`coalesce(${orderRefunds.sentAt}, now())`, attempts: sql`${orderRefunds.attempts} + 1` } : {}),
+      ...(change.sending
+        ? { sentAt: sql`coalesce(${orderRefunds.sentAt}, now())`, attempts: sql`${orderRefunds.attempts} + 1` }
+        : {}),
       ...(change.providerRef ? { providerRef: change.providerRef } : {}),
       ...(change.lastError !== undefined ? { lastError: change.lastError } : {}),
-      ...(change.keepLease ? {} : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
+      ...(change.keepLease
+        ? {}
+        : { leaseUntil: change.holdSeconds ? sql`now() + make_interval(secs => ${change.holdSeconds})` : null }),
       updatedAt: sql`now()`,
     })
     .where(and(eq(orderRefunds.id, id), eq(orderRefunds.status, "PENDING")));

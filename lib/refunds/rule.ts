@@ -16,11 +16,18 @@ export const refundableKind = (kind: Order["kind"]): boolean => kind !== "lightn
  * would refuse to return it again), in centavos.
  */
 export async function leftToRefund(ex: Executor, order: Pick<Order, "id" | "valueCentavos">): Promise<number> {
-  return order.valueCentavos - (await refundedCentavos(ex, order.id, ["PENDING", "COMPLETED"])) - (await returnedByMed(ex, order.id));
+  return (
+    order.valueCentavos -
+    (await refundedCentavos(ex, order.id, ["PENDING", "COMPLETED"])) -
+    (await returnedByMed(ex, order.id))
+  );
 }
 
 /** What can be refunded of the order now: what is left of a COMPLETED order of a kind that can be refunded, else 0. */
-export async function refundableNow(ex: Executor, order: Pick<Order, "id" | "kind" | "status" | "valueCentavos">): Promise<number> {
+export async function refundableNow(
+  ex: Executor,
+  order: Pick<Order, "id" | "kind" | "status" | "valueCentavos">,
+): Promise<number> {
   if (!refundableKind(order.kind) || order.status !== "COMPLETED") return 0;
   return Math.max(0, await leftToRefund(ex, order));
 }

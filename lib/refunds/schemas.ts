@@ -9,7 +9,8 @@ export const REFUND_REASON_MAX = 140;
 
 export const refundOrderBody = bodyObject({
   value: brlValue.optional().meta({
-    description: "Amount to refund in BRL (> 0, at most 2 decimal places); default: what is left to refund on the order",
+    description:
+      "Amount to refund in BRL (> 0, at most 2 decimal places); default: what is left to refund on the order",
   }),
   reason: optionalText(REFUND_REASON_MAX).meta({
     description: `Why, at most ${REFUND_REASON_MAX} characters; sent to the provider. In sandbox mode "sandbox-fail" makes the refund FAIL`,

@@ -35,15 +35,23 @@ export async function findRefund(merchantId: string, id: string): Promise<OrderR
  * once right away: a sandbox refund is already COMPLETED or FAILED when this returns; one whose
  * outcome is unknown stays PENDING and is followed by the job queue and the sweep.
  */
-export async function requestRefund(merchant: MerchantProfile, idOrLink: string, input: RefundOrderInput): Promise<OrderRefund> {
+export async function requestRefund(
+  merchant: MerchantProfile,
+  idOrLink: string,
+  input: RefundOrderInput,
+): Promise<OrderRefund> {
   const found = await findAnyOrder(merchant.id, idOrLink);
   if (!found) throw new NotFound("Order not found");
-  if (found.kind !== "order") throw new Conflict("On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified");
+  if (found.kind !== "order")
+    throw new Conflict("On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified");
   const { kind } = found.order;
   if (!refundableKind(kind)) {
-    throw new InvalidInput("Lightning orders cannot be refunded: a Lightning payment cannot be sent back without an invoice from the payer", {
-      code: "refund.lightning",
-    });
+    throw new InvalidInput(
+      "Lightning orders cannot be refunded: a Lightning payment cannot be sent back without an invoice from the payer",
+      {
+        code: "refund.lightning",
+      },
+    );
   }
   // Nothing is written for a rail this server cannot reach (live mode without its provider).
   requireRail(kind);
@@ -51,26 +59,45 @@ export async function requestRefund(merchant: MerchantProfile, idOrLink: string,
 
   const refund = await db().transaction(async (tx) => {
     const order = (await lockOrder(tx, found.order.id))!;
-    if (order.status === "REFUND") throw new InvalidInput("This order has already been refunded in full: nothing is left to refund", { code: "refund.nothingLeft" });
-    if (order.status !== "COMPLETED") throw new InvalidInput(`Only COMPLETED orders can be refunded; this order is ${order.status}`, { code: "refund.notCompleted" });
+    if (order.status === "REFUND")
+      throw new InvalidInput("This order has already been refunded in full: nothing is left to refund", {
+        code: "refund.nothingLeft",
+      });
+    if (order.status !== "COMPLETED")
+      throw new InvalidInput(`Only COMPLETED orders can be refunded; this order is ${order.status}`, {
+        code: "refund.notCompleted",
+      });
     const paymentRef = kind === "pix" ? (await appliedReceiptOf(tx, order.id))?.endToEndId : order.providerRef;
     if (!paymentRef) {
-      throw new InvalidInput("This order cannot be refunded through the API: there is no record of the payment that completed it (it predates payment receipts)", {
-        code: "refund.noReceipt",
-      });
+      throw new InvalidInput(
+        "This order cannot be refunded through the API: there is no record of the payment that completed it (it predates payment receipts)",
+        {
+          code: "refund.noReceipt",
+        },
+      );
     }
     const left = await leftToRefund(tx, order);
-    if (left <= 0) throw new InvalidInput("Nothing is left to refund on this order: the refunds already requested cover its value", { code: "refund.nothingLeft" });
+    if (left <= 0)
+      throw new InvalidInput("Nothing is left to refund on this order: the refunds already requested cover its value", {
+        code: "refund.nothingLeft",
+      });
     const value = input.value ?? left;
     if (value > left) {
-      throw new InvalidInput(`Refund value exceeds what is left to refund on this order: ${formatBrl(left)} of ${formatBrl(order.valueCentavos)} is left`, {
-        code: "refund.exceeds",
-        values: { left, total: order.valueCentavos },
-      });
+      throw new InvalidInput(
+        `Refund value exceeds what is left to refund on this order: ${formatBrl(left)} of ${formatBrl(order.valueCentavos)} is left`,
+        {
+          code: "refund.exceeds",
+          values: { left, total: order.valueCentavos },
+        },
+      );
     }
     // Binance Pay takes at most 10 refunds of an order, and the 10th refunds whatever is left whatever
     // it asks: so the last one must be for exactly that.
-    if (kind === "exchange" && (await refundsOfOrder(tx, order.id)).length >= MAX_EXCHANGE_REFUNDS - 1 && value !== left) {
+    if (
+      kind === "exchange" &&
+      (await refundsOfOrder(tx, order.id)).length >= MAX_EXCHANGE_REFUNDS - 1 &&
+      value !== left
+    ) {
       throw new InvalidInput(
         `An exchange-wallet order takes at most ${MAX_EXCHANGE_REFUNDS} refunds: the last one must refund everything that is left (${formatBrl(left)})`,
         { code: "refund.exchangeMax", values: { max: MAX_EXCHANGE_REFUNDS, left } },

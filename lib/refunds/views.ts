@@ -6,6 +6,10 @@ import { orderView, refundView } from "@/lib/orders/views";
 export { refundView };
 
 /** `refund.status_changed`'s data: the refund, its previous status (null when requested) and its order as the change left it. */
-export function refundEventData(refund: OrderRefund, order: Order & { status: OrderStatus }, previousStatus: OrderRefund["status"] | null) {
+export function refundEventData(
+  refund: OrderRefund,
+  order: Order & { status: OrderStatus },
+  previousStatus: OrderRefund["status"] | null,
+) {
   return { ...refundView(refund), previousStatus, order: orderView(order) };
 }

@@ -8,8 +8,20 @@ import { depositView } from "@/lib/onchain/views";
 import { findOrder } from "@/lib/orders/service";
 import { orderView } from "@/lib/orders/views";
 import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } from "./examples";
-import { sandboxCryptoPixTransferResponse, sandboxOnchainTransferResponse, sandboxPayOrderResponse, transferBody } from "./schemas";
-import { payOrder, recordedCryptoPixTransfer, recordedDepositTransfer, sandboxUnavailable, transferToCryptoPix, transferToDeposit } from "./service";
+import {
+  sandboxCryptoPixTransferResponse,
+  sandboxOnchainTransferResponse,
+  sandboxPayOrderResponse,
+  transferBody,
+} from "./schemas";
+import {
+  payOrder,
+  recordedCryptoPixTransfer,
+  recordedDepositTransfer,
+  sandboxUnavailable,
+  transferToCryptoPix,
+  transferToDeposit,
+} from "./service";
 
 // Sandbox helpers (docs/api.md#sandbox-helpers): drive an order through its life without real money.
 
@@ -25,7 +37,8 @@ export const sandboxPayOrderEndpoint = defineEndpoint({
   response: { status: 200, description: "The paid order", schema: sandboxPayOrderResponse, example: sandboxPayExample },
   docs: {
     summary: "Pay an order (sandbox)",
-    description: "A PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED and the balance is credited, as a real payment would.",
+    description:
+      "A PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED and the balance is credited, as a real payment would.",
     tag: TAG,
     params: { id: "Order id (UUID) or payment link id" },
     errors: [404],
@@ -45,10 +58,16 @@ export const sandboxOnchainTransferEndpoint = defineEndpoint({
   errorBody: messageBody,
   unavailable: sandboxUnavailable,
   body: transferBody,
-  response: { status: 200, description: "The order after the transfer", schema: sandboxOnchainTransferResponse, example: depositTransferExample },
+  response: {
+    status: 200,
+    description: "The order after the transfer",
+    schema: sandboxOnchainTransferResponse,
+    example: depositTransferExample,
+  },
   docs: {
     summary: "Send tokens to a deposit (sandbox)",
-    description: "A confirmed transfer of `amount` to the order's address: enough in total gives COMPLETED, less gives PARTIAL_ORDER.",
+    description:
+      "A confirmed transfer of `amount` to the order's address: enough in total gives COMPLETED, less gives PARTIAL_ORDER.",
     tag: TAG,
     params: { paymentLinkId: "Payment link id of the deposit order" },
     requestExample: { amount: "10" },
@@ -59,7 +78,13 @@ export const sandboxOnchainTransferEndpoint = defineEndpoint({
     const result = await transferToDeposit(merchant.id, params.paymentLinkId, body);
     return {
       order: depositView(result.order),
-      transfer: { txHash: result.txHash, amount: Number(body.amount), applied: Number(result.applied), unapplied: Number(result.unapplied), duplicate: result.duplicate },
+      transfer: {
+        txHash: result.txHash,
+        amount: Number(body.amount),
+        applied: Number(result.applied),
+        unapplied: Number(result.unapplied),
+        duplicate: result.duplicate,
+      },
     };
   },
   async replay({ merchant, body, resource }) {
@@ -86,10 +111,16 @@ export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
   errorBody: messageBody,
   unavailable: sandboxUnavailable,
   body: transferBody,
-  response: { status: 200, description: "The payment after the transfer", schema: sandboxCryptoPixTransferResponse, example: cryptoPixTransferExample },
+  response: {
+    status: 200,
+    description: "The payment after the transfer",
+    schema: sandboxCryptoPixTransferResponse,
+    example: cryptoPixTransferExample,
+  },
   docs: {
     summary: "Send tokens to a Crypto-PIX payment (sandbox)",
-    description: "The full amount pays the PIX (COMPLETED); `failPix: true` makes the PIX fail so the crypto is refunded (REFUNDED).",
+    description:
+      "The full amount pays the PIX (COMPLETED); `failPix: true` makes the PIX fail so the crypto is refunded (REFUNDED).",
     tag: TAG,
     params: { payCryptoPixId: "payCryptoPixId" },
     requestExample: { amount: "9.240741" },
@@ -100,7 +131,10 @@ export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
     const id = decodeCryptoPixId(params.payCryptoPixId ?? "");
     if (!id) throw new NotFound("Crypto-PIX payment not found");
     const result = await transferToCryptoPix(merchant.id, id, body);
-    return { payment: cryptoPixView(result.payment), transfer: { txHash: result.txHash, amount: Number(body.amount), duplicate: result.duplicate } };
+    return {
+      payment: cryptoPixView(result.payment),
+      transfer: { txHash: result.txHash, amount: Number(body.amount), duplicate: result.duplicate },
+    };
   },
   async replay({ merchant, body, resource }) {
     const { payment, txHash } = await recordedCryptoPixTransfer(merchant.id, resource, body.txHash);
@@ -108,4 +142,8 @@ export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
   },
 });
 
-export const SANDBOX_ENDPOINTS = [sandboxPayOrderEndpoint, sandboxOnchainTransferEndpoint, sandboxCryptoPixTransferEndpoint];
+export const SANDBOX_ENDPOINTS = [
+  sandboxPayOrderEndpoint,
+  sandboxOnchainTransferEndpoint,
+  sandboxCryptoPixTransferEndpoint,
+];

@@ -25,7 +25,10 @@ export const transferBody = bodyObject({
       }
       return new Decimal(s).toFixed();
     })
-    .meta({ description: "Tokens transferred: a positive decimal, as a number or a string (no more decimals than the token has)" }),
+    .meta({
+      description:
+        "Tokens transferred: a positive decimal, as a number or a string (no more decimals than the token has)",
+    }),
   txHash: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex transaction hash")
@@ -36,7 +39,10 @@ export const transferBody = bodyObject({
     .regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address")
     .optional()
     .meta({ description: "Payer address (refunds go here)" }),
-  failPix: z.boolean({ error: "must be true or false" }).optional().meta({ description: "Crypto-PIX only: make the PIX payout fail, so the crypto is refunded" }),
+  failPix: z
+    .boolean({ error: "must be true or false" })
+    .optional()
+    .meta({ description: "Crypto-PIX only: make the PIX payout fail, so the crypto is refunded" }),
 });
 export type TransferInput = z.output<typeof transferBody>;
 

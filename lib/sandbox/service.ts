@@ -5,7 +5,13 @@ import { onRefundChainTx } from "@/lib/crypto-pix/refunds";
 import { chainPayment, overLightning } from "@/lib/crypto-pix/kinds";
 import { onInvoiceAccepted, runInvoiceActions } from "@/lib/crypto-pix/lightning";
 import { invoiceOf } from "@/lib/crypto-pix/queries";
-import { applyCryptoPixTransfer, findCryptoPixPayment, followUpTransfer, onCryptoPixPayout, settleCryptoPixPayment } from "@/lib/crypto-pix/service";
+import {
+  applyCryptoPixTransfer,
+  findCryptoPixPayment,
+  followUpTransfer,
+  onCryptoPixPayout,
+  settleCryptoPixPayment,
+} from "@/lib/crypto-pix/service";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { decidePayout } from "@/lib/pix-payouts/machine";
 import { rpcUrl } from "@/lib/chain/config";
@@ -35,7 +41,10 @@ export function sandboxUnavailable(): string | null {
 
 export type SimulatedTransfer = { amount: string; txHash?: string; from?: string };
 
-function transferTo(target: { network: string; address: string; tokenAddress: string; tokenDecimals: number }, t: SimulatedTransfer) {
+function transferTo(
+  target: { network: string; address: string; tokenAddress: string; tokenDecimals: number },
+  t: SimulatedTransfer,
+) {
   if (rpcUrl(target.network as Network)) {
     // The node is the only source of truth there (docs/providers.md#what-every-adapter-does): a made-up transfer must never move real money.
     throw new Conflict(
@@ -67,7 +76,13 @@ export async function payOrder(merchantId: string, idOrLink: string): Promise<Or
   if (order.kind !== "pix" || order.status !== "PENDING" || !order.txid) return completeOrder(order.id);
   // The order as just read goes along: the payment is then one statement, unless something changed it meanwhile.
   const paid = await applyReceivedPix(
-    { endToEndId: sandboxEndToEndId(), txid: order.txid, valueCentavos: order.valueCentavos, paidAt: new Date(), chave: env().PIX_RECEIVER_KEY },
+    {
+      endToEndId: sandboxEndToEndId(),
+      txid: order.txid,
+      valueCentavos: order.valueCentavos,
+      paidAt: new Date(),
+      chave: env().PIX_RECEIVER_KEY,
+    },
     "sandbox",
     order,
   );
@@ -94,7 +109,11 @@ async function transferToDepositOrder(order: OnchainOrder, t: SimulatedTransfer)
 }
 
 /** A confirmed token transfer to a Crypto-PIX payment's address; paid in full, the PIX is sent (or made to fail). */
-export async function transferToCryptoPix(merchantId: string, paymentId: string, t: SimulatedTransfer & { failPix?: boolean }) {
+export async function transferToCryptoPix(
+  merchantId: string,
+  paymentId: string,
+  t: SimulatedTransfer & { failPix?: boolean },
+) {
   return transferToCryptoPixPayment(await findCryptoPixPayment(merchantId, paymentId), t);
 }
 
@@ -104,7 +123,11 @@ async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: Simulate
   const result = await applyCryptoPixTransfer(payment.id, transfer);
   if (result.payoutId && t.failPix) {
     // The sandbox's way to see a PIX not made: decided as the provider's "not made" would be, without asking it.
-    await decidePayout(result.payoutId, { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" }, { crypto_pix: onCryptoPixPayout });
+    await decidePayout(
+      result.payoutId,
+      { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" },
+      { crypto_pix: onCryptoPixPayout },
+    );
   }
   const { refundTxIds } = await followUpTransfer(payment.id, t.failPix ? null : result.payoutId);
   // A sandbox refund is "mined" after SANDBOX_SETTLE_SECONDS: with 0 the answer already shows it REFUNDED.
@@ -120,16 +143,23 @@ async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: Simulate
  */
 async function payLightningCryptoPix(payment: CryptoPixPayment, t: SimulatedTransfer & { failPix?: boolean }) {
   if (!new Decimal(t.amount).eq(payment.cryptoAmount)) {
-    throw new InvalidInput(`A Lightning invoice is paid in full: amount must be ${new Decimal(payment.cryptoAmount).toFixed()} BTC`);
+    throw new InvalidInput(
+      `A Lightning invoice is paid in full: amount must be ${new Decimal(payment.cryptoAmount).toFixed()} BTC`,
+    );
   }
-  if (payment.closedAt || payment.pixPayoutId) throw new Conflict(`This payment's invoice can no longer be paid (it is ${payment.status})`);
+  if (payment.closedAt || payment.pixPayoutId)
+    throw new Conflict(`This payment's invoice can no longer be paid (it is ${payment.status})`);
   const invoice = await invoiceOf(db(), payment.id);
   if (!invoice) throw new NotFound("Crypto-PIX payment not found");
   await onInvoiceAccepted(invoice.paymentHash, new Date());
   const accepted = (await findCryptoPixPayment(payment.merchantId, payment.id))!;
   if (accepted.pixPayoutId) {
     if (t.failPix) {
-      await decidePayout(accepted.pixPayoutId, { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" }, { crypto_pix: onCryptoPixPayout });
+      await decidePayout(
+        accepted.pixPayoutId,
+        { status: "failed", providerRef: null, reason: "PIX payout failed (sandbox failPix)" },
+        { crypto_pix: onCryptoPixPayout },
+      );
     } else {
       await settleCryptoPixPayment(payment.id);
     }
@@ -143,7 +173,10 @@ async function payLightningCryptoPix(payment: CryptoPixPayment, t: SimulatedTran
 // made it died before answering, and its answer is rebuilt from the transfer it recorded.
 
 /** A transfer to one of the merchant's deposits, with the deposit as it stands. */
-export async function recordedDepositTransfer(merchantId: string, transferId: string): Promise<{ order: OnchainOrder; transfer: ChainTransfer }> {
+export async function recordedDepositTransfer(
+  merchantId: string,
+  transferId: string,
+): Promise<{ order: OnchainOrder; transfer: ChainTransfer }> {
   const transfer = await transferById(db(), transferId);
   const order = transfer?.ownerKind === "onchain_order" ? await findDepositById(merchantId, transfer.ownerId) : null;
   if (!transfer || !order) throw new NotFound("On-chain order not found");
@@ -163,7 +196,10 @@ export async function recordedCryptoPixTransfer(
   if (made.type === "chain_transfer") {
     const transfer = await transferById(db(), made.id);
     if (!transfer || transfer.ownerKind !== "crypto_pix") throw new NotFound("Crypto-PIX payment not found");
-    return { payment: await findCryptoPixPayment(merchantId, transfer.ownerId), txHash: givenTxHash ?? transfer.txHash };
+    return {
+      payment: await findCryptoPixPayment(merchantId, transfer.ownerId),
+      txHash: givenTxHash ?? transfer.txHash,
+    };
   }
   const payment = await findCryptoPixPayment(merchantId, made.id);
   const invoice = await invoiceOf(db(), payment.id);

@@ -33,14 +33,17 @@ export function createAppServer(opts: AppServerOptions): http.Server {
     const ops = opsPath(url);
     if (ops) {
       const startedAt = performance.now();
-      void serveOps(ops, req, res, opts.ops).then(() => observeRequest(req.method ?? "GET", ops, res.statusCode, startedAt));
+      void serveOps(ops, req, res, opts.ops).then(() =>
+        observeRequest(req.method ?? "GET", ops, res.statusCode, startedAt),
+      );
     } else if (opts.fastPath && isApiPath(url)) {
       // The router measures these itself, by route template (lib/api/endpoints.ts).
       void dispatchApi(req, res, opts.baseUrl);
     } else {
       const startedAt = performance.now();
       // /api/v1 paths Next serves (API_FAST_PATH=false, non-canonical forms) are measured by the router.
-      if (!url.startsWith("/api/v1")) res.once("finish", () => observeRequest(req.method ?? "GET", NEXT_ROUTE, res.statusCode, startedAt));
+      if (!url.startsWith("/api/v1"))
+        res.once("finish", () => observeRequest(req.method ?? "GET", NEXT_ROUTE, res.statusCode, startedAt));
       opts.next(req, res).catch((err: unknown) => {
         // Through the logger, which keeps a database error's bound values out of the line.
         log.error("unhandled error in Next's request handler", { err });

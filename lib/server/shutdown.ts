@@ -35,7 +35,11 @@ export function drainServer(server: http.Server, timeoutMs: number): Promise<num
     const deadline = setTimeout(() => {
       server.getConnections((_, n) => {
         cut = n;
-        if (n > 0) log.warn("shutdown deadline reached: closing connections with requests still in flight", { connections: n, timeoutMs });
+        if (n > 0)
+          log.warn("shutdown deadline reached: closing connections with requests still in flight", {
+            connections: n,
+            timeoutMs,
+          });
         server.closeAllConnections();
       });
     }, timeoutMs);
@@ -52,7 +56,9 @@ export async function shutdown(signal: string, plan: ShutdownPlan): Promise<void
   markDraining();
   log.info("shutting down: draining requests and jobs", { signal, timeoutMs: plan.timeoutMs });
   const startedAt = Date.now();
-  const stopping = plan.stopWorker?.(plan.timeoutMs).catch((err: unknown) => log.error("stopping the job runner failed", { err }));
+  const stopping = plan
+    .stopWorker?.(plan.timeoutMs)
+    .catch((err: unknown) => log.error("stopping the job runner failed", { err }));
   await Promise.all([drainServer(plan.server, plan.timeoutMs), stopping]);
   // Mail the answered requests handed over (lib/mail/background.ts) goes before the pool closes, within what is left of the deadline.
   const left = Math.max(0, plan.timeoutMs - (Date.now() - startedAt));

@@ -44,7 +44,13 @@ export async function moveExcess(opts: { network?: Network; dryRun?: boolean } =
   return moves;
 }
 
-async function moveOne(network: Network, asset: Asset, target: string, cold: string, dryRun: boolean): Promise<ExcessMove> {
+async function moveOne(
+  network: Network,
+  asset: Asset,
+  target: string,
+  cold: string,
+  dryRun: boolean,
+): Promise<ExcessMove> {
   const token = tokenInfo(network, asset)!;
   const plan = await planSend(network);
   // Balance and mined count read at one block: a transfer of ours mined by then is in the balance and
@@ -54,10 +60,18 @@ async function moveOne(network: Network, asset: Asset, target: string, cold: str
   const balance = balances.tokens[0];
   const made = await db().transaction(async (tx) => {
     // Two operators at once: the second waits here, then counts the first one's transfer as promised.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`treasury-excess:${plan.nonceScope}:${token.address.toLowerCase()}`}))`);
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtext(${`treasury-excess:${plan.nonceScope}:${token.address.toLowerCase()}`}))`,
+    );
     const promised = await promisedAhead(tx, plan.nonceScope, token.address, balances.minedNonce, null);
     const amount = balance - promised - toBaseUnits(target, token.decimals);
-    const base = { network, asset, balance: fromBaseUnits(balance, token.decimals), target, promised: fromBaseUnits(promised, token.decimals) };
+    const base = {
+      network,
+      asset,
+      balance: fromBaseUnits(balance, token.decimals),
+      target,
+      promised: fromBaseUnits(promised, token.decimals),
+    };
     if (amount <= 0n) return { ...base, moved: "0", chainTxId: null, hash: null };
     const moved = fromBaseUnits(amount, token.decimals);
     if (dryRun) return { ...base, moved, chainTxId: null, hash: null };
@@ -65,7 +79,13 @@ async function moveOne(network: Network, asset: Asset, target: string, cold: str
     return { ...base, moved, chainTxId: chainTx.id, hash };
   });
   if (made.chainTxId) {
-    log.info("float excess sent to the cold address", { network, asset, amount: made.moved, chainTxId: made.chainTxId, hash: made.hash });
+    log.info("float excess sent to the cold address", {
+      network,
+      asset,
+      amount: made.moved,
+      chainTxId: made.chainTxId,
+      hash: made.hash,
+    });
     await sendChainTx(made.chainTxId);
   }
   return made;

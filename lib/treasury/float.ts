@@ -18,7 +18,11 @@ import { providers } from "@/lib/providers";
 // and the operator is mailed then; coming back above clears it, so the next crossing mails again.
 
 /** Recurring: reads the float and releases what it can pay (lib/worker works it). */
-export const floatCheckQueue = jobQueue<object>("hot-wallet-float", { policy: "stately", retryLimit: 0, expireInSeconds: 120 });
+export const floatCheckQueue = jobQueue<object>("hot-wallet-float", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 120,
+});
 
 /** Networks whose float is watched: a node to read, and limits to compare with. */
 export function floatNetworks(): Network[] {
@@ -127,7 +131,9 @@ async function announce(r: FloatReading): Promise<void> {
 }
 
 /** The float as the last check stored it, for the gauges (every instance reads the same rows). */
-export async function storedFloat(ex: Executor = db()): Promise<{ network: string; asset: string; balance: string; belowMinimum: boolean }[]> {
+export async function storedFloat(
+  ex: Executor = db(),
+): Promise<{ network: string; asset: string; balance: string; belowMinimum: boolean }[]> {
   const rows = await ex.execute<{ network: string; asset: string; balance: string; below: boolean }>(
     sql`select network, asset, balance::text as balance, below_since is not null as below from hot_wallet_float order by network, asset`,
   );

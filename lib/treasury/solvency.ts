@@ -23,7 +23,11 @@ import type { Quote, QuotedSymbol } from "@/lib/providers/rates/types";
 // balances (a MED devolução debited below zero) are owed to us, shown apart and never counted as held.
 
 /** Recurring: ticks every minute (pg-boss's schedule) and takes a report once SOLVENCY_REPORT_SECONDS have passed. */
-export const solvencyQueue = jobQueue<object>("solvency-report", { policy: "stately", retryLimit: 0, expireInSeconds: 900 });
+export const solvencyQueue = jobQueue<object>("solvency-report", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 900,
+});
 
 export type SolvencyLine = {
   side: "liability" | "asset" | "receivable";
@@ -65,7 +69,11 @@ type Rounding = "down" | "up";
 /** Values crypto in BRL centavos at one quote per symbol for the whole report. */
 class Valuer {
   private quotes = new Map<QuotedSymbol, Promise<Quote>>();
-  async value(symbol: QuotedSymbol, amount: string, rounding: Rounding): Promise<{ centavos: number; rate: string; rateSource: string }> {
+  async value(
+    symbol: QuotedSymbol,
+    amount: string,
+    rounding: Rounding,
+  ): Promise<{ centavos: number; rate: string; rateSource: string }> {
     let quote = this.quotes.get(symbol);
     if (!quote) {
       quote = providers().rates.quote(symbol);
@@ -74,7 +82,9 @@ class Valuer {
     const q = await quote;
     const exact = new Decimal(amount).times(q.rate).times(100);
     // Floor and ceiling (not toward zero): the sandbox hot wallet's negative balance rounds down too.
-    const centavos = exact.toDecimalPlaces(0, rounding === "down" ? Decimal.ROUND_FLOOR : Decimal.ROUND_CEIL).toNumber();
+    const centavos = exact
+      .toDecimalPlaces(0, rounding === "down" ? Decimal.ROUND_FLOOR : Decimal.ROUND_CEIL)
+      .toNumber();
     return { centavos, rate: q.rate, rateSource: q.source };
   }
 }
@@ -88,7 +98,14 @@ const int = (v: string | number | null | undefined) => Number(v ?? 0);
 
 type CryptoRow = { network: string; asset: string | null; token: string | null; amount: string; n: number };
 
-async function cryptoLines(side: "liability", kind: string, rows: CryptoRow[], valuer: Valuer, notRead: string[], note?: string): Promise<SolvencyLine[]> {
+async function cryptoLines(
+  side: "liability",
+  kind: string,
+  rows: CryptoRow[],
+  valuer: Valuer,
+  notRead: string[],
+  note?: string,
+): Promise<SolvencyLine[]> {
   const lines: SolvencyLine[] = [];
   for (const r of rows) {
     if (new Decimal(r.amount).isZero()) continue;
@@ -100,7 +117,16 @@ async function cryptoLines(side: "liability", kind: string, rows: CryptoRow[], v
     }
     try {
       const v = await valuer.value(asset as QuotedSymbol, r.amount, "up");
-      lines.push({ side, kind, network: r.network, asset, amount: toPlain(new Decimal(r.amount)), count: r.n, ...v, ...(note ? { note } : {}) });
+      lines.push({
+        side,
+        kind,
+        network: r.network,
+        asset,
+        amount: toPlain(new Decimal(r.amount)),
+        count: r.n,
+        ...v,
+        ...(note ? { note } : {}),
+      });
     } catch (err) {
       notRead.push(`${kind}: ${r.amount} ${asset} on ${r.network} not valued (${messageOf(err)})`);
     }
@@ -138,7 +164,13 @@ async function liabilities(ex: Executor, valuer: Valuer, notRead: string[]): Pro
   // Refunds of PIX and exchange-wallet orders: the merchant was debited, the payer not paid yet.
   const [refunds] = await ex.execute<{ centavos: string; n: number }>(sql`
     select coalesce(sum(value_centavos), 0)::text as centavos, count(*)::int as n from order_refunds where status = 'PENDING'`);
-  if (refunds.n > 0) lines.push({ side: "liability", kind: "order_refunds_in_flight", centavos: int(refunds.centavos), count: refunds.n });
+  if (refunds.n > 0)
+    lines.push({
+      side: "liability",
+      kind: "order_refunds_in_flight",
+      centavos: int(refunds.centavos),
+      count: refunds.n,
+    });
 
   // Token transfers the hot wallet owes and has not had confirmed: withdrawals and crypto refunds.
   const chainOut = await ex.execute<CryptoRow & { purpose: string }>(sql`
@@ -179,7 +211,9 @@ async function liabilities(ex: Executor, valuer: Valuer, notRead: string[]): Pro
       kind: "unapplied_provider_payments",
       centavos: int(provider.centavos),
       count: provider.n,
-      ...(provider.partial > 0 ? { note: `${provider.partial} underpayment(s) not valued: their amount is kept only in their event` } : {}),
+      ...(provider.partial > 0
+        ? { note: `${provider.partial} underpayment(s) not valued: their amount is kept only in their event` }
+        : {}),
     });
   const unappliedChain = await ex.execute<CryptoRow>(sql`
     select t.network, coalesce(o.asset, p.asset) as asset, lower(t.token_address) as token, sum(t.unapplied_amount)::text as amount, count(*)::int as n
@@ -206,7 +240,11 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
   const lines: SolvencyLine[] = [];
   const p = providers();
 
-  await held("psp", p.payout.name, p.payout.balance ? () => p.payout.balance!().then((c) => ({ currency: "BRL" as const, centavos: c })) : null);
+  await held(
+    "psp",
+    p.payout.name,
+    p.payout.balance ? () => p.payout.balance!().then((c) => ({ currency: "BRL" as const, centavos: c })) : null,
+  );
   await held("exchange_wallet", p.exchange.name, p.exchange.balance ? () => p.exchange.balance!() : null);
   await held("lightning", p.lightning.name, p.lightning.balance ? () => p.lightning.balance!() : null);
 
@@ -218,14 +256,28 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
     try {
       const b = await read();
       if (b.currency === "BRL") lines.push({ side: "asset", kind, centavos: b.centavos, note: provider });
-      else lines.push({ side: "asset", kind, asset: b.currency, amount: b.amount, note: provider, ...(await valuer.value(b.currency, b.amount, "down")) });
+      else
+        lines.push({
+          side: "asset",
+          kind,
+          asset: b.currency,
+          amount: b.amount,
+          note: provider,
+          ...(await valuer.value(b.currency, b.amount, "down")),
+        });
     } catch (err) {
       notRead.push(`${kind}: ${provider} did not answer (${messageOf(err)})`);
     }
   }
 
   // The chain: per network and token, the hot wallet and every deposit address money was recorded at.
-  const deposits = await ex.execute<{ network: string; token: string; asset: string | null; decimals: number | null; addresses: string[] }>(sql`
+  const deposits = await ex.execute<{
+    network: string;
+    token: string;
+    asset: string | null;
+    decimals: number | null;
+    addresses: string[];
+  }>(sql`
     select t.network, lower(t.token_address) as token, min(coalesce(o.asset, p.asset)) as asset, min(coalesce(o.token_decimals, p.token_decimals)) as decimals,
       array_agg(distinct lower(t.to_address)) as addresses
     from chain_transfers t
@@ -233,7 +285,10 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
       left join crypto_pix_payments p on t.owner_kind = 'crypto_pix' and p.id = t.owner_id
     group by 1, 2`);
   for (const network of reportNetworks()) {
-    const tokens = new Map<string, { address: `0x${string}`; decimals: number; asset: Asset | null; deposits: `0x${string}`[] }>();
+    const tokens = new Map<
+      string,
+      { address: `0x${string}`; decimals: number; asset: Asset | null; deposits: `0x${string}`[] }
+    >();
     for (const asset of ASSETS) {
       const info = tokenInfo(network, asset);
       if (info) tokens.set(info.address.toLowerCase(), { ...info, asset, deposits: [] });
@@ -278,7 +333,9 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
         if (units === 0n) continue;
         const amount = fromBaseUnits(units, token.decimals);
         if (!token.asset) {
-          notRead.push(`chain ${network}: ${amount} of token ${token.address} (${kind}) not in the token table, not valued`);
+          notRead.push(
+            `chain ${network}: ${amount} of token ${token.address} (${kind}) not in the token table, not valued`,
+          );
           continue;
         }
         try {
@@ -309,7 +366,11 @@ function messageOf(err: unknown): string {
 /** The tolerance for a total of liabilities: the larger of the fixed amount and the share. */
 export function toleranceFor(liabilitiesCentavos: number): number {
   const e = env();
-  const share = new Decimal(liabilitiesCentavos).times(e.SOLVENCY_TOLERANCE_PERCENT).div(100).toDecimalPlaces(0, Decimal.ROUND_CEIL).toNumber();
+  const share = new Decimal(liabilitiesCentavos)
+    .times(e.SOLVENCY_TOLERANCE_PERCENT)
+    .div(100)
+    .toDecimalPlaces(0, Decimal.ROUND_CEIL)
+    .toNumber();
   return Math.max(e.SOLVENCY_TOLERANCE_CENTAVOS, share);
 }
 
@@ -349,7 +410,11 @@ export async function takeSolvencyReport(): Promise<SolvencyReport> {
   const report = await computeSolvency();
   const stored = await db().transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('solvency-report'))`);
-    const [previous] = await tx.select({ short: solvencyReports.short }).from(solvencyReports).orderBy(desc(solvencyReports.id)).limit(1);
+    const [previous] = await tx
+      .select({ short: solvencyReports.short })
+      .from(solvencyReports)
+      .orderBy(desc(solvencyReports.id))
+      .limit(1);
     const alerted = report.short && !previous?.short;
     const [row] = await tx
       .insert(solvencyReports)
@@ -369,7 +434,8 @@ export async function takeSolvencyReport(): Promise<SolvencyReport> {
     return { ...report, id: row.id, alerted };
   });
   if (stored.short) log.error("solvency: assets short of liabilities beyond the tolerance", summaryOf(stored));
-  else if (stored.notRead.length) log.warn("solvency: some sources were not read (counted as zero)", { notRead: stored.notRead });
+  else if (stored.notRead.length)
+    log.warn("solvency: some sources were not read (counted as zero)", { notRead: stored.notRead });
   if (stored.alerted) await announce(stored);
   return stored;
 }
@@ -412,7 +478,9 @@ async function announce(r: SolvencyReport): Promise<void> {
         .filter((l) => l.side === "asset")
         .map(line)
         .join("\n")}\n` +
-      (r.receivablesCentavos > 0 ? `\nOwed to us (negative merchant balances, not counted): ${formatBrl(r.receivablesCentavos)}\n` : "") +
+      (r.receivablesCentavos > 0
+        ? `\nOwed to us (negative merchant balances, not counted): ${formatBrl(r.receivablesCentavos)}\n`
+        : "") +
       (r.notRead.length ? `\nNot read (counted as zero):\n${r.notRead.map((n) => `  ${n}`).join("\n")}\n` : "") +
       `\nSee it with: npm run cli -- treasury solvency\n` +
       `This mail is sent once per crossing; the next one comes only after a report within the tolerance.`,

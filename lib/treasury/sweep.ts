@@ -28,7 +28,11 @@ import { ERC20_TRANSFER_GAS } from "@/lib/providers/chain/live";
 // waits for is swept; money of another token stays where it is, shown to the merchant.
 
 /** Recurring, in the worker that holds DEPOSIT_XPRV_FILE (lib/worker works it every SWEEP_INTERVAL_SECONDS). */
-export const sweepDepositsQueue = jobQueue<object>("treasury-sweep", { policy: "stately", retryLimit: 0, expireInSeconds: 900 });
+export const sweepDepositsQueue = jobQueue<object>("treasury-sweep", {
+  policy: "stately",
+  retryLimit: 0,
+  expireInSeconds: 900,
+});
 
 /** Room for replacements at higher fees: the top-up covers the transfer's gas at 1.5 times the fees it was signed with. */
 const GAS_MARGIN_NUMERATOR = 3n;
@@ -65,7 +69,14 @@ export type SweepRun = {
   belowThreshold: number;
 };
 
-type Candidate = { walletIndex: number; address: string; token: string; received: string; swept: string; pendingSweeps: number };
+type Candidate = {
+  walletIndex: number;
+  address: string;
+  token: string;
+  received: string;
+  swept: string;
+  pendingSweeps: number;
+};
 
 /**
  * Deposit addresses on `network` that may hold `token`: those of orders and payments waiting for it
@@ -73,7 +84,13 @@ type Candidate = { walletIndex: number; address: string; token: string; received
  * took (in flight or done).
  */
 async function candidates(network: Network, token: string): Promise<Candidate[]> {
-  const rows = await db().execute<{ wallet_index: number; address: string; received: string; swept: string; pending: number }>(sql`
+  const rows = await db().execute<{
+    wallet_index: number;
+    address: string;
+    received: string;
+    swept: string;
+    pending: number;
+  }>(sql`
     with owned as (
       select o.wallet_index, o.address from onchain_orders o
       where o.network = ${network} and lower(o.token_address) = ${token}
@@ -90,7 +107,14 @@ async function candidates(network: Network, token: string): Promise<Candidate[]>
         where s.network = ${network} and lower(s.address) = lower(w.address) and lower(s.token_address) = ${token} and s.status in ('pending', 'swept')), 0)::text as swept,
       (select count(*) from sweeps s where s.network = ${network} and lower(s.address) = lower(w.address) and s.status = 'pending')::int as pending
     from owned w order by w.wallet_index`);
-  return rows.map((r) => ({ walletIndex: Number(r.wallet_index), address: r.address, token, received: r.received, swept: r.swept, pendingSweeps: r.pending }));
+  return rows.map((r) => ({
+    walletIndex: Number(r.wallet_index),
+    address: r.address,
+    token,
+    received: r.received,
+    swept: r.swept,
+    pendingSweeps: r.pending,
+  }));
 }
 
 /** Where sweeps send tokens: SWEEP_TO, or the hot wallet. */
@@ -121,7 +145,13 @@ export async function sweepDeposits(opts: { network?: Network; dryRun?: boolean 
   return run;
 }
 
-async function sweepToken(network: Network, asset: Asset, threshold: string, dryRun: boolean, run: SweepRun): Promise<void> {
+async function sweepToken(
+  network: Network,
+  asset: Asset,
+  threshold: string,
+  dryRun: boolean,
+  run: SweepRun,
+): Promise<void> {
   const token = tokenInfo(network, asset)!;
   const chain = providers().chain;
   const list = await candidates(network, token.address.toLowerCase());
@@ -136,7 +166,13 @@ async function sweepToken(network: Network, asset: Asset, threshold: string, dry
   for (const [i, c] of list.entries()) {
     const balance = balances[i];
     if (balance === 0n) continue;
-    const item: SweepItem = { network, asset, address: c.address, balance: fromBaseUnits(balance, token.decimals), action: "skip" };
+    const item: SweepItem = {
+      network,
+      asset,
+      address: c.address,
+      balance: fromBaseUnits(balance, token.decimals),
+      action: "skip",
+    };
     const recorded = toBaseUnits(c.received, token.decimals) - toBaseUnits(c.swept, token.decimals);
     if (c.pendingSweeps > 0) item.reason = "a sweep of this address is in flight";
     else if (balance > recorded)
@@ -149,7 +185,12 @@ async function sweepToken(network: Network, asset: Asset, threshold: string, dry
       run.items.push(item);
       continue;
     }
-    if (balance < recorded) log.warn("deposit address holds less than recorded; sweeping what it holds", { network, address: c.address, asset });
+    if (balance < recorded)
+      log.warn("deposit address holds less than recorded; sweeping what it holds", {
+        network,
+        address: c.address,
+        asset,
+      });
     try {
       Object.assign(item, await sweepOne(network, asset, token, c, balance, to, dryRun));
     } catch (err) {
@@ -187,7 +228,9 @@ async function sweepOne(
     const [inFlight] = await tx.execute(sql`
       select 1 from sweeps where network = ${network} and lower(address) = ${c.address.toLowerCase()} and status = 'pending' limit 1`);
     if (inFlight) return null;
-    const gas: { chainTx: ChainTx } | null = hotPlan ? await createChainTx(tx, hotPlan, { purpose: "sweep_gas", to: c.address, valueWei: topUp }) : null;
+    const gas: { chainTx: ChainTx } | null = hotPlan
+      ? await createChainTx(tx, hotPlan, { purpose: "sweep_gas", to: c.address, valueWei: topUp })
+      : null;
     const sweep = await createChainTx(tx, depositPlan, { purpose: "sweep", token, to, amount, privateKey });
     const [row] = await tx
       .insert(sweeps)
@@ -207,7 +250,14 @@ async function sweepOne(
     return { sweepId: row.id, gasChainTxId: gas?.chainTx.id ?? null, chainTxId: sweep.chainTx.id };
   });
   if (!made) return { action: "skip", reason: "a sweep of this address is in flight" };
-  log.info("deposit address swept", { network, address: c.address, asset, amount, gasTopUp: fromBaseUnits(topUp, 18), sweepId: made.sweepId });
+  log.info("deposit address swept", {
+    network,
+    address: c.address,
+    asset,
+    amount,
+    gasTopUp: fromBaseUnits(topUp, 18),
+    sweepId: made.sweepId,
+  });
   // The gas first: the token transfer is held until the address can pay for it.
   if (made.gasChainTxId) await sendChainTx(made.gasChainTxId);
   await sendChainTx(made.chainTxId);
@@ -238,7 +288,13 @@ export async function sweepTick(): Promise<SweepRun | null> {
  * fees and what gas the address kept, read from the node: the service's cost of sweeping.
  */
 export async function finishSweeps(): Promise<SweepRun["finished"]> {
-  const rows = await db().execute<{ id: string; network: string; address: string; chain_tx_id: string; gas_chain_tx_id: string | null }>(sql`
+  const rows = await db().execute<{
+    id: string;
+    network: string;
+    address: string;
+    chain_tx_id: string;
+    gas_chain_tx_id: string | null;
+  }>(sql`
     select s.id, s.network, s.address, s.chain_tx_id, s.gas_chain_tx_id from sweeps s join chain_txs x on x.id = s.chain_tx_id
     where s.status = 'pending' and x.status <> 'pending' order by s.created_at`);
   const finished: SweepRun["finished"] = [];
@@ -258,7 +314,11 @@ export async function finishSweeps(): Promise<SweepRun["finished"]> {
         update sweeps set status = ${status}, fee_wei = ${fee.toString()}, gas_left_wei = ${left === null ? null : left.toString()}, finished_at = now()
         where id = ${r.id} and status = 'pending' returning 1`);
       if (done.length === 0) continue;
-      if (status === "failed") log.warn("sweep failed; the tokens stay at the deposit address", { sweepId: r.id, reason: sweepTx.failureReason });
+      if (status === "failed")
+        log.warn("sweep failed; the tokens stay at the deposit address", {
+          sweepId: r.id,
+          reason: sweepTx.failureReason,
+        });
       finished.push({ id: r.id, status, feeWei: fee.toString() });
     } catch (err) {
       log.warn("sweep not finished; the next run tries again", { sweepId: r.id, err });
@@ -267,17 +327,39 @@ export async function finishSweeps(): Promise<SweepRun["finished"]> {
   return finished;
 }
 
-export type SweepCosts = { network: string; sweeps: number; swept: Record<string, string>; feeWei: string; gasLeftWei: string; gasSentWei: string };
+export type SweepCosts = {
+  network: string;
+  sweeps: number;
+  swept: Record<string, string>;
+  feeWei: string;
+  gasLeftWei: string;
+  gasSentWei: string;
+};
 
 /** What sweeping moved and cost the service, per network: the sweeps ledger summed. */
 export async function sweepCosts(): Promise<SweepCosts[]> {
-  const rows = await db().execute<{ network: string; asset: string; n: number; amount: string; fee: string; left: string; sent: string }>(sql`
+  const rows = await db().execute<{
+    network: string;
+    asset: string;
+    n: number;
+    amount: string;
+    fee: string;
+    left: string;
+    sent: string;
+  }>(sql`
     select network, asset, count(*)::int as n, sum(amount)::text as amount, coalesce(sum(fee_wei), 0)::text as fee,
       coalesce(sum(gas_left_wei), 0)::text as left, sum(gas_sent_wei)::text as sent
     from sweeps where status = 'swept' group by network, asset order by network, asset`);
   const out = new Map<string, SweepCosts>();
   for (const r of rows) {
-    const c = out.get(r.network) ?? { network: r.network, sweeps: 0, swept: {}, feeWei: "0", gasLeftWei: "0", gasSentWei: "0" };
+    const c = out.get(r.network) ?? {
+      network: r.network,
+      sweeps: 0,
+      swept: {},
+      feeWei: "0",
+      gasLeftWei: "0",
+      gasSentWei: "0",
+    };
     c.sweeps += r.n;
     c.swept[r.asset] = fromBaseUnits(toBaseUnits(r.amount, 18), 18);
     c.feeWei = (BigInt(c.feeWei) + BigInt(r.fee)).toString();

@@ -47,7 +47,11 @@ function failureReason(r: PostResult): string | null {
 }
 
 const stillOurs = (c: ClaimedDelivery) =>
-  and(eq(webhookDeliveries.id, c.id), eq(webhookDeliveries.status, "pending"), sql`${webhookDeliveries.nextAttemptAt} = ${c.leaseUntil}::timestamptz`);
+  and(
+    eq(webhookDeliveries.id, c.id),
+    eq(webhookDeliveries.status, "pending"),
+    sql`${webhookDeliveries.nextAttemptAt} = ${c.leaseUntil}::timestamptz`,
+  );
 
 export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome> {
   if (!c.endpointActive) {
@@ -66,23 +70,31 @@ export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome
   const secret = openSecret(c.secret);
   if (secret !== null && isPlainSecret(c.secret)) {
     // Stored before secrets were sealed, and missed by the start-up step: sealed now, off this path.
-    sealStoredSecret(c.endpointId, c.secret).catch((err: unknown) => log.warn("webhook secret not sealed", { endpointId: c.endpointId, err }));
+    sealStoredSecret(c.endpointId, c.secret).catch((err: unknown) =>
+      log.warn("webhook secret not sealed", { endpointId: c.endpointId, err }),
+    );
   }
   // A secret that no longer unseals (AUTH_SECRET changed) signs nothing: the attempt fails without
   // sending, and retries on the usual schedule (restoring the old AUTH_SECRET would let it through).
   const result: PostResult =
     secret === null
       ? { statusCode: null, error: UNREADABLE_SECRET, responseExcerpt: null, durationMs: 0 }
-      : await postJson(c.url, { "user-agent": USER_AGENT, ...signatureHeaders(secret, c.event.id, body, startedAt) }, body, {
-          timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-          allowPrivate: allowPrivateTargets(),
-        });
+      : await postJson(
+          c.url,
+          { "user-agent": USER_AGENT, ...signatureHeaders(secret, c.event.id, body, startedAt) },
+          body,
+          {
+            timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+            allowPrivate: allowPrivateTargets(),
+          },
+        );
 
   const attempt = c.attempts + 1;
   const lastError = failureReason(result);
   const gone = result.statusCode === 410;
   const delay = lastError === null || gone ? null : retryDelaySeconds(attempt, e.WEBHOOK_RETRY_BASE_SECONDS);
-  const outcome: AttemptOutcome = lastError === null ? "succeeded" : gone ? "gone" : delay === null ? "failed" : "retry";
+  const outcome: AttemptOutcome =
+    lastError === null ? "succeeded" : gone ? "gone" : delay === null ? "failed" : "retry";
   const nextAttemptAt = delay === null ? null : sql`now() + make_interval(secs => ${delay})`;
 
   await db().transaction(async (tx) => {

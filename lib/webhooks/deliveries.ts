@@ -46,7 +46,11 @@ export function deliveryView(d: WebhookDelivery, eventType: string, attempts: We
 }
 
 /** Newest first, each with its attempts in order. */
-export async function listDeliveries(merchantId: string, endpointId: string, q: { cursor?: string; limit: number; status?: WebhookDelivery["status"] }) {
+export async function listDeliveries(
+  merchantId: string,
+  endpointId: string,
+  q: { cursor?: string; limit: number; status?: WebhookDelivery["status"] },
+) {
   const endpoint = await findEndpoint(merchantId, endpointId);
   const rows = await deliveriesPage(db(), merchantId, endpoint.id, q);
   const { page, nextCursor } = keysetPage(rows, q.limit, (r) => ({ at: r.delivery.createdAt, id: r.delivery.id }));
@@ -56,12 +60,18 @@ export async function listDeliveries(merchantId: string, endpointId: string, q: 
   );
   const byDelivery = new Map<string, WebhookAttempt[]>();
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
-  return { deliveries: page.map((r) => deliveryView(r.delivery, r.eventType, byDelivery.get(r.delivery.id) ?? [])), nextCursor };
+  return {
+    deliveries: page.map((r) => deliveryView(r.delivery, r.eventType, byDelivery.get(r.delivery.id) ?? [])),
+    nextCursor,
+  };
 }
 
 /** One delivery to one of the merchant's endpoints (deleted or not), with its attempts so far. */
 export async function findDelivery(merchantId: string, endpointId: string, deliveryId: string) {
-  const found = isUuid(endpointId) && isUuid(deliveryId) ? await endpointDelivery(db(), merchantId, endpointId, deliveryId) : undefined;
+  const found =
+    isUuid(endpointId) && isUuid(deliveryId)
+      ? await endpointDelivery(db(), merchantId, endpointId, deliveryId)
+      : undefined;
   if (!found) throw new NotFound("Delivery not found");
   return deliveryView(found.delivery, found.eventType, await attemptsOf(db(), [found.delivery.id]));
 }
@@ -73,7 +83,10 @@ export async function redeliver(merchantId: string, endpointId: string, delivery
   const original = await endpointDelivery(db(), merchantId, endpoint.id, deliveryId);
   if (!original) throw new NotFound("Delivery not found");
   if (endpoint.disabledAt) {
-    throw new Conflict("This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events", { code: "webhook.disabled" });
+    throw new Conflict(
+      "This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events",
+      { code: "webhook.disabled" },
+    );
   }
   const o = original.delivery;
   const created = await writeAndBind(

@@ -60,7 +60,11 @@ type ClaimRow = {
 };
 
 /** Claims up to `limit` due deliveries, respecting per-subject order and per-endpoint limits. */
-export async function claimDue(limit: number, busy: Map<string, number> = new Map(), perEndpoint = PER_ENDPOINT): Promise<ClaimedDelivery[]> {
+export async function claimDue(
+  limit: number,
+  busy: Map<string, number> = new Map(),
+  perEndpoint = PER_ENDPOINT,
+): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const busyIds = `{${[...busy.keys()].join(",")}}`;
   const busyCounts = `{${[...busy.values()].join(",")}}`;
@@ -206,7 +210,9 @@ export async function startWebhookDispatcher(): Promise<void> {
   running.value = d;
   // Secrets stored before they were sealed are sealed once, here; a failure leaves them to be sealed
   // when a delivery first reads them (deliver.ts), and never keeps deliveries from starting.
-  await sealPlainSecrets().catch((err: unknown) => log.warn("webhook secrets not sealed at start-up; each is sealed on its next delivery", { err }));
+  await sealPlainSecrets().catch((err: unknown) =>
+    log.warn("webhook secrets not sealed at start-up; each is sealed on its next delivery", { err }),
+  );
   await d.start();
 }
 

@@ -46,7 +46,17 @@ const deliveryExample = {
   completedAt: created,
   redeliveryOf: null,
   createdAt: created,
-  attemptsLog: [{ attempt: 1, startedAt: created, durationMs: 84, statusCode: 200, error: null, responseExcerpt: "ok", nextAttemptAt: null }],
+  attemptsLog: [
+    {
+      attempt: 1,
+      startedAt: created,
+      durationMs: 84,
+      statusCode: 200,
+      error: null,
+      responseExcerpt: "ok",
+      nextAttemptAt: null,
+    },
+  ],
 };
 
 export const createWebhookEndpoint = defineEndpoint({
@@ -64,7 +74,8 @@ export const createWebhookEndpoint = defineEndpoint({
   },
   docs: {
     summary: "Register a webhook endpoint",
-    description: "Events are POSTed to `url`, signed the Standard Webhooks way with the returned `secret` (shown only here).",
+    description:
+      "Events are POSTed to `url`, signed the Standard Webhooks way with the returned `secret` (shown only here).",
     tag: TAG,
     requestExample: { url: "https://shop.example.com/hooks/payments", description: "Order updates" },
   },
@@ -76,7 +87,9 @@ export const createWebhookEndpoint = defineEndpoint({
     await alertAdmins({ ...actor, merchantId: merchant.id }, "webhook", webhook.url, DEFAULT_LOCALE);
     return { webhook };
   },
-  replay: async ({ merchant, resource }) => ({ webhook: endpointCreatedView(await findEndpoint(merchant.id, resource.id)) }),
+  replay: async ({ merchant, resource }) => ({
+    webhook: endpointCreatedView(await findEndpoint(merchant.id, resource.id)),
+  }),
 });
 
 export const listWebhooksEndpoint = defineEndpoint({
@@ -85,7 +98,12 @@ export const listWebhooksEndpoint = defineEndpoint({
   caller: merchantKey,
   scope: "read",
   errorBody: messageBody,
-  response: { status: 200, description: "The merchant's endpoints, without their secrets", schema: listWebhooksResponse, example: { webhooks: [endpointExample] } },
+  response: {
+    status: 200,
+    description: "The merchant's endpoints, without their secrets",
+    schema: listWebhooksResponse,
+    example: { webhooks: [endpointExample] },
+  },
   docs: { summary: "List webhook endpoints", description: "Without their secrets.", tag: TAG },
   handle: async ({ merchant }) => ({ webhooks: await listEndpoints(merchant.id) }),
 });
@@ -170,7 +188,9 @@ export const redeliverEndpoint = defineEndpoint({
     errorExamples: { 404: { message: "Delivery not found" } },
   },
   handle: async ({ merchant, params }) => ({ delivery: await redeliver(merchant.id, params.id, params.deliveryId) }),
-  replay: async ({ merchant, params, resource }) => ({ delivery: await findDelivery(merchant.id, params.id, resource.id) }),
+  replay: async ({ merchant, params, resource }) => ({
+    delivery: await findDelivery(merchant.id, params.id, resource.id),
+  }),
 });
 
 export const listEventsEndpoint = defineEndpoint({
@@ -206,4 +226,11 @@ export const listEventsEndpoint = defineEndpoint({
   handle: ({ merchant, query }) => listEvents(merchant.id, query),
 });
 
-export const WEBHOOK_ENDPOINTS = [createWebhookEndpoint, listWebhooksEndpoint, deleteWebhookEndpoint, listDeliveriesEndpoint, redeliverEndpoint, listEventsEndpoint];
+export const WEBHOOK_ENDPOINTS = [
+  createWebhookEndpoint,
+  listWebhooksEndpoint,
+  deleteWebhookEndpoint,
+  listDeliveriesEndpoint,
+  redeliverEndpoint,
+  listEventsEndpoint,
+];

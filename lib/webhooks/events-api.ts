@@ -16,7 +16,9 @@ const PUBLISH_LOCK = sql`hashtextextended('payments.events.publish', 0)`;
 /** Gives every committed event without a position the next positions, in seq order. */
 export async function publishEvents(): Promise<void> {
   // The common case, nothing to publish, costs one index probe and no lock.
-  const [pending] = await db().execute<{ any: boolean }>(sql`select exists (select 1 from events where position is null) as any`);
+  const [pending] = await db().execute<{ any: boolean }>(
+    sql`select exists (select 1 from events where position is null) as any`,
+  );
   if (!pending?.any) return;
   await db().transaction(async (tx) => {
     // Serialises publishers; the UPDATE's snapshot is taken after the lock, so it sees the previous

@@ -18,7 +18,13 @@ const latency = histogram({
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 6 * 3600, 24 * 3600, 3 * 24 * 3600],
 });
 
-export function observeAttempt(outcome: AttemptOutcome, seconds: number, event: { createdAt: Date }, redelivery: boolean): void {
+export function observeAttempt(
+  outcome: AttemptOutcome,
+  seconds: number,
+  event: { createdAt: Date },
+  redelivery: boolean,
+): void {
   attempts.labels(outcome).observe(seconds);
-  if (outcome === "succeeded" && !redelivery) latency.observe(Math.max(0, (Date.now() - event.createdAt.getTime()) / 1000));
+  if (outcome === "succeeded" && !redelivery)
+    latency.observe(Math.max(0, (Date.now() - event.createdAt.getTime()) / 1000));
 }

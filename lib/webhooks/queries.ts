@@ -1,27 +1,42 @@
 import { and, asc, count, desc, eq, inArray, isNull, like, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from "@/db/schema";
+import {
+  events,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from "@/db/schema";
 import { keysetBefore } from "@/lib/paging";
 
 // The SQL of merchants' webhook endpoints and their delivery log, each query taking the executor
 // first. (The dispatcher's claim loop keeps its own statements in dispatcher.ts and deliver.ts.)
 
-const live = (merchantId: string) => and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt));
+const live = (merchantId: string) =>
+  and(eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt));
 
 export async function countEndpoints(ex: Executor, merchantId: string): Promise<number> {
   const [{ n }] = await ex.select({ n: count() }).from(webhookEndpoints).where(live(merchantId));
   return n;
 }
 
-export async function insertEndpoint(ex: Executor, values: PgInsertValue<typeof webhookEndpoints>): Promise<WebhookEndpoint> {
+export async function insertEndpoint(
+  ex: Executor,
+  values: PgInsertValue<typeof webhookEndpoints>,
+): Promise<WebhookEndpoint> {
   const [row] = await ex.insert(webhookEndpoints).values(values).returning();
   return row;
 }
 
 /** Endpoints (deleted ones too) whose signing secret is still stored as registered, before sealing. */
 export function plainSecretEndpoints(ex: Executor): Promise<{ id: string; secret: string }[]> {
-  return ex.select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret }).from(webhookEndpoints).where(like(webhookEndpoints.secret, "whsec\\_%"));
+  return ex
+    .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret })
+    .from(webhookEndpoints)
+    .where(like(webhookEndpoints.secret, "whsec\\_%"));
 }
 
 /** Replaces an endpoint's stored secret if it is still `from`; false when it was not. */
@@ -35,10 +50,18 @@ export async function replaceEndpointSecret(ex: Executor, id: string, from: stri
 }
 
 export function merchantEndpoints(ex: Executor, merchantId: string): Promise<WebhookEndpoint[]> {
-  return ex.select().from(webhookEndpoints).where(live(merchantId)).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return ex
+    .select()
+    .from(webhookEndpoints)
+    .where(live(merchantId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-export async function merchantEndpoint(ex: Executor, merchantId: string, id: string): Promise<WebhookEndpoint | undefined> {
+export async function merchantEndpoint(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<WebhookEndpoint | undefined> {
   const [row] = await ex
     .select()
     .from(webhookEndpoints)
@@ -81,7 +104,12 @@ export function deliveriesPage(
         eq(webhookDeliveries.endpointId, endpointId),
         eq(webhookDeliveries.merchantId, merchantId),
         q.status ? eq(webhookDeliveries.status, q.status) : undefined,
-        keysetBefore(q.cursor, webhookDeliveries.createdAt, webhookDeliveries.id, "Invalid request: cursor: is not a valid cursor"),
+        keysetBefore(
+          q.cursor,
+          webhookDeliveries.createdAt,
+          webhookDeliveries.id,
+          "Invalid request: cursor: is not a valid cursor",
+        ),
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
@@ -91,19 +119,37 @@ export function deliveriesPage(
 /** Every attempt of these deliveries, in order. */
 export function attemptsOf(ex: Executor, deliveryIds: string[]): Promise<WebhookAttempt[]> {
   if (deliveryIds.length === 0) return Promise.resolve([]);
-  return ex.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.id));
+  return ex
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.id));
 }
 
-export async function endpointDelivery(ex: Executor, merchantId: string, endpointId: string, deliveryId: string): Promise<DeliveryWithType | undefined> {
+export async function endpointDelivery(
+  ex: Executor,
+  merchantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<DeliveryWithType | undefined> {
   const [row] = await ex
     .select({ delivery: webhookDeliveries, eventType: events.type })
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.merchantId, merchantId)));
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.merchantId, merchantId),
+      ),
+    );
   return row;
 }
 
-export async function insertDelivery(ex: Executor, values: PgInsertValue<typeof webhookDeliveries>): Promise<WebhookDelivery> {
+export async function insertDelivery(
+  ex: Executor,
+  values: PgInsertValue<typeof webhookDeliveries>,
+): Promise<WebhookDelivery> {
   const [row] = await ex.insert(webhookDeliveries).values(values).returning();
   return row;
 }

@@ -4,7 +4,14 @@ import { isUuid } from "@/lib/ids";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { writeAndBind } from "@/lib/idempotency-binding";
-import { cancelPendingDeliveries, countEndpoints, insertEndpoint, markEndpointDeleted, merchantEndpoint, merchantEndpoints } from "./queries";
+import {
+  cancelPendingDeliveries,
+  countEndpoints,
+  insertEndpoint,
+  markEndpointDeleted,
+  merchantEndpoint,
+  merchantEndpoints,
+} from "./queries";
 import type { CreateWebhookInput } from "./schemas";
 import { openSecret, sealSecret } from "./secrets";
 import { generateSecret } from "./sign";
@@ -31,7 +38,10 @@ async function assertReachableTarget(url: URL): Promise<void> {
   try {
     addresses = await resolveHost(host);
   } catch {
-    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`, { code: "webhook.hostUnresolved", values: { host } });
+    throw new InvalidInput(`Invalid request: url: host ${host} could not be resolved`, {
+      code: "webhook.hostUnresolved",
+      values: { host },
+    });
   }
   const refused = refuseNonPublic(host, addresses);
   if (refused) throw new InvalidInput(`Invalid request: url: ${refused.message}`, { code: "webhook.privateAddress" });
@@ -51,15 +61,24 @@ export function endpointView(w: WebhookEndpoint) {
 export async function createEndpoint(merchantId: string, input: CreateWebhookInput) {
   await assertReachableTarget(input.url);
   if ((await countEndpoints(db(), merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
-    throw new InvalidInput(`A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`, {
-      code: "webhook.max",
-      values: { max: MAX_ENDPOINTS_PER_MERCHANT },
-    });
+    throw new InvalidInput(
+      `A merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first`,
+      {
+        code: "webhook.max",
+        values: { max: MAX_ENDPOINTS_PER_MERCHANT },
+      },
+    );
   }
   // Only the sealed secret is stored; the merchant is shown it once, here.
   const secret = generateSecret();
   const row = await writeAndBind(
-    (ex) => insertEndpoint(ex, { merchantId, url: input.url.toString(), description: input.description || null, secret: sealSecret(secret) }),
+    (ex) =>
+      insertEndpoint(ex, {
+        merchantId,
+        url: input.url.toString(),
+        description: input.description || null,
+        secret: sealSecret(secret),
+      }),
     (w) => ({ type: "webhook_endpoint", id: w.id }),
   );
   return { ...endpointView(row), secret };
@@ -68,7 +87,10 @@ export async function createEndpoint(merchantId: string, input: CreateWebhookInp
 /** What registering answers (and what its Idempotency-Key replays): the only view with the secret. */
 export function endpointCreatedView(w: WebhookEndpoint) {
   const secret = openSecret(w.secret);
-  if (secret === null) throw new Conflict("This webhook endpoint's signing secret can no longer be read (AUTH_SECRET changed): delete it and register it again");
+  if (secret === null)
+    throw new Conflict(
+      "This webhook endpoint's signing secret can no longer be read (AUTH_SECRET changed): delete it and register it again",
+    );
   return { ...endpointView(w), secret };
 }
 
@@ -83,7 +105,10 @@ export async function listEndpoints(merchantId: string) {
 
 /** The dashboard's list: each endpoint also says whether its secret still unseals, so one that cannot be signed for is shown as such. */
 export async function listEndpointsWithSecretState(merchantId: string) {
-  return (await merchantEndpoints(db(), merchantId)).map((w) => ({ ...endpointView(w), secretReadable: secretReadable(w) }));
+  return (await merchantEndpoints(db(), merchantId)).map((w) => ({
+    ...endpointView(w),
+    secretReadable: secretReadable(w),
+  }));
 }
 
 /** A merchant's endpoint that is not deleted; another merchant's id answers exactly like an unknown one. */

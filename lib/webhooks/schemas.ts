@@ -29,7 +29,10 @@ export const webhookUrl = z
       return z.NEVER;
     }
     if (url.username || url.password) {
-      ctx.addIssue({ code: "custom", message: "must not contain credentials (user:password@); authenticate requests by their signature" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must not contain credentials (user:password@); authenticate requests by their signature",
+      });
       return z.NEVER;
     }
     if (url.hash) {
@@ -51,13 +54,25 @@ export type CreateWebhookInput = z.output<typeof createWebhookBody>;
 
 export const listEventsQuery = z.object({
   after: z.string().max(200, "is not a valid cursor").optional(),
-  limit: z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(100, "must be at most 100").default(50),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100, "must be at most 100")
+    .default(50),
 });
 
 export const listDeliveriesQuery = z.object({
   cursor: z.string().max(200, "is not a valid cursor").optional(),
-  limit: z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(100, "must be at most 100").default(50),
-  status: z.enum(WEBHOOK_DELIVERY_STATUSES, { error: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}` }).optional(),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100, "must be at most 100")
+    .default(50),
+  status: z
+    .enum(WEBHOOK_DELIVERY_STATUSES, { error: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}` })
+    .optional(),
 });
 
 // Responses (docs/webhooks.md#endpoints). The views in ./endpoints.ts and ./deliveries.ts return these types.
@@ -69,7 +84,9 @@ export const webhookEndpointSchema = z
     id: z.uuid(),
     url: z.string().meta({ description: "Where events are POSTed" }),
     description: z.string().nullable(),
-    status: z.enum(["enabled", "disabled"]).meta({ description: "disabled: the endpoint answered 410 Gone; register the URL again" }),
+    status: z
+      .enum(["enabled", "disabled"])
+      .meta({ description: "disabled: the endpoint answered 410 Gone; register the URL again" }),
     disabledAt: iso.nullable(),
     createdAt: iso,
   })
@@ -115,10 +132,16 @@ export const eventSchema = z
 
 export const createWebhookResponse = z.strictObject({ webhook: createdWebhookSchema });
 export const listWebhooksResponse = z.strictObject({ webhooks: z.array(webhookEndpointSchema) });
-export const listDeliveriesResponse = z.strictObject({ deliveries: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() });
+export const listDeliveriesResponse = z.strictObject({
+  deliveries: z.array(webhookDeliverySchema),
+  nextCursor: z.string().nullable(),
+});
 export const redeliverResponse = z.strictObject({ delivery: webhookDeliverySchema });
 export const listEventsResponse = z.strictObject({
   events: z.array(eventSchema),
-  nextCursor: z.string().nullable().meta({ description: "Pass as `after` for the next page; null before the first event" }),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: "Pass as `after` for the next page; null before the first event" }),
   hasMore: z.boolean(),
 });

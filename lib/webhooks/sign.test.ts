@@ -12,7 +12,9 @@ describe("webhook signing (Standard Webhooks)", () => {
 
   it("the standardwebhooks package verifies our headers over the exact body bytes", () => {
     const secret = generateSecret();
-    const body = Buffer.from(JSON.stringify({ id: "evt", type: "order.status_changed", data: { value: 1.5, name: "São Paulo ✓" } }));
+    const body = Buffer.from(
+      JSON.stringify({ id: "evt", type: "order.status_changed", data: { value: 1.5, name: "São Paulo ✓" } }),
+    );
     const headers = signatureHeaders(secret, "a5d6c1b0-0000-4000-8000-000000000001", body);
     expect(new Webhook(secret).verify(body.toString("utf8"), headers)).toEqual(JSON.parse(body.toString("utf8")));
     // One changed byte, or another secret, fails.

@@ -25,7 +25,12 @@ export function signature(secret: string, msgId: string, timestampSeconds: numbe
 }
 
 /** The three Standard Webhooks headers for one attempt; the timestamp is the attempt's own. */
-export function signatureHeaders(secret: string, msgId: string, body: Buffer, now: Date = new Date()): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  msgId: string,
+  body: Buffer,
+  now: Date = new Date(),
+): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     "webhook-id": msgId,

@@ -28,12 +28,20 @@ describe("classifyAddress: IPv4", () => {
     expect(classifyAddress(ip)).toBe(cls);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.0", "100.63.255.255", "100.128.0.0", "169.253.255.255", "11.0.0.1", "192.169.0.1", "223.255.255.255"])(
-    "%s is public (just outside the ranges)",
-    (ip) => {
-      expect(classifyAddress(ip)).toBe("public");
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.15.255.255",
+    "172.32.0.0",
+    "100.63.255.255",
+    "100.128.0.0",
+    "169.253.255.255",
+    "11.0.0.1",
+    "192.169.0.1",
+    "223.255.255.255",
+  ])("%s is public (just outside the ranges)", (ip) => {
+    expect(classifyAddress(ip)).toBe("public");
+  });
 });
 
 describe("classifyAddress: IPv6", () => {
@@ -73,13 +81,22 @@ describe("classifyAddress: IPv6", () => {
     expect(classifyAddress(ip)).toBe(cls);
   });
 
-  it.each(["2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:0808:0808::1"])("%s is public", (ip) => {
+  it.each([
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:80b::200e",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+    "2002:0808:0808::1",
+  ])("%s is public", (ip) => {
     expect(classifyAddress(ip)).toBe("public");
   });
 
-  it.each(["", "localhost", "1.2.3", "1.2.3.256", "::1::2", "12345::", "1:2:3:4:5:6:7:8:9", "g::1"])("%j is invalid (never public)", (ip) => {
-    expect(classifyAddress(ip)).toBe("invalid");
-  });
+  it.each(["", "localhost", "1.2.3", "1.2.3.256", "::1::2", "12345::", "1:2:3:4:5:6:7:8:9", "g::1"])(
+    "%j is invalid (never public)",
+    (ip) => {
+      expect(classifyAddress(ip)).toBe("invalid");
+    },
+  );
 
   it("parses compressed forms and dotted tails into eight groups", () => {
     expect(parseIPv6("1::")).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
@@ -94,8 +111,12 @@ describe("refuseNonPublic", () => {
   it("names the host, the address and its class", () => {
     expect(refuseNonPublic("example.com", ["93.184.216.34"])).toBeNull();
     const err = refuseNonPublic("evil.example", ["93.184.216.34", "10.0.0.5"]);
-    expect(err?.message).toBe("evil.example resolves to 10.0.0.5, a private address; webhooks must reach a public address");
-    expect(refuseNonPublic("127.0.0.1", ["127.0.0.1"])?.message).toBe("127.0.0.1 is a loopback address; webhooks must reach a public address");
+    expect(err?.message).toBe(
+      "evil.example resolves to 10.0.0.5, a private address; webhooks must reach a public address",
+    );
+    expect(refuseNonPublic("127.0.0.1", ["127.0.0.1"])?.message).toBe(
+      "127.0.0.1 is a loopback address; webhooks must reach a public address",
+    );
   });
 });
 

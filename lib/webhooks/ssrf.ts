@@ -10,7 +10,17 @@ import net from "node:net";
 // The classification below is pure (strings in, a class out) so every range has a unit test.
 
 export type AddressClass =
-  "public" | "loopback" | "private" | "link-local" | "cgnat" | "unique-local" | "unspecified" | "multicast" | "metadata" | "reserved" | "invalid";
+  | "public"
+  | "loopback"
+  | "private"
+  | "link-local"
+  | "cgnat"
+  | "unique-local"
+  | "unspecified"
+  | "multicast"
+  | "metadata"
+  | "reserved"
+  | "invalid";
 
 /** IPv4 ranges as [first octets' value, prefix length, class], checked in order (most specific first). */
 const V4_RANGES: [string, number, AddressClass][] = [
@@ -99,7 +109,8 @@ export function classifyIPv6(ip: string): AddressClass {
   // by the IPv4 address inside.
   if (zeroUpTo(5) && g[5] === 0xffff) return classifyIPv4(v4FromGroups(g[6], g[7]));
   if (zeroUpTo(6)) return classifyIPv4(v4FromGroups(g[6], g[7]));
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyIPv4(v4FromGroups(g[6], g[7]));
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+    return classifyIPv4(v4FromGroups(g[6], g[7]));
   if (g[0] === 0x2002) return classifyIPv4(v4FromGroups(g[1], g[2]));
   if (g[0] === 0xfd00 && g[1] === 0x0ec2 && g.slice(2, 7).every((x) => x === 0) && g[7] === 0x254) return "metadata"; // AWS IMDS over IPv6
   if ((g[0] & 0xfe00) === 0xfc00) return "unique-local"; // fc00::/7
@@ -136,7 +147,9 @@ export class ForbiddenAddressError extends Error {
   ) {
     const kind = `${/^([aeio]|unsp)/.test(addressClass) ? "an" : "a"} ${addressClass} address`;
     super(
-      host === address ? `${address} is ${kind}; webhooks must reach a public address` : `${host} resolves to ${address}, ${kind}; webhooks must reach a public address`,
+      host === address
+        ? `${address} is ${kind}; webhooks must reach a public address`
+        : `${host} resolves to ${address}, ${kind}; webhooks must reach a public address`,
     );
   }
 }
@@ -183,7 +196,10 @@ export async function resolveHost(hostname: string, timeoutMs = 5000): Promise<s
     const found = await Promise.race([
       dns.promises.lookup(bare, { all: true, verbatim: true }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${bare} timed out`), { code: "ETIMEOUT" })), timeoutMs);
+        timer = setTimeout(
+          () => reject(Object.assign(new Error(`DNS lookup of ${bare} timed out`), { code: "ETIMEOUT" })),
+          timeoutMs,
+        );
       }),
     ]);
     return found.map((a) => a.address);

@@ -19,9 +19,16 @@ export class TestEventWaiting extends Conflict {}
 export async function sendTestEvent(merchantId: string, endpointId: string): Promise<{ eventId: string }> {
   const endpoint = await findEndpoint(merchantId, endpointId);
   if (endpoint.disabledAt) {
-    throw new Conflict("This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events");
+    throw new Conflict(
+      "This webhook endpoint was disabled after it answered 410 Gone; register the URL again to receive events",
+    );
   }
-  const data = { test: true, webhookId: endpoint.id, url: endpoint.url, message: "A test event sent from the dashboard: nothing happened and no money moved." };
+  const data = {
+    test: true,
+    webhookId: endpoint.id,
+    url: endpoint.url,
+    message: "A test event sent from the dashboard: nothing happened and no money moved.",
+  };
   // One statement: the event, its single delivery and the dispatchers' wake-up commit together. The
   // per-endpoint check keeps a held button from queueing tests behind one another.
   const [row] = await db().execute<{ id: string | null }>(sql`

@@ -50,7 +50,12 @@ function excerpt(buf: Buffer): string {
   return new StringDecoder("utf8").write(buf).replace(/\u0000/g, "\uFFFD");
 }
 
-export function postJson(target: string, headers: Record<string, string>, body: Buffer, opts: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export function postJson(
+  target: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  opts: { timeoutMs: number; allowPrivate: boolean },
+): Promise<PostResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let statusCode: number | null = null;

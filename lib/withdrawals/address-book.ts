@@ -12,7 +12,14 @@ import { OWNERS_LINK_ACTOR } from "@/lib/identity/audit-text";
 import { consumeSecurityLink, createSecurityLink } from "@/lib/identity/links";
 import { hashLinkToken, isLinkToken } from "@/lib/identity/tokens";
 import { announceDestination } from "./destination-mail";
-import { deleteDestination, insertDestination, markConfirmed, normaliseDestination, type Destination, type DestinationKind } from "./destinations";
+import {
+  deleteDestination,
+  insertDestination,
+  markConfirmed,
+  normaliseDestination,
+  type Destination,
+  type DestinationKind,
+} from "./destinations";
 
 // The address book a dashboard user manages (Withdrawals → Destinations): adding a destination holds
 // it and mails the owners exactly as its first use would (./destination-gate.ts), an owner confirms
@@ -75,7 +82,13 @@ export async function destinationOfLink(token: unknown): Promise<{ company: stri
   const [row] = await db()
     .select({ company: merchants.companyName, destination: payoutDestinations })
     .from(securityLinks)
-    .innerJoin(payoutDestinations, and(eq(payoutDestinations.id, securityLinks.subjectId), eq(payoutDestinations.merchantId, securityLinks.merchantId)))
+    .innerJoin(
+      payoutDestinations,
+      and(
+        eq(payoutDestinations.id, securityLinks.subjectId),
+        eq(payoutDestinations.merchantId, securityLinks.merchantId),
+      ),
+    )
     .innerJoin(merchants, eq(merchants.id, securityLinks.merchantId))
     .where(
       and(
@@ -106,7 +119,13 @@ export async function confirmDestinationByLink(token: unknown, ip: string): Prom
       if (link.kind !== "destination") throw NotADestinationLink.of("destinations.linkInvalid");
       const row = await markConfirmed(tx, link.merchantId, link.subjectId, null);
       if (!row) return null;
-      await audit({ merchantId: link.merchantId, userId: null, email: OWNERS_LINK_ACTOR, ip }, "destination.confirmed", row.id, { kind: row.kind, value: row.value }, tx);
+      await audit(
+        { merchantId: link.merchantId, userId: null, email: OWNERS_LINK_ACTOR, ip },
+        "destination.confirmed",
+        row.id,
+        { kind: row.kind, value: row.value },
+        tx,
+      );
       return row;
     });
   } catch (err) {
@@ -124,11 +143,15 @@ export async function setApiAllowlist(actor: MerchantActor, locale: Locale, enab
   const [row] = await db()
     .update(merchants)
     .set({ apiDestinationAllowlist: enabled })
-    .where(and(eq(merchants.id, actor.merchantId), sql`${merchants.apiDestinationAllowlist} is distinct from ${enabled}`))
+    .where(
+      and(eq(merchants.id, actor.merchantId), sql`${merchants.apiDestinationAllowlist} is distinct from ${enabled}`),
+    )
     .returning({ id: merchants.id });
   if (!row) return false;
   forgetMerchant(actor.merchantId);
   await audit(actor, "destination.allowlistChanged", actor.merchantId, { enabled });
-  mailInBackground("API allow-list switched", () => alertAdmins(actor, enabled ? "allowlistOn" : "allowlistOff", "", locale));
+  mailInBackground("API allow-list switched", () =>
+    alertAdmins(actor, enabled ? "allowlistOn" : "allowlistOff", "", locale),
+  );
   return true;
 }

@@ -6,7 +6,15 @@ import type { Locale } from "@/lib/i18n";
 import type { Actor } from "@/lib/identity/audit";
 import { createSecurityLink } from "@/lib/identity/links";
 import { payoutKeyHeldUntil } from "@/lib/identity/payout-hold";
-import { insertDestination, isHolding, lockDestination, touchDestination, touchDestinationByValue, type Destination, type DestinationRef } from "./destinations";
+import {
+  insertDestination,
+  isHolding,
+  lockDestination,
+  touchDestination,
+  touchDestinationByValue,
+  type Destination,
+  type DestinationRef,
+} from "./destinations";
 
 // Whether a withdrawal may go where it asks, decided under the merchant's row lock in the
 // transaction that debits it (./service.ts), so two requests to one new destination are decided
@@ -23,12 +31,14 @@ import { insertDestination, isHolding, lockDestination, touchDestination, touchD
 //    touched. Allow-list on: only destinations an owner confirmed.
 
 /** Who asked: the API (a key) or a dashboard user, whose mail about a new destination is in their language. */
-export type WithdrawalOrigin = { channel: "api" } | { channel: "dashboard"; actor: Actor & { merchantId: string }; locale: Locale };
+export type WithdrawalOrigin =
+  { channel: "api" } | { channel: "dashboard"; actor: Actor & { merchantId: string }; locale: Locale };
 
 /** A destination this request recorded, with the token of the link that confirms it (for the owners' mail). */
 export type NewDestination = { destination: Destination; token: string };
 
-export type Gate = { go: true; added: NewDestination | null } | { go: false; held: Destination; added: NewDestination | null };
+export type Gate =
+  { go: true; added: NewDestination | null } | { go: false; held: Destination; added: NewDestination | null };
 
 /** The request field that names the destination, as each endpoint calls it. */
 const FIELD = { pix_key: "pixKey", chain_address: "toAddress" } as const;
@@ -43,7 +53,12 @@ export function destinationHeldError(held: Destination): InvalidInput {
 }
 
 /** `locked`: the merchant's row as read under its lock (lib/withdrawals/limits.ts). */
-export async function gateDestination(tx: Tx, locked: Merchant, ref: DestinationRef, origin: WithdrawalOrigin): Promise<Gate> {
+export async function gateDestination(
+  tx: Tx,
+  locked: Merchant,
+  ref: DestinationRef,
+  origin: WithdrawalOrigin,
+): Promise<Gate> {
   if (ref.kind === "pix_key" && locked.pixKey === ref.value) {
     const heldUntil = payoutKeyHeldUntil(locked);
     if (heldUntil) {
@@ -74,7 +89,13 @@ export async function gateDestination(tx: Tx, locked: Merchant, ref: Destination
   }
   if (row) return decide(tx, row);
   const hours = env().DESTINATION_HOLD_HOURS;
-  const inserted = await insertDestination(tx, { merchantId: locked.id, ref, createdBy: origin.actor.userId, holdHours: hours, used: hours === 0 });
+  const inserted = await insertDestination(tx, {
+    merchantId: locked.id,
+    ref,
+    createdBy: origin.actor.userId,
+    holdHours: hours,
+    used: hours === 0,
+  });
   // Added from the address book meanwhile (it does not take the merchant's lock): decided as it stands.
   if (!inserted) return decide(tx, (await lockDestination(tx, locked.id, ref))!);
   const added = { destination: inserted, token: await createSecurityLink(locked.id, "destination", inserted.id, tx) };

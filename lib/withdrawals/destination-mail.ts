@@ -25,7 +25,10 @@ export function destinationName(d: Pick<Destination, "kind" | "value" | "label">
   return `${kind} ${d.value}${d.label ? ` (${d.label})` : ""}`;
 }
 
-export function announceDestination(origin: { actor: Actor & { merchantId: string }; locale: Locale }, added: { destination: Destination; token: string }): void {
+export function announceDestination(
+  origin: { actor: Actor & { merchantId: string }; locale: Locale },
+  added: { destination: Destination; token: string },
+): void {
   const { actor, locale } = origin;
   const { destination, token } = added;
   const time = formatDateTime(new Date(), locale);

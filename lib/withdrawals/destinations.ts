@@ -31,7 +31,13 @@ export async function lockDestination(tx: Tx, merchantId: string, ref: Destinati
   const [row] = await tx
     .select()
     .from(payoutDestinations)
-    .where(and(eq(payoutDestinations.merchantId, merchantId), eq(payoutDestinations.kind, ref.kind), eq(payoutDestinations.value, ref.value)))
+    .where(
+      and(
+        eq(payoutDestinations.merchantId, merchantId),
+        eq(payoutDestinations.kind, ref.kind),
+        eq(payoutDestinations.value, ref.value),
+      ),
+    )
     .for("update");
   return row ?? null;
 }
@@ -43,7 +49,14 @@ export async function lockDestination(tx: Tx, merchantId: string, ref: Destinati
  */
 export async function insertDestination(
   ex: Executor,
-  row: { merchantId: string; ref: DestinationRef; label?: string | null; createdBy: string | null; holdHours: number; used: boolean },
+  row: {
+    merchantId: string;
+    ref: DestinationRef;
+    label?: string | null;
+    createdBy: string | null;
+    holdHours: number;
+    used: boolean;
+  },
 ): Promise<Destination | null> {
   const [inserted] = await ex
     .insert(payoutDestinations)
@@ -75,14 +88,25 @@ export async function touchDestinationByValue(tx: Tx, merchantId: string, ref: D
   await tx
     .update(payoutDestinations)
     .set({ lastUsedAt: sql`now()` })
-    .where(and(eq(payoutDestinations.merchantId, merchantId), eq(payoutDestinations.kind, ref.kind), eq(payoutDestinations.value, ref.value)));
+    .where(
+      and(
+        eq(payoutDestinations.merchantId, merchantId),
+        eq(payoutDestinations.kind, ref.kind),
+        eq(payoutDestinations.value, ref.value),
+      ),
+    );
 }
 
 /**
  * An owner vouches for it (`by` null: through the mailed link). Returns the row, or null when it is
  * not this merchant's; one confirmed already keeps who confirmed it first.
  */
-export async function markConfirmed(ex: Executor, merchantId: string, id: string, by: string | null): Promise<Destination | null> {
+export async function markConfirmed(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+  by: string | null,
+): Promise<Destination | null> {
   const mine = and(eq(payoutDestinations.id, id), eq(payoutDestinations.merchantId, merchantId));
   const [row] = await ex
     .update(payoutDestinations)
@@ -108,6 +132,9 @@ export async function destinationsOf(ex: Executor, merchantId: string, limit = 2
     .select()
     .from(payoutDestinations)
     .where(eq(payoutDestinations.merchantId, merchantId))
-    .orderBy(desc(sql`coalesce(${payoutDestinations.lastUsedAt}, ${payoutDestinations.createdAt})`), desc(payoutDestinations.id))
+    .orderBy(
+      desc(sql`coalesce(${payoutDestinations.lastUsedAt}, ${payoutDestinations.createdAt})`),
+      desc(payoutDestinations.id),
+    )
     .limit(limit);
 }

@@ -19,8 +19,17 @@ import {
 import { createPixOut, findWithdrawal, initiateOnchainWithdrawal, listWithdrawals } from "./service";
 import { withdrawalView } from "./views";
 
-const initiated = (w: Withdrawal) => ({ message: "Withdrawal initiated", transactionHash: w.txHash!, success: true as const, ...withdrawalView(w) });
-const pixOutCreated = (w: Withdrawal) => ({ message: "PIX withdrawal created", ...withdrawalView(w), amount: w.valueCentavos });
+const initiated = (w: Withdrawal) => ({
+  message: "Withdrawal initiated",
+  transactionHash: w.txHash!,
+  success: true as const,
+  ...withdrawalView(w),
+});
+const pixOutCreated = (w: Withdrawal) => ({
+  message: "PIX withdrawal created",
+  ...withdrawalView(w),
+  amount: w.valueCentavos,
+});
 
 export const onchainWithdrawEndpoint = defineEndpoint({
   method: "POST",
@@ -29,14 +38,26 @@ export const onchainWithdrawEndpoint = defineEndpoint({
   scope: "withdrawals",
   errorBody: withdrawBody,
   body: onchainWithdrawBody,
-  response: { status: 200, description: "Withdrawal signed and sent; it is PENDING until confirmed", schema: onchainWithdrawResponse, example: withdrawExample },
+  response: {
+    status: 200,
+    description: "Withdrawal signed and sent; it is PENDING until confirmed",
+    schema: onchainWithdrawResponse,
+    example: withdrawExample,
+  },
   docs: {
     summary: "Withdraw on-chain",
     description:
       "Sends tokens worth `value` BRL to an external address. Tokens sent = value ÷ rate, rounded down; the debit is value + 0.5% service fee (rounded up to the centavo) + the network fee in BRL. Counts against the account's withdrawal limits.",
     tag: "On-chain",
-    requestExample: { toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", value: 50, token: "USDT", network: "polygon" },
-    errorExamples: { 400: { message: "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00" } },
+    requestExample: {
+      toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+      value: 50,
+      token: "USDT",
+      network: "polygon",
+    },
+    errorExamples: {
+      400: { message: "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00" },
+    },
   },
   async handle({ merchant, keyId, req, body }) {
     const w = await initiateOnchainWithdrawal(merchant, body, { channel: "api" });
@@ -60,13 +81,21 @@ export const pixOutEndpoint = defineEndpoint({
   scope: "withdrawals",
   errorBody: pixOutErrorBody,
   body: pixOutBody,
-  response: { status: 201, description: "PIX withdrawal created; it is PENDING until the PIX settles", schema: pixOutResponse, example: pixOutExample },
+  response: {
+    status: 201,
+    description: "PIX withdrawal created; it is PENDING until the PIX settles",
+    schema: pixOutResponse,
+    example: pixOutExample,
+  },
   docs: {
     summary: "Withdraw by PIX",
-    description: "Pays `value` centavos from the balance to a PIX key (the merchant's registered key when omitted). Counts against the account's withdrawal limits.",
+    description:
+      "Pays `value` centavos from the balance to a PIX key (the merchant's registered key when omitted). Counts against the account's withdrawal limits.",
     tag: "Withdrawals",
     requestExample: { value: 5000, pixKey: "maria@example.com" },
-    errorExamples: { 400: { message: "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account" } },
+    errorExamples: {
+      400: { message: "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account" },
+    },
   },
   async handle({ merchant, keyId, req, body }) {
     const w = await createPixOut(merchant, body, { channel: "api" });
@@ -89,7 +118,12 @@ export const listWithdrawalsEndpoint = defineEndpoint({
   scope: "read",
   errorBody: messageBody,
   query: listWithdrawalsQuery,
-  response: { status: 200, description: "A page of withdrawals", schema: listWithdrawalsResponse, example: withdrawalsExample },
+  response: {
+    status: 200,
+    description: "A page of withdrawals",
+    schema: listWithdrawalsResponse,
+    example: withdrawalsExample,
+  },
   docs: {
     summary: "List withdrawals",
     description: "On-chain and PIX withdrawals, newest first.",
@@ -123,4 +157,9 @@ export const getWithdrawalEndpoint = defineEndpoint({
   },
 });
 
-export const WITHDRAWAL_ENDPOINTS = [onchainWithdrawEndpoint, pixOutEndpoint, listWithdrawalsEndpoint, getWithdrawalEndpoint];
+export const WITHDRAWAL_ENDPOINTS = [
+  onchainWithdrawEndpoint,
+  pixOutEndpoint,
+  listWithdrawalsEndpoint,
+  getWithdrawalEndpoint,
+];

@@ -30,7 +30,10 @@ export async function lockAndCheck(tx: Tx, merchantId: string, valueCentavos: nu
     throw new LimitExceeded(
       `Per-transaction withdrawal limit exceeded: the ${m.accountType} account limit is ${formatBrl(limits.perTransaction)} per withdrawal ` +
         `(${formatBrl(Math.max(0, left))} of the ${formatBrl(limits.daily)} daily limit is left today)`,
-      { code: "limit.perTransaction", values: { limit: limits.perTransaction, left: Math.max(0, left), daily: limits.daily } },
+      {
+        code: "limit.perTransaction",
+        values: { limit: limits.perTransaction, left: Math.max(0, left), daily: limits.daily },
+      },
     );
   }
   if (valueCentavos > left) {

@@ -16,7 +16,11 @@ export async function withdrawalById(ex: Executor, id: string): Promise<Withdraw
   return w;
 }
 
-export async function merchantWithdrawalById(ex: Executor, merchantId: string, id: string): Promise<Withdrawal | undefined> {
+export async function merchantWithdrawalById(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<Withdrawal | undefined> {
   const [w] = await ex
     .select()
     .from(withdrawals)
@@ -44,14 +48,24 @@ export async function pendingWithdrawalIds(ex: Executor, olderThanSeconds: numbe
   const rows = await ex
     .select({ id: withdrawals.id })
     .from(withdrawals)
-    .where(and(eq(withdrawals.status, "PENDING"), lt(withdrawals.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`)))
+    .where(
+      and(
+        eq(withdrawals.status, "PENDING"),
+        lt(withdrawals.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`),
+      ),
+    )
     .orderBy(withdrawals.createdAt)
     .limit(limit);
   return rows.map((r) => r.id);
 }
 
 /** `limit + 1` of the merchant's withdrawals after `cursor`, newest first. */
-export function withdrawalsPage(ex: Executor, merchantId: string, limit: number, cursor?: string): Promise<Withdrawal[]> {
+export function withdrawalsPage(
+  ex: Executor,
+  merchantId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Withdrawal[]> {
   return ex
     .select()
     .from(withdrawals)

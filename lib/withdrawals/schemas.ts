@@ -38,7 +38,9 @@ export const pixOutBody = bodyObject({
     .min(1, "must not be empty")
     .max(100)
     .optional()
-    .meta({ description: "CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted" }),
+    .meta({
+      description: "CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted",
+    }),
 });
 export type PixOutInput = z.output<typeof pixOutBody>;
 
@@ -57,7 +59,10 @@ export const withdrawalSchema = z
     status: z.enum(WITHDRAWAL_STATUSES),
     value: brlAmount,
     amount: centavosAmount.meta({ description: "The value in centavos" }),
-    fees: z.strictObject({ service: brlAmount.meta({ description: "0.5% of value, BRL" }), network: brlAmount.meta({ description: "Gas quoted in BRL" }) }),
+    fees: z.strictObject({
+      service: brlAmount.meta({ description: "0.5% of value, BRL" }),
+      network: brlAmount.meta({ description: "Gas quoted in BRL" }),
+    }),
     totalDebited: brlAmount.meta({ description: "value + fees, BRL" }),
     network: z.enum(WITHDRAW_NETWORKS).optional().meta({ description: "On-chain only" }),
     token: z.enum(ASSETS).optional().meta({ description: "On-chain only" }),
@@ -84,6 +89,9 @@ export const onchainWithdrawResponse = withdrawalSchema.extend({
 });
 export const pixOutResponse = withdrawalSchema.extend({ message: z.string() });
 export const getWithdrawalResponse = z.strictObject({ withdrawal: withdrawalSchema });
-export const listWithdrawalsResponse = z.strictObject({ withdrawals: z.array(withdrawalSchema), nextCursor: z.string().nullable() });
+export const listWithdrawalsResponse = z.strictObject({
+  withdrawals: z.array(withdrawalSchema),
+  nextCursor: z.string().nullable(),
+});
 export type OnchainWithdrawResponse = z.infer<typeof onchainWithdrawResponse>;
 export type PixOutResponse = z.infer<typeof pixOutResponse>;

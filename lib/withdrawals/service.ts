@@ -27,7 +27,8 @@ import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "
 import { withdrawalView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
 
-const eventType = (w: Withdrawal) => (w.kind === "onchain" ? "withdrawal.onchain.status_changed" : "withdrawal.pix_out.status_changed");
+const eventType = (w: Withdrawal) =>
+  w.kind === "onchain" ? "withdrawal.onchain.status_changed" : "withdrawal.pix_out.status_changed";
 
 async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
   await recordEvent(tx, {
@@ -58,13 +59,22 @@ function afterGate<T>(outcome: { gate: Gate; made: T | null }, origin: Withdrawa
  * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
  * transaction begins.
  */
-export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input: OnchainWithdrawInput, origin: WithdrawalOrigin): Promise<Withdrawal> {
+export async function initiateOnchainWithdrawal(
+  merchant: MerchantProfile,
+  input: OnchainWithdrawInput,
+  origin: WithdrawalOrigin,
+): Promise<Withdrawal> {
   requireRail("onchain_withdrawal");
-  const { network, asset, token } = resolveToken(String(input.network ?? ""), input.token === undefined ? "USDT" : String(input.token), WITHDRAW_NETWORKS);
+  const { network, asset, token } = resolveToken(
+    String(input.network ?? ""),
+    input.token === undefined ? "USDT" : String(input.token),
+    WITHDRAW_NETWORKS,
+  );
   const { rates, chain } = providers();
   const quote = await rates.quote(asset);
   const tokenAmount = tokensForWithdrawal(input.value, quote.rate, token.decimals);
-  if (!new Decimal(tokenAmount).gt(0)) throw new InvalidInput("Withdrawal value is too small to send any tokens", { code: "amount.tooSmallForTokens" });
+  if (!new Decimal(tokenAmount).gt(0))
+    throw new InvalidInput("Withdrawal value is too small to send any tokens", { code: "amount.tooSmallForTokens" });
   const plan = await planSend(network);
   const networkFee = await chain.quoteNetworkFeeCentavos(network, plan.fees);
   const serviceFee = serviceFeeCentavos(input.value);
@@ -73,9 +83,21 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
   const id = randomUUID();
   const outcome = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, debit);
-    const gate = await gateDestination(tx, locked, { kind: "chain_address", value: input.toAddress.toLowerCase() }, origin);
+    const gate = await gateDestination(
+      tx,
+      locked,
+      { kind: "chain_address", value: input.toAddress.toLowerCase() },
+      origin,
+    );
     if (!gate.go) return { gate, made: null };
-    const sent = await createChainTx(tx, plan, { purpose: "withdrawal", ownerKind: "withdrawal", ownerId: id, token, to: input.toAddress, amount: tokenAmount });
+    const sent = await createChainTx(tx, plan, {
+      purpose: "withdrawal",
+      ownerKind: "withdrawal",
+      ownerId: id,
+      token,
+      to: input.toAddress,
+      amount: tokenAmount,
+    });
     const w = await insertWithdrawal(tx, {
       id,
       merchantId: merchant.id,
@@ -94,7 +116,13 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
       txHash: sent.hash,
       nonce: sent.chainTx.nonce,
     });
-    await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -debit, refType: "withdrawal", refId: w.id });
+    await postLedgerEntry(tx, {
+      merchantId: merchant.id,
+      kind: "withdrawal_debit",
+      amountCentavos: -debit,
+      refType: "withdrawal",
+      refId: w.id,
+    });
     await emit(tx, w, null);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
     return { gate, made: { withdrawal: w, chainTxId: sent.chainTx.id } };
@@ -109,13 +137,20 @@ export async function initiateOnchainWithdrawal(merchant: MerchantProfile, input
  * checked (./destination-gate.ts), debited, its payout recorded and the request's Idempotency-Key
  * bound to it, in one transaction.
  */
-export async function createPixOut(merchant: MerchantProfile, input: PixOutInput, origin: WithdrawalOrigin): Promise<Withdrawal> {
+export async function createPixOut(
+  merchant: MerchantProfile,
+  input: PixOutInput,
+  origin: WithdrawalOrigin,
+): Promise<Withdrawal> {
   requireRail("pix_out");
   const rawKey = input.pixKey ?? merchant.pixKey;
-  if (!rawKey) throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key", { code: "pixKey.none" });
+  if (!rawKey)
+    throw new InvalidInput("No pixKey was given and the merchant has no registered PIX key", { code: "pixKey.none" });
   const key = classifyPixKey(rawKey);
   if (!key) {
-    throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key", { code: "pixKey.invalid" });
+    throw new InvalidInput("Invalid PIX key: use a CPF, CNPJ, e-mail, phone (+55 and area code) or random (EVP) key", {
+      code: "pixKey.invalid",
+    });
   }
   const outcome = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, input.value);
@@ -130,8 +165,20 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
       pixKey: key.normalized,
       pixKeyType: key.type,
     });
-    const payout = await createPayout(tx, { purpose: "withdrawal", ownerId: w.id, merchantId: merchant.id, pixKey: key.normalized, valueCentavos: input.value });
-    await postLedgerEntry(tx, { merchantId: merchant.id, kind: "withdrawal_debit", amountCentavos: -input.value, refType: "withdrawal", refId: w.id });
+    const payout = await createPayout(tx, {
+      purpose: "withdrawal",
+      ownerId: w.id,
+      merchantId: merchant.id,
+      pixKey: key.normalized,
+      valueCentavos: input.value,
+    });
+    await postLedgerEntry(tx, {
+      merchantId: merchant.id,
+      kind: "withdrawal_debit",
+      amountCentavos: -input.value,
+      refType: "withdrawal",
+      refId: w.id,
+    });
     await emit(tx, w, null);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
     return { gate, made: { withdrawal: w, payoutId: payout.id } };
@@ -142,7 +189,9 @@ export async function createPixOut(merchant: MerchantProfile, input: PixOutInput
   return withdrawal;
 }
 
-type Ending = { status: "COMPLETED"; txHash?: string; providerRef?: string | null } | { status: "FAILED"; reason: string; creditBack: "all" | "all-but-network-fee" };
+type Ending =
+  | { status: "COMPLETED"; txHash?: string; providerRef?: string | null }
+  | { status: "FAILED"; reason: string; creditBack: "all" | "all-but-network-fee" };
 
 /**
  * PENDING → COMPLETED, or → FAILED with what was not spent credited back (which also frees the
@@ -160,7 +209,14 @@ async function finish(tx: Tx, id: string, outcome: Ending) {
   if (outcome.status === "FAILED") {
     // A reverted transaction was mined: its gas is spent, so the network fee is not given back.
     const credit = outcome.creditBack === "all" ? w.debitCentavos : w.debitCentavos - w.networkFeeCentavos;
-    if (credit > 0) await postLedgerEntry(tx, { merchantId: w.merchantId, kind: "withdrawal_reversal", amountCentavos: credit, refType: "withdrawal", refId: w.id });
+    if (credit > 0)
+      await postLedgerEntry(tx, {
+        merchantId: w.merchantId,
+        kind: "withdrawal_reversal",
+        amountCentavos: credit,
+        refType: "withdrawal",
+        refId: w.id,
+      });
   }
   await emit(tx, w, "PENDING");
   return w;
@@ -169,14 +225,17 @@ async function finish(tx: Tx, id: string, outcome: Ending) {
 /** The withdrawal's hot-wallet transaction was decided (lib/hot-wallet/tracker.ts). */
 export const onWithdrawalChainTx: ChainTxOwners["withdrawal"] = async (tx, chainTx, decision) => {
   if (!chainTx.ownerId) return;
-  if (decision.status === "confirmed") await finish(tx, chainTx.ownerId, { status: "COMPLETED", txHash: decision.hash });
-  else if (decision.status === "reverted") await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all-but-network-fee" });
+  if (decision.status === "confirmed")
+    await finish(tx, chainTx.ownerId, { status: "COMPLETED", txHash: decision.hash });
+  else if (decision.status === "reverted")
+    await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all-but-network-fee" });
   else await finish(tx, chainTx.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });
 };
 
 /** The pix-out's payout was decided (lib/pix-payouts/machine.ts): money goes back only when the provider says it was not made. */
 export const onWithdrawalPayout: PayoutOwners["withdrawal"] = async (tx, payout, decision) => {
-  if (decision.status === "completed") await finish(tx, payout.ownerId, { status: "COMPLETED", providerRef: decision.providerRef });
+  if (decision.status === "completed")
+    await finish(tx, payout.ownerId, { status: "COMPLETED", providerRef: decision.providerRef });
   else await finish(tx, payout.ownerId, { status: "FAILED", reason: decision.reason, creditBack: "all" });
 };
 

@@ -6,7 +6,12 @@ import { liveNetworks } from "@/lib/chain/config";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
 import { sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
-import { invoiceActionQueue, onStreamedHoldInvoice, reconcileHoldInvoices, runInvoiceActions } from "@/lib/crypto-pix/lightning";
+import {
+  invoiceActionQueue,
+  onStreamedHoldInvoice,
+  reconcileHoldInvoices,
+  runInvoiceActions,
+} from "@/lib/crypto-pix/lightning";
 import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
@@ -27,7 +32,12 @@ import { expireOrders } from "@/lib/orders/service";
 import { confirmNotifiedPix, pixConfirmQueue } from "@/lib/pix-collection/confirm";
 import { pixReconcileQueue, reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { reconcile, reconcileQueue, RECONCILE_TICK_SECONDS } from "@/lib/reconciliation/daily";
-import { INFRACTION_SYNC_SECONDS, infractionSyncQueue, infractionsSupported, infractionSyncTick } from "@/lib/med/infractions";
+import {
+  INFRACTION_SYNC_SECONDS,
+  infractionSyncQueue,
+  infractionsSupported,
+  infractionSyncTick,
+} from "@/lib/med/infractions";
 import { railEnabled } from "@/lib/providers/rails";
 import { purgeSpentAccountRows } from "@/lib/identity/purge";
 import { lightningReconcileQueue, reconcileLightning } from "@/lib/lightning/reconcile";
@@ -75,7 +85,11 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "deposits", run: () => untilNone(() => expireDeposits()) },
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "settled", run: () => settleFullyPaidPayments() },
-  { name: "payouts", run: async () => each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS, PAYOUT_GUARDS), "payout") },
+  {
+    name: "payouts",
+    run: async () =>
+      each(await openPayoutIds(db(), 200), (id) => advancePayout(id, PAYOUT_OWNERS, PAYOUT_GUARDS), "payout"),
+  },
   { name: "leasedPayouts", run: () => followLeasedPayouts() },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
   {
@@ -87,7 +101,11 @@ const SWEEP_STEPS: SweepStep[] = [
     },
   },
   { name: "orderRefunds", run: async () => each(await openRefundIds(db(), 200), advanceRefund, "order refund") },
-  { name: "chainTxs", run: async () => each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction") },
+  {
+    name: "chainTxs",
+    run: async () =>
+      each(await pendingChainTxIds(db(), 200), (id) => advanceChainTx(id, CHAIN_TX_OWNERS), "chain transaction"),
+  },
   // Credits wait in unfolded_credits until a debit or this folds them: it keeps balance reads short.
   { name: "balances", run: () => foldBalances() },
   { name: "idempotencyKeys", run: purgeExpiredIdempotencyKeys },
@@ -173,7 +191,8 @@ export async function startWorker(): Promise<PgBoss> {
       ...(hotWallet
         ? [
             worker(chainTxQueue, { pollingIntervalSeconds: 1, batchSize: 5 }, async ({ id }) => {
-              if (!(await advanceChainTx(id, CHAIN_TX_OWNERS))) throw new Error(`chain transaction ${id} not decided yet`);
+              if (!(await advanceChainTx(id, CHAIN_TX_OWNERS)))
+                throw new Error(`chain transaction ${id} not decided yet`);
             }),
           ]
         : []),
@@ -185,8 +204,12 @@ export async function startWorker(): Promise<PgBoss> {
             }),
           ]
         : []),
-      ...(pixPolled ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))] : []),
-      ...(holdInvoices ? [worker(invoiceActionQueue, { pollingIntervalSeconds: 1 }, async () => void (await runInvoiceActions()))] : []),
+      ...(pixPolled
+        ? [worker(pixReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileReceivedPix()))]
+        : []),
+      ...(holdInvoices
+        ? [worker(invoiceActionQueue, { pollingIntervalSeconds: 1 }, async () => void (await runInvoiceActions()))]
+        : []),
       ...(lightningPolled
         ? [
             worker(lightningReconcileQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -195,18 +218,25 @@ export async function startWorker(): Promise<PgBoss> {
             }),
           ]
         : []),
-      ...(exchangePolled ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))] : []),
+      ...(exchangePolled
+        ? [worker(exchangeReconcileQueue, { pollingIntervalSeconds: 1 }, async () => void (await reconcileExchange()))]
+        : []),
       // Yesterday against every provider's own records (lib/reconciliation); a no-op once done.
       ...(live ? [worker(reconcileQueue, { pollingIntervalSeconds: 5 }, async () => void (await reconcile()))] : []),
-      ...(floatWatched ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))] : []),
-      ...(infractionsSynced ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await infractionSyncTick()))] : []),
+      ...(floatWatched
+        ? [worker(floatCheckQueue, { pollingIntervalSeconds: 1 }, async () => void (await checkHotWalletFloat()))]
+        : []),
+      ...(infractionsSynced
+        ? [worker(infractionSyncQueue, { pollingIntervalSeconds: 5 }, async () => void (await infractionSyncTick()))]
+        : []),
       ...(sweeping
         ? [
             // Every SWEEP_INTERVAL_SECONDS (the minute's tick in between only finishes decided sweeps).
             worker(sweepDepositsQueue, { pollingIntervalSeconds: 5 }, async () => {
               const run = await sweepTick();
               const swept = run?.items.filter((i) => i.action === "sweep").length ?? 0;
-              if (run && (swept > 0 || run.finished.length > 0)) log.info("deposit sweep", { swept, finished: run.finished.length });
+              if (run && (swept > 0 || run.finished.length > 0))
+                log.info("deposit sweep", { swept, finished: run.finished.length });
             }),
           ]
         : []),

@@ -24,14 +24,20 @@ export async function resendMoneyOut(kind: MoneyOutKind, id: string, note: strin
   // One send short of the bound: the next step reads it back and, still unknown there, sends it once more.
   const allowed = env().MONEY_OUT_MAX_SENDS - 1;
   const table = kind === "payout" ? pixPayouts : orderRefunds;
-  const open = kind === "payout" ? inArray(pixPayouts.status, ["created", "processing"]) : eq(orderRefunds.status, "PENDING");
+  const open =
+    kind === "payout" ? inArray(pixPayouts.status, ["created", "processing"]) : eq(orderRefunds.status, "PENDING");
   const [row] = await db()
     .update(table)
     .set({ attempts: sql`least(${table.attempts}, ${allowed})`, leaseUntil: null })
     .where(and(eq(table.id, id), open))
     .returning({ merchantId: table.merchantId });
   if (!row) throw new NotFound(`No open ${kind} ${id}`);
-  await audit({ ...OPERATOR, merchantId: row.merchantId }, kind === "payout" ? "payout.resentByOperator" : "refund.resentByOperator", id, { note });
+  await audit(
+    { ...OPERATOR, merchantId: row.merchantId },
+    kind === "payout" ? "payout.resentByOperator" : "refund.resentByOperator",
+    id,
+    { note },
+  );
   if (kind === "payout") await requestPayout(id);
   else await followRefund(id);
   log.info("money out sent again by an operator", { kind, id });
@@ -41,16 +47,34 @@ export async function resendMoneyOut(kind: MoneyOutKind, id: string, note: strin
  * Records what the provider told an operator about an open payout or refund: made, or not made (its
  * money then goes back, through the same owners as when the provider answers).
  */
-export async function resolveMoneyOut(kind: MoneyOutKind, id: string, outcome: "made" | "not-made", note: string): Promise<void> {
+export async function resolveMoneyOut(
+  kind: MoneyOutKind,
+  id: string,
+  outcome: "made" | "not-made",
+  note: string,
+): Promise<void> {
   const table = kind === "payout" ? pixPayouts : orderRefunds;
   const [row] = await db().select({ merchantId: table.merchantId }).from(table).where(eq(table.id, id));
   if (!row) throw new NotFound(`No ${kind} ${id}`);
   const reason = `decided by an operator: ${note}`;
   if (kind === "payout") {
-    await decidePayout(id, outcome === "made" ? { status: "completed", providerRef: null } : { status: "failed", providerRef: null, reason }, PAYOUT_OWNERS, "operator");
+    await decidePayout(
+      id,
+      outcome === "made" ? { status: "completed", providerRef: null } : { status: "failed", providerRef: null, reason },
+      PAYOUT_OWNERS,
+      "operator",
+    );
   } else {
-    await decideRefund(id, outcome === "made" ? { status: "COMPLETED", providerRef: null } : { status: "FAILED", providerRef: null, reason });
+    await decideRefund(
+      id,
+      outcome === "made" ? { status: "COMPLETED", providerRef: null } : { status: "FAILED", providerRef: null, reason },
+    );
   }
-  await audit({ ...OPERATOR, merchantId: row.merchantId }, kind === "payout" ? "payout.resolvedByOperator" : "refund.resolvedByOperator", id, { outcome, note });
+  await audit(
+    { ...OPERATOR, merchantId: row.merchantId },
+    kind === "payout" ? "payout.resolvedByOperator" : "refund.resolvedByOperator",
+    id,
+    { outcome, note },
+  );
   log.info("money out decided by an operator", { kind, id, outcome });
 }

@@ -13,7 +13,8 @@ import { onWithdrawalChainTx, onWithdrawalPayout } from "@/lib/withdrawals/servi
 export const CHAIN_TX_OWNERS: ChainTxOwners = {
   withdrawal: onWithdrawalChainTx,
   // A refund is a Crypto-PIX payer's crypto, or an on-chain order's unapplied funds the merchant returned.
-  refund: (tx, chainTx, decision) => (chainTx.ownerKind === "unapplied_return" ? onUnappliedReturnChainTx : onRefundChainTx)(tx, chainTx, decision),
+  refund: (tx, chainTx, decision) =>
+    (chainTx.ownerKind === "unapplied_return" ? onUnappliedReturnChainTx : onRefundChainTx)(tx, chainTx, decision),
 };
 /** Who finishes what when a PIX payout is decided. */
 export const PAYOUT_OWNERS: PayoutOwners = { withdrawal: onWithdrawalPayout, crypto_pix: onCryptoPixPayout };

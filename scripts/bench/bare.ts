@@ -19,7 +19,9 @@ async function main() {
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+      res
+        .writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+        .end(text);
     };
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -27,7 +29,8 @@ async function main() {
       try {
         if (req.method === "POST" && req.url === "/order") {
           const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
-          const [row] = await sql`insert into bench_bare (value_centavos) values (${Math.round(body.value * 100)}) returning id, value_centavos, created_at`;
+          const [row] =
+            await sql`insert into bench_bare (value_centavos) values (${Math.round(body.value * 100)}) returning id, value_centavos, created_at`;
           return reply(201, { order: row });
         }
         if (req.method === "GET" && req.url?.startsWith("/order/")) {

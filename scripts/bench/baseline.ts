@@ -38,7 +38,9 @@ async function main() {
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+      res
+        .writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+        .end(text);
     };
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -86,11 +88,14 @@ async function main() {
                 "reference", "provider", "provider_ref", "brcode", "txid", "invoice", "payment_hash", "satoshis", "rate",
                 "rate_source", "rate_at", "expires_at", "paid_at", "pay_links", "version", "created_at", "updated_at"
                 from "orders" where "orders"."payment_link_id" = ${key} limit ${1}`;
-          return row && row.merchant_id === merchant ? reply(200, { order: row }) : reply(404, { message: "not found" });
+          return row && row.merchant_id === merchant
+            ? reply(200, { order: row })
+            : reply(404, { message: "not found" });
         }
         if (req.method === "GET" && req.url === "/account") {
           const day = new Date().toISOString().slice(0, 10);
-          const [row] = await sql`select (merchants.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u
+          const [row] =
+            await sql`select (merchants.balance_centavos + coalesce((select sum(u.amount_centavos) from unfolded_credits u
             where u.merchant_id = merchants.id), 0))::bigint, (select coalesce(sum(w.value_centavos), 0) from withdrawals w
             where w.merchant_id = merchants.id and w.limit_day = ${day} and w.status <> 'FAILED')
             from "merchants" where "merchants"."id" = ${merchant}`;

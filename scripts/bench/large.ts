@@ -165,7 +165,8 @@ function timeOrdered(second: number, length: number, random: () => number): stri
   return out;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 const r1 = (x: number) => Math.round(x * 10) / 10;
 function latencyFigures(ms: number[]): Figures {
   const s = [...ms].sort((a, b) => a - b);
@@ -212,7 +213,11 @@ async function schemaOf(sql: postgres.Sql, tables: string[]) {
 
 /** Writes the large database: merchants and their keys, then orders, ledger entries and events by COPY. */
 async function seed(url: string, o: LargeOptions, log: (s: string) => void): Promise<Merchant[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { maintenance_work_mem: "1GB", statement_timeout: 0 } });
+  const sql = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connection: { maintenance_work_mem: "1GB", statement_timeout: 0 },
+  });
   try {
     const merchants: Merchant[] = Array.from({ length: o.merchants }, () => ({
       id: randomUUID(),
@@ -221,8 +226,10 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
     const tables = ["orders", "ledger_entries", "events"];
     const { constraints, indexes } = await schemaOf(sql, tables);
     let t = performance.now();
-    for (const c of constraints.filter((c) => c.type === "f")) await sql.unsafe(`alter table ${c.table} drop constraint ${c.name}`);
-    for (const c of constraints.filter((c) => c.type !== "f")) await sql.unsafe(`alter table ${c.table} drop constraint ${c.name}`);
+    for (const c of constraints.filter((c) => c.type === "f"))
+      await sql.unsafe(`alter table ${c.table} drop constraint ${c.name}`);
+    for (const c of constraints.filter((c) => c.type !== "f"))
+      await sql.unsafe(`alter table ${c.table} drop constraint ${c.name}`);
     for (const i of indexes) await sql.unsafe(`drop index ${i.name}`);
 
     const balances = new Map<string, number>(merchants.map((m) => [m.id, 0]));
@@ -230,7 +237,15 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
     for (let i = 0; i < merchants.length; i += 500) {
       const rows = merchants
         .slice(i, i + 500)
-        .flatMap((m) => m.keys.map((key, j) => ({ merchant_id: m.id, name: `bench-${j}`, prefix: key.slice(0, 12), key_hash: hashOf(key), mode: "sandbox" })));
+        .flatMap((m) =>
+          m.keys.map((key, j) => ({
+            merchant_id: m.id,
+            name: `bench-${j}`,
+            prefix: key.slice(0, 12),
+            key_hash: hashOf(key),
+            mode: "sandbox",
+          })),
+        );
       await sql`insert into api_keys ${sql(rows)}`;
     }
 
@@ -267,7 +282,9 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
         const expires = iso(x.created + 3_600_000);
         const updated = x.status === "CANCELLED" ? expires : paidAt;
         const hash = x.second.toString(16).padStart(8, "0") + x.hex(24);
-        const reference = x.referenced ? JSON.stringify({ orderId: `PED-${String(n).padStart(8, "0")}`, name: x.name, cpf: x.cpf }) : "{}";
+        const reference = x.referenced
+          ? JSON.stringify({ orderId: `PED-${String(n).padStart(8, "0")}`, name: x.name, cpf: x.cpf })
+          : "{}";
         const version = x.status === "CANCELLED" ? 1 : 2;
         let line: string;
         if (x.lightning) {
@@ -377,7 +394,12 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
         }
       }
     }
-    await copyInto(sql, "ledger_entries", ["id", "merchant_id", "kind", "amount_centavos", "ref_type", "ref_id", "description", "created_at"], ledgerRows());
+    await copyInto(
+      sql,
+      "ledger_entries",
+      ["id", "merchant_id", "kind", "amount_centavos", "ref_type", "ref_id", "description", "created_at"],
+      ledgerRows(),
+    );
     log(`ledger copied in ${((performance.now() - t) / 1000).toFixed(0)} s (${entryId.toLocaleString("en")} entries)`);
     t = performance.now();
     // One status change per order (paid, or cancelled at expiry), published.
@@ -387,22 +409,37 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
         const x = orderAt(n);
         seq++;
         const at = iso(x.created + (x.status === "CANCELLED" ? 3_600_000 : 60_000));
-        const data = JSON.stringify({ _id: x.id, paymentLinkId: x.link, status: x.status, previousStatus: "PENDING", value: x.value / 100, createdAt: iso(x.created) });
+        const data = JSON.stringify({
+          _id: x.id,
+          paymentLinkId: x.link,
+          status: x.status,
+          previousStatus: "PENDING",
+          value: x.value / 100,
+          createdAt: iso(x.created),
+        });
         yield `${randomUUID()}\t${seq}\t${x.merchant}\torder.status_changed\torder\t${x.id}\t${data}\t${seq}\t${at}\n`;
       }
     }
-    await copyInto(sql, "events", ["id", "seq", "merchant_id", "type", "subject_type", "subject_id", "data", "position", "created_at"], eventRows());
+    await copyInto(
+      sql,
+      "events",
+      ["id", "seq", "merchant_id", "type", "subject_type", "subject_id", "data", "position", "created_at"],
+      eventRows(),
+    );
     log(`events copied in ${((performance.now() - t) / 1000).toFixed(0)} s (${seq.toLocaleString("en")} events)`);
     t = performance.now();
     await sql`select setval('ledger_entries_id_seq', ${entryId + 1}, false), setval('events_seq_seq', ${seq + 1}, false)`;
-    for (const [id, balance] of balances) await sql`update merchants set balance_centavos = ${balance} where id = ${id}`;
-    for (const c of constraints.filter((c) => c.type !== "f")) await sql.unsafe(`alter table ${c.table} add constraint ${c.name} ${c.def}`);
+    for (const [id, balance] of balances)
+      await sql`update merchants set balance_centavos = ${balance} where id = ${id}`;
+    for (const c of constraints.filter((c) => c.type !== "f"))
+      await sql.unsafe(`alter table ${c.table} add constraint ${c.name} ${c.def}`);
     for (const i of indexes) {
       const ti = performance.now();
       await sql.unsafe(i.def);
       log(`  ${i.name} in ${((performance.now() - ti) / 1000).toFixed(0)} s`);
     }
-    for (const c of constraints.filter((c) => c.type === "f")) await sql.unsafe(`alter table ${c.table} add constraint ${c.name} ${c.def}`);
+    for (const c of constraints.filter((c) => c.type === "f"))
+      await sql.unsafe(`alter table ${c.table} add constraint ${c.name} ${c.def}`);
     await sql`checkpoint`;
     log(`indexes and constraints built again in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     await sql`create table bench_large_seed (orders bigint not null, entries bigint not null, events bigint not null, merchants jsonb not null)`;
@@ -428,7 +465,15 @@ async function emptyMerchants(url: string, count: number): Promise<Merchant[]> {
     for (let i = 0; i < merchants.length; i += 500) {
       const rows = merchants
         .slice(i, i + 500)
-        .flatMap((m) => m.keys.map((key, j) => ({ merchant_id: m.id, name: `bench-${j}`, prefix: key.slice(0, 12), key_hash: hashOf(key), mode: "sandbox" })));
+        .flatMap((m) =>
+          m.keys.map((key, j) => ({
+            merchant_id: m.id,
+            name: `bench-${j}`,
+            prefix: key.slice(0, 12),
+            key_hash: hashOf(key),
+            mode: "sandbox",
+          })),
+        );
       await sql`insert into api_keys ${sql(rows)}`;
     }
     return merchants;
@@ -438,7 +483,13 @@ async function emptyMerchants(url: string, count: number): Promise<Merchant[]> {
 }
 
 /** Measures one phase on the running app at `base` over `url`'s database. */
-async function measurePhase(base: string, url: string, merchants: Merchant[], o: LargeOptions, log: (s: string) => void): Promise<Phase> {
+async function measurePhase(
+  base: string,
+  url: string,
+  merchants: Merchant[],
+  o: LargeOptions,
+  log: (s: string) => void,
+): Promise<Phase> {
   const phase: Phase = {};
   const probes = merchants.slice(0, PROBES);
   // The loads use the other merchants' keys: the probes' are kept for the one-at-a-time reads.
@@ -460,11 +511,21 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
     const auth = keyOf.get(m.id)!;
     for (let n = 0; n < 60; n++) {
       const name = `${FIRST[(i + n) % 40]} ${LAST[(i * 7 + n) % 40]}`;
-      const created = await call("POST", "/api/v1/order/create/pix", auth, { value: 10 + n, orderId: `NEW-${i}-${n}`, name, cpf: "52998224725" });
+      const created = await call("POST", "/api/v1/order/create/pix", auth, {
+        value: 10 + n,
+        orderId: `NEW-${i}-${n}`,
+        name,
+        cpf: "52998224725",
+      });
       if (n < 55) await call("POST", `/api/v1/sandbox/orders/${created.pixOrder._id}/pay`, auth);
     }
   }
-  const cannon = async (name: string, method: "GET" | "POST", calls: { path: string; authorization: string }[], body?: string) => {
+  const cannon = async (
+    name: string,
+    method: "GET" | "POST",
+    calls: { path: string; authorization: string }[],
+    body?: string,
+  ) => {
     const headerSets = calls.map((c) => ({ authorization: c.authorization, "content-type": "application/json" }));
     let next = 0;
     const run = (duration: number) =>
@@ -487,8 +548,16 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
       });
     await run(o.warmup);
     const r = await run(o.duration);
-    phase[name] = { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, count: r.requests.total, non2xx: r.non2xx };
-    log(`  ${name}: ${phase[name].rps} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ""}`);
+    phase[name] = {
+      rps: Math.round(r.requests.average),
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      count: r.requests.total,
+      non2xx: r.non2xx,
+    };
+    log(
+      `  ${name}: ${phase[name].rps} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ""}`,
+    );
   };
   await cannon(
     "POST /order/create/pix",
@@ -513,7 +582,9 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
     // orders) with the large one's (two in three of the old orders sampled were paid): different work,
     // not size. The large database's are sampled from anywhere in the table; the empty one has none
     // but the probes', so 500 of the create load's are paid first, through the API.
-    const [{ rows }] = await sql<{ rows: number }[]>`select reltuples::float8 as rows from pg_class where relname = 'orders'`;
+    const [{ rows }] = await sql<
+      { rows: number }[]
+    >`select reltuples::float8 as rows from pg_class where relname = 'orders'`;
     let paid: Row[];
     if (rows > 100_000) {
       paid = await sql<Row[]>`
@@ -524,21 +595,37 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
         select id, payment_link_id, merchant_id from orders where status = 'PENDING' and merchant_id <> all(${probeIds}::uuid[])
         order by created_at desc offset 500 limit 500`;
       for (let i = 0; i < toPay.length; i += 10)
-        await Promise.all(toPay.slice(i, i + 10).map((r, j) => call("POST", `/api/v1/sandbox/orders/${r.id}/pay`, keysOf.get(r.merchant_id)![(i + j) % 2])));
+        await Promise.all(
+          toPay
+            .slice(i, i + 10)
+            .map((r, j) => call("POST", `/api/v1/sandbox/orders/${r.id}/pay`, keysOf.get(r.merchant_id)![(i + j) % 2])),
+        );
       paid = toPay;
     }
     // Each merchant's two keys in turn: one key's 600 a minute is 10 lookups a second.
     lookups = [...newest, ...paid].map((r, i) => {
       const keys = keysOf.get(r.merchant_id)!;
-      return { path: `/api/v1/order/${i % 2 ? r.payment_link_id : r.id}`, authorization: keys[Math.floor(i / 2) % keys.length] };
+      return {
+        path: `/api/v1/order/${i % 2 ? r.payment_link_id : r.id}`,
+        authorization: keys[Math.floor(i / 2) % keys.length],
+      };
     });
     probeOrders = [];
     for (const m of probes) {
       // One order with references per probe merchant, from its older ones when there are any.
-      const [row] = await sql<{ id: string; payment_link_id: string; order_id: string; cpf: string; value_centavos: string }[]>`
+      const [row] = await sql<
+        { id: string; payment_link_id: string; order_id: string; cpf: string; value_centavos: string }[]
+      >`
         select id, payment_link_id, reference->>'orderId' as order_id, reference->>'cpf' as cpf, value_centavos from orders
         where merchant_id = ${m.id} and reference <> '{}'::jsonb order by created_at limit 1`;
-      probeOrders.push({ merchant: m.id, id: row.id, link: row.payment_link_id, orderId: row.order_id, cpf: row.cpf, value: Number(row.value_centavos) });
+      probeOrders.push({
+        merchant: m.id,
+        id: row.id,
+        link: row.payment_link_id,
+        orderId: row.order_id,
+        cpf: row.cpf,
+        value: Number(row.value_centavos),
+      });
     }
   } finally {
     await sql.end();
@@ -570,7 +657,9 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
   process.env.DATABASE_URL = url;
   try {
     // The statement page as the dashboard reads it unfiltered: a page of 50 with balances, and the closing balance.
-    await seq("statement, first page", (p) => Promise.all([statementPage(db(), { merchantId: p.merchant }, { limit: 50 }), balanceOf(db(), p.merchant)]));
+    await seq("statement, first page", (p) =>
+      Promise.all([statementPage(db(), { merchantId: p.merchant }, { limit: 50 }), balanceOf(db(), p.merchant)]),
+    );
     const search = (q: (p: (typeof probeOrders)[number]) => string) => (p: (typeof probeOrders)[number]) =>
       call("GET", `/api/v1/orders?limit=20&q=${encodeURIComponent(q(p))}`, keyOf.get(p.merchant)!);
     await seq("orders, first page", (p) => call("GET", "/api/v1/orders?limit=20", keyOf.get(p.merchant)!));
@@ -606,9 +695,15 @@ async function measurePhase(base: string, url: string, merchants: Merchant[], o:
       "search: no match",
       search(() => "zzqxw"),
     );
-    await seq("CSV export, first page (orders)", async (p) => (await orderExportPages(db(), { merchantId: p.merchant }, 1000).next()).value);
+    await seq(
+      "CSV export, first page (orders)",
+      async (p) => (await orderExportPages(db(), { merchantId: p.merchant }, 1000).next()).value,
+    );
     const { statementPages } = await import("@/lib/ledger/statement");
-    await seq("CSV export, first page (statement)", async (p) => (await statementPages(db(), { merchantId: p.merchant }, 1000).next()).value);
+    await seq(
+      "CSV export, first page (statement)",
+      async (p) => (await statementPages(db(), { merchantId: p.merchant }, 1000).next()).value,
+    );
   } finally {
     await closeDb();
   }
@@ -683,9 +778,13 @@ export async function runLarge(o: LargeOptions): Promise<LargeResult> {
         merchants = seeded.merchants;
       } else {
         if (seeded)
-          throw new Error(`BENCH_LARGE_DIR holds ${seeded.orders} orders over ${seeded.merchants.length} merchants: empty it to seed ${o.orders} over ${o.merchants}`);
+          throw new Error(
+            `BENCH_LARGE_DIR holds ${seeded.orders} orders over ${seeded.merchants.length} merchants: empty it to seed ${o.orders} over ${o.merchants}`,
+          );
         const free = fs.statfsSync(path.dirname(dataDir));
-        log(`seeding ${o.orders.toLocaleString("en")} orders over ${o.merchants} merchants (${Math.round((free.bavail * free.bsize) / 2 ** 30)} GB free)`);
+        log(
+          `seeding ${o.orders.toLocaleString("en")} orders over ${o.merchants} merchants (${Math.round((free.bavail * free.bsize) / 2 ** 30)} GB free)`,
+        );
         const t = performance.now();
         merchants = await seed(pg.url, o, log);
         result.seedSeconds = Math.round((performance.now() - t) / 1000);
@@ -693,7 +792,12 @@ export async function runLarge(o: LargeOptions): Promise<LargeResult> {
       }
       const [counts] = await large<{ orders: string; entries: string; events: string; mb: string }[]>`
         select orders, entries, events, pg_database_size(current_database()) / 1048576 as mb from bench_large_seed`;
-      result.seeded = { orders: Number(counts.orders), ledgerEntries: Number(counts.entries), events: Number(counts.events), databaseMb: Number(counts.mb) };
+      result.seeded = {
+        orders: Number(counts.orders),
+        ledgerEntries: Number(counts.entries),
+        events: Number(counts.events),
+        databaseMb: Number(counts.mb),
+      };
     } finally {
       await large.end();
     }

@@ -19,7 +19,11 @@ const measured = createRouter(API_ENDPOINTS, {
   observe: (method, route, status, startedAt) => observeRequest(method, route ?? UNMATCHED_ROUTE, status, startedAt),
 });
 
-const request = (path: string): ApiRequest => ({ method: "GET", url: `http://127.0.0.1:3000${path}`, headers: new PlainHeaders(["host", "127.0.0.1:3000"]) });
+const request = (path: string): ApiRequest => ({
+  method: "GET",
+  url: `http://127.0.0.1:3000${path}`,
+  headers: new PlainHeaders(["host", "127.0.0.1:3000"]),
+});
 
 async function round(router: typeof plain, path: string): Promise<number> {
   const started = process.hrtime.bigint();

@@ -52,7 +52,12 @@ function percentile(sorted: number[], p: number): number {
 
 function latency(values: number[]): LatencyFigures {
   const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: Math.round((sorted[sorted.length - 1] ?? 0) * 10) / 10 };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: Math.round((sorted[sorted.length - 1] ?? 0) * 10) / 10,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,7 +65,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function post(base: string, path: string, apiKey: string, body?: unknown): Promise<Answer> {
   const res = await fetch(base + path, {
     method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -78,7 +86,12 @@ async function createMerchant(base: string, adminToken: string, name: string): P
     method: "POST",
     headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
     // A business account (R$ 100,000 a day) with a balance that covers every pix-out of the run.
-    body: JSON.stringify({ companyName: name, pixKey: "52998224725", accountType: "business", openingBalance: 5_000_000 }),
+    body: JSON.stringify({
+      companyName: name,
+      pixKey: "52998224725",
+      accountType: "business",
+      openingBalance: 5_000_000,
+    }),
   });
   if (res.status !== 201) throw new Error(`creating a bench merchant: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()).apiKey;
@@ -117,7 +130,12 @@ async function timed(kind: Kind, request: () => Promise<Answer>): Promise<Timing
 }
 
 /** One merchant: create-PIX at full speed, then sandbox payments of the orders it made. */
-async function oneMerchant(o: Required<Omit<MixedOptions, "log" | "settle">>, apiKey: string, seconds: number, settle: () => Promise<void>) {
+async function oneMerchant(
+  o: Required<Omit<MixedOptions, "log" | "settle">>,
+  apiKey: string,
+  seconds: number,
+  settle: () => Promise<void>,
+) {
   const orders: string[] = [];
   await settle();
   const created = await drive(o.clients, seconds, async () => {
@@ -144,8 +162,15 @@ export async function runOneMerchant(opts: MixedOptions): Promise<MixedResult["o
   const o = { clients: 32, merchants: 4, durationSeconds: 30, ...opts };
   const log = opts.log ?? ((line: string) => console.log(line));
   const solo = await createMerchant(o.base, o.adminToken, "Bench mixed solo");
-  const single = await oneMerchant(o, solo, Math.max(5, Math.round(o.durationSeconds / 3)), opts.settle ?? (async () => {}));
-  log(`mixed  one merchant: create-PIX ${single.createPixRps} req/s, sandbox pay ${single.sandboxPayRps} req/s (${single.ratio}×)`);
+  const single = await oneMerchant(
+    o,
+    solo,
+    Math.max(5, Math.round(o.durationSeconds / 3)),
+    opts.settle ?? (async () => {}),
+  );
+  log(
+    `mixed  one merchant: create-PIX ${single.createPixRps} req/s, sandbox pay ${single.sandboxPayRps} req/s (${single.ratio}×)`,
+  );
   return single;
 }
 
@@ -156,7 +181,9 @@ export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
   try {
     const single = await runOneMerchant(opts);
 
-    const keys = await Promise.all(Array.from({ length: o.merchants }, (_, i) => createMerchant(o.base, o.adminToken, `Bench mixed ${i + 1}`)));
+    const keys = await Promise.all(
+      Array.from({ length: o.merchants }, (_, i) => createMerchant(o.base, o.adminToken, `Bench mixed ${i + 1}`)),
+    );
     await opts.settle?.();
     const pending: string[][] = keys.map(() => []);
     const pixOuts: string[] = [];
@@ -198,7 +225,15 @@ export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
       KINDS.map((k) => {
         const ts = all.filter((t) => t.kind === k);
         const ms = ts.map((t) => t.ms).sort((a, b) => a - b);
-        return [k, { rps: Math.round(ts.length / run.elapsed), p50: percentile(ms, 50), p99: percentile(ms, 99), non2xx: ts.filter((t) => t.status >= 300).length }];
+        return [
+          k,
+          {
+            rps: Math.round(ts.length / run.elapsed),
+            p50: percentile(ms, 50),
+            p99: percentile(ms, 99),
+            non2xx: ts.filter((t) => t.status >= 300).length,
+          },
+        ];
       }),
     ) as MixedResult["perKind"];
     const result: MixedResult = {
@@ -210,12 +245,21 @@ export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
       p99: percentile(sorted, 99),
       errors: run.errors,
       perKind,
-      pixOutCompletion: { ...latency(completion.map((r) => r.ms)), pendingAtEnd, pendingAfterDrain: left, drainSeconds },
+      pixOutCompletion: {
+        ...latency(completion.map((r) => r.ms)),
+        pendingAtEnd,
+        pendingAfterDrain: left,
+        drainSeconds,
+      },
       oneMerchant: single,
     };
-    log(`mixed  ${result.clients} clients, ${result.merchants} merchants: ${result.rps} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}`);
+    log(
+      `mixed  ${result.clients} clients, ${result.merchants} merchants: ${result.rps} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  errors ${result.errors}`,
+    );
     for (const k of KINDS)
-      log(`         ${k.padEnd(12)} ${String(perKind[k].rps).padStart(5)} req/s  p50 ${perKind[k].p50} ms  p99 ${perKind[k].p99} ms  non2xx ${perKind[k].non2xx}`);
+      log(
+        `         ${k.padEnd(12)} ${String(perKind[k].rps).padStart(5)} req/s  p50 ${perKind[k].p50} ms  p99 ${perKind[k].p99} ms  non2xx ${perKind[k].non2xx}`,
+      );
     const c = result.pixOutCompletion;
     log(
       `         pix-out request → COMPLETED: p50 ${c.p50} ms  p99 ${c.p99} ms  max ${c.max} ms over ${c.count}; ${c.pendingAtEnd} PENDING when the load stopped, ${c.pendingAfterDrain} after ${c.drainSeconds} s more`,
@@ -228,7 +272,9 @@ export async function runMixed(opts: MixedOptions): Promise<MixedResult> {
 
 async function countPending(sql: postgres.Sql, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from withdrawals where id = any(${ids}::uuid[]) and status = 'PENDING'`;
+  const [{ n }] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from withdrawals where id = any(${ids}::uuid[]) and status = 'PENDING'`;
   return n;
 }
 

@@ -19,7 +19,12 @@ async function main() {
   if (!url) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-queue-"));
     fs.chmodSync(dir, 0o755);
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 54900 + Math.floor(Math.random() * 90), database: "bench", persistent: false });
+    const pg = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port: 54900 + Math.floor(Math.random() * 90),
+      database: "bench",
+      persistent: false,
+    });
     url = pg.url;
     stop = () => pg.stop();
   }

@@ -78,7 +78,17 @@ const PG_SETTINGS = {
 type Tenancy = "one" | "many";
 /** Anchors have no merchants: their figure stands beside both tenancies'. */
 type Tenancies = Tenancy | "-";
-type Result = { server: string; tenancy: Tenancies; endpoint: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number };
+type Result = {
+  server: string;
+  tenancy: Tenancies;
+  endpoint: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  rssMb: number;
+};
 type Measured = Result & MachineLoad & { round: number };
 
 function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
@@ -134,14 +144,22 @@ async function load(target: Target, rss: RssSampler, pid: number, duration: numb
 const children: ChildProcess[] = [];
 
 /** `logFile`: where the server's stdout goes (the app's request log, written as production writes it); else discarded. */
-function start(cmd: string, args: string[], env: Record<string, string>, withheld: string[] = [], logFile?: string): ChildProcess {
+function start(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  withheld: string[] = [],
+  logFile?: string,
+): ChildProcess {
   const inherited = { ...process.env };
   for (const name of withheld) delete inherited[name];
   const stdout = logFile ? fs.openSync(logFile, "a") : "pipe";
   const child = spawn(cmd, args, { env: { ...inherited, ...env }, stdio: ["ignore", stdout, "pipe"] });
   children.push(child);
   if (typeof stdout === "number") fs.closeSync(stdout);
-  child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(args[args.length - 1] ?? cmd)}] ${d}`));
+  child.stderr?.on("data", (d: Buffer) =>
+    process.stderr.write(`[${path.basename(args[args.length - 1] ?? cmd)}] ${d}`),
+  );
   child.stdout?.resume();
   return child;
 }
@@ -165,9 +183,17 @@ type Server = {
   loads: Partial<Record<Tenancies, Partial<Record<EndpointName, Load>>>>;
 };
 
-const rotate = (path: string, authorizations: string[]): Call[] => authorizations.map((authorization) => ({ path, authorization }));
+const rotate = (path: string, authorizations: string[]): Call[] =>
+  authorizations.map((authorization) => ({ path, authorization }));
 
-async function measure(server: Server, tenancy: Tenancies, endpoint: EndpointName, load_: Load, round: number, rss: RssSampler): Promise<Measured> {
+async function measure(
+  server: Server,
+  tenancy: Tenancies,
+  endpoint: EndpointName,
+  load_: Load,
+  round: number,
+  rss: RssSampler,
+): Promise<Measured> {
   const pid = server.child.pid!;
   const target: Target = { base: server.base, method: load_.method, body: load_.body, calls: await load_.calls() };
   await load(target, rss, pid, WARMUP);
@@ -195,7 +221,11 @@ async function measure(server: Server, tenancy: Tenancies, endpoint: EndpointNam
 type AppKind = { name: string; fastPath: boolean; limiter: boolean };
 
 /** The newest orders of these merchants, as lookups of `key` (id or payment link id, in turn) with each order's merchant's key. */
-async function newestOrders(dbUrl: string, merchantKeys: Map<string, string[]>, lookupPath: (idOrLink: string) => string): Promise<Call[]> {
+async function newestOrders(
+  dbUrl: string,
+  merchantKeys: Map<string, string[]>,
+  lookupPath: (idOrLink: string) => string,
+): Promise<Call[]> {
   const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ id: string; payment_link_id: string; merchant_id: string }[]>`
@@ -225,11 +255,18 @@ async function adminCreateMerchant(base: string, name: string): Promise<{ id: st
 /** Runs `make` `count` times, `parallel` at a time. */
 async function inParallel<T>(count: number, parallel: number, make: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < count; i += parallel) out.push(...(await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => make(i + j)))));
+  for (let i = 0; i < count; i += parallel)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => make(i + j)))));
   return out;
 }
 
-async function startApp(dbUrl: string, kind: AppKind, port: number, logDir: string, tenancies: Tenancy[]): Promise<Server> {
+async function startApp(
+  dbUrl: string,
+  kind: AppKind,
+  port: number,
+  logDir: string,
+  tenancies: Tenancy[],
+): Promise<Server> {
   const env: Record<string, string> = {
     DATABASE_URL: dbUrl,
     PORT: String(port),
@@ -258,7 +295,9 @@ async function startApp(dbUrl: string, kind: AppKind, port: number, logDir: stri
     // The admin API makes the first of each (it is limited to 600 a minute, like any token); the rest
     // are written as it writes them (a merchants row, an api_keys row), as large.ts does.
     const merchants =
-      tenancy === "one" ? [await adminCreateMerchant(base, "Bench")] : [await adminCreateMerchant(base, "Bench 0"), ...(await insertMerchants(dbUrl, MERCHANTS - 1))];
+      tenancy === "one"
+        ? [await adminCreateMerchant(base, "Bench")]
+        : [await adminCreateMerchant(base, "Bench 0"), ...(await insertMerchants(dbUrl, MERCHANTS - 1))];
     const perMerchant = Math.max(1, Math.ceil(API_KEYS / merchants.length));
     const merchantKeys = new Map<string, string[]>();
     for (const m of merchants) merchantKeys.set(m.id, [m.apiKey, ...(await addApiKeys(dbUrl, m.id, perMerchant - 1))]);
@@ -274,7 +313,11 @@ async function startApp(dbUrl: string, kind: AppKind, port: number, logDir: stri
       await res.arrayBuffer();
     });
     loads[tenancy] = {
-      [ENDPOINTS[0]]: { method: "POST", body: '{"value":10.5}', calls: async () => rotate("/api/v1/order/create/pix", authorizations) },
+      [ENDPOINTS[0]]: {
+        method: "POST",
+        body: '{"value":10.5}',
+        calls: async () => rotate("/api/v1/order/create/pix", authorizations),
+      },
       [ENDPOINTS[1]]: { method: "GET", calls: () => newestOrders(dbUrl, byMerchant, (k) => `/api/v1/order/${k}`) },
       [ENDPOINTS[2]]: { method: "GET", calls: async () => rotate("/api/v1/account", authorizations) },
     };
@@ -294,11 +337,16 @@ async function recordAnswers(app: Server, file: string) {
     });
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {
-      if (!["date", "connection", "keep-alive", "transfer-encoding", "content-length"].includes(name)) headers[name] = value;
+      if (!["date", "connection", "keep-alive", "transfer-encoding", "content-length"].includes(name))
+        headers[name] = value;
     });
     return { status: res.status, headers, body: await res.text() };
   };
-  const answers = { create: await take(tenant[ENDPOINTS[0]]!), lookup: await take(tenant[ENDPOINTS[1]]!), account: await take(tenant[ENDPOINTS[2]]!) };
+  const answers = {
+    create: await take(tenant[ENDPOINTS[0]]!),
+    lookup: await take(tenant[ENDPOINTS[1]]!),
+    account: await take(tenant[ENDPOINTS[2]]!),
+  };
   fs.writeFileSync(file, JSON.stringify(answers));
   return answers;
 }
@@ -327,7 +375,15 @@ async function addApiKeys(dbUrl: string, merchantId: string, count: number, open
   try {
     const keys = Array.from({ length: count }, () => generateApiKey("sandbox"));
     for (let i = 0; i < keys.length; i += 500) {
-      const rows = keys.slice(i, i + 500).map((k, j) => ({ merchant_id: merchantId, name: `bench-${i + j}`, prefix: k.prefix, key_hash: k.hash, mode: "sandbox" }));
+      const rows = keys
+        .slice(i, i + 500)
+        .map((k, j) => ({
+          merchant_id: merchantId,
+          name: `bench-${i + j}`,
+          prefix: k.prefix,
+          key_hash: k.hash,
+          mode: "sandbox",
+        }));
       await sql`insert into api_keys ${sql(rows)}`;
     }
     return keys.map((k) => k.key);
@@ -342,7 +398,16 @@ const unusedAuthorizations = () => Array.from({ length: API_KEYS }, () => `Beare
 async function compile(entry: string, outfile: string) {
   // Compiled like the app's server (npm run build:server), not run through tsx: tsx's keepNames wraps
   // every closure created per request, a cost the app's bundle does not pay either.
-  await build({ entryPoints: [entry], bundle: true, platform: "node", target: "node20", format: "cjs", packages: "external", outfile, logLevel: "warning" });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    packages: "external",
+    outfile,
+    logLevel: "warning",
+  });
 }
 
 async function startHttpLimit(port: number, answersFile: string): Promise<Server> {
@@ -361,7 +426,11 @@ async function startHttpLimit(port: number, answersFile: string): Promise<Server
       "-": {
         [ENDPOINTS[0]]: { method: "POST", body: '{"value":10.5}', calls: async () => rotate("/order", authorizations) },
         // As many distinct paths as the app's lookups: the load generator's work is the same.
-        [ENDPOINTS[1]]: { method: "GET", calls: async () => authorizations.slice(0, LOOKUP_ORDERS).map((a, i) => ({ path: `/order/${i}`, authorization: a })) },
+        [ENDPOINTS[1]]: {
+          method: "GET",
+          calls: async () =>
+            authorizations.slice(0, LOOKUP_ORDERS).map((a, i) => ({ path: `/order/${i}`, authorization: a })),
+        },
         [ENDPOINTS[2]]: { method: "GET", calls: async () => rotate("/account", authorizations) },
       },
     },
@@ -371,15 +440,23 @@ async function startHttpLimit(port: number, answersFile: string): Promise<Server
 async function startBare(dbUrl: string, port: number): Promise<Server> {
   const outfile = "dist/bench/bare.cjs";
   await compile("scripts/bench/bare.ts", outfile);
-  const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE });
+  const child = start(process.execPath, [outfile], {
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    DB_POOL_SIZE: POOL_SIZE,
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/nothing`);
-  await inParallel(LOOKUP_ORDERS, 20, async () => (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).arrayBuffer());
+  await inParallel(LOOKUP_ORDERS, 20, async () =>
+    (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}' })).arrayBuffer(),
+  );
   const authorizations = unusedAuthorizations();
   const newest = async (): Promise<Call[]> => {
     const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
     try {
-      const rows = await sql<{ id: string }[]>`select id from bench_bare order by created_at desc limit ${LOOKUP_ORDERS}`;
+      const rows = await sql<
+        { id: string }[]
+      >`select id from bench_bare order by created_at desc limit ${LOOKUP_ORDERS}`;
       return rows.map((r, i) => ({ path: `/order/${r.id}`, authorization: authorizations[i % authorizations.length] }));
     } finally {
       await sql.end();
@@ -405,7 +482,12 @@ async function startBaseline(dbUrl: string, port: number, tenancies: Tenancy[]):
   const loads: Server["loads"] = {};
   // One process per tenancy would double the servers; one process holds both tenancies' merchants.
   const count = 1 + (tenancies.includes("many") ? MERCHANTS : 0);
-  const child = start(process.execPath, [outfile], { DATABASE_URL: dbUrl, PORT: String(port), DB_POOL_SIZE: POOL_SIZE, BASELINE_MERCHANTS: String(count) });
+  const child = start(process.execPath, [outfile], {
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    DB_POOL_SIZE: POOL_SIZE,
+    BASELINE_MERCHANTS: String(count),
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/merchants`);
   const { merchants } = (await (await fetch(`${base}/merchants`)).json()) as { merchants: string[] };
@@ -414,7 +496,13 @@ async function startBaseline(dbUrl: string, port: number, tenancies: Tenancy[]):
     // The baseline reads its merchant from the header: one value per merchant, repeated to as many header values as the app sends.
     const authorizations = Array.from({ length: API_KEYS }, (_, i) => `Bearer ${own[i % own.length]}`);
     await inParallel(LOOKUP_ORDERS, 20, async (i) =>
-      (await fetch(`${base}/order`, { method: "POST", body: '{"value":10}', headers: { authorization: authorizations[i % authorizations.length] } })).arrayBuffer(),
+      (
+        await fetch(`${base}/order`, {
+          method: "POST",
+          body: '{"value":10}',
+          headers: { authorization: authorizations[i % authorizations.length] },
+        })
+      ).arrayBuffer(),
     );
     const byMerchant = new Map(own.map((id) => [id, [`Bearer ${id}`]]));
     loads[tenancy] = {
@@ -552,7 +640,9 @@ async function main() {
           let last = run;
           for (let again = 1; run.stealPct > MAX_STEAL_PCT && again <= MAX_REMEASURES; again++) {
             remeasured++;
-            console.log(`         ${last.stealPct}% of the machine stolen: measuring again (${again} of ${MAX_REMEASURES})`);
+            console.log(
+              `         ${last.stealPct}% of the machine stolen: measuring again (${again} of ${MAX_REMEASURES})`,
+            );
             await settle(pg.url);
             last = await measure(server, tenancy, endpoint, e, round, rss);
             if (last.stealPct < run.stealPct) run = last;
@@ -567,7 +657,13 @@ async function main() {
     // measures queueing on balances and payouts, so it runs on the same build with the limiter off.
     const fast = servers.find((s) => s.name === "app-nolimit");
     if (fast && process.env.BENCH_MIXED !== "false")
-      mixed = await runMixed({ base: fast.base, databaseUrl: pg.url, adminToken: ADMIN, clients: CONNECTIONS, settle: () => settle(pg.url) });
+      mixed = await runMixed({
+        base: fast.base,
+        databaseUrl: pg.url,
+        adminToken: ADMIN,
+        clients: CONNECTIONS,
+        settle: () => settle(pg.url),
+      });
     measured_ = true;
   } finally {
     for (const child of children) await stop(child);
@@ -593,7 +689,13 @@ async function main() {
         poolSize: POOL_SIZE,
         rss,
         startApp: (env, logFile) =>
-          start(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], env, ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS", "LOG_LEVEL"], logFile),
+          start(
+            process.execPath,
+            [...productionNodeFlags(), "dist/server/start.cjs"],
+            env,
+            ["RATE_LIMIT_PER_MINUTE", "TRUST_PROXY_HOPS", "LOG_LEVEL"],
+            logFile,
+          ),
         stop,
         waitFor,
       });
@@ -631,7 +733,13 @@ async function main() {
   // a third of its speed to something outside it (the busy/stolen figures beside each run show it): the
   // median is the ratio most rounds agree on, where the mean would move with that one run.
   const find = (server: string, tenancy: Tenancy, endpoint: string, round: number) =>
-    measured.find((x) => x.server === server && (x.tenancy === tenancy || x.tenancy === "-") && x.endpoint === endpoint && x.round === round);
+    measured.find(
+      (x) =>
+        x.server === server &&
+        (x.tenancy === tenancy || x.tenancy === "-") &&
+        x.endpoint === endpoint &&
+        x.round === round,
+    );
   const ratios = COMPARISONS.flatMap(([server, reference]) =>
     tenancies.flatMap((tenancy) =>
       ENDPOINTS.flatMap((endpoint) => {
@@ -675,7 +783,9 @@ async function main() {
       `  ${r.server.padEnd(11)} ${r.tenancy.padEnd(4)} ${r.endpoint.padEnd(24)} ${String(r.rps).padStart(6)} req/s  p50 ≤ ${r.p50} ms  p99 ≤ ${r.p99} ms  rss ≤ ${r.rssMb} MB${refused}`,
     );
   }
-  console.log("\nthroughput relative to a reference and p99 relative to its p99 (median of the rounds' ratios; mean and rounds beside):");
+  console.log(
+    "\nthroughput relative to a reference and p99 relative to its p99 (median of the rounds' ratios; mean and rounds beside):",
+  );
   for (const r of ratios) {
     console.log(
       `  ${`${r.server} ÷ ${r.reference}`.padEnd(24)} ${r.tenancy.padEnd(4)} ${r.endpoint.padEnd(24)} ${r.ratio}×  (mean ${r.meanRatio}; rounds: ${r.perRound.join(", ")})  p99 ${r.p99Ratio}×  (rounds: ${r.p99PerRound.join(", ")})`,
@@ -684,17 +794,33 @@ async function main() {
   console.log("\ntargets (limiter on, fresh database, no ANALYZE):");
   const verdicts = tenancies.flatMap((tenancy) => [
     ...TARGETS.map((t) => {
-      const r = ratios.find((x) => x.server === t.server && x.reference === t.reference && x.tenancy === tenancy && x.endpoint === t.endpoint);
+      const r = ratios.find(
+        (x) =>
+          x.server === t.server && x.reference === t.reference && x.tenancy === tenancy && x.endpoint === t.endpoint,
+      );
       const holds = r ? r.ratio >= t.atLeast : null;
-      return { what: `${t.server} ÷ ${t.reference}, ${tenancy}, ${t.endpoint} ≥ ${t.atLeast}×`, figure: r?.ratio ?? null, holds };
+      return {
+        what: `${t.server} ÷ ${t.reference}, ${tenancy}, ${t.endpoint} ≥ ${t.atLeast}×`,
+        figure: r?.ratio ?? null,
+        holds,
+      };
     }),
     ...(["POST /order/create/pix", "GET /order/{id}"] as const).map((endpoint) => {
-      const r = ratios.find((x) => x.server === "app" && x.tenancy === tenancy && x.endpoint === endpoint && x.p99ToBare !== null);
+      const r = ratios.find(
+        (x) => x.server === "app" && x.tenancy === tenancy && x.endpoint === endpoint && x.p99ToBare !== null,
+      );
       const figure = r?.p99ToBare ?? null;
-      return { what: `app p99 ÷ bare p99, ${tenancy}, ${endpoint} ≤ ${P99_TARGET}×`, figure, holds: figure === null ? null : figure <= P99_TARGET };
+      return {
+        what: `app p99 ÷ bare p99, ${tenancy}, ${endpoint} ≤ ${P99_TARGET}×`,
+        figure,
+        holds: figure === null ? null : figure <= P99_TARGET,
+      };
     }),
   ]);
-  for (const v of verdicts) console.log(`  ${v.holds === null ? "not measured" : v.holds ? "holds  " : "MISSED "} ${v.what}: ${v.figure ?? "—"}`);
+  for (const v of verdicts)
+    console.log(
+      `  ${v.holds === null ? "not measured" : v.holds ? "holds  " : "MISSED "} ${v.what}: ${v.figure ?? "—"}`,
+    );
   const appPeak = rss.peak("app");
   if (appPeak) console.log(`\npeak RSS of the app (limiter on) through the whole run: ${appPeak} MB`);
   if (large) {
@@ -717,7 +843,11 @@ async function main() {
     rounds,
     maxStealPct: MAX_STEAL_PCT,
     remeasured,
-    answerBytes: answers && { create: answers.create.body.length, lookup: answers.lookup.body.length, account: answers.account.body.length },
+    answerBytes: answers && {
+      create: answers.create.body.length,
+      lookup: answers.lookup.body.length,
+      account: answers.account.body.length,
+    },
     results,
     ratios,
     verdicts,
@@ -733,7 +863,9 @@ async function main() {
 
 /** Every [server, tenancy] measured: anchors once, the others per tenancy. */
 function measuredPairs(servers: Server[], tenancies: Tenancy[]): [Server, Tenancies][] {
-  return servers.flatMap((s): [Server, Tenancies][] => (s.anchor ? [[s, "-"]] : tenancies.map((t): [Server, Tenancies] => [s, t])));
+  return servers.flatMap((s): [Server, Tenancies][] =>
+    s.anchor ? [[s, "-"]] : tenancies.map((t): [Server, Tenancies] => [s, t]),
+  );
 }
 
 main().catch((err) => {

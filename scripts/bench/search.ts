@@ -22,7 +22,13 @@ async function seedMerchant(sql: postgres.Sql, companyName: string, count: numbe
   const [existing] = await sql<{ id: string; n: string }[]>`
     select m.id, (select count(*) from orders o where o.merchant_id = m.id) as n from merchants m where company_name = ${companyName}`;
   if (existing && Number(existing.n) >= count) return existing.id;
-  const id = existing?.id ?? (await sql<{ id: string }[]>`insert into merchants (company_name, pix_key) values (${companyName}, 'bench@example.com') returning id`)[0].id;
+  const id =
+    existing?.id ??
+    (
+      await sql<
+        { id: string }[]
+      >`insert into merchants (company_name, pix_key) values (${companyName}, 'bench@example.com') returning id`
+    )[0].id;
   const from = existing ? Number(existing.n) : 0;
   for (let start = from; start < count; start += BATCH) {
     const end = Math.min(start + BATCH, count) - 1;
@@ -71,7 +77,9 @@ async function main() {
 
   // Real values of the seeded data to look for: an order in the middle of the range.
   const probe = Math.floor(ORDERS * 0.73);
-  const [row] = await sql<{ id: string; payment_link_id: string; value_centavos: string; cpf: string; order_id: string }[]>`
+  const [row] = await sql<
+    { id: string; payment_link_id: string; value_centavos: string; cpf: string; order_id: string }[]
+  >`
     select id, payment_link_id, value_centavos, reference->>'cpf' as cpf, reference->>'orderId' as order_id from orders
     where merchant_id = ${merchantId} and reference->>'orderId' = ${"PED-" + String(probe - (probe % 10)).padStart(7, "0")}`;
   const cpf = row.cpf;
@@ -90,7 +98,9 @@ async function main() {
     ["full order id", row.id],
     ["nothing matches", "zzqxw"],
   ];
-  console.log(`\n${ORDERS.toLocaleString("en")} orders for one merchant (+${OTHER_ORDERS.toLocaleString("en")} for another); ${RUNS} runs each, first page of 20:`);
+  console.log(
+    `\n${ORDERS.toLocaleString("en")} orders for one merchant (+${OTHER_ORDERS.toLocaleString("en")} for another); ${RUNS} runs each, first page of 20:`,
+  );
   console.log("search".padEnd(40), "q".padEnd(38), "found", "median ms", "p95 ms", "max ms");
   for (const [what, q] of searches) {
     const query = listOrdersQuery.parse({ q, limit: "20" });
@@ -102,7 +112,14 @@ async function main() {
       times.push(performance.now() - t);
     }
     const { median, p95, max } = stats(times);
-    console.log(what.padEnd(40), q.padEnd(38), String(found).padStart(5), median.toFixed(1).padStart(9), p95.toFixed(1).padStart(6), max.toFixed(1).padStart(6));
+    console.log(
+      what.padEnd(40),
+      q.padEnd(38),
+      String(found).padStart(5),
+      median.toFixed(1).padStart(9),
+      p95.toFixed(1).padStart(6),
+      max.toFixed(1).padStart(6),
+    );
   }
   await sql.end();
   await closeDb();

@@ -80,7 +80,11 @@ async function bundleServer(): Promise<string> {
 
 function startApp(bundle: string, env: Record<string, string>, logFile: string): Promise<App> {
   const out = fs.openSync(logFile, "a");
-  const child = spawn(process.execPath, [bundle], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", out] });
+  const child = spawn(process.execPath, [bundle], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", out],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let text = "";
@@ -116,7 +120,16 @@ type PhaseStats = {
   slowestMs: number;
 };
 
-const newStats = (): PhaseStats => ({ acks: [], attempts: 0, overDeadline: [], statuses: new Map(), okAt: [], unsettled: [], refused: new Map(), slowestMs: 0 });
+const newStats = (): PhaseStats => ({
+  acks: [],
+  attempts: 0,
+  overDeadline: [],
+  statuses: new Map(),
+  okAt: [],
+  unsettled: [],
+  refused: new Map(),
+  slowestMs: 0,
+});
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
 type Merchant = { apiKey: string; id: string };
@@ -160,16 +173,48 @@ class Load {
       const roll = Math.random();
       const key = `faults-${RUN}-${i}-${++this.seq}`;
       if (roll < 0.15) {
-        await this.settle("pix-out", key, m, "/api/v1/order/pix-out", { value: 100, pixKey: `${key}@faults.example` }, (j) => String(j.id), `${key}@faults.example`);
+        await this.settle(
+          "pix-out",
+          key,
+          m,
+          "/api/v1/order/pix-out",
+          { value: 100, pixKey: `${key}@faults.example` },
+          (j) => String(j.id),
+          `${key}@faults.example`,
+        );
       } else if (roll < 0.3) {
         const to = `0x${randomBytes(20).toString("hex")}`;
-        await this.settle("onchain-withdraw", key, m, "/api/v1/onchain/withdraw/initiate", { toAddress: to, value: 1, network: "polygon" }, (j) => String(j.id), to);
+        await this.settle(
+          "onchain-withdraw",
+          key,
+          m,
+          "/api/v1/onchain/withdraw/initiate",
+          { toAddress: to, value: 1, network: "polygon" },
+          (j) => String(j.id),
+          to,
+        );
       } else {
         const order = roll < 0.65 ? this.pending[m].shift() : undefined;
         if (order) {
-          await this.settle("sandbox-pay", key, m, `/api/v1/sandbox/orders/${order}/pay`, undefined, () => order, order);
+          await this.settle(
+            "sandbox-pay",
+            key,
+            m,
+            `/api/v1/sandbox/orders/${order}/pay`,
+            undefined,
+            () => order,
+            order,
+          );
         } else {
-          const id = await this.settle("create-pix", key, m, "/api/v1/order/create/pix", { value: 10.5, orderId: key }, (j) => (j.pixOrder as { _id: string })._id, key);
+          const id = await this.settle(
+            "create-pix",
+            key,
+            m,
+            "/api/v1/order/create/pix",
+            { value: 10.5, orderId: key },
+            (j) => (j.pixOrder as { _id: string })._id,
+            key,
+          );
           if (id) this.pending[m].push(id);
         }
       }
@@ -318,7 +363,15 @@ async function check(node: PgNode, merchants: Merchant[], acks: Ack[]): Promise<
       if (copies > 1) duplicates.push(`${a.phase}: ${a.op} ${a.key} ×${copies}`);
       if (present && copies === 0) unmarked.push(`${a.phase}: ${a.op} ${a.key}`);
     }
-    return { acknowledged: acks.length, found, duplicated: duplicates.length, ledgerMismatches: mismatched.length, missing, duplicates, unmarked };
+    return {
+      acknowledged: acks.length,
+      found,
+      duplicated: duplicates.length,
+      ledgerMismatches: mismatched.length,
+      missing,
+      duplicates,
+      unmarked,
+    };
   } finally {
     await sql.end({ timeout: 1 });
   }
@@ -354,7 +407,8 @@ function printTable(rows: Row[], total: Row) {
     r.recoveryMs === null ? "–" : String(r.recoveryMs),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => `| ${c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
+  const line = (c: string[]) =>
+    `| ${c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const c of cells) console.log(line(c));
@@ -390,9 +444,13 @@ async function main() {
     const standby = cluster.standbys[0];
     const replication = await startTcpProxy({ host: "127.0.0.1", port: cluster.primary.port });
     closing.push(() => replication.close());
-    await standby.configure({ primary_conninfo: `host=127.0.0.1 port=${replication.port} user=postgres application_name=${standby.name}` });
+    await standby.configure({
+      primary_conninfo: `host=127.0.0.1 port=${replication.port} user=postgres application_name=${standby.name}`,
+    });
     await waitUntil("the standby to stream through its proxy", async () => {
-      const [r] = await standby.query<{ port: number | null }>("select sender_port as port from pg_stat_wal_receiver where status = 'streaming'");
+      const [r] = await standby.query<{ port: number | null }>(
+        "select sender_port as port from pg_stat_wal_receiver where status = 'streaming'",
+      );
       return r?.port === replication.port;
     });
     await cluster.waitForStreaming(1);
@@ -401,7 +459,8 @@ async function main() {
       "select sync_state, current_setting('synchronous_commit') as sc from pg_stat_replication",
     );
     const expected = REPLICATION === "sync" ? "quorum" : "async";
-    if (repl?.sync_state !== expected || repl.sc !== "on") throw new Error(`the standby is not ${expected}: ${JSON.stringify(repl)}`);
+    if (repl?.sync_state !== expected || repl.sc !== "on")
+      throw new Error(`the standby is not ${expected}: ${JSON.stringify(repl)}`);
     log("migrating");
     await runMigrations(databaseUrl);
 
@@ -433,7 +492,12 @@ async function main() {
       const res = await fetch(`${base}/api/v1/admin/merchants`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ companyName: `Faults ${RUN} ${i}`, pixKey: "52998224725", accountType: "business", openingBalance: 5_000_000 }),
+        body: JSON.stringify({
+          companyName: `Faults ${RUN} ${i}`,
+          pixKey: "52998224725",
+          accountType: "business",
+          openingBalance: 5_000_000,
+        }),
       });
       const json = (await res.json()) as { apiKey: string; merchant: { id: string } };
       if (res.status !== 201) throw new Error(`creating a merchant: HTTP ${res.status} ${JSON.stringify(json)}`);
@@ -445,7 +509,11 @@ async function main() {
     const allAcks: Ack[] = [];
 
     /** Load, the fault (which returns when the service's dependency is back), load for `after` ms, then the checks. */
-    const phase = async (fault: string, inject: () => Promise<{ backAt: number; extra?: () => string; failures?: () => string[] }>, after = 3000) => {
+    const phase = async (
+      fault: string,
+      inject: () => Promise<{ backAt: number; extra?: () => string; failures?: () => string[] }>,
+      after = 3000,
+    ) => {
       log(`${fault}: load`);
       load.start(fault);
       await sleep(1500);
@@ -467,9 +535,13 @@ async function main() {
         extra: extra?.(),
         failures: [...(failures?.() ?? [])],
       };
-      if (c.found < c.acknowledged) row.failures.push(`${c.acknowledged - c.found} acknowledged not found: ${c.missing.slice(0, 5).join("; ")}`);
+      if (c.found < c.acknowledged)
+        row.failures.push(`${c.acknowledged - c.found} acknowledged not found: ${c.missing.slice(0, 5).join("; ")}`);
       if (c.duplicated > 0) row.failures.push(`duplicated: ${c.duplicates.slice(0, 5).join("; ")}`);
-      if (c.unmarked.length > 0) row.failures.push(`found, but not by the request's marker (the suite cannot see duplicates): ${c.unmarked.slice(0, 5).join("; ")}`);
+      if (c.unmarked.length > 0)
+        row.failures.push(
+          `found, but not by the request's marker (the suite cannot see duplicates): ${c.unmarked.slice(0, 5).join("; ")}`,
+        );
       if (c.ledgerMismatches > 0) row.failures.push(`${c.ledgerMismatches} balances differ from their ledger`);
       if (row.overDeadline > 0)
         row.failures.push(
@@ -478,7 +550,8 @@ async function main() {
             .map((o) => `${o.ms} ms (${o.status})`)
             .join(", ")}`,
         );
-      if (row.unsettled > 0) row.failures.push(`no definitive answer within ${GIVE_UP_MS} ms: ${stats.unsettled.slice(0, 5).join("; ")}`);
+      if (row.unsettled > 0)
+        row.failures.push(`no definitive answer within ${GIVE_UP_MS} ms: ${stats.unsettled.slice(0, 5).join("; ")}`);
       if (fault !== "none" && (recoveryMs === null || recoveryMs > RECOVERY_TARGET_MS))
         row.failures.push(`first 2xx ${recoveryMs ?? "never"} ms after recovery (target ${RECOVERY_TARGET_MS})`);
       rows.push(row);
@@ -544,26 +617,33 @@ async function main() {
           extra: () =>
             `restart took ${readyAt - killedAt} ms, ending ${app!.released} leases of the killed run; ${held.length} keys in flight at the kill, all answered within ${worst()} ms of the restart`,
           failures: () =>
-            worst() > KILLED_KEYS_TARGET_MS ? [`keys in flight at the kill answered ${worst()} ms after the restart (target ${KILLED_KEYS_TARGET_MS})`] : [],
+            worst() > KILLED_KEYS_TARGET_MS
+              ? [
+                  `keys in flight at the kill answered ${worst()} ms after the restart (target ${KILLED_KEYS_TARGET_MS})`,
+                ]
+              : [],
         };
       });
     }
 
-    await phase(`failover (replication held ${REPLICATION_STALL_MS / 1000} s, kill -9 primary, promote ${REPLICATION} standby)`, async () => {
-      const old = cluster.primary;
-      // Synchronous: commits wait meanwhile, and none of them is acknowledged. Asynchronous: they are,
-      // and the standby never gets them.
-      replication.partition();
-      await sleep(REPLICATION_STALL_MS);
-      await old.kill();
-      await standby.promote();
-      const promotedAt = Date.now();
-      cluster.setPrimary(standby);
-      // What a failover manager does next (Patroni's non-strict synchronous mode): the new primary has
-      // no standby yet, and would otherwise wait for one named in the configuration it copied.
-      await standby.configure({ synchronous_standby_names: "" });
-      return { backAt: promotedAt };
-    });
+    await phase(
+      `failover (replication held ${REPLICATION_STALL_MS / 1000} s, kill -9 primary, promote ${REPLICATION} standby)`,
+      async () => {
+        const old = cluster.primary;
+        // Synchronous: commits wait meanwhile, and none of them is acknowledged. Asynchronous: they are,
+        // and the standby never gets them.
+        replication.partition();
+        await sleep(REPLICATION_STALL_MS);
+        await old.kill();
+        await standby.promote();
+        const promotedAt = Date.now();
+        cluster.setPrimary(standby);
+        // What a failover manager does next (Patroni's non-strict synchronous mode): the new primary has
+        // no standby yet, and would otherwise wait for one named in the configuration it copied.
+        await standby.configure({ synchronous_standby_names: "" });
+        return { backAt: promotedAt };
+      },
+    );
 
     // Everything acknowledged during the whole run, against the server that is primary now.
     const all = await check(cluster.primary, merchants, allAcks);
@@ -576,8 +656,12 @@ async function main() {
       http500: rows.reduce((n, r) => n + r.http500, 0),
       failures: [],
     };
-    if (all.found < all.acknowledged) total.failures.push(`${all.acknowledged - all.found} acknowledged not found: ${all.missing.slice(0, 5).join("; ")}`);
-    if (all.unmarked.length > 0) total.failures.push(`found, but not by the request's marker: ${all.unmarked.slice(0, 5).join("; ")}`);
+    if (all.found < all.acknowledged)
+      total.failures.push(
+        `${all.acknowledged - all.found} acknowledged not found: ${all.missing.slice(0, 5).join("; ")}`,
+      );
+    if (all.unmarked.length > 0)
+      total.failures.push(`found, but not by the request's marker: ${all.unmarked.slice(0, 5).join("; ")}`);
     if (all.duplicated > 0) total.failures.push(`duplicated: ${all.duplicates.slice(0, 5).join("; ")}`);
     if (all.ledgerMismatches > 0) total.failures.push(`${all.ledgerMismatches} balances differ from their ledger`);
     for (const f of total.failures) log(`total: FAILED: ${f}`);
@@ -591,7 +675,9 @@ async function main() {
         `recovery target ${RECOVERY_TARGET_MS} ms; ${http500} answers 5xx other than 503; ${Math.round((Date.now() - started) / 1000)} s in all`,
     );
     for (const r of rows) if (r.extra) console.log(`${r.fault}: ${r.extra}`);
-    console.log(`${os.hostname()}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}, PostgreSQL from ${cluster.binDir}, ${new Date().toISOString()}`);
+    console.log(
+      `${os.hostname()}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}, PostgreSQL from ${cluster.binDir}, ${new Date().toISOString()}`,
+    );
     failed = rows.some((r) => r.failures.length > 0) || total.failures.length > 0;
     console.log(failed ? "FAILED" : "passed");
   } finally {

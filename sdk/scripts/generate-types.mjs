@@ -21,7 +21,8 @@ const require = createRequire(import.meta.url);
 const typescript6 = path.dirname(require.resolve("typescript6/package.json"));
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  if (request === "typescript" || request.startsWith("typescript/")) request = typescript6 + request.slice("typescript".length);
+  if (request === "typescript" || request.startsWith("typescript/"))
+    request = typescript6 + request.slice("typescript".length);
   return resolveFilename.call(this, request, ...rest);
 };
 const { default: openapiTS, astToString } = require("openapi-typescript");
@@ -65,7 +66,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const current = fs.existsSync(OUTPUT) ? fs.readFileSync(OUTPUT, "utf8") : "";
   if (flag === "--check") {
     if (current !== text) {
-      console.error(`${path.relative(process.cwd(), OUTPUT)} is stale: run \`npm run sdk:types\` and commit the result`);
+      console.error(
+        `${path.relative(process.cwd(), OUTPUT)} is stale: run \`npm run sdk:types\` and commit the result`,
+      );
       process.exit(1);
     }
     console.log(`${path.relative(process.cwd(), OUTPUT)} is up to date`);

@@ -20,7 +20,12 @@ type PathOf<K extends Op> = { [P in keyof ParamsOf<K>]: string };
 type ParamsOf<K extends Op> = operations[K] extends { parameters: { path?: infer P } } ? NonNullable<P> : never;
 
 /** Declares how to call one operation; the client's methods are thin wrappers over these. */
-function call<K extends Op>(operation: K, method: Call["method"], path: string, repeatable: Call["repeatable"] = method === "POST" ? "idempotency-key" : "safe") {
+function call<K extends Op>(
+  operation: K,
+  method: Call["method"],
+  path: string,
+  repeatable: Call["repeatable"] = method === "POST" ? "idempotency-key" : "safe",
+) {
   return (t: Transport, parts: { params?: PathOf<K>; query?: Call["query"]; body?: unknown }, opts?: RequestOptions) =>
     t.request<ResultOf<K>>({ operation, method, path, repeatable, ...parts }, opts);
 }
@@ -45,7 +50,11 @@ const ops = {
   listWebhooks: call("getWebhooks", "GET", "/api/v1/webhooks"),
   deleteWebhook: call("deleteWebhooksId", "DELETE", "/api/v1/webhooks/{id}"),
   listDeliveries: call("getWebhooksIdDeliveries", "GET", "/api/v1/webhooks/{id}/deliveries"),
-  redeliver: call("postWebhooksIdDeliveriesDeliveryIdRedeliver", "POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver"),
+  redeliver: call(
+    "postWebhooksIdDeliveriesDeliveryIdRedeliver",
+    "POST",
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+  ),
   listEvents: call("getEvents", "GET", "/api/v1/events"),
   publicPayment: call("getPublicPaymentsPaymentLinkId", "GET", "/api/v1/public/payments/{paymentLinkId}"),
   publicCryptoPix: call("getPublicCryptoPixPayCryptoPixId", "GET", "/api/v1/public/crypto-pix/{payCryptoPixId}"),
@@ -66,15 +75,19 @@ export class PixCrypto {
   /** PIX, exchange-wallet and Lightning orders; the list of every kind of order. */
   readonly orders = {
     /** POST /order/create/pix → `{ message, pixOrder, qrCode }` (qrCode: the BR Code to render or copy). */
-    createPix: (body: BodyOf<"postOrderCreatePix">, opts?: RequestOptions) => ops.createPix(this.transport, { body }, opts),
+    createPix: (body: BodyOf<"postOrderCreatePix">, opts?: RequestOptions) =>
+      ops.createPix(this.transport, { body }, opts),
     /** POST /order/create: an exchange-wallet order → `{ message, order }` with `qrCodeLink`. */
-    createExchange: (body: BodyOf<"postOrderCreate">, opts?: RequestOptions) => ops.createExchange(this.transport, { body }, opts),
+    createExchange: (body: BodyOf<"postOrderCreate">, opts?: RequestOptions) =>
+      ops.createExchange(this.transport, { body }, opts),
     /** POST /order/create/lightning → `{ message, order }` with `invoice`, `satoshis`, `expiresAt`. */
-    createLightning: (body: BodyOf<"postOrderCreateLightning">, opts?: RequestOptions) => ops.createLightning(this.transport, { body }, opts),
+    createLightning: (body: BodyOf<"postOrderCreateLightning">, opts?: RequestOptions) =>
+      ops.createLightning(this.transport, { body }, opts),
     /** GET /order/{id}, by id or payment link id. */
     get: (id: string, opts?: RequestOptions) => ops.getOrder(this.transport, { params: { id } }, opts),
     /** POST /order/{id}/refund: all that is left to refund when `value` is absent. */
-    refund: (id: string, body: BodyOf<"postOrderIdRefund"> = {}, opts?: RequestOptions) => ops.refund(this.transport, { params: { id }, body }, opts),
+    refund: (id: string, body: BodyOf<"postOrderIdRefund"> = {}, opts?: RequestOptions) =>
+      ops.refund(this.transport, { params: { id }, body }, opts),
     /** GET /orders: one page, newest first. */
     list: (query: QueryOf<"getOrders"> = {}, opts?: RequestOptions) => ops.listOrders(this.transport, { query }, opts),
     /** Every order matching `query`, page after page, as you iterate. */
@@ -88,19 +101,24 @@ export class PixCrypto {
   /** On-chain stablecoin deposits and withdrawals. */
   readonly onchain = {
     /** POST /onchain/deposit → 201 `{ order: { address, amount, … } }`. */
-    createDeposit: (body: BodyOf<"postOnchainDeposit">, opts?: RequestOptions) => ops.createDeposit(this.transport, { body }, opts),
+    createDeposit: (body: BodyOf<"postOnchainDeposit">, opts?: RequestOptions) =>
+      ops.createDeposit(this.transport, { body }, opts),
     /** GET /onchain/order/{paymentLinkId}. An unknown id is a BadRequestError (400), as the API has it. */
-    getDeposit: (paymentLinkId: string, opts?: RequestOptions) => ops.getDeposit(this.transport, { params: { id: paymentLinkId } }, opts),
+    getDeposit: (paymentLinkId: string, opts?: RequestOptions) =>
+      ops.getDeposit(this.transport, { params: { id: paymentLinkId } }, opts),
     /** POST /onchain/withdraw/initiate (value in BRL; needs the withdrawals scope). */
-    withdraw: (body: BodyOf<"postOnchainWithdrawInitiate">, opts?: RequestOptions) => ops.withdrawOnchain(this.transport, { body }, opts),
+    withdraw: (body: BodyOf<"postOnchainWithdrawInitiate">, opts?: RequestOptions) =>
+      ops.withdrawOnchain(this.transport, { body }, opts),
   };
 
   /** Pay a PIX QR code with crypto. */
   readonly cryptoPix = {
     /** POST /crypto-pix/onchain/pay → 201 `{ data: { payCryptoPixId, address, cryptoValue, … } }`. */
-    pay: (body: BodyOf<"postCryptoPixOnchainPay">, opts?: RequestOptions) => ops.payCryptoPix(this.transport, { body }, opts),
+    pay: (body: BodyOf<"postCryptoPixOnchainPay">, opts?: RequestOptions) =>
+      ops.payCryptoPix(this.transport, { body }, opts),
     /** GET /crypto-pix/order/{payCryptoPixId}: the payment's top-level fields. */
-    get: (payCryptoPixId: string, opts?: RequestOptions) => ops.getCryptoPix(this.transport, { params: { id: payCryptoPixId } }, opts),
+    get: (payCryptoPixId: string, opts?: RequestOptions) =>
+      ops.getCryptoPix(this.transport, { params: { id: payCryptoPixId } }, opts),
   };
 
   /** PIX withdrawals (value in centavos) and every withdrawal's tracking. */
@@ -108,10 +126,15 @@ export class PixCrypto {
     /** POST /order/pix-out → 201 `{ message, amount, id, status }` (needs the withdrawals scope). */
     pixOut: (body: BodyOf<"postOrderPixOut">, opts?: RequestOptions) => ops.pixOut(this.transport, { body }, opts),
     get: (id: string, opts?: RequestOptions) => ops.getWithdrawal(this.transport, { params: { id } }, opts),
-    list: (query: QueryOf<"getWithdrawals"> = {}, opts?: RequestOptions) => ops.listWithdrawals(this.transport, { query }, opts),
+    list: (query: QueryOf<"getWithdrawals"> = {}, opts?: RequestOptions) =>
+      ops.listWithdrawals(this.transport, { query }, opts),
     iterate: (query: Omit<QueryOf<"getWithdrawals">, "cursor"> = {}, opts?: RequestOptions) =>
       new Paginator<Withdrawal>(async (cursor) => {
-        const page = await ops.listWithdrawals(this.transport, { query: { ...query, cursor: cursor ?? undefined } }, opts);
+        const page = await ops.listWithdrawals(
+          this.transport,
+          { query: { ...query, cursor: cursor ?? undefined } },
+          opts,
+        );
         return { items: page.withdrawals, nextCursor: page.nextCursor };
       }),
   };
@@ -132,13 +155,22 @@ export class PixCrypto {
     },
     deliveries: (webhookId: string, query: QueryOf<"getWebhooksIdDeliveries"> = {}, opts?: RequestOptions) =>
       ops.listDeliveries(this.transport, { params: { id: webhookId }, query }, opts),
-    iterateDeliveries: (webhookId: string, query: Omit<QueryOf<"getWebhooksIdDeliveries">, "cursor"> = {}, opts?: RequestOptions) =>
+    iterateDeliveries: (
+      webhookId: string,
+      query: Omit<QueryOf<"getWebhooksIdDeliveries">, "cursor"> = {},
+      opts?: RequestOptions,
+    ) =>
       new Paginator<WebhookDelivery>(async (cursor) => {
-        const page = await ops.listDeliveries(this.transport, { params: { id: webhookId }, query: { ...query, cursor: cursor ?? undefined } }, opts);
+        const page = await ops.listDeliveries(
+          this.transport,
+          { params: { id: webhookId }, query: { ...query, cursor: cursor ?? undefined } },
+          opts,
+        );
         return { items: page.deliveries, nextCursor: page.nextCursor };
       }),
     /** POST …/redeliver: the same event again, same webhook-id. */
-    redeliver: (webhookId: string, deliveryId: string, opts?: RequestOptions) => ops.redeliver(this.transport, { params: { id: webhookId, deliveryId } }, opts),
+    redeliver: (webhookId: string, deliveryId: string, opts?: RequestOptions) =>
+      ops.redeliver(this.transport, { params: { id: webhookId, deliveryId } }, opts),
   };
 
   /** The event log, oldest first: the same objects webhooks deliver, for reconciliation. */
@@ -150,17 +182,24 @@ export class PixCrypto {
      */
     iterate: (query: Omit<QueryOf<"getEvents">, "after"> & { after?: string | null } = {}, opts?: RequestOptions) =>
       new Paginator<EventListItem>(async (cursor) => {
-        const page = await ops.listEvents(this.transport, { query: { limit: query.limit, after: cursor ?? undefined } }, opts);
+        const page = await ops.listEvents(
+          this.transport,
+          { query: { limit: query.limit, after: cursor ?? undefined } },
+          opts,
+        );
         return { items: page.events, nextCursor: page.nextCursor, hasMore: page.hasMore };
       }, query.after ?? null),
   };
 
   /** What a payer sees (no key needed; sent with yours anyway, harmlessly). */
   readonly public = {
-    payment: (paymentLinkId: string, opts?: RequestOptions) => ops.publicPayment(this.transport, { params: { paymentLinkId } }, opts),
-    cryptoPix: (payCryptoPixId: string, opts?: RequestOptions) => ops.publicCryptoPix(this.transport, { params: { payCryptoPixId } }, opts),
+    payment: (paymentLinkId: string, opts?: RequestOptions) =>
+      ops.publicPayment(this.transport, { params: { paymentLinkId } }, opts),
+    cryptoPix: (payCryptoPixId: string, opts?: RequestOptions) =>
+      ops.publicCryptoPix(this.transport, { params: { payCryptoPixId } }, opts),
     /** The URL of the order's QR code image (PNG), to put in an <img>: no request is made. */
-    qrCodeUrl: (paymentLinkId: string) => this.transport.url("/api/v1/public/payments/{paymentLinkId}/qr.png", { paymentLinkId }),
+    qrCodeUrl: (paymentLinkId: string) =>
+      this.transport.url("/api/v1/public/payments/{paymentLinkId}/qr.png", { paymentLinkId }),
     /** The QR code image itself (PNG bytes). */
     qrCodePng: (paymentLinkId: string, opts?: RequestOptions) =>
       this.transport.request<Uint8Array>(

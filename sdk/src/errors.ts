@@ -56,7 +56,9 @@ export class ApiError extends PixCryptoError {
           ? (init.body as SuccessFalseErrorBody).error
           : init.text?.slice(0, 200) || "";
     const requestId = init.headers.get("x-request-id");
-    super(`${init.method} ${init.path} → ${init.status}: ${text || "(no message)"}${requestId ? ` (request id ${requestId})` : ""}`);
+    super(
+      `${init.method} ${init.path} → ${init.status}: ${text || "(no message)"}${requestId ? ` (request id ${requestId})` : ""}`,
+    );
     this.status = init.status;
     this.shape = shape;
     this.body = init.body;

@@ -18,11 +18,25 @@ export class PixCryptoOperator {
   readonly merchants = {
     /** POST /admin/merchants → 201 `{ merchant, apiKey }` (the key is shown only here). */
     create: (body: BodyOf<"postAdminMerchants">, opts?: RequestOptions): Promise<ResultOf<"postAdminMerchants">> =>
-      this.transport.request({ operation: "postAdminMerchants", method: "POST", path: "/api/v1/admin/merchants", body, repeatable: "once" }, opts),
-    /** PATCH /admin/merchants/{id}: the account type. */
-    update: (id: string, body: BodyOf<"patchAdminMerchantsId">, opts?: RequestOptions): Promise<ResultOf<"patchAdminMerchantsId">> =>
       this.transport.request(
-        { operation: "patchAdminMerchantsId", method: "PATCH", path: "/api/v1/admin/merchants/{id}", params: { id }, body, repeatable: "safe" },
+        { operation: "postAdminMerchants", method: "POST", path: "/api/v1/admin/merchants", body, repeatable: "once" },
+        opts,
+      ),
+    /** PATCH /admin/merchants/{id}: the account type. */
+    update: (
+      id: string,
+      body: BodyOf<"patchAdminMerchantsId">,
+      opts?: RequestOptions,
+    ): Promise<ResultOf<"patchAdminMerchantsId">> =>
+      this.transport.request(
+        {
+          operation: "patchAdminMerchantsId",
+          method: "PATCH",
+          path: "/api/v1/admin/merchants/{id}",
+          params: { id },
+          body,
+          repeatable: "safe",
+        },
         opts,
       ),
   };

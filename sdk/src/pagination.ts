@@ -9,7 +9,9 @@ export class Paginator<T> implements AsyncIterable<T> {
   #cursor: string | null;
 
   constructor(
-    private readonly fetchPage: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null; hasMore?: boolean }>,
+    private readonly fetchPage: (
+      cursor: string | null,
+    ) => Promise<{ items: T[]; nextCursor: string | null; hasMore?: boolean }>,
     start: string | null = null,
   ) {
     this.#cursor = start;

@@ -25,11 +25,21 @@ export type Sandbox = {
 };
 
 export function sandbox(client: PixCrypto): Sandbox {
-  if (!client.apiKey.startsWith("sk_test_")) throw new PixCryptoError("The sandbox helpers take a sandbox key (sk_test_…)");
+  if (!client.apiKey.startsWith("sk_test_"))
+    throw new PixCryptoError("The sandbox helpers take a sandbox key (sk_test_…)");
   const t = client.transport;
   return {
     payOrder: (id, opts) =>
-      t.request({ operation: "postSandboxOrdersIdPay", method: "POST", path: "/api/v1/sandbox/orders/{id}/pay", params: { id }, repeatable: "idempotency-key" }, opts),
+      t.request(
+        {
+          operation: "postSandboxOrdersIdPay",
+          method: "POST",
+          path: "/api/v1/sandbox/orders/{id}/pay",
+          params: { id },
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
     transferToDeposit: (paymentLinkId, body, opts) =>
       t.request(
         {

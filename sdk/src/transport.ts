@@ -1,4 +1,13 @@
-import { apiError, ConnectionError, PixCryptoError, rateLimitOf, retryAfterSeconds, TimeoutError, type ErrorBody, type RateLimitInfo } from "./errors.js";
+import {
+  apiError,
+  ConnectionError,
+  PixCryptoError,
+  rateLimitOf,
+  retryAfterSeconds,
+  TimeoutError,
+  type ErrorBody,
+  type RateLimitInfo,
+} from "./errors.js";
 import { SDK_VERSION } from "./version.js";
 
 // One request, sent until it has an answer worth returning: fetch only (Node 20+, Deno, Bun, edge
@@ -85,7 +94,8 @@ export class Transport {
   constructor(readonly options: TransportOptions) {
     if (!options.baseUrl) throw new PixCryptoError("baseUrl is required, e.g. https://payments.example.com");
     this.base = options.baseUrl.replace(/\/+$/, "");
-    if (!options.fetch && typeof globalThis.fetch !== "function") throw new PixCryptoError("No fetch in this runtime: pass one in the options");
+    if (!options.fetch && typeof globalThis.fetch !== "function")
+      throw new PixCryptoError("No fetch in this runtime: pass one in the options");
     // Called unbound, some runtimes' fetch throws "Illegal invocation".
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -129,13 +139,20 @@ export class Transport {
       const canRetry = attempt <= maxRetries;
       let res: Response;
       try {
-        res = await this.send(url, { method: call.method, headers, body }, opts.timeoutMs ?? this.options.timeoutMs ?? 30_000, opts.signal);
+        res = await this.send(
+          url,
+          { method: call.method, headers, body },
+          opts.timeoutMs ?? this.options.timeoutMs ?? 30_000,
+          opts.signal,
+        );
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         const failure =
           err instanceof TimeoutError
             ? new TimeoutError(`${call.method} ${path}: no answer within the timeout`, attempt, { cause: err })
-            : new ConnectionError(`${call.method} ${path}: ${(err as Error)?.message ?? "network error"}`, attempt, { cause: err });
+            : new ConnectionError(`${call.method} ${path}: ${(err as Error)?.message ?? "network error"}`, attempt, {
+                cause: err,
+              });
         if (canRetry && call.repeatable !== "once") {
           mayHaveRun = true;
           await sleep(backoffMs(attempt), opts.signal);
@@ -165,7 +182,11 @@ export class Transport {
       // A 409 after an attempt whose answer was lost is, with the same key, most likely that attempt still
       // running (the server holds the key meanwhile); once it ends, the retry gets its stored answer. A
       // replayed 409 is that stored answer: asking again cannot change it.
-      const stillRunning = res.status === 409 && idempotencyKey !== null && mayHaveRun && res.headers.get("idempotent-replayed") !== "true";
+      const stillRunning =
+        res.status === 409 &&
+        idempotencyKey !== null &&
+        mayHaveRun &&
+        res.headers.get("idempotent-replayed") !== "true";
       const retryable = res.status === 429 || (res.status >= 500 && call.repeatable !== "once") || stillRunning;
       const asked = retryAfterSeconds(res.headers.get("retry-after"));
       const wait = asked !== null ? asked * 1000 + jitterMs() : backoffMs(attempt);
@@ -174,7 +195,15 @@ export class Transport {
         await sleep(wait, opts.signal);
         continue;
       }
-      throw apiError({ status: res.status, method: call.method, path, headers: res.headers, body: parseErrorBody(text), text, attempts: attempt });
+      throw apiError({
+        status: res.status,
+        method: call.method,
+        path,
+        headers: res.headers,
+        body: parseErrorBody(text),
+        text,
+        attempts: attempt,
+      });
     }
   }
 

@@ -5,14 +5,18 @@ import type { components, operations } from "./generated/api.js";
 
 type Ops = operations;
 /** The JSON body an operation takes. */
-export type BodyOf<K extends keyof Ops> = Ops[K] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+export type BodyOf<K extends keyof Ops> = Ops[K] extends { requestBody?: { content: { "application/json": infer B } } }
+  ? B
+  : never;
 /** The JSON an operation answers with on success. */
 export type ResultOf<K extends keyof Ops> = SuccessContent<Ops[K]["responses"]>;
 /** The query string an operation takes. */
 export type QueryOf<K extends keyof Ops> = Ops[K] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 type SuccessStatus = 200 | 201;
-type SuccessContent<R> = { [S in keyof R & SuccessStatus]: R[S] extends { content: { "application/json": infer C } } ? C : never }[keyof R & SuccessStatus];
+type SuccessContent<R> = {
+  [S in keyof R & SuccessStatus]: R[S] extends { content: { "application/json": infer C } } ? C : never;
+}[keyof R & SuccessStatus];
 
 type Schemas = components["schemas"];
 export type Order = Schemas["Order"];

@@ -41,7 +41,13 @@ export type WebhookEventData = {
   };
   "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
   "onchain.deposit.status_changed": Deposit & { previousStatus: Status<Deposit> | null };
-  "onchain.deposit.funds_unapplied": Deposit & { unappliedAmount: number; txHash: string; reason: UnappliedReason; transferNetwork?: string; transferToken?: string };
+  "onchain.deposit.funds_unapplied": Deposit & {
+    unappliedAmount: number;
+    txHash: string;
+    reason: UnappliedReason;
+    transferNetwork?: string;
+    transferToken?: string;
+  };
   /** The merchant accepted a transfer's unapplied tokens as payment (`value` BRL credited) or is returning them (`fee` kept, `to`, `txHash`). */
   "onchain.deposit.unapplied.status_changed": Deposit & {
     resolution: {
@@ -58,9 +64,21 @@ export type WebhookEventData = {
     };
   };
   "crypto_pix.status_changed": CryptoPixPayment & { previousStatus: Status<CryptoPixPayment> | null };
-  "crypto_pix.funds_unapplied": CryptoPixPayment & { unappliedAmount: number; txHash: string; reason: UnappliedReason; refunded: boolean };
+  "crypto_pix.funds_unapplied": CryptoPixPayment & {
+    unappliedAmount: number;
+    txHash: string;
+    reason: UnappliedReason;
+    refunded: boolean;
+  };
   "crypto_pix.refund.status_changed": CryptoPixPayment & {
-    refund: { status: "PENDING" | "COMPLETED" | "FAILED"; amount: number; to: string | null; txHash: string | null; transferId: string | null; reason?: string };
+    refund: {
+      status: "PENDING" | "COMPLETED" | "FAILED";
+      amount: number;
+      to: string | null;
+      txHash: string | null;
+      transferId: string | null;
+      reason?: string;
+    };
   };
   "withdrawal.onchain.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
   "withdrawal.pix_out.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
@@ -94,7 +112,9 @@ export const WEBHOOK_EVENT_TYPES = Object.keys(KNOWN) as WebhookEventType[];
  * A delivered event, narrowed by `type` (`switch (event.type)`). The API may add event types in a
  * minor version (docs/versioning.md): a handler should ignore a type it does not know.
  */
-export type WebhookEvent = { [T in WebhookEventType]: { id: string; type: T; createdAt: string; data: WebhookEventData[T] } }[WebhookEventType];
+export type WebhookEvent = {
+  [T in WebhookEventType]: { id: string; type: T; createdAt: string; data: WebhookEventData[T] };
+}[WebhookEventType];
 
 /** Headers as fetch (Headers), Node's http server (IncomingHttpHeaders) or a plain record give them. */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
@@ -131,7 +151,10 @@ function utf8(bytes: Uint8Array | ArrayBuffer): string {
 function standardHeaders(headers: HeadersLike): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
-    const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.replace(/(^|-)\w/g, (c) => c.toUpperCase())]);
+    const value =
+      headers instanceof Headers
+        ? headers.get(name)
+        : (headers[name] ?? headers[name.replace(/(^|-)\w/g, (c) => c.toUpperCase())]);
     // A repeated header is joined as Node joins it; standardwebhooks reads space-separated signatures.
     const joined = Array.isArray(value) ? value.join(" ") : value;
     if (typeof joined === "string") out[name] = joined;
@@ -142,5 +165,11 @@ function standardHeaders(headers: HeadersLike): Record<string, string> {
 function isEvent(value: unknown): value is WebhookEvent {
   if (!value || typeof value !== "object") return false;
   const e = value as Record<string, unknown>;
-  return typeof e.id === "string" && typeof e.type === "string" && typeof e.createdAt === "string" && !!e.data && typeof e.data === "object";
+  return (
+    typeof e.id === "string" &&
+    typeof e.type === "string" &&
+    typeof e.createdAt === "string" &&
+    !!e.data &&
+    typeof e.data === "object"
+  );
 }

@@ -21,10 +21,16 @@ import { answered, eventually, record, test } from "./support.ts";
 
 const POLYGON_ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-test("orders: PIX, exchange-wallet and Lightning created, looked up, paid in the sandbox, refunded, listed page by page", async ({ merchant }) => {
+test("orders: PIX, exchange-wallet and Lightning created, looked up, paid in the sandbox, refunded, listed page by page", async ({
+  merchant,
+}) => {
   const { client } = await merchant();
   const keys: (string | null)[] = [];
-  const watched = new PixCrypto({ apiKey: client.apiKey, baseUrl: client.transport.options.baseUrl, onResponse: (i) => (record(i), keys.push(i.idempotencyKey)) });
+  const watched = new PixCrypto({
+    apiKey: client.apiKey,
+    baseUrl: client.transport.options.baseUrl,
+    onResponse: (i) => (record(i), keys.push(i.idempotencyKey)),
+  });
 
   const pix = await watched.orders.createPix({ value: 49.9, orderId: "pedido-sdk-1", name: "Maria Souza" });
   expect(pix.qrCode).toMatch(/^000201/);
@@ -57,7 +63,9 @@ test("orders: PIX, exchange-wallet and Lightning created, looked up, paid in the
   expect((await client.orders.iterate({ type: "pix" }).toArray()).map((o) => o.id)).toEqual([pix.pixOrder._id]);
 });
 
-test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by PIX, tracked one by one and listed", async ({ merchant }) => {
+test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by PIX, tracked one by one and listed", async ({
+  merchant,
+}) => {
   const { client } = await merchant({ openingBalance: 1_000_000 });
   const { order } = await client.onchain.createDeposit({ value: 540, asset: "USDT", network: "polygon" });
   expect(order.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -73,7 +81,11 @@ test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by P
   const pixOut = await client.withdrawals.pixOut({ value: 10_000 });
   expect(pixOut.amount).toBe(10_000);
 
-  expect((await client.withdrawals.get(onchain.id)).withdrawal).toMatchObject({ id: onchain.id, type: "onchain", toAddress: POLYGON_ADDRESS });
+  expect((await client.withdrawals.get(onchain.id)).withdrawal).toMatchObject({
+    id: onchain.id,
+    type: "onchain",
+    toAddress: POLYGON_ADDRESS,
+  });
   expect((await client.withdrawals.list({ limit: 1 })).withdrawals).toHaveLength(1);
   expect((await client.withdrawals.iterate({ limit: 1 }).toArray()).map((w) => w.id)).toEqual([pixOut.id, onchain.id]);
   // 1,000,000 + 54,000 in; 10,000 by PIX and 10,000 + fees on-chain out.
@@ -82,7 +94,9 @@ test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by P
   expect(account.balance).toBeGreaterThan(1_030_000);
 });
 
-test("Crypto-PIX: a BR Code paid with USDT, the transfer in the sandbox, the merchant's and the payer's views", async ({ merchant }) => {
+test("Crypto-PIX: a BR Code paid with USDT, the transfer in the sandbox, the merchant's and the payer's views", async ({
+  merchant,
+}) => {
   const seller = await merchant();
   const payer = await merchant();
   const { qrCode } = await seller.client.orders.createPix({ value: 20 });
@@ -96,7 +110,11 @@ test("Crypto-PIX: a BR Code paid with USDT, the transfer in the sandbox, the mer
   expect(JSON.stringify(seen)).not.toContain(payer.id);
 });
 
-test("account (its type changed by the operator), the payer's view of an order and its QR code, with either header form", async ({ merchant, operator, baseURL }) => {
+test("account (its type changed by the operator), the payer's view of an order and its QR code, with either header form", async ({
+  merchant,
+  operator,
+  baseURL,
+}) => {
   const { client, apiKey, id } = await merchant();
   await operator.merchants.update(id, { accountType: "verified" });
   const other = new PixCrypto({ apiKey, baseUrl: baseURL!, authHeader: "bearer", onResponse: record });
@@ -104,10 +122,17 @@ test("account (its type changed by the operator), the payer's view of an order a
   expect(account).toMatchObject({ pixKey: "52998224725", balance: 0, accountType: "verified" });
   const { order } = await client.orders.createExchange({ value: 12.34 });
   const { payment } = await client.public.payment(order.paymentLinkId);
-  expect(payment).toMatchObject({ status: "PENDING", value: 12.34, method: "exchange", paymentLinkId: order.paymentLinkId });
+  expect(payment).toMatchObject({
+    status: "PENDING",
+    value: 12.34,
+    method: "exchange",
+    paymentLinkId: order.paymentLinkId,
+  });
   const png = await client.public.qrCodePng(order.paymentLinkId);
   expect([...png.slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
-  expect(client.public.qrCodeUrl(order.paymentLinkId)).toBe(`${baseURL}/api/v1/public/payments/${order.paymentLinkId}/qr.png`);
+  expect(client.public.qrCodeUrl(order.paymentLinkId)).toBe(
+    `${baseURL}/api/v1/public/payments/${order.paymentLinkId}/qr.png`,
+  );
 });
 
 test("errors are typed: status, either body shape as sent, and the request id", async ({ merchant, baseURL }) => {
@@ -115,16 +140,32 @@ test("errors are typed: status, either body shape as sent, and the request id", 
   const notFound = await client.orders.get(randomUUID()).catch((e: unknown) => e);
   expect(notFound).toBeInstanceOf(NotFoundError);
   const nf = notFound as NotFoundError;
-  expect(nf).toMatchObject({ status: 404, shape: "success-false", body: { success: false, error: expect.any(String) }, attempts: 1 });
+  expect(nf).toMatchObject({
+    status: 404,
+    shape: "success-false",
+    body: { success: false, error: expect.any(String) },
+    attempts: 1,
+  });
   expect(nf.requestId).toMatch(/\S/);
   expect(nf.message).toContain(nf.requestId!);
 
-  const badNetwork = await client.onchain.createDeposit({ value: 10, asset: "USDT", network: "tron" as "eth" }).catch((e: unknown) => e);
+  const badNetwork = await client.onchain
+    .createDeposit({ value: 10, asset: "USDT", network: "tron" as "eth" })
+    .catch((e: unknown) => e);
   expect(badNetwork).toBeInstanceOf(BadRequestError);
-  expect(badNetwork).toMatchObject({ status: 400, shape: "message", body: { message: expect.stringContaining("tron"), supportedNetworks: ["eth", "bsc", "polygon"] } });
+  expect(badNetwork).toMatchObject({
+    status: 400,
+    shape: "message",
+    body: { message: expect.stringContaining("tron"), supportedNetworks: ["eth", "bsc", "polygon"] },
+  });
 
   const ownId = "sdk-test-" + randomUUID().slice(0, 8);
-  const wrongKey = new PixCrypto({ apiKey: "sk_test_" + "0".repeat(40), baseUrl: baseURL!, headers: { "x-request-id": ownId }, onResponse: record });
+  const wrongKey = new PixCrypto({
+    apiKey: "sk_test_" + "0".repeat(40),
+    baseUrl: baseURL!,
+    headers: { "x-request-id": ownId },
+    onResponse: record,
+  });
   const denied = await wrongKey.orders.createExchange({ value: 1 }).catch((e: unknown) => e);
   expect(denied).toBeInstanceOf(AuthenticationError);
   expect(denied).toMatchObject({ status: 401, shape: "success-false", requestId: ownId });
@@ -132,7 +173,10 @@ test("errors are typed: status, either body shape as sent, and the request id", 
   expect((denied as AuthenticationError).attempts).toBe(1);
 });
 
-test("a POST whose answer is lost is sent again with the same Idempotency-Key and creates one order", async ({ merchant, baseURL }) => {
+test("a POST whose answer is lost is sent again with the same Idempotency-Key and creates one order", async ({
+  merchant,
+  baseURL,
+}) => {
   const { apiKey, client } = await merchant();
   const answers: ResponseInfo[] = [];
   let lost = 0;
@@ -145,7 +189,12 @@ test("a POST whose answer is lost is sent again with the same Idempotency-Key an
     }
     return res;
   };
-  const flaky = new PixCrypto({ apiKey, baseUrl: baseURL!, fetch: losingFetch, onResponse: (i) => (record(i), answers.push(i)) });
+  const flaky = new PixCrypto({
+    apiKey,
+    baseUrl: baseURL!,
+    fetch: losingFetch,
+    onResponse: (i) => (record(i), answers.push(i)),
+  });
   const orderId = "retry-" + randomUUID();
   const created = await flaky.orders.createPix({ value: 77.7, orderId });
   expect(lost).toBe(2);
@@ -155,7 +204,10 @@ test("a POST whose answer is lost is sent again with the same Idempotency-Key an
   expect(list.orders.map((o) => o.id)).toEqual([created.pixOrder._id]);
 });
 
-test("a POST retried while its first attempt may still be running ends with that attempt's order, made once", async ({ merchant, baseURL }) => {
+test("a POST retried while its first attempt may still be running ends with that attempt's order, made once", async ({
+  merchant,
+  baseURL,
+}) => {
   const { apiKey, client } = await merchant();
   const answers: ResponseInfo[] = [];
   let first: Promise<Response> | undefined;
@@ -167,7 +219,13 @@ test("a POST retried while its first attempt may still be running ends with that
     }
     return fetch(input, init);
   };
-  const flaky = new PixCrypto({ apiKey, baseUrl: baseURL!, fetch: impatientFetch, maxRetries: 5, onResponse: (i) => (record(i), answers.push(i)) });
+  const flaky = new PixCrypto({
+    apiKey,
+    baseUrl: baseURL!,
+    fetch: impatientFetch,
+    maxRetries: 5,
+    onResponse: (i) => (record(i), answers.push(i)),
+  });
   const orderId = "inflight-" + randomUUID();
   const created = await flaky.orders.createExchange({ value: 33.3, payerId: orderId });
   const firstAnswer = await first!;
@@ -175,15 +233,24 @@ test("a POST retried while its first attempt may still be running ends with that
   // however the two met, there is one order and both answers name it.
   expect(answers.slice(0, -1).every((a) => a.status === 409)).toBe(true);
   expect(answers.at(-1)!.status).toBe(201);
-  if (firstAnswer.status === 201) expect(((await firstAnswer.json()) as { order: { id: string } }).order.id).toBe(created.order.id);
+  if (firstAnswer.status === 201)
+    expect(((await firstAnswer.json()) as { order: { id: string } }).order.id).toBe(created.order.id);
   expect((await client.orders.list({ type: "exchange" })).orders.map((o) => o.id)).toEqual([created.order.id]);
 });
 
-test("a 429 carries Retry-After and the rate-limit headers; without retries it is a RateLimitError, with them it is waited out", async ({ merchant, baseURL }) => {
+test("a 429 carries Retry-After and the rate-limit headers; without retries it is a RateLimitError, with them it is waited out", async ({
+  merchant,
+  baseURL,
+}) => {
   test.setTimeout(240_000);
   const { apiKey } = await merchant();
   const answers: ResponseInfo[] = [];
-  const noRetry = new PixCrypto({ apiKey, baseUrl: baseURL!, maxRetries: 0, onResponse: (i) => (record(i), answers.push(i)) });
+  const noRetry = new PixCrypto({
+    apiKey,
+    baseUrl: baseURL!,
+    maxRetries: 0,
+    onResponse: (i) => (record(i), answers.push(i)),
+  });
   // Spend the key's allowance (RATE_LIMIT_PER_MINUTE, 600 on the test server), a few requests at a time.
   let limited: RateLimitError | null = null;
   for (let round = 0; round < 200 && !limited; round++) {
@@ -200,7 +267,12 @@ test("a 429 carries Retry-After and the rate-limit headers; without retries it i
   expect(admitted.rateLimit).toMatchObject({ limit: 600 });
 
   const retried: ResponseInfo[] = [];
-  const patient = new PixCrypto({ apiKey, baseUrl: baseURL!, maxRetries: 3, onResponse: (i) => (record(i), retried.push(i)) });
+  const patient = new PixCrypto({
+    apiKey,
+    baseUrl: baseURL!,
+    maxRetries: 3,
+    onResponse: (i) => (record(i), retried.push(i)),
+  });
   const started = Date.now();
   const { merchant: account } = await patient.account.get();
   expect(account.balance).toBe(0);
@@ -212,7 +284,9 @@ test("a 429 carries Retry-After and the rate-limit headers; without retries it i
   expect(Date.now() - started).toBeGreaterThanOrEqual(askedFirst * 1000 - 1000);
 });
 
-test("webhooks: an endpoint registered, a payment's event verified end to end, the delivery log, a redelivery, the events log, deletion", async ({ merchant }) => {
+test("webhooks: an endpoint registered, a payment's event verified end to end, the delivery log, a redelivery, the events log, deletion", async ({
+  merchant,
+}) => {
   test.setTimeout(120_000);
   const { client } = await merchant();
   const received: { body: Buffer; headers: http.IncomingHttpHeaders }[] = [];
@@ -247,23 +321,35 @@ test("webhooks: an endpoint registered, a payment's event verified end to end, t
     expect(event.type).toBe("order.status_changed");
     if (event.type !== "order.status_changed") throw new Error("narrowed above");
     expect(event.id).toBe(delivery.headers["webhook-id"]);
-    expect(event.data).toMatchObject({ id: pixOrder._id, status: "COMPLETED", previousStatus: "PENDING", value: 49.9, type: "pix" });
+    expect(event.data).toMatchObject({
+      id: pixOrder._id,
+      status: "COMPLETED",
+      previousStatus: "PENDING",
+      value: 49.9,
+      type: "pix",
+    });
     expect(typeof event.data.paymentLinkId).toBe("string");
     // Altered bytes, or another endpoint's secret, are refused.
     const altered = Buffer.from(delivery.body.toString().replace("49.9", "4990"));
     expect(() => verifyWebhook(altered, delivery.headers, webhook.secret)).toThrow(WebhookVerificationError);
     const other = await client.webhooks.create({ url: url + "?other" });
-    expect(() => verifyWebhook(delivery.body, delivery.headers, other.webhook.secret)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(delivery.body, delivery.headers, other.webhook.secret)).toThrow(
+      WebhookVerificationError,
+    );
     await client.webhooks.delete(other.webhook.id);
 
     // Page by page (one a page), until both payments' deliveries are recorded as succeeded.
     const deliveries = await eventually(
       "the deliveries recorded as succeeded",
       () => client.webhooks.iterateDeliveries(webhook.id, { limit: 1 }).toArray(),
-      (all) => all.filter((d) => d.status === "succeeded").length >= 2 && all.some((d) => d.eventId === event.id && d.status === "succeeded"),
+      (all) =>
+        all.filter((d) => d.status === "succeeded").length >= 2 &&
+        all.some((d) => d.eventId === event.id && d.status === "succeeded"),
     );
     const original = deliveries.find((d) => d.eventId === event.id)!;
-    expect((await client.webhooks.deliveries(webhook.id, { status: "succeeded" })).deliveries.length).toBe(deliveries.filter((d) => d.status === "succeeded").length);
+    expect((await client.webhooks.deliveries(webhook.id, { status: "succeeded" })).deliveries.length).toBe(
+      deliveries.filter((d) => d.status === "succeeded").length,
+    );
     const { delivery: again } = await client.webhooks.redeliver(webhook.id, original.id);
     expect(again).toMatchObject({ eventId: event.id, redeliveryOf: original.id });
     await eventually(
@@ -279,7 +365,12 @@ test("webhooks: an endpoint registered, a payment's event verified end to end, t
     const events = await log.toArray();
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(["order.status_changed"]));
-    expect(events.find((e) => e.id === event.id)).toEqual({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
+    expect(events.find((e) => e.id === event.id)).toEqual({
+      id: event.id,
+      type: event.type,
+      createdAt: event.createdAt,
+      data: event.data,
+    });
     expect(log.cursor).not.toBeNull();
     expect(await client.events.iterate({ after: log.cursor }).toArray()).toEqual([]);
     expect((await client.events.list({ after: log.cursor! })).hasMore).toBe(false);
@@ -292,7 +383,9 @@ test("webhooks: an endpoint registered, a payment's event verified end to end, t
 });
 
 test("the SDK has called every endpoint an API client can call", async ({ baseURL }) => {
-  const doc = (await (await fetch(`${baseURL}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
+  const doc = (await (await fetch(`${baseURL}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+  };
   // Provider callbacks are for the PSP, Binance Pay and OpenNode; the document is read above.
   const notForClients = new Set(["Provider callbacks", "Meta"]);
   const expected = Object.values(doc.paths)

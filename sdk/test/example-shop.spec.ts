@@ -19,7 +19,10 @@ function linkSdk() {
   if (!fs.existsSync(link)) fs.symlinkSync(path.join(root, "sdk"), link, "dir");
 }
 
-test("the example shop sells for PIX: QR code shown, payment's webhook verified, sale paid", async ({ merchant, baseURL }) => {
+test("the example shop sells for PIX: QR code shown, payment's webhook verified, sale paid", async ({
+  merchant,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   const { apiKey, client } = await merchant();
   linkSdk();
@@ -28,7 +31,12 @@ test("the example shop sells for PIX: QR code shown, payment's webhook verified,
   try {
     shop = spawn(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "server.ts"], {
       cwd: shopDir,
-      env: { ...process.env, PIXCRYPTO_API_KEY: apiKey, PIXCRYPTO_BASE_URL: baseURL!, SHOP_PORT: process.env.SHOP_PORT ?? "0" },
+      env: {
+        ...process.env,
+        PIXCRYPTO_API_KEY: apiKey,
+        PIXCRYPTO_BASE_URL: baseURL!,
+        SHOP_PORT: process.env.SHOP_PORT ?? "0",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     shop.stdout!.on("data", (c: Buffer) => (output += c));
@@ -54,8 +62,18 @@ test("the example shop sells for PIX: QR code shown, payment's webhook verified,
     // A forged notification is refused and changes nothing.
     const forged = await fetch(`${shopUrl}/webhooks/pixcrypto`, {
       method: "POST",
-      headers: { "content-type": "application/json", "webhook-id": "msg_x", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
-      body: JSON.stringify({ id: "x", type: "order.status_changed", createdAt: new Date().toISOString(), data: { id: sale.orderId, status: "COMPLETED" } }),
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": "msg_x",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": "v1,AAAA",
+      },
+      body: JSON.stringify({
+        id: "x",
+        type: "order.status_changed",
+        createdAt: new Date().toISOString(),
+        data: { id: sale.orderId, status: "COMPLETED" },
+      }),
     });
     expect(forged.status).toBe(400);
 

@@ -14,13 +14,19 @@ const sdk = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 test("src/generated/api.ts is what openapi-typescript makes of the served OpenAPI document", async ({ baseURL }) => {
   const generator = path.join(sdk, "scripts", "generate-types.mjs");
   // Exits 1, naming the command to run, when the committed file is stale.
-  const out = execFileSync(process.execPath, [generator, `${baseURL}/api/v1/openapi.json`, "--check"], { encoding: "utf8" });
+  const out = execFileSync(process.execPath, [generator, `${baseURL}/api/v1/openapi.json`, "--check"], {
+    encoding: "utf8",
+  });
   expect(out).toContain("is up to date");
 });
 
 test("the built package needs nothing of Node: bundled for a neutral platform it imports no node: module and uses no Buffer or process", async () => {
   const result = await build({
-    entryPoints: [path.join(sdk, "dist", "index.js"), path.join(sdk, "dist", "sandbox.js"), path.join(sdk, "dist", "operator.js")],
+    entryPoints: [
+      path.join(sdk, "dist", "index.js"),
+      path.join(sdk, "dist", "sandbox.js"),
+      path.join(sdk, "dist", "operator.js"),
+    ],
     bundle: true,
     minify: true,
     write: false,
@@ -35,7 +41,9 @@ test("the built package needs nothing of Node: bundled for a neutral platform it
   const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
   expect(imports.filter((i) => i.startsWith("node:") || !i.startsWith("."))).toEqual([]);
   // Code, not text: standardwebhooks' messages mention Buffer.
-  const nodeOnly = /\bBuffer\.(from|alloc|concat|isBuffer)\b|\bprocess\.(env|nextTick|versions)\b|\brequire\(["']/.exec(main.text);
+  const nodeOnly = /\bBuffer\.(from|alloc|concat|isBuffer)\b|\bprocess\.(env|nextTick|versions)\b|\brequire\(["']/.exec(
+    main.text,
+  );
   expect(nodeOnly?.[0] ?? null).toBeNull();
   // The whole client with webhook verification (standardwebhooks and its SHA-256), minified.
   const bytes = main.contents.byteLength;
@@ -47,7 +55,8 @@ test("package.json and the User-Agent agree on the version, and exports point at
   const pkg = JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8"));
   expect(pkg.version).toBe(SDK_VERSION);
   for (const entry of Object.values<Record<string, string> | string>(pkg.exports)) {
-    for (const file of typeof entry === "string" ? [entry] : Object.values(entry)) expect(fs.existsSync(path.join(sdk, file))).toBe(true);
+    for (const file of typeof entry === "string" ? [entry] : Object.values(entry))
+      expect(fs.existsSync(path.join(sdk, file))).toBe(true);
   }
   expect(Object.keys(pkg.dependencies)).toEqual(["standardwebhooks"]);
 });

@@ -7,6 +7,8 @@ import { seedMerchant } from "../helpers";
 export async function liveMerchant(balanceCentavos = 0) {
   const { merchant } = await seedMerchant({ balanceCentavos });
   const key = generateApiKey("live");
-  await db().insert(apiKeys).values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
+  await db()
+    .insert(apiKeys)
+    .values({ merchantId: merchant.id, name: "live", prefix: key.prefix, keyHash: key.hash, mode: "live" });
   return { merchant, apiKey: key.key };
 }

@@ -147,7 +147,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, detail: () => string = () => ""): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  detail: () => string = () => "",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
   for (;;) {
@@ -257,7 +262,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       },
       async promote() {
         await ctl("-w", "-t", String(Math.ceil(timeout / 1000)), "promote");
-        await waitFor(`${name} to leave recovery`, async () => (await node.query<{ r: boolean }>("select pg_is_in_recovery() as r"))[0].r === false, timeout);
+        await waitFor(
+          `${name} to leave recovery`,
+          async () => (await node.query<{ r: boolean }>("select pg_is_in_recovery() as r"))[0].r === false,
+          timeout,
+        );
       },
       async follow(target: PgNode) {
         const conninfo = `host=127.0.0.1 port=${target.port} user=postgres application_name=${name}`;
@@ -267,7 +276,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
         if (running) await node.stop("fast");
         // In postgresql.auto.conf, which wins over postgresql.conf (pg_basebackup -R and ALTER SYSTEM
         // write there); the port again, as pg_rewind copies the source's configuration files.
-        appendConf(dataDir, { port: String(port), primary_conninfo: conninfo, recovery_target_timeline: "latest" }, "postgresql.auto.conf");
+        appendConf(
+          dataDir,
+          { port: String(port), primary_conninfo: conninfo, recovery_target_timeline: "latest" },
+          "postgresql.auto.conf",
+        );
         await node.start();
       },
       async rejoin(target: PgNode) {
@@ -278,7 +291,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
         await target.query("checkpoint");
         await run(
           bin("pg_rewind"),
-          ["--target-pgdata", dataDir, "--source-server", `host=127.0.0.1 port=${target.port} user=postgres dbname=postgres`, "--progress"],
+          [
+            "--target-pgdata",
+            dataDir,
+            "--source-server",
+            `host=127.0.0.1 port=${target.port} user=postgres dbname=postgres`,
+            "--progress",
+          ],
           timeout,
         );
         await node.follow(target);
@@ -343,7 +362,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       const [{ lsn }] = await primary.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn");
       await waitFor(
         `${standby.name} to replay up to ${lsn}`,
-        async () => (await standby.query<{ done: boolean }>(`select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`))[0].done,
+        async () =>
+          (await standby.query<{ done: boolean }>(`select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`))[0]
+            .done,
         timeoutMs,
         () => `\n${standby.logTail(10)}`,
       );
@@ -352,7 +373,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       const wanted = count ?? cluster.standbys.filter((s) => s.isRunning()).length;
       await waitFor(
         `${wanted} standby(s) streaming from ${primary.name}`,
-        async () => (await primary.query<{ n: number }>("select count(*)::int as n from pg_stat_replication where state = 'streaming'"))[0].n >= wanted,
+        async () =>
+          (
+            await primary.query<{ n: number }>(
+              "select count(*)::int as n from pg_stat_replication where state = 'streaming'",
+            )
+          )[0].n >= wanted,
         timeoutMs,
         () => `\n${cluster.standbys.map((s) => s.logTail(10)).join("\n")}`,
       );
@@ -362,12 +388,32 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
     },
     async addStandby(name = `s${nodes.length}`) {
       const node = makeNode(name, await freePort());
-      await run(bin("pg_basebackup"), ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", node.dataDir, "-X", "stream", "-c", "fast"], timeout);
+      await run(
+        bin("pg_basebackup"),
+        [
+          "-h",
+          "127.0.0.1",
+          "-p",
+          String(primary.port),
+          "-U",
+          "postgres",
+          "-D",
+          node.dataDir,
+          "-X",
+          "stream",
+          "-c",
+          "fast",
+        ],
+        timeout,
+      );
       fs.writeFileSync(path.join(node.dataDir, "standby.signal"), "");
       if (owner) fs.chownSync(path.join(node.dataDir, "standby.signal"), owner.uid, owner.gid);
       appendConf(
         node.dataDir,
-        { port: String(node.port), primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}` },
+        {
+          port: String(node.port),
+          primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}`,
+        },
         "postgresql.auto.conf",
       );
       nodes.push(node);
@@ -387,7 +433,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
   const killAll = () => {
     for (const n of nodes) {
       try {
-        execFileSync(...command(bin("pg_ctl"), ["-D", n.dataDir, "-m", "immediate", "stop"]), { stdio: "ignore", timeout: 10_000 });
+        execFileSync(...command(bin("pg_ctl"), ["-D", n.dataDir, "-m", "immediate", "stop"]), {
+          stdio: "ignore",
+          timeout: 10_000,
+        });
       } catch {
         // Not running.
       }
@@ -398,7 +447,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
   try {
     primary = makeNode("primary", await freePort());
     nodes.push(primary);
-    await run(bin("initdb"), ["-D", primary.dataDir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"], timeout);
+    await run(
+      bin("initdb"),
+      ["-D", primary.dataDir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"],
+      timeout,
+    );
     fs.appendFileSync(path.join(primary.dataDir, "pg_hba.conf"), "\nhost replication all 127.0.0.1/32 trust\n");
     appendConf(primary.dataDir, {
       listen_addresses: "127.0.0.1",
@@ -423,7 +476,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       await copyDir(primary.dataDir, node.dataDir);
       fs.writeFileSync(path.join(node.dataDir, "standby.signal"), "");
       if (owner) fs.chownSync(path.join(node.dataDir, "standby.signal"), owner.uid, owner.gid);
-      appendConf(node.dataDir, { primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}` });
+      appendConf(node.dataDir, {
+        primary_conninfo: `host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}`,
+      });
       nodes.push(node);
     }
     for (const n of nodes) appendConf(n.dataDir, { port: String(n.port) });

@@ -76,7 +76,9 @@ export async function startPgbouncer(opts: PgBouncerOptions): Promise<PgBouncer>
   if (asRoot) execFileSync("chown", ["-R", "postgres", dir]);
 
   const argv = [bin, path.join(dir, "pgbouncer.ini")];
-  const child: ChildProcess = asRoot ? spawn("runuser", ["-u", "postgres", "--", ...argv], { stdio: "ignore" }) : spawn(argv[0], argv.slice(1), { stdio: "ignore" });
+  const child: ChildProcess = asRoot
+    ? spawn("runuser", ["-u", "postgres", "--", ...argv], { stdio: "ignore" })
+    : spawn(argv[0], argv.slice(1), { stdio: "ignore" });
   const logTail = (lines = 30) => {
     try {
       return fs.readFileSync(path.join(dir, "pgbouncer.log"), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
@@ -97,7 +99,11 @@ export async function startPgbouncer(opts: PgBouncerOptions): Promise<PgBouncer>
     async show(what) {
       const { default: postgres } = await import("postgres");
       // The admin console knows neither the extended protocol nor pg_type.
-      const admin = postgres(`postgres://${server.user}@127.0.0.1:${port}/pgbouncer`, { max: 1, fetch_types: false, onnotice: () => {} });
+      const admin = postgres(`postgres://${server.user}@127.0.0.1:${port}/pgbouncer`, {
+        max: 1,
+        fetch_types: false,
+        onnotice: () => {},
+      });
       try {
         return [...(await admin.unsafe(`show ${what}`))];
       } finally {

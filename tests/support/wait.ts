@@ -13,7 +13,8 @@ export async function waitFor<T>(
   for (;;) {
     const value = await read();
     if (done(value)) return { value, ms: performance.now() - start };
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}; last value ${lastValue(value)}`);
+    if (performance.now() - start > timeoutMs)
+      throw new Error(`timed out waiting for ${what}; last value ${lastValue(value)}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -13,7 +13,11 @@ export async function generateMetadata(): Promise<Metadata> {
  * Where the link mailed to the owners about a new withdrawal destination leads: what it would
  * confirm, and a button that does. Opening it spends nothing (lib/identity/dashboard/destination-link.ts).
  */
-export default async function ConfirmDestinationPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ConfirmDestinationPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const token = (await searchParams).token;
   const { t, locale } = await getI18n();
   const found = typeof token === "string" ? await destinationOfLink(token) : null;
@@ -36,7 +40,14 @@ export default async function ConfirmDestinationPage({ searchParams }: { searchP
               },
               ...(found.destination.label ? [{ label: t("destinations.label"), value: found.destination.label }] : []),
               ...(found.destination.holdUntil && found.destination.status === "held"
-                ? [{ label: t("withdrawals.colStatus"), value: t("destinations.status.held", { until: formatDateTime(found.destination.holdUntil, locale) }) }]
+                ? [
+                    {
+                      label: t("withdrawals.colStatus"),
+                      value: t("destinations.status.held", {
+                        until: formatDateTime(found.destination.holdUntil, locale),
+                      }),
+                    },
+                  ]
                 : []),
             ]}
           />

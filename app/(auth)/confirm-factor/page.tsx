@@ -13,7 +13,11 @@ export async function generateMetadata(): Promise<Metadata> {
  * The link mailed to the owners when a member's second factor changes: what it confirms, and a
  * button. Opening the page spends nothing (mail scanners open links); the button does, once.
  */
-export default async function ConfirmFactorPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ConfirmFactorPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const token = (await searchParams).token;
   const { t, locale } = await getI18n();
   const link = typeof token === "string" ? await openFactorLink(token) : null;
@@ -29,7 +33,9 @@ export default async function ConfirmFactorPage({ searchParams }: { searchParams
               time: link.changedAt ? formatDateTime(link.changedAt, locale) : "?",
             })}
           </p>
-          <p className="text-sm text-slate-700">{t("security.linkHint", withSpans(locale, { hours: link.holdHours }))}</p>
+          <p className="text-sm text-slate-700">
+            {t("security.linkHint", withSpans(locale, { hours: link.holdHours }))}
+          </p>
           <Alert tone="warning">{t("security.linkNotThem")}</Alert>
           <ConfirmFactorForm token={token} />
         </div>

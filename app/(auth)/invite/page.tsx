@@ -8,7 +8,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.inviteAccept"), referrer: "no-referrer" };
 }
 
-export default async function InvitePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function InvitePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const token = (await searchParams).token;
   const { t } = await getI18n();
   const invitation = typeof token === "string" ? await openInvitation(token) : null;
@@ -24,7 +28,9 @@ export default async function InvitePage({ searchParams }: { searchParams: Promi
   return (
     <Card>
       <h1 className="text-xl font-bold text-slate-900">{t("auth.inviteTitle", { company: invitation.companyName })}</h1>
-      <p className="mb-6 mt-1 text-sm text-slate-600">{t("auth.inviteSubtitle", { role: t(`team.role.${invitation.role}`) })}</p>
+      <p className="mb-6 mt-1 text-sm text-slate-600">
+        {t("auth.inviteSubtitle", { role: t(`team.role.${invitation.role}`) })}
+      </p>
       <AcceptInvitationForm token={token} email={invitation.email} />
     </Card>
   );

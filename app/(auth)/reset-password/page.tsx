@@ -9,7 +9,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.resetTitle"), referrer: "no-referrer" };
 }
 
-export default async function ResetPasswordPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ResetPasswordPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const token = (await searchParams).token;
   const { t } = await getI18n();
   const live = typeof token === "string" && (await resetLinkIsLive(token));

@@ -11,7 +11,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t("nav.signIn") };
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
   if (await currentMerchant()) redirect(callbackUrl);
@@ -22,7 +26,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       <p className="mb-6 mt-1 text-sm text-slate-600">{t("auth.signInSubtitle")}</p>
       <SignInForm
         callbackUrl={callbackUrl}
-        notice={params.reset ? "auth.resetDone" : params.joined ? "auth.inviteDone" : params.created ? "auth.signUpDone" : undefined}
+        notice={
+          params.reset
+            ? "auth.resetDone"
+            : params.joined
+              ? "auth.inviteDone"
+              : params.created
+                ? "auth.signUpDone"
+                : undefined
+        }
       />
     </Card>
   );

@@ -23,12 +23,16 @@ function hiddenPages(role: UserRole): string[] {
 // Every dashboard page sits behind this check; pages and actions check again themselves
 // (requireMerchant is cached per request), since a layout does not guard server actions.
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const { merchant, email, role, twoFactor, stepUpFresh, factorEnrolledHere, factorHeldUntil } = await requireMerchant();
+  const { merchant, email, role, twoFactor, stepUpFresh, factorEnrolledHere, factorHeldUntil } =
+    await requireMerchant();
   const { locale, t } = await getI18n();
   const sandbox = env().PAYMENTS_MODE === "sandbox";
   return (
     <div className="min-h-screen">
-      <a href="#content" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
         {t("app.skipToContent")}
       </a>
       <header className="border-b border-slate-200 bg-white">
@@ -36,7 +40,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
           <div className="flex items-center gap-3">
             <Logo href="/dashboard" label={t("app.name")} />
             {sandbox ? (
-              <span title={t("app.sandboxHint")} className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900">
+              <span
+                title={t("app.sandboxHint")}
+                className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900"
+              >
                 {t("app.sandbox")}
               </span>
             ) : null}

@@ -23,7 +23,11 @@ export const addDestinationAction = merchantAction(
     revalidatePath(PAGE);
     return { data: null, message: "destinations.added" as const };
   },
-  { permission: "withdrawals.create", stepUp: true, labels: { value: "destinations.value", label: "destinations.label", kind: "destinations.kind" } },
+  {
+    permission: "withdrawals.create",
+    stepUp: true,
+    labels: { value: "destinations.value", label: "destinations.label", kind: "destinations.kind" },
+  },
 );
 
 export const confirmDestinationAction = merchantAction(

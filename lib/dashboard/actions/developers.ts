@@ -38,7 +38,12 @@ export const createApiKeyAction = merchantAction(
     const locale = await getLocale();
     // The access in words ("Leitura, Saques"), as the Developers page names it, not the API's scope codes.
     const access = scopesText(translator(locale), key.scopes);
-    await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "apiKey", `${key.name} (${key.prefix}…, ${access})`, locale);
+    await alertAdmins(
+      { ...actor, merchantId: signedIn.merchant.id },
+      "apiKey",
+      `${key.name} (${key.prefix}…, ${access})`,
+      locale,
+    );
     revalidatePath("/dashboard/developers");
     return { data: { key: key.key, name: key.name } };
   },

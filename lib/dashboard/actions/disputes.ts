@@ -19,7 +19,11 @@ import { defendInfraction, type DefenceResult } from "@/lib/med/infractions";
 const defenceForm = formSchema(
   z.object({
     id: z.uuid({ error: "disputes.error.notFound" }),
-    defence: z.string({ error: "errors.required" }).trim().min(1, { error: "errors.required" }).max(INFRACTION_DEFENCE_MAX, { error: "disputes.error.length" }),
+    defence: z
+      .string({ error: "errors.required" })
+      .trim()
+      .min(1, { error: "errors.required" })
+      .max(INFRACTION_DEFENCE_MAX, { error: "disputes.error.length" }),
   }),
 );
 
@@ -35,9 +39,16 @@ const submit = merchantAction(
   { permission: "disputes.defend" },
 );
 
-export async function defendInfractionAction(prev: ActionState<DefenceResult>, formData: FormData): Promise<ActionState<DefenceResult>> {
+export async function defendInfractionAction(
+  prev: ActionState<DefenceResult>,
+  formData: FormData,
+): Promise<ActionState<DefenceResult>> {
   const state = await submit(prev, formData);
   if (state.status === "success" && state.data.state === "refused")
-    return { status: "error", error: translate(await getLocale(), "disputes.refused", { reason: state.data.reason }), values: echoValues(formData) };
+    return {
+      status: "error",
+      error: translate(await getLocale(), "disputes.refused", { reason: state.data.reason }),
+      values: echoValues(formData),
+    };
   return state;
 }

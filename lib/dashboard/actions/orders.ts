@@ -5,7 +5,15 @@ import { createDeposit } from "@/lib/onchain/service";
 import { createExchangeOrder, createLightningOrder, createPixOrder } from "@/lib/orders/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { payInFull } from "@/lib/sandbox/service";
-import { cryptoPixOrderForm, DECIMAL_FIELDS, depositOrderForm, exchangeOrderForm, lightningOrderForm, orderIdForm, pixOrderForm } from "../schemas";
+import {
+  cryptoPixOrderForm,
+  DECIMAL_FIELDS,
+  depositOrderForm,
+  exchangeOrderForm,
+  lightningOrderForm,
+  orderIdForm,
+  pixOrderForm,
+} from "../schemas";
 
 // Each kind of order through the same service call its API endpoint makes, with the signed-in
 // merchant; on success the order's page shows the QR, code, link and countdown.
@@ -13,9 +21,17 @@ import { cryptoPixOrderForm, DECIMAL_FIELDS, depositOrderForm, exchangeOrderForm
 const opts = { decimalFields: DECIMAL_FIELDS, permission: "orders.create" as const };
 const toOrder = (id: string) => ({ redirectTo: `/dashboard/orders/${id}` });
 
-export const createPixOrderAction = merchantAction(pixOrderForm, async (input, { merchant }) => toOrder((await createPixOrder(merchant, input)).id), opts);
+export const createPixOrderAction = merchantAction(
+  pixOrderForm,
+  async (input, { merchant }) => toOrder((await createPixOrder(merchant, input)).id),
+  opts,
+);
 
-export const createExchangeOrderAction = merchantAction(exchangeOrderForm, async (input, { merchant }) => toOrder((await createExchangeOrder(merchant, input)).id), opts);
+export const createExchangeOrderAction = merchantAction(
+  exchangeOrderForm,
+  async (input, { merchant }) => toOrder((await createExchangeOrder(merchant, input)).id),
+  opts,
+);
 
 export const createLightningOrderAction = merchantAction(
   lightningOrderForm,
@@ -23,9 +39,17 @@ export const createLightningOrderAction = merchantAction(
   opts,
 );
 
-export const createDepositAction = merchantAction(depositOrderForm, async (input, { merchant }) => toOrder((await createDeposit(merchant, input)).id), opts);
+export const createDepositAction = merchantAction(
+  depositOrderForm,
+  async (input, { merchant }) => toOrder((await createDeposit(merchant, input)).id),
+  opts,
+);
 
-export const createCryptoPixAction = merchantAction(cryptoPixOrderForm, async (input, { merchant }) => toOrder((await createCryptoPixPayment(merchant, input)).id), opts);
+export const createCryptoPixAction = merchantAction(
+  cryptoPixOrderForm,
+  async (input, { merchant }) => toOrder((await createCryptoPixPayment(merchant, input)).id),
+  opts,
+);
 
 /** Sandbox only: pays what is still due, like the sandbox API helpers. */
 export const simulatePaymentAction = merchantAction(

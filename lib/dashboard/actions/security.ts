@@ -83,19 +83,22 @@ export const confirmFactorChangeAction = merchantAction(
   { permission: "factorChange.confirm", stepUp: true },
 );
 
-export const changePasswordAction = merchantAction(passwordChangeForm, async ({ currentPassword, newPassword }, signedIn) => {
-  const revoked = await changePassword(signedIn.userId, currentPassword, newPassword, signedIn.sessionId);
-  const actor = actorOf(signedIn);
-  await audit(actor, "auth.passwordChanged", signedIn.userId, { sessionsEnded: revoked });
-  const locale = await getLocale();
-  await sendMail({
-    ...passwordChangedMail(locale, { ip: actor.ip ?? "?", time: formatDateTime(new Date(), locale) }),
-    to: signedIn.email,
-    merchantId: signedIn.merchant.id,
-  });
-  revalidatePath("/dashboard/security");
-  return { data: null, message: "security.passwordChanged" as const };
-});
+export const changePasswordAction = merchantAction(
+  passwordChangeForm,
+  async ({ currentPassword, newPassword }, signedIn) => {
+    const revoked = await changePassword(signedIn.userId, currentPassword, newPassword, signedIn.sessionId);
+    const actor = actorOf(signedIn);
+    await audit(actor, "auth.passwordChanged", signedIn.userId, { sessionsEnded: revoked });
+    const locale = await getLocale();
+    await sendMail({
+      ...passwordChangedMail(locale, { ip: actor.ip ?? "?", time: formatDateTime(new Date(), locale) }),
+      to: signedIn.email,
+      merchantId: signedIn.merchant.id,
+    });
+    revalidatePath("/dashboard/security");
+    return { data: null, message: "security.passwordChanged" as const };
+  },
+);
 
 export const revokeSessionAction = merchantAction(orderIdForm, async ({ id }, signedIn) => {
   if (await revokeSession(signedIn.userId, id)) await audit(actorOf(signedIn), "auth.sessionRevoked", id);

@@ -19,7 +19,10 @@ export const updateCompanyAction = merchantAction(
   companyForm,
   async ({ companyName }, signedIn) => {
     await updateMerchant(signedIn.merchant.id, { companyName });
-    await audit(actorOf(signedIn), "company.changed", signedIn.merchant.id, { from: signedIn.merchant.companyName, to: companyName });
+    await audit(actorOf(signedIn), "company.changed", signedIn.merchant.id, {
+      from: signedIn.merchant.companyName,
+      to: companyName,
+    });
     revalidatePath("/dashboard", "layout");
     return { data: null, message: "common.saved" as const };
   },
@@ -34,7 +37,12 @@ export const updatePayoutKeyAction = merchantAction(
     if (updated.pixKey !== before) {
       const actor = actorOf(signedIn);
       await audit(actor, "payoutKey.changed", signedIn.merchant.id, { from: before, to: updated.pixKey });
-      await alertAdmins({ ...actor, merchantId: signedIn.merchant.id }, "payoutKey", updated.pixKey ?? "", await getLocale());
+      await alertAdmins(
+        { ...actor, merchantId: signedIn.merchant.id },
+        "payoutKey",
+        updated.pixKey ?? "",
+        await getLocale(),
+      );
     }
     revalidatePath("/dashboard", "layout");
     return { data: null, message: "common.saved" as const };

@@ -20,7 +20,12 @@ const manage = { permission: "team.manage" as const, stepUp: true };
 export const inviteMemberAction = merchantAction(
   inviteForm,
   async ({ email, role }, signedIn) => {
-    const { id, token, elsewhere } = await inviteMember(signedIn.merchant.id, { userId: signedIn.userId, role: signedIn.role }, email, role);
+    const { id, token, elsewhere } = await inviteMember(
+      signedIn.merchant.id,
+      { userId: signedIn.userId, role: signedIn.role },
+      email,
+      role,
+    );
     await audit(actorOf(signedIn), "team.invited", id, { email, role });
     const { locale, t } = await getI18n();
     const vars = { company: signedIn.merchant.companyName, role: t(`team.role.${role}`) };
@@ -28,7 +33,15 @@ export const inviteMemberAction = merchantAction(
     // sees the same answer either way, and the mail goes after it so its timing tells nothing.
     const mail = elsewhere
       ? { ...invitationExistingMail(locale, vars), to: elsewhere.email, merchantId: elsewhere.merchantId }
-      : { ...invitationMail(locale, { ...vars, link: `${publicBaseUrl()}/invite?token=${token}`, days: INVITATION_DAYS }), to: email, merchantId: signedIn.merchant.id };
+      : {
+          ...invitationMail(locale, {
+            ...vars,
+            link: `${publicBaseUrl()}/invite?token=${token}`,
+            days: INVITATION_DAYS,
+          }),
+          to: email,
+          merchantId: signedIn.merchant.id,
+        };
     after(() => sendMail(mail));
     revalidatePath("/dashboard/team");
     return { data: { email } };

@@ -29,7 +29,12 @@ export const previewUnappliedReturnAction = merchantAction(
 export const returnUnappliedAction = merchantAction(
   unappliedReturnForm,
   async ({ id, transferId, toAddress }, signedIn) => {
-    const r = await returnUnapplied({ ...actorOf(signedIn), merchantId: signedIn.merchant.id }, id, transferId, toAddress || undefined);
+    const r = await returnUnapplied(
+      { ...actorOf(signedIn), merchantId: signedIn.merchant.id },
+      id,
+      transferId,
+      toAddress || undefined,
+    );
     return { data: { id: r.id }, message: "unapplied.returning" };
   },
   { permission: "refunds.create", moneyMove: "unapplied.return" },

@@ -17,7 +17,11 @@ import { DECIMAL_FIELDS, onchainWithdrawForm, pixOutForm } from "../schemas";
 const opts = { decimalFields: DECIMAL_FIELDS, permission: "withdrawals.create" as const };
 
 async function origin(signedIn: SignedIn): Promise<WithdrawalOrigin & { channel: "dashboard" }> {
-  return { channel: "dashboard", actor: { ...actorOf(signedIn), merchantId: signedIn.merchant.id }, locale: await getLocale() };
+  return {
+    channel: "dashboard",
+    actor: { ...actorOf(signedIn), merchantId: signedIn.merchant.id },
+    locale: await getLocale(),
+  };
 }
 
 export const pixOutAction = merchantAction(
@@ -26,7 +30,11 @@ export const pixOutAction = merchantAction(
     // A payout key or destination still on hold is refused by the service, under the merchant's row lock.
     const from = await origin(signedIn);
     const w = await createPixOut(signedIn.merchant, input, from);
-    await audit(from.actor, "withdrawal.requested", w.id, { kind: "pix_out", valueCentavos: w.valueCentavos, pixKey: w.pixKey });
+    await audit(from.actor, "withdrawal.requested", w.id, {
+      kind: "pix_out",
+      valueCentavos: w.valueCentavos,
+      pixKey: w.pixKey,
+    });
     mailWithdrawalRequested(from.actor, from.locale, w);
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },
@@ -38,7 +46,12 @@ export const onchainWithdrawAction = merchantAction(
   async (input, signedIn) => {
     const from = await origin(signedIn);
     const w = await initiateOnchainWithdrawal(signedIn.merchant, input, from);
-    await audit(from.actor, "withdrawal.requested", w.id, { kind: "onchain", valueCentavos: w.valueCentavos, toAddress: w.toAddress, network: w.network });
+    await audit(from.actor, "withdrawal.requested", w.id, {
+      kind: "onchain",
+      valueCentavos: w.valueCentavos,
+      toAddress: w.toAddress,
+      network: w.network,
+    });
     mailWithdrawalRequested(from.actor, from.locale, w);
     return { data: { id: w.id }, message: "withdrawals.requested" as const };
   },

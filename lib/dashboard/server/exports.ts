@@ -48,7 +48,8 @@ function label(t: Translator, key: string, code: string): string {
 
 /** How a code is written: as the API writes it in csv, in the user's words in excel. */
 function codes(t: Translator, format: CsvFormat) {
-  const code = (value: string | null, words: (v: string) => string) => text(value === null ? null : format === "excel" ? words(value) : value);
+  const code = (value: string | null, words: (v: string) => string) =>
+    text(value === null ? null : format === "excel" ? words(value) : value);
   return {
     code,
     ledgerKind: (v: string) => code(v, (k) => label(t, `ledgerKind.${k}`, k)),
@@ -56,7 +57,8 @@ function codes(t: Translator, format: CsvFormat) {
     orderKind: (v: string) => code(v, (k) => label(t, `kind.${k}`, k)),
     orderStatus: (kind: string, v: string) => code(v, (s) => label(t, `status.${displayStatus(kind, s)}`, s)),
     status: (v: string) => code(v, (s) => label(t, `status.${s}`, s)),
-    withdrawalKind: (v: string) => code(v, (k) => (k === "onchain" ? t("kind.onchain_withdrawal") : label(t, `kind.${k}`, k))),
+    withdrawalKind: (v: string) =>
+      code(v, (k) => (k === "onchain" ? t("kind.onchain_withdrawal") : label(t, `kind.${k}`, k))),
     network: (v: string | null) => code(v, networkName),
     failure: (v: string | null) => code(v, (r) => describeFailure(t, r).text),
   };
@@ -121,21 +123,36 @@ function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdraw
     { header: t("export.col.cryptoAmount"), value: (w) => ({ decimal: w.tokenAmount }) },
     { header: t("export.col.rate"), value: (w) => ({ decimal: w.rate }) },
     // The key is masked as on the withdrawals page: enough to recognise it, not to reuse it.
-    { header: t("export.col.destination"), value: (w) => text(w.kind === "onchain" ? w.toAddress : w.pixKey ? maskPixKey(w.pixKey) : null) },
+    {
+      header: t("export.col.destination"),
+      value: (w) => text(w.kind === "onchain" ? w.toAddress : w.pixKey ? maskPixKey(w.pixKey) : null),
+    },
     { header: t("export.col.txHash"), value: (w) => text(w.txHash) },
     { header: t("export.col.failureReason"), value: (w) => c.failure(w.failureReason) },
     // A person reads the sentence; the provider's own text stays beside it for whoever asks them.
-    ...(format === "excel" ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }] : []),
+    ...(format === "excel"
+      ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }]
+      : []),
   ];
 }
 
 /** The CSV body of one export for one merchant, as a byte stream of keyset pages. */
-export function exportStream(name: ExportName, merchantId: string, q: ExportQuery, t: Translator, pageSize = 1000): ReadableStream<Uint8Array> {
+export function exportStream(
+  name: ExportName,
+  merchantId: string,
+  q: ExportQuery,
+  t: Translator,
+  pageSize = 1000,
+): ReadableStream<Uint8Array> {
   const range = { merchantId, from: q.from, to: q.to };
   const ex = readDb();
   switch (name) {
     case "statement":
-      return csvStream(statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize), statementColumns(t, q.format), q.format);
+      return csvStream(
+        statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize),
+        statementColumns(t, q.format),
+        q.format,
+      );
     case "orders":
       return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t, q.format), q.format);
     case "withdrawals":
@@ -144,7 +161,11 @@ export function exportStream(name: ExportName, merchantId: string, q: ExportQuer
 }
 
 /** "extrato_2026-11-01_2026-11-30.csv": the export's name in the user's language and its range. */
-export function exportFileName(name: ExportName, q: { from?: string; to?: string; format: CsvFormat }, t: Translator): string {
+export function exportFileName(
+  name: ExportName,
+  q: { from?: string; to?: string; format: CsvFormat },
+  t: Translator,
+): string {
   const range = [q.from ?? "", q.to ?? ""].filter(Boolean).join("_");
   return `${t(`export.file.${name}`)}${range ? `_${range}` : ""}${q.format === "excel" ? "_excel" : ""}.csv`;
 }

@@ -15,7 +15,12 @@ export type FirstStepsState = {
 
 /** One round trip: each answer is an EXISTS on an index that leads with merchant_id. */
 export async function firstStepsState(merchantId: string, payoutKey: string | null): Promise<FirstStepsState> {
-  const [row] = await db().execute<{ first_order: boolean; first_payment: boolean; api_key: boolean; webhook: boolean }>(sql`
+  const [row] = await db().execute<{
+    first_order: boolean;
+    first_payment: boolean;
+    api_key: boolean;
+    webhook: boolean;
+  }>(sql`
     select
       exists (select 1 from orders where merchant_id = ${merchantId})
         or exists (select 1 from onchain_orders where merchant_id = ${merchantId})
@@ -23,5 +28,11 @@ export async function firstStepsState(merchantId: string, payoutKey: string | nu
       exists (select 1 from ledger_entries where merchant_id = ${merchantId} and kind in ('order_credit', 'deposit_credit', 'partial_deposit_credit')) as first_payment,
       exists (select 1 from api_keys where merchant_id = ${merchantId} and revoked_at is null) as api_key,
       exists (select 1 from webhook_endpoints where merchant_id = ${merchantId} and deleted_at is null) as webhook`);
-  return { payoutKey: Boolean(payoutKey), firstOrder: row.first_order, firstPayment: row.first_payment, apiKey: row.api_key, webhook: row.webhook };
+  return {
+    payoutKey: Boolean(payoutKey),
+    firstOrder: row.first_order,
+    firstPayment: row.first_payment,
+    apiKey: row.api_key,
+    webhook: row.webhook,
+  };
 }

@@ -41,12 +41,14 @@ export function merchantAction<S extends z.ZodType, D>(
 ) {
   return async (prev: ActionState<D>, formData: FormData): Promise<ActionState<D>> => {
     const signedIn = await requireMerchant();
-    if (opts.permission && !can(signedIn.role, opts.permission)) return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
+    if (opts.permission && !can(signedIn.role, opts.permission))
+      return { status: "error", error: "security.notAllowed", values: echoValues(formData) };
     if (needsStepUp(opts)) {
       // The form's own errors first: a code is asked for only once the request itself would go through.
       const fields = new FormData();
       for (const [k, v] of formData.entries()) if (k !== STEP_UP_FIELD) fields.append(k, v);
-      if (!schema.safeParse(fields).success) return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, fields);
+      if (!schema.safeParse(fields).success)
+        return validatedAction<S, D>(schema, (data, fd) => action(data, signedIn, fd), opts)(prev, fields);
       const refused = await stepUp<D>(signedIn, formData);
       if (refused) return refused;
     }
@@ -71,7 +73,10 @@ async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<Action
   if (!signedIn.twoFactor) return refuse("security.twoFactorNeeded");
   const locale = await getLocale();
   // Before any code is read: a held factor proves nothing yet, and its code is not spent on a refusal.
-  if (signedIn.factorHeldUntil) return refuse(translate(locale, "security.factorHeld", { until: formatDateTime(signedIn.factorHeldUntil, locale) }));
+  if (signedIn.factorHeldUntil)
+    return refuse(
+      translate(locale, "security.factorHeld", { until: formatDateTime(signedIn.factorHeldUntil, locale) }),
+    );
   if (signedIn.factorEnrolledHere) return refuse("security.enrolledHere");
   if (signedIn.stepUpFresh) return null;
   const code = String(formData.get(STEP_UP_FIELD) ?? "");
@@ -82,7 +87,11 @@ async function stepUp<D>(signedIn: SignedIn, formData: FormData): Promise<Action
       if (lockedUntil) throw new FactorLocked((lockedUntil.getTime() - Date.now()) / 1000);
       return refuse("security.stepUpNeeded", "security.wrongCode");
     }
-    const factor = await verifySecondFactor({ actor: { ...actorOf(signedIn), userId: signedIn.userId }, locale }, "stepUp", code);
+    const factor = await verifySecondFactor(
+      { actor: { ...actorOf(signedIn), userId: signedIn.userId }, locale },
+      "stepUp",
+      code,
+    );
     if (!factor) return refuse("security.stepUpNeeded", "security.wrongCode");
   } catch (err) {
     if (!(err instanceof FactorLocked)) throw err;

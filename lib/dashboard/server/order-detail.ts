@@ -12,7 +12,14 @@ import { findAnyOrder } from "@/lib/orders/any-order";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import { refundableNow } from "@/lib/refunds/rule";
 import { subjectDeliveries } from "@/lib/webhooks/queries";
-import { fromCryptoPix, fromDeposit, fromOrder, transferLine, type OrderBase, type OrderDetail } from "@/lib/dashboard/order-views";
+import {
+  fromCryptoPix,
+  fromDeposit,
+  fromOrder,
+  transferLine,
+  type OrderBase,
+  type OrderDetail,
+} from "@/lib/dashboard/order-views";
 import { unappliedLines } from "./unapplied";
 
 // One order of any kind for the dashboard's order page and its polling (lib/dashboard/order-views.ts
@@ -22,14 +29,25 @@ import { unappliedLines } from "./unapplied";
 export type { OrderDetail };
 
 /** The order with this id among the merchant's orders of every kind (expired on read), or null. */
-async function loadOrder(merchantId: string, id: string): Promise<(OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied">) | null> {
+async function loadOrder(
+  merchantId: string,
+  id: string,
+): Promise<(OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied">) | null> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order") return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)), unapplied: [] };
+  if (found.kind === "order")
+    return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)), unapplied: [] };
   const order = found.order;
   const rows = await transfersOf(db(), order.id);
   const transfers = rows.map((t) => transferLine(t, order));
-  if (found.kind === "onchain") return { ...fromDeposit(found.order), transfers, refunds: [], refundable: null, unapplied: await unappliedLines(found.order, rows) };
+  if (found.kind === "onchain")
+    return {
+      ...fromDeposit(found.order),
+      transfers,
+      refunds: [],
+      refundable: null,
+      unapplied: await unappliedLines(found.order, rows),
+    };
   const invoice = overLightning(found.order) ? await invoiceOf(db(), found.order.id) : undefined;
   return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null, unapplied: [] };
 }
@@ -39,7 +57,8 @@ async function loadOrder(merchantId: string, id: string): Promise<(OrderBase & P
  * for the form; the service decides again under the order's row lock.
  */
 async function refundsOf(o: Order): Promise<Pick<OrderDetail, "refunds" | "refundable">> {
-  if (o.kind === "lightning" || (o.status !== "COMPLETED" && o.status !== "REFUND")) return { refunds: [], refundable: null };
+  if (o.kind === "lightning" || (o.status !== "COMPLETED" && o.status !== "REFUND"))
+    return { refunds: [], refundable: null };
   const [rows, left] = await Promise.all([refundsOfOrder(db(), o.id), refundableNow(db(), o)]);
   return {
     refunds: rows.map((r) => ({
@@ -59,7 +78,10 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
   if (!isUuid(id) || !isUuid(merchantId)) return null;
   const base = await loadOrder(merchantId, id.toLowerCase());
   if (!base) return null;
-  const [eventRows, deliveryRows] = await Promise.all([subjectEvents(db(), merchantId, base.id), subjectDeliveries(db(), merchantId, base.id)]);
+  const [eventRows, deliveryRows] = await Promise.all([
+    subjectEvents(db(), merchantId, base.id),
+    subjectDeliveries(db(), merchantId, base.id),
+  ]);
   const disputes = base.kind === "pix" ? await disputesOfOrder(base.id) : [];
   return {
     ...base,

@@ -13,7 +13,15 @@ import { orderNaming, type OrderTitle } from "@/lib/orders/title";
 // filters by (São Paulo calendar days, search by reference, partial id or amount: lib/orders/search.ts) and page
 // numbers. Always scoped to one merchant in each branch of the UNION.
 
-export const ORDER_STATUS_FILTERS = ["PENDING", "COMPLETED", "PARTIAL_ORDER", "CANCELLED", "FAILED", "REFUND", "REFUNDED"] as const;
+export const ORDER_STATUS_FILTERS = [
+  "PENDING",
+  "COMPLETED",
+  "PARTIAL_ORDER",
+  "CANCELLED",
+  "FAILED",
+  "REFUND",
+  "REFUNDED",
+] as const;
 export const PAGE_SIZE = 20;
 export type OrderListKind = (typeof ORDER_LIST_TYPES)[number];
 
@@ -22,7 +30,9 @@ const day = z.string().refine(isCalendarDay);
 /** Query parameters holding text PostgreSQL cannot store (NUL) are dropped, like any other malformed filter. */
 const storableOnly = (input: unknown) =>
   input && typeof input === "object"
-    ? Object.fromEntries(Object.entries(input).filter(([k, v]) => isStorableText(k) && (typeof v !== "string" || isStorableText(v))))
+    ? Object.fromEntries(
+        Object.entries(input).filter(([k, v]) => isStorableText(k) && (typeof v !== "string" || isStorableText(v))),
+      )
     : input;
 
 /** Query-string filters; anything malformed is dropped rather than failing the page. */
@@ -44,7 +54,10 @@ export const dashboardOrdersQuery = z.preprocess(
     limit: z.coerce.number().int().min(1).max(100).catch(PAGE_SIZE).default(PAGE_SIZE),
   }),
 );
-export type DashboardOrdersQuery = Partial<Omit<z.output<typeof dashboardOrdersQuery>, "page" | "limit">> & { page: number; limit: number };
+export type DashboardOrdersQuery = Partial<Omit<z.output<typeof dashboardOrdersQuery>, "page" | "limit">> & {
+  page: number;
+  limit: number;
+};
 
 export type OrderRow = {
   id: string;
@@ -68,7 +81,10 @@ type Raw = {
   reference: Record<string, string> | null;
 };
 
-export async function listDashboardOrders(merchantId: string, q: DashboardOrdersQuery): Promise<{ orders: OrderRow[]; page: number; hasNext: boolean }> {
+export async function listDashboardOrders(
+  merchantId: string,
+  q: DashboardOrdersQuery,
+): Promise<{ orders: OrderRow[]; page: number; hasNext: boolean }> {
   const search = q.q ? orderSearchCondition(parseOrderSearch(q.q)) : undefined;
   if (q.q && !search) return { orders: [], page: q.page, hasNext: false };
   const localDay = sql`(created_at at time zone 'America/Sao_Paulo')::date`;
@@ -88,8 +104,22 @@ export async function listDashboardOrders(merchantId: string, q: DashboardOrders
   return {
     orders: rows.slice(0, q.limit).map((r) => {
       const valueCentavos = Number(r.value_centavos);
-      const naming = orderNaming({ id: r.id, kind: r.kind, paymentLinkId: r.payment_link_id, valueCentavos, reference: r.reference });
-      return { id: r.id, kind: r.kind, paymentLinkId: r.payment_link_id, status: r.status, valueCentavos, createdAt: new Date(r.created_at).toISOString(), ...naming };
+      const naming = orderNaming({
+        id: r.id,
+        kind: r.kind,
+        paymentLinkId: r.payment_link_id,
+        valueCentavos,
+        reference: r.reference,
+      });
+      return {
+        id: r.id,
+        kind: r.kind,
+        paymentLinkId: r.payment_link_id,
+        status: r.status,
+        valueCentavos,
+        createdAt: new Date(r.created_at).toISOString(),
+        ...naming,
+      };
     }),
     page: q.page,
     hasNext: rows.length > q.limit,

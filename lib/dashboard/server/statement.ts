@@ -38,7 +38,8 @@ export type StatementLine = {
    * Where it came from, for a link: an order (of any kind, named as the merchant knows it: lib/orders/title.ts)
    * or a withdrawal.
    */
-  source: ({ type: "order"; id: string } & Partial<OrderNaming>) | { type: "withdrawal"; id: string } | { type: "other" };
+  source:
+    ({ type: "order"; id: string } & Partial<OrderNaming>) | { type: "withdrawal"; id: string } | { type: "other" };
 };
 
 export type Statement = {
@@ -85,7 +86,16 @@ async function orderNames(merchantId: string, ids: (string | undefined)[]): Prom
       sql`, `,
     )})`);
   return new Map(
-    rows.map((r) => [r.id, orderNaming({ id: r.id, kind: r.type, paymentLinkId: r.payment_link_id, valueCentavos: Number(r.value_centavos), reference: r.reference })]),
+    rows.map((r) => [
+      r.id,
+      orderNaming({
+        id: r.id,
+        kind: r.type,
+        paymentLinkId: r.payment_link_id,
+        valueCentavos: Number(r.value_centavos),
+        reference: r.reference,
+      }),
+    ]),
   );
 }
 
@@ -107,7 +117,11 @@ export async function getStatement(merchantId: string, q: StatementQuery): Promi
     for (const r of rows) refundOrders.set(r.id, r.orderId);
   }
   const orderIds = entries.map((e) =>
-    e.refType === "refund" ? refundOrders.get(e.refId) : e.refType === "order" || e.refType === "onchain_order" ? e.refId : undefined,
+    e.refType === "refund"
+      ? refundOrders.get(e.refId)
+      : e.refType === "order" || e.refType === "onchain_order"
+        ? e.refId
+        : undefined,
   );
   const names = await orderNames(merchantId, orderIds);
   const lines = entries.map((e): StatementLine => {

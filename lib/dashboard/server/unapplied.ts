@@ -11,7 +11,11 @@ import type { UnappliedLine } from "@/lib/dashboard/order-views";
 // and what accepting them would credit. Another token or network is not here: support recovers those.
 
 function ownToken(o: OnchainOrder, t: ChainTransfer): boolean {
-  return t.network === o.network && t.tokenAddress.toLowerCase() === o.tokenAddress.toLowerCase() && new Decimal(t.unappliedAmount).gt(0);
+  return (
+    t.network === o.network &&
+    t.tokenAddress.toLowerCase() === o.tokenAddress.toLowerCase() &&
+    new Decimal(t.unappliedAmount).gt(0)
+  );
 }
 
 const plain = (v: string | null) => (v === null ? null : new Decimal(v).toFixed());

@@ -15,7 +15,10 @@ export type WebhookPanel = {
 export async function getWebhookPanel(merchantId: string, deliveriesPerEndpoint = 10): Promise<WebhookPanel> {
   const endpoints = await listEndpointsWithSecretState(merchantId);
   const withDeliveries = await Promise.all(
-    endpoints.map(async (e) => ({ ...e, deliveries: (await listDeliveries(merchantId, e.id, { limit: deliveriesPerEndpoint })).deliveries })),
+    endpoints.map(async (e) => ({
+      ...e,
+      deliveries: (await listDeliveries(merchantId, e.id, { limit: deliveriesPerEndpoint })).deliveries,
+    })),
   );
   return { endpoints: withDeliveries };
 }

@@ -87,7 +87,10 @@ export async function getWithdrawalState(merchantId: string): Promise<Withdrawal
 
 /** Network fees and rates quoted now, for the forms' breakdown. */
 export async function getWithdrawalQuotes(merchant: Merchant): Promise<WithdrawalQuotes> {
-  const kinds = [...(railEnabled("pix_out") ? (["pix"] as const) : []), ...(railEnabled("onchain_withdrawal") ? (["onchain"] as const) : [])];
+  const kinds = [
+    ...(railEnabled("pix_out") ? (["pix"] as const) : []),
+    ...(railEnabled("onchain_withdrawal") ? (["onchain"] as const) : []),
+  ];
   const networks = WITHDRAW_NETWORKS.filter((n) => env().PAYMENTS_MODE === "sandbox" || liveNetworks().includes(n));
   if (!kinds.includes("onchain")) {
     const none = { bsc: [], polygon: [] };

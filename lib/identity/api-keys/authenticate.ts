@@ -60,7 +60,12 @@ const touchKeys = () =>
     d
       .update(apiKeys)
       .set({ lastUsedAt: sql`now()` })
-      .where(and(sql`${apiKeys.id} = any(${sql.placeholder("ids")}::uuid[])`, or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`))))
+      .where(
+        and(
+          sql`${apiKeys.id} = any(${sql.placeholder("ids")}::uuid[])`,
+          or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`)),
+        ),
+      )
       .prepare("api_keys_touch"),
   );
 
@@ -124,7 +129,9 @@ export function authenticateApiKey(req: ApiRequest, beforeLookup?: () => void): 
   if (!isWellFormedKey(key)) throw new Unauthorized("Invalid API key");
   const mode = env().PAYMENTS_MODE;
   if (!key.startsWith(keyPrefixFor(mode))) {
-    throw new Unauthorized(`Invalid API key: this is not a ${mode} key (${mode} keys start with ${keyPrefixFor(mode)})`);
+    throw new Unauthorized(
+      `Invalid API key: this is not a ${mode} key (${mode} keys start with ${keyPrefixFor(mode)})`,
+    );
   }
   const hash = hashApiKey(key);
   const cached = cachedKey(hash);

@@ -85,7 +85,12 @@ export const merchantKey: Caller<KeyPrincipal, ApiScope> = {
     security: [{ bearerAuth: [] }, { bearerHeader: [] }],
     schemes: {
       bearerAuth: { type: "http", scheme: "bearer", description: "`Authorization: Bearer sk_test_…` (or sk_live_…)" },
-      bearerHeader: { type: "apiKey", in: "header", name: "Bearer", description: "The API key in a header named `Bearer`, as the spec's deposit sample sends it" },
+      bearerHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "Bearer",
+        description: "The API key in a header named `Bearer`, as the spec's deposit sample sends it",
+      },
     },
     statuses: [401, 403, 429],
     curlHeader: "Authorization: Bearer sk_test_…",
@@ -110,7 +115,13 @@ export const operator: Caller<object> = {
   },
   docs: {
     security: [{ adminToken: [] }],
-    schemes: { adminToken: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <ADMIN_TOKEN>` (operator API)" } },
+    schemes: {
+      adminToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "`Authorization: Bearer <ADMIN_TOKEN>` (operator API)",
+      },
+    },
     statuses: [401, 404, 429],
     curlHeader: "Authorization: Bearer <ADMIN_TOKEN>",
   },

@@ -23,7 +23,13 @@ const TTL_MS = 30_000;
 const REFRESH_AHEAD_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-type Entry = { keyId: string; scopes: readonly ApiScope[]; merchant: MerchantProfile; expiresAt: number; refreshing?: boolean };
+type Entry = {
+  keyId: string;
+  scopes: readonly ApiScope[];
+  merchant: MerchantProfile;
+  expiresAt: number;
+  refreshing?: boolean;
+};
 type State = {
   pool: Pool;
   listening: boolean;
@@ -98,7 +104,13 @@ export function forgetKey(hash: string): void {
   current.value?.entries.delete(hash);
 }
 
-export function rememberKey(hash: string, keyId: string, scopes: readonly ApiScope[], merchant: MerchantProfile, generation: number): void {
+export function rememberKey(
+  hash: string,
+  keyId: string,
+  scopes: readonly ApiScope[],
+  merchant: MerchantProfile,
+  generation: number,
+): void {
   const s = state();
   if (!s.listening || s.generation !== generation) return;
   if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);

@@ -29,25 +29,35 @@ export const requestPasswordResetAction = validatedAction(forgotPasswordForm, as
       // Sent after the answer: how long an SMTP server takes must not tell who has an account.
       after(async () => {
         await sendMail({ ...mail, to: reset.user.email, merchantId: reset.user.merchantId });
-        await audit({ merchantId: reset.user.merchantId, userId: reset.user.id, email: reset.user.email, ip }, "auth.passwordResetRequested", reset.user.id);
+        await audit(
+          { merchantId: reset.user.merchantId, userId: reset.user.id, email: reset.user.email, ip },
+          "auth.passwordResetRequested",
+          reset.user.id,
+        );
       });
     }
   }
   return { data: { minutes: RESET_MINUTES } };
 });
 
-export const resetPasswordAction = validatedAction<typeof resetPasswordForm, null>(resetPasswordForm, async ({ token, password }) => {
-  const user = await resetPassword(token, password);
-  const ip = addressOf(await headers());
-  await audit({ merchantId: user.merchantId, userId: user.id, email: user.email, ip }, "auth.passwordReset", user.id);
-  return { redirectTo: "/signin?reset=1" };
-});
+export const resetPasswordAction = validatedAction<typeof resetPasswordForm, null>(
+  resetPasswordForm,
+  async ({ token, password }) => {
+    const user = await resetPassword(token, password);
+    const ip = addressOf(await headers());
+    await audit({ merchantId: user.merchantId, userId: user.id, email: user.email, ip }, "auth.passwordReset", user.id);
+    return { redirectTo: "/signin?reset=1" };
+  },
+);
 
-export const acceptInvitationAction = validatedAction<typeof acceptInviteForm, null>(acceptInviteForm, async ({ token, name, password }) => {
-  const user = await acceptInvitation(token, { name, password });
-  const actor = { merchantId: user.merchantId, userId: user.id, email: user.email, ip: addressOf(await headers()) };
-  await audit(actor, "team.joined", user.id, { role: user.role });
-  const { t, locale } = await getI18n();
-  await alertAdmins(actor, "member", `${user.email} (${t(`team.role.${user.role}`)})`, locale);
-  return { redirectTo: "/signin?joined=1" };
-});
+export const acceptInvitationAction = validatedAction<typeof acceptInviteForm, null>(
+  acceptInviteForm,
+  async ({ token, name, password }) => {
+    const user = await acceptInvitation(token, { name, password });
+    const actor = { merchantId: user.merchantId, userId: user.id, email: user.email, ip: addressOf(await headers()) };
+    await audit(actor, "team.joined", user.id, { role: user.role });
+    const { t, locale } = await getI18n();
+    await alertAdmins(actor, "member", `${user.email} (${t(`team.role.${user.role}`)})`, locale);
+    return { redirectTo: "/signin?joined=1" };
+  },
+);

@@ -6,11 +6,22 @@ const safe = (raw: unknown) => safeCallbackUrl(raw, "/dashboard", ORIGIN);
 
 describe("where sign-in sends the visitor", () => {
   it("back to the dashboard page asked for, with its query", () => {
-    expect(signInUrl("/dashboard/orders/abc?from=email")).toBe("/signin?callbackUrl=%2Fdashboard%2Forders%2Fabc%3Ffrom%3Demail");
+    expect(signInUrl("/dashboard/orders/abc?from=email")).toBe(
+      "/signin?callbackUrl=%2Fdashboard%2Forders%2Fabc%3Ffrom%3Demail",
+    );
   });
 
   it("to the plain sign-in page for the dashboard home, anything outside it, or nothing", () => {
-    for (const returnTo of [null, "", "/dashboard", "/pay/abc", "//evil.example/dashboard", "https://evil.example/dashboard", "/\\evil", "/\t/evil.example/dashboard"]) {
+    for (const returnTo of [
+      null,
+      "",
+      "/dashboard",
+      "/pay/abc",
+      "//evil.example/dashboard",
+      "https://evil.example/dashboard",
+      "/\\evil",
+      "/\t/evil.example/dashboard",
+    ]) {
       expect(signInUrl(returnTo)).toBe("/signin");
     }
   });
@@ -59,7 +70,13 @@ describe("where sign-in sends the visitor", () => {
   });
 
   it("never carries a control character, whatever it is given", () => {
-    for (const raw of ["/dashboard\r\nSet-Cookie: a=b", "/dashboard\nx", "/dash\tboard", "/dashboard\u0000", "/dashboard/\u2028x"]) {
+    for (const raw of [
+      "/dashboard\r\nSet-Cookie: a=b",
+      "/dashboard\nx",
+      "/dash\tboard",
+      "/dashboard\u0000",
+      "/dashboard/\u2028x",
+    ]) {
       const target = safe(raw);
       expect(target.startsWith("/dashboard") || target === "/dashboard").toBe(true);
       expect(target).not.toMatch(/[\u0000-\u001f\u007f\u2028]/);

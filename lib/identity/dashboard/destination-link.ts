@@ -14,8 +14,11 @@ import { addressOf } from "./request-address";
 
 const confirmLinkForm = formSchema(z.object({ token: z.string().max(100) }));
 
-export const confirmDestinationLinkAction = validatedAction<typeof confirmLinkForm, null>(confirmLinkForm, async ({ token }) => {
-  const confirmed = await confirmDestinationByLink(token, addressOf(await headers()));
-  if (!confirmed) throw InvalidInput.of("destinations.linkInvalid");
-  return { data: null, message: "destinations.linkDone" };
-});
+export const confirmDestinationLinkAction = validatedAction<typeof confirmLinkForm, null>(
+  confirmLinkForm,
+  async ({ token }) => {
+    const confirmed = await confirmDestinationByLink(token, addressOf(await headers()));
+    if (!confirmed) throw InvalidInput.of("destinations.linkInvalid");
+    return { data: null, message: "destinations.linkDone" };
+  },
+);

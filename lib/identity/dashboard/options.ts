@@ -60,7 +60,13 @@ export function authOptions(): NextAuthOptions {
       },
       session({ session, token }) {
         if (token.uid && token.merchantId && token.sid) {
-          session.user = { id: token.uid, merchantId: token.merchantId, sessionId: token.sid, email: token.email ?? "", name: token.name ?? null };
+          session.user = {
+            id: token.uid,
+            merchantId: token.merchantId,
+            sessionId: token.sid,
+            email: token.email ?? "",
+            name: token.name ?? null,
+          };
         }
         return session;
       },

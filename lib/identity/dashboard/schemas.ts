@@ -21,4 +21,6 @@ const token = z.string().max(100);
 export const forgotPasswordForm = formSchema(z.object({ email: emailField }));
 export const resetPasswordForm = formSchema(z.object({ token, password: newPasswordField }));
 export const factorLinkForm = formSchema(z.object({ token }));
-export const acceptInviteForm = formSchema(z.object({ token, name: z.string().trim().max(120, "errors.tooLong").default(""), password: newPasswordField }));
+export const acceptInviteForm = formSchema(
+  z.object({ token, name: z.string().trim().max(120, "errors.tooLong").default(""), password: newPasswordField }),
+);

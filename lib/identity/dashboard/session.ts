@@ -40,7 +40,15 @@ export type SignedIn = {
 export const currentMerchant = cache(async (): Promise<SignedIn | null> => {
   const session = await getServerSession(authOptions());
   const claimed = session?.user;
-  if (!claimed?.merchantId || !claimed.id || !claimed.sessionId || !isUuid(claimed.merchantId) || !isUuid(claimed.id) || !isUuid(claimed.sessionId)) return null;
+  if (
+    !claimed?.merchantId ||
+    !claimed.id ||
+    !claimed.sessionId ||
+    !isUuid(claimed.merchantId) ||
+    !isUuid(claimed.id) ||
+    !isUuid(claimed.sessionId)
+  )
+    return null;
   const row = await liveSession(claimed.sessionId, claimed.id);
   if (!row) return null;
   const [found] = await db()

@@ -41,7 +41,11 @@ export async function signInWithPassword(credentials: Record<string, string | un
     if (otp === "") throw new Error("TwoFactorRequired");
     let factor: Awaited<ReturnType<typeof verifySecondFactor>>;
     try {
-      factor = await verifySecondFactor({ actor: { ...actor, userId: user.id }, locale: localeOf(headers) }, "signIn", otp);
+      factor = await verifySecondFactor(
+        { actor: { ...actor, userId: user.id }, locale: localeOf(headers) },
+        "signIn",
+        otp,
+      );
     } catch (err) {
       if (err instanceof FactorLocked) throw new Error(TWO_FACTOR_LOCKED);
       throw err;
@@ -60,6 +64,10 @@ export async function signInWithPassword(credentials: Record<string, string | un
 export async function signedOut(token: JWT | null | undefined): Promise<void> {
   if (!token?.uid || !token.sid || !token.merchantId) return;
   if (await revokeSession(token.uid, token.sid)) {
-    await audit({ merchantId: token.merchantId, userId: token.uid, email: token.email ?? "", ip: null }, "auth.signOut", token.sid);
+    await audit(
+      { merchantId: token.merchantId, userId: token.uid, email: token.email ?? "", ip: null },
+      "auth.signOut",
+      token.sid,
+    );
   }
 }

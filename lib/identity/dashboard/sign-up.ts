@@ -33,7 +33,12 @@ export const signUpAction = validatedAction(signUpForm, async (input): Promise<{
   // Before the password is hashed (docs/api.md#rate-limits).
   if (!(await takeSignUpAttempt(clientAddress(await headers())))) throw InvalidInput.of("auth.tooManySignUps");
   // Hashed on every path, so the time the answer takes says nothing either.
-  const request: SignUpRequest = { companyName: input.companyName, pixKey: input.pixKey, email: input.email, passwordHash: await hashPassword(input.password) };
+  const request: SignUpRequest = {
+    companyName: input.companyName,
+    pixKey: input.pixKey,
+    email: input.email,
+    passwordHash: await hashPassword(input.password),
+  };
   if (!env().SMTP_URL) {
     await createAccount(request);
     return { data: { email: input.email, next: "signIn", hours: SIGN_UP_LINK_HOURS } };
@@ -42,24 +47,30 @@ export const signUpAction = validatedAction(signUpForm, async (input): Promise<{
   const locale = await getLocale();
   const mail = existing
     ? signUpExistingMail(locale, { signIn: `${publicBaseUrl()}/signin`, reset: `${publicBaseUrl()}/forgot-password` })
-    : signUpConfirmMail(locale, { link: `${publicBaseUrl()}/signup/confirm?token=${sealSignUp(request)}`, hours: SIGN_UP_LINK_HOURS });
+    : signUpConfirmMail(locale, {
+        link: `${publicBaseUrl()}/signup/confirm?token=${sealSignUp(request)}`,
+        hours: SIGN_UP_LINK_HOURS,
+      });
   // Sent after the answer: how long the SMTP server takes must not tell the two cases apart.
   after(() => sendMail({ ...mail, to: existing?.email ?? input.email, merchantId: existing?.merchantId ?? null }));
   return { data: { email: input.email, next: "checkMail", hours: SIGN_UP_LINK_HOURS } };
 });
 
 /** The link's button: creates the account the link describes, then the visitor signs in. */
-export const confirmSignUpAction = validatedAction<typeof signUpConfirmForm, null>(signUpConfirmForm, async ({ token }) => {
-  const request = openSignUp(token);
-  if (!request) throw InvalidInput.of("auth.signUpLinkInvalid");
-  try {
-    await createAccount(request);
-  } catch (err) {
-    // Opened a second time: the account is there already, which is what the visitor wants.
-    if (!(err instanceof InvalidInput && err.coded.code === "auth.emailTaken")) throw err;
-  }
-  return { redirectTo: "/signin?created=1" };
-});
+export const confirmSignUpAction = validatedAction<typeof signUpConfirmForm, null>(
+  signUpConfirmForm,
+  async ({ token }) => {
+    const request = openSignUp(token);
+    if (!request) throw InvalidInput.of("auth.signUpLinkInvalid");
+    try {
+      await createAccount(request);
+    } catch (err) {
+      // Opened a second time: the account is there already, which is what the visitor wants.
+      if (!(err instanceof InvalidInput && err.coded.code === "auth.emailTaken")) throw err;
+    }
+    return { redirectTo: "/signin?created=1" };
+  },
+);
 
 async function createAccount(r: SignUpRequest): Promise<void> {
   try {

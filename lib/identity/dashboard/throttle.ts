@@ -14,7 +14,8 @@ export const TOO_MANY_ATTEMPTS = "TooManyAttempts";
 
 /** Counts one sign-in attempt from this address for this e-mail; false once either allowance is used up. */
 export async function takeSignInAttempt(email: string, address: string): Promise<boolean> {
-  if ((await rateLimiter().take(`signin-ip:${addressBucket(address)}`, SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE)) > 0) return false;
+  if ((await rateLimiter().take(`signin-ip:${addressBucket(address)}`, SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE)) > 0)
+    return false;
   const account = `signin:${email.trim().toLowerCase().slice(0, 254)}`;
   return (await rateLimiter().take(account, SIGN_IN_ATTEMPTS_PER_MINUTE)) === 0;
 }

@@ -12,7 +12,13 @@ async function timingDummy(): Promise<string> {
   return dummyHash;
 }
 
-export type AuthenticatedUser = { id: string; email: string; name: string | null; merchantId: string; twoFactor: boolean };
+export type AuthenticatedUser = {
+  id: string;
+  email: string;
+  name: string | null;
+  merchantId: string;
+  twoFactor: boolean;
+};
 
 /** The dashboard user for these credentials, or null. E-mails compare case-insensitively. */
 export async function authenticate(email: string, password: string): Promise<AuthenticatedUser | null> {
@@ -28,7 +34,13 @@ export async function authenticate(email: string, password: string): Promise<Aut
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
-  return { id: user.id, email: user.email, name: user.name, merchantId: user.merchantId, twoFactor: user.totpEnabledAt !== null };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    merchantId: user.merchantId,
+    twoFactor: user.totpEnabledAt !== null,
+  };
 }
 
 /** The user an e-mail belongs to (compared case-insensitively, in any merchant), or null. */

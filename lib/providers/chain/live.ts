@@ -39,7 +39,8 @@ const entries = processSingleton("evm-clients", () => new Map<Network, Entry>())
 
 function entryFor(network: Network): Entry {
   const cfg = liveChainConfig(network);
-  if (!cfg) throw new UpstreamUnavailable(`No EVM node is configured for ${network} (EVM_RPC_URL_${network.toUpperCase()})`);
+  if (!cfg)
+    throw new UpstreamUnavailable(`No EVM node is configured for ${network} (EVM_RPC_URL_${network.toUpperCase()})`);
   const e = env();
   const key = `${cfg.rpcUrl}|${cfg.chainId}|${e.CHAIN_RPC_TIMEOUT_MS}`;
   const cached = entries.get(network);
@@ -71,7 +72,10 @@ async function fees(network: Network, opts: { fresh?: boolean } = {}): Promise<F
   const entry = entryFor(network);
   if (!opts.fresh && entry.fees && Date.now() - entry.fees.at < FEE_CACHE_MS) return entry.fees.value;
   const value = await rpc(network, "estimate fees", () => entry.client.estimateFeesPerGas());
-  entry.fees = { at: Date.now(), value: { maxFeePerGas: value.maxFeePerGas, maxPriorityFeePerGas: value.maxPriorityFeePerGas } };
+  entry.fees = {
+    at: Date.now(),
+    value: { maxFeePerGas: value.maxFeePerGas, maxPriorityFeePerGas: value.maxPriorityFeePerGas },
+  };
   return entry.fees.value;
 }
 
@@ -85,9 +89,11 @@ function hotWallet(): PrivateKeyAccount {
 }
 
 // What nodes (geth, erigon, bor, bsc, anvil, public providers) answer to a broadcast, by meaning.
-const KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(tx|transaction)?pool/i;
+const KNOWN =
+  /already known|known transaction|already imported|transaction already exists|already in (the )?(tx|transaction)?pool/i;
 const NONCE_USED = /nonce too low|nonce has already been used|old nonce|invalid nonce/i;
-const UNDERPRICED = /underpriced|fee too low|gas price too low|replacement fee too low|less than (the )?block base fee/i;
+const UNDERPRICED =
+  /underpriced|fee too low|gas price too low|replacement fee too low|less than (the )?block base fee/i;
 
 /** The `ChainProvider` for networks with an RPC URL; `rates` prices the gas in BRL. */
 export const liveChain = (rates: RatesProvider): ChainProvider => ({
@@ -109,21 +115,46 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
   },
   async pendingNonce(network, account) {
     const { client } = entryFor(network);
-    return rpc(network, "read an account's nonce", () => client.getTransactionCount({ address: account ?? hotWallet().address, blockTag: "pending" }));
+    return rpc(network, "read an account's nonce", () =>
+      client.getTransactionCount({ address: account ?? hotWallet().address, blockTag: "pending" }),
+    );
   },
   async minedNonce(network) {
     const { client } = entryFor(network);
-    return rpc(network, "read the hot wallet's nonce", () => client.getTransactionCount({ address: hotWallet().address, blockTag: "latest" }));
+    return rpc(network, "read the hot wallet's nonce", () =>
+      client.getTransactionCount({ address: hotWallet().address, blockTag: "latest" }),
+    );
   },
   async signTransfer({ network, token, to, amount, nonce, fees, privateKey }) {
     const chainId = entryFor(network).cfg.chainId;
-    return signErc20Transfer({ privateKey: privateKey ?? hotWalletKey(), chainId, token, to, amount, nonce, gas: ERC20_TRANSFER_GAS, ...fees });
+    return signErc20Transfer({
+      privateKey: privateKey ?? hotWalletKey(),
+      chainId,
+      token,
+      to,
+      amount,
+      nonce,
+      gas: ERC20_TRANSFER_GAS,
+      ...fees,
+    });
   },
   async signSelfTransfer({ network, nonce, fees, privateKey }) {
-    return signSelfTransfer({ privateKey: privateKey ?? hotWalletKey(), chainId: entryFor(network).cfg.chainId, nonce, ...fees });
+    return signSelfTransfer({
+      privateKey: privateKey ?? hotWalletKey(),
+      chainId: entryFor(network).cfg.chainId,
+      nonce,
+      ...fees,
+    });
   },
   async signGasTransfer({ network, to, value, nonce, fees }) {
-    return signValueTransfer({ privateKey: hotWalletKey(), chainId: entryFor(network).cfg.chainId, to, value, nonce, ...fees });
+    return signValueTransfer({
+      privateKey: hotWalletKey(),
+      chainId: entryFor(network).cfg.chainId,
+      to,
+      value,
+      nonce,
+      ...fees,
+    });
   },
   async broadcast(network, rawTransaction) {
     const { client } = entryFor(network);
@@ -140,7 +171,8 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
       return { result: "rejected", reason: err.shortMessage };
     }
   },
-  headBlock: (network) => rpc(network, "read the head block", () => entryFor(network).client.getBlockNumber({ cacheTime: 0 })),
+  headBlock: (network) =>
+    rpc(network, "read the head block", () => entryFor(network).client.getBlockNumber({ cacheTime: 0 })),
   nonceState: (network, q) => readNonceState(network, q),
   async hotWalletBalances(network, tokens, account) {
     const { client } = entryFor(network);
@@ -150,7 +182,15 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
       const [minedNonce, native, ...held] = await Promise.all([
         client.getTransactionCount({ address, blockNumber: block }),
         client.getBalance({ address, blockNumber: block }),
-        ...tokens.map((token) => client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address], blockNumber: block })),
+        ...tokens.map((token) =>
+          client.readContract({
+            address: token,
+            abi: erc20Abi,
+            functionName: "balanceOf",
+            args: [address],
+            blockNumber: block,
+          }),
+        ),
       ]);
       return { block, minedNonce, native, tokens: held };
     });
@@ -164,7 +204,17 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
       const slice = addresses.slice(i, i + 50);
       balances.push(
         ...(await rpc(network, "read token balances", () =>
-          Promise.all(slice.map((a) => client.readContract({ address: token.address, abi: erc20Abi, functionName: "balanceOf", args: [a], blockNumber: block }))),
+          Promise.all(
+            slice.map((a) =>
+              client.readContract({
+                address: token.address,
+                abi: erc20Abi,
+                functionName: "balanceOf",
+                args: [a],
+                blockNumber: block,
+              }),
+            ),
+          ),
         )),
       );
     }
@@ -193,7 +243,10 @@ function isNodeAnswer(err: BaseError): boolean {
  * a revert is final only then too (a reorg could still include it differently). With none of our
  * hashes mined, the nonce is "taken" only when the account's count at the safe head has passed it.
  */
-async function readNonceState(network: Network, q: { nonce: number; hashes: string[]; from?: `0x${string}` }): Promise<NonceState> {
+async function readNonceState(
+  network: Network,
+  q: { nonce: number; hashes: string[]; from?: `0x${string}` },
+): Promise<NonceState> {
   const { client } = entryFor(network);
   const head = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
   const required = BigInt(confirmationsRequired(network));
@@ -263,7 +316,8 @@ function nodeReader(network: Network): ChainReader {
         );
         for (const l of found) {
           // Pending logs carry nulls; a mined block never does.
-          if (l.blockNumber === null || l.blockHash === null || l.transactionHash === null || l.logIndex === null) continue;
+          if (l.blockNumber === null || l.blockHash === null || l.transactionHash === null || l.logIndex === null)
+            continue;
           logs.push({
             token: l.address,
             from: l.args.from,
@@ -277,7 +331,9 @@ function nodeReader(network: Network): ChainReader {
         }
       }
       // Block then log order, so a partial payment is applied before the rest, as it happened.
-      return logs.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+      return logs.sort((a, b) =>
+        a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+      );
     },
   };
 }

@@ -10,7 +10,8 @@ import type { ChainProvider } from "./types";
  * refuses a network without a node, naming it.
  */
 export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvider }): ChainProvider {
-  const pick = (network: Network) => (rpcUrl(network) || env().PAYMENTS_MODE === "live" ? adapters.live : adapters.sandbox);
+  const pick = (network: Network) =>
+    rpcUrl(network) || env().PAYMENTS_MODE === "live" ? adapters.live : adapters.sandbox;
   return {
     name: "chain",
     quoteNetworkFeeCentavos: (network, fees) => pick(network).quoteNetworkFeeCentavos(network, fees),

@@ -20,7 +20,11 @@ export const sandboxChain: ChainProvider = {
   name: "sandbox-chain",
   async quoteNetworkFeeCentavos(network) {
     const e = env();
-    const brl = { eth: e.SANDBOX_NETWORK_FEE_BRL_ETH, bsc: e.SANDBOX_NETWORK_FEE_BRL_BSC, polygon: e.SANDBOX_NETWORK_FEE_BRL_POLYGON }[network];
+    const brl = {
+      eth: e.SANDBOX_NETWORK_FEE_BRL_ETH,
+      bsc: e.SANDBOX_NETWORK_FEE_BRL_BSC,
+      polygon: e.SANDBOX_NETWORK_FEE_BRL_POLYGON,
+    }[network];
     return brlToCentavosUp(brl);
   },
   async fees() {
@@ -40,13 +44,33 @@ export const sandboxChain: ChainProvider = {
     return null;
   },
   async signTransfer({ network, token, to, amount, nonce, fees, privateKey }) {
-    return signErc20Transfer({ privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], token, to, amount, nonce, ...fees });
+    return signErc20Transfer({
+      privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY,
+      chainId: CHAIN_IDS[network as Network],
+      token,
+      to,
+      amount,
+      nonce,
+      ...fees,
+    });
   },
   async signSelfTransfer({ network, nonce, fees, privateKey }) {
-    return signSelfTransfer({ privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], nonce, ...fees });
+    return signSelfTransfer({
+      privateKey: privateKey ?? SANDBOX_HOT_WALLET_KEY,
+      chainId: CHAIN_IDS[network as Network],
+      nonce,
+      ...fees,
+    });
   },
   async signGasTransfer({ network, to, value, nonce, fees }) {
-    return signValueTransfer({ privateKey: SANDBOX_HOT_WALLET_KEY, chainId: CHAIN_IDS[network as Network], to, value, nonce, ...fees });
+    return signValueTransfer({
+      privateKey: SANDBOX_HOT_WALLET_KEY,
+      chainId: CHAIN_IDS[network as Network],
+      to,
+      value,
+      nonce,
+      ...fees,
+    });
   },
   async broadcast() {
     return { result: "accepted" };
@@ -56,7 +80,9 @@ export const sandboxChain: ChainProvider = {
   },
   async nonceState(_network, { hashes, sentAt }) {
     const settled = Date.now() - sentAt.getTime() >= env().SANDBOX_SETTLE_SECONDS * 1000;
-    return settled ? { state: "mined", hash: hashes[0], success: true, final: true } : { state: "pending", known: hashes };
+    return settled
+      ? { state: "mined", hash: hashes[0], success: true, final: true }
+      : { state: "pending", known: hashes };
   },
   // Sandbox transactions never reach a chain, so there is no balance to keep a float of.
   hotWalletBalances: async () => null,

@@ -9,7 +9,8 @@ export type SignedTx = { hash: `0x${string}`; rawTransaction: `0x${string}` };
  * does not pay enough more than the one it replaces; rejected: anything else the node refused
  * (insufficient funds for gas, …), with its words. A transport failure throws: the outcome is unknown.
  */
-export type BroadcastResult = { result: "accepted" | "known" | "nonce-used" | "underpriced" } | { result: "rejected"; reason: string };
+export type BroadcastResult =
+  { result: "accepted" | "known" | "nonce-used" | "underpriced" } | { result: "rejected"; reason: string };
 
 /**
  * Where one of our nonces stands. mined: one of the given hashes is in a block (final once it has the
@@ -17,7 +18,10 @@ export type BroadcastResult = { result: "accepted" | "known" | "nonce-used" | "u
  * has passed this nonce and none of our hashes is mined (another transaction used it); pending:
  * nothing mined yet, `known` lists the hashes the node still holds.
  */
-export type NonceState = { state: "mined"; hash: string; success: boolean; final: boolean } | { state: "taken" } | { state: "pending"; known: string[] };
+export type NonceState =
+  | { state: "mined"; hash: string; success: boolean; final: boolean }
+  | { state: "taken" }
+  | { state: "pending"; known: string[] };
 
 /** An ERC-20 Transfer log in a mined block. */
 export type TransferLog = {
@@ -38,7 +42,12 @@ export interface ChainReader {
   /** The latest block number, never cached. */
   headBlock(): Promise<bigint>;
   /** Transfer logs of `tokens` to `recipients` in [fromBlock, toBlock], in block then log order. */
-  transferLogs(q: { tokens: `0x${string}`[]; recipients: `0x${string}`[]; fromBlock: bigint; toBlock: bigint }): Promise<TransferLog[]>;
+  transferLogs(q: {
+    tokens: `0x${string}`[];
+    recipients: `0x${string}`[];
+    fromBlock: bigint;
+    toBlock: bigint;
+  }): Promise<TransferLog[]>;
   /** The canonical block at a height: its hash (to tell a reorg) and its timestamp (the payment time of what it holds). */
   block(blockNumber: bigint): Promise<{ hash: `0x${string}`; timestamp: Date }>;
 }
@@ -80,25 +89,47 @@ export interface ChainProvider {
     privateKey?: `0x${string}`;
   }): Promise<SignedTx>;
   /** Signs a zero-value transfer to the signer itself at a nonce: what cancels a transaction, or fills a nonce gap. */
-  signSelfTransfer(args: { network: Network; nonce: number; fees: Fees; privateKey?: `0x${string}` }): Promise<SignedTx>;
+  signSelfTransfer(args: {
+    network: Network;
+    nonce: number;
+    fees: Fees;
+    privateKey?: `0x${string}`;
+  }): Promise<SignedTx>;
   /** Signs a transfer of `value` wei of the native coin from the hot wallet (gas for a deposit address to be swept). */
-  signGasTransfer(args: { network: Network; to: `0x${string}`; value: bigint; nonce: number; fees: Fees }): Promise<SignedTx>;
+  signGasTransfer(args: {
+    network: Network;
+    to: `0x${string}`;
+    value: bigint;
+    nonce: number;
+    fees: Fees;
+  }): Promise<SignedTx>;
   broadcast(network: Network, rawTransaction: string): Promise<BroadcastResult>;
   /** The latest block number: replacement is timed in blocks. */
   headBlock(network: Network): Promise<bigint>;
   /** Where our transaction at `nonce` stands; `hashes` are all its signed versions, `sentAt` when the first was made. */
-  nonceState(network: Network, q: { nonce: number; hashes: string[]; sentAt: Date; from?: `0x${string}` }): Promise<NonceState>;
+  nonceState(
+    network: Network,
+    q: { nonce: number; hashes: string[]; sentAt: Date; from?: `0x${string}` },
+  ): Promise<NonceState>;
   /**
    * The hot wallet's balances of gas (the native coin) and of `tokens`, and its count of mined
    * transactions, all read at one block so they describe the same moment; null where no node is.
    * `account` reads another account's instead (a deposit address being swept).
    */
-  hotWalletBalances(network: Network, tokens: `0x${string}`[], account?: `0x${string}`): Promise<HotWalletBalances | null>;
+  hotWalletBalances(
+    network: Network,
+    tokens: `0x${string}`[],
+    account?: `0x${string}`,
+  ): Promise<HotWalletBalances | null>;
   /**
    * Each address's balance of `token` in base units, all read at one block (the solvency report: the
    * hot wallet and the deposit addresses money arrived at). Absent where nothing can answer it.
    */
-  tokenBalances?(network: Network, token: { address: `0x${string}`; decimals: number }, addresses: `0x${string}`[]): Promise<bigint[]>;
+  tokenBalances?(
+    network: Network,
+    token: { address: `0x${string}`; decimals: number },
+    addresses: `0x${string}`[],
+  ): Promise<bigint[]>;
   /** The fee a mined transaction paid (gas used × effective price), in wei; null when it is not mined. Absent where no node is. */
   transactionFee?(network: Network, hash: `0x${string}`): Promise<bigint | null>;
   /** The node to watch for deposits on `network`, or null where no node is (sandbox transfers are simulated). */

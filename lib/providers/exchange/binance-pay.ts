@@ -9,7 +9,14 @@ import { requestText, UpstreamHttpError } from "../http/client";
 import type { SendAnswer } from "../outcome";
 import type { RefundState } from "../refund/types";
 import { CertificateCache, CertificatesUnavailable, type Certificate } from "./certificate-cache";
-import type { ExchangeNotification, ExchangeOrderRecord, ExchangePayment, ExchangePaymentState, ExchangeRefundRecord, ExchangeWalletProvider } from "./types";
+import type {
+  ExchangeNotification,
+  ExchangeOrderRecord,
+  ExchangePayment,
+  ExchangePaymentState,
+  ExchangeRefundRecord,
+  ExchangeWalletProvider,
+} from "./types";
 
 // Exchange-wallet orders through Binance Pay's merchant API (docs/providers.md#exchange-wallet-binance-pay):
 //   POST /binancepay/openapi/v3/order            create, with fiatAmount + fiatCurrency "BRL"
@@ -90,7 +97,9 @@ async function call(path: string, body: Json, what: string, retries = 2): Promis
       acceptBody: (status, raw) => status < 500 && status !== 429 && /"status"\s*:\s*"(SUCCESS|FAIL)"/.test(raw),
     });
   } catch (err) {
-    throw new UpstreamUnavailable(`Binance Pay unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`);
+    throw new UpstreamUnavailable(
+      `Binance Pay unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`,
+    );
   }
   let parsed: Json;
   try {
@@ -99,7 +108,10 @@ async function call(path: string, body: Json, what: string, retries = 2): Promis
     throw new UpstreamUnavailable(`Binance Pay answered ${what} with something that is not JSON`);
   }
   if (parsed.status === "SUCCESS") return parsed.data;
-  throw new BinanceRefusal(String(parsed.code ?? "?"), `Binance Pay refused to ${what}: ${String(parsed.code ?? "?")} ${String(parsed.errorMessage ?? "")}`.trim());
+  throw new BinanceRefusal(
+    String(parsed.code ?? "?"),
+    `Binance Pay refused to ${what}: ${String(parsed.code ?? "?")} ${String(parsed.errorMessage ?? "")}`.trim(),
+  );
 }
 
 const toDate = (ms: unknown) => (typeof ms === "number" && ms > 0 ? new Date(ms) : null);
@@ -110,7 +122,11 @@ function stateOf(d: Json): ExchangePaymentState {
     case "REFUNDING":
     case "REFUNDED":
     case "FULL_REFUNDED":
-      return { status: "paid", paidAt: toDate(d.transactTime), paymentRef: typeof d.transactionId === "string" ? d.transactionId : String(d.prepayId) };
+      return {
+        status: "paid",
+        paidAt: toDate(d.transactTime),
+        paymentRef: typeof d.transactionId === "string" ? d.transactionId : String(d.prepayId),
+      };
     case "CANCELED":
     case "EXPIRED":
     case "ERROR":
@@ -126,14 +142,18 @@ function stateOf(d: Json): ExchangePaymentState {
  */
 export function binancePayCertificates(): CertificateCache {
   const { base, key } = config();
-  return processSingleton(`binance-pay-certificates:${base}:${key}`, () => new CertificateCache({ fetch: listCertificates }));
+  return processSingleton(
+    `binance-pay-certificates:${base}:${key}`,
+    () => new CertificateCache({ fetch: listCertificates }),
+  );
 }
 
 async function listCertificates(): Promise<Certificate[]> {
   const data = await call(PATHS.certificates, {}, "list its certificates");
   const list: Certificate[] = [];
   for (const c of Array.isArray(data) ? (data as Json[]) : []) {
-    if (typeof c.certSerial === "string" && typeof c.certPublic === "string") list.push({ serial: c.certSerial, publicKey: c.certPublic });
+    if (typeof c.certSerial === "string" && typeof c.certPublic === "string")
+      list.push({ serial: c.certSerial, publicKey: c.certPublic });
   }
   return list;
 }
@@ -158,7 +178,14 @@ async function createOrder({
       fiatAmount: Number(new Decimal(valueCentavos).div(100).toFixed(2)),
       fiatCurrency: "BRL",
       description: plainText(description, 256),
-      goodsDetails: [{ goodsType: "02", goodsCategory: "Z000", referenceGoodsId: paymentLinkId, goodsName: plainText(description, 256) }],
+      goodsDetails: [
+        {
+          goodsType: "02",
+          goodsCategory: "Z000",
+          referenceGoodsId: paymentLinkId,
+          goodsName: plainText(description, 256),
+        },
+      ],
       orderExpireTime: expiresAt.getTime(),
       webhookUrl: `${publicBaseUrl()}/api/v1/providers/binance-pay/webhook`,
     },
@@ -186,32 +213,48 @@ const NOT_PAYABLE = new Set(["CANCELED", "EXPIRED", "ERROR"]);
  * with payment activity (which needs its QR, so should never happen) is kept as created, without links:
  * its payment is then read like any other, and nothing paid is dropped.
  */
-async function recoverDuplicate(paymentLinkId: string, payLink: string, refusal: BinanceRefusal): Promise<ExchangePayment> {
+async function recoverDuplicate(
+  paymentLinkId: string,
+  payLink: string,
+  refusal: BinanceRefusal,
+): Promise<ExchangePayment> {
   let order: Json;
   try {
-    order = (await call(PATHS.query, { merchantTradeNo: paymentLinkId }, "read the order it refused as a duplicate")) as Json;
+    order = (await call(
+      PATHS.query,
+      { merchantTradeNo: paymentLinkId },
+      "read the order it refused as a duplicate",
+    )) as Json;
   } catch (err) {
     // Binance has no such order: it refused the id itself, as it may refuse anything in a create.
     if (err instanceof BinanceRefusal) throw new InvalidInput(refusal.message);
     throw err;
   }
-  if (order?.merchantTradeNo !== paymentLinkId || typeof order.prepayId !== "string") throw new InvalidInput(refusal.message);
+  if (order?.merchantTradeNo !== paymentLinkId || typeof order.prepayId !== "string")
+    throw new InvalidInput(refusal.message);
   const status = String(order.status);
   let paying = !UNPAID.has(status) && !NOT_PAYABLE.has(status);
   if (UNPAID.has(status)) {
     try {
-      await call(PATHS.close, { merchantTradeNo: paymentLinkId }, "close the order whose creation was answered to nobody");
+      await call(
+        PATHS.close,
+        { merchantTradeNo: paymentLinkId },
+        "close the order whose creation was answered to nobody",
+      );
     } catch (err) {
       if (!(err instanceof BinanceRefusal && err.code === PAYMENT_ON_THE_WAY)) throw err;
       paying = true;
     }
   }
   if (paying) {
-    log.warn("Binance Pay order whose creation answer was lost shows payment activity: kept as created, without its payment links", {
-      merchantTradeNo: paymentLinkId,
-      prepayId: order.prepayId,
-      status,
-    });
+    log.warn(
+      "Binance Pay order whose creation answer was lost shows payment activity: kept as created, without its payment links",
+      {
+        merchantTradeNo: paymentLinkId,
+        prepayId: order.prepayId,
+        status,
+      },
+    );
     return { providerRef: order.prepayId, qrContent: payLink, links: {} };
   }
   throw new UpstreamUnavailable(
@@ -237,7 +280,11 @@ function refundRequestIdOf(data: Json): string | null {
   return typeof id === "string" ? id : null;
 }
 
-const REFUND_STATES: Record<string, RefundState["status"]> = { REFUND_SUCCESS: "COMPLETED", REFUND_FAIL: "FAILED", REFUND_PENDING: "PROCESSING" };
+const REFUND_STATES: Record<string, RefundState["status"]> = {
+  REFUND_SUCCESS: "COMPLETED",
+  REFUND_FAIL: "FAILED",
+  REFUND_PENDING: "PROCESSING",
+};
 
 /** A description Binance accepts: no backslash, quote or emoji, at most 256 characters. */
 const plainText = (s: string, max: number) =>
@@ -254,22 +301,29 @@ export const binancePay: ExchangeWalletProvider = {
     try {
       data = (await createOrder({ valueCentavos, paymentLinkId, expiresAt, description })) as Json;
     } catch (err) {
-      if (err instanceof BinanceRefusal && err.code === DUPLICATE_TRADE_NO) return recoverDuplicate(paymentLinkId, payLink, err);
+      if (err instanceof BinanceRefusal && err.code === DUPLICATE_TRADE_NO)
+        return recoverDuplicate(paymentLinkId, payLink, err);
       if (err instanceof BinanceRefusal) throw new InvalidInput(err.message);
       throw err;
     }
     if (typeof data?.prepayId !== "string" || typeof data.qrcodeLink !== "string")
       throw new UpstreamUnavailable("Binance Pay answered the order without its prepayId or qrcodeLink");
     const links: Record<string, string> = {};
-    for (const k of ["qrcodeLink", "qrContent", "checkoutUrl", "deeplink", "universalUrl"] as const) if (typeof data[k] === "string") links[k] = data[k];
-    return { providerRef: data.prepayId, qrContent: typeof data.qrContent === "string" ? data.qrContent : data.qrcodeLink, links };
+    for (const k of ["qrcodeLink", "qrContent", "checkoutUrl", "deeplink", "universalUrl"] as const)
+      if (typeof data[k] === "string") links[k] = data[k];
+    return {
+      providerRef: data.prepayId,
+      qrContent: typeof data.qrContent === "string" ? data.qrContent : data.qrcodeLink,
+      links,
+    };
   },
 
   async readPayment({ merchantTradeNo }) {
     try {
       return stateOf((await call(PATHS.query, { merchantTradeNo }, "read the order")) as Json);
     } catch (err) {
-      if (err instanceof BinanceRefusal && err.code === "400202") return { status: "closed", paidAt: null, paymentRef: null };
+      if (err instanceof BinanceRefusal && err.code === "400202")
+        return { status: "closed", paidAt: null, paymentRef: null };
       throw err;
     }
   },
@@ -284,7 +338,13 @@ export const binancePay: ExchangeWalletProvider = {
     }
     if (typeof d.status !== "string" || (typeof d.orderAmount !== "string" && typeof d.orderAmount !== "number"))
       throw new UpstreamUnavailable("Binance Pay answered the order without its status or amount");
-    return { status: d.status, orderAmount: String(d.orderAmount), currency: String(d.currency ?? ""), paidAt: toDate(d.transactTime), createdAt: toDate(d.createTime) };
+    return {
+      status: d.status,
+      orderAmount: String(d.orderAmount),
+      currency: String(d.currency ?? ""),
+      paidAt: toDate(d.transactTime),
+      createdAt: toDate(d.createTime),
+    };
   },
 
   async readRefundRecord(refundId): Promise<ExchangeRefundRecord | null> {
@@ -370,13 +430,20 @@ export const binancePay: ExchangeWalletProvider = {
     }
     const total = new Decimal(String(order.orderAmount));
     const share =
-      orderValueCentavos && valueCentavos < orderValueCentavos ? total.times(valueCentavos).div(orderValueCentavos).toDecimalPlaces(8, Decimal.ROUND_DOWN) : total;
+      orderValueCentavos && valueCentavos < orderValueCentavos
+        ? total.times(valueCentavos).div(orderValueCentavos).toDecimalPlaces(8, Decimal.ROUND_DOWN)
+        : total;
     try {
       // Sent once: after a lost answer Binance may refuse the repeat (the order already refunded, the
       // amount now beyond what is left) although the first was made; the refund machine reads it back.
       await call(
         PATHS.refund,
-        { refundRequestId: id, prepayId: paymentRef, refundAmount: share.toFixed(8), ...(reason ? { refundReason: plainText(reason, 256) } : {}) },
+        {
+          refundRequestId: id,
+          prepayId: paymentRef,
+          refundAmount: share.toFixed(8),
+          ...(reason ? { refundReason: plainText(reason, 256) } : {}),
+        },
         "refund the order",
         0,
       );
@@ -398,7 +465,10 @@ export const binancePay: ExchangeWalletProvider = {
       throw err;
     }
     const status = REFUND_STATES[String(data.refundStatus ?? data.status)];
-    if (!status) throw new UpstreamUnavailable(`Binance Pay answered the refund with a status we do not know: ${String(data.refundStatus ?? data.status)}`);
+    if (!status)
+      throw new UpstreamUnavailable(
+        `Binance Pay answered the refund with a status we do not know: ${String(data.refundStatus ?? data.status)}`,
+      );
     return status === "FAILED" ? { status, reason: "Binance Pay did not make the refund (REFUND_FAIL)" } : { status };
   },
 };

@@ -57,7 +57,8 @@ export class CertificateCache {
     const checked = this.unknown.get(serial);
     if (checked !== undefined && now - checked < this.unknownTtlMs) return null;
     if (now - this.lastFetchAt < this.refetchAfterMs) {
-      if (this.lastFetchFailed) throw new CertificatesUnavailable("the provider's certificates could not be read; not asked again yet");
+      if (this.lastFetchFailed)
+        throw new CertificatesUnavailable("the provider's certificates could not be read; not asked again yet");
       return null;
     }
     return this.afterFetch(serial, this.refresh(now));

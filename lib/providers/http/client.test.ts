@@ -13,6 +13,7 @@ describe("retryAfterMs", () => {
   });
 
   it("ignores what is neither", () => {
-    for (const v of [null, undefined, "", "soon", "1.5", "-3", "3 apples", "2026-11-24T15:31:00Z"]) expect(retryAfterMs(v, now)).toBeUndefined();
+    for (const v of [null, undefined, "", "soon", "1.5", "-3", "3 apples", "2026-11-24T15:31:00Z"])
+      expect(retryAfterMs(v, now)).toBeUndefined();
   });
 });

@@ -71,7 +71,11 @@ async function withRetries<T>(attempt: () => Promise<T>, retries: number, maxRet
 /** The HTTP error of an answer that is not a success, carrying its Retry-After. */
 function httpError(res: Response, message: string): UpstreamHttpError {
   const wait = retryAfterMs(res.headers.get("retry-after"));
-  return new UpstreamHttpError(res.status, wait === undefined ? message : `${message} (Retry-After ${Math.ceil(wait / 1000)} s)`, wait);
+  return new UpstreamHttpError(
+    res.status,
+    wait === undefined ? message : `${message} (Retry-After ${Math.ceil(wait / 1000)} s)`,
+    wait,
+  );
 }
 
 export function requestJson(url: string, req: JsonRequest): Promise<unknown> {
@@ -83,14 +87,19 @@ async function once(url: string, req: JsonRequest): Promise<unknown> {
   try {
     res = await fetch(url, {
       method: req.method ?? "GET",
-      headers: { accept: "application/json", ...(req.body !== undefined ? { "content-type": "application/json" } : {}), ...req.headers },
+      headers: {
+        accept: "application/json",
+        ...(req.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...req.headers,
+      },
       body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
       signal: AbortSignal.timeout(req.timeoutMs),
       redirect: "error",
     });
   } catch (err) {
     const name = err instanceof Error ? err.name : "";
-    if (name === "TimeoutError" || name === "AbortError") throw new UpstreamHttpError("timeout", `no answer within ${req.timeoutMs} ms`);
+    if (name === "TimeoutError" || name === "AbortError")
+      throw new UpstreamHttpError("timeout", `no answer within ${req.timeoutMs} ms`);
     throw new UpstreamHttpError("network", `unreachable (${err instanceof Error ? err.message : String(err)})`);
   }
   const text = await res.text().catch(() => "");
@@ -109,7 +118,9 @@ function upstreamMessage(body: unknown): string {
   if (!body || typeof body !== "object") return "";
   const o = body as Record<string, unknown>;
   const nested = o.error && typeof o.error === "object" ? (o.error as Record<string, unknown>) : null;
-  const msg = [o.message, o.error, nested?.message, nested?.error_message, o.status].find((v) => typeof v === "string" && v.length > 0);
+  const msg = [o.message, o.error, nested?.message, nested?.error_message, o.status].find(
+    (v) => typeof v === "string" && v.length > 0,
+  );
   return typeof msg === "string" ? `: ${msg.slice(0, 200)}` : "";
 }
 
@@ -134,10 +145,17 @@ export function requestText(url: string, req: TextRequest): Promise<string> {
 async function textOnce(url: string, req: TextRequest): Promise<string> {
   let res: Response;
   try {
-    res = await fetch(url, { method: req.method, headers: req.headers(), body: req.body, signal: AbortSignal.timeout(req.timeoutMs), redirect: "error" });
+    res = await fetch(url, {
+      method: req.method,
+      headers: req.headers(),
+      body: req.body,
+      signal: AbortSignal.timeout(req.timeoutMs),
+      redirect: "error",
+    });
   } catch (err) {
     const name = err instanceof Error ? err.name : "";
-    if (name === "TimeoutError" || name === "AbortError") throw new UpstreamHttpError("timeout", `no answer within ${req.timeoutMs} ms`);
+    if (name === "TimeoutError" || name === "AbortError")
+      throw new UpstreamHttpError("timeout", `no answer within ${req.timeoutMs} ms`);
     throw new UpstreamHttpError("network", `unreachable (${err instanceof Error ? err.message : String(err)})`);
   }
   const text = await res.text().catch(() => "");

@@ -12,7 +12,15 @@ export type TlsIdentity = { cert?: Buffer; key?: Buffer; pfx?: Buffer; passphras
 export function mtlsAgent(identity: TlsIdentity): https.Agent {
   // The PSP's own CA (PIX_CA_FILE) is trusted in addition to the system's, never instead of it.
   const ca = identity.ca ? [...tls.rootCertificates, identity.ca] : undefined;
-  return new https.Agent({ keepAlive: true, maxSockets: 16, cert: identity.cert, key: identity.key, pfx: identity.pfx, passphrase: identity.passphrase, ca });
+  return new https.Agent({
+    keepAlive: true,
+    maxSockets: 16,
+    cert: identity.cert,
+    key: identity.key,
+    pfx: identity.pfx,
+    passphrase: identity.passphrase,
+    ca,
+  });
 }
 
 /** Trusts only this certificate (a Lightning node's self-signed one): pinned, not added to the public roots. */
@@ -21,7 +29,13 @@ export function pinnedAgent(cert: Buffer): https.Agent {
 }
 
 /** An answer; `retryAfterSeconds` is the Retry-After a 429 or 503 carried (null without one). */
-export type HttpsAnswer = { status: number; contentType: string; text: string; json: unknown; retryAfterSeconds: number | null };
+export type HttpsAnswer = {
+  status: number;
+  contentType: string;
+  text: string;
+  json: unknown;
+  retryAfterSeconds: number | null;
+};
 
 export type HttpsCall = {
   agent: https.Agent;
@@ -65,7 +79,10 @@ export function httpsRequest(url: string, call: HttpsCall): Promise<HttpsAnswer>
       req.destroy();
       reject(err);
     };
-    const timer = setTimeout(() => fail(new UpstreamHttpError("timeout", `no answer within ${call.timeoutMs} ms`)), call.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new UpstreamHttpError("timeout", `no answer within ${call.timeoutMs} ms`)),
+      call.timeoutMs,
+    );
     req.on("error", (err) => fail(new UpstreamHttpError("network", `unreachable (${err.message})`)));
     if (call.body !== undefined) req.write(call.body);
     req.end();

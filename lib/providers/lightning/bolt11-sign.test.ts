@@ -12,7 +12,9 @@ function tag(decoded: ReturnType<typeof bolt11.decode>, name: string) {
 describe("nodePublicKey", () => {
   it("returns the compressed 33-byte key", () => {
     // Private key 1 maps to the generator point G.
-    expect(nodePublicKey("00".repeat(31) + "01")).toBe("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798");
+    expect(nodePublicKey("00".repeat(31) + "01")).toBe(
+      "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
+    );
     expect(nodePublicKey(SANDBOX_LN_NODE_KEY)).toMatch(/^0[23][0-9a-f]{64}$/);
   });
 
@@ -97,7 +99,13 @@ describe("createSignedInvoice", () => {
   });
 
   it("gives fresh preimages, secrets and invoices per call", () => {
-    const args = { satoshis: 10, description: "d", expirySeconds: 60, nodePrivateKey: SANDBOX_LN_NODE_KEY, timestamp: TS };
+    const args = {
+      satoshis: 10,
+      description: "d",
+      expirySeconds: 60,
+      nodePrivateKey: SANDBOX_LN_NODE_KEY,
+      timestamp: TS,
+    };
     const a = createSignedInvoice(args);
     const b = createSignedInvoice(args);
     expect(a.preimage).not.toBe(b.preimage);
@@ -107,7 +115,12 @@ describe("createSignedInvoice", () => {
 
   it("defaults the timestamp to now", () => {
     const before = Math.floor(Date.now() / 1000);
-    const created = createSignedInvoice({ satoshis: 1, description: "", expirySeconds: 60, nodePrivateKey: SANDBOX_LN_NODE_KEY });
+    const created = createSignedInvoice({
+      satoshis: 1,
+      description: "",
+      expirySeconds: 60,
+      nodePrivateKey: SANDBOX_LN_NODE_KEY,
+    });
     const after = Math.floor(Date.now() / 1000);
     expect(created.timestamp).toBeGreaterThanOrEqual(before);
     expect(created.timestamp).toBeLessThanOrEqual(after);
@@ -115,7 +128,13 @@ describe("createSignedInvoice", () => {
   });
 
   it("rejects invalid input", () => {
-    const base = { satoshis: 1, description: "", expirySeconds: 60, nodePrivateKey: SANDBOX_LN_NODE_KEY, timestamp: TS };
+    const base = {
+      satoshis: 1,
+      description: "",
+      expirySeconds: 60,
+      nodePrivateKey: SANDBOX_LN_NODE_KEY,
+      timestamp: TS,
+    };
     for (const satoshis of [0, -1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1, 2_100_000_000_000_001]) {
       expect(() => createSignedInvoice({ ...base, satoshis })).toThrow(/satoshis/);
     }

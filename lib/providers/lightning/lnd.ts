@@ -49,7 +49,8 @@ function node(): Node {
 
 const b64ToHex = (b64: string) => Buffer.from(b64, "base64").toString("hex");
 const hexToB64 = (hex: string) => Buffer.from(hex, "hex").toString("base64");
-const seconds = (v: unknown) => (typeof v === "string" && /^\d+$/.test(v) && v !== "0" ? new Date(Number(v) * 1000) : null);
+const seconds = (v: unknown) =>
+  typeof v === "string" && /^\d+$/.test(v) && v !== "0" ? new Date(Number(v) * 1000) : null;
 
 /** gRPC-gateway errors: `{ code, message }`. */
 function problem(answer: HttpsAnswer): string {
@@ -57,22 +58,34 @@ function problem(answer: HttpsAnswer): string {
   return `HTTP ${answer.status}${typeof o.message === "string" ? `: ${o.message}` : ""}`;
 }
 
-async function call(method: "GET" | "POST", path: string, what: string, body?: unknown, retries = 2): Promise<HttpsAnswer> {
+async function call(
+  method: "GET" | "POST",
+  path: string,
+  what: string,
+  body?: unknown,
+  retries = 2,
+): Promise<HttpsAnswer> {
   const n = node();
   for (let attempt = 0; ; attempt++) {
     try {
       const answer = await httpsRequest(`${n.base}${path}`, {
         agent: n.agent,
         method,
-        headers: { "Grpc-Metadata-macaroon": n.macaroon, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        headers: {
+          "Grpc-Metadata-macaroon": n.macaroon,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
         timeoutMs: n.timeoutMs,
       });
-      if (answer.status >= 500 && attempt < retries && !/not found|unable to locate/i.test(answer.text)) throw new UpstreamHttpError(answer.status, problem(answer));
+      if (answer.status >= 500 && attempt < retries && !/not found|unable to locate/i.test(answer.text))
+        throw new UpstreamHttpError(answer.status, problem(answer));
       return answer;
     } catch (err) {
       if (!(err instanceof UpstreamHttpError) || attempt >= retries)
-        throw new UpstreamUnavailable(`LND node unavailable (${what}): ${err instanceof Error ? err.message : String(err)}`);
+        throw new UpstreamUnavailable(
+          `LND node unavailable (${what}): ${err instanceof Error ? err.message : String(err)}`,
+        );
       await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
     }
   }
@@ -85,11 +98,15 @@ async function call(method: "GET" | "POST", path: string, what: string, body?: u
 function checked(paymentRequest: string, rHashHex: string, satoshis: number, cltvExpiry?: number): LightningInvoice {
   const decoded = bolt11.decode(paymentRequest);
   const hash = decoded.tags.find((t) => t.tagName === "payment_hash")?.data;
-  if (decoded.satoshis !== satoshis) throw new UpstreamUnavailable(`LND made an invoice for ${decoded.satoshis ?? "no"} sats, not ${satoshis}`);
-  if (hash !== rHashHex) throw new UpstreamUnavailable("LND made an invoice whose payment hash is not the one it reported");
+  if (decoded.satoshis !== satoshis)
+    throw new UpstreamUnavailable(`LND made an invoice for ${decoded.satoshis ?? "no"} sats, not ${satoshis}`);
+  if (hash !== rHashHex)
+    throw new UpstreamUnavailable("LND made an invoice whose payment hash is not the one it reported");
   const cltv = decoded.tags.find((t) => t.tagName === "min_final_cltv_expiry")?.data;
   if (cltvExpiry !== undefined && (typeof cltv !== "number" || cltv < cltvExpiry))
-    throw new UpstreamUnavailable(`LND made a hold invoice whose payer may leave ${String(cltv ?? "no")} blocks, not ${cltvExpiry}`);
+    throw new UpstreamUnavailable(
+      `LND made a hold invoice whose payer may leave ${String(cltv ?? "no")} blocks, not ${cltvExpiry}`,
+    );
   const createdAt = new Date((decoded.timestamp ?? Math.floor(Date.now() / 1000)) * 1000);
   const expiresAt = new Date((decoded.timeExpireDate ?? Math.floor(createdAt.getTime() / 1000) + 3600) * 1000);
   return { id: rHashHex, invoice: paymentRequest, paymentHash: rHashHex, createdAt, expiresAt };
@@ -103,7 +120,8 @@ function remote(o: Json): StreamedInvoice {
   const acceptTimes = htlcs.map((h) => seconds(h.accept_time)).filter((d): d is Date => d !== null);
   // lnd's expiry watcher goes by the earliest expiry among the HTLCs it still holds.
   const held = htlcs.filter((h) => h.state === "ACCEPTED");
-  const heights = (field: string) => held.map((h) => h[field]).filter((v): v is number => typeof v === "number" && v > 0);
+  const heights = (field: string) =>
+    held.map((h) => h[field]).filter((v): v is number => typeof v === "number" && v > 0);
   return {
     id: hash,
     paymentHash: hash,
@@ -116,7 +134,10 @@ function remote(o: Json): StreamedInvoice {
     canceled: state === "CANCELED",
     htlcExpiryHeight: heights("expiry_height").length ? Math.min(...heights("expiry_height")) : null,
     acceptHeight: heights("accept_height").length ? Math.max(...heights("accept_height")) : null,
-    settleIndex: typeof o.settle_index === "string" && /^\d+$/.test(o.settle_index) && o.settle_index !== "0" ? Number(o.settle_index) : null,
+    settleIndex:
+      typeof o.settle_index === "string" && /^\d+$/.test(o.settle_index) && o.settle_index !== "0"
+        ? Number(o.settle_index)
+        : null,
   };
 }
 
@@ -131,41 +152,52 @@ async function lookup(hashHex: string): Promise<Json> {
  * over in order, the next only once the previous one has been applied. Resolves when the node ends
  * the stream; throws when it fails or is cut.
  */
-function follow(pathAndQuery: string, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void> {
+function follow(
+  pathAndQuery: string,
+  signal: AbortSignal,
+  onInvoice: (invoice: StreamedInvoice) => Promise<void>,
+): Promise<void> {
   const n = node();
   return new Promise<void>((resolve, reject) => {
-    const req = https.request(`${n.base}${pathAndQuery}`, { method: "GET", agent: n.agent, headers: { "Grpc-Metadata-macaroon": n.macaroon }, signal }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new UpstreamUnavailable(`LND node refused the invoice stream: HTTP ${res.statusCode}`));
-        return;
-      }
-      let buffer = "";
-      let chain = Promise.resolve();
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let nl;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, nl).trim();
-          buffer = buffer.slice(nl + 1);
-          if (!line) continue;
-          chain = chain.then(async () => {
-            const msg = JSON.parse(line) as Json;
-            if (msg.error) throw new UpstreamUnavailable(`LND invoice stream error: ${JSON.stringify(msg.error).slice(0, 200)}`);
-            if (msg.result && typeof msg.result === "object") await onInvoice(remote(msg.result as Json));
-          });
-          chain.catch((err: unknown) => {
-            req.destroy();
-            reject(err);
-          });
+    const req = https.request(
+      `${n.base}${pathAndQuery}`,
+      { method: "GET", agent: n.agent, headers: { "Grpc-Metadata-macaroon": n.macaroon }, signal },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new UpstreamUnavailable(`LND node refused the invoice stream: HTTP ${res.statusCode}`));
+          return;
         }
-      });
-      res.on("end", () => void chain.then(resolve, reject));
-      res.on("error", (err) => reject(new UpstreamUnavailable(`LND invoice stream cut: ${err.message}`)));
-      res.on("aborted", () => reject(new UpstreamUnavailable("LND invoice stream cut")));
-    });
-    req.on("error", (err) => reject(signal.aborted ? err : new UpstreamUnavailable(`LND invoice stream failed: ${err.message}`)));
+        let buffer = "";
+        let chain = Promise.resolve();
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let nl;
+          while ((nl = buffer.indexOf("\n")) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (!line) continue;
+            chain = chain.then(async () => {
+              const msg = JSON.parse(line) as Json;
+              if (msg.error)
+                throw new UpstreamUnavailable(`LND invoice stream error: ${JSON.stringify(msg.error).slice(0, 200)}`);
+              if (msg.result && typeof msg.result === "object") await onInvoice(remote(msg.result as Json));
+            });
+            chain.catch((err: unknown) => {
+              req.destroy();
+              reject(err);
+            });
+          }
+        });
+        res.on("end", () => void chain.then(resolve, reject));
+        res.on("error", (err) => reject(new UpstreamUnavailable(`LND invoice stream cut: ${err.message}`)));
+        res.on("aborted", () => reject(new UpstreamUnavailable("LND invoice stream cut")));
+      },
+    );
+    req.on("error", (err) =>
+      reject(signal.aborted ? err : new UpstreamUnavailable(`LND invoice stream failed: ${err.message}`)),
+    );
     req.end();
   });
 }
@@ -229,7 +261,8 @@ export const lndLightning: LightningProvider = {
       creation_date_end: String(Math.ceil(createdTo.getTime() / 1000)),
     });
     const answer = await call("GET", `/v1/invoices?${query}`, "list the invoices");
-    if (answer.status !== 200) throw new UpstreamUnavailable(`LND node refused to list the invoices: ${problem(answer)}`);
+    if (answer.status !== 200)
+      throw new UpstreamUnavailable(`LND node refused to list the invoices: ${problem(answer)}`);
     const o = (answer.json ?? {}) as Json;
     const whole = (v: unknown) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
     const invoices = (Array.isArray(o.invoices) ? (o.invoices as Json[]) : []).map((i) => ({
@@ -268,18 +301,25 @@ export const lndLightning: LightningProvider = {
       0,
     );
     const o = (answer.json ?? {}) as Json;
-    if (answer.status !== 200 || typeof o.payment_request !== "string") throw new UpstreamUnavailable(`LND node refused to create the hold invoice: ${problem(answer)}`);
+    if (answer.status !== 200 || typeof o.payment_request !== "string")
+      throw new UpstreamUnavailable(`LND node refused to create the hold invoice: ${problem(answer)}`);
     return checked(o.payment_request, paymentHash, satoshis, cltvExpiry);
   },
 
   async settleHoldInvoice(preimage) {
-    const answer = await call("POST", "/v2/invoices/settle", "settle the hold invoice", { preimage: hexToB64(preimage) });
-    if (answer.status !== 200) throw new UpstreamUnavailable(`LND node refused to settle the hold invoice: ${problem(answer)}`);
+    const answer = await call("POST", "/v2/invoices/settle", "settle the hold invoice", {
+      preimage: hexToB64(preimage),
+    });
+    if (answer.status !== 200)
+      throw new UpstreamUnavailable(`LND node refused to settle the hold invoice: ${problem(answer)}`);
   },
 
   async cancelHoldInvoice(paymentHash) {
-    const answer = await call("POST", "/v2/invoices/cancel", "cancel the hold invoice", { payment_hash: hexToB64(paymentHash) });
-    if (answer.status !== 200) throw new UpstreamUnavailable(`LND node refused to cancel the hold invoice: ${problem(answer)}`);
+    const answer = await call("POST", "/v2/invoices/cancel", "cancel the hold invoice", {
+      payment_hash: hexToB64(paymentHash),
+    });
+    if (answer.status !== 200)
+      throw new UpstreamUnavailable(`LND node refused to cancel the hold invoice: ${problem(answer)}`);
   },
 
   async bestBlockHeight() {

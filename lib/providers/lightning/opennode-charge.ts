@@ -52,12 +52,20 @@ export const chargeV2 = z.object({
   settled_at: time,
   payment_method: z.string().nullish(),
   onchain: z.array(z.unknown()).nullish(),
-  lightning: z.object({ payreq: z.string().nullish(), status: z.string().nullish(), expires_at: time, settled_at: time }).nullish(),
+  lightning: z
+    .object({ payreq: z.string().nullish(), status: z.string().nullish(), expires_at: time, settled_at: time })
+    .nullish(),
 });
 export type ChargeV2 = z.infer<typeof chargeV2>;
 
 /** One on-chain payment to the charge's address (v1's `transactions` entry; v2 keeps it under `onchain`). */
-const onchainTx = z.object({ tx: z.string().nullish(), amount: sats.nullish(), created_at: time, settled_at: time, status: z.string().nullish() });
+const onchainTx = z.object({
+  tx: z.string().nullish(),
+  amount: sats.nullish(),
+  created_at: time,
+  settled_at: time,
+  status: z.string().nullish(),
+});
 
 /** The charge's on-chain payments we can read; one OpenNode writes otherwise is left out of the sums. */
 function onchainPayments(c: ChargeV2) {
@@ -75,7 +83,11 @@ function latest(dates: (Date | null)[]): Date | null {
 /** When OpenNode stops taking payments for the charge: its `expires_at`, else its creation plus `ttl` minutes. */
 function closesAt(c: ChargeV2): Date | null {
   const created = dateOf(c.created_at);
-  return dateOf(c.expires_at) ?? (created && c.ttl ? new Date(created.getTime() + c.ttl * 60_000) : null) ?? dateOf(c.lightning?.expires_at);
+  return (
+    dateOf(c.expires_at) ??
+    (created && c.ttl ? new Date(created.getTime() + c.ttl * 60_000) : null) ??
+    dateOf(c.lightning?.expires_at)
+  );
 }
 
 /**

@@ -19,7 +19,8 @@ const TTL_MINUTES = { min: 10, max: 1440 };
 
 function config() {
   const e = env();
-  if (!e.LIGHTNING_API_URL || !e.LIGHTNING_API_KEY) throw new Error("LIGHTNING_API_URL and LIGHTNING_API_KEY must be set");
+  if (!e.LIGHTNING_API_URL || !e.LIGHTNING_API_KEY)
+    throw new Error("LIGHTNING_API_URL and LIGHTNING_API_KEY must be set");
   return { base: e.LIGHTNING_API_URL.replace(/\/+$/, ""), key: e.LIGHTNING_API_KEY, timeoutMs: e.LIGHTNING_TIMEOUT_MS };
 }
 
@@ -27,7 +28,8 @@ function config() {
 function parsed<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const inner = body && typeof body === "object" && "data" in body ? (body as { data: unknown }).data : body;
   const result = schema.safeParse(inner);
-  if (!result.success) throw new Error(`unexpected charge response (${result.error.issues[0]?.path.join(".") || "body"})`);
+  if (!result.success)
+    throw new Error(`unexpected charge response (${result.error.issues[0]?.path.join(".") || "body"})`);
   return result.data;
 }
 
@@ -35,7 +37,14 @@ async function getCharge(id: string): Promise<ChargeV2> {
   const { base, key, timeoutMs } = config();
   // Reading is safe to repeat, so it retries (after what a 429's Retry-After asks); creating (below) is
   // not, since a retry could open a second charge.
-  return parsed(chargeV2, await requestJson(`${base}/v2/charges/${encodeURIComponent(id)}`, { headers: { authorization: key }, timeoutMs, retries: 2 }));
+  return parsed(
+    chargeV2,
+    await requestJson(`${base}/v2/charges/${encodeURIComponent(id)}`, {
+      headers: { authorization: key },
+      timeoutMs,
+      retries: 2,
+    }),
+  );
 }
 
 function tag(decoded: ReturnType<typeof bolt11.decode>, name: string): unknown {
@@ -73,8 +82,10 @@ export const openNodeLightning: LightningProvider = {
       timeoutMs,
     });
     const c = parsed(createdCharge, body);
-    if (!c.lightning_invoice) throw new Error("charge has no Lightning invoice (amount above the provider's Lightning limit?)");
-    if (c.order_id && c.order_id !== paymentLinkId) throw new Error(`charge is for order ${c.order_id}, expected ${paymentLinkId}`);
+    if (!c.lightning_invoice)
+      throw new Error("charge has no Lightning invoice (amount above the provider's Lightning limit?)");
+    if (c.order_id && c.order_id !== paymentLinkId)
+      throw new Error(`charge is for order ${c.order_id}, expected ${paymentLinkId}`);
     // The invoice is what the payer pays: check it asks for exactly our amount before handing it out.
     let decoded: ReturnType<typeof bolt11.decode>;
     try {
@@ -82,7 +93,8 @@ export const openNodeLightning: LightningProvider = {
     } catch {
       throw new Error("charge carries an invalid BOLT11 invoice");
     }
-    if (decoded.satoshis !== satoshis) throw new Error(`charge invoice is for ${decoded.satoshis ?? "no"} sats, expected ${satoshis}`);
+    if (decoded.satoshis !== satoshis)
+      throw new Error(`charge invoice is for ${decoded.satoshis ?? "no"} sats, expected ${satoshis}`);
     const paymentHash = tag(decoded, "payment_hash");
     if (typeof paymentHash !== "string") throw new Error("charge invoice has no payment hash");
     const createdAt = new Date((decoded.timestamp ?? c.created_at) * 1000);

@@ -30,7 +30,13 @@ export const sandboxLightning: LightningProvider = {
   },
   // Hold invoices: the sandbox's node is this table's state; the sandbox helper plays the payer.
   async createHoldInvoice({ paymentHash, satoshis, description, expirySeconds }) {
-    const signed = createSignedInvoice({ satoshis, description, expirySeconds, nodePrivateKey: SANDBOX_LN_NODE_KEY, paymentHash });
+    const signed = createSignedInvoice({
+      satoshis,
+      description,
+      expirySeconds,
+      nodePrivateKey: SANDBOX_LN_NODE_KEY,
+      paymentHash,
+    });
     return {
       id: signed.paymentHash,
       invoice: signed.invoice,

@@ -105,21 +105,39 @@ export interface LightningProvider {
    * `afterSettleIndex` (replayed first, then live) and for hold invoices changing state, until the
    * stream ends or `signal` aborts. Resolves when the node closes it; throws when it fails.
    */
-  followInvoices?(afterSettleIndex: number, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void>;
+  followInvoices?(
+    afterSettleIndex: number,
+    signal: AbortSignal,
+    onInvoice: (invoice: StreamedInvoice) => Promise<void>,
+  ): Promise<void>;
   /**
    * One invoice's changes, its current state first (LND's single-invoice stream: the only one that
    * reports a hold invoice ACCEPTED or CANCELED). Resolves when the node ends the stream.
    */
-  followInvoice?(paymentHash: string, signal: AbortSignal, onInvoice: (invoice: StreamedInvoice) => Promise<void>): Promise<void>;
+  followInvoice?(
+    paymentHash: string,
+    signal: AbortSignal,
+    onInvoice: (invoice: StreamedInvoice) => Promise<void>,
+  ): Promise<void>;
   /** Hold invoices (LND): the payment is accepted and held until we settle it with the preimage, or cancel it (the payer's funds go back). */
-  createHoldInvoice?(args: { paymentHash: string; satoshis: number; description: string; expirySeconds: number }): Promise<LightningInvoice>;
+  createHoldInvoice?(args: {
+    paymentHash: string;
+    satoshis: number;
+    description: string;
+    expirySeconds: number;
+  }): Promise<LightningInvoice>;
   settleHoldInvoice?(preimage: string): Promise<void>;
   cancelHoldInvoice?(paymentHash: string): Promise<void>;
   /**
    * Nodes that list their invoices (LND, reconciliation): up to `max` invoices created in [createdFrom,
    * createdTo], in the node's add order after `indexOffset`; `lastIndexOffset` is where the next page starts.
    */
-  listInvoices?(args: { indexOffset: number; max: number; createdFrom: Date; createdTo: Date }): Promise<{ invoices: ListedInvoice[]; lastIndexOffset: number }>;
+  listInvoices?(args: {
+    indexOffset: number;
+    max: number;
+    createdFrom: Date;
+    createdTo: Date;
+  }): Promise<{ invoices: ListedInvoice[]; lastIndexOffset: number }>;
   /** Nodes on a chain (LND): the current block height, which held HTLCs expire against. */
   bestBlockHeight?(): Promise<number>;
   /** What the node's channels hold for us (the solvency report); absent where the adapter has no call for it. */

@@ -30,10 +30,16 @@ export type SendVerdict = ProviderState | { status: "UNKNOWN"; reason: string };
 export function judgeSendAnswer(answer: SendAnswer, sentBefore: boolean): SendVerdict {
   switch (answer.status) {
     case "DUPLICATE":
-      return { status: "UNKNOWN", reason: `the provider says this id was used before (${answer.reason}); it is read back by its id` };
+      return {
+        status: "UNKNOWN",
+        reason: `the provider says this id was used before (${answer.reason}); it is read back by its id`,
+      };
     case "REFUSED":
       return sentBefore
-        ? { status: "UNKNOWN", reason: `the provider refused a repeat of a request it may have carried out (${answer.reason}); it is read back by its id` }
+        ? {
+            status: "UNKNOWN",
+            reason: `the provider refused a repeat of a request it may have carried out (${answer.reason}); it is read back by its id`,
+          }
         : { status: "FAILED", reason: answer.reason };
     default:
       return answer;
@@ -87,9 +93,14 @@ export type MoneyOutCalls = {
  * sends were made, and judges the answer. Never throws for the provider: what it could not learn
  * is an unknown step.
  */
-export async function stepMoneyOut(calls: MoneyOutCalls, record: { sends: number; mayHaveReachedProvider: boolean; maxSends: number }): Promise<MoneyOutStep> {
+export async function stepMoneyOut(
+  calls: MoneyOutCalls,
+  record: { sends: number; mayHaveReachedProvider: boolean; maxSends: number },
+): Promise<MoneyOutStep> {
   const known = (state: ProviderState): MoneyOutStep =>
-    state.status === "PROCESSING" ? { kind: "processing", providerRef: state.providerRef ?? null } : { kind: "final", state: { ...state, status: state.status } };
+    state.status === "PROCESSING"
+      ? { kind: "processing", providerRef: state.providerRef ?? null }
+      : { kind: "final", state: { ...state, status: state.status } };
   try {
     if (record.mayHaveReachedProvider) {
       const state = await calls.read();
@@ -105,7 +116,9 @@ export async function stepMoneyOut(calls: MoneyOutCalls, record: { sends: number
     }
     await calls.beforeSend();
     const verdict = judgeSendAnswer(await calls.send(), record.sends > 0);
-    return verdict.status === "UNKNOWN" ? { kind: "unknown", reason: verdict.reason, retryAfterSeconds: 0, stopped: false } : known(verdict);
+    return verdict.status === "UNKNOWN"
+      ? { kind: "unknown", reason: verdict.reason, retryAfterSeconds: 0, stopped: false }
+      : known(verdict);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { kind: "unknown", reason: message.slice(0, 500), retryAfterSeconds: retryAfterOf(err), stopped: false };

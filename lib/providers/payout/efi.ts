@@ -41,7 +41,8 @@ function payoutBase(): string {
 function stateOf(o: unknown): PayoutState | null {
   if (!o || typeof o !== "object") return null;
   const p = o as Json;
-  const providerRef = typeof p.endToEndId === "string" ? p.endToEndId : typeof p.e2eId === "string" ? p.e2eId : undefined;
+  const providerRef =
+    typeof p.endToEndId === "string" ? p.endToEndId : typeof p.e2eId === "string" ? p.e2eId : undefined;
   switch (p.status) {
     case "REALIZADO":
       return { status: "COMPLETED", providerRef };
@@ -61,19 +62,29 @@ function notMadeReason(p: Json): string {
   return `the PSP did not make the PIX (NAO_REALIZADO${detail ? `, ${detail}` : ""})`;
 }
 
-async function call(what: string, method: "GET" | "PUT" | "POST", path: string, body?: unknown, once = false): Promise<HttpsAnswer> {
+async function call(
+  what: string,
+  method: "GET" | "PUT" | "POST",
+  path: string,
+  body?: unknown,
+  once = false,
+): Promise<HttpsAnswer> {
   try {
     return await pspClientFromEnv().call(method, `${payoutBase()}${path}`, body, { once });
   } catch (err) {
     // No answer: the outcome is unknown, never a failure (the payout machine reads it back).
-    throw new UpstreamUnavailable(`PIX payout provider unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`);
+    throw new UpstreamUnavailable(
+      `PIX payout provider unavailable (${what}): ${err instanceof UpstreamHttpError ? err.message : String(err)}`,
+    );
   }
 }
 
 /** An answer that decides nothing (429, 5xx such as erro_aplicacao): thrown as unknown, with Efí's wait when it gave one. */
 function undecided(what: string, answer: HttpsAnswer): Error {
   const message = `PIX payout provider could not ${what}: ${new PspProblem(answer.status, answer.json).message}`;
-  return answer.status === 429 ? new ProviderBusy(message, answer.retryAfterSeconds ?? 30) : new UpstreamUnavailable(message);
+  return answer.status === 429
+    ? new ProviderBusy(message, answer.retryAfterSeconds ?? 30)
+    : new UpstreamUnavailable(message);
 }
 
 /** Efí's detail of a charge (its "Detalhar QR Code Pix" 200); a field we act on that is missing is the PSP's fault, not the payer's. */
@@ -81,12 +92,17 @@ function decodedCharge(o: unknown): DecodedCharge {
   const d = (o ?? {}) as Json;
   const valor = (d.valor ?? {}) as Json;
   const amount =
-    typeof valor.final === "string" ? decimalStringToCentavos(valor.final) : typeof valor.original === "string" ? decimalStringToCentavos(valor.original) : null;
+    typeof valor.final === "string"
+      ? decimalStringToCentavos(valor.final)
+      : typeof valor.original === "string"
+        ? decimalStringToCentavos(valor.original)
+        : null;
   if (typeof d.chave !== "string" || !d.chave || amount === null || amount <= 0)
     throw new UpstreamUnavailable("PIX payout provider described the QR code without its key or amount");
   const cal = (d.calendario ?? {}) as Json;
   const created = typeof cal.criacao === "string" ? Date.parse(cal.criacao) : NaN;
-  const expiresAt = !Number.isNaN(created) && typeof cal.expiracao === "number" ? new Date(created + cal.expiracao * 1000) : null;
+  const expiresAt =
+    !Number.isNaN(created) && typeof cal.expiracao === "number" ? new Date(created + cal.expiracao * 1000) : null;
   const recebedor = (d.recebedor ?? {}) as Json;
   return {
     pixKey: d.chave,
@@ -106,7 +122,8 @@ function infractionOf(raw: unknown): Infraction | null {
   const openedAt = typeof analysis.abertura === "string" ? new Date(analysis.abertura) : null;
   const deadline = typeof analysis.prazoFinalizacao === "string" ? new Date(analysis.prazoFinalizacao) : null;
   if (typeof p.idInfracao !== "string" || typeof p.endToEndId !== "string" || typeof p.status !== "string") return null;
-  if (value === null || !openedAt || Number.isNaN(openedAt.getTime()) || !deadline || Number.isNaN(deadline.getTime())) return null;
+  if (value === null || !openedAt || Number.isNaN(openedAt.getTime()) || !deadline || Number.isNaN(deadline.getTime()))
+    return null;
   return {
     id: p.idInfracao,
     endToEndId: p.endToEndId,
@@ -130,10 +147,16 @@ export const efiPayout: PixPayoutProvider = {
   name: EFI_PAYOUT_PROVIDER,
 
   async send({ id, destination, valueCentavos, description }): Promise<SendAnswer> {
-    const pagador = { chave: env().PIX_PAYOUT_KEY!, ...(description ? { infoPagador: description.slice(0, 140) } : {}) };
+    const pagador = {
+      chave: env().PIX_PAYOUT_KEY!,
+      ...(description ? { infoPagador: description.slice(0, 140) } : {}),
+    };
     const [path, body] =
       "pixKey" in destination
-        ? [`/${env().PIX_PAYOUT_SEND_VERSION}/gn/pix/${id}`, { valor: centavosToDecimalString(valueCentavos), pagador, favorecido: { chave: destination.pixKey } }]
+        ? [
+            `/${env().PIX_PAYOUT_SEND_VERSION}/gn/pix/${id}`,
+            { valor: centavosToDecimalString(valueCentavos), pagador, favorecido: { chave: destination.pixKey } },
+          ]
         : [`/v2/gn/pix/${id}/qrcode`, { pagador, pixCopiaECola: destination.brcode }];
     const answer = await call("send the PIX", "PUT", path, body, true);
     if (answer.status === 200 || answer.status === 201) {
@@ -141,22 +164,33 @@ export const efiPayout: PixPayoutProvider = {
       if (state) return state;
       throw new UpstreamUnavailable("PIX payout provider answered the send without a status we know");
     }
-    if (answer.status === 409) return { status: "DUPLICATE", reason: `Efí${describeProblem(answer.json) || ": HTTP 409"}` };
+    if (answer.status === 409)
+      return { status: "DUPLICATE", reason: `Efí${describeProblem(answer.json) || ": HTTP 409"}` };
     if (answer.status === 429 || answer.status >= 500) throw undecided("send the PIX", answer);
     // Refused (an invalid key, no balance, denied by analysis, a code it cannot pay).
-    return { status: "REFUSED", reason: `refused by the PIX payout provider${describeProblem(answer.json) || `: HTTP ${answer.status}`}` };
+    return {
+      status: "REFUSED",
+      reason: `refused by the PIX payout provider${describeProblem(answer.json) || `: HTTP ${answer.status}`}`,
+    };
   },
 
   async decode(pixCopiaECola): Promise<DecodedCharge> {
     const answer = await call("read the PIX QR code", "POST", "/v2/gn/qrcodes/detalhar", { pixCopiaECola });
     if (answer.status === 400 || answer.status === 422)
-      throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`, { code: "brcode.invalid" });
+      throw new InvalidInput(`Invalid PIX QR code: the PSP cannot read it${describeProblem(answer.json)}`, {
+        code: "brcode.invalid",
+      });
     if (answer.status !== 200) throw undecided("read the PIX QR code", answer);
     return decodedCharge(answer.json);
   },
 
   async listSent({ from, to, page }) {
-    const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString(), "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "1000" });
+    const query = new URLSearchParams({
+      inicio: from.toISOString(),
+      fim: to.toISOString(),
+      "paginacao.paginaAtual": String(page),
+      "paginacao.itensPorPagina": "1000",
+    });
     const answer = await call("list the PIX sent", "GET", `/v2/gn/pix/enviados?${query}`);
     if (answer.status !== 200) throw undecided("list the PIX sent", answer);
     // Read as API Pix lists received PIX (parametros.paginacao, pix[]), each item as the read by idEnvio answers it.
@@ -167,7 +201,10 @@ export const efiPayout: PixPayoutProvider = {
       const p = (raw ?? {}) as Json;
       const state = stateOf(p);
       const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
-      const at = typeof (p.horario as Json | undefined)?.solicitacao === "string" ? new Date((p.horario as Json).solicitacao as string) : null;
+      const at =
+        typeof (p.horario as Json | undefined)?.solicitacao === "string"
+          ? new Date((p.horario as Json).solicitacao as string)
+          : null;
       if (!state || value === null || !at || Number.isNaN(at.getTime())) continue;
       items.push({
         id: typeof p.idEnvio === "string" ? p.idEnvio : null,
@@ -187,7 +224,8 @@ export const efiPayout: PixPayoutProvider = {
     // Efí gives reais as a decimal string; a negative one is read as such rather than refused.
     const negative = typeof saldo === "string" && saldo.startsWith("-");
     const value = typeof saldo === "string" ? decimalStringToCentavos(negative ? saldo.slice(1) : saldo) : null;
-    if (value === null) throw new UpstreamUnavailable("PIX payout provider answered the balance without a saldo we can read");
+    if (value === null)
+      throw new UpstreamUnavailable("PIX payout provider answered the balance without a saldo we can read");
     return negative ? -value : value;
   },
 

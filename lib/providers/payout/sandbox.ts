@@ -12,7 +12,9 @@ export const SANDBOX_FAILING_PIX_KEY = "payout.fail@example.com";
 type Row = typeof sandboxPixPayouts.$inferSelect;
 
 const stateOf = (row: Row): PayoutState =>
-  row.status === "REALIZADO" ? { status: "COMPLETED", providerRef: row.endToEndId } : { status: "FAILED", providerRef: row.endToEndId, reason: row.reason ?? "not made" };
+  row.status === "REALIZADO"
+    ? { status: "COMPLETED", providerRef: row.endToEndId }
+    : { status: "FAILED", providerRef: row.endToEndId, reason: row.reason ?? "not made" };
 
 /** An end-to-end id in the Central Bank's shape: E + ISPB (8) + yyyyMMddHHmm + 11 random characters. */
 function endToEndId(): string {
@@ -68,7 +70,10 @@ export const sandboxPayout: PixPayoutProvider = {
   async decode() {
     // The sandbox's PSP issues static codes only, so any dynamic code came from a real PSP, whose
     // location the sandbox cannot read.
-    throw new InvalidInput("Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)", { code: "brcode.dynamic" });
+    throw new InvalidInput(
+      "Dynamic PIX QR codes cannot be resolved in sandbox mode: use a static BR Code (with or without an amount)",
+      { code: "brcode.dynamic" },
+    );
   },
 };
 

@@ -68,7 +68,12 @@ export interface PixPayoutProvider {
    * Asks for one payment: the payment's state, a refusal, or "this id was used before". Throws when
    * nothing was answered (timeout, reset, 5xx, 429): `read` tells later.
    */
-  send(payout: { id: string; destination: PayoutDestination; valueCentavos: number; description?: string }): Promise<SendAnswer>;
+  send(payout: {
+    id: string;
+    destination: PayoutDestination;
+    valueCentavos: number;
+    description?: string;
+  }): Promise<SendAnswer>;
   /** The payment with our id as the provider sees it now, or null when it has none (yet: reads can lag the send). */
   read(id: string): Promise<PayoutState | null>;
   /**

@@ -25,17 +25,31 @@ const newTxid = () => timeOrderedBase62(32);
 type Json = Record<string, unknown>;
 
 function unreachable(what: string, err: unknown): UpstreamUnavailable {
-  const reason = err instanceof UpstreamHttpError || err instanceof PspProblem ? err.message : err instanceof Error ? err.message : String(err);
+  const reason =
+    err instanceof UpstreamHttpError || err instanceof PspProblem
+      ? err.message
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return new UpstreamUnavailable(`PIX provider unavailable (${what}): ${reason}`);
 }
 
 /** An answer that decides nothing: a 429 keeps the PSP's Retry-After for the caller's next try. */
 function undecided(what: string, answer: HttpsAnswer): UpstreamUnavailable {
   const problem = new PspProblem(answer.status, answer.json);
-  return answer.status === 429 ? new ProviderBusy(`PIX provider busy (${what}): ${problem.message}`, answer.retryAfterSeconds ?? 30) : unreachable(what, problem);
+  return answer.status === 429
+    ? new ProviderBusy(`PIX provider busy (${what}): ${problem.message}`, answer.retryAfterSeconds ?? 30)
+    : unreachable(what, problem);
 }
 
-async function call(client: PspClient, what: string, method: "GET" | "PUT" | "PATCH", path: string, body?: unknown, opts?: CallOptions) {
+async function call(
+  client: PspClient,
+  what: string,
+  method: "GET" | "PUT" | "PATCH",
+  path: string,
+  body?: unknown,
+  opts?: CallOptions,
+) {
   try {
     return await client.call(method, `${client.config.apiUrl}${path}`, body, opts);
   } catch (err) {
@@ -50,7 +64,9 @@ async function call(client: PspClient, what: string, method: "GET" | "PUT" | "PA
 function idAlreadyUsed(body: unknown): boolean {
   const o = (body ?? {}) as Json;
   const violations = Array.isArray(o.violacoes) ? (o.violacoes as Json[]) : [];
-  return violations.some((v) => v?.propriedade === "devolucao.id" || (typeof v?.razao === "string" && /id j[aá] utilizado/i.test(v.razao)));
+  return violations.some(
+    (v) => v?.propriedade === "devolucao.id" || (typeof v?.razao === "string" && /id j[aá] utilizado/i.test(v.razao)),
+  );
 }
 
 /** A Pix as the document describes it, or null when the PSP answered something we cannot act on. */
@@ -59,7 +75,14 @@ export function receivedPixOf(o: unknown): ReceivedPix | null {
   const p = o as Json;
   const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
   const paidAt = typeof p.horario === "string" ? new Date(p.horario) : null;
-  if (typeof p.endToEndId !== "string" || !/^[a-zA-Z0-9]{32}$/.test(p.endToEndId) || value === null || value <= 0 || !paidAt || Number.isNaN(paidAt.getTime()))
+  if (
+    typeof p.endToEndId !== "string" ||
+    !/^[a-zA-Z0-9]{32}$/.test(p.endToEndId) ||
+    value === null ||
+    value <= 0 ||
+    !paidAt ||
+    Number.isNaN(paidAt.getTime())
+  )
     return null;
   return {
     endToEndId: p.endToEndId,
@@ -67,7 +90,9 @@ export function receivedPixOf(o: unknown): ReceivedPix | null {
     valueCentavos: value,
     paidAt,
     chave: typeof p.chave === "string" ? p.chave : null,
-    returns: (Array.isArray(p.devolucoes) ? p.devolucoes : []).map(pixReturnOf).filter((r): r is PixReturnReport => r !== null),
+    returns: (Array.isArray(p.devolucoes) ? p.devolucoes : [])
+      .map(pixReturnOf)
+      .filter((r): r is PixReturnReport => r !== null),
   };
 }
 
@@ -104,7 +129,11 @@ function refundStateOf(o: unknown): RefundState | null {
     case "DEVOLVIDO":
       return { status: "COMPLETED", providerRef };
     case "NAO_REALIZADO":
-      return { status: "FAILED", providerRef, reason: typeof d.motivo === "string" && d.motivo ? d.motivo : "the PSP did not make the refund (NAO_REALIZADO)" };
+      return {
+        status: "FAILED",
+        providerRef,
+        reason: typeof d.motivo === "string" && d.motivo ? d.motivo : "the PSP did not make the refund (NAO_REALIZADO)",
+      };
     case "EM_PROCESSAMENTO":
       return { status: "PROCESSING", providerRef };
     default:
@@ -112,8 +141,18 @@ function refundStateOf(o: unknown): RefundState | null {
   }
 }
 
-function chargeBody(args: { valueCentavos: number; description?: string; expiresInSeconds?: number | null; payer?: CollectionPayer }) {
-  const payer = args.payer ? { ...("cpf" in args.payer ? { cpf: args.payer.cpf } : { cnpj: args.payer.cnpj }), nome: args.payer.name.slice(0, 200) } : undefined;
+function chargeBody(args: {
+  valueCentavos: number;
+  description?: string;
+  expiresInSeconds?: number | null;
+  payer?: CollectionPayer;
+}) {
+  const payer = args.payer
+    ? {
+        ...("cpf" in args.payer ? { cpf: args.payer.cpf } : { cnpj: args.payer.cnpj }),
+        nome: args.payer.name.slice(0, 200),
+      }
+    : undefined;
   return {
     calendario: { expiracao: args.expiresInSeconds ?? NO_EXPIRY_SECONDS },
     ...(payer ? { devedor: payer } : {}),
@@ -126,7 +165,9 @@ function chargeBody(args: { valueCentavos: number; description?: string; expires
 /** The charge we asked for is the one the PSP holds: our key and our value. */
 function sameCharge(charge: Json, body: ReturnType<typeof chargeBody>): boolean {
   const valor = charge.valor as Json | undefined;
-  return charge.chave === body.chave && valor?.original === body.valor.original && typeof charge.pixCopiaECola === "string";
+  return (
+    charge.chave === body.chave && valor?.original === body.valor.original && typeof charge.pixCopiaECola === "string"
+  );
 }
 
 export const apiPix: PixProvider = {
@@ -148,16 +189,25 @@ export const apiPix: PixProvider = {
       // A retry of ours after a lost answer meets the charge it already made: read it back.
       const existing = await call(client, "read the charge", "GET", `/cob/${txid}`);
       if (existing.status === 200 && existing.json && sameCharge(existing.json as Json, body)) {
-        return { brcode: (existing.json as Json).pixCopiaECola as string, txid, provider: API_PIX_PROVIDER, providerRef: txid };
+        return {
+          brcode: (existing.json as Json).pixCopiaECola as string,
+          txid,
+          provider: API_PIX_PROVIDER,
+          providerRef: txid,
+        };
       }
-      throw new InvalidInput(`The PIX provider refused the charge${describeProblem(answer.json) || `: HTTP ${answer.status}`}`);
+      throw new InvalidInput(
+        `The PIX provider refused the charge${describeProblem(answer.json) || `: HTTP ${answer.status}`}`,
+      );
     }
     throw undecided("create the charge", answer);
   },
 
   async cancelCollection(txid) {
     const client = pspClientFromEnv();
-    const answer = await call(client, "remove the charge", "PATCH", `/cob/${txid}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+    const answer = await call(client, "remove the charge", "PATCH", `/cob/${txid}`, {
+      status: "REMOVIDA_PELO_USUARIO_RECEBEDOR",
+    });
     if (answer.status === 200) return "removed";
     if (answer.status === 404) return "gone";
     // Refused: most likely paid meanwhile. The charge says which.
@@ -174,12 +224,18 @@ export const apiPix: PixProvider = {
     if (answer.status === 404) return null;
     if (answer.status !== 200) throw undecided("read a received PIX", answer);
     const pix = receivedPixOf(answer.json);
-    if (!pix || pix.endToEndId !== endToEndId) throw new UpstreamUnavailable(`PIX provider answered GET /pix/${endToEndId} with something that is not that Pix`);
+    if (!pix || pix.endToEndId !== endToEndId)
+      throw new UpstreamUnavailable(`PIX provider answered GET /pix/${endToEndId} with something that is not that Pix`);
     return pix;
   },
 
   async listPayments({ from, to, page, withReturnsOnly }) {
-    const query = new URLSearchParams({ inicio: from.toISOString(), fim: to.toISOString(), "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "1000" });
+    const query = new URLSearchParams({
+      inicio: from.toISOString(),
+      fim: to.toISOString(),
+      "paginacao.paginaAtual": String(page),
+      "paginacao.itensPorPagina": "1000",
+    });
     // The document's filter: only the Pix that have devoluções (how MED returns of older Pix are found).
     if (withReturnsOnly) query.set("devolucaoPresente", "true");
     const answer = await call(pspClientFromEnv(), "list received PIX", "GET", `/pix?${query}`);
@@ -198,15 +254,26 @@ export const apiPix: PixProvider = {
   },
 
   async refund({ id, paymentRef, valueCentavos, reason }): Promise<SendAnswer> {
-    const body = { valor: centavosToDecimalString(valueCentavos), ...(reason ? { descricao: reason.slice(0, 140) } : {}) };
+    const body = {
+      valor: centavosToDecimalString(valueCentavos),
+      ...(reason ? { descricao: reason.slice(0, 140) } : {}),
+    };
     // Sent once: the document answers a repeat of this id with a 400 whether or not the first was made.
-    const answer = await call(pspClientFromEnv(), "request the refund", "PUT", `/pix/${paymentRef}/devolucao/${id}`, body, { once: true });
+    const answer = await call(
+      pspClientFromEnv(),
+      "request the refund",
+      "PUT",
+      `/pix/${paymentRef}/devolucao/${id}`,
+      body,
+      { once: true },
+    );
     if (answer.status === 201 || answer.status === 200) {
       const state = refundStateOf(answer.json);
       if (!state) throw new UpstreamUnavailable("PIX provider answered the refund without a status we know");
       return state;
     }
-    if (answer.status === 400 && idAlreadyUsed(answer.json)) return { status: "DUPLICATE", reason: `PixDevolucaoInvalida${describeProblem(answer.json)}` };
+    if (answer.status === 400 && idAlreadyUsed(answer.json))
+      return { status: "DUPLICATE", reason: `PixDevolucaoInvalida${describeProblem(answer.json)}` };
     // Refused (beyond what is left, past the 90 days, no such Pix, …).
     if (answer.status >= 400 && answer.status < 500 && answer.status !== 429)
       return { status: "REFUSED", reason: `refused by the PIX provider${describeProblem(answer.json)}` };
@@ -232,7 +299,12 @@ export const apiPix: PixProvider = {
  */
 export async function registerPixWebhooks(url: string): Promise<string[]> {
   const e = env();
-  const keys = [e.PIX_RECEIVER_KEY, ...(e.PIX_PAYOUT_PROVIDER === "efi" && e.PIX_PAYOUT_KEY && e.PIX_PAYOUT_KEY !== e.PIX_RECEIVER_KEY ? [e.PIX_PAYOUT_KEY] : [])];
+  const keys = [
+    e.PIX_RECEIVER_KEY,
+    ...(e.PIX_PAYOUT_PROVIDER === "efi" && e.PIX_PAYOUT_KEY && e.PIX_PAYOUT_KEY !== e.PIX_RECEIVER_KEY
+      ? [e.PIX_PAYOUT_KEY]
+      : []),
+  ];
   for (const chave of keys) await registerPixWebhook(url, chave);
   return keys;
 }
@@ -241,8 +313,17 @@ export async function registerPixWebhooks(url: string): Promise<string[]> {
 export async function registerPixWebhook(url: string, chave = env().PIX_RECEIVER_KEY): Promise<void> {
   const client = pspClientFromEnv();
   const headers = env().PIX_WEBHOOK_MTLS === "skip" ? { "x-skip-mtls-checking": "true" } : undefined;
-  const answer = await call(client, "register the webhook", "PUT", `/webhook/${encodeURIComponent(chave)}`, { webhookUrl: url }, { headers });
+  const answer = await call(
+    client,
+    "register the webhook",
+    "PUT",
+    `/webhook/${encodeURIComponent(chave)}`,
+    { webhookUrl: url },
+    { headers },
+  );
   if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) {
-    throw new UpstreamUnavailable(`PIX provider refused the webhook registration for ${chave}${describeProblem(answer.json) || `: HTTP ${answer.status}`}`);
+    throw new UpstreamUnavailable(
+      `PIX provider refused the webhook registration for ${chave}${describeProblem(answer.json) || `: HTTP ${answer.status}`}`,
+    );
   }
 }

@@ -40,10 +40,16 @@ export class PspProblem extends Error {
 export function describeProblem(body: unknown): string {
   if (!body || typeof body !== "object") return "";
   const o = body as Record<string, unknown>;
-  const parts = [o.title, o.detail, o.mensagem, o.nome, o.error_description, o.error].filter((v): v is string => typeof v === "string" && v.length > 0);
+  const parts = [o.title, o.detail, o.mensagem, o.nome, o.error_description, o.error].filter(
+    (v): v is string => typeof v === "string" && v.length > 0,
+  );
   const violations = Array.isArray(o.violacoes)
     ? o.violacoes
-        .map((v) => (v && typeof v === "object" ? `${(v as Record<string, unknown>).propriedade ?? "?"}: ${(v as Record<string, unknown>).razao ?? "?"}` : ""))
+        .map((v) =>
+          v && typeof v === "object"
+            ? `${(v as Record<string, unknown>).propriedade ?? "?"}: ${(v as Record<string, unknown>).razao ?? "?"}`
+            : "",
+        )
         .filter(Boolean)
     : [];
   const text = [...new Set(parts)].join(": ") + (violations.length ? ` (${violations.join("; ")})` : "");
@@ -69,7 +75,12 @@ export type PspClient = {
    * One call with a bearer token; any answer is returned. Throws UpstreamHttpError when none came
    * (after the retries, unless `once`). `headers` are added to the request (a PSP's own switches).
    */
-  call(method: "GET" | "PUT" | "PATCH" | "POST" | "DELETE", url: string, body?: unknown, opts?: CallOptions): Promise<HttpsAnswer>;
+  call(
+    method: "GET" | "PUT" | "PATCH" | "POST" | "DELETE",
+    url: string,
+    body?: unknown,
+    opts?: CallOptions,
+  ): Promise<HttpsAnswer>;
 };
 
 export function pspClient(config: PspConfig): PspClient {
@@ -185,7 +196,10 @@ export function pspClientFromEnv(): PspClient {
 function pspConfigFromEnv(e: Env): PspConfig {
   const apiUrl = (e.PIX_API_URL ?? e.PIX_PAYOUT_URL ?? "").replace(/\/+$/, "");
   const identity = e.PIX_PFX_FILE
-    ? { pfx: credentialFile("PIX_PFX_FILE", e.PIX_PFX_FILE), passphrase: secret("PIX_PFX_PASSPHRASE", e.PIX_PFX_PASSPHRASE, e.PIX_PFX_PASSPHRASE_FILE) }
+    ? {
+        pfx: credentialFile("PIX_PFX_FILE", e.PIX_PFX_FILE),
+        passphrase: secret("PIX_PFX_PASSPHRASE", e.PIX_PFX_PASSPHRASE, e.PIX_PFX_PASSPHRASE_FILE),
+      }
     : { cert: credentialFile("PIX_CERT_FILE", e.PIX_CERT_FILE!), key: credentialFile("PIX_KEY_FILE", e.PIX_KEY_FILE!) };
   return {
     apiUrl,

@@ -11,7 +11,11 @@ function receiverEncoder() {
   const e = env();
   let encode = encoders.get(e);
   if (!encode) {
-    encode = staticBrCodeEncoder({ pixKey: e.PIX_RECEIVER_KEY, merchantName: e.PIX_RECEIVER_NAME, merchantCity: e.PIX_RECEIVER_CITY });
+    encode = staticBrCodeEncoder({
+      pixKey: e.PIX_RECEIVER_KEY,
+      merchantName: e.PIX_RECEIVER_NAME,
+      merchantCity: e.PIX_RECEIVER_CITY,
+    });
     encoders.set(e, encode);
   }
   return encode;

@@ -36,7 +36,12 @@ export type CollectionPayer = { name: string } & ({ cpf: string } | { cnpj: stri
 export interface PixProvider extends Refunder {
   readonly name: string;
   /** A BR Code that pays the service's receiving key for exactly this order. */
-  createCollection(args: { valueCentavos: number; description?: string; expiresInSeconds?: number | null; payer?: CollectionPayer }): Promise<PixCollection>;
+  createCollection(args: {
+    valueCentavos: number;
+    description?: string;
+    expiresInSeconds?: number | null;
+    payer?: CollectionPayer;
+  }): Promise<PixCollection>;
   /**
    * Stops a charge from being paid (expiry, cancellation). "paid": too late, the PSP says it was paid
    * (the payment is then read and applied); "gone": the PSP no longer has it open.
@@ -45,5 +50,10 @@ export interface PixProvider extends Refunder {
   /** One received payment by end-to-end id, or null when the PSP has none: a notification is believed only if this agrees. */
   readPayment(endToEndId: string): Promise<ReceivedPix | null>;
   /** Payments received in [from, to], a page at a time (reconciliation); absent where the provider has no list. */
-  listPayments?(window: { from: Date; to: Date; page: number; withReturnsOnly?: boolean }): Promise<{ items: ReceivedPix[]; pages: number }>;
+  listPayments?(window: {
+    from: Date;
+    to: Date;
+    page: number;
+    withReturnsOnly?: boolean;
+  }): Promise<{ items: ReceivedPix[]; pages: number }>;
 }

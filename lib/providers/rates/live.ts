@@ -22,16 +22,24 @@ const IDS: Record<QuotedSymbol, string> = {
   POL: "polygon-ecosystem-token",
 };
 
-const priceEntry = z.object({ brl: z.number().positive().finite(), last_updated_at: z.number().int().positive().optional() });
+const priceEntry = z.object({
+  brl: z.number().positive().finite(),
+  last_updated_at: z.number().int().positive().optional(),
+});
 const priceBody = z.record(z.string(), z.unknown());
 
 type Batch = { fetchedAt: number; quotes: Map<QuotedSymbol, Quote> };
-const state = processSingleton<{ batch: Batch | null; inFlight: Promise<Batch> | null }>("live-rates", () => ({ batch: null, inFlight: null }));
+const state = processSingleton<{ batch: Batch | null; inFlight: Promise<Batch> | null }>("live-rates", () => ({
+  batch: null,
+  inFlight: null,
+}));
 
 /** RATES_URL is the API base (…/api/v3) or the simple/price endpoint itself. */
 function endpoint(): URL {
   const base = env().RATES_URL!;
-  const url = new URL(/\/simple\/price\/?$/.test(new URL(base).pathname) ? base : `${base.replace(/\/+$/, "")}/simple/price`);
+  const url = new URL(
+    /\/simple\/price\/?$/.test(new URL(base).pathname) ? base : `${base.replace(/\/+$/, "")}/simple/price`,
+  );
   url.searchParams.set("ids", Object.values(IDS).join(","));
   url.searchParams.set("vs_currencies", "brl");
   url.searchParams.set("include_last_updated_at", "true");
@@ -43,7 +51,9 @@ async function fetchBatch(): Promise<Batch> {
   const e = env();
   const url = endpoint();
   const headers: Record<string, string> = e.RATES_API_KEY ? { [e.RATES_API_KEY_HEADER]: e.RATES_API_KEY } : {};
-  const body = priceBody.safeParse(await requestJson(url.toString(), { headers, timeoutMs: e.RATES_TIMEOUT_MS, retries: 2 }));
+  const body = priceBody.safeParse(
+    await requestJson(url.toString(), { headers, timeoutMs: e.RATES_TIMEOUT_MS, retries: 2 }),
+  );
   if (!body.success) throw new UpstreamHttpError(200, "answer is not a simple/price object");
   const fetchedAt = Date.now();
   const quotes = new Map<QuotedSymbol, Quote>();
@@ -82,13 +92,17 @@ export const liveRates: RatesProvider = {
   name: "live-rates",
   async quote(symbol) {
     const quote = (await currentBatch()).quotes.get(symbol);
-    if (!quote) throw new UpstreamUnavailable(`Rate source has no BRL quote for ${symbol}`, { code: "rates.unavailable" });
+    if (!quote)
+      throw new UpstreamUnavailable(`Rate source has no BRL quote for ${symbol}`, { code: "rates.unavailable" });
     const ageSeconds = Math.floor((Date.now() - quote.at.getTime()) / 1000);
     const maxAge = env().RATES_MAX_AGE_SECONDS;
     if (ageSeconds > maxAge) {
-      throw new UpstreamUnavailable(`Rate source quote for ${symbol} is ${ageSeconds} s old, older than RATES_MAX_AGE_SECONDS (${maxAge} s)`, {
-        code: "rates.unavailable",
-      });
+      throw new UpstreamUnavailable(
+        `Rate source quote for ${symbol} is ${ageSeconds} s old, older than RATES_MAX_AGE_SECONDS (${maxAge} s)`,
+        {
+          code: "rates.unavailable",
+        },
+      );
     }
     return { ...quote };
   },

@@ -11,7 +11,14 @@ export const sandboxRates: RatesProvider = {
   async quote(symbol) {
     const e = env();
     const usd = e.SANDBOX_RATE_USD_BRL;
-    const rates: Record<QuotedSymbol, string> = { USDT: usd, USDC: usd, DAI: usd, BUSD: usd, BTC: e.SANDBOX_RATE_BTC_BRL, ...SANDBOX_NATIVE_BRL };
+    const rates: Record<QuotedSymbol, string> = {
+      USDT: usd,
+      USDC: usd,
+      DAI: usd,
+      BUSD: usd,
+      BTC: e.SANDBOX_RATE_BTC_BRL,
+      ...SANDBOX_NATIVE_BRL,
+    };
     return { rate: rates[symbol], source: "sandbox", at: new Date() };
   },
 };

@@ -9,7 +9,8 @@ export const SANDBOX_FAILING_REFUND_REASON = "sandbox-fail";
  */
 export const sandboxRefunder: Refunder = {
   async refund({ id, reason }) {
-    if (reason === SANDBOX_FAILING_REFUND_REASON) return { status: "FAILED", providerRef: id, reason: "refused by the sandbox (reason: sandbox-fail)" };
+    if (reason === SANDBOX_FAILING_REFUND_REASON)
+      return { status: "FAILED", providerRef: id, reason: "refused by the sandbox (reason: sandbox-fail)" };
     return { status: "COMPLETED", providerRef: id };
   },
   async readRefund() {

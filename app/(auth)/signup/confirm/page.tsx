@@ -11,7 +11,11 @@ export async function generateMetadata(): Promise<Metadata> {
 
 // The page a sign-up link opens (lib/identity/dashboard/sign-up.ts). Opening it creates nothing (mail scanners
 // open links): the button does.
-export default async function SignUpConfirmPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignUpConfirmPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const token = (await searchParams).token;
   const { t } = await getI18n();
   const request = openSignUp(token);
@@ -20,7 +24,9 @@ export default async function SignUpConfirmPage({ searchParams }: { searchParams
       <h1 className="mb-4 text-xl font-bold text-slate-900">{t("auth.signUpConfirmTitle")}</h1>
       {request && typeof token === "string" ? (
         <>
-          <p className="mb-6 text-sm text-slate-700">{t("auth.signUpConfirmBody", { company: request.companyName, email: request.email })}</p>
+          <p className="mb-6 text-sm text-slate-700">
+            {t("auth.signUpConfirmBody", { company: request.companyName, email: request.email })}
+          </p>
           <SignUpConfirmForm token={token} />
         </>
       ) : (

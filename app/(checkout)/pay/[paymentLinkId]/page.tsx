@@ -21,7 +21,10 @@ async function load(paymentLinkId: string): Promise<PublicPayment | null> {
 export async function generateMetadata({ params }: { params: Promise<{ paymentLinkId: string }> }): Promise<Metadata> {
   const { t } = await getI18n();
   const payment = await load((await params).paymentLinkId);
-  return { title: payment ? t("pay.title", { merchant: payment.merchantName }) : t("pay.notFound"), robots: { index: false } };
+  return {
+    title: payment ? t("pay.title", { merchant: payment.merchantName }) : t("pay.notFound"),
+    robots: { index: false },
+  };
 }
 
 export default async function PayPage({ params }: { params: Promise<{ paymentLinkId: string }> }) {

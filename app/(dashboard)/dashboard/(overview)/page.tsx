@@ -16,7 +16,11 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function OverviewPage() {
   const { merchant, role, twoFactor } = await requireMerchant();
-  const [{ t }, overview, state] = await Promise.all([getI18n(), getOverview(merchant.id), firstStepsState(merchant.id, merchant.pixKey)]);
+  const [{ t }, overview, state] = await Promise.all([
+    getI18n(),
+    getOverview(merchant.id),
+    firstStepsState(merchant.id, merchant.pixKey),
+  ]);
   const steps = firstSteps(
     { ...state, twoFactor },
     {

@@ -46,7 +46,11 @@ function RawData({ row, label }: { row: AuditEvent; label: string }) {
 }
 
 /** The merchant's audit trail, newest first, for owners and admins: each row in words, what was stored kept under "Dados técnicos". */
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function AuditPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { merchant } = await requirePermission("audit.view");
   const raw = (await searchParams).before;
   const before = typeof raw === "string" && /^\d{1,18}$/.test(raw) ? Number(raw) : undefined;
@@ -107,8 +111,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                     const detail = auditDetail(t, locale, r.action, r.details);
                     return (
                       <tr key={r.id} data-action={r.action} className="align-top">
-                        <td className="whitespace-nowrap py-2 pr-4 tabular-nums">{formatDateTime(r.createdAt, locale)}</td>
-                        <td className="max-w-[15rem] py-2 pr-4 [overflow-wrap:anywhere]" translate={actorIsData(r.actor) ? "no" : undefined}>
+                        <td className="whitespace-nowrap py-2 pr-4 tabular-nums">
+                          {formatDateTime(r.createdAt, locale)}
+                        </td>
+                        <td
+                          className="max-w-[15rem] py-2 pr-4 [overflow-wrap:anywhere]"
+                          translate={actorIsData(r.actor) ? "no" : undefined}
+                        >
                           {actorName(t, r.actor)}
                         </td>
                         <td className="min-w-[14rem] py-2 pr-4">
@@ -132,7 +141,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           </>
         )}
         {rows.length === PAGE ? (
-          <Link href={`/dashboard/audit?before=${rows[rows.length - 1].id}`} className={buttonClass("secondary", "mt-4")}>
+          <Link
+            href={`/dashboard/audit?before=${rows[rows.length - 1].id}`}
+            className={buttonClass("secondary", "mt-4")}
+          >
             {t("audit.older")}
           </Link>
         ) : null}

@@ -17,7 +17,8 @@ export async function generateMetadata(): Promise<Metadata> {
 function standing(row: MedInfraction, t: Translator, now: number): string {
   if (row.defenceState === "sent") return t("disputes.state.sent");
   if (row.defenceState === "sending") return t("disputes.state.sending");
-  if (row.defenceState === "refused" && row.open && row.deadline.getTime() > now) return t("disputes.state.refused", { reason: row.defenceRefusal ?? "" });
+  if (row.defenceState === "refused" && row.open && row.deadline.getTime() > now)
+    return t("disputes.state.refused", { reason: row.defenceRefusal ?? "" });
   if (!row.open) return t("disputes.state.closed", { status: row.status });
   if (row.deadline.getTime() <= now) return t("disputes.state.late");
   return t("disputes.state.none");
@@ -40,7 +41,11 @@ export default async function DisputesPage() {
         ) : (
           <ul className="divide-y divide-slate-100" data-testid="infractions">
             {rows.map((row) => {
-              const defendable = canDefend && row.open && row.deadline.getTime() > now && (row.defenceState === "none" || row.defenceState === "refused");
+              const defendable =
+                canDefend &&
+                row.open &&
+                row.deadline.getTime() > now &&
+                (row.defenceState === "none" || row.defenceState === "refused");
               return (
                 <li key={row.id} className="space-y-3 py-4" data-testid="infraction" data-infraction={row.infractionId}>
                   <dl className="grid gap-2 text-sm sm:grid-cols-4">
@@ -48,7 +53,10 @@ export default async function DisputesPage() {
                       <dt className="text-xs uppercase text-slate-600">{t("disputes.col.order")}</dt>
                       <dd>
                         {row.orderId ? (
-                          <Link href={`/dashboard/orders/${row.orderId}`} className="font-mono text-xs text-brand-700 underline">
+                          <Link
+                            href={`/dashboard/orders/${row.orderId}`}
+                            className="font-mono text-xs text-brand-700 underline"
+                          >
                             {row.orderId}
                           </Link>
                         ) : (
@@ -58,7 +66,9 @@ export default async function DisputesPage() {
                     </div>
                     <div>
                       <dt className="text-xs uppercase text-slate-600">{t("disputes.col.amount")}</dt>
-                      <dd className="tabular-nums font-medium text-slate-900">{formatMoney(row.valueCentavos, locale)}</dd>
+                      <dd className="tabular-nums font-medium text-slate-900">
+                        {formatMoney(row.valueCentavos, locale)}
+                      </dd>
                     </div>
                     <div>
                       <dt className="text-xs uppercase text-slate-600">{t("disputes.col.deadline")}</dt>

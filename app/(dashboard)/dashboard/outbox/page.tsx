@@ -16,7 +16,10 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function OutboxPage() {
   const { merchant, email, role } = await requireMerchant();
   if (env().SMTP_URL) notFound();
-  const [{ t, locale }, mails] = await Promise.all([getI18n(), outboxFor(merchant.id, { email, seesInvitations: can(role, "team.manage") })]);
+  const [{ t, locale }, mails] = await Promise.all([
+    getI18n(),
+    outboxFor(merchant.id, { email, seesInvitations: can(role, "team.manage") }),
+  ]);
   return (
     <>
       <PageHeader title={t("outbox.title")} />

@@ -51,7 +51,13 @@ export default async function SecurityPage() {
         {others.length > 0 ? (
           <Card aria-labelledby="held-title" className="lg:col-span-2">
             <CardTitle id="held-title">{t("security.heldTitle")}</CardTitle>
-            <FactorChangesPanel members={others.map((m) => ({ ...m, changedAt: m.changedAt.toISOString(), heldUntil: m.heldUntil.toISOString() }))} />
+            <FactorChangesPanel
+              members={others.map((m) => ({
+                ...m,
+                changedAt: m.changedAt.toISOString(),
+                heldUntil: m.heldUntil.toISOString(),
+              }))}
+            />
           </Card>
         ) : null}
         <Card aria-labelledby="sessions-title" className="lg:col-span-2">

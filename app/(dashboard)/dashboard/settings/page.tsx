@@ -25,7 +25,9 @@ export default async function SettingsPage() {
           <CardTitle id="company-title" className="mb-4">
             {t("settings.company")}
           </CardTitle>
-          {heldUntil ? <PayoutKeyHold until={heldUntil.toISOString()} canConfirm={can(role, "payoutKey.confirm")} /> : null}
+          {heldUntil ? (
+            <PayoutKeyHold until={heldUntil.toISOString()} canConfirm={can(role, "payoutKey.confirm")} />
+          ) : null}
           <div className="space-y-6">
             {can(role, "company.edit") ? (
               <CompanyForm companyName={merchant.companyName} />
@@ -44,7 +46,12 @@ export default async function SettingsPage() {
           <div className="mt-2">
             <DefinitionList
               items={[
-                { label: t("settings.accountType"), value: <strong data-testid="account-type">{t(`settings.accountType.${merchant.accountType}`)}</strong> },
+                {
+                  label: t("settings.accountType"),
+                  value: (
+                    <strong data-testid="account-type">{t(`settings.accountType.${merchant.accountType}`)}</strong>
+                  ),
+                },
                 { label: t("withdrawals.perTransaction"), value: formatMoney(limits.perTransaction, locale) },
                 { label: t("withdrawals.daily"), value: formatMoney(limits.daily, locale) },
               ]}

@@ -9,7 +9,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("statement.title") };
 }
 
-export default async function StatementPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function StatementPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { merchant } = await requireMerchant();
   const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const query = statementQuery.parse(raw);
@@ -17,7 +21,10 @@ export default async function StatementPage({ searchParams }: { searchParams: Pr
   return (
     <>
       <PageHeader title={t("statement.title")} />
-      <StatementView filters={{ from: query.from, to: query.to, kind: query.kind, before: query.before }} statement={statement} />
+      <StatementView
+        filters={{ from: query.from, to: query.to, kind: query.kind, before: query.before }}
+        statement={statement}
+      />
     </>
   );
 }

@@ -12,7 +12,11 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function TeamPage() {
   const { merchant, userId, role } = await requirePermission("team.manage");
-  const [{ t }, members, invitations] = await Promise.all([getI18n(), listMembers(merchant.id), pendingInvitations(merchant.id)]);
+  const [{ t }, members, invitations] = await Promise.all([
+    getI18n(),
+    listMembers(merchant.id),
+    pendingInvitations(merchant.id),
+  ]);
   const roles = assignableRoles(role);
   return (
     <>
@@ -20,7 +24,11 @@ export default async function TeamPage() {
       <Card>
         <TeamPanel
           roles={roles}
-          members={members.map((m) => ({ ...m, you: m.id === userId, manageable: m.id !== userId && roles.includes(m.role) }))}
+          members={members.map((m) => ({
+            ...m,
+            you: m.id === userId,
+            manageable: m.id !== userId && roles.includes(m.role),
+          }))}
           invitations={invitations.map((i) => ({ ...i, expiresAt: i.expiresAt.toISOString() }))}
         />
       </Card>

@@ -14,7 +14,11 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function WithdrawalsPage() {
   const { merchant, role } = await requireMerchant();
-  const [{ t }, state, quotes] = await Promise.all([getI18n(), getWithdrawalState(merchant.id), getWithdrawalQuotes(merchant)]);
+  const [{ t }, state, quotes] = await Promise.all([
+    getI18n(),
+    getWithdrawalState(merchant.id),
+    getWithdrawalQuotes(merchant),
+  ]);
   return (
     <>
       <PageHeader title={t("withdrawals.title")}>

@@ -22,7 +22,10 @@ async function load(payCryptoPixId: string): Promise<PublicCryptoPix | null> {
 export async function generateMetadata({ params }: { params: Promise<{ payCryptoPixId: string }> }): Promise<Metadata> {
   const { t } = await getI18n();
   const payment = await load((await params).payCryptoPixId);
-  return { title: payment ? t("cpix.title", { merchant: payment.merchantName }) : t("pay.notFound"), robots: { index: false } };
+  return {
+    title: payment ? t("cpix.title", { merchant: payment.merchantName }) : t("pay.notFound"),
+    robots: { index: false },
+  };
 }
 
 export default async function CryptoPixPayPage({ params }: { params: Promise<{ payCryptoPixId: string }> }) {

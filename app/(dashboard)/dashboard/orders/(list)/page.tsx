@@ -12,7 +12,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("orders.title") };
 }
 
-export default async function OrdersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function OrdersPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { merchant } = await requireMerchant();
   const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const query = dashboardOrdersQuery.parse(raw);
@@ -23,7 +27,14 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         <ButtonLink href="/dashboard/orders/new">{t("nav.newOrder")}</ButtonLink>
       </PageHeader>
       <OrdersBrowser
-        filters={{ kind: query.kind, status: query.status, from: query.from, to: query.to, q: query.q, page: query.page }}
+        filters={{
+          kind: query.kind,
+          status: query.status,
+          from: query.from,
+          to: query.to,
+          q: query.q,
+          page: query.page,
+        }}
         initial={initial}
         minSearchLength={MIN_SUBSTRING}
       />

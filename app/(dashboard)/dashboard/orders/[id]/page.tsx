@@ -30,7 +30,10 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   const shortId = order.paymentLinkId ?? order.id.slice(0, 8);
   return (
     <>
-      <Link href="/dashboard/orders" className="mb-2 inline-flex text-sm font-medium text-brand-700 underline-offset-2 hover:underline">
+      <Link
+        href="/dashboard/orders"
+        className="mb-2 inline-flex text-sm font-medium text-brand-700 underline-offset-2 hover:underline"
+      >
         ← {t("order.backToList")}
       </Link>
       <PageHeader title={orderTitleText(order.title, t, (c) => formatMoney(c, locale))} />
@@ -39,7 +42,11 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
         {order.customer ? `${order.customer} · ` : null}
         <span className="font-mono">{shortId}</span>
       </p>
-      <OrderDetailView initial={order} canRefund={can(role, "refunds.create")} canSimulate={can(role, "orders.create")} />
+      <OrderDetailView
+        initial={order}
+        canRefund={can(role, "refunds.create")}
+        canSimulate={can(role, "orders.create")}
+      />
     </>
   );
 }

@@ -36,7 +36,9 @@ function cryptoPixAssets(): Record<string, string[]> {
 async function hintRates(symbols: readonly (Asset | "BTC")[]): Promise<Record<string, string>> {
   const { rates } = providers();
   const quotes = await Promise.allSettled(symbols.map((s) => rates.quote(s)));
-  return Object.fromEntries(symbols.flatMap((s, i) => (quotes[i].status === "fulfilled" ? [[s, quotes[i].value.rate]] : [])));
+  return Object.fromEntries(
+    symbols.flatMap((s, i) => (quotes[i].status === "fulfilled" ? [[s, quotes[i].value.rate]] : [])),
+  );
 }
 
 export default async function NewOrderPage({ searchParams }: { searchParams: Promise<{ kind?: string }> }) {

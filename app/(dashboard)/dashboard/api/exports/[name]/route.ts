@@ -1,5 +1,11 @@
 import { currentMerchant } from "@/lib/identity/dashboard/session";
-import { EXPORT_NAMES, exportFileName, exportQuery, exportStream, type ExportName } from "@/lib/dashboard/server/exports";
+import {
+  EXPORT_NAMES,
+  exportFileName,
+  exportQuery,
+  exportStream,
+  type ExportName,
+} from "@/lib/dashboard/server/exports";
 import { isMessageKey } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 
@@ -13,11 +19,15 @@ export async function GET(req: Request, ctx: { params: Promise<{ name: string }>
   const signedIn = await currentMerchant();
   if (!signedIn) return Response.json({ message: t("export.signedOut") }, { status: 401, headers: noStore });
   const { name } = await ctx.params;
-  if (!(EXPORT_NAMES as readonly string[]).includes(name)) return Response.json({ message: t("export.unknown") }, { status: 404, headers: noStore });
+  if (!(EXPORT_NAMES as readonly string[]).includes(name))
+    return Response.json({ message: t("export.unknown") }, { status: 404, headers: noStore });
   const parsed = exportQuery.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!parsed.success) {
     const key = parsed.error.issues[0]?.message ?? "";
-    return Response.json({ message: isMessageKey(key) ? t(key) : t("export.invalidDate") }, { status: 400, headers: noStore });
+    return Response.json(
+      { message: isMessageKey(key) ? t(key) : t("export.invalidDate") },
+      { status: 400, headers: noStore },
+    );
   }
   const exportName = name as ExportName;
   return new Response(exportStream(exportName, signedIn.merchant.id, parsed.data, t), {
