@@ -108,17 +108,15 @@ describe("a PIX order paid as read, in one statement", () => {
     const order = await pendingPixOrder(apiKey);
     const pix = pixPaying(order);
     // The same PIX, recorded earlier without an order (as a listing would have kept it).
-    await db()
-      .insert(pixReceipts)
-      .values({
-        endToEndId: pix.endToEndId,
-        txid: null,
-        valueCentavos: 1234,
-        paidAt: pix.paidAt,
-        applied: false,
-        unappliedReason: "unknown_txid",
-        source: "poll",
-      });
+    await db().insert(pixReceipts).values({
+      endToEndId: pix.endToEndId,
+      txid: null,
+      valueCentavos: 1234,
+      paidAt: pix.paidAt,
+      applied: false,
+      unappliedReason: "unknown_txid",
+      source: "poll",
+    });
 
     expect(await payOrderAsRead(order, pix, "sandbox")).toBe("duplicate");
     expect(await applyReceivedPix(pix, "sandbox", order)).toEqual({ duplicate: true });

@@ -200,16 +200,14 @@ function quota(res: { headers: Headers }) {
 async function seedScopedKey(scopes: ApiScope[]): Promise<string> {
   const { merchant } = await seedMerchant();
   const key = generateApiKey("sandbox");
-  await db()
-    .insert(apiKeys)
-    .values({
-      merchantId: merchant.id,
-      name: "scoped",
-      prefix: key.prefix,
-      keyHash: key.hash,
-      mode: "sandbox",
-      scopes,
-    });
+  await db().insert(apiKeys).values({
+    merchantId: merchant.id,
+    name: "scoped",
+    prefix: key.prefix,
+    keyHash: key.hash,
+    mode: "sandbox",
+    scopes,
+  });
   return key.key;
 }
 

@@ -132,16 +132,14 @@ describe("accepting unapplied on-chain funds as payment", () => {
     const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
     await acceptUnapplied(actor, id, transfer.id);
     await expect(
-      db()
-        .insert(unappliedResolutions)
-        .values({
-          merchantId: merchant.id,
-          orderId: id,
-          transferId: transfer.id,
-          kind: "return",
-          status: "PENDING",
-          amount: "10",
-        }),
+      db().insert(unappliedResolutions).values({
+        merchantId: merchant.id,
+        orderId: id,
+        transferId: transfer.id,
+        kind: "return",
+        status: "PENDING",
+        amount: "10",
+      }),
     ).rejects.toThrow();
   });
 

@@ -37,26 +37,18 @@ export const publicPaymentSchema = z
       payment: z.strictObject({
         brcode: z.string(),
         qrContent,
-        recipientName: z
-          .string()
-          .meta({
-            description: "The name the payer's bank app shows as the recipient (the service's, not the shop's)",
-          }),
+        recipientName: z.string().meta({
+          description: "The name the payer's bank app shows as the recipient (the service's, not the shop's)",
+        }),
       }),
-      description: z
-        .string()
-        .optional()
-        .meta({
-          description:
-            "What is being paid, as the merchant described it for the payer; present only when the order was created with one",
-        }),
-      returned: z
-        .strictObject({ value: brlAmount, at: isoDateTime })
-        .optional()
-        .meta({
-          description:
-            "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when",
-        }),
+      description: z.string().optional().meta({
+        description:
+          "What is being paid, as the merchant described it for the payer; present only when the order was created with one",
+      }),
+      returned: z.strictObject({ value: brlAmount, at: isoDateTime }).optional().meta({
+        description:
+          "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when",
+      }),
     }),
     z.strictObject({
       ...orderBase,

@@ -67,26 +67,19 @@ const holdInvoiceSchema = z
       .string()
       .nullable()
       .meta({ description: "The node's answer to the last settle or cancel that failed; null once one succeeded" }),
-    attention: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Set while an operator must act (a settle still failing after the PIX was made), with why",
-      }),
+    attention: z.string().nullable().meta({
+      description: "Set while an operator must act (a settle still failing after the PIX was made), with why",
+    }),
     attentionSince: isoDateTime.nullable(),
     acceptHeight: z
       .number()
       .int()
       .nullable()
       .meta({ description: "Block height at which the node accepted the payer's HTLC" }),
-    htlcExpiryHeight: z
-      .number()
-      .int()
-      .nullable()
-      .meta({
-        description:
-          "Block height at which the payer's HTLC expires; the node gives the sats back some blocks before (invoices.holdexpirydelta)",
-      }),
+    htlcExpiryHeight: z.number().int().nullable().meta({
+      description:
+        "Block height at which the payer's HTLC expires; the node gives the sats back some blocks before (invoices.holdexpirydelta)",
+    }),
   })
   .meta({ id: "CryptoPixHoldInvoice" });
 
@@ -139,12 +132,10 @@ export const cryptoPixSchema = z
     }),
     refundHash: z.string().optional().meta({ description: "The refund's transaction hash, once it is mined" }),
     failureReason: z.string().optional(),
-    holdInvoice: holdInvoiceSchema
-      .optional()
-      .meta({
-        description:
-          "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing",
-      }),
+    holdInvoice: holdInvoiceSchema.optional().meta({
+      description:
+        "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing",
+    }),
   })
   .meta({ id: "CryptoPixPayment", description: "A Crypto-PIX payment; satoshis and holdInvoice only over Lightning" });
 export type CryptoPixView = z.infer<typeof cryptoPixSchema>;

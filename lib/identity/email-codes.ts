@@ -23,14 +23,12 @@ export async function issueEmailCode(userId: string, purpose: EmailCodePurpose, 
     .update(emailCodes)
     .set({ usedAt: sql`now()` })
     .where(and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose), isNull(emailCodes.usedAt)));
-  await ex
-    .insert(emailCodes)
-    .values({
-      userId,
-      purpose,
-      codeHash: hash(userId, purpose, code),
-      expiresAt: sql`now() + make_interval(mins => ${CODE_MINUTES})`,
-    });
+  await ex.insert(emailCodes).values({
+    userId,
+    purpose,
+    codeHash: hash(userId, purpose, code),
+    expiresAt: sql`now() + make_interval(mins => ${CODE_MINUTES})`,
+  });
   return code;
 }
 

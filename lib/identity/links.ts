@@ -21,15 +21,13 @@ export async function createSecurityLink(
   ex: Executor = db(),
 ): Promise<string> {
   const { token, hash } = newLinkToken();
-  await ex
-    .insert(securityLinks)
-    .values({
-      merchantId,
-      kind,
-      subjectId,
-      tokenHash: hash,
-      expiresAt: sql`now() + make_interval(hours => ${LINK_HOURS})`,
-    });
+  await ex.insert(securityLinks).values({
+    merchantId,
+    kind,
+    subjectId,
+    tokenHash: hash,
+    expiresAt: sql`now() + make_interval(hours => ${LINK_HOURS})`,
+  });
   return token;
 }
 

@@ -157,12 +157,10 @@ export const refundViewSchema = z
     id: z.uuid(),
     orderId: z.uuid(),
     value: brlAmount,
-    status: z
-      .enum(REFUND_STATUSES)
-      .meta({
-        description:
-          "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back",
-      }),
+    status: z.enum(REFUND_STATUSES).meta({
+      description:
+        "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back",
+    }),
     createdAt: isoDateTime,
   })
   .meta({ id: "Refund" });

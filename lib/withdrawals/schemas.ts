@@ -32,15 +32,9 @@ export const pixOutBody = bodyObject({
     .positive("must be greater than 0")
     .max(Number.MAX_SAFE_INTEGER, "is too large")
     .meta({ description: "Amount in centavos (100 = 1 BRL)" }),
-  pixKey: z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, "must not be empty")
-    .max(100)
-    .optional()
-    .meta({
-      description: "CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted",
-    }),
+  pixKey: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(100).optional().meta({
+    description: "CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted",
+  }),
 });
 export type PixOutInput = z.output<typeof pixOutBody>;
 

@@ -235,17 +235,15 @@ async function seed(url: string, o: LargeOptions, log: (s: string) => void): Pro
     const balances = new Map<string, number>(merchants.map((m) => [m.id, 0]));
     await sql`insert into merchants ${sql(merchants.map((m, i) => ({ id: m.id, company_name: `Large ${i}`, pix_key: "52998224725", pix_key_type: "cpf" })))}`;
     for (let i = 0; i < merchants.length; i += 500) {
-      const rows = merchants
-        .slice(i, i + 500)
-        .flatMap((m) =>
-          m.keys.map((key, j) => ({
-            merchant_id: m.id,
-            name: `bench-${j}`,
-            prefix: key.slice(0, 12),
-            key_hash: hashOf(key),
-            mode: "sandbox",
-          })),
-        );
+      const rows = merchants.slice(i, i + 500).flatMap((m) =>
+        m.keys.map((key, j) => ({
+          merchant_id: m.id,
+          name: `bench-${j}`,
+          prefix: key.slice(0, 12),
+          key_hash: hashOf(key),
+          mode: "sandbox",
+        })),
+      );
       await sql`insert into api_keys ${sql(rows)}`;
     }
 
@@ -463,17 +461,15 @@ async function emptyMerchants(url: string, count: number): Promise<Merchant[]> {
     }));
     await sql`insert into merchants ${sql(merchants.map((m, i) => ({ id: m.id, company_name: `Empty ${i}`, pix_key: "52998224725", pix_key_type: "cpf" })))}`;
     for (let i = 0; i < merchants.length; i += 500) {
-      const rows = merchants
-        .slice(i, i + 500)
-        .flatMap((m) =>
-          m.keys.map((key, j) => ({
-            merchant_id: m.id,
-            name: `bench-${j}`,
-            prefix: key.slice(0, 12),
-            key_hash: hashOf(key),
-            mode: "sandbox",
-          })),
-        );
+      const rows = merchants.slice(i, i + 500).flatMap((m) =>
+        m.keys.map((key, j) => ({
+          merchant_id: m.id,
+          name: `bench-${j}`,
+          prefix: key.slice(0, 12),
+          key_hash: hashOf(key),
+          mode: "sandbox",
+        })),
+      );
       await sql`insert into api_keys ${sql(rows)}`;
     }
     return merchants;

@@ -375,15 +375,13 @@ async function addApiKeys(dbUrl: string, merchantId: string, count: number, open
   try {
     const keys = Array.from({ length: count }, () => generateApiKey("sandbox"));
     for (let i = 0; i < keys.length; i += 500) {
-      const rows = keys
-        .slice(i, i + 500)
-        .map((k, j) => ({
-          merchant_id: merchantId,
-          name: `bench-${i + j}`,
-          prefix: k.prefix,
-          key_hash: k.hash,
-          mode: "sandbox",
-        }));
+      const rows = keys.slice(i, i + 500).map((k, j) => ({
+        merchant_id: merchantId,
+        name: `bench-${i + j}`,
+        prefix: k.prefix,
+        key_hash: k.hash,
+        mode: "sandbox",
+      }));
       await sql`insert into api_keys ${sql(rows)}`;
     }
     return keys.map((k) => k.key);
