@@ -792,7 +792,7 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
       const flagged = await invoiceRow(p.id);
       expect(flagged.attention).toMatch(/settle/);
       expect(flagged.attentionAt).toBeInstanceOf(Date);
-      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([
+      expect((await attentionList(db(), 100_000)).filter((a) => a.id === p.id)).toEqual([
         expect.objectContaining({ kind: "hold_invoice" }),
       ]);
       const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "ops@example.com"));
@@ -828,7 +828,7 @@ describe("Crypto-PIX over Lightning through LND (hold invoices)", () => {
         attention: null,
         lastError: null,
       });
-      expect((await attentionList()).filter((a) => a.id === p.id)).toEqual([]);
+      expect((await attentionList(db(), 100_000)).filter((a) => a.id === p.id)).toEqual([]);
       expect((await payment(p.id)).status).toBe("COMPLETED");
     } finally {
       delete process.env.OPERATOR_ALERT_EMAIL;

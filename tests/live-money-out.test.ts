@@ -254,7 +254,7 @@ describe("a pix-out through Efí", () => {
       expect((await attentionCounts()).pix_payout).toBeGreaterThanOrEqual(1);
       const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "ops@pixcrypto.example"));
       expect(mails.filter((m) => m.subject.includes(payout.id))).toHaveLength(1);
-      expect((await attentionList()).map((a) => a.id)).toContain(payout.id);
+      expect((await attentionList(db(), 100_000)).map((a) => a.id)).toContain(payout.id);
       expect(await balanceMatchesLedger(merchant.id)).toBe(50_000 - 300);
 
       // The operator asks Efí, then lets it be sent once more: one more PUT, same idEnvio.

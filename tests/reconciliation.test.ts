@@ -177,7 +177,7 @@ describe("daily reconciliation", () => {
     expect(run.mismatches).toBeGreaterThanOrEqual(3);
 
     // Each alerted once: listed for operators, one mail each.
-    const listed = (await attentionList()).filter((a) => a.kind === "recon_mismatch");
+    const listed = (await attentionList(db(), 100_000)).filter((a) => a.kind === "recon_mismatch");
     for (const m of found) expect(listed.some((a) => a.id === m.id)).toBe(true);
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, OPERATOR));
     for (const m of found) expect(mails.filter((x) => x.subject.includes(m.id))).toHaveLength(1);
@@ -185,7 +185,7 @@ describe("daily reconciliation", () => {
     // Resolved with a note: audited, off the open list and the attention list.
     await resolveMismatch(byKind.missing_here.id, "Efí portal payment by finance, ticket 123");
     expect((await listMismatches()).some((m) => m.id === byKind.missing_here.id)).toBe(false);
-    expect((await attentionList()).some((a) => a.id === byKind.missing_here.id)).toBe(false);
+    expect((await attentionList(db(), 100_000)).some((a) => a.id === byKind.missing_here.id)).toBe(false);
     const [trail] = await db().select().from(auditEvents).where(eq(auditEvents.target, byKind.missing_here.id));
     expect(trail).toMatchObject({
       action: "recon.mismatchResolved",

@@ -147,7 +147,7 @@ describe("accepting unapplied on-chain funds as payment", () => {
     const { id, transfer } = await orderWithTransfer("USDT", "12");
     const other = await seedMerchant();
     const stranger = { merchantId: other.merchant.id, userId: null, email: "x@example.com", ip: null };
-    await expect(acceptUnapplied(stranger, id, transfer.id)).rejects.toThrow("errors.api.notFound");
+    await expect(acceptUnapplied(stranger, id, transfer.id)).rejects.toThrow("Order not found");
     const exact = await orderWithTransfer("USDT", "10");
     await expect(acceptUnapplied(exact.actor, exact.id, exact.transfer.id)).rejects.toThrow("unapplied.notResolvable");
   });
