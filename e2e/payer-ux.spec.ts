@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
-import postgres from "postgres";
 import { api, seedMerchant, signIn } from "./helpers";
-import { PHONE, DESKTOP, SIZES } from "./support/sizes";
+import { PHONE, DESKTOP, SIZES, noHorizontalOverflow } from "./support/sizes";
+import { database } from "./support/database";
 
 // The payer's side and the security page on a phone (docs/dashboard.md): a refunded payment keeps its receipt
 // and says what came back; an on-chain order that ended partly paid, paid late or overpaid says what
@@ -14,24 +14,6 @@ const WINDOWS_EDGE =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.2592.87";
 const ANDROID_CHROME =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
-
-/** The e2e server's own embedded PostgreSQL (playwright.config.ts): the only way to move an order's expiry into the past. */
-function database() {
-  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, {
-    max: 1,
-    onnotice: () => {},
-  });
-}
-
-async function noHorizontalOverflow(page: Page, name: string) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(
-    innerWidth,
-  );
-}
 
 /** Opens `url` at each size, checks it (after the page has rendered), and keeps a screenshot of each. */
 async function atBothSizes(page: Page, name: string, url: string, check: (size: "375" | "1280") => Promise<void>) {

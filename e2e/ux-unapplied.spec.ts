@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
-import postgres from "postgres";
 import { api, enableTwoFactor, freshTotp, seedMerchant, signIn, stepUpIfAsked } from "./helpers";
-import { PHONE, DESKTOP, SIZES } from "./support/sizes";
+import { PHONE, DESKTOP, SIZES, noHorizontalOverflow } from "./support/sizes";
+import { database } from "./support/database";
 
 // An on-chain order's unapplied funds on the merchant's order page (docs/dashboard.md#unapplied-on-chain-funds):
 // an overpayment accepted as payment and a late payment returned to its sender, each through a review that
@@ -9,24 +9,6 @@ import { PHONE, DESKTOP, SIZES } from "./support/sizes";
 // of the money. Every state at 375 px and 1280 px, none wider than the window; screenshots in SHOTS.
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-ux";
-
-/** The e2e server's own embedded PostgreSQL (playwright.config.ts): the only way to move an order's expiry into the past. */
-function database() {
-  return postgres(`postgres://postgres:postgres@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/payments`, {
-    max: 1,
-    onnotice: () => {},
-  });
-}
-
-async function noHorizontalOverflow(page: Page, name: string) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(
-    innerWidth,
-  );
-}
 
 /** The page as it stands (a review open in it stays open) at each size, checked and kept as a screenshot. */
 async function shootBothSizes(page: Page, name: string) {
