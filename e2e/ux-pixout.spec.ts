@@ -175,8 +175,11 @@ test("Crypto-PIX: the refund receipt is titled as one; the dashboard offers ever
     await expect(page.getByTestId("cpix-minimum")).toHaveText(
       /^Mínimo na BNB Smart Chain: 1 USDT, cerca de R\$\s[\d.,]+ na cotação de agora\. Um PIX de valor menor é recusado\.$/,
     );
-    await page.getByLabel("Token").selectOption("USDC");
-    await expect(page.getByTestId("cpix-minimum")).toContainText("1 USDC");
+    // A choice made before the page is hydrated is not seen by its script yet: choose until it is.
+    await expect(async () => {
+      await page.getByLabel("Token").selectOption("USDC");
+      await expect(page.getByTestId("cpix-minimum")).toContainText("1 USDC", { timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
     await network.selectOption("eth");
     await expect(page.getByTestId("cpix-minimum")).toContainText("Mínimo na Ethereum: 10 USDT");
     await shoot(page, `cpix-new-eth-${vp}`);
