@@ -16,7 +16,7 @@ const transfersOf = sql.raw(
  *   paid_at;
  * - reference: the client's references (`orders.reference`; a Crypto-PIX payment's recipient name and PIX key);
  * - search_text, the expression each table's trigram index is built on, and searchable, that index's
- *   predicate (db/schema.ts ORDER_SEARCH_TEXT, ORDER_SEARCHABLE);
+ *   predicate (db/schema/orders.ts ORDER_SEARCH_TEXT, ORDER_SEARCHABLE);
  * - what the export adds: crypto_amount and received_amount (in `asset`, BTC for Lightning), asset,
  *   network, rate, rate_source, address and tx_hashes (the payer's transactions).
  * A query pays only for the columns it reads: PostgreSQL leaves the others out of each branch.

@@ -4,7 +4,7 @@ import { decodeCryptoPixId } from "@/lib/ids";
 import { brlNumberToCentavos } from "@/lib/money";
 
 // Order search for the dashboard's search box and GET /api/v1/orders?q=. One text matches an order when
-// - it is part of the order's references (db/schema.ts ORDER_SEARCH_TEXT: the client's orderId, name,
+// - it is part of the order's references (db/schema/orders.ts ORDER_SEARCH_TEXT: the client's orderId, name,
 //   e-mail, payer id, CPF/CNPJ, deposit address, …), whatever the case and the accents: a LIKE on a
 //   pg_trgm GIN index, which needs three characters to use the index, so shorter texts look for no
 //   substring (MIN_SUBSTRING; the dashboard says so);
@@ -70,9 +70,9 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * an empty page.
  */
 export function orderSearchCondition(search: OrderSearch): SQL | undefined {
-  // "searchable and": the trigram indexes hold only the rows with search text (db/schema.ts
+  // "searchable and": the trigram indexes hold only the rows with search text (db/schema/orders.ts
   // ORDER_SEARCHABLE); the planner reaches a partial index only when the condition implies its predicate.
-  // The text is folded like the indexed one (db/schema.ts ORDER_SEARCH_TEXT): lower case, no accents.
+  // The text is folded like the indexed one (db/schema/orders.ts ORDER_SEARCH_TEXT): lower case, no accents.
   const parts = search.substrings.map(
     (s) => sql`(searchable and search_text like search_fold(${`%${escapeLike(s)}%`}))`,
   );

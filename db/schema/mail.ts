@@ -1,0 +1,23 @@
+import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { merchants } from "./merchants";
+
+/**
+ * Mail the service sends. With SMTP_URL set a row records the attempt (its body cleared once sent:
+ * reset links must not rest in the database); without it (sandbox) the body stays, and the
+ * dashboard's outbox shows it.
+ */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").references(() => merchants.id),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body"),
+    status: text("status", { enum: ["outbox", "sent", "failed"] }).notNull(),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("mail_outbox_merchant").on(t.merchantId, t.createdAt)],
+);
