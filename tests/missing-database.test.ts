@@ -70,6 +70,7 @@ describe("a DATABASE_URL naming a database that does not exist", () => {
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "",
+        NODE_ENV: "production",
         PAYMENTS_MODE: "sandbox",
         DATA_DIR: dataDir,
         DATABASE_URL: urlOf(`absent_${tag}`, role),

@@ -69,7 +69,7 @@ async function bundleServer(): Promise<string> {
     entryPoints: [path.join(ROOT, "scripts/faults/server.ts")],
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node22",
     format: "cjs",
     packages: "external",
     outfile,
