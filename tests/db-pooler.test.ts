@@ -31,7 +31,7 @@ let bouncer: PgBouncer;
 let directUrl: string;
 let serverUrl: URL;
 
-async function usePooler(vars: Record<string, string> = {}, through: PgBouncer = bouncer) {
+async function switchToPooler(vars: Record<string, string> = {}, through: PgBouncer = bouncer) {
   await closeDb();
   Object.assign(process.env, {
     DB_POOLER: "transaction",
@@ -119,7 +119,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     expect(broken.failed.length, "the pooler should have moved the client between sessions").toBeGreaterThan(0);
     expect(broken.failed[0]).toMatch(/prepared statement .* does not exist|current transaction is aborted/);
 
-    await usePooler();
+    await switchToPooler();
     const url = bouncer.url(database);
     const app = postgres(url, { ...connectionOptions(url, { applicationName: "pooler-test", pooled: true }), max: 1 });
     const fine = await transactionsThroughPooler(app, 60);
@@ -131,7 +131,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   }, 60_000);
 
   it("the API works through the pooler: orders, payments, a withdrawal, lists, under concurrency", async () => {
-    await usePooler();
+    await switchToPooler();
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const created = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
@@ -172,7 +172,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   }, 60_000);
 
   it("LISTEN, the job runner and migrations use DATABASE_DIRECT_URL, never the pooler", async () => {
-    await usePooler();
+    await switchToPooler();
     // Migrations: ensureDatabase runs them on the direct URL (their advisory lock is a session's).
     await ensureDatabase();
     const { merchant, apiKey } = await seedMerchant();
@@ -248,7 +248,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
       pgbouncerDefaults: o.pgbouncerDefaults,
     });
     try {
-      await usePooler({}, cutOff);
+      await switchToPooler({}, cutOff);
       const { apiKey } = await seedMerchant();
       expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
       proxy.cut();
@@ -289,7 +289,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     await admin.unsafe(`alter database "${database}" set statement_timeout = 0`);
     await reconnectPooler();
     try {
-      await usePooler();
+      await switchToPooler();
       const logs = captureLogs();
       expect(await checkPooledDeadlines()).toEqual({ statementTimeout: "0", lockTimeout: "5s" });
       expect(logs.join("")).toMatch(/the pooler's sessions have no statement_timeout or lock_timeout/);

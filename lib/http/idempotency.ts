@@ -167,7 +167,11 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
           });
         }
       },
-      (err: unknown) => log.error("Idempotency-Key lease renewal failed", { err }),
+      // The database unavailable fails the request too (a 503), and the next renewal tries again.
+      (err: unknown) =>
+        databaseUnavailable(err)
+          ? log.warn("Idempotency-Key lease renewal failed: the database is unavailable", { err })
+          : log.error("Idempotency-Key lease renewal failed", { err }),
     );
   }, everyMs);
   timer.unref();
