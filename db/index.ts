@@ -74,6 +74,23 @@ function onnotice(notice: postgres.Notice): void {
 }
 
 /**
+ * TCP keepalives on both ends of every connection, so that a peer that vanished (a host lost, a
+ * network partition) is noticed in seconds rather than after the kernel's two hours: the server ends a
+ * silent client's session, and its locks (docs/operations.md, "Sessions that stall"). The server's
+ * are session settings (PostgreSQL: idle 5 s, then a probe every 2 s, 3 unanswered end it); the client's
+ * is postgres.js's (idle 5 s, then the kernel's probes). tcp_user_timeout is left alone: it would also
+ * end a session whose client is slowly reading a long export.
+ */
+export const KEEPALIVE = {
+  serverSettings: {
+    tcp_keepalives_idle: 5,
+    tcp_keepalives_interval: 2,
+    tcp_keepalives_count: 3,
+  },
+  clientIdleSeconds: 5,
+} as const;
+
+/**
  * What every connection of ours to a server is opened with. Behind a pooler in transaction mode
  * (`pooled`), consecutive statements may run on different server sessions: nothing is prepared by
  * name and no session setting is sent (PgBouncer refuses unknown startup parameters); the timeouts
@@ -89,10 +106,13 @@ export function connectionOptions(
     : {
         statement_timeout: o.statementTimeoutMs ?? e.DB_STATEMENT_TIMEOUT_MS,
         lock_timeout: e.DB_LOCK_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        ...KEEPALIVE.serverSettings,
         ...(o.readOnly ? { default_transaction_read_only: "on" } : {}),
       };
   return {
     connect_timeout: e.DB_CONNECT_TIMEOUT_SECONDS,
+    keep_alive: KEEPALIVE.clientIdleSeconds,
     backoff: reconnectDelaySeconds,
     onnotice,
     prepare: !o.pooled,
@@ -112,7 +132,14 @@ function open(url: string): Pool {
   const pooled = e.DB_POOLER === "transaction";
   // Unique per process (instances in containers are often all pid 1), within PostgreSQL's 63 bytes.
   const applicationName = `payments:${process.pid}:${randomBytes(3).toString("hex")}`;
-  const sql = postgres(url, { ...connectionOptions(url, { applicationName, pooled }), max: e.DB_POOL_SIZE });
+  // A request's query waits at most DB_POOL_WAIT_MS for a connection (then a 503), not for as long as a
+  // stalled pool takes to free one: by then its request was answered, and the work is only a backlog.
+  const queue_timeout = e.DB_POOL_WAIT_MS || null;
+  const sql = postgres(url, {
+    ...connectionOptions(url, { applicationName, pooled }),
+    max: e.DB_POOL_SIZE,
+    queue_timeout,
+  });
   // postgres.js opens LISTEN's connection on first use, with its own options: behind a pooler it
   // must reach PostgreSQL itself, or notifications would go to whichever session the pooler picked.
   const direct = directDatabaseUrl();
@@ -125,6 +152,7 @@ function open(url: string): Pool {
     const replicaSql = postgres(replicaUrl, {
       ...connectionOptions(replicaUrl, { applicationName: `${applicationName}:r`, pooled, readOnly: true }),
       max: e.DB_POOL_SIZE,
+      queue_timeout,
     });
     replica = { sql: replicaSql, db: drizzle(replicaSql, { schema }), url: replicaUrl };
   }

@@ -159,6 +159,13 @@ const envFields = z.object({
   // finish in this time fails (a 503 for a request) instead of holding a connection and its caller.
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  // A session left inside a transaction with nothing to run for this long is ended by PostgreSQL, its
+  // locks with it: our transactions run their statements back to back, so only a client that stalled
+  // or was cut off (a partition) waits this long, and its row locks must not hold up other instances.
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  // How long a query may wait for a free pool connection before it fails (a 503 for a request): work
+  // queued behind a stalled pool would otherwise run long after its request was answered.
+  DB_POOL_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   // statement_timeout of the job runner's own sessions (pg-boss: its maintenance deletes archived jobs
   // in bulk, which may outlast a request's bound). Unset: 300 000, or DB_STATEMENT_TIMEOUT_MS when longer
   // or 0 (none).

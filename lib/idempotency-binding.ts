@@ -18,8 +18,16 @@ import { currentIdempotencyKey, type HeldIdempotencyKey } from "@/lib/request-co
 
 export type IdempotentResource = { type: (typeof IDEMPOTENT_RESOURCE_TYPES)[number]; id: string };
 
+/**
+ * A 409 for a key in flight: another request holds it, or took it over. Answered with Retry-After: the
+ * holder's outcome is stored when it ends, and a dead holder's lease ends within IDEMPOTENCY_LEASE_SECONDS.
+ */
+export class IdempotencyKeyBusy extends Conflict {
+  readonly retryAfterSeconds = 1;
+}
+
 /** The request's claim on its key was taken over by a retry: what it was about to commit is rolled back. */
-export class IdempotencyKeyTakenOver extends Conflict {}
+export class IdempotencyKeyTakenOver extends IdempotencyKeyBusy {}
 
 /** The key's row: one per merchant, key, method and path. */
 export const idempotencyKeyRow = (k: Omit<HeldIdempotencyKey, "claimId">) =>

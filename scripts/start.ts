@@ -47,9 +47,14 @@ async function main() {
 
   const { ensureDatabase } = await import("@/db/bootstrap");
   const { closeDb } = await import("@/db");
-  const { url, embedded } = await ensureDatabase();
+  const { url, embedded, created } = await ensureDatabase().catch((err: unknown) => {
+    // A database that does not exist and cannot be created: one line naming the variable.
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  });
   console.log(
-    `database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}`,
+    `database: ${embedded ? `embedded PostgreSQL (${path.resolve(e.DATA_DIR, "pg")})` : url.replace(/:[^:@/]*@/, ":***@")}${created ? " (created now: it did not exist)" : ""}`,
   );
 
   const { checkDeployment, DeploymentRefused } = await import("@/lib/deployment/guards");

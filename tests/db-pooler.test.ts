@@ -13,6 +13,7 @@ import { jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
 import { setLoggerForTests } from "@/lib/log";
 import { api, captureLogs, seedMerchant } from "./helpers";
 import { findPgbouncer, startPgbouncer, type PgBouncer } from "./support/pgbouncer";
+import { startTcpProxy } from "./support/tcp-proxy";
 import { balanceMatchesLedger } from "./support/ledger";
 import { saveEnv } from "./support/env";
 import { waitFor } from "./support/wait";
@@ -30,11 +31,11 @@ let bouncer: PgBouncer;
 let directUrl: string;
 let serverUrl: URL;
 
-async function usePooler(vars: Record<string, string> = {}) {
+async function switchToPooler(vars: Record<string, string> = {}, through: PgBouncer = bouncer) {
   await closeDb();
   Object.assign(process.env, {
     DB_POOLER: "transaction",
-    DATABASE_URL: bouncer.url(database),
+    DATABASE_URL: through.url(database),
     DATABASE_DIRECT_URL: directUrl,
     ...vars,
   });
@@ -118,7 +119,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     expect(broken.failed.length, "the pooler should have moved the client between sessions").toBeGreaterThan(0);
     expect(broken.failed[0]).toMatch(/prepared statement .* does not exist|current transaction is aborted/);
 
-    await usePooler();
+    await switchToPooler();
     const url = bouncer.url(database);
     const app = postgres(url, { ...connectionOptions(url, { applicationName: "pooler-test", pooled: true }), max: 1 });
     const fine = await transactionsThroughPooler(app, 60);
@@ -130,7 +131,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   }, 60_000);
 
   it("the API works through the pooler: orders, payments, a withdrawal, lists, under concurrency", async () => {
-    await usePooler();
+    await switchToPooler();
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const created = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
@@ -171,7 +172,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   }, 60_000);
 
   it("LISTEN, the job runner and migrations use DATABASE_DIRECT_URL, never the pooler", async () => {
-    await usePooler();
+    await switchToPooler();
     // Migrations: ensureDatabase runs them on the direct URL (their advisory lock is a session's).
     await ensureDatabase();
     const { merchant, apiKey } = await seedMerchant();
@@ -229,6 +230,57 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     await db().execute(sql`select 1`);
   }, 60_000);
 
+  /**
+   * Ms from the database taking connections again to the first API answer through a pooler whose way to
+   * it was cut (every server connection dropped, new ones refused: a restart) for `cutMs`.
+   */
+  async function recoveryThroughPooler(o: { pgbouncerDefaults: boolean; cutMs: number }): Promise<number> {
+    const proxy = await startTcpProxy({ host: serverUrl.hostname, port: Number(serverUrl.port || 5432) });
+    const cutOff = await startPgbouncer({
+      server: {
+        host: "127.0.0.1",
+        port: proxy.port,
+        user: decodeURIComponent(serverUrl.username),
+        password: decodeURIComponent(serverUrl.password) || undefined,
+      },
+      poolMode: "transaction",
+      poolSize: 2,
+      pgbouncerDefaults: o.pgbouncerDefaults,
+    });
+    try {
+      await switchToPooler({}, cutOff);
+      const { apiKey } = await seedMerchant();
+      expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
+      proxy.cut();
+      // Requests meanwhile: the pooler's server logins fail, and it waits server_login_retry to try again.
+      for (const until = Date.now() + o.cutMs; Date.now() < until; await new Promise((r) => setTimeout(r, 200)))
+        expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(503);
+      proxy.restore();
+      const backAt = performance.now();
+      for (;;) {
+        const res = await api("GET", "/api/v1/account", { apiKey });
+        if (res.status === 200) return Math.round(performance.now() - backAt);
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        if (performance.now() - backAt > 30_000) throw new Error("no answer through the pooler 30 s after the restart");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await closeDb();
+      await cutOff.stop();
+      await proxy.close();
+    }
+  }
+
+  it("recovers within 2 s of a database restart with the settings the app needs (server_login_retry = 1), not after PgBouncer's 15 s", async () => {
+    const withDefaults = await recoveryThroughPooler({ pgbouncerDefaults: true, cutMs: 2000 });
+    const withSettings = await recoveryThroughPooler({ pgbouncerDefaults: false, cutMs: 2000 });
+    console.log(
+      `through pgbouncer after a 2 s outage: first answer ${withSettings} ms after the database returned with server_login_retry = 1, ${withDefaults} ms with PgBouncer's defaults`,
+    );
+    expect(withSettings).toBeLessThanOrEqual(2000);
+    expect(withDefaults, "the control: PgBouncer's default server_login_retry is 15 s").toBeGreaterThan(3000);
+  }, 90_000);
+
   it("warns when the pooler's sessions have no deadlines of their own", async () => {
     const admin = postgres(directUrl, { max: 1, onnotice: () => {} });
     // Settings reach new sessions: the pooler's server connections are ended, so it opens new ones.
@@ -237,7 +289,7 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     await admin.unsafe(`alter database "${database}" set statement_timeout = 0`);
     await reconnectPooler();
     try {
-      await usePooler();
+      await switchToPooler();
       const logs = captureLogs();
       expect(await checkPooledDeadlines()).toEqual({ statementTimeout: "0", lockTimeout: "5s" });
       expect(logs.join("")).toMatch(/the pooler's sessions have no statement_timeout or lock_timeout/);

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDb, db } from "@/db";
@@ -232,5 +232,81 @@ describe("deadlines", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("2");
     expect(res.body.message).toMatch(/^Service temporarily unavailable: the database cannot be reached/);
+  });
+
+  it("a query waits at most DB_POOL_WAIT_MS for a pool connection: a 503, not a backlog run later", async () => {
+    await withEnv({ DB_POOL_SIZE: "1", DB_POOL_WAIT_MS: "300", REQUEST_DEADLINE_MS: "10000" });
+    const { apiKey } = await seedMerchant({ balanceCentavos: 0 });
+    // Once the circuit an earlier test opened has closed.
+    await waitFor(
+      "the API to answer",
+      () => api("GET", "/api/v1/account", { apiKey }),
+      (r) => r.status === 200,
+    );
+    // The pool's one connection, taken by a transaction that waits.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let taken!: () => void;
+    const isTaken = new Promise<void>((r) => (taken = r));
+    const holding = db().transaction(async (tx) => {
+      await tx.execute(sql`select 1`);
+      taken();
+      await released;
+    });
+    await isTaken;
+    try {
+      const started = performance.now();
+      const res = await api("GET", "/api/v1/account", { apiKey });
+      const ms = performance.now() - started;
+      expect(res.status, JSON.stringify(res.body)).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(res.body.message).toMatch(/^Service temporarily unavailable: the database has no free connection/);
+      expect(ms).toBeGreaterThanOrEqual(250);
+      expect(ms).toBeLessThan(3000);
+    } finally {
+      release();
+      await holding;
+    }
+    expect((await api("GET", "/api/v1/account", { apiKey })).status).toBe(200);
+  });
+
+  it("a pool session gone silent inside a transaction is ended by PostgreSQL after DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, and its row locks with it", async () => {
+    const direct = new URL(inject("databaseUrl"));
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const other = postgres(direct.toString(), { max: 1, onnotice: () => {} });
+    try {
+      const through = new URL(direct);
+      through.host = `127.0.0.1:${proxy.port}`;
+      await withEnv({ DATABASE_URL: through.toString(), DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: "1000" });
+      const { merchant } = await seedMerchant({ balanceCentavos: 0 });
+      const [settings] = await db().execute<Record<string, string>>(
+        sql`select current_setting('idle_in_transaction_session_timeout') as idle, current_setting('tcp_keepalives_idle') as ka_idle, current_setting('tcp_keepalives_interval') as ka_interval, current_setting('tcp_keepalives_count') as ka_count`,
+      );
+      expect(settings).toEqual({ idle: "1s", ka_idle: "5", ka_interval: "2", ka_count: "3" });
+      // A transaction holding the merchant's row when the network between the pool and PostgreSQL goes silent.
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const stalled = db()
+        .transaction(async (tx) => {
+          await tx.execute(sql`select id from merchants where id = ${merchant.id} for update`);
+          locked();
+          proxy.partition();
+          await tx.execute(sql`select 1`);
+        })
+        .catch((err: unknown) => err);
+      await isLocked;
+      const started = performance.now();
+      await other`set lock_timeout = '10s'`;
+      await other`select id from merchants where id = ${merchant.id} for update`;
+      const ms = performance.now() - started;
+      expect(ms).toBeLessThan(4000);
+      console.log(`the silent session's row lock was released ${Math.round(ms)} ms after it went silent`);
+      proxy.restore();
+      expect(await stalled).toBeInstanceOf(Error);
+    } finally {
+      proxy.restore();
+      await other.end({ timeout: 1 });
+      await proxy.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { DomainError, NotFound } from "@/lib/errors";
-import type { IdempotentResource } from "@/lib/idempotency-binding";
+import { IdempotencyKeyBusy, type IdempotentResource } from "@/lib/idempotency-binding";
 import { newRequestId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { withRequestContext, type RequestContext } from "@/lib/request-context";
@@ -288,8 +288,8 @@ async function run(
       if (err instanceof RateLimited) {
         return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }
-      if (err instanceof ServiceUnavailable)
-        return fail(503, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+      if (err instanceof ServiceUnavailable || err instanceof IdempotencyKeyBusy)
+        return fail(status, err.message, err.extra, { "retry-after": String(err.retryAfterSeconds) });
       if (domain) return fail(status, err.message, err.extra);
       const down = databaseUnavailable(err);
       if (down) {

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
-import { Conflict, DomainError, InvalidInput } from "@/lib/errors";
-import { claimRow, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
+import { DomainError, InvalidInput } from "@/lib/errors";
+import { claimRow, IdempotencyKeyBusy, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { instanceName } from "@/lib/instance";
 import type { ApiRequest } from "./request";
@@ -26,10 +26,14 @@ import { databaseUnavailable } from "./unavailable";
 const TTL_HOURS = 24;
 /**
  * How long a claim holds without renewal: the holder renews every quarter of it while its request runs
- * (past its deadline too: its work goes on), so only a holder that stopped running loses it. A
- * restarted instance ends its predecessor's leases at once (releaseClaimsOfPredecessor).
+ * (past its deadline too: its work goes on), so only a holder that stopped running loses it, and the
+ * keys of an instance that died for good are free within this many seconds of its death
+ * (docs/operations.md, "Keys of an instance that dies"). A restarted instance ends its predecessor's
+ * leases at once (releaseClaimsOfPredecessor). A holder that misses its renewals (a stalled event
+ * loop, a pool with no free connection) can lose the key to a retry while it still runs; the claim id
+ * on every write then keeps it from committing anything (lib/idempotency-binding.ts).
  */
-export const IDEMPOTENCY_LEASE_SECONDS = 20;
+export const IDEMPOTENCY_LEASE_SECONDS = 4;
 const RENEW_EVERY_MS = (IDEMPOTENCY_LEASE_SECONDS * 1000) / 4;
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 
@@ -117,7 +121,8 @@ async function claimWith(claim: IdempotencyClaim): Promise<Claim> {
           resourceType: idempotencyKeys.resourceType,
           resourceId: idempotencyKeys.resourceId,
         });
-      if (!taken) throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
+      if (!taken)
+        throw new IdempotencyKeyBusy("A request with this Idempotency-Key is still being processed; retry later");
       if (taken.state === "committed") {
         // The table's check holds a committed claim's resource type and id non-null.
         const resource = { type: taken.resourceType!, id: taken.resourceId! };
@@ -136,7 +141,7 @@ async function claimWith(claim: IdempotencyClaim): Promise<Claim> {
     }
     return { kind: "replay", status: row.responseStatus ?? 200, body: row.responseBody ?? "" };
   }
-  throw new Conflict("A request with this Idempotency-Key is still being processed; retry later");
+  throw new IdempotencyKeyBusy("A request with this Idempotency-Key is still being processed; retry later");
 }
 
 /** Extends the lease; false when the claim is no longer this request's (it was taken over or released). */
@@ -162,7 +167,11 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
           });
         }
       },
-      (err: unknown) => log.error("Idempotency-Key lease renewal failed", { err }),
+      // The database unavailable fails the request too (a 503), and the next renewal tries again.
+      (err: unknown) =>
+        databaseUnavailable(err)
+          ? log.warn("Idempotency-Key lease renewal failed: the database is unavailable", { err })
+          : log.error("Idempotency-Key lease renewal failed", { err }),
     );
   }, everyMs);
   timer.unref();

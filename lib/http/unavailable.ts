@@ -53,7 +53,9 @@ export function databaseUnavailable(err: unknown, depth = 0): string | null {
   if (typeof code !== "string") return null;
   if (CONNECTION_CODES.has(code) || code.startsWith("08")) return UNREACHABLE;
   if (code === "57P01" || code === "57P02" || code === "57P03") return RESTARTING;
-  if (code === "53300") return "the database has no free connection";
+  // 53300: the server's connections are all taken; the driver's own, a query that waited DB_POOL_WAIT_MS
+  // for one of the pool's (patches/postgres+3.4.9.patch).
+  if (code === "53300" || code === "CONNECTION_QUEUE_TIMEOUT") return "the database has no free connection";
   if (code === "25006") return "the database is read-only (a failover is under way)";
   // The driver's own, when no host of DATABASE_URL takes writes (patches/postgres+3.4.9.patch).
   if (code === "TARGET_SESSION_ATTRS_UNMET") return "no database server takes writes (a failover is under way)";

@@ -28,9 +28,27 @@ function rowsOf(result: readonly unknown[]): unknown[] {
 }
 
 /**
- * pg-boss's database on a postgres.js client. The client must map undefined to null
- * (`transform: { undefined: null }`), as `pg` does, and reach PostgreSQL itself: pg-boss takes
- * transaction-scoped advisory locks and, in its scripts, keeps a transaction across statements.
+ * What the client under pg-boss must be opened with, so that values reach PostgreSQL as `pg` sends
+ * them. undefined is null. A string is the parameter's text whatever its slot: pg-boss passes
+ * `JSON.stringify(…)` to `$1::json` slots, which postgres.js would encode again into one JSON string
+ * scalar ("cannot call json_to_recordset on a scalar"); anything else in a json slot is encoded once.
+ */
+export const pgBossClientOptions = {
+  transform: { undefined: null },
+  types: {
+    json: {
+      to: 114,
+      from: [114, 3802],
+      serialize: (x: unknown) => (typeof x === "string" ? x : JSON.stringify(x)),
+      parse: (x: string): unknown => JSON.parse(x),
+    },
+  },
+} satisfies postgres.Options<Record<string, postgres.PostgresType>>;
+
+/**
+ * pg-boss's database on a postgres.js client opened with `pgBossClientOptions`, reaching PostgreSQL
+ * itself: pg-boss takes transaction-scoped advisory locks and, in its scripts, keeps a transaction
+ * across statements.
  */
 export function postgresJsDatabase(sql: postgres.Sql): IDatabase {
   return {

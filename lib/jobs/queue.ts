@@ -4,7 +4,7 @@ import { connectionOptions, directDatabaseUrl } from "@/db";
 import { env, type Env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
-import { postgresJsDatabase } from "./postgres-js-db";
+import { pgBossClientOptions, postgresJsDatabase } from "./postgres-js-db";
 
 // Background work runs on pg-boss, a job queue inside the same PostgreSQL: jobs survive restarts,
 // each is taken by one worker across all instances, and failures retry with backoff. This module
@@ -107,7 +107,7 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     pooled: false,
     statementTimeoutMs: jobRunnerStatementTimeoutMs(),
   });
-  const sql = postgres(url, { ...options, max: 4, transform: { undefined: null } });
+  const sql = postgres(url, { ...options, ...pgBossClientOptions, max: 4 });
   const boss = new PgBoss({
     db: postgresJsDatabase(sql),
     schema: "pgboss",

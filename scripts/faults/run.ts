@@ -6,20 +6,28 @@ import path from "node:path";
 import { build } from "esbuild";
 import postgres from "postgres";
 import { runMigrations } from "@/db/migrate";
+import { parseEnv } from "@/lib/env";
+import { findPgbouncer, startPgbouncer } from "../../tests/support/pgbouncer";
 import { freePort, startCluster, type PgCluster, type PgNode } from "../../tests/support/pg-cluster";
 import { startTcpProxy } from "../../tests/support/tcp-proxy";
 
 // `npm run faults`: the pre-release fault suite (docs/operations.md, "The fault suite"). It starts a
-// PostgreSQL primary with a synchronous standby of its own (tests/support/pg-cluster.ts), the API server
-// (scripts/faults/server.ts) on a URL naming both servers through one TCP proxy each, and clients that
-// create PIX orders, pay them in the sandbox and withdraw by PIX and on-chain, every POST keyed and
-// retried with its key until it gets a definitive answer. One fault after another, each under load:
-// a database restart, a crash, a network partition, a held lock, the app killed, a failover. After
-// each, the database is asked whether every acknowledged request is there exactly once and every
+// PostgreSQL primary with a synchronous standby of its own (tests/support/pg-cluster.ts) and two
+// instances of the shipped server (`npm start`'s dist/server/start.cjs, with the app's default
+// deadlines): A on a URL naming both servers through TCP proxies of its own, B behind PgBouncer in
+// transaction mode (DB_POOLER=transaction, the settings docs/operations.md lists). Clients, half on
+// each instance, create PIX orders, pay them in the sandbox, refund them, and withdraw by PIX and
+// on-chain, every POST keyed and retried with its key until it gets a definitive answer. One fault
+// after another, each under load: a database restart, a crash, the database down for 30 s, instance
+// A partitioned from it for 30 s (B must get the merchants' rows A held within seconds), a lock held
+// for 30 s, A killed and restarted, A killed for good (its clients retry their keys on B), a failover.
+// After each, the database is asked whether every acknowledged request is there exactly once and every
 // balance equals its ledger. Exits 1 on any loss, duplicate, mismatch, request past its deadline,
 // request without an answer, or recovery slower than its target.
 //
-// Environment: FAULTS_CLIENTS (12), FAULTS_ROUNDS (1), FAULTS_REQUEST_DEADLINE_MS (5000),
+// Environment: FAULTS_CLIENTS (32), FAULTS_ROUNDS (1), FAULTS_FAULT_SECONDS (30, the long faults),
+// FAULTS_SERVER=bare (scripts/faults/server.ts instead of the shipped server: no `next build`),
+// FAULTS_REQUEST_DEADLINE_MS (the app's default),
 // FAULTS_REPLICATION=async (an asynchronous standby: the failover must then fail the suite),
 // FAULTS_WAL_RETRIEVE_RETRY_INTERVAL (the standby's wal_retrieve_retry_interval, 100ms; PostgreSQL's
 // default 5s fails the restart's recovery target), PG_BIN_DIR (the newest /usr/lib/postgresql/<v>/bin),
@@ -27,7 +35,11 @@ import { startTcpProxy } from "../../tests/support/tcp-proxy";
 
 const ROOT = path.resolve(__dirname, "../..");
 const int = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
-const CLIENTS = int("FAULTS_CLIENTS", 12);
+const CLIENTS = int("FAULTS_CLIENTS", 32);
+const FAULT_MS = int("FAULTS_FAULT_SECONDS", 30) * 1000;
+const SERVER: "shipped" | "bare" = process.env.FAULTS_SERVER === "bare" ? "bare" : "shipped";
+/** The app's own defaults: the suite sets none of these, so it tests what a deployment gets. */
+const DEFAULTS = parseEnv({});
 /** How many times each fault but the failover (which ends the standby) is injected. */
 const ROUNDS = int("FAULTS_ROUNDS", 1);
 /** async: what the suite must catch, acknowledged requests lost in the failover. */
@@ -35,11 +47,13 @@ const REPLICATION = process.env.FAULTS_REPLICATION === "async" ? "async" : "sync
 /** How long replication is held up before the primary is lost, so that the standby lags behind it. */
 const REPLICATION_STALL_MS = 2000;
 const MERCHANTS = 4;
-const DEADLINE_MS = int("FAULTS_REQUEST_DEADLINE_MS", 5000);
+const DEADLINE_MS = int("FAULTS_REQUEST_DEADLINE_MS", DEFAULTS.REQUEST_DEADLINE_MS);
 /** Past the deadline, an answer is late by more than scheduling on a busy machine explains. */
 const MARGIN_MS = 1000;
 const RECOVERY_TARGET_MS = 2000;
 const KILLED_KEYS_TARGET_MS = 5000;
+/** A partitioned instance's row locks: the other instance moves those merchants' money again within this. */
+const LOCKS_RELEASED_TARGET_MS = 10_000;
 /** A request with no definitive answer after this long is a hang. */
 const GIVE_UP_MS = 45_000;
 const ADMIN_TOKEN = randomBytes(24).toString("hex");
@@ -62,16 +76,27 @@ const log = (line: string) => console.log(`[faults ${new Date().toISOString().sl
 /** `released`: Idempotency-Key leases of the previous run the app ended before serving. */
 type App = { child: ChildProcess; exited: Promise<void>; released: number };
 
+/** The server the instances run: `npm start`'s bundle (Next built once if it is not), or the bare one. */
 async function bundleServer(): Promise<string> {
-  const outfile = path.join(ROOT, "dist/faults/server.cjs");
-  // Like build:server: run by node, not tsx, so a restart costs no transpiling.
+  if (SERVER === "shipped" && !fs.existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
+    log("no Next build: running `next build` (several minutes)");
+    const built = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: ROOT,
+      stdio: "inherit",
+    });
+    const code = await new Promise<number | null>((r) => built.once("exit", r));
+    if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  }
+  const outfile = path.join(ROOT, SERVER === "shipped" ? "dist/server/start.cjs" : "dist/faults/server.cjs");
+  // As build:server does, from the current source: run by node, not tsx, so a restart costs no transpiling.
   await build({
-    entryPoints: [path.join(ROOT, "scripts/faults/server.ts")],
+    entryPoints: [path.join(ROOT, SERVER === "shipped" ? "scripts/start.ts" : "scripts/faults/server.ts")],
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node22",
     format: "cjs",
     packages: "external",
+    sourcemap: SERVER === "shipped",
     outfile,
     logLevel: "warning",
   });
@@ -80,19 +105,26 @@ async function bundleServer(): Promise<string> {
 
 function startApp(bundle: string, env: Record<string, string>, logFile: string): Promise<App> {
   const out = fs.openSync(logFile, "a");
-  const child = spawn(process.execPath, [bundle], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", out],
-  });
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${SERVER === "shipped" ? (process.env.HEAP_LIMIT_MB ?? 192) : 256}`, bundle],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", out],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let text = "";
     child.stdout!.on("data", (d: Buffer) => {
       fs.appendFileSync(logFile, d);
       text += d.toString();
-      const ready = /^ready \d+ released=(\d+)/m.exec(text);
-      if (ready) resolve({ child, exited, released: Number(ready[1]) });
+      // The bare server says "ready <port> released=<n>"; the shipped one "ready: …" after "idempotency: <n> … ended".
+      const bare = /^ready \d+ released=(\d+)/m.exec(text);
+      if (bare) resolve({ child, exited, released: Number(bare[1]) });
+      if (/^ready: /m.test(text))
+        resolve({ child, exited, released: Number(/^idempotency: (\d+) Idempotency-Key lease/m.exec(text)?.[1] ?? 0) });
     });
     void exited.then(() => reject(new Error(`the app exited before it was ready; see ${logFile}`)));
   });
@@ -107,14 +139,26 @@ async function killApp(app: App): Promise<void> {
 // The load: each client sends one request at a time, each with its own Idempotency-Key, retried with
 // that key until a definitive answer (2xx, or a 4xx other than 409 and 429).
 
-type Op = "create-pix" | "sandbox-pay" | "pix-out" | "onchain-withdraw";
-type Ack = { op: Op; key: string; merchant: number; id: string; marker: string; phase: string };
+type Op = "create-pix" | "sandbox-pay" | "refund" | "pix-out" | "onchain-withdraw";
+/** Requests that move a merchant's money out, and so lock its row. */
+const MONEY_OUT: readonly Op[] = ["refund", "pix-out", "onchain-withdraw"];
+type Ack = {
+  op: Op;
+  key: string;
+  merchant: number;
+  id: string;
+  marker: string;
+  phase: string;
+  instance: string;
+  at: number;
+};
 type PhaseStats = {
   acks: Ack[];
   attempts: number;
   overDeadline: { ms: number; status: string }[];
   statuses: Map<string, number>;
-  okAt: number[];
+  /** When each 2xx came, from which instance, to which client. */
+  okAt: { at: number; instance: string; client: number }[];
   unsettled: string[];
   refused: Map<string, number>;
   slowestMs: number;
@@ -134,23 +178,38 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 
 type Merchant = { apiKey: string; id: string };
 
+/** Where a client sends its requests: its own instance, or (that one gone for good, as a balancer would) another. */
+type Instance = { name: string; base: string; gone: boolean };
+
 class Load {
   private stopping = false;
   private running: Promise<void>[] = [];
-  /** Keys whose request is still looking for its definitive answer, and when it started. */
-  readonly inFlight = new Map<string, number>();
+  /** Keys whose request is still looking for its definitive answer: when it started, on which client. */
+  readonly inFlight = new Map<string, { startedAt: number; client: number }>();
   /** Keys that reached their definitive answer, and when. */
   readonly settledAt = new Map<string, number>();
   private seq = 0;
   private readonly pending: string[][];
+  private readonly paid: string[][];
   stats = newStats();
   phase = "";
 
   constructor(
-    private readonly base: string,
+    private readonly instances: Instance[],
     private readonly merchants: Merchant[],
   ) {
     this.pending = merchants.map(() => []);
+    this.paid = merchants.map(() => []);
+  }
+
+  /** The instance client `i` belongs to. */
+  home(i: number): Instance {
+    return this.instances[i % this.instances.length];
+  }
+
+  private route(i: number): Instance {
+    const own = this.home(i);
+    return own.gone ? (this.instances.find((x) => !x.gone) ?? own) : own;
   }
 
   start(phase: string) {
@@ -168,25 +227,40 @@ class Load {
   }
 
   private async client(i: number) {
-    const m = i % this.merchants.length;
+    // Clients of one merchant on both instances: their money-out requests meet on its row.
+    const m = Math.floor(i / this.instances.length) % this.merchants.length;
     while (!this.stopping) {
       const roll = Math.random();
       const key = `faults-${RUN}-${i}-${++this.seq}`;
-      if (roll < 0.15) {
+      const refundable = roll < 0.12 ? this.paid[m].shift() : undefined;
+      if (refundable) {
+        await this.settle(
+          "refund",
+          key,
+          i,
+          m,
+          `/api/v1/order/${refundable}/refund`,
+          { value: 1, reason: key },
+          (j) => String((j.refund as { id: string }).id),
+          key,
+        );
+      } else if (roll < 0.25) {
         await this.settle(
           "pix-out",
           key,
+          i,
           m,
           "/api/v1/order/pix-out",
-          { value: 100, pixKey: `${key}@faults.example` },
+          { value: 1, pixKey: `${key}@faults.example` },
           (j) => String(j.id),
           `${key}@faults.example`,
         );
-      } else if (roll < 0.3) {
+      } else if (roll < 0.37) {
         const to = `0x${randomBytes(20).toString("hex")}`;
         await this.settle(
           "onchain-withdraw",
           key,
+          i,
           m,
           "/api/v1/onchain/withdraw/initiate",
           { toAddress: to, value: 1, network: "polygon" },
@@ -194,21 +268,24 @@ class Load {
           to,
         );
       } else {
-        const order = roll < 0.65 ? this.pending[m].shift() : undefined;
+        const order = roll < 0.68 ? this.pending[m].shift() : undefined;
         if (order) {
-          await this.settle(
+          const id = await this.settle(
             "sandbox-pay",
             key,
+            i,
             m,
             `/api/v1/sandbox/orders/${order}/pay`,
             undefined,
             () => order,
             order,
           );
+          if (id) this.paid[m].push(id);
         } else {
           const id = await this.settle(
             "create-pix",
             key,
+            i,
             m,
             "/api/v1/order/create/pix",
             { value: 10.5, orderId: key },
@@ -225,6 +302,7 @@ class Load {
   private async settle(
     op: Op,
     key: string,
+    client: number,
     merchant: number,
     urlPath: string,
     body: unknown,
@@ -232,7 +310,7 @@ class Load {
     marker: string,
   ): Promise<string | null> {
     const startedAt = Date.now();
-    this.inFlight.set(key, startedAt);
+    this.inFlight.set(key, { startedAt, client });
     try {
       for (;;) {
         const stats = this.stats;
@@ -240,11 +318,12 @@ class Load {
           stats.unsettled.push(`${op} ${key}`);
           return null;
         }
+        const instance = this.route(client);
         const t0 = performance.now();
         let status: string;
         let json: Record<string, unknown> | null = null;
         try {
-          const res = await fetch(this.base + urlPath, {
+          const res = await fetch(instance.base + urlPath, {
             method: "POST",
             headers: {
               authorization: `Bearer ${this.merchants[merchant].apiKey}`,
@@ -273,15 +352,16 @@ class Load {
         if (ms > DEADLINE_MS + MARGIN_MS) stats.overDeadline.push({ ms: Math.round(ms), status });
         const code = Number(status);
         if (code >= 200 && code < 300 && json) {
-          stats.okAt.push(Date.now());
+          const at = Date.now();
+          stats.okAt.push({ at, instance: instance.name, client });
           const id = idOf(json);
-          stats.acks.push({ op, key, merchant, id, marker, phase: this.phase });
-          this.settledAt.set(key, Date.now());
+          stats.acks.push({ op, key, merchant, id, marker, phase: this.phase, instance: instance.name, at });
+          this.settledAt.set(key, at);
           return id;
         }
         if (code >= 400 && code < 500 && code !== 409 && code !== 429) {
           // A definitive refusal (an insufficient balance, say): nothing to find, and nothing lost.
-          bump(stats.refused, `${op} ${code} ${String(json?.message ?? "").slice(0, 80)}`);
+          bump(stats.refused, `${op} ${code} ${String(json?.message ?? json?.error ?? "").slice(0, 80)}`);
           this.settledAt.set(key, Date.now());
           return null;
         }
@@ -320,6 +400,9 @@ async function check(node: PgNode, merchants: Merchant[], acks: Ack[]): Promise<
     const withdrawals = await sql<{ id: string; marker: string | null }[]>`
       select id::text, case when kind = 'pix_out' then lower(pix_key) else lower(to_address) end as marker
       from withdrawals where merchant_id = any(${ids}::uuid[])`;
+    const refunds = await sql<{ id: string; marker: string | null }[]>`
+      select r.id::text, r.reason as marker from order_refunds r join orders o on o.id = r.order_id
+      where o.merchant_id = any(${ids}::uuid[])`;
     const debits = await sql<{ ref: string; n: number }[]>`
       select ref_id as ref, count(*)::int as n from ledger_entries where amount_centavos < 0 and merchant_id = any(${ids}::uuid[]) group by ref_id`;
     const mismatched = await sql<{ id: string }[]>`
@@ -336,6 +419,8 @@ async function check(node: PgNode, merchants: Merchant[], acks: Ack[]): Promise<
     const orderMarkers = byMarker(orders);
     const withdrawalMarkers = byMarker(withdrawals);
     const withdrawalIds = new Set(withdrawals.map((w) => w.id));
+    const refundMarkers = byMarker(refunds);
+    const refundIds = new Set(refunds.map((r) => r.id));
     const orderIds = new Set(orders.map((o) => o.id));
     const creditCount = new Map(credits.map((c) => [c.ref, c.n]));
     const debitCount = new Map(debits.map((d) => [d.ref, d.n]));
@@ -353,6 +438,10 @@ async function check(node: PgNode, merchants: Merchant[], acks: Ack[]): Promise<
       } else if (a.op === "sandbox-pay") {
         copies = creditCount.get(a.id) ?? 0;
         present = copies >= 1;
+      } else if (a.op === "refund") {
+        // The refund, under its reason (the request's key), and its one debit.
+        present = refundIds.has(a.id) && (debitCount.get(a.id) ?? 0) >= 1;
+        copies = Math.max(refundMarkers.get(a.marker)?.length ?? 0, debitCount.get(a.id) ?? 0);
       } else {
         // The withdrawal, under its unique destination, and its one debit.
         present = withdrawalIds.has(a.id) && (debitCount.get(a.id) ?? 0) >= 1;
@@ -390,9 +479,26 @@ type Row = {
   failures: string[];
 };
 
-function firstOkAfter(stats: PhaseStats, at: number): number | null {
-  const after = stats.okAt.filter((t) => t >= at);
-  return after.length ? Math.min(...after) - at : null;
+/** Ms from `at` to the first 2xx of each instance named (the slowest of them), or null if one had none. */
+function firstOkAfter(stats: PhaseStats, at: number, instances: string[]): number | null {
+  let worst = 0;
+  for (const name of instances) {
+    const after = stats.okAt.filter((o) => o.instance === name && o.at >= at).map((o) => o.at);
+    if (after.length === 0) return null;
+    worst = Math.max(worst, Math.min(...after) - at);
+  }
+  return worst;
+}
+
+/** Ms from `at` until every client sending to these instances had a 2xx again: the last to be served. */
+function allServedAfter(stats: PhaseStats, at: number, clients: number[]): number | null {
+  let worst = 0;
+  for (const c of clients) {
+    const after = stats.okAt.filter((o) => o.client === c && o.at >= at).map((o) => o.at);
+    if (after.length === 0) return null;
+    worst = Math.max(worst, Math.min(...after) - at);
+  }
+  return worst;
 }
 
 function printTable(rows: Row[], total: Row) {
@@ -417,7 +523,11 @@ function printTable(rows: Row[], total: Row) {
 async function main() {
   const started = Date.now();
   const logFile = path.join(os.tmpdir(), `faults-app-${RUN}.log`);
-  log(`building the server bundle; the app's log: ${logFile}`);
+  if (!findPgbouncer())
+    throw new Error("pgbouncer is not installed (apt-get install pgbouncer): instance B runs behind it");
+  log(
+    `building the ${SERVER === "shipped" ? "shipped server (npm start's bundle)" : "bare server"}; the apps' log: ${logFile}`,
+  );
   const bundle = await bundleServer();
 
   log(`starting a PostgreSQL primary and ${REPLICATION === "sync" ? "a synchronous" : "an asynchronous"} standby`);
@@ -432,14 +542,36 @@ async function main() {
       wal_retrieve_retry_interval: process.env.FAULTS_WAL_RETRIEVE_RETRY_INTERVAL ?? "100ms",
     },
   });
-  const proxies = new Map<PgNode, Awaited<ReturnType<typeof startTcpProxy>>>();
+  type Proxy = Awaited<ReturnType<typeof startTcpProxy>>;
   const closing: (() => Promise<void>)[] = [];
-  let app: App | null = null;
+  const apps = new Map<string, App>();
   let failed = false;
   try {
-    for (const n of cluster.nodes) proxies.set(n, await startTcpProxy({ host: "127.0.0.1", port: n.port }));
-    const hosts = cluster.nodes.map((n) => `127.0.0.1:${proxies.get(n)!.port}`).join(",");
-    const databaseUrl = `postgres://postgres@${hosts}/payments?target_session_attrs=read-write`;
+    /** One TCP proxy per server, for one instance: each instance can be partitioned alone. */
+    const proxiesFor = async () => {
+      const map = new Map<PgNode, Proxy>();
+      for (const n of cluster.nodes) {
+        const p = await startTcpProxy({ host: "127.0.0.1", port: n.port });
+        closing.push(() => p.close());
+        map.set(n, p);
+      }
+      return map;
+    };
+    const urlThrough = (proxies: Map<PgNode, Proxy>) =>
+      `postgres://postgres@${cluster.nodes.map((n) => `127.0.0.1:${proxies.get(n)!.port}`).join(",")}/payments?target_session_attrs=read-write`;
+    const proxiesA = await proxiesFor();
+    const proxiesB = await proxiesFor();
+    // PgBouncer reaches the primary at one address, moved to the new primary at the failover (as a
+    // virtual IP, a DNS name or Patroni's callback would).
+    const bouncerUpstream = await startTcpProxy({ host: "127.0.0.1", port: cluster.primary.port });
+    closing.push(() => bouncerUpstream.close());
+    const bouncer = await startPgbouncer({
+      server: { host: "127.0.0.1", port: bouncerUpstream.port, user: "postgres" },
+      poolMode: "transaction",
+      poolSize: DEFAULTS.DB_POOL_SIZE + 2,
+    });
+    closing.push(() => bouncer.stop());
+
     // The standby streams through a proxy of its own, so the failover fault can hold replication up.
     const standby = cluster.standbys[0];
     const replication = await startTcpProxy({ host: "127.0.0.1", port: cluster.primary.port });
@@ -461,35 +593,59 @@ async function main() {
     const expected = REPLICATION === "sync" ? "quorum" : "async";
     if (repl?.sync_state !== expected || repl.sc !== "on")
       throw new Error(`the standby is not ${expected}: ${JSON.stringify(repl)}`);
-    log("migrating");
-    await runMigrations(databaseUrl);
+    // Behind a pooler the app sends no session settings: the database's own, as docs/operations.md says.
+    for (const setting of [
+      `statement_timeout = '${DEFAULTS.DB_STATEMENT_TIMEOUT_MS}ms'`,
+      `lock_timeout = '${DEFAULTS.DB_LOCK_TIMEOUT_MS}ms'`,
+      `idle_in_transaction_session_timeout = '${DEFAULTS.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS}ms'`,
+      "tcp_keepalives_idle = 5",
+      "tcp_keepalives_interval = 2",
+      "tcp_keepalives_count = 3",
+    ])
+      await cluster.primary.query(`alter database payments set ${setting}`);
 
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const appEnv: Record<string, string> = {
+    const bases = { A: `http://127.0.0.1:${await freePort()}`, B: `http://127.0.0.1:${await freePort()}` };
+    const common: Record<string, string> = {
       NODE_ENV: "production",
       PAYMENTS_MODE: "sandbox",
-      DATABASE_URL: databaseUrl,
       HOST: "127.0.0.1",
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      INSTANCE_NAME: `faults-${RUN}`,
       ADMIN_TOKEN,
       AUTH_SECRET: randomBytes(32).toString("hex"),
       SEED_DEMO_MERCHANT: "false",
       RATE_LIMIT_PER_MINUTE: "0",
       SANDBOX_SETTLE_SECONDS: "0",
-      REQUEST_DEADLINE_MS: String(DEADLINE_MS),
-      DB_LOCK_TIMEOUT_MS: "2000",
-      DB_CONNECT_TIMEOUT_SECONDS: "2",
       LOG_LEVEL: "warn",
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "faults-data-")),
+      ...(process.env.FAULTS_REQUEST_DEADLINE_MS ? { REQUEST_DEADLINE_MS: String(DEADLINE_MS) } : {}),
     };
-    log("starting the app");
-    app = await startApp(bundle, appEnv, logFile);
+    const appEnv: Record<"A" | "B", Record<string, string>> = {
+      A: {
+        ...common,
+        DATABASE_URL: urlThrough(proxiesA),
+        PORT: new URL(bases.A).port,
+        PUBLIC_BASE_URL: bases.A,
+        INSTANCE_NAME: `faults-${RUN}-A`,
+      },
+      B: {
+        ...common,
+        DB_POOLER: "transaction",
+        DATABASE_URL: bouncer.url("payments"),
+        DATABASE_DIRECT_URL: urlThrough(proxiesB),
+        PORT: new URL(bases.B).port,
+        PUBLIC_BASE_URL: bases.B,
+        INSTANCE_NAME: `faults-${RUN}-B`,
+      },
+    };
+    log("migrating");
+    await runMigrations(urlThrough(proxiesA));
+    log("starting instance A (direct) and instance B (behind PgBouncer)");
+    const [appA, appB] = await Promise.all([startApp(bundle, appEnv.A, logFile), startApp(bundle, appEnv.B, logFile)]);
+    apps.set("A", appA);
+    apps.set("B", appB);
 
     const merchants: Merchant[] = [];
     for (let i = 0; i < MERCHANTS; i++) {
-      const res = await fetch(`${base}/api/v1/admin/merchants`, {
+      const res = await fetch(`${bases.A}/api/v1/admin/merchants`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
         body: JSON.stringify({
@@ -504,35 +660,67 @@ async function main() {
       merchants.push({ apiKey: json.apiKey, id: json.merchant.id });
     }
 
-    const load = new Load(base, merchants);
+    const instances: Instance[] = [
+      { name: "A", base: bases.A, gone: false },
+      { name: "B", base: bases.B, gone: false },
+    ];
+    const load = new Load(instances, merchants);
+    const clientsOf = (name: string) =>
+      Array.from({ length: CLIENTS }, (_, i) => i).filter((i) => load.home(i).name === name);
     const rows: Row[] = [];
     const allAcks: Ack[] = [];
+    const restart = async (name: "A" | "B") => {
+      const app = await startApp(bundle, appEnv[name], logFile);
+      apps.set(name, app);
+      return app;
+    };
 
+    type Injected = {
+      backAt: number;
+      /** Instances whose first 2xx after backAt is the recovery (both unless said). */
+      recovering?: string[];
+      extra?: () => string;
+      failures?: () => string[];
+    };
     /** Load, the fault (which returns when the service's dependency is back), load for `after` ms, then the checks. */
-    const phase = async (
-      fault: string,
-      inject: () => Promise<{ backAt: number; extra?: () => string; failures?: () => string[] }>,
-      after = 3000,
-    ) => {
+    const phase = async (fault: string, inject: () => Promise<Injected>, after = 3000) => {
       log(`${fault}: load`);
       load.start(fault);
-      await sleep(1500);
+      await sleep(2000);
       log(`${fault}: injecting`);
-      const { backAt, extra, failures } = await inject();
+      const { backAt, recovering = ["A", "B"], extra, failures } = await inject();
       await sleep(after);
       log(`${fault}: draining`);
       const stats = await load.stop();
       allAcks.push(...stats.acks);
       const c = await check(cluster.primary, merchants, stats.acks);
-      const recoveryMs = fault === "none" ? null : firstOkAfter(stats, backAt);
+      const recoveryMs = fault === "none" ? null : firstOkAfter(stats, backAt, recovering);
+      const served =
+        fault === "none"
+          ? null
+          : allServedAfter(
+              stats,
+              backAt,
+              recovering.flatMap((name) => clientsOf(name)),
+            );
       const row: Row = {
         fault,
         check: c,
         overDeadline: stats.overDeadline.length,
         recoveryMs,
         unsettled: stats.unsettled.length,
-        http500: [...stats.statuses].filter(([s]) => Number(s) >= 500 && s !== "503").reduce((n, [, v]) => n + v, 0),
-        extra: extra?.(),
+        http500: [...stats.statuses].filter(([st]) => Number(st) >= 500 && st !== "503").reduce((n, [, v]) => n + v, 0),
+        extra: [
+          fault === "none"
+            ? ""
+            : recovering
+                .map((name) => `${name}'s first 2xx ${firstOkAfter(stats, backAt, [name]) ?? "never"} ms`)
+                .join(", "),
+          served === null ? "" : `every client served again within ${served} ms`,
+          extra?.() ?? "",
+        ]
+          .filter(Boolean)
+          .join("; "),
         failures: [...(failures?.() ?? [])],
       };
       if (c.found < c.acknowledged)
@@ -555,16 +743,22 @@ async function main() {
       if (fault !== "none" && (recoveryMs === null || recoveryMs > RECOVERY_TARGET_MS))
         row.failures.push(`first 2xx ${recoveryMs ?? "never"} ms after recovery (target ${RECOVERY_TARGET_MS})`);
       rows.push(row);
-      const statuses = [...stats.statuses].map(([s, n]) => `${s}×${n}`).join(" ");
+      const statuses = [...stats.statuses].map(([st, n]) => `${st}×${n}`).join(" ");
       const perOp = new Map<string, number>();
       for (const a of stats.acks) bump(perOp, a.op);
       const ops = [...perOp].map(([op, n]) => `${op} ${n}`).join(", ");
-      const refused = [...stats.refused].map(([s, n]) => `${s} ×${n}`).join("; ");
+      const refused = [...stats.refused].map(([st, n]) => `${st} ×${n}`).join("; ");
       log(
         `${fault}: ${c.acknowledged} acknowledged, ${c.found} found, ${c.duplicated} duplicated, ${c.ledgerMismatches} mismatches, ${row.overDeadline} over deadline, recovery ${recoveryMs ?? "–"} ms, slowest answer ${Math.round(stats.slowestMs)} ms; acknowledged ${ops}; attempts ${stats.attempts} (${statuses})${refused ? `; refused: ${refused}` : ""}${row.extra ? `; ${row.extra}` : ""}`,
       );
       for (const f of row.failures) log(`${fault}: FAILED: ${f}`);
     };
+
+    /** A's keys in flight at `at`, and the worst time from `from` to their definitive answers. */
+    const keysOf = (name: string) =>
+      [...load.inFlight].filter(([, v]) => load.home(v.client).name === name).map(([k]) => k);
+    const worstAnswer = (keys: string[], from: number) =>
+      Math.max(0, ...keys.map((k) => (load.settledAt.get(k) ?? Infinity) - from));
 
     await phase("none", async () => ({ backAt: Date.now() }));
 
@@ -582,22 +776,52 @@ async function main() {
         return { backAt: Date.now() };
       });
 
-      const partitionMs = DEADLINE_MS + 1000;
-      await phase(`partition (TCP proxy, ${partitionMs / 1000} s)${n}`, async () => {
-        const proxy = proxies.get(cluster.primary)!;
-        proxy.partition();
-        await sleep(partitionMs);
-        proxy.restore();
+      await phase(`db down ${FAULT_MS / 1000} s (stop, start)${n}`, async () => {
+        await cluster.primary.stop("fast");
+        await sleep(FAULT_MS);
+        await cluster.primary.start();
         return { backAt: Date.now() };
       });
 
-      const lockMs = 5000;
-      await phase(`lock (ACCESS EXCLUSIVE on idempotency_keys, ${lockMs / 1000} s)${n}`, async () => {
+      await phase(`A partitioned from the db ${FAULT_MS / 1000} s${n}`, async () => {
+        const proxy = proxiesA.get(cluster.primary)!;
+        const cutAt = Date.now();
+        proxy.partition();
+        await sleep(FAULT_MS);
+        proxy.restore();
+        const backAt = Date.now();
+        // B moves each merchant's money again once A's sessions, which held their rows, are ended.
+        const releasedMs = () => {
+          const perMerchant = merchants.map((_, m) => {
+            const firsts = load.stats.acks
+              .filter((a) => a.instance === "B" && a.merchant === m && MONEY_OUT.includes(a.op) && a.at >= cutAt)
+              .map((a) => a.at);
+            return firsts.length ? Math.min(...firsts) - cutAt : null;
+          });
+          return perMerchant.some((x) => x === null) ? null : Math.max(...(perMerchant as number[]));
+        };
+        return {
+          backAt,
+          recovering: ["A"],
+          extra: () => `B moved every merchant's money again ${releasedMs() ?? "never"} ms after A was cut off`,
+          failures: () => {
+            const ms = releasedMs();
+            return ms === null || ms > LOCKS_RELEASED_TARGET_MS
+              ? [
+                  `B's refunds and withdrawals for every merchant went through again ${ms ?? "never"} ms after A was cut off (target ${LOCKS_RELEASED_TARGET_MS})`,
+                ]
+              : [];
+          },
+        };
+      });
+
+      await phase(`lock (ACCESS EXCLUSIVE on idempotency_keys, ${FAULT_MS / 1000} s)${n}`, async () => {
         const sql = postgres(cluster.primary.url("payments"), { max: 1, onnotice: () => {} });
         try {
           await sql.begin(async (tx) => {
+            await tx`set local idle_in_transaction_session_timeout = 0`;
             await tx`lock table idempotency_keys in access exclusive mode`;
-            await sleep(lockMs);
+            await sleep(FAULT_MS);
           });
         } finally {
           await sql.end({ timeout: 1 });
@@ -605,25 +829,48 @@ async function main() {
         return { backAt: Date.now() };
       });
 
-      await phase(`app SIGKILL, restart${n}`, async () => {
+      await phase(`A SIGKILL, restart${n}`, async () => {
         const killedAt = Date.now();
-        const held = [...load.inFlight.keys()];
-        await killApp(app!);
-        app = await startApp(bundle, appEnv, logFile);
+        const held = keysOf("A");
+        await killApp(apps.get("A")!);
+        const app = await restart("A");
         const readyAt = Date.now();
-        const worst = () => Math.max(0, ...held.map((k) => (load.settledAt.get(k) ?? Infinity) - readyAt));
         return {
           backAt: readyAt,
+          recovering: ["A"],
           extra: () =>
-            `restart took ${readyAt - killedAt} ms, ending ${app!.released} leases of the killed run; ${held.length} keys in flight at the kill, all answered within ${worst()} ms of the restart`,
+            `restart took ${readyAt - killedAt} ms, ending ${app.released} leases of the killed run; ${held.length} keys in flight at the kill, all answered within ${worstAnswer(held, readyAt)} ms of the restart`,
           failures: () =>
-            worst() > KILLED_KEYS_TARGET_MS
+            worstAnswer(held, readyAt) > KILLED_KEYS_TARGET_MS
               ? [
-                  `keys in flight at the kill answered ${worst()} ms after the restart (target ${KILLED_KEYS_TARGET_MS})`,
+                  `keys in flight at the kill answered ${worstAnswer(held, readyAt)} ms after the restart (target ${KILLED_KEYS_TARGET_MS})`,
                 ]
               : [],
         };
       });
+
+      await phase(`A killed for good (its clients retry on B)${n}`, async () => {
+        const held = keysOf("A");
+        await killApp(apps.get("A")!);
+        const killedAt = Date.now();
+        instances[0].gone = true;
+        return {
+          backAt: killedAt,
+          recovering: ["B"],
+          extra: () =>
+            `${held.length} keys in flight on A at its death, all answered by B within ${worstAnswer(held, killedAt)} ms`,
+          failures: () =>
+            worstAnswer(held, killedAt) > KILLED_KEYS_TARGET_MS
+              ? [
+                  `keys of the dead instance answered ${worstAnswer(held, killedAt)} ms after its death (target ${KILLED_KEYS_TARGET_MS})`,
+                ]
+              : [],
+        };
+      });
+      // A comes back, under a new name (a new pod), for what follows.
+      appEnv.A.INSTANCE_NAME = `faults-${RUN}-A${round}`;
+      await restart("A");
+      instances[0].gone = false;
     }
 
     await phase(
@@ -638,6 +885,7 @@ async function main() {
         await standby.promote();
         const promotedAt = Date.now();
         cluster.setPrimary(standby);
+        bouncerUpstream.retarget({ host: "127.0.0.1", port: standby.port });
         // What a failover manager does next (Patroni's non-strict synchronous mode): the new primary has
         // no standby yet, and would otherwise wait for one named in the configuration it copied.
         await standby.configure({ synchronous_standby_names: "" });
@@ -650,10 +898,10 @@ async function main() {
     const total: Row = {
       fault: "all, on the final primary",
       check: all,
-      overDeadline: rows.reduce((n, r) => n + r.overDeadline, 0),
+      overDeadline: rows.reduce((k, r) => k + r.overDeadline, 0),
       recoveryMs: null,
       unsettled: 0,
-      http500: rows.reduce((n, r) => n + r.http500, 0),
+      http500: rows.reduce((k, r) => k + r.http500, 0),
       failures: [],
     };
     if (all.found < all.acknowledged)
@@ -664,26 +912,28 @@ async function main() {
       total.failures.push(`found, but not by the request's marker: ${all.unmarked.slice(0, 5).join("; ")}`);
     if (all.duplicated > 0) total.failures.push(`duplicated: ${all.duplicates.slice(0, 5).join("; ")}`);
     if (all.ledgerMismatches > 0) total.failures.push(`${all.ledgerMismatches} balances differ from their ledger`);
+    if (total.http500 > 0) total.failures.push(`${total.http500} answers were a 5xx other than 503`);
     for (const f of total.failures) log(`total: FAILED: ${f}`);
 
     console.log("");
     printTable(rows, total);
     console.log("");
-    const http500 = total.http500;
     console.log(
-      `${CLIENTS} clients, ${MERCHANTS} merchants; REQUEST_DEADLINE_MS=${DEADLINE_MS} (+${MARGIN_MS} ms margin), DB_LOCK_TIMEOUT_MS=2000, DB_CONNECT_TIMEOUT_SECONDS=2; ` +
-        `recovery target ${RECOVERY_TARGET_MS} ms; ${http500} answers 5xx other than 503; ${Math.round((Date.now() - started) / 1000)} s in all`,
+      `${CLIENTS} clients (half on A, direct; half on B, behind PgBouncer), ${MERCHANTS} merchants; ${SERVER} server; the app's default deadlines (REQUEST_DEADLINE_MS=${DEADLINE_MS}, DB_LOCK_TIMEOUT_MS=${DEFAULTS.DB_LOCK_TIMEOUT_MS}, DB_CONNECT_TIMEOUT_SECONDS=${DEFAULTS.DB_CONNECT_TIMEOUT_SECONDS}, DB_POOL_WAIT_MS=${DEFAULTS.DB_POOL_WAIT_MS}, DB_IDLE_IN_TRANSACTION_TIMEOUT_MS=${DEFAULTS.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS}, DB_POOL_SIZE=${DEFAULTS.DB_POOL_SIZE}); ` +
+        `recovery target ${RECOVERY_TARGET_MS} ms; ${total.http500} answers 5xx other than 503; ${Math.round((Date.now() - started) / 1000)} s in all`,
     );
     for (const r of rows) if (r.extra) console.log(`${r.fault}: ${r.extra}`);
     console.log(
-      `${os.hostname()}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}, PostgreSQL from ${cluster.binDir}, ${new Date().toISOString()}`,
+      `${os.hostname()}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}, Node ${process.version}, PostgreSQL from ${cluster.binDir}, ${new Date().toISOString()}`,
     );
     failed = rows.some((r) => r.failures.length > 0) || total.failures.length > 0;
     console.log(failed ? "FAILED" : "passed");
   } finally {
-    if (app) await killApp(app).catch(() => {});
-    for (const p of proxies.values()) await p.close().catch(() => {});
-    for (const close of closing) await close().catch(() => {});
+    for (const app of apps.values()) await killApp(app).catch(() => {});
+    for (const close of closing.reverse()) await close().catch(() => {});
     await cluster.close().catch(() => {});
     if (!failed && !process.env.FAULTS_KEEP) fs.rmSync(logFile, { force: true });
   }

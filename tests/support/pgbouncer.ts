@@ -24,7 +24,26 @@ export type PgBouncerOptions = {
   poolMode?: "session" | "transaction" | "statement";
   /** Server connections per database and user. */
   poolSize?: number;
+  /** PgBouncer's own defaults instead of the settings the app needs (docs/operations.md): a control. */
+  pgbouncerDefaults?: boolean;
 };
+
+/**
+ * What the app needs from PgBouncer beyond transaction mode (docs/operations.md, "Behind PgBouncer"):
+ * a server login that failed (the database restarting) retried after 1 s, not 15; a server that does
+ * not answer given up after 5 s; a client waiting for a server connection, or idle inside a
+ * transaction, for at most as long as the app's own bounds; keepalives like the app's.
+ */
+export const PGBOUNCER_SETTINGS = {
+  server_login_retry: 1,
+  server_connect_timeout: 5,
+  query_wait_timeout: 10,
+  idle_transaction_timeout: 5,
+  tcp_keepalive: 1,
+  tcp_keepidle: 5,
+  tcp_keepintvl: 2,
+  tcp_keepcnt: 3,
+} as const;
 
 /** The pgbouncer binary, or null when it is not installed. */
 export function findPgbouncer(): string | null {
@@ -68,6 +87,7 @@ export async function startPgbouncer(opts: PgBouncerOptions): Promise<PgBouncer>
     `pool_mode = ${opts.poolMode ?? "transaction"}`,
     `default_pool_size = ${opts.poolSize ?? 2}`,
     "max_client_conn = 500",
+    ...(opts.pgbouncerDefaults ? [] : Object.entries(PGBOUNCER_SETTINGS).map(([k, v]) => `${k} = ${v}`)),
     `logfile = ${path.join(dir, "pgbouncer.log")}`,
     `pidfile = ${path.join(dir, "pgbouncer.pid")}`,
   ].join("\n");

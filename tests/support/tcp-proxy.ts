@@ -9,7 +9,8 @@ type Pair = { client: Socket; upstream: Socket | null };
  * proxy, new connections are accepted and hear nothing), as a network that drops packets does.
  * `restore` ends either; a partition's waiting bytes then flow on.
  */
-export async function startTcpProxy(target: { host: string; port: number }) {
+export async function startTcpProxy(initial: { host: string; port: number }) {
+  let target = initial;
   const pairs = new Set<Pair>();
   let mode: "open" | "cut" | "partition" = "open";
 
@@ -57,6 +58,11 @@ export async function startTcpProxy(target: { host: string; port: number }) {
         p.client.pause();
         p.upstream.pause();
       }
+    },
+    /** New connections go to `to` from now on; open ones are dropped, as when an address moves to another server. */
+    retarget(to: { host: string; port: number }) {
+      target = to;
+      for (const p of pairs) drop(p);
     },
     restore() {
       const was = mode;
