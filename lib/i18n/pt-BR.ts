@@ -1339,6 +1339,33 @@ export const ptBR = {
   "failure.hotWallet.waitingTopUp":
     "A carteira de envio do serviço está sem saldo suficiente agora; o saque sai assim que ela for reabastecida.",
   "failure.waitingUnknown": "Aguardando o provedor. O motivo que ele deu segue abaixo, como recebido.",
+  "invoice.terms.fine": "Multa de {amount} se paga após o vencimento",
+  "invoice.terms.interest1": "Juros de {amount} por dia de atraso",
+  "invoice.terms.interest2": "Juros de {amount} ao dia de atraso",
+  "invoice.terms.interest3": "Juros de {amount} ao mês, proporcionais aos dias de atraso",
+  "invoice.terms.interest5": "Juros de {amount} por dia útil de atraso",
+  "invoice.terms.interest6": "Juros de {amount} por dia útil de atraso",
+  "invoice.terms.discountUntil": "Desconto de {amount} para pagamento até {date}",
+  "invoice.terms.discountPerDay": "Desconto de {amount} por dia de antecipação",
+  "invoice.terms.discountPerBusinessDay": "Desconto de {amount} por dia útil de antecipação",
+  "invoice.terms.abatement": "Abatimento de {amount}",
+  "mail.invoice.subject": "{company}: cobrança de {amount} com vencimento em {due}",
+  "mail.invoice.body":
+    "Olá, {payer}.\n\n{company} enviou uma cobrança PIX de {amount} com vencimento em {due}. {description}\n\nCondições:\n{terms}\n\nPode ser paga até {last}. Para ver o valor de hoje e pagar com o QR code ou o código copia e cola, abra:\n{link}",
+  "mail.invoice.bodyPlain":
+    "Olá, {payer}.\n\n{company} enviou uma cobrança PIX de {amount} com vencimento em {due}. {description}\n\nPode ser paga até {last}. Para pagar com o QR code ou o código copia e cola, abra:\n{link}",
+  "errors.api.invoiceRefusedByProvider": "O provedor PIX recusou a cobrança: {reason}",
+  "errors.api.invoiceDueDatePast": "O vencimento precisa ser hoje ({today}) ou depois.",
+  "errors.api.invoiceDueDateFar": "O vencimento pode ser no máximo até {latest}.",
+  "errors.api.invoiceDiscountDate": "As datas de desconto não podem ser depois do vencimento ({dueDate}).",
+  "errors.api.invoiceDiscountDatePast": "As datas de desconto precisam ser hoje ({today}) ou depois.",
+  "errors.api.invoiceAbatementTooLarge": "O abatimento precisa ser menor que o valor da cobrança.",
+  "errors.api.invoiceDiscountTooLarge": "Cada desconto precisa ser menor que o valor da cobrança.",
+  "errors.api.invoiceAmountTooSmall": "Com esse abatimento e esses descontos não sobraria nada a pagar em {day}: todo dia de pagamento precisa cobrar pelo menos R$ 0,01.",
+  "errors.api.invoiceNotOpen": "A cobrança está {status}: só uma cobrança em aberto pode ser cancelada ou paga.",
+  "errors.api.invoiceAlreadyPaid": "O pagador já pagou esta cobrança: o pagamento está sendo aplicado.",
+  "errors.api.invoiceNotPayableOn": "A cobrança não pode ser paga em {day}: o último dia é {lastDay}.",
+  "errors.api.invoicePayDayBeforeCreation": "A data não pode ser antes da criação da cobrança ({created}).",
 } as const;
 
 export type MessageKey = keyof typeof ptBR;

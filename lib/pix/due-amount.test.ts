@@ -241,8 +241,8 @@ describe("the amount due on each day", () => {
     expect(amountDue(terms, "2024-09-20")).toMatchObject({ abatementCentavos: 900, discountCentavos: 100, totalCentavos: 0 });
     expect(total(terms, "2024-09-29")).toBe(50);
     expect(total(terms, "2024-09-30")).toBe(100);
-    expect(smallestAmountDue(terms, "2024-09-20")).toBe(0);
-    expect(smallestAmountDue(terms, "2024-09-29")).toBe(50);
+    expect(smallestAmountDue(terms, "2024-09-20")).toEqual({ day: "2024-09-20", totalCentavos: 0 });
+    expect(smallestAmountDue(terms, "2024-09-29")).toEqual({ day: "2024-09-29", totalCentavos: 50 });
     // 10% abatement of 10.00.
     expect(amountDue({ ...terms, abatement: { modalidade: 2, hundredths: 1000 }, discount: null }, "2024-10-01")).toMatchObject({
       abatementCentavos: 100,

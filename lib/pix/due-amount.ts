@@ -103,7 +103,7 @@ function abatementOf(t: DueTerms): number {
 function discountOf(t: DueTerms, due: Day, day: Day): number {
   const d = t.discount;
   if (!d) return 0;
-  if (d.modalidade === 1 || d.modalidade === 2) {
+  if ("dates" in d) {
     // A date that is the due date itself moves with it; the others are taken as written.
     const until = (date: Day) => (date === t.dueDate ? due : date);
     const applicable = d.dates
@@ -148,12 +148,12 @@ export function amountDue(terms: DueTerms, day: Day): DayAmount {
  * day it can be paid. Only days up to the due date can ask less than the original less the
  * abatement (after it there is no discount, and fine and interest only add), so only those are read.
  */
-export function smallestAmountDue(terms: DueTerms, from: Day): number {
+export function smallestAmountDue(terms: DueTerms, from: Day): { day: Day; totalCentavos: number } {
   const { due } = dueWindow(terms);
-  let smallest = Number.POSITIVE_INFINITY;
+  let smallest = { day: from, totalCentavos: Number.POSITIVE_INFINITY };
   for (let n = dayNumber(from), end = Math.max(dayNumber(from), dayNumber(due)); n <= end; n++) {
     const a = amountDue(terms, dayOf(n));
-    if (a.payable) smallest = Math.min(smallest, a.totalCentavos);
+    if (a.payable && a.totalCentavos < smallest.totalCentavos) smallest = { day: a.day, totalCentavos: a.totalCentavos };
   }
-  return Number.isFinite(smallest) ? smallest : 0;
+  return Number.isFinite(smallest.totalCentavos) ? smallest : { day: from, totalCentavos: 0 };
 }
