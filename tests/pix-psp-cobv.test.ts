@@ -1,7 +1,7 @@
 import { createPublicKey, createVerify } from "node:crypto";
 import fs from "node:fs";
 import fc from "fast-check";
-import { isDynamicPix, parsePix } from "pix-utils";
+import { hasError, isDynamicPix, parsePix } from "pix-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pspClient, type PspClient } from "@/lib/providers/pix/psp-client";
 import { mtlsAgent } from "@/lib/providers/http/mtls";
@@ -75,6 +75,7 @@ describe("PUT /cobv/{txid}", () => {
     });
     const code = (res.json as { pixCopiaECola: string; location: string }).pixCopiaECola;
     const parsed = parsePix(code);
+    if (hasError(parsed)) throw new Error(parsed.message);
     expect(isDynamicPix(parsed)).toBe(true);
     expect((res.json as { location: string }).location).toMatch(/^qr\.pix-psp\.test\/qr\/v2\/cobv\/[0-9a-f]{32}$/);
     expect(psp.violations).toEqual([]);
