@@ -82,7 +82,12 @@ describe("POST /api/v1/invoices", () => {
       expiresAt: null,
       reference: { invoiceId: invoice.id, name: "Maria Souza", cpf: "52998224725", orderId: "contrato-77" },
     });
-    expect(invoice.link).toBe(`https://payments.example.com/pay/${order.paymentLinkId}`.replace("https://payments.example.com", process.env.PUBLIC_BASE_URL!));
+    expect(invoice.link).toBe(
+      `https://payments.example.com/pay/${order.paymentLinkId}`.replace(
+        "https://payments.example.com",
+        process.env.PUBLIC_BASE_URL!,
+      ),
+    );
     // Its order is one like any other.
     const lookup = await api("GET", `/api/v1/order/${order.id}`, { apiKey });
     expect(lookup.body.order).toMatchObject({ type: "pix", status: "PENDING", value: 100 });
@@ -97,14 +102,20 @@ describe("POST /api/v1/invoices", () => {
       [{ abatement: { modalidade: 2, percent: 100 } }, /abatement.percent: must be less than 100/],
       [{ discount: { modalidade: 1, dates: [{ date: addDays(today, 11), value: 1 }] } }, /is after the due date/],
       [{ discount: { modalidade: 1, dates: [{ date: addDays(today, -1), value: 1 }] } }, /is before today/],
-      [{ discount: { modalidade: 1, dates: [{ date: addDays(today, 1), value: 100 }] } }, /less than the invoice's value/],
+      [
+        { discount: { modalidade: 1, dates: [{ date: addDays(today, 1), value: 100 }] } },
+        /less than the invoice's value/,
+      ],
       [{ discount: { modalidade: 3, value: 1 }, dueDate: addDays(today, 200) }, /leave nothing to pay/],
       [{ interest: { modalidade: 4, percent: 12 } }, /modalidade 4 \(percent per year\) is not supported/],
       [{ interest: { modalidade: 7, percent: 1 } }, /modalidade 7 .* is not supported/],
       [{ interest: { modalidade: 9, percent: 1 } }, /must have a modalidade of 1, 2, 3, 5 or 6/],
       [{ fine: { modalidade: 2, value: 2 } }, /fine/],
       [{ payer: { name: "Maria", cpf: "529.982.247-24" } }, /payer.cpf: is not a valid CPF/],
-      [{ payer: { name: "Maria", cpf: "529.982.247-25", cnpj: "11.222.333/0001-81" } }, /cpf or a cnpj \(one of them\)/],
+      [
+        { payer: { name: "Maria", cpf: "529.982.247-25", cnpj: "11.222.333/0001-81" } },
+        /cpf or a cnpj \(one of them\)/,
+      ],
       [{ payer: { name: "Maria" } }, /cpf or a cnpj/],
       [{ notifyPayer: true }, /payer.email is required to notify the payer/],
       [{ daysAfterDue: -1 }, /daysAfterDue: must be 0 or more/],
@@ -249,7 +260,11 @@ describe("expiry and cancellation", () => {
     const invoice = await create(apiKey);
     const res = await api("POST", `/api/v1/invoices/${invoice.id}/cancel`, { apiKey });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.invoice).toMatchObject({ status: "CANCELLED", order: { status: "CANCELLED" }, brcode: expect.any(String) });
+    expect(res.body.invoice).toMatchObject({
+      status: "CANCELLED",
+      order: { status: "CANCELLED" },
+      brcode: expect.any(String),
+    });
     const again = await api("POST", `/api/v1/invoices/${invoice.id}/cancel`, { apiKey });
     expect(again.status).toBe(409);
     expect(again.body.message).toBe("Invoice is CANCELLED: only an OPEN invoice can be cancelled");
@@ -267,9 +282,19 @@ describe("GET /api/v1/invoices", () => {
     for (let i = 0; i < 5; i++) made.push(await create(apiKey, { reference: `ref-${i % 2}` }));
     await pay(apiKey, made[0].id);
     const first = await api("GET", "/api/v1/invoices?limit=3", { apiKey });
-    expect(first.body.invoices.map((i: { id: string }) => i.id)).toEqual(made.slice(2).reverse().map((i) => i.id));
+    expect(first.body.invoices.map((i: { id: string }) => i.id)).toEqual(
+      made
+        .slice(2)
+        .reverse()
+        .map((i) => i.id),
+    );
     const second = await api("GET", `/api/v1/invoices?limit=3&cursor=${first.body.nextCursor}`, { apiKey });
-    expect(second.body.invoices.map((i: { id: string }) => i.id)).toEqual(made.slice(0, 2).reverse().map((i) => i.id));
+    expect(second.body.invoices.map((i: { id: string }) => i.id)).toEqual(
+      made
+        .slice(0, 2)
+        .reverse()
+        .map((i) => i.id),
+    );
     expect(second.body.nextCursor).toBeNull();
     const paid = await api("GET", "/api/v1/invoices?status=PAID", { apiKey });
     expect(paid.body.invoices.map((i: { id: string }) => i.id)).toEqual([made[0].id]);
@@ -306,7 +331,11 @@ describe("POST /api/v1/invoices/batches", () => {
       apiKey,
       body: {
         description: "Mensalidades",
-        invoices: [body({ reference: "a" }), body({ value: -1 }), body({ reference: "c", dueDate: addDays(today, -3) })],
+        invoices: [
+          body({ reference: "a" }),
+          body({ value: -1 }),
+          body({ reference: "c", dueDate: addDays(today, -3) }),
+        ],
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -322,7 +351,9 @@ describe("POST /api/v1/invoices/batches", () => {
     expect(items[2].error).toMatch(/dueDate must be today/);
     const again = await api("GET", `/api/v1/invoices/batches/${res.body.batch.id}`, { apiKey });
     expect(again.body.batch.items.map((i: { status: string }) => i.status)).toEqual(["CREATED", "REFUSED", "REFUSED"]);
-    expect((await api("GET", `/api/v1/invoices?batchId=${res.body.batch.id}`, { apiKey })).body.invoices).toHaveLength(1);
+    expect((await api("GET", `/api/v1/invoices?batchId=${res.body.batch.id}`, { apiKey })).body.invoices).toHaveLength(
+      1,
+    );
     // The invoice it made is paid like any other.
     expect((await pay(apiKey, items[0].invoice.id)).body.invoice.status).toBe("PAID");
     expect(await balanceMatchesLedger(merchant.id)).toBe(9000);

@@ -58,7 +58,8 @@ async function create(apiKey: string, extra: Record<string, unknown> = {}) {
   return res.body.invoice;
 }
 
-const invoiceOf = async (apiKey: string, id: string) => (await api("GET", `/api/v1/invoices/${id}`, { apiKey })).body.invoice;
+const invoiceOf = async (apiKey: string, id: string) =>
+  (await api("GET", `/api/v1/invoices/${id}`, { apiKey })).body.invoice;
 const txidOf = async (id: string) => (await db().select().from(invoices).where(eq(invoices.id, id)))[0].txid;
 /** Noon of a São Paulo day: when a payer pays "on" it. */
 const noonOf = (day: string) => new Date(saoPauloDayStart(day).getTime() + 12 * 3_600_000);
@@ -130,9 +131,20 @@ describe("live invoices through API Pix cobv", () => {
     const invoice = await create(apiKey);
     const pix = await psp.pay(await txidOf(invoice.id));
     expect(pix.valor).toBe("185.00");
-    await waitFor("PAID", () => invoiceOf(apiKey, invoice.id), (i) => i.status === "PAID");
+    await waitFor(
+      "PAID",
+      () => invoiceOf(apiKey, invoice.id),
+      (i) => i.status === "PAID",
+    );
     const paid = await invoiceOf(apiKey, invoice.id);
-    expect(paid.payment).toMatchObject({ day: today, value: 185, discount: 15, fine: 0, interest: 0, endToEndId: pix.endToEndId });
+    expect(paid.payment).toMatchObject({
+      day: today,
+      value: 185,
+      discount: 15,
+      fine: 0,
+      interest: 0,
+      endToEndId: pix.endToEndId,
+    });
     expect(await balanceMatchesLedger(merchant.id)).toBe(18500);
     expect(psp.requests.some((r) => r.method === "GET" && r.path.endsWith(`/pix/${pix.endToEndId}`))).toBe(true);
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.endToEndId, pix.endToEndId));
@@ -144,7 +156,11 @@ describe("live invoices through API Pix cobv", () => {
     await startWorker();
     const onTime = await create(apiKey);
     await psp.pay(await txidOf(onTime.id), { horario: noonOf(onTime.effectiveDueDate) });
-    await waitFor("PAID", () => invoiceOf(apiKey, onTime.id), (i) => i.status === "PAID");
+    await waitFor(
+      "PAID",
+      () => invoiceOf(apiKey, onTime.id),
+      (i) => i.status === "PAID",
+    );
     expect((await invoiceOf(apiKey, onTime.id)).payment).toMatchObject({ value: 200, fine: 0, interest: 0 });
 
     const late = await create(apiKey);
@@ -152,8 +168,16 @@ describe("live invoices through API Pix cobv", () => {
     const pix = await psp.pay(await txidOf(late.id), { horario: noonOf(day) });
     // 2% of 200.00 = 4.00; 1% a month for 6 days = 200.00 × 0.01 × 6/30 = 0.40.
     expect(pix.valor).toBe("204.40");
-    expect(pix.componentesValor).toEqual({ original: { valor: "200.00" }, multa: { valor: "4.00" }, juros: { valor: "0.40" } });
-    await waitFor("PAID", () => invoiceOf(apiKey, late.id), (i) => i.status === "PAID");
+    expect(pix.componentesValor).toEqual({
+      original: { valor: "200.00" },
+      multa: { valor: "4.00" },
+      juros: { valor: "0.40" },
+    });
+    await waitFor(
+      "PAID",
+      () => invoiceOf(apiKey, late.id),
+      (i) => i.status === "PAID",
+    );
     const paid = await invoiceOf(apiKey, late.id);
     expect(paid.payment).toMatchObject({ day, value: 204.4, original: 200, fine: 4, interest: 0.4 });
     expect(paid.order).toMatchObject({ status: "COMPLETED" });
@@ -253,7 +277,11 @@ describe("live invoices through API Pix cobv", () => {
       apiKey,
       body: {
         description: "Lote de teste",
-        invoices: [body({ reference: "b-1" }), body({ payer: { name: "Recusado", cpf: "529.982.247-25" } }), body({ value: "x" })],
+        invoices: [
+          body({ reference: "b-1" }),
+          body({ payer: { name: "Recusado", cpf: "529.982.247-25" } }),
+          body({ value: "x" }),
+        ],
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -271,7 +299,9 @@ describe("live invoices through API Pix cobv", () => {
     expect(made.invoice.brcode).toBe(psp.cobvs.get(await txidOf(made.invoice.id))!.pixCopiaECola);
     expect(refused).toMatchObject({ index: 1, status: "REFUSED", invoice: { status: "REFUSED" } });
     expect(refused.error).toContain("cobv.devedor: O devedor não pode ser cobrado.");
-    expect(refused.invoice.problem.violations).toEqual([{ property: "cobv.devedor", reason: "O devedor não pode ser cobrado." }]);
+    expect(refused.invoice.problem.violations).toEqual([
+      { property: "cobv.devedor", reason: "O devedor não pode ser cobrado." },
+    ]);
     expect(invalid).toMatchObject({ index: 2, status: "REFUSED", invoice: null });
     // The invoice the batch made is paid like any other.
     psp.faults.dropNotifications = true;
@@ -290,8 +320,16 @@ describe("live invoices through API Pix cobv", () => {
     const refund = await api("POST", `/api/v1/order/${invoice.order.id}/refund`, { apiKey, body: {} });
     expect(refund.status, JSON.stringify(refund.body)).toBe(201);
     expect(refund.body.refund).toMatchObject({ value: 185 });
-    await waitFor("refunded", async () => psp.received.get(pix.endToEndId)?.devolucoes?.[0]?.status, (s) => s === "DEVOLVIDO");
+    await waitFor(
+      "refunded",
+      async () => psp.received.get(pix.endToEndId)?.devolucoes?.[0]?.status,
+      (s) => s === "DEVOLVIDO",
+    );
     expect(psp.received.get(pix.endToEndId)!.devolucoes![0].valor).toBe("185.00");
-    await waitFor("balance 0", () => balanceMatchesLedger(merchant.id), (b) => b === 0);
+    await waitFor(
+      "balance 0",
+      () => balanceMatchesLedger(merchant.id),
+      (b) => b === 0,
+    );
   });
 });

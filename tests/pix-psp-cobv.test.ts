@@ -48,7 +48,11 @@ beforeAll(async () => {
     oauthUrl: psp.oauthUrl,
     clientId: psp.clientId,
     clientSecret: psp.clientSecret,
-    agent: mtlsAgent({ cert: fs.readFileSync(f.clientCert), key: fs.readFileSync(f.clientKey), ca: fs.readFileSync(f.ca) }),
+    agent: mtlsAgent({
+      cert: fs.readFileSync(f.clientCert),
+      key: fs.readFileSync(f.clientKey),
+      ca: fs.readFileSync(f.ca),
+    }),
     timeoutMs: 5000,
   });
 });
@@ -84,20 +88,34 @@ describe("PUT /cobv/{txid}", () => {
   it("refuses each of the document's Violações with CobVOperacaoInvalida and the property", async () => {
     const cases: [Record<string, unknown>, Record<string, unknown>, string][] = [
       [{ calendario: { dataDeVencimento: addDays(today, -1) } }, {}, "cobv.calendario.dataDeVencimento"],
-      [{ calendario: { dataDeVencimento: addDays(today, 3), validadeAposVencimento: -1 } }, {}, "cobv.calendario.validadeAposVencimento"],
+      [
+        { calendario: { dataDeVencimento: addDays(today, 3), validadeAposVencimento: -1 } },
+        {},
+        "cobv.calendario.validadeAposVencimento",
+      ],
       [{ chave: "outra@example.com" }, {}, "cobv.chave"],
       [{}, { original: "0.00" }, "cobv.valor.original"],
       [{}, { abatimento: { modalidade: 1, valorPerc: "100.00" } }, "cobv.valor.abatimento"],
       [{}, { abatimento: { modalidade: 2, valorPerc: "100.00" } }, "cobv.valor.abatimento"],
-      [{}, { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 2), valorPerc: "100.00" }] } }, "cobv.valor.desconto"],
-      [{}, { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 11), valorPerc: "1.00" }] } }, "cobv.valor.desconto"],
+      [
+        {},
+        { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 2), valorPerc: "100.00" }] } },
+        "cobv.valor.desconto",
+      ],
+      [
+        {},
+        { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 11), valorPerc: "1.00" }] } },
+        "cobv.valor.desconto",
+      ],
       [{}, { desconto: { modalidade: 5, valorPerc: "100.00" } }, "cobv.valor.desconto"],
     ];
     for (const [extra, valor, property] of cases) {
       const res = await req("PUT", `/cobv/${txid()}`, cobvBody(extra, valor));
       expect(res.status, JSON.stringify([extra, valor])).toBe(400);
       expect(res.json).toMatchObject({ type: problemType("CobVOperacaoInvalida"), status: 400 });
-      expect((res.json as { violacoes: { propriedade: string }[] }).violacoes.map((v) => v.propriedade)).toContain(property);
+      expect((res.json as { violacoes: { propriedade: string }[] }).violacoes.map((v) => v.propriedade)).toContain(
+        property,
+      );
     }
     // Correct requests that the PSP refuses for what they mean: none breaks the document's schema.
     expect(psp.violations).toEqual([]);
@@ -107,7 +125,10 @@ describe("PUT /cobv/{txid}", () => {
     const shapes: Record<string, unknown>[] = [
       { ...cobvBody(), devedor: undefined },
       cobvBody({}, { juros: { modalidade: 9, valorPerc: "1.00" } }),
-      cobvBody({}, { desconto: { modalidade: 1, valorPerc: "1.00", descontoDataFixa: [{ data: today, valorPerc: "1.00" }] } }),
+      cobvBody(
+        {},
+        { desconto: { modalidade: 1, valorPerc: "1.00", descontoDataFixa: [{ data: today, valorPerc: "1.00" }] } },
+      ),
     ];
     for (const body of shapes) {
       const res = await req("PUT", `/cobv/${txid()}`, JSON.parse(JSON.stringify(body)));
@@ -122,7 +143,10 @@ describe("PUT /cobv/{txid}", () => {
     await req("PUT", `/cobv/${id}`, cobvBody());
     const revised = await req("PATCH", `/cobv/${id}`, { valor: { original: "120.00" } });
     expect(revised.json).toMatchObject({ revisao: 1, valor: { original: "120.00" } });
-    const both = await req("PATCH", `/cobv/${id}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR", valor: { original: "1.00" } });
+    const both = await req("PATCH", `/cobv/${id}`, {
+      status: "REMOVIDA_PELO_USUARIO_RECEBEDOR",
+      valor: { original: "1.00" },
+    });
     expect(both.status).toBe(400);
     expect((await req("PATCH", `/cobv/${id}`, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" })).json).toMatchObject({
       status: "REMOVIDA_PELO_USUARIO_RECEBEDOR",
@@ -130,7 +154,9 @@ describe("PUT /cobv/{txid}", () => {
     expect((await req("PUT", `/cobv/${id}`, cobvBody())).status).toBe(400);
     expect((await req("PATCH", `/cobv/${id}`, { valor: { original: "2.00" } })).status).toBe(400);
     expect((await req("GET", `/cobv/${id}?revisao=0`)).json).toMatchObject({ valor: { original: "100.00" } });
-    expect((await req("GET", `/cobv/${id}?revisao=7`)).json).toMatchObject({ type: problemType("CobVConsultaInvalida") });
+    expect((await req("GET", `/cobv/${id}?revisao=7`)).json).toMatchObject({
+      type: problemType("CobVConsultaInvalida"),
+    });
     expect((await req("GET", `/cobv/${txid()}`)).json).toMatchObject({ type: problemType("CobVNaoEncontrada") });
     expect(psp.violations).toEqual([]);
   });
@@ -157,10 +183,13 @@ describe("the payload at a charge's location, and payments", () => {
     const made = await req(
       "PUT",
       `/cobv/${id}`,
-      cobvBody({ calendario: { dataDeVencimento: due, validadeAposVencimento: 30 } }, {
-        multa: { modalidade: 1, valorPerc: "15.00" },
-        juros: { modalidade: 1, valorPerc: "1.00" },
-      }),
+      cobvBody(
+        { calendario: { dataDeVencimento: due, validadeAposVencimento: 30 } },
+        {
+          multa: { modalidade: 1, valorPerc: "15.00" },
+          juros: { modalidade: 1, valorPerc: "1.00" },
+        },
+      ),
     );
     const location = (made.json as { location: string }).location;
     const onTime = await psp.readPayload(location, { dpp: due });
@@ -169,7 +198,11 @@ describe("the payload at a charge's location, and payments", () => {
     // The signature is the PSP's (ES256 over header.payload), with the key of its certificate.
     const [h, p, sig] = onTime.jws.split(".");
     const key = createPublicKey(fs.readFileSync(psp.files.serverCert));
-    expect(createVerify("SHA256").update(`${h}.${p}`).verify({ key, dsaEncoding: "ieee-p1363" }, Buffer.from(sig, "base64url"))).toBe(true);
+    expect(
+      createVerify("SHA256")
+        .update(`${h}.${p}`)
+        .verify({ key, dsaEncoding: "ieee-p1363" }, Buffer.from(sig, "base64url")),
+    ).toBe(true);
     // Two calendar days after the due date: 100.00 + 15.00 + 2 × 1.00, as cobPayload2 adds them up.
     const late = await psp.readPayload(location, { dpp: addDays(due, 2) });
     expect(late.payload.valor).toMatchObject({ original: "100.00", multa: "15.00", juros: "2.00", final: "117.00" });
@@ -180,15 +213,31 @@ describe("the payload at a charge's location, and payments", () => {
 
   it("is paid the day's amount, with componentesValor; never after its last day", async () => {
     const id = txid();
-    await req("PUT", `/cobv/${id}`, cobvBody({}, { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 5), valorPerc: "10.00" }] } }));
+    await req(
+      "PUT",
+      `/cobv/${id}`,
+      cobvBody(
+        {},
+        { desconto: { modalidade: 1, descontoDataFixa: [{ data: addDays(today, 5), valorPerc: "10.00" }] } },
+      ),
+    );
     const pix = await psp.pay(id, { notify: false });
-    expect(pix).toMatchObject({ valor: "90.00", componentesValor: { original: { valor: "100.00" }, desconto: { valor: "10.00" } } });
+    expect(pix).toMatchObject({
+      valor: "90.00",
+      componentesValor: { original: { valor: "100.00" }, desconto: { valor: "10.00" } },
+    });
     expect(psp.cobvs.get(id)!.status).toBe("CONCLUIDA");
     const got = await req("GET", `/pix/${pix.endToEndId}`);
     expect(got.json).toMatchObject({ txid: id, valor: "90.00" });
     const other = txid();
-    await req("PUT", `/cobv/${other}`, cobvBody({ calendario: { dataDeVencimento: today, validadeAposVencimento: 0 } }));
-    await expect(psp.pay(other, { horario: new Date(Date.now() + 40 * 86_400_000), notify: false })).rejects.toThrow(/cannot be paid/);
+    await req(
+      "PUT",
+      `/cobv/${other}`,
+      cobvBody({ calendario: { dataDeVencimento: today, validadeAposVencimento: 0 } }),
+    );
+    await expect(psp.pay(other, { horario: new Date(Date.now() + 40 * 86_400_000), notify: false })).rejects.toThrow(
+      /cannot be paid/,
+    );
     expect(psp.violations).toEqual([]);
   });
 });
@@ -220,17 +269,32 @@ describe("lotecobv", () => {
       descricao: "Mensalidades",
       cobsv: [
         { txid: a, status: "CRIADA" },
-        { txid: b, status: "NEGADA", problema: { type: problemType("CobVOperacaoInvalida"), violacoes: [{ propriedade: "cobv.calendario.dataDeVencimento" }] } },
+        {
+          txid: b,
+          status: "NEGADA",
+          problema: {
+            type: problemType("CobVOperacaoInvalida"),
+            violacoes: [{ propriedade: "cobv.calendario.dataDeVencimento" }],
+          },
+        },
       ],
     });
     expect((await req("GET", `/cobv/${a}`)).json).toMatchObject({ status: "ATIVA" });
     // A batch's charges are fixed once it is made: another set, or a charge already made, is refused.
-    expect((await req("PUT", `/lotecobv/${id}`, { descricao: "x", cobsv: [{ ...cobvBody(), txid: a }] })).json).toMatchObject({
+    expect(
+      (await req("PUT", `/lotecobv/${id}`, { descricao: "x", cobsv: [{ ...cobvBody(), txid: a }] })).json,
+    ).toMatchObject({
       type: problemType("LoteCobVOperacaoInvalida"),
     });
-    expect((await req("PUT", `/lotecobv/${id + 1}`, { descricao: "x", cobsv: [{ ...cobvBody(), txid: a }] })).status).toBe(400);
-    expect((await req("PATCH", `/lotecobv/${id}`, { cobsv: [{ txid: txid(), valor: { original: "1.00" } }] })).status).toBe(400);
-    expect((await req("GET", `/lotecobv/${id + 99}`)).json).toMatchObject({ type: problemType("LoteCobVNaoEncontrado") });
+    expect(
+      (await req("PUT", `/lotecobv/${id + 1}`, { descricao: "x", cobsv: [{ ...cobvBody(), txid: a }] })).status,
+    ).toBe(400);
+    expect(
+      (await req("PATCH", `/lotecobv/${id}`, { cobsv: [{ txid: txid(), valor: { original: "1.00" } }] })).status,
+    ).toBe(400);
+    expect((await req("GET", `/lotecobv/${id + 99}`)).json).toMatchObject({
+      type: problemType("LoteCobVNaoEncontrado"),
+    });
     const from = new Date(Date.now() - 60_000).toISOString();
     const list = await req("GET", `/lotecobv?inicio=${from}&fim=${new Date(Date.now() + 60_000).toISOString()}`);
     expect((list.json as { lotes: { id: number }[] }).lotes.map((l) => l.id)).toContain(id);
@@ -245,11 +309,22 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
       const tuesday = dayOf(easterSunday(year) - 47);
       // Due on Carnival Tuesday, the charge is still on time on Ash Wednesday: its due date moved there.
       const owed = owedOn(
-        { calendario: { dataDeVencimento: tuesday, validadeAposVencimento: 3 }, valor: { original: "1.00", multa: { modalidade: 1, valorPerc: "1.00" } } },
+        {
+          calendario: { dataDeVencimento: tuesday, validadeAposVencimento: 3 },
+          valor: { original: "1.00", multa: { modalidade: 1, valorPerc: "1.00" } },
+        },
         addDays(tuesday, 1),
       );
       expect(owed.multa, `${year}`).toBe(0);
-      expect(owedOn({ calendario: { dataDeVencimento: tuesday, validadeAposVencimento: 3 }, valor: { original: "1.00", multa: { modalidade: 1, valorPerc: "1.00" } } }, addDays(tuesday, 2)).multa).toBe(100);
+      expect(
+        owedOn(
+          {
+            calendario: { dataDeVencimento: tuesday, validadeAposVencimento: 3 },
+            valor: { original: "1.00", multa: { modalidade: 1, valorPerc: "1.00" } },
+          },
+          addDays(tuesday, 2),
+        ).multa,
+      ).toBe(100);
     }
   });
 
@@ -263,7 +338,11 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
       abatement: fc.option(fc.integer({ min: 1, max: 9999 })),
       discount: fc.option(
         fc.oneof(
-          fc.tuple(fc.constantFrom(1, 2), fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 9999 })),
+          fc.tuple(
+            fc.constantFrom(1, 2),
+            fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 3 }),
+            fc.integer({ min: 1, max: 9999 }),
+          ),
           fc.tuple(fc.constantFrom(3, 4, 5, 6), fc.constant([] as number[]), fc.integer({ min: 1, max: 500 })),
         ),
       ),
@@ -282,7 +361,10 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
           discount: !t.discount
             ? null
             : t.discount[0] <= 2
-              ? { modalidade: t.discount[0] as 1 | 2, dates: t.discount[1].map((o) => ({ date: addDays(t.due, -o), hundredths: t.discount![2] })) }
+              ? {
+                  modalidade: t.discount[0] as 1 | 2,
+                  dates: t.discount[1].map((o) => ({ date: addDays(t.due, -o), hundredths: t.discount![2] })),
+                }
               : { modalidade: t.discount[0] as 3 | 4 | 5 | 6, hundredths: t.discount[2] },
         };
         const d = ours.discount;
@@ -297,7 +379,10 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
               ? {
                   desconto:
                     "dates" in d
-                      ? { modalidade: d.modalidade, descontoDataFixa: d.dates.map((e) => ({ data: e.date, valorPerc: valor(e.hundredths) })) }
+                      ? {
+                          modalidade: d.modalidade,
+                          descontoDataFixa: d.dates.map((e) => ({ data: e.date, valorPerc: valor(e.hundredths) })),
+                        }
                       : { modalidade: d.modalidade, valorPerc: valor(d.hundredths) },
                 }
               : {}),

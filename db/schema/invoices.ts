@@ -129,10 +129,7 @@ export const invoices = pgTable(
     check("invoices_days_after_due", sql`days_after_due >= 0`),
     check("invoices_one_document", sql`(payer_cpf is null) <> (payer_cnpj is null)`),
     // Payable (and everything after) only with its order; never an order while the PSP has not made it.
-    check(
-      "invoices_order_when_made",
-      sql`(order_id is null) = (status in ('PROCESSING', 'REFUSED'))`,
-    ),
+    check("invoices_order_when_made", sql`(order_id is null) = (status in ('PROCESSING', 'REFUSED'))`),
   ],
 );
 

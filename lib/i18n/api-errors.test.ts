@@ -48,7 +48,9 @@ const SAMPLES: { [C in ErrorCode]: ErrorValues[C] } = {
   "refund.exchangeMax": { max: 10, left: 700 },
   "cryptoPix.lightningUnavailable": {},
   "cryptoPix.refundAddressLightning": {},
-  "invoice.refusedByProvider": { reason: "Cobrança inválida. (cobv.devedor: O objeto cobv.devedor não respeita o schema.)" },
+  "invoice.refusedByProvider": {
+    reason: "Cobrança inválida. (cobv.devedor: O objeto cobv.devedor não respeita o schema.)",
+  },
   "invoice.dueDatePast": { today: "2026-03-02" },
   "invoice.dueDateFar": { latest: "2031-03-03" },
   "invoice.discountDate": { dueDate: "2026-03-10" },

@@ -93,7 +93,8 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
     translate(l, "errors.api.invoiceDiscountDatePast", { today: formatFullDay(v.today, l) }),
   "invoice.abatementTooLarge": say("errors.api.invoiceAbatementTooLarge"),
   "invoice.discountTooLarge": say("errors.api.invoiceDiscountTooLarge"),
-  "invoice.amountTooSmall": (v, l) => translate(l, "errors.api.invoiceAmountTooSmall", { day: formatFullDay(v.day, l) }),
+  "invoice.amountTooSmall": (v, l) =>
+    translate(l, "errors.api.invoiceAmountTooSmall", { day: formatFullDay(v.day, l) }),
   "invoice.notOpen": (v, l) => translate(l, "errors.api.invoiceNotOpen", { status: v.status }),
   "invoice.alreadyPaid": say("errors.api.invoiceAlreadyPaid"),
   "invoice.notPayableOn": (v, l) =>

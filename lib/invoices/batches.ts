@@ -69,9 +69,7 @@ export async function createBatch(merchant: MerchantProfile, input: CreateBatchI
     for (const a of accepted) {
       const terms = termsOfInput(a.input);
       const values = invoiceValues(merchant.id, a.input, terms, dueCharges.newTxid(), dueCharges.name);
-      rows.push(
-        await insertInvoice(tx, { ...values, status: "PROCESSING", batchId: batch.id, batchIndex: a.index }),
-      );
+      rows.push(await insertInvoice(tx, { ...values, status: "PROCESSING", batchId: batch.id, batchIndex: a.index }));
     }
     await bindIdempotencyKey(tx, { type: "invoice_batch", id: batch.id });
     return { batch, rows };
@@ -106,7 +104,8 @@ async function refuseAll(batch: InvoiceBatch, problem: DueChargeProblem): Promis
 async function refuseInvoice(invoice: Invoice, problem: DueChargeProblem): Promise<void> {
   await db().transaction(async (tx) => {
     const locked = await lockInvoice(tx, invoice.id);
-    if (locked?.status === "PROCESSING") await changeInvoiceStatus(tx, locked, ["PROCESSING"], "REFUSED", null, { problem });
+    if (locked?.status === "PROCESSING")
+      await changeInvoiceStatus(tx, locked, ["PROCESSING"], "REFUSED", null, { problem });
   });
 }
 

@@ -135,7 +135,7 @@ export const createBatchEndpoint = defineEndpoint({
   docs: {
     summary: "Create a batch of invoices",
     description:
-      "Up to 1000 invoices, each as POST /api/v1/invoices takes it, sent to the PSP together (API Pix lotecobv). Each is checked on its own: `items` says, at each place of `invoices`, whether it was REFUSED (and why), is PROCESSING at the PSP or was CREATED. " +
+      "Up to 100 invoices (the request body's 64 KiB holds about that many), each as POST /api/v1/invoices takes it, sent to the PSP together (API Pix lotecobv). Each is checked on its own: `items` says, at each place of `invoices`, whether it was REFUSED (and why), is PROCESSING at the PSP or was CREATED. " +
       "The PSP makes them one by one; GET /api/v1/invoices/batches/{id} follows them, and each invoice that becomes OPEN or REFUSED sends `invoice.status_changed`.",
     tag: TAG,
     requestExample: {
@@ -163,7 +163,8 @@ export const getBatchEndpoint = defineEndpoint({
   response: { status: 200, description: "The batch", schema: batchResponse, example: batchExample },
   docs: {
     summary: "Look up a batch of invoices",
-    description: "Each invoice of the request at its place: PROCESSING, CREATED (with the invoice) or REFUSED (with why).",
+    description:
+      "Each invoice of the request at its place: PROCESSING, CREATED (with the invoice) or REFUSED (with why).",
     tag: TAG,
     params: { id: "Batch id (UUID)" },
     errors: [404],

@@ -58,11 +58,7 @@ export function openPastExpiry(ex: Executor, limit: number, ids?: string[]): Pro
     .select()
     .from(invoices)
     .where(
-      and(
-        eq(invoices.status, "OPEN"),
-        lt(invoices.expiresAt, sql`now()`),
-        ids ? inArray(invoices.id, ids) : undefined,
-      ),
+      and(eq(invoices.status, "OPEN"), lt(invoices.expiresAt, sql`now()`), ids ? inArray(invoices.id, ids) : undefined),
     )
     .orderBy(asc(invoices.expiresAt))
     .limit(limit);
@@ -114,5 +110,8 @@ export async function closeBatchIfDone(ex: Executor, batchId: string): Promise<v
 }
 
 export async function markMailed(ex: Executor, id: string): Promise<void> {
-  await ex.update(invoices).set({ mailedAt: sql`now()` }).where(eq(invoices.id, id));
+  await ex
+    .update(invoices)
+    .set({ mailedAt: sql`now()` })
+    .where(eq(invoices.id, id));
 }

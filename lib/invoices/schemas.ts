@@ -18,7 +18,10 @@ const day = z
 /** A number with at most 2 decimals, > 0 and ≤ max, as hundredths. */
 function hundredths(what: "value" | "percent", max: () => number, maxExclusive = false) {
   return z
-    .number({ error: (i) => (i.input === undefined ? "is required" : `must be a number (${what === "value" ? "BRL" : "percent"})`) })
+    .number({
+      error: (i) =>
+        i.input === undefined ? "is required" : `must be a number (${what === "value" ? "BRL" : "percent"})`,
+    })
     .transform((n, ctx) => {
       const h = brlNumberToCentavos(n);
       if (h === null) {
@@ -61,11 +64,11 @@ const UNSUPPORTED_INTEREST: Record<number, string> = {
   8: "interest modalidade 8 (percent per year, business days) is not supported: the document does not say how many business days a year has; use 6 (percent per business day)",
 };
 const unsupported = (m: 4 | 7 | 8) =>
-  z.looseObject({ modalidade: z.literal(m) }).superRefine((_, ctx) =>
-    ctx.addIssue({ code: "custom", message: UNSUPPORTED_INTEREST[m], path: ["modalidade"] }),
-  );
+  z
+    .looseObject({ modalidade: z.literal(m) })
+    .superRefine((_, ctx) => ctx.addIssue({ code: "custom", message: UNSUPPORTED_INTEREST[m], path: ["modalidade"] }));
 
-const modalidadeError = (allowed: string) => ({ error: `must have a modalidade of ${allowed} (docs/api.md#invoices)` });
+const modalidadeError = (allowed: string) => ({ error: `must have a modalidade of ${allowed}` });
 
 export const fineBody = z
   .discriminatedUnion("modalidade", [byValue(1), byPercent(2)], modalidadeError("1 (value) or 2 (percent)"))
@@ -87,14 +90,19 @@ export const interestBody = z
 export const abatementBody = z
   .discriminatedUnion("modalidade", [byValue(1), byPercent(2, 100, true)], modalidadeError("1 (value) or 2 (percent)"))
   .transform(asTerm)
-  .meta({ description: "Taken off whenever it is paid. 1: a value (less than the invoice's); 2: a percentage (< 100)" });
+  .meta({
+    description: "Taken off whenever it is paid. 1: a value (less than the invoice's); 2: a percentage (< 100)",
+  });
 
 const dated = <E extends z.ZodType>(entry: E, key: string) =>
   z
     .array(entry, { error: `must be an array of { date, ${key} }` })
     .min(1, "must have at least one date")
     .max(3, "must have at most 3 dates")
-    .refine((a) => new Set(a.map((e) => (e as { date: string }).date)).size === a.length, "must not give the same date twice");
+    .refine(
+      (a) => new Set(a.map((e) => (e as { date: string }).date)).size === a.length,
+      "must not give the same date twice",
+    );
 
 const datedValues = dated(z.strictObject({ date: day, value: value() }), "value").transform((a) =>
   a.map((e) => ({ date: e.date, hundredths: e.value })),
@@ -117,7 +125,9 @@ export const discountBody = z
     modalidadeError("1 to 6"),
   )
   .transform((d) =>
-    "dates" in d ? { modalidade: d.modalidade, dates: d.dates } : asTerm(d as { modalidade: 3 | 4 | 5 | 6; value?: number; percent?: number }),
+    "dates" in d
+      ? { modalidade: d.modalidade, dates: d.dates }
+      : asTerm(d as { modalidade: 3 | 4 | 5 | 6; value?: number; percent?: number }),
   )
   .meta({
     description:
@@ -148,7 +158,9 @@ export const createInvoiceBody = bodyObject({
     .min(0, "must be 0 or more")
     .max(3650, "must be at most 3650")
     .default(30)
-    .meta({ description: "Calendar days after the due date it can still be paid (API Pix validadeAposVencimento; default 30)" }),
+    .meta({
+      description: "Calendar days after the due date it can still be paid (API Pix validadeAposVencimento; default 30)",
+    }),
   payer: payerBody,
   fine: fineBody.optional(),
   interest: interestBody.optional(),
@@ -188,8 +200,11 @@ export const createBatchBody = bodyObject({
   invoices: z
     .array(z.unknown(), { error: "must be an array of invoices" })
     .min(1, "must have at least one invoice")
-    .max(1000, "must have at most 1000 invoices")
-    .meta({ description: "Each as POST /api/v1/invoices takes it; each is checked on its own" }),
+    .max(100, "must have at most 100 invoices")
+    .meta({
+      description:
+        "Up to 100, each as POST /api/v1/invoices takes it, checked on its own (the body's 64 KiB limit holds about that many)",
+    }),
 });
 export type CreateBatchInput = z.output<typeof createBatchBody>;
 

@@ -94,7 +94,15 @@ export function insertInvoiceOrder(
   tx: Tx,
   invoice: Pick<
     Invoice,
-    "id" | "merchantId" | "originalCentavos" | "reference" | "payerName" | "payerCpf" | "payerCnpj" | "payerEmail" | "description"
+    | "id"
+    | "merchantId"
+    | "originalCentavos"
+    | "reference"
+    | "payerName"
+    | "payerCpf"
+    | "payerCnpj"
+    | "payerEmail"
+    | "description"
   >,
   charge: DueCharge,
 ) {

@@ -54,7 +54,10 @@ const termsArb: fc.Arbitrary<DueTerms> = fc
       : discount.modalidade === 1 || discount.modalidade === 2
         ? {
             modalidade: discount.modalidade,
-            dates: discount.offsets.map((o, i) => ({ date: addDays(t.dueDate, -o), hundredths: discount.hundredths[i] })),
+            dates: discount.offsets.map((o, i) => ({
+              date: addDays(t.dueDate, -o),
+              hundredths: discount.hundredths[i],
+            })),
           }
         : { modalidade: discount.modalidade, hundredths: discount.hundredths[0] },
   }));
@@ -78,7 +81,13 @@ describe("amountDue properties", () => {
       fc.property(withDay, ([t, d]) => {
         const a = amountDue(t, d);
         if (!a.payable) return;
-        for (const v of [a.fineCentavos, a.interestCentavos, a.abatementCentavos, a.discountCentavos, a.totalCentavos]) {
+        for (const v of [
+          a.fineCentavos,
+          a.interestCentavos,
+          a.abatementCentavos,
+          a.discountCentavos,
+          a.totalCentavos,
+        ]) {
           expect(Number.isSafeInteger(v)).toBe(true);
           expect(v).toBeGreaterThanOrEqual(0);
         }
@@ -89,9 +98,9 @@ describe("amountDue properties", () => {
           ),
         );
         // The discount never takes it below zero (it is capped, not the total clamped).
-        expect(a.originalCentavos + a.fineCentavos + a.interestCentavos - a.abatementCentavos - a.discountCentavos).toBe(
-          a.totalCentavos,
-        );
+        expect(
+          a.originalCentavos + a.fineCentavos + a.interestCentavos - a.abatementCentavos - a.discountCentavos,
+        ).toBe(a.totalCentavos);
       }),
       RUNS,
     );
@@ -122,7 +131,11 @@ describe("amountDue properties", () => {
         expect(a.fineCentavos).toBe(b.fineCentavos);
         expect(onTime.fineCentavos).toBe(0);
         // What the fine is, before rounding to the centavo.
-        const exact = !t.fine ? 0 : t.fine.modalidade === 1 ? t.fine.hundredths : (t.originalCentavos * t.fine.hundredths) / 10_000;
+        const exact = !t.fine
+          ? 0
+          : t.fine.modalidade === 1
+            ? t.fine.hundredths
+            : (t.originalCentavos * t.fine.hundredths) / 10_000;
         expect(Math.abs(a.fineCentavos - exact)).toBeLessThanOrEqual(0.5 + 1e-6);
       }),
       RUNS,

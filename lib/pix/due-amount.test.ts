@@ -159,7 +159,11 @@ describe("the amount due on each day", () => {
       fine: { modalidade: 2, hundredths: 200 },
       interest: { modalidade: 3, hundredths: 100 },
     };
-    expect(amountDue(terms, "2024-06-08")).toMatchObject({ fineCentavos: 200, interestCentavos: 17, totalCentavos: 10217 });
+    expect(amountDue(terms, "2024-06-08")).toMatchObject({
+      fineCentavos: 200,
+      interestCentavos: 17,
+      totalCentavos: 10217,
+    });
     // 30 days late: exactly 1%.
     expect(amountDue(terms, "2024-07-03")).toMatchObject({ interestCentavos: 100 });
   });
@@ -173,9 +177,9 @@ describe("the amount due on each day", () => {
     };
     expect(amountDue(terms, "2024-02-15")).toMatchObject({ interestCentavos: 200, totalCentavos: 5200 });
     // 0.5% a business day on 50.00 for 2 days = 0.50.
-    expect(
-      amountDue({ ...terms, interest: { modalidade: 6, hundredths: 50 } }, "2024-02-15"),
-    ).toMatchObject({ interestCentavos: 50 });
+    expect(amountDue({ ...terms, interest: { modalidade: 6, hundredths: 50 } }, "2024-02-15")).toMatchObject({
+      interestCentavos: 50,
+    });
   });
 
   it("discounts for paying early, per calendar or business day", () => {
@@ -238,13 +242,19 @@ describe("the amount due on each day", () => {
       abatement: { modalidade: 1, hundredths: 900 },
       discount: { modalidade: 3, hundredths: 50 },
     };
-    expect(amountDue(terms, "2024-09-20")).toMatchObject({ abatementCentavos: 900, discountCentavos: 100, totalCentavos: 0 });
+    expect(amountDue(terms, "2024-09-20")).toMatchObject({
+      abatementCentavos: 900,
+      discountCentavos: 100,
+      totalCentavos: 0,
+    });
     expect(total(terms, "2024-09-29")).toBe(50);
     expect(total(terms, "2024-09-30")).toBe(100);
     expect(smallestAmountDue(terms, "2024-09-20")).toEqual({ day: "2024-09-20", totalCentavos: 0 });
     expect(smallestAmountDue(terms, "2024-09-29")).toEqual({ day: "2024-09-29", totalCentavos: 50 });
     // 10% abatement of 10.00.
-    expect(amountDue({ ...terms, abatement: { modalidade: 2, hundredths: 1000 }, discount: null }, "2024-10-01")).toMatchObject({
+    expect(
+      amountDue({ ...terms, abatement: { modalidade: 2, hundredths: 1000 }, discount: null }, "2024-10-01"),
+    ).toMatchObject({
       abatementCentavos: 100,
       totalCentavos: 900,
     });

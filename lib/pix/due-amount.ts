@@ -26,8 +26,7 @@ export type AbatementTerms = { modalidade: 1 | 2; hundredths: number };
 export type DatedDiscount = { date: Day; hundredths: number };
 /** 1/2 a value/percentage until each date; 3/5 a value/percentage per calendar day before the due date; 4/6 per business day. */
 export type DiscountTerms =
-  | { modalidade: 1 | 2; dates: DatedDiscount[] }
-  | { modalidade: 3 | 4 | 5 | 6; hundredths: number };
+  { modalidade: 1 | 2; dates: DatedDiscount[] } | { modalidade: 3 | 4 | 5 | 6; hundredths: number };
 
 export type DueTerms = {
   originalCentavos: number;
@@ -153,7 +152,8 @@ export function smallestAmountDue(terms: DueTerms, from: Day): { day: Day; total
   let smallest = { day: from, totalCentavos: Number.POSITIVE_INFINITY };
   for (let n = dayNumber(from), end = Math.max(dayNumber(from), dayNumber(due)); n <= end; n++) {
     const a = amountDue(terms, dayOf(n));
-    if (a.payable && a.totalCentavos < smallest.totalCentavos) smallest = { day: a.day, totalCentavos: a.totalCentavos };
+    if (a.payable && a.totalCentavos < smallest.totalCentavos)
+      smallest = { day: a.day, totalCentavos: a.totalCentavos };
   }
   return Number.isFinite(smallest.totalCentavos) ? smallest : { day: from, totalCentavos: 0 };
 }

@@ -10,8 +10,7 @@ const percent = z.number().meta({ description: "Percent (2.5 = 2.5%), at most 2 
 
 const valueTerm = <M extends number>(modalidade: M) =>
   z.strictObject({ modalidade: z.literal(modalidade), value: brlAmount });
-const percentTerm = <M extends number>(modalidade: M) =>
-  z.strictObject({ modalidade: z.literal(modalidade), percent });
+const percentTerm = <M extends number>(modalidade: M) => z.strictObject({ modalidade: z.literal(modalidade), percent });
 
 export const fineView = z
   .discriminatedUnion("modalidade", [valueTerm(1), percentTerm(2)])
@@ -58,7 +57,9 @@ const breakdown = {
 export const invoiceAmountSchema = z
   .strictObject({
     day,
-    value: brlAmount.meta({ description: "What paying on `day` takes: original + fine + interest − abatement − discount" }),
+    value: brlAmount.meta({
+      description: "What paying on `day` takes: original + fine + interest − abatement − discount",
+    }),
     ...breakdown,
     late: z.boolean().meta({ description: "Paid after the due date: fine and interest apply" }),
   })
@@ -130,3 +131,34 @@ export const invoiceViewSchema = z
   .meta({ id: "Invoice", description: "An invoice with a due date (API Pix cobv)" });
 export type InvoiceView = z.infer<typeof invoiceViewSchema>;
 export type InvoiceAmountView = z.infer<typeof invoiceAmountSchema>;
+
+/**
+ * An invoice as its payer sees it on the payment page (inside the public PIX payment): who is billed,
+ * what is due today and on the due date, what changes after it, until when, and how it was paid.
+ * Never the payer's document, the merchant's reference or anything else private.
+ */
+export const publicInvoiceSchema = z
+  .strictObject({
+    status: z.enum(INVOICE_STATUSES),
+    payerName: z.string(),
+    description: z.string().nullable(),
+    value: brlAmount.meta({ description: "The original amount" }),
+    dueDate: day,
+    effectiveDueDate: day,
+    lastPayableDay: day,
+    fine: fineView.nullable(),
+    interest: interestView.nullable(),
+    abatement: abatementView.nullable(),
+    discount: discountView.nullable(),
+    amountDue: invoiceAmountSchema.nullable().meta({ description: "Paying today; null when it cannot be paid today" }),
+    onDueDate: invoiceAmountSchema.nullable().meta({ description: "Paying on the (business-day) due date" }),
+    afterDueDate: invoiceAmountSchema
+      .nullable()
+      .meta({ description: "Paying the day after the due date (fine and a day of interest); null when it cannot be" }),
+    payment: z
+      .strictObject({ day, value: brlAmount, ...breakdown })
+      .nullable()
+      .meta({ description: "How it was paid; null until it is" }),
+  })
+  .meta({ id: "PublicInvoice" });
+export type PublicInvoice = z.infer<typeof publicInvoiceSchema>;

@@ -1,9 +1,10 @@
 import type { Invoice, Order } from "@/db/schema";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
-import { dueWindow } from "@/lib/pix/due-amount";
+import { addDays } from "@/lib/pix/business-days";
+import { amountDue, dueWindow } from "@/lib/pix/due-amount";
 import { providers } from "@/lib/providers";
-import type { InvoiceView } from "./schemas";
+import type { InvoiceView, PublicInvoice } from "./schemas";
 import { amountDueAt, amountView, termViews, termsOf } from "./terms";
 
 /**
@@ -65,5 +66,37 @@ export function invoiceView(i: Invoice, order: Order | null, now = new Date()): 
     mailedAt: i.mailedAt?.toISOString() ?? null,
     createdAt: i.createdAt.toISOString(),
     closedAt: i.closedAt?.toISOString() ?? null,
+  };
+}
+
+/** The payer's view of the invoice (the public payment of its order). */
+export function publicInvoiceView(i: Invoice, now = new Date()): PublicInvoice {
+  const terms = termsOf(i);
+  const { due } = dueWindow(terms);
+  const open = i.status === "OPEN";
+  const p = i.payment;
+  return {
+    status: i.status,
+    payerName: i.payerName,
+    description: i.description,
+    value: centavosToBrl(i.originalCentavos),
+    dueDate: i.dueDate,
+    effectiveDueDate: due,
+    lastPayableDay: i.lastPayableDay,
+    ...termViews(i),
+    amountDue: open ? amountView(amountDueAt(i, now)) : null,
+    onDueDate: amountView(amountDue(terms, due)),
+    afterDueDate: amountView(amountDue(terms, addDays(due, 1))),
+    payment: p
+      ? {
+          day: p.day,
+          value: centavosToBrl(p.totalCentavos),
+          original: centavosToBrl(p.originalCentavos),
+          fine: centavosToBrl(p.fineCentavos),
+          interest: centavosToBrl(p.interestCentavos),
+          abatement: centavosToBrl(p.abatementCentavos),
+          discount: centavosToBrl(p.discountCentavos),
+        }
+      : null,
   };
 }

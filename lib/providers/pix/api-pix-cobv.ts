@@ -4,7 +4,13 @@ import { timeOrderedBase62 } from "@/lib/ids";
 import { centavosToDecimalString } from "@/lib/money";
 import type { DueTerms } from "@/lib/pix/due-amount";
 import { API_PIX_PROVIDER, call, undecided } from "./api-pix";
-import { DueChargeRefused, type BatchItem, type DueChargeProblem, type DueChargeProvider, type DueChargeRequest } from "./due-charges";
+import {
+  DueChargeRefused,
+  type BatchItem,
+  type DueChargeProblem,
+  type DueChargeProvider,
+  type DueChargeRequest,
+} from "./due-charges";
 import { pspClientFromEnv } from "./psp-client";
 
 // Charges with a due date through API Pix (docs/providers.md#charges-with-a-due-date-cobv): PUT, GET and
@@ -25,7 +31,9 @@ function valorOf(t: DueTerms): Json {
   return {
     original: money(t.originalCentavos),
     ...(t.fine ? { multa: { modalidade: t.fine.modalidade, valorPerc: valorPerc(t.fine.hundredths) } } : {}),
-    ...(t.interest ? { juros: { modalidade: t.interest.modalidade, valorPerc: valorPerc(t.interest.hundredths) } } : {}),
+    ...(t.interest
+      ? { juros: { modalidade: t.interest.modalidade, valorPerc: valorPerc(t.interest.hundredths) } }
+      : {}),
     ...(t.abatement
       ? { abatimento: { modalidade: t.abatement.modalidade, valorPerc: valorPerc(t.abatement.hundredths) } }
       : {}),
@@ -162,7 +170,8 @@ export const apiPixDueCharges: DueChargeProvider = {
     const answer = await call(pspClientFromEnv(), "read the batch", "GET", `/lotecobv/${id}`);
     if (answer.status !== 200) throw undecided("read the batch", answer);
     const o = (answer.json ?? {}) as Json;
-    if (!Array.isArray(o.cobsv)) throw new UpstreamUnavailable(`PIX provider answered GET /lotecobv/${id} without cobsv`);
+    if (!Array.isArray(o.cobsv))
+      throw new UpstreamUnavailable(`PIX provider answered GET /lotecobv/${id} without cobsv`);
     return o.cobsv.map((raw): BatchItem => {
       const item = (raw ?? {}) as Json;
       if (typeof item.txid !== "string" || !BATCH_STATUSES.includes(item.status as never))
