@@ -1,6 +1,4 @@
-import { saoPauloDay } from "@/lib/day-range";
 import { merchantKey } from "@/lib/identity/api-keys/callers";
-import { addDays } from "@/lib/pix/business-days";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { batchExample, invoiceExample, invoicesExample } from "./examples";
@@ -22,16 +20,16 @@ import { invoiceView } from "./state/views";
 
 const TAG = "Invoices";
 
-// Dated from the day the document is built, so the documented request is always one the API takes.
-const today = saoPauloDay();
+// A due date years ahead: the document (and the SDK's types made from it) must not change with the
+// day it is built, and the documented request must stay one the API takes.
 const requestExample = {
   value: 150,
-  dueDate: addDays(today, 30),
+  dueDate: "2030-01-10",
   daysAfterDue: 30,
   payer: { name: "Maria Souza", cpf: "529.982.247-25", email: "maria@example.com" },
   fine: { modalidade: 2, percent: 2 },
   interest: { modalidade: 3, percent: 1 },
-  discount: { modalidade: 1, dates: [{ date: addDays(today, 25), value: 10 }] },
+  discount: { modalidade: 1, dates: [{ date: "2030-01-05", value: 10 }] },
   reference: "contrato-2291/12",
   description: "Mensalidade de dezembro",
   notifyPayer: false,

@@ -10,7 +10,6 @@ import { orderView } from "@/lib/orders/views";
 import { paidInvoiceExample } from "@/lib/invoices/examples";
 import { getInvoiceResponse, sandboxPayInvoiceBody } from "@/lib/invoices/schemas";
 import { db } from "@/db";
-import { saoPauloDay } from "@/lib/day-range";
 import { invoiceOfOrder } from "@/lib/invoices/queries";
 import { findInvoice } from "@/lib/invoices/service";
 import { invoiceView } from "@/lib/invoices/state/views";
@@ -73,8 +72,8 @@ export const sandboxPayInvoiceEndpoint = defineEndpoint({
       "The payer pays an OPEN invoice on `date` (a São Paulo day, default today, not before the invoice was made): the amount due that day, with its discount, or its fine and interest, as the PSP would report it. Its order is credited what was paid. 409 when it cannot be paid that day (after its last payable day) or is not OPEN.",
     tag: TAG,
     params: { id: "Invoice id (UUID)" },
-    // Today, from the day the document is built: a day the documented invoice can be paid on.
-    requestExample: { date: saoPauloDay() },
+    // A day the documented invoice (lib/invoices/endpoints.ts, due 2030-01-10) can be paid on, with its discount.
+    requestExample: { date: "2030-01-03" },
     errors: [400, 404, 409],
     errorExamples: {
       404: { message: "Invoice not found" },
