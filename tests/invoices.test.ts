@@ -274,6 +274,24 @@ describe("expiry and cancellation", () => {
   });
 });
 
+describe("racing a payment and a cancellation", () => {
+  it("never deadlocks nor credits twice: each invoice ends PAID or CANCELLED, the ledger has one credit per PAID", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const made = await Promise.all(Array.from({ length: 8 }, () => create(apiKey, { discount: undefined })));
+    const answers = await Promise.all(
+      made.flatMap((i) => [pay(apiKey, i.id), api("POST", `/api/v1/invoices/${i.id}/cancel`, { apiKey })]),
+    );
+    for (const a of answers) expect([200, 409], JSON.stringify(a.body)).toContain(a.status);
+    const after = await Promise.all(made.map((i) => api("GET", `/api/v1/invoices/${i.id}`, { apiKey })));
+    const statuses = after.map((a) => a.body.invoice.status);
+    for (const s of statuses) expect(["PAID", "CANCELLED"]).toContain(s);
+    const paid = after.filter((a) => a.body.invoice.status === "PAID");
+    for (const a of paid) expect(a.body.invoice.order.status).toBe("COMPLETED");
+    expect(await credits(merchant.id)).toHaveLength(paid.length);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(paid.length * 10000);
+  });
+});
+
 describe("GET /api/v1/invoices", () => {
   it("pages newest first like GET /orders, filters by status and reference, and never shows another merchant's", async () => {
     const { apiKey } = await seedMerchant();

@@ -7,7 +7,8 @@ import { pspClient, type PspClient } from "@/lib/providers/pix/psp-client";
 import { mtlsAgent } from "@/lib/providers/http/mtls";
 import { addDays, businessDayOnOrAfter, dayOf, easterSunday } from "@/lib/pix/business-days";
 import { amountDue, type DueTerms } from "@/lib/pix/due-amount";
-import { owedOn, spDay } from "./fixtures/pix-psp/cobv";
+import { cobvValor } from "@/lib/providers/pix/api-pix-cobv";
+import { owedOn, spDay, type CobVValor } from "./fixtures/pix-psp/cobv";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 
 // The test PSP's charges with a due date (tests/fixtures/pix-psp/cobv.ts): cobv and lotecobv as the
@@ -348,7 +349,6 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
       ),
       offset: fc.integer({ min: -40, max: 80 }),
     });
-    const valor = (h: number) => `${Math.floor(h / 100)}.${String(h % 100).padStart(2, "0")}`;
     fc.assert(
       fc.property(terms, (t) => {
         const ours: DueTerms = {
@@ -367,26 +367,10 @@ describe("the test PSP's amount due against lib/pix/due-amount.ts", () => {
                 }
               : { modalidade: t.discount[0] as 3 | 4 | 5 | 6, hundredths: t.discount[2] },
         };
-        const d = ours.discount;
+        // The document's form of the same terms, as the adapter writes them for PUT /cobv/{txid}.
         const theirs = {
           calendario: { dataDeVencimento: t.due, validadeAposVencimento: t.after },
-          valor: {
-            original: valor(t.original),
-            ...(t.fine ? { multa: { modalidade: t.fine[0], valorPerc: valor(t.fine[1]) } } : {}),
-            ...(t.interest ? { juros: { modalidade: t.interest[0], valorPerc: valor(t.interest[1]) } } : {}),
-            ...(t.abatement ? { abatimento: { modalidade: 2, valorPerc: valor(t.abatement) } } : {}),
-            ...(d
-              ? {
-                  desconto:
-                    "dates" in d
-                      ? {
-                          modalidade: d.modalidade,
-                          descontoDataFixa: d.dates.map((e) => ({ data: e.date, valorPerc: valor(e.hundredths) })),
-                        }
-                      : { modalidade: d.modalidade, valorPerc: valor(d.hundredths) },
-                }
-              : {}),
-          },
+          valor: cobvValor(ours) as unknown as CobVValor,
         };
         const day = addDays(t.due, t.offset);
         const a = amountDue(ours, day);

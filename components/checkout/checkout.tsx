@@ -11,7 +11,7 @@ import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
-import { InvoiceTerms, invoiceReceiptLines } from "./invoice-terms";
+import { InvoiceSummary, InvoiceTerms, invoiceReceiptLines } from "./invoice-terms";
 import { CheckoutFrame, Receipt, ResultScreen, WalletButton, type ReceiptLine } from "./parts";
 
 const OPEN = new Set(["PENDING", "PARTIAL_ORDER"]);
@@ -328,7 +328,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
         <p className="text-sm text-slate-700">
           {t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}
         </p>
-        {pix?.invoice ? <InvoiceTerms invoice={pix.invoice} merchant={p.merchantName} /> : null}
+        {pix?.invoice ? <InvoiceSummary invoice={pix.invoice} merchant={p.merchantName} /> : null}
         {pix?.description && !pix.invoice ? (
           <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="pay-description">
             {t("pay.description")}: <span className="break-words font-semibold text-slate-900">{pix.description}</span>
@@ -393,6 +393,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
           </div>
         )}
+        {pix?.invoice ? <InvoiceTerms invoice={pix.invoice} /> : null}
         {pay.wallet ? (
           <WalletButton
             href={pay.wallet.href}

@@ -12,8 +12,12 @@ import type { ReceiptLine } from "./parts";
 
 const cents = (brl: number) => Math.round(brl * 100);
 
-/** Today's amount, part by part: the original, then each discount, abatement, fine and interest that applies. */
-function Breakdown({ amount }: { amount: InvoiceAmountView }) {
+/** An amount part by part: the original, then each discount, abatement, fine and interest that applies. */
+export function Breakdown({
+  amount,
+}: {
+  amount: Pick<InvoiceAmountView, "original" | "discount" | "abatement" | "fine" | "interest">;
+}) {
   const { t, money } = useI18n();
   const parts: [string, number, "+" | "−"][] = [
     [t("invoice.part.discount"), amount.discount, "−"],
@@ -41,17 +45,19 @@ function Breakdown({ amount }: { amount: InvoiceAmountView }) {
   );
 }
 
-/** Above the code while it can be paid: the bill itself. */
-export function InvoiceTerms({ invoice, merchant }: { invoice: PublicInvoice; merchant: string }) {
-  const { t, money, locale } = useI18n();
+/** Above the code while it can be paid, kept short so the code stays in a phone's first screen: who bills whom, until when. */
+export function InvoiceSummary({ invoice, merchant }: { invoice: PublicInvoice; merchant: string }) {
+  const { t, locale } = useI18n();
   const day = (d: string) => formatFullDay(d, locale);
-  const today = invoice.amountDue;
-  const late = lateTermLines(invoice, locale);
-  const relief = reliefTermLines(invoice, locale);
-  const beforeDue = today && !today.late && today.day !== invoice.effectiveDueDate;
   return (
-    <section className="space-y-3 rounded-xl border border-slate-200 p-4" data-testid="invoice-terms">
+    <section className="space-y-2 rounded-xl border border-slate-200 p-3" data-testid="invoice-summary">
       <p className="text-sm text-slate-700">{t("invoice.pay.billedTo", { merchant, payer: invoice.payerName })}</p>
+      {invoice.description ? (
+        <p className="text-sm text-slate-700" data-testid="pay-description">
+          {t("pay.description")}:{" "}
+          <span className="break-words font-semibold text-slate-900">{invoice.description}</span>
+        </p>
+      ) : null}
       <dl className="grid grid-cols-2 gap-3 text-sm">
         <div>
           <dt className="text-slate-600">{t("invoice.pay.dueDate")}</dt>
@@ -66,6 +72,27 @@ export function InvoiceTerms({ invoice, merchant }: { invoice: PublicInvoice; me
           </dd>
         </div>
       </dl>
+      {invoice.amountDue?.late ? (
+        <p className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="status">
+          {t("invoice.pay.lateNow")}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Below the code: today's amount part by part, the due date's, the terms in words and what changes after it. */
+export function InvoiceTerms({ invoice }: { invoice: PublicInvoice }) {
+  const { t, money, locale } = useI18n();
+  const day = (d: string) => formatFullDay(d, locale);
+  const today = invoice.amountDue;
+  const late = lateTermLines(invoice, locale);
+  const relief = reliefTermLines(invoice, locale);
+  // The due date's amount is worth a line only when it is not today's (a discount that ends before it).
+  const beforeDue =
+    today && !today.late && today.day !== invoice.effectiveDueDate && invoice.onDueDate?.value !== today.value;
+  return (
+    <section className="space-y-3 rounded-xl border border-slate-200 p-4" data-testid="invoice-terms">
       {today ? (
         <div className="rounded-lg bg-slate-50 p-3">
           <p className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-600">
@@ -98,11 +125,6 @@ export function InvoiceTerms({ invoice, merchant }: { invoice: PublicInvoice; me
             day: day(invoice.afterDueDate.day),
             amount: money(cents(invoice.afterDueDate.value)),
           })}
-        </p>
-      ) : null}
-      {today?.late ? (
-        <p className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="status">
-          {t("invoice.pay.lateNow")}
         </p>
       ) : null}
     </section>

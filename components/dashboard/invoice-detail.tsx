@@ -17,6 +17,7 @@ import { useI18n } from "@/lib/i18n/client";
 import type { InvoiceAmountView } from "@/lib/invoices/state/schemas";
 import { lateTermLines, reliefTermLines } from "@/lib/invoices/state/words";
 import { formatTaxId } from "@/lib/pix/keys";
+import { Breakdown } from "@/components/checkout/invoice-terms";
 import { InvoiceStatus } from "./invoice-status";
 
 // One invoice: sharing it comes first (the merchant made it to send it), then what it asks today and
@@ -80,44 +81,17 @@ function SharePanel({ detail, merchant }: { detail: InvoiceDetail; merchant: str
   );
 }
 
-function Amount({
-  title,
-  amount,
-}: {
-  title: string;
-  amount:
-    | InvoiceAmountView
-    | { value: number; original: number; fine: number; interest: number; abatement: number; discount: number };
-}) {
-  const { t, money } = useI18n();
-  const parts: [string, number, string][] = [
-    [t("invoice.part.discount"), amount.discount, "−"],
-    [t("invoice.part.abatement"), amount.abatement, "−"],
-    [t("invoice.part.fine"), amount.fine, "+"],
-    [t("invoice.part.interest"), amount.interest, "+"],
-  ];
+type Parts = Pick<InvoiceAmountView, "value" | "original" | "discount" | "abatement" | "fine" | "interest">;
+
+function Amount({ title, amount }: { title: string; amount: Parts }) {
+  const { money } = useI18n();
   return (
-    <div>
+    <div className="space-y-2">
       <p className="text-sm text-slate-600">{title}</p>
       <p className="text-2xl font-bold tabular-nums text-slate-900" data-testid="invoice-amount">
         {money(cents(amount.value))}
       </p>
-      <dl className="mt-2 space-y-1 text-sm">
-        <div className="flex justify-between gap-4">
-          <dt className="text-slate-600">{t("invoice.part.original")}</dt>
-          <dd className="tabular-nums">{money(cents(amount.original))}</dd>
-        </div>
-        {parts
-          .filter(([, v]) => v > 0)
-          .map(([label, v, sign]) => (
-            <div key={label} className="flex justify-between gap-4">
-              <dt className="text-slate-600">{label}</dt>
-              <dd className="tabular-nums">
-                {sign} {money(cents(v))}
-              </dd>
-            </div>
-          ))}
-      </dl>
+      <Breakdown amount={amount} />
     </div>
   );
 }
@@ -213,7 +187,11 @@ export function InvoiceDetailView({
               }}
             />
           )}
-          {open && shown.onDueDate && invoice.amountDue && !invoice.amountDue.late ? (
+          {open &&
+          shown.onDueDate &&
+          invoice.amountDue &&
+          !invoice.amountDue.late &&
+          shown.onDueDate.value !== invoice.amountDue.value ? (
             <p className="mt-3 text-sm text-slate-700">
               {t("invoice.pay.onDueDate", {
                 day: day(invoice.effectiveDueDate),

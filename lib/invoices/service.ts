@@ -5,7 +5,7 @@ import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { isUuid, newId, newOrderHash, newPaymentLinkId } from "@/lib/ids";
 import { log } from "@/lib/log";
-import { insertOrderIn } from "@/lib/orders/queries";
+import { insertOrderIn, lockOrder } from "@/lib/orders/queries";
 import { cancelPendingOrder } from "@/lib/orders/service";
 import { keysetPage } from "@/lib/paging";
 import { dueWindow, type DueTerms } from "@/lib/pix/due-amount";
@@ -70,13 +70,7 @@ export function invoiceValues(
     payerEmail: input.payer.email ?? null,
     reference: input.reference ?? null,
     description: input.description ?? null,
-    originalCentavos: terms.originalCentavos,
-    dueDate: terms.dueDate,
-    daysAfterDue: terms.daysAfterDue,
-    fine: terms.fine ?? null,
-    interest: terms.interest ?? null,
-    abatement: terms.abatement ?? null,
-    discount: terms.discount ?? null,
+    ...terms,
     lastPayableDay: lastDay,
     expiresAt: new Date(saoPauloDayStart(lastDay, 1).getTime() - 1),
     notifyPayer: input.notifyPayer,
@@ -182,6 +176,10 @@ async function closeAtPsp(invoice: Invoice, to: "EXPIRED" | "CANCELLED"): Promis
   const outcome = await providers().dueCharges.cancel(invoice.txid);
   if (outcome === "paid") return "paid";
   return db().transaction(async (tx) => {
+    if (!invoice.orderId) return undefined;
+    // The order first, then the invoice: the order a payment applies to is locked in that order too
+    // (lib/orders/pix-receipts.ts), so the two never wait on each other.
+    await lockOrder(tx, invoice.orderId);
     const locked = await lockInvoice(tx, invoice.id);
     if (!locked || locked.status !== "OPEN" || !locked.orderId) return undefined;
     const order: Order | undefined = await cancelPendingOrder(tx, locked.orderId);

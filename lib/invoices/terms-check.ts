@@ -11,16 +11,10 @@ import type { CreateInvoiceInput } from "./schemas";
 /** How far ahead a due date may be. */
 export const MAX_DAYS_AHEAD = 5 * 366;
 
+/** The terms as stored and computed: an absent term is null. */
 export function termsOfInput(input: CreateInvoiceInput): DueTerms {
-  return {
-    originalCentavos: input.value,
-    dueDate: input.dueDate,
-    daysAfterDue: input.daysAfterDue,
-    fine: input.fine ?? null,
-    interest: input.interest ?? null,
-    abatement: input.abatement ?? null,
-    discount: input.discount ?? null,
-  } as DueTerms;
+  const { value, dueDate, daysAfterDue, fine = null, interest = null, abatement = null, discount = null } = input;
+  return { originalCentavos: value, dueDate, daysAfterDue, fine, interest, abatement, discount } as DueTerms;
 }
 
 /** Throws the first refusal of `terms` made `today` (a São Paulo day). */

@@ -66,12 +66,10 @@ function percentOf(base: number, hundredths: number, times = 1, divisor = 1): nu
   return Number((2n * num + den) / (2n * den));
 }
 
-const isPercent = (modalidade: number) => modalidade === 2;
-
-function fineOf(t: DueTerms): number {
-  const f = t.fine;
-  if (!f) return 0;
-  return isPercent(f.modalidade) ? percentOf(t.originalCentavos, f.hundredths) : f.hundredths;
+/** A fine's or an abatement's amount: modalidade 1 a value, 2 a percentage of the original. */
+function valueOrPercent(t: DueTerms, term: FineTerms | AbatementTerms | null | undefined): number {
+  if (!term) return 0;
+  return term.modalidade === 2 ? percentOf(t.originalCentavos, term.hundredths) : term.hundredths;
 }
 
 function interestOf(t: DueTerms, due: Day, day: Day): number {
@@ -90,12 +88,6 @@ function interestOf(t: DueTerms, due: Day, day: Day): number {
     case 6:
       return percentOf(t.originalCentavos, i.hundredths, businessDaysAfter(due, day));
   }
-}
-
-function abatementOf(t: DueTerms): number {
-  const a = t.abatement;
-  if (!a) return 0;
-  return isPercent(a.modalidade) ? percentOf(t.originalCentavos, a.hundredths) : a.hundredths;
 }
 
 /** The discount on `day` (on or before the due date), before it is capped so the total stays ≥ 0. */
@@ -123,9 +115,9 @@ export function amountDue(terms: DueTerms, day: Day): DayAmount {
   const { due, lastDay } = dueWindow(terms);
   if (dayNumber(day) > dayNumber(lastDay)) return { day, payable: false };
   const late = dayNumber(day) > dayNumber(due);
-  const fine = late ? fineOf(terms) : 0;
+  const fine = late ? valueOrPercent(terms, terms.fine) : 0;
   const interest = late ? interestOf(terms, due, day) : 0;
-  const abatement = abatementOf(terms);
+  const abatement = valueOrPercent(terms, terms.abatement);
   const owed = terms.originalCentavos + fine + interest - abatement;
   // Never below zero: a discount larger than what is owed takes it to zero, not past it.
   const discount = late ? 0 : Math.min(discountOf(terms, due, day), Math.max(0, owed));

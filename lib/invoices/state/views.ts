@@ -1,4 +1,4 @@
-import type { Invoice, Order } from "@/db/schema";
+import type { Invoice, InvoicePayment, Order } from "@/db/schema";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
 import { addDays } from "@/lib/pix/business-days";
@@ -17,6 +17,19 @@ export function invoiceCode(i: Invoice, order: Order | null, now = new Date()): 
   const today = amountDueAt(i, now);
   if (!codeForDay || i.status !== "OPEN" || !today.payable || today.totalCentavos <= 0) return order.brcode;
   return codeForDay(i.txid, today.totalCentavos, i.description ?? undefined);
+}
+
+/** What a payment was made of, in BRL. */
+function paymentParts(p: InvoicePayment) {
+  return {
+    day: p.day,
+    value: centavosToBrl(p.totalCentavos),
+    original: centavosToBrl(p.originalCentavos),
+    fine: centavosToBrl(p.fineCentavos),
+    interest: centavosToBrl(p.interestCentavos),
+    abatement: centavosToBrl(p.abatementCentavos),
+    discount: centavosToBrl(p.discountCentavos),
+  };
 }
 
 /** The invoice as every response and event shows it (docs/api.md#invoices). */
@@ -47,19 +60,7 @@ export function invoiceView(i: Invoice, order: Order | null, now = new Date()): 
     link: order ? paymentLink(order.paymentLinkId) : null,
     order: order ? { id: order.id, paymentLinkId: order.paymentLinkId, status: order.status } : null,
     payment:
-      p && order?.paidAt
-        ? {
-            day: p.day,
-            paidAt: order.paidAt.toISOString(),
-            value: centavosToBrl(p.totalCentavos),
-            original: centavosToBrl(p.originalCentavos),
-            fine: centavosToBrl(p.fineCentavos),
-            interest: centavosToBrl(p.interestCentavos),
-            abatement: centavosToBrl(p.abatementCentavos),
-            discount: centavosToBrl(p.discountCentavos),
-            endToEndId: p.endToEndId,
-          }
-        : null,
+      p && order?.paidAt ? { ...paymentParts(p), paidAt: order.paidAt.toISOString(), endToEndId: p.endToEndId } : null,
     batchId: i.batchId,
     problem: i.problem ?? null,
     notifyPayer: i.notifyPayer,
@@ -87,16 +88,6 @@ export function publicInvoiceView(i: Invoice, now = new Date()): PublicInvoice {
     amountDue: open ? amountView(amountDueAt(i, now)) : null,
     onDueDate: amountView(amountDue(terms, due)),
     afterDueDate: amountView(amountDue(terms, addDays(due, 1))),
-    payment: p
-      ? {
-          day: p.day,
-          value: centavosToBrl(p.totalCentavos),
-          original: centavosToBrl(p.originalCentavos),
-          fine: centavosToBrl(p.fineCentavos),
-          interest: centavosToBrl(p.interestCentavos),
-          abatement: centavosToBrl(p.abatementCentavos),
-          discount: centavosToBrl(p.discountCentavos),
-        }
-      : null,
+    payment: p ? paymentParts(p) : null,
   };
 }

@@ -26,7 +26,7 @@ const money = (centavos: number) => centavosToDecimalString(centavos);
 const valorPerc = (hundredths: number) => centavosToDecimalString(hundredths);
 
 /** The document's `valor` of a cobv from our terms. */
-function valorOf(t: DueTerms): Json {
+export function cobvValor(t: DueTerms): Json {
   const d = t.discount;
   return {
     original: money(t.originalCentavos),
@@ -61,7 +61,7 @@ export function cobvBody(r: DueChargeRequest): Json {
       nome: p.name.slice(0, 200),
       ...(p.email ? { email: p.email } : {}),
     },
-    valor: valorOf(r.terms),
+    valor: cobvValor(r.terms),
     chave: env().PIX_RECEIVER_KEY,
     ...(r.description ? { solicitacaoPagador: r.description.slice(0, 140) } : {}),
   };

@@ -1,9 +1,8 @@
 import { saoPauloDay } from "@/lib/day-range";
-import { env, type Env } from "@/lib/env";
 import { newPixTxid } from "@/lib/ids";
 import { amountDue } from "@/lib/pix/due-amount";
-import { staticBrCodeEncoder } from "@/lib/pix/brcode";
 import type { DueChargeProvider } from "./due-charges";
+import { receiverEncoder } from "./sandbox";
 
 // The sandbox's charges with a due date: nothing leaves the server. A charge is "made" at once, its
 // code is a static BR Code for the service's receiving key carrying the day's amount and the txid
@@ -11,22 +10,6 @@ import type { DueChargeProvider } from "./due-charges";
 // and a batch's charges are all made. Payments come from the sandbox helpers (lib/sandbox).
 
 const SANDBOX_PROVIDER = "sandbox-pix";
-
-const encoders = new WeakMap<Env, ReturnType<typeof staticBrCodeEncoder>>();
-
-function receiverEncoder() {
-  const e = env();
-  let encode = encoders.get(e);
-  if (!encode) {
-    encode = staticBrCodeEncoder({
-      pixKey: e.PIX_RECEIVER_KEY,
-      merchantName: e.PIX_RECEIVER_NAME,
-      merchantCity: e.PIX_RECEIVER_CITY,
-    });
-    encoders.set(e, encode);
-  }
-  return encode;
-}
 
 const codeForDay = (txid: string, amountCentavos: number, description?: string) =>
   receiverEncoder()({ amountCentavos, txid, description });
@@ -49,7 +32,11 @@ export const sandboxDueCharges: DueChargeProvider = {
   // Made at once, every one of them.
   async createBatch({ items }) {
     return Promise.all(
-      items.map(async (item) => ({ txid: item.txid, status: "CRIADA" as const, charge: await this.create(item) })),
+      items.map(async (item) => ({
+        txid: item.txid,
+        status: "CRIADA" as const,
+        charge: await sandboxDueCharges.create(item),
+      })),
     );
   },
   async readBatch() {
