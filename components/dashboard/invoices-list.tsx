@@ -47,7 +47,7 @@ export function InvoicesList({
                     : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
                 )}
               >
-                {f ? t(`invoice.status.${f}`) : t("invoice.list.all")}
+                {f ? t(`invoice.list.filter.${f}`) : t("invoice.list.all")}
               </Link>
             </li>
           ))}

@@ -1454,4 +1454,8 @@ export const en: Record<MessageKey, string> = {
   "invoice.share.link": "Invoice link",
   "invoice.share.qrAlt": "QR code of the invoice's link",
   "invoice.share.message": "Hello {payer}! Here is {merchant}'s invoice: {amount}, due {due}. Pay with Pix at: {link}",
+  "invoice.list.filter.OPEN": "Open",
+  "invoice.list.filter.PAID": "Paid",
+  "invoice.list.filter.EXPIRED": "Expired",
+  "invoice.list.filter.CANCELLED": "Cancelled",
 };

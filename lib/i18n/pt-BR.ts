@@ -1462,6 +1462,10 @@ export const ptBR = {
   "invoice.share.qrAlt": "QR code do link da cobrança",
   "invoice.share.message":
     "Olá, {payer}! Segue a cobrança de {merchant}: {amount}, vencimento em {due}. Pague com Pix pelo link: {link}",
+  "invoice.list.filter.OPEN": "Em aberto",
+  "invoice.list.filter.PAID": "Pagas",
+  "invoice.list.filter.EXPIRED": "Expiradas",
+  "invoice.list.filter.CANCELLED": "Canceladas",
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
