@@ -159,6 +159,24 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
 
   // Orders of every kind in every state a merchant and a payer see.
   const lnExpiring = await merchant.post("/order/create/lightning", { value: 12 });
+  // An invoice with a due date, open and one paid late (its pages are the dashboard's and its payer's).
+  const invoice = await merchant.post("/invoices", {
+    value: 150,
+    dueDate: "2030-01-10",
+    payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+    fine: { modalidade: 2, percent: 2 },
+    interest: { modalidade: 3, percent: 1 },
+    discount: { modalidade: 1, dates: [{ date: "2030-01-05", value: 10 }] },
+    description: "Mensalidade de janeiro",
+  });
+  const invoicePaid = await merchant.post("/invoices", {
+    value: 90,
+    dueDate: "2030-01-10",
+    payer: { name: "João Lima", cnpj: "11.222.333/0001-81" },
+    fine: { modalidade: 1, value: 5 },
+    interest: { modalidade: 1, value: 0.5 },
+  });
+  await merchant.post(`/sandbox/invoices/${invoicePaid.invoice.id}/pay`, { date: "2030-01-14" });
   const pix = await merchant.post("/order/create/pix", {
     value: 150,
     orderId: "PED-1001",
@@ -268,6 +286,10 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
     ["new-lightning", "/dashboard/orders/new?kind=lightning"],
     ["new-onchain", "/dashboard/orders/new?kind=onchain"],
     ["new-crypto-pix", "/dashboard/orders/new?kind=crypto_pix"],
+    ["invoices", "/dashboard/invoices"],
+    ["invoice-new", "/dashboard/invoices/new"],
+    ["invoice-open", `/dashboard/invoices/${invoice.invoice.id}`],
+    ["invoice-paid", `/dashboard/invoices/${invoicePaid.invoice.id}`],
     ["withdrawals", "/dashboard/withdrawals"],
     ["developers", "/dashboard/developers"],
     ["settings", "/dashboard/settings"],
@@ -413,6 +435,8 @@ test("a pt-BR merchant meets no English and no raw key on any page or form state
   for (const [name, url] of [
     ["pay-pix", `/pay/${pix.pixOrder.paymentLinkId}`],
     ["pay-pix-receipt", `/pay/${pixPaid.pixOrder.paymentLinkId}`],
+    ["pay-invoice", `/pay/${invoice.invoice.order.paymentLinkId}`],
+    ["pay-invoice-receipt", `/pay/${invoicePaid.invoice.order.paymentLinkId}`],
     ["pay-exchange", `/pay/${exchange.order.paymentLinkId}`],
     ["pay-exchange-receipt", `/pay/${exchangePaid.order.paymentLinkId}`],
     ["pay-lightning-expired", `/pay/${lnExpiring.order.paymentLinkId}`],

@@ -57,6 +57,20 @@ export type ErrorValues = {
   "cryptoPix.lightningUnavailable": None;
   "cryptoPix.refundAddressLightning": None;
 
+  // Invoices (charges with a due date).
+  "invoice.refusedByProvider": { reason: string };
+  "invoice.dueDatePast": { today: string };
+  "invoice.dueDateFar": { latest: string };
+  "invoice.discountDate": { dueDate: string };
+  "invoice.discountDatePast": { today: string };
+  "invoice.abatementTooLarge": None;
+  "invoice.discountTooLarge": None;
+  "invoice.amountTooSmall": { day: string };
+  "invoice.notOpen": { status: string };
+  "invoice.alreadyPaid": None;
+  "invoice.notPayableOn": { day: string; lastDay: string };
+  "invoice.payDayBeforeCreation": { created: string };
+
   // Webhooks and API keys.
   "webhook.max": { max: number };
   "webhook.hostUnresolved": { host: string };

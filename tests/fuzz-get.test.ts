@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
+import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant } from "./helpers";
@@ -228,6 +229,13 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
       hook.body.webhook.id,
     ];
     real.id.push(payout.body.id);
+    // An invoice and a batch of them, for /api/v1/invoices/{id} and /api/v1/invoices/batches/{id}.
+    const invoice = await api("POST", "/api/v1/invoices", { apiKey, body: createInvoiceEndpoint.docs.requestExample });
+    const batch = await api("POST", "/api/v1/invoices/batches", {
+      apiKey,
+      body: createBatchEndpoint.docs.requestExample,
+    });
+    real.id.push(invoice.body.invoice.id, batch.body.batch.id);
     real.paymentLinkId = [pix.body.pixOrder.paymentLinkId, deposit.body.order.paymentLinkId];
     expect(payout.status).toBeLessThan(300);
     // Each listing's own next-page cursor, so a valid cursor can sit beside a wild `limit`.

@@ -4,6 +4,7 @@ import { operator } from "@/lib/identity/api-keys/callers";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
+import { createInvoiceEndpoint } from "@/lib/invoices/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant } from "./helpers";
 
@@ -165,11 +166,13 @@ describe("fuzz: every endpoint that takes a body", () => {
     ids.deposit = deposit.body.order.paymentLinkId;
     ids.cryptoPix = cryptoPix.body.data.payCryptoPixId;
     ids.merchant = merchant.body.merchant.id;
+    const invoice = await api("POST", "/api/v1/invoices", { apiKey, body: createInvoiceEndpoint.docs.requestExample });
+    ids.invoice = invoice.body.invoice.id;
   });
 
   function pathFor(path: string): string {
     const values: Record<string, string> = {
-      id: path.includes("/admin/") ? ids.merchant : ids.order,
+      id: path.includes("/admin/") ? ids.merchant : path.includes("/invoices/") ? ids.invoice : ids.order,
       paymentLinkId: ids.deposit,
       payCryptoPixId: ids.cryptoPix,
     };

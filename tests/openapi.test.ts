@@ -5,6 +5,7 @@ import { operator } from "@/lib/identity/api-keys/callers";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
+import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
 import { MAX_BODY_BYTES } from "@/lib/http/body";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant, type CallResult } from "./helpers";
@@ -59,6 +60,10 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/order/create/lightning": "payments",
       "POST /api/v1/crypto-pix/onchain/pay": "payments",
       "POST /api/v1/sandbox/orders/{id}/pay": "payments",
+      "POST /api/v1/sandbox/invoices/{id}/pay": "payments",
+      "POST /api/v1/invoices": "payments",
+      "POST /api/v1/invoices/{id}/cancel": "payments",
+      "POST /api/v1/invoices/batches": "payments",
       "POST /api/v1/sandbox/onchain/{paymentLinkId}/transfer": "payments",
       "POST /api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": "payments",
       "POST /api/v1/webhooks": "payments",
@@ -195,6 +200,13 @@ describe("documented examples against the real handlers", () => {
     await api("POST", `/api/v1/sandbox/orders/${paid.body.order.id}/pay`, { apiKey });
     const deliveries = await api("GET", `/api/v1/webhooks/${ids.webhook}/deliveries`, { apiKey });
     ids.delivery = deliveries.body.deliveries[0].id;
+    // Invoices: one to look up, one to cancel, one to pay, and a batch.
+    const invoiceBody = createInvoiceEndpoint.docs.requestExample;
+    for (const name of ["invoice", "invoiceToCancel", "invoiceToPay"])
+      ids[name] = (await api("POST", "/api/v1/invoices", { apiKey, body: invoiceBody })).body.invoice.id;
+    ids.batch = (
+      await api("POST", "/api/v1/invoices/batches", { apiKey, body: createBatchEndpoint.docs.requestExample })
+    ).body.batch.id;
   });
 
   /** Path params for each route, from the objects made above. */
@@ -207,6 +219,10 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/withdrawals/{id}": ids.withdrawal,
       "/api/v1/admin/merchants/{id}": ids.merchant,
       "/api/v1/sandbox/orders/{id}/pay": ids.order,
+      "/api/v1/sandbox/invoices/{id}/pay": ids.invoiceToPay,
+      "/api/v1/invoices/{id}": ids.invoice,
+      "/api/v1/invoices/{id}/cancel": ids.invoiceToCancel,
+      "/api/v1/invoices/batches/{id}": ids.batch,
       "/api/v1/sandbox/onchain/{paymentLinkId}/transfer": ids.deposit,
       "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": ids.cryptoPix,
       "/api/v1/public/payments/{paymentLinkId}": ids.exchange,

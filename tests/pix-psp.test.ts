@@ -1275,6 +1275,40 @@ describe("the OpenAPI validator", () => {
     chave: RECEIVER_KEY,
     pixCopiaECola: "000201",
   };
+  // The document's cobResponse4, with the loc.txid and loc.criacao CobVGerada requires.
+  const cobv = {
+    calendario: { criacao: "2020-09-09T20:15:00.358Z", dataDeVencimento: "2020-12-31", validadeAposVencimento: 30 },
+    txid: "7978c0c97ea847e78e8849634473c1f1",
+    revisao: 0,
+    loc: {
+      id: 789,
+      location: "pix.example.com/qr/c2/cobv/9d36b84fc70b478fb95c12729b90ca25",
+      tipoCob: "cobv",
+      criacao: "2020-09-09T20:15:00.358Z",
+      txid: "7978c0c97ea847e78e8849634473c1f1",
+    },
+    location: "pix.example.com/qr/c2/cobv/9d36b84fc70b478fb95c12729b90ca25",
+    status: "ATIVA",
+    devedor: {
+      logradouro: "Alameda Souza, Numero 80, Bairro Braz",
+      cidade: "Recife",
+      uf: "PE",
+      cep: "70011750",
+      cpf: "12345678909",
+      nome: "Francisco da Silva",
+    },
+    recebedor: {
+      logradouro: "Rua 15 Numero 1200, Bairro São Luiz",
+      cidade: "São Paulo",
+      uf: "SP",
+      cep: "70800100",
+      cnpj: "56989000019533",
+      nome: "Empresa de Logística SA",
+    },
+    valor: { original: "123.45" },
+    chave: "5f84a4c5-c5cb-4599-9f13-7eb4d419dacc",
+    solicitacaoPagador: "Cobrança dos serviços prestados.",
+  };
   const put = api.match("PUT", `/cob/${"a".repeat(30)}`)!;
 
   it("accepts a right response and flags a wrong one", () => {
@@ -1336,6 +1370,27 @@ describe("the OpenAPI validator", () => {
         { webhookUrl: "https://pix.example.com/api/webhook/", chave: RECEIVER_KEY, criacao: now },
       ],
       "location-without-scheme": ["CobGerada", cob],
+      "cobv-desconto-oneof": [
+        "CobVSolicitada",
+        {
+          calendario: { dataDeVencimento: "2020-12-31" },
+          devedor: { cpf: "12345678909", nome: "Francisco da Silva" },
+          valor: { original: "123.45", desconto: { modalidade: 3, valorPerc: "0.10" } },
+          chave: RECEIVER_KEY,
+        },
+      ],
+      "cobs-idcob": [
+        "CobsVConsultadas",
+        {
+          parametros: {
+            inicio: now,
+            fim: now,
+            paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 1 },
+          },
+          cobs: [cobv],
+        },
+      ],
+      "dados-recebedor-required": ["CobVGerada", cobv],
     };
     expect(Object.keys(cases).sort()).toEqual(ERRATA.map((e) => e.id).sort());
     for (const [id, [schema, value]] of Object.entries(cases)) {

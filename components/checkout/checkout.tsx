@@ -11,6 +11,7 @@ import { POLL_MS, queryKeys } from "@/lib/browser/query-keys";
 import { networkName } from "@/lib/chain/network-names";
 import { useI18n } from "@/lib/i18n/client";
 import type { PublicPayment } from "@/lib/checkout/payment";
+import { InvoiceSummary, InvoiceTerms, invoiceReceiptLines } from "./invoice-terms";
 import { CheckoutFrame, Receipt, ResultScreen, WalletButton, type ReceiptLine } from "./parts";
 
 const OPEN = new Set(["PENDING", "PARTIAL_ORDER"]);
@@ -194,7 +195,7 @@ function ChainOutcome({ p, amount, reference }: { p: ChainPayment; amount: strin
  * or an expired screen by itself (polling the public endpoint; nothing private is ever in it).
  */
 export function Checkout({ initial }: { initial: PublicPayment }) {
-  const { t, money, crypto, dateTime } = useI18n();
+  const { t, money, crypto, dateTime, locale } = useI18n();
   const client = useQueryClient();
   const key = queryKeys.publicPayment(initial.paymentLinkId);
   const { data: p } = useQuery({
@@ -212,6 +213,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
   const amount = money(Math.round(p.value * 100));
   const expired = p.expiresAt !== null && new Date(p.expiresAt).getTime() <= Date.now();
   const reference = { label: t("pay.receiptReference"), value: p.paymentLinkId, mono: true };
+  const invoice = p.method === "pix" ? p.invoice : undefined;
 
   let body: React.ReactNode;
   let payable = false;
@@ -279,6 +281,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             { label: t("pay.receiptTo"), value: p.merchantName },
             { label: t("pay.receiptAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
+            ...(invoice ? invoiceReceiptLines(invoice, t, money, locale) : []),
             ...(p.method === "onchain"
               ? [
                   {
@@ -296,19 +299,26 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
     );
   } else if (!OPEN.has(p.status) || (expired && p.status === "PENDING") || (p.method === "onchain" && p.final)) {
     const wasExpiry = (p.status === "CANCELLED" || p.status === "FAILED" || p.status === "PENDING") && expired;
-    body = wasExpiry ? (
-      <ResultScreen
-        tone="muted"
-        title={t("pay.expiredTitle")}
-        body={t("pay.expiredBody", { merchant: p.merchantName })}
-      />
-    ) : (
-      <ResultScreen
-        tone="muted"
-        title={t("pay.failedTitle")}
-        body={t("pay.failedBody", { merchant: p.merchantName })}
-      />
-    );
+    body =
+      invoice?.status === "CANCELLED" ? (
+        <ResultScreen
+          tone="muted"
+          title={t("invoice.pay.cancelledTitle")}
+          body={t("invoice.pay.cancelledBody", { merchant: p.merchantName })}
+        />
+      ) : wasExpiry ? (
+        <ResultScreen
+          tone="muted"
+          title={t("pay.expiredTitle")}
+          body={t("pay.expiredBody", { merchant: p.merchantName })}
+        />
+      ) : (
+        <ResultScreen
+          tone="muted"
+          title={t("pay.failedTitle")}
+          body={t("pay.failedBody", { merchant: p.merchantName })}
+        />
+      );
   } else {
     payable = true;
     const pay = instructionsFor(p);
@@ -318,7 +328,8 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
         <p className="text-sm text-slate-700">
           {t(pay.sandboxExchange ? "pay.exchangeSandbox" : `pay.instructions.${p.method}`)}
         </p>
-        {pix?.description ? (
+        {pix?.invoice ? <InvoiceSummary invoice={pix.invoice} merchant={p.merchantName} /> : null}
+        {pix?.description && !pix.invoice ? (
           <p className="rounded-lg bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="pay-description">
             {t("pay.description")}: <span className="break-words font-semibold text-slate-900">{pix.description}</span>
           </p>
@@ -363,7 +374,8 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             </div>
             <div className="order-2 flex flex-col items-center gap-2 sm:order-1" data-testid="pix-qr">
               <QrCode value={pix.payment.qrContent} label={t("order.qrAlt", { amount })} size={240} />
-              {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
+              {/* An invoice says until when it can be paid, in days (InvoiceTerms): no countdown. */}
+              {p.expiresAt && !pix.invoice ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
             </div>
             <p
               className="order-3 rounded-lg border border-slate-200 px-3 py-2 text-xs text-slate-700"
@@ -381,6 +393,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             {p.expiresAt ? <Countdown expiresAt={p.expiresAt} onExpire={refresh} /> : null}
           </div>
         )}
+        {pix?.invoice ? <InvoiceTerms invoice={pix.invoice} /> : null}
         {pay.wallet ? (
           <WalletButton
             href={pay.wallet.href}
@@ -403,7 +416,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
       title={t("pay.title", { merchant: p.merchantName })}
       amount={amount}
       method={t(`kind.${p.method}`)}
-      amountLabel={payable ? undefined : t("pay.amountFinal")}
+      amountLabel={payable ? (invoice ? t("invoice.pay.amountToday") : undefined) : t("pay.amountFinal")}
     >
       {body}
     </CheckoutFrame>

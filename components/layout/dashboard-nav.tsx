@@ -11,6 +11,11 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
   { href: "/dashboard", label: "nav.overview", icon: "M3 12l9-8 9 8M5 10v10h14V10" },
   { href: "/dashboard/orders", label: "nav.orders", icon: "M4 6h16M4 12h16M4 18h10" },
   { href: "/dashboard/orders/new", label: "nav.newOrder", icon: "M12 5v14M5 12h14" },
+  {
+    href: "/dashboard/invoices",
+    label: "nav.invoices",
+    icon: "M7 3h10v18l-2.5-1.5L12 21l-2.5-1.5L7 21zM10 8h4M10 12h4",
+  },
   { href: "/dashboard/statement", label: "nav.statement", icon: "M6 3h9l3 3v15H6zM9 9h6M9 13h6M9 17h4" },
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/disputes", label: "nav.disputes", icon: "M12 3l9 16H3zM12 10v4M12 17v.01" },

@@ -3,6 +3,7 @@ export * from "./merchants";
 export * from "./identity";
 export * from "./mail";
 export * from "./orders";
+export * from "./invoices";
 export * from "./onchain";
 export * from "./hot-wallet";
 export * from "./crypto-pix";

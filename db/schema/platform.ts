@@ -19,6 +19,8 @@ export const IDEMPOTENT_RESOURCE_TYPES = [
   "webhook_endpoint",
   "webhook_delivery",
   "chain_transfer",
+  "invoice",
+  "invoice_batch",
 ] as const;
 /** Fixed one-minute windows; one upsert per request (docs/api.md#rate-limits). */
 export const rateLimits = pgTable(

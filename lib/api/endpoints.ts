@@ -14,6 +14,7 @@ import {
   listOrdersEndpoint,
 } from "@/lib/orders/endpoints";
 import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
+import { INVOICE_ENDPOINTS } from "@/lib/invoices/endpoints";
 import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
@@ -42,6 +43,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   getOrderEndpoint,
   refundOrderEndpoint,
   listOrdersEndpoint,
+  ...INVOICE_ENDPOINTS,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
   listWithdrawalsEndpoint,

@@ -14,6 +14,7 @@ export const TAGS = [
   { name: "PIX and wallet orders", description: "PIX, exchange-wallet and Lightning orders: create and look up" },
   { name: "On-chain", description: "Stablecoin deposits and on-chain withdrawals" },
   { name: "Crypto-PIX", description: "Pay a PIX QR code with crypto" },
+  { name: "Invoices", description: "Invoices with a due date (API Pix cobv): fine, interest, discounts; batches" },
   { name: "Withdrawals", description: "PIX withdrawals and withdrawal tracking" },
   { name: "Account", description: "The merchant account and its orders" },
   { name: "Public", description: "Payer-side views; no authentication" },

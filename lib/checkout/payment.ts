@@ -8,6 +8,8 @@ import { merchantById } from "@/lib/merchants/queries";
 import { findOrderByPaymentLink } from "@/lib/orders/any-order";
 import { disputesOfOrder } from "@/lib/med/returns";
 import { refundsOfOrder } from "@/lib/orders/queries";
+import { invoiceOfOrder } from "@/lib/invoices/queries";
+import { invoiceCode, publicInvoiceView } from "@/lib/invoices/state/views";
 import { parseBrCode } from "@/lib/pix/brcode";
 import { env } from "@/lib/env";
 import { resolutionsOf } from "@/lib/onchain/unapplied-queries";
@@ -58,12 +60,23 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       const returned = (await disputesOfOrder(order.id)).filter((d) => d.status === "DEVOLVIDO");
       const total = returned.reduce((sum, d) => sum + d.valueCentavos, 0);
       const at = returned.at(-1)?.returnedAt ?? returned.at(-1)?.updatedAt;
+      // An invoice's order: today's amount and code, until the invoice's last payable day.
+      const invoice = order.reference.invoiceId ? await invoiceOfOrder(db(), order.id) : null;
+      const shown = invoice ? publicInvoiceView(invoice) : null;
+      const code = invoice ? (invoiceCode(invoice, order) ?? order.brcode!) : order.brcode!;
       return {
         ...base,
+        ...(invoice && shown
+          ? {
+              value: shown.amountDue?.value ?? base.value,
+              expiresAt: invoice.expiresAt.toISOString(),
+            }
+          : {}),
         method: "pix",
-        payment: { brcode: order.brcode!, qrContent: order.brcode!, recipientName: recipientNameOf(order.brcode!) },
+        payment: { brcode: code, qrContent: code, recipientName: recipientNameOf(code) },
         ...(order.reference.description ? { description: order.reference.description } : {}),
         ...(total > 0 && at ? { returned: { value: centavosToBrl(total), at: at.toISOString() } } : {}),
+        ...(shown ? { invoice: shown } : {}),
       };
     }
     if (order.kind === "lightning") {

@@ -3,6 +3,7 @@ import { CHAIN_STATUSES, ORDER_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { brlAmount, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 import { CRYPTO_PIX_ANY_NETWORKS, PAID_ASSETS } from "@/lib/crypto-pix/schemas";
+import { publicInvoiceSchema } from "@/lib/invoices/state/schemas";
 
 // The payer's view of a payment (docs/api.md#endpoints, /public/*): what to pay and how, nothing private to the merchant.
 // publicPayment() returns these types; one variant per method, told apart by `method`.
@@ -48,6 +49,10 @@ export const publicPaymentSchema = z
       returned: z.strictObject({ value: brlAmount, at: isoDateTime }).optional().meta({
         description:
           "Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when",
+      }),
+      invoice: publicInvoiceSchema.optional().meta({
+        description:
+          "Present only for an invoice with a due date: `value` is then what paying today takes, `expiresAt` the end of its last payable day",
       }),
     }),
     z.strictObject({

@@ -5,6 +5,7 @@ import type { HoldInvoiceStatus } from "@/lib/crypto-pix/schemas";
 import { holdInvoiceStatus } from "@/lib/crypto-pix/views";
 import type { MessageKey } from "@/lib/i18n";
 import { Decimal } from "@/lib/money";
+import { formatTaxId } from "@/lib/pix/keys";
 
 // The facts of an order the dashboard lists under its details, each under its catalog label: the
 // merchant's own references first, then what was asked and received on a chain or over Lightning.
@@ -36,6 +37,7 @@ const REFERENCE_LABELS: Record<string, MessageKey> = {
   orderRequest: "order.ref.orderRequest",
   description: "order.ref.description",
   merchant: "order.ref.merchant",
+  invoiceId: "order.ref.invoiceId",
 };
 
 const REFERENCE_ORDER = Object.keys(REFERENCE_LABELS);
@@ -49,13 +51,6 @@ export function referenceFacts(reference: Record<string, string>): Fact[] {
       type: "text",
       value: k === "cpf" || k === "cnpj" ? formatTaxId(v) : v,
     }));
-}
-
-/** 52998224725 → 529.982.247-25; 11222333000181 → 11.222.333/0001-81 (the alphanumeric CNPJ too). */
-function formatTaxId(v: string): string {
-  if (/^\d{11}$/.test(v)) return v.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4");
-  if (/^[0-9A-Z]{12}\d{2}$/.test(v)) return v.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, "$1.$2.$3/$4-$5");
-  return v;
 }
 
 const remaining = (due: string, received: string) => Decimal.max(0, new Decimal(due).minus(received)).toFixed();

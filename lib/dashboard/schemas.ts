@@ -5,6 +5,8 @@ import { createDepositBody } from "@/lib/onchain/schemas";
 import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody } from "@/lib/orders/schemas";
 import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
+import { createInvoiceBody } from "@/lib/invoices/schemas";
+import { isValidCnpj, isValidCpf } from "@/lib/pix/keys";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
 import { USER_ROLES } from "@/db/schema";
@@ -98,4 +100,77 @@ export const unappliedReturnForm = formSchema(
 export const refundForm = formSchema(
   refundOrderBody.extend({ id: z.uuid({ error: "errors.required" }), value: brlValue }),
   { decimal: DECIMAL_FIELDS },
+);
+
+/**
+ * A new invoice, as a phone fills it in: the payer's CPF or CNPJ in one field, a fine and a monthly
+ * interest as percentages, one discount until a date. Turned into the API's body and judged by its own
+ * schema (createInvoiceBody), so the form accepts what the API accepts.
+ */
+export const INVOICE_DECIMAL_FIELDS = ["value", "finePercent", "interestPercent", "discountValue"] as const;
+const document = z
+  .string({ error: "errors.required" })
+  .transform((s) => s.replace(/[./\-\s]/g, "").toUpperCase())
+  .refine((s) => isValidCpf(s) || isValidCnpj(s), "invoice.form.documentInvalid");
+const optionalNumber = z.number({ error: "errors.field.number" }).optional();
+export const invoiceForm = formSchema(
+  z
+    .object({
+      value: z.number({ error: "errors.required" }),
+      dueDate: z.string({ error: "errors.required" }),
+      daysAfterDue: z.number({ error: "errors.required" }).optional(),
+      payerName: z.string({ error: "errors.required" }),
+      payerDocument: document,
+      payerEmail: z.string().optional(),
+      notifyPayer: ticked,
+      description: z.string().optional(),
+      reference: z.string().optional(),
+      finePercent: optionalNumber,
+      interestPercent: optionalNumber,
+      discountValue: optionalNumber,
+      discountUntil: z.string().optional(),
+    })
+    .transform((f): z.input<typeof createInvoiceBody> => ({
+      value: f.value,
+      dueDate: f.dueDate,
+      ...(f.daysAfterDue !== undefined ? { daysAfterDue: f.daysAfterDue } : {}),
+      payer: {
+        name: f.payerName,
+        ...(f.payerDocument.length === 11 ? { cpf: f.payerDocument } : { cnpj: f.payerDocument }),
+        ...(f.payerEmail ? { email: f.payerEmail } : {}),
+      },
+      notifyPayer: f.notifyPayer === "on",
+      ...(f.description ? { description: f.description } : {}),
+      ...(f.reference ? { reference: f.reference } : {}),
+      ...(f.finePercent !== undefined ? { fine: { modalidade: 2, percent: f.finePercent } } : {}),
+      ...(f.interestPercent !== undefined ? { interest: { modalidade: 3, percent: f.interestPercent } } : {}),
+      ...(f.discountValue !== undefined || f.discountUntil
+        ? { discount: { modalidade: 1, dates: [{ date: f.discountUntil ?? f.dueDate, value: f.discountValue! }] } }
+        : {}),
+    }))
+    .pipe(createInvoiceBody),
+  { decimal: INVOICE_DECIMAL_FIELDS, integer: ["daysAfterDue"] },
+);
+/** Where the API body's fields are on the form, for their errors: nested ones under the field that fills them. */
+export const INVOICE_FORM_LABELS = {
+  payer: "invoice.form.payer",
+  fine: "invoice.form.finePercent",
+  interest: "invoice.form.interestPercent",
+  discount: "invoice.form.discount",
+  dueDate: "invoice.form.dueDate",
+  daysAfterDue: "invoice.form.daysAfterDue",
+  payerName: "invoice.form.payerName",
+  payerDocument: "invoice.form.payerDocument",
+  payerEmail: "invoice.form.payerEmail",
+  notifyPayer: "invoice.form.notifyPayer",
+  reference: "invoice.form.reference",
+  description: "invoice.form.description",
+  finePercent: "invoice.form.finePercent",
+  interestPercent: "invoice.form.interestPercent",
+  discountValue: "invoice.form.discountValue",
+  discountUntil: "invoice.form.discountUntil",
+} as const;
+export const invoiceIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
+export const invoicePayForm = formSchema(
+  z.object({ id: z.uuid({ error: "errors.required" }), date: z.string().optional() }),
 );

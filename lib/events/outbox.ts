@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   "crypto_pix.refund.status_changed",
   "withdrawal.onchain.status_changed",
   "withdrawal.pix_out.status_changed",
+  "invoice.status_changed",
   // Written for one endpoint by lib/webhooks/test-event.ts, never fanned out by recordEvent.
   "webhook.test",
 ] as const;

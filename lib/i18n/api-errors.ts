@@ -1,6 +1,14 @@
 import type { Coded, DomainError, ErrorCode, ErrorValues } from "@/lib/errors";
 import { networkName } from "@/lib/chain/network-names";
-import { formatCrypto, formatDateTime, formatMoney, translate, type Locale, type MessageKey } from "./index";
+import {
+  formatCrypto,
+  formatDateTime,
+  formatFullDay,
+  formatMoney,
+  translate,
+  type Locale,
+  type MessageKey,
+} from "./index";
 
 // Service errors (DomainError) on the dashboard, in the merchant's language. Services word them in
 // English for API clients (the spec's error bodies) and give each refusal a code with the values it
@@ -75,6 +83,27 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
     translate(l, "errors.api.refundExchangeMax", { max: v.max, left: formatMoney(v.left, l) }),
   "cryptoPix.lightningUnavailable": say("errors.api.cryptoPixLightning"),
   "cryptoPix.refundAddressLightning": say("errors.api.refundAddressLightning"),
+
+  "invoice.refusedByProvider": (v, l) => translate(l, "errors.api.invoiceRefusedByProvider", { reason: v.reason }),
+  "invoice.dueDatePast": (v, l) => translate(l, "errors.api.invoiceDueDatePast", { today: formatFullDay(v.today, l) }),
+  "invoice.dueDateFar": (v, l) => translate(l, "errors.api.invoiceDueDateFar", { latest: formatFullDay(v.latest, l) }),
+  "invoice.discountDate": (v, l) =>
+    translate(l, "errors.api.invoiceDiscountDate", { dueDate: formatFullDay(v.dueDate, l) }),
+  "invoice.discountDatePast": (v, l) =>
+    translate(l, "errors.api.invoiceDiscountDatePast", { today: formatFullDay(v.today, l) }),
+  "invoice.abatementTooLarge": say("errors.api.invoiceAbatementTooLarge"),
+  "invoice.discountTooLarge": say("errors.api.invoiceDiscountTooLarge"),
+  "invoice.amountTooSmall": (v, l) =>
+    translate(l, "errors.api.invoiceAmountTooSmall", { day: formatFullDay(v.day, l) }),
+  "invoice.notOpen": (v, l) => translate(l, "errors.api.invoiceNotOpen", { status: v.status }),
+  "invoice.alreadyPaid": say("errors.api.invoiceAlreadyPaid"),
+  "invoice.notPayableOn": (v, l) =>
+    translate(l, "errors.api.invoiceNotPayableOn", {
+      day: formatFullDay(v.day, l),
+      lastDay: formatFullDay(v.lastDay, l),
+    }),
+  "invoice.payDayBeforeCreation": (v, l) =>
+    translate(l, "errors.api.invoicePayDayBeforeCreation", { created: formatFullDay(v.created, l) }),
 
   "webhook.max": (v, l) => translate(l, "errors.api.webhookMax", { max: v.max }),
   "webhook.hostUnresolved": (v, l) => translate(l, "errors.api.webhookHost", { host: v.host }),

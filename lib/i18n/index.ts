@@ -112,6 +112,14 @@ export function formatDay(day: string, locale: Locale): string {
   );
 }
 
+/** A calendar day "YYYY-MM-DD" as the locale writes a full date (10/03/2026, 03/10/2026). */
+export function formatFullDay(day: string, locale: Locale): string {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Intl.DateTimeFormat(locale, { day: "2-digit", month: "2-digit", year: "numeric", timeZone: "UTC" }).format(
+    new Date(Date.UTC(y, m - 1, d)),
+  );
+}
+
 /** Crypto amounts arrive as exact decimal strings or numbers; grouping follows the locale, no rounding. */
 export function formatCrypto(amount: string | number, locale: Locale): string {
   const s = typeof amount === "number" ? amount.toString() : amount;

@@ -137,3 +137,20 @@ export function medReturnMail(
 ): MailText {
   return mail(locale, "mail.medReturn.subject", "mail.medReturn.body", vars);
 }
+
+/** To an invoice's payer, when the merchant asks: who bills them, how much, until when, the terms and the link. */
+export function invoiceMail(
+  locale: Locale,
+  vars: {
+    company: string;
+    payer: string;
+    amount: string;
+    due: string;
+    last: string;
+    link: string;
+    description: string;
+    terms: string;
+  },
+): MailText {
+  return mail(locale, "mail.invoice.subject", vars.terms ? "mail.invoice.body" : "mail.invoice.bodyPlain", vars);
+}

@@ -4,7 +4,10 @@ import { env } from "@/lib/env";
 import { holdsIdempotencyKey } from "@/lib/idempotency-binding";
 import { recordEvent } from "@/lib/events/outbox";
 import { log } from "@/lib/log";
+import { amountDueAt } from "@/lib/invoices/state/terms";
+import { lockInvoiceOfOrder, settleInvoice } from "@/lib/invoices/state/transitions";
 import { centavosToBrl } from "@/lib/money";
+import type { DayAmount } from "@/lib/pix/due-amount";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
 import { payOrderAsRead } from "./pay-as-read";
 import { insertPixReceipt, lockOrderByTxid } from "./queries";
@@ -23,10 +26,14 @@ export type ReceiptOutcome =
   | { duplicate: true }
   | { duplicate: false; applied: boolean; reason: PixReceipt["unappliedReason"]; order: Order | null };
 
-/** Why `pix` does not pay `order` (null: it pays it). */
-function unappliedReason(order: Order | null, pix: ReceivedPix): PixReceipt["unappliedReason"] {
+/**
+ * Why `pix` does not pay `order` (null: it pays it). `due`: for an invoice's order, what its payment
+ * day asks (lib/invoices): the value to pay, or nothing after its last day.
+ */
+function unappliedReason(order: Order | null, pix: ReceivedPix, due?: DayAmount): PixReceipt["unappliedReason"] {
   if (!order) return "unknown_txid";
-  if (pix.valueCentavos !== order.valueCentavos) return "wrong_value";
+  if (due && !due.payable) return "after_expiry";
+  if (pix.valueCentavos !== (due?.payable ? due.totalCentavos : order.valueCentavos)) return "wrong_value";
   if (order.status !== "PENDING" && order.status !== "CANCELLED") return "order_not_pending";
   if (order.expiresAt && pix.paidAt.getTime() > order.expiresAt.getTime()) return "after_expiry";
   return null;
@@ -44,9 +51,11 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
     return { duplicate: false, applied: false, reason: "unknown_txid", order: null };
   }
   // A request holding an Idempotency-Key takes the transaction, which binds the key to the order
-  // (lib/idempotency-binding.ts); the one statement has no place for it.
+  // (lib/idempotency-binding.ts); the one statement has no place for it. So does an invoice's order,
+  // whose value is the payment day's (below).
   if (
     read &&
+    !read.reference.invoiceId &&
     pix.txid !== null &&
     read.txid === pix.txid &&
     unappliedReason(read, pix) === null &&
@@ -58,7 +67,11 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
   }
   return db().transaction(async (tx) => {
     const order = pix.txid ? ((await lockOrderByTxid(tx, pix.txid)) ?? null) : null;
-    const reason = unappliedReason(order, pix);
+    // An invoice's order (its references name the invoice: lib/invoices) is paid by what the invoice
+    // asks on the payment's day.
+    const invoice = order?.reference.invoiceId ? await lockInvoiceOfOrder(tx, order.id) : undefined;
+    const due = invoice ? amountDueAt(invoice, pix.paidAt) : undefined;
+    const reason = unappliedReason(order, pix, due);
     const recorded = await insertPixReceipt(tx, {
       endToEndId: pix.endToEndId,
       txid: pix.txid,
@@ -80,7 +93,8 @@ export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, 
       return { duplicate: false, applied: false, reason, order: null } as const;
     }
     if (reason === null) {
-      const paid = await markOrderPaid(tx, order.id, pix.paidAt, order);
+      const paid = await markOrderPaid(tx, order.id, pix.paidAt, order, invoice ? pix.valueCentavos : undefined);
+      if (invoice && paid && due?.payable) await settleInvoice(tx, invoice, paid, pix.endToEndId, due);
       return { duplicate: false, applied: true, reason: null, order: paid ?? order } as const;
     }
     await recordEvent(tx, {

@@ -270,11 +270,25 @@ export function payableAt(paidAt: SqlValue<string>): SQL {
   return sql`${orders.status} in ('PENDING', 'CANCELLED') and (${orders.expiresAt} is null or ${orders.expiresAt} >= ${paidAt})`;
 }
 
-/** PENDING (or CANCELLED) → COMPLETED when payableAt allows it; undefined when the order did not qualify. */
-export async function markPaid(ex: Executor, id: string, paidAt: Date): Promise<Order | undefined> {
+/**
+ * PENDING (or CANCELLED) → COMPLETED when payableAt allows it; undefined when the order did not
+ * qualify. `valueCentavos`: what was paid, for an order whose value is what its payment day asked (an invoice's).
+ */
+export async function markPaid(
+  ex: Executor,
+  id: string,
+  paidAt: Date,
+  valueCentavos?: number,
+): Promise<Order | undefined> {
   const [updated] = await ex
     .update(orders)
-    .set({ status: "COMPLETED", paidAt, version: sql`${orders.version} + 1`, updatedAt: sql`now()` })
+    .set({
+      status: "COMPLETED",
+      paidAt,
+      version: sql`${orders.version} + 1`,
+      updatedAt: sql`now()`,
+      ...(valueCentavos !== undefined ? { valueCentavos } : {}),
+    })
     .where(and(eq(orders.id, id), payableAt(paidAt.toISOString())))
     .returning();
   return updated;

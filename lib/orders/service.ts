@@ -224,13 +224,20 @@ export function orderCredit(order: Order): LedgerPosting {
 /**
  * In the caller's transaction: PENDING (or CANCELLED, paid in time but reported late) → COMPLETED with
  * the ledger credit and the event, when `paidAt` is within the order's expiry; undefined otherwise
- * (nothing written).
+ * (nothing written). `paidCentavos`: the order's value becomes what was paid, and is what is credited
+ * (an invoice's order, whose amount depends on the day: lib/invoices).
  */
-export async function markOrderPaid(tx: Tx, orderId: string, paidAt: Date, locked?: Order): Promise<Order | undefined> {
+export async function markOrderPaid(
+  tx: Tx,
+  orderId: string,
+  paidAt: Date,
+  locked?: Order,
+  paidCentavos?: number,
+): Promise<Order | undefined> {
   // `locked`: the caller already holds the order's row lock in `tx` (and read it then).
   const before = locked ?? (await lockOrder(tx, orderId));
   if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
-  const updated = await markPaid(tx, orderId, paidAt);
+  const updated = await markPaid(tx, orderId, paidAt, paidCentavos);
   if (!updated) return undefined;
   // Paid through the sandbox's API: its Idempotency-Key, if any, is bound to the order.
   await bindIdempotencyKey(tx, { type: "order", id: updated.id });
@@ -268,6 +275,16 @@ export async function expireOrders(ids?: string[], batch = 500): Promise<number>
     for (const after of updated) await changeStatus(tx, { ...after, status: "PENDING" as OrderStatus }, after);
     return updated.length;
   });
+}
+
+/**
+ * In the caller's transaction: a PENDING order → CANCELLED with its event, for an owner that closes
+ * it (an invoice that expired or was cancelled: lib/invoices); undefined when it was not PENDING.
+ */
+export async function cancelPendingOrder(tx: Tx, orderId: string): Promise<Order | undefined> {
+  const [after] = await markCancelled(tx, [orderId]);
+  if (after) await changeStatus(tx, { ...after, status: "PENDING" }, after);
+  return after;
 }
 
 /**

@@ -36,6 +36,13 @@ export function isValidCnpj(value: string): boolean {
   return values[12] === d1 && values[13] === d2;
 }
 
+/** 52998224725 → 529.982.247-25; 11222333000181 → 11.222.333/0001-81 (the alphanumeric CNPJ too). */
+export function formatTaxId(v: string): string {
+  if (/^\d{11}$/.test(v)) return v.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4");
+  if (/^[0-9A-Z]{12}\d{2}$/.test(v)) return v.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, "$1.$2.$3/$4-$5");
+  return v;
+}
+
 const EVP_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Area code 11-99 (never a leading 0, and 10 is not assigned), then 8 (landline) or 9 (mobile) digits.
 const PHONE_RE = /^\+55(?!10)([1-9]\d)(\d{8,9})$/;

@@ -16,6 +16,9 @@ import { efiPayout } from "./payout/efi";
 import { sandboxPayout } from "./payout/sandbox";
 import type { PixPayoutProvider } from "./payout/types";
 import { apiPix } from "./pix/api-pix";
+import { apiPixDueCharges } from "./pix/api-pix-cobv";
+import type { DueChargeProvider } from "./pix/due-charges";
+import { sandboxDueCharges } from "./pix/sandbox-cobv";
 import { sandboxPix } from "./pix/sandbox";
 import type { PixProvider } from "./pix/types";
 import { liveRates } from "./rates/live";
@@ -26,6 +29,8 @@ import { RailNotEnabled, railOffReason } from "./rails";
 export type Providers = {
   rates: RatesProvider;
   pix: PixProvider;
+  /** Charges with a due date (API Pix cobv), through the same PSP as `pix`. */
+  dueCharges: DueChargeProvider;
   payout: PixPayoutProvider;
   exchange: ExchangeWalletProvider;
   lightning: LightningProvider;
@@ -40,6 +45,7 @@ function sandboxProviders(): Providers {
   return {
     rates: sandboxRates,
     pix: sandboxPix,
+    dueCharges: sandboxDueCharges,
     payout: sandboxPayout,
     exchange: sandboxExchange,
     lightning: sandboxLightning,
@@ -57,6 +63,7 @@ function liveProviders(e: Env): Providers {
   return {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
+    dueCharges: e.PIX_API_URL ? apiPixDueCharges : notConfigured<DueChargeProvider>("pix", railOffReason("pix")!),
     payout:
       e.PIX_PAYOUT_PROVIDER === "efi"
         ? efiPayout

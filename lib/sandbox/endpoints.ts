@@ -7,6 +7,12 @@ import { decodeCryptoPixId } from "@/lib/ids";
 import { depositView } from "@/lib/onchain/views";
 import { findOrder } from "@/lib/orders/service";
 import { orderView } from "@/lib/orders/views";
+import { paidInvoiceExample } from "@/lib/invoices/examples";
+import { getInvoiceResponse, sandboxPayInvoiceBody } from "@/lib/invoices/schemas";
+import { db } from "@/db";
+import { invoiceOfOrder } from "@/lib/invoices/queries";
+import { findInvoice } from "@/lib/invoices/service";
+import { invoiceView } from "@/lib/invoices/state/views";
 import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } from "./examples";
 import {
   sandboxCryptoPixTransferResponse,
@@ -15,6 +21,7 @@ import {
   transferBody,
 } from "./schemas";
 import {
+  payInvoice,
   payOrder,
   recordedCryptoPixTransfer,
   recordedDepositTransfer,
@@ -48,6 +55,41 @@ export const sandboxPayOrderEndpoint = defineEndpoint({
     return { order: orderView(await payOrder(merchant.id, params.id)) };
   },
   replay: async ({ merchant, resource }) => ({ order: orderView(await findOrder(merchant.id, resource.id)) }),
+});
+
+export const sandboxPayInvoiceEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/api/v1/sandbox/invoices/{id}/pay",
+  caller: merchantKey,
+  scope: "payments",
+  errorBody: messageBody,
+  unavailable: sandboxUnavailable,
+  body: sandboxPayInvoiceBody,
+  response: { status: 200, description: "The paid invoice", schema: getInvoiceResponse, example: paidInvoiceExample },
+  docs: {
+    summary: "Pay an invoice on a chosen day (sandbox)",
+    description:
+      "The payer pays an OPEN invoice on `date` (a São Paulo day, default today, not before the invoice was made): the amount due that day, with its discount, or its fine and interest, as the PSP would report it. Its order is credited what was paid. 409 when it cannot be paid that day (after its last payable day) or is not OPEN.",
+    tag: TAG,
+    params: { id: "Invoice id (UUID)" },
+    // A day the documented invoice (lib/invoices/endpoints.ts, due 2030-01-10) can be paid on, with its discount.
+    requestExample: { date: "2030-01-03" },
+    errors: [400, 404, 409],
+    errorExamples: {
+      404: { message: "Invoice not found" },
+      409: { message: "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11" },
+    },
+  },
+  async handle({ merchant, params, body }) {
+    const { invoice, order } = await payInvoice(merchant.id, params.id, body.date);
+    return { invoice: invoiceView(invoice, order) };
+  },
+  // The payment binds the request's key to the order it completed (lib/orders/service.ts markOrderPaid).
+  replay: async ({ merchant, resource }) => {
+    const paid = resource.type === "order" ? await invoiceOfOrder(db(), resource.id) : null;
+    const { invoice, order } = await findInvoice(merchant.id, paid?.id ?? resource.id);
+    return { invoice: invoiceView(invoice, order) };
+  },
 });
 
 export const sandboxOnchainTransferEndpoint = defineEndpoint({
@@ -144,6 +186,7 @@ export const sandboxCryptoPixTransferEndpoint = defineEndpoint({
 
 export const SANDBOX_ENDPOINTS = [
   sandboxPayOrderEndpoint,
+  sandboxPayInvoiceEndpoint,
   sandboxOnchainTransferEndpoint,
   sandboxCryptoPixTransferEndpoint,
 ];

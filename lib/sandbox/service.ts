@@ -26,6 +26,11 @@ import { findAnyOrder } from "@/lib/orders/any-order";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { completeOrder, findOrder } from "@/lib/orders/service";
 import { randomBase62 } from "@/lib/ids";
+import { saoPauloDay, saoPauloDayStart } from "@/lib/day-range";
+import type { InvoiceWithOrder } from "@/lib/invoices/queries";
+import { findInvoice, invoiceIdOfOrder } from "@/lib/invoices/service";
+import { termsOf } from "@/lib/invoices/state/terms";
+import { amountDue } from "@/lib/pix/due-amount";
 
 // Sandbox payments (docs/api.md#sandbox-helpers), for the API's sandbox helpers and the dashboard's "simulate
 // payment" alike: they run the same service functions a provider's notification or the chain watcher
@@ -73,6 +78,9 @@ function transferTo(
  */
 export async function payOrder(merchantId: string, idOrLink: string): Promise<Order> {
   const order = await findOrder(merchantId, idOrLink);
+  // An invoice's order is paid what its invoice asks today.
+  const invoiceId = invoiceIdOfOrder(order);
+  if (invoiceId && order.status === "PENDING") return (await payInvoice(merchantId, invoiceId)).order!;
   if (order.kind !== "pix" || order.status !== "PENDING" || !order.txid) return completeOrder(order.id);
   // The order as just read goes along: the payment is then one statement, unless something changed it meanwhile.
   const paid = await applyReceivedPix(
@@ -89,6 +97,46 @@ export async function payOrder(merchantId: string, idOrLink: string): Promise<Or
   if (!paid.duplicate && paid.applied && paid.order) return paid.order;
   // Expired or paid meanwhile: answered like any other order that cannot be paid.
   return completeOrder(order.id);
+}
+
+/**
+ * The sandbox payer pays an OPEN invoice on `day` (a São Paulo day, default today): the amount due
+ * that day, as the PSP would report a payment of the charge (a received PIX with its end-to-end id,
+ * paid at noon of that day unless it is today), applied by the same code as a live notification.
+ */
+export async function payInvoice(merchantId: string, invoiceId: string, day?: string): Promise<InvoiceWithOrder> {
+  const { invoice, order } = await findInvoice(merchantId, invoiceId);
+  if (invoice.status !== "OPEN" || !order?.txid)
+    throw new Conflict(`Invoice is ${invoice.status}: only an OPEN invoice can be paid`, {
+      code: "invoice.notOpen",
+      values: { status: invoice.status },
+    });
+  const today = saoPauloDay();
+  const payDay = day ?? today;
+  const created = saoPauloDay(invoice.createdAt);
+  if (payDay < created)
+    throw new InvalidInput(`date must not be before the invoice was created (${created})`, {
+      code: "invoice.payDayBeforeCreation",
+      values: { created },
+    });
+  const due = amountDue(termsOf(invoice), payDay);
+  if (!due.payable)
+    throw new Conflict(`The invoice cannot be paid on ${payDay}: its last payable day is ${invoice.lastPayableDay}`, {
+      code: "invoice.notPayableOn",
+      values: { day: payDay, lastDay: invoice.lastPayableDay },
+    });
+  const paidAt = payDay === today ? new Date() : new Date(saoPauloDayStart(payDay).getTime() + 12 * 3_600_000);
+  await applyReceivedPix(
+    {
+      endToEndId: sandboxEndToEndId(paidAt),
+      txid: order.txid,
+      valueCentavos: due.totalCentavos,
+      paidAt,
+      chave: env().PIX_RECEIVER_KEY,
+    },
+    "sandbox",
+  );
+  return findInvoice(merchantId, invoiceId);
 }
 
 /** A PIX end-to-end id as the SPI forms it: E, the payer's PSP (ISPB 00000000 here), the minute, 11 random characters. */

@@ -14,6 +14,8 @@ import {
 } from "@/lib/crypto-pix/lightning";
 import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-pix/service";
 import { env } from "@/lib/env";
+import { followBatches } from "@/lib/invoices/batches";
+import { expireInvoices } from "@/lib/invoices/service";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
 import { isRunning as jobsRunning, jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
@@ -84,6 +86,8 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "orders", run: () => untilNone(() => expireOrders()) },
   { name: "deposits", run: () => untilNone(() => expireDeposits()) },
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
+  { name: "invoices", run: () => untilNone(() => expireInvoices()) },
+  { name: "invoiceBatches", run: () => followBatches() },
   { name: "settled", run: () => settleFullyPaidPayments() },
   {
     name: "payouts",

@@ -1,7 +1,16 @@
 import type { operations } from "./generated/api.js";
 import { Paginator } from "./pagination.js";
 import { Transport, type AuthHeader, type Call, type RequestOptions, type TransportOptions } from "./transport.js";
-import type { BodyOf, EventListItem, OrderListItem, QueryOf, ResultOf, WebhookDelivery, Withdrawal } from "./types.js";
+import type {
+  BodyOf,
+  EventListItem,
+  Invoice,
+  OrderListItem,
+  QueryOf,
+  ResultOf,
+  WebhookDelivery,
+  Withdrawal,
+} from "./types.js";
 
 // The merchant's client: one method per endpoint an API key may call, grouped as the API reference
 // groups them. Bodies and answers are the generated types of the served OpenAPI document, so a
@@ -41,6 +50,12 @@ const ops = {
   getOrder: call("getOrderId", "GET", "/api/v1/order/{id}"),
   refund: call("postOrderIdRefund", "POST", "/api/v1/order/{id}/refund"),
   listOrders: call("getOrders", "GET", "/api/v1/orders"),
+  createInvoice: call("postInvoices", "POST", "/api/v1/invoices"),
+  listInvoices: call("getInvoices", "GET", "/api/v1/invoices"),
+  getInvoice: call("getInvoicesId", "GET", "/api/v1/invoices/{id}"),
+  cancelInvoice: call("postInvoicesIdCancel", "POST", "/api/v1/invoices/{id}/cancel"),
+  createInvoiceBatch: call("postInvoicesBatches", "POST", "/api/v1/invoices/batches"),
+  getInvoiceBatch: call("getInvoicesBatchesId", "GET", "/api/v1/invoices/batches/{id}"),
   payCryptoPix: call("postCryptoPixOnchainPay", "POST", "/api/v1/crypto-pix/onchain/pay"),
   getCryptoPix: call("getCryptoPixOrderId", "GET", "/api/v1/crypto-pix/order/{id}"),
   getAccount: call("getAccount", "GET", "/api/v1/account"),
@@ -96,6 +111,33 @@ export class PixCrypto {
         const page = await ops.listOrders(this.transport, { query: { ...query, cursor: cursor ?? undefined } }, opts);
         return { items: page.orders, nextCursor: page.nextCursor };
       }),
+  };
+
+  /**
+   * Invoices with a due date (API Pix cobv): the amount due changes with the day it is paid (fine,
+   * interest, discounts); the invoice's PIX order (`invoice.order`) takes the payment and refunds.
+   */
+  readonly invoices = {
+    /** POST /invoices → 201 `{ invoice }`: OPEN, with today's `amountDue`, its `brcode` and the payer's `link`. */
+    create: (body: BodyOf<"postInvoices">, opts?: RequestOptions) => ops.createInvoice(this.transport, { body }, opts),
+    /** GET /invoices/{id}: as it stands (an OPEN one past its last payable day is EXPIRED by the read). */
+    get: (id: string, opts?: RequestOptions) => ops.getInvoice(this.transport, { params: { id } }, opts),
+    /** GET /invoices: one page, newest first; filter by `status`, `reference`, `batchId`. */
+    list: (query: QueryOf<"getInvoices"> = {}, opts?: RequestOptions) =>
+      ops.listInvoices(this.transport, { query }, opts),
+    /** Every invoice matching `query`, page after page, as you iterate. */
+    iterate: (query: Omit<QueryOf<"getInvoices">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<Invoice>(async (cursor) => {
+        const page = await ops.listInvoices(this.transport, { query: { ...query, cursor: cursor ?? undefined } }, opts);
+        return { items: page.invoices, nextCursor: page.nextCursor };
+      }),
+    /** POST /invoices/{id}/cancel: an OPEN invoice's charge is removed at the PSP (409 when it was already paid). */
+    cancel: (id: string, opts?: RequestOptions) => ops.cancelInvoice(this.transport, { params: { id } }, opts),
+    /** POST /invoices/batches → 201 `{ batch }`: up to 100 invoices, each with its own result in `batch.items`. */
+    createBatch: (body: BodyOf<"postInvoicesBatches">, opts?: RequestOptions) =>
+      ops.createInvoiceBatch(this.transport, { body }, opts),
+    /** GET /invoices/batches/{id}: each invoice PROCESSING, CREATED or REFUSED (and why). */
+    getBatch: (id: string, opts?: RequestOptions) => ops.getInvoiceBatch(this.transport, { params: { id } }, opts),
   };
 
   /** On-chain stablecoin deposits and withdrawals. */

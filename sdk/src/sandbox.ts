@@ -10,6 +10,12 @@ import type { BodyOf, ResultOf } from "./types.js";
 export type Sandbox = {
   /** POST /sandbox/orders/{id}/pay: a PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED. */
   payOrder(id: string, opts?: RequestOptions): Promise<ResultOf<"postSandboxOrdersIdPay">>;
+  /** POST /sandbox/invoices/{id}/pay: the payer pays an OPEN invoice on `date` (YYYY-MM-DD, default today): that day's amount due. */
+  payInvoice(
+    id: string,
+    body?: BodyOf<"postSandboxInvoicesIdPay">,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxInvoicesIdPay">>;
   /** POST /sandbox/onchain/{paymentLinkId}/transfer: a confirmed token transfer to a deposit's address (`amount` in tokens, a decimal string). */
   transferToDeposit(
     paymentLinkId: string,
@@ -36,6 +42,18 @@ export function sandbox(client: PixCrypto): Sandbox {
           method: "POST",
           path: "/api/v1/sandbox/orders/{id}/pay",
           params: { id },
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    payInvoice: (id, body = {}, opts) =>
+      t.request(
+        {
+          operation: "postSandboxInvoicesIdPay",
+          method: "POST",
+          path: "/api/v1/sandbox/invoices/{id}/pay",
+          params: { id },
+          body,
           repeatable: "idempotency-key",
         },
         opts,

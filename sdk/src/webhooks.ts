@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import type { CryptoPixPayment, Deposit, Order, Refund, Withdrawal } from "./types.js";
+import type { CryptoPixPayment, Deposit, Invoice, Order, Refund, Withdrawal } from "./types.js";
 
 // Webhook deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp,
 // webhook-signature: v1,<base64 HMAC-SHA256>). The check is the `standardwebhooks` package's, the
@@ -82,6 +82,8 @@ export type WebhookEventData = {
   };
   "withdrawal.onchain.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
   "withdrawal.pix_out.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
+  /** An invoice paid (`payment` says what was paid), expired, cancelled, or a batch's made (OPEN) or refused. */
+  "invoice.status_changed": Invoice & { previousStatus: Status<Invoice> | null };
   /** Sent to one endpoint from the dashboard's "send test event": nothing happened; answer 2xx. */
   "webhook.test": { test: true; webhookId: string; url: string; message: string };
 };
@@ -102,6 +104,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "crypto_pix.refund.status_changed": true,
   "withdrawal.onchain.status_changed": true,
   "withdrawal.pix_out.status_changed": true,
+  "invoice.status_changed": true,
   "webhook.test": true,
 };
 

@@ -63,6 +63,40 @@ test("orders: PIX, exchange-wallet and Lightning created, looked up, paid in the
   expect((await client.orders.iterate({ type: "pix" }).toArray()).map((o) => o.id)).toEqual([pix.pixOrder._id]);
 });
 
+test("invoices: created with a fine, interest and a discount, paid in the sandbox after the due date, listed, cancelled, batched", async ({
+  merchant,
+}) => {
+  const { client } = await merchant();
+  const terms = {
+    value: 150,
+    dueDate: "2030-01-10",
+    payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+    fine: { modalidade: 2 as const, percent: 2 },
+    interest: { modalidade: 3 as const, percent: 1 },
+    discount: { modalidade: 1 as const, dates: [{ date: "2030-01-05", value: 10 }] },
+  };
+  const { invoice } = await client.invoices.create({ ...terms, reference: "contrato-sdk" });
+  expect(invoice).toMatchObject({ status: "OPEN", value: 150, amountDue: { value: 140, discount: 10 } });
+  expect(invoice.link).toContain("/pay/");
+  // Due Thursday 2030-01-10, paid Monday the 14th: 150 + 2% + 1% a month for 4 days = 153.20.
+  const paid = await sandbox(client).payInvoice(invoice.id, { date: "2030-01-14" });
+  expect(paid.invoice).toMatchObject({ status: "PAID", payment: { value: 153.2, fine: 3, interest: 0.2 } });
+  expect((await client.invoices.get(invoice.id)).invoice.order).toMatchObject({ status: "COMPLETED" });
+  const other = await client.invoices.create(terms);
+  expect((await client.invoices.cancel(other.invoice.id)).invoice.status).toBe("CANCELLED");
+  expect((await client.invoices.list({ status: "PAID" })).invoices.map((i) => i.id)).toEqual([invoice.id]);
+  expect((await client.invoices.iterate({ limit: 1 }).toArray()).map((i) => i.id)).toEqual([
+    other.invoice.id,
+    invoice.id,
+  ]);
+  const { batch } = await client.invoices.createBatch({
+    description: "Lote SDK",
+    invoices: [terms, { ...terms, value: 0 }],
+  });
+  expect(batch.items.map((i) => i.status)).toEqual(["CREATED", "REFUSED"]);
+  expect((await client.invoices.getBatch(batch.id)).batch.counts).toEqual({ processing: 0, created: 1, refused: 1 });
+});
+
 test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by PIX, tracked one by one and listed", async ({
   merchant,
 }) => {

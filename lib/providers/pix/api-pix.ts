@@ -35,14 +35,15 @@ function unreachable(what: string, err: unknown): UpstreamUnavailable {
 }
 
 /** An answer that decides nothing: a 429 keeps the PSP's Retry-After for the caller's next try. */
-function undecided(what: string, answer: HttpsAnswer): UpstreamUnavailable {
+export function undecided(what: string, answer: HttpsAnswer): UpstreamUnavailable {
   const problem = new PspProblem(answer.status, answer.json);
   return answer.status === 429
     ? new ProviderBusy(`PIX provider busy (${what}): ${problem.message}`, answer.retryAfterSeconds ?? 30)
     : unreachable(what, problem);
 }
 
-async function call(
+/** One call to the PSP's API Pix (its path relative to PIX_API_URL); no answer at all is an UpstreamUnavailable. */
+export async function call(
   client: PspClient,
   what: string,
   method: "GET" | "PUT" | "PATCH",

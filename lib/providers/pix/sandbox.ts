@@ -7,7 +7,8 @@ import type { PixProvider } from "./types";
 // The receiver's half of every code is validated and encoded once per configuration, not per order.
 const encoders = new WeakMap<Env, ReturnType<typeof staticBrCodeEncoder>>();
 
-function receiverEncoder() {
+/** The static-code encoder of the service's receiving key (PIX_RECEIVER_*): the sandbox's codes, orders' and invoices'. */
+export function receiverEncoder() {
   const e = env();
   let encode = encoders.get(e);
   if (!encode) {

@@ -203,6 +203,110 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description The merchant's invoices, newest first, keyset-paginated like GET /api/v1/orders: pass `nextCursor` back as `cursor`. Filter by `status`, `reference` or `batchId`.
+         */
+        get: operations["getInvoices"];
+        put?: never;
+        /**
+         * Create an invoice with a due date
+         * @description A charge with a due date at the PSP (API Pix cobv): the payer (name, CPF or CNPJ), the value, the due date and the days it can still be paid after it, and optionally a fine, interest, an abatement and discounts, each with the document's `modalidade`. `amountDue` is what paying today takes; the payer's page (`link`) and the BR Code show the day's amount. Paid, the invoice's PIX order (`order`) is credited what was paid. With `notifyPayer` the payer is e-mailed the link. Refusals of the terms are 400s naming the field.
+         */
+        post: operations["postInvoices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a batch of invoices
+         * @description Up to 100 invoices (the request body's 64 KiB holds about that many), each as POST /api/v1/invoices takes it, sent to the PSP together (API Pix lotecobv). Each is checked on its own: `items` says, at each place of `invoices`, whether it was REFUSED (and why), is PROCESSING at the PSP or was CREATED. The PSP makes them one by one; GET /api/v1/invoices/batches/{id} follows them, and each invoice that becomes OPEN or REFUSED sends `invoice.status_changed`.
+         */
+        post: operations["postInvoicesBatches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a batch of invoices
+         * @description Each invoice of the request at its place: PROCESSING, CREATED (with the invoice) or REFUSED (with why).
+         */
+        get: operations["getInvoicesBatchesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up an invoice
+         * @description As it stands: an OPEN invoice past its last payable day is EXPIRED by this read.
+         */
+        get: operations["getInvoicesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an invoice
+         * @description An OPEN invoice's charge is removed at the PSP and its order cancelled. 409 when it is not OPEN, or when the PSP says the payer has already paid (the payment is then applied).
+         */
+        post: operations["postInvoicesIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/crypto-pix/onchain/pay": {
         parameters: {
             query?: never;
@@ -357,6 +461,26 @@ export type paths = {
          * @description A PENDING PIX, exchange-wallet or Lightning order becomes COMPLETED and the balance is credited, as a real payment would.
          */
         post: operations["postSandboxOrdersIdPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/invoices/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an invoice on a chosen day (sandbox)
+         * @description The payer pays an OPEN invoice on `date` (a São Paulo day, default today, not before the invoice was made): the amount due that day, with its discount, or its fine and interest, as the PSP would report it. Its order is credited what was paid. 409 when it cannot be paid that day (after its last payable day) or is not OPEN.
+         */
+        post: operations["postSandboxInvoicesIdPay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -914,6 +1038,253 @@ export type components = {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description An invoice with a due date (API Pix cobv) */
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "PROCESSING" | "OPEN" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUSED";
+            /** @description The merchant's own reference, as sent */
+            reference: string | null;
+            /** @description What is being paid, shown to the payer */
+            description: string | null;
+            payer: {
+                name: string;
+                cpf?: string;
+                cnpj?: string;
+                email?: string;
+            };
+            /** @description The original amount, before fine, interest, abatement and discount */
+            value: number;
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            dueDate: string;
+            /** @description Calendar days after the due date it can still be paid */
+            daysAfterDue: number;
+            /**
+             * Format: date
+             * @description The due date as it counts: the next business day when the due date is not one
+             */
+            effectiveDueDate: string;
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            lastPayableDay: string;
+            /**
+             * Format: date-time
+             * @description The end of the last payable day in São Paulo
+             */
+            expiresAt: string;
+            fine: components["schemas"]["InvoiceFine"] | null;
+            interest: components["schemas"]["InvoiceInterest"] | null;
+            abatement: components["schemas"]["InvoiceAbatement"] | null;
+            discount: components["schemas"]["InvoiceDiscount"] | null;
+            /** @description What paying today (São Paulo) takes; null when it cannot be paid today */
+            amountDue: components["schemas"]["InvoiceAmount"] | null;
+            /** @description The PIX BR Code to pay it (copy and paste, or a QR code); null until the PSP made it */
+            brcode: string | null;
+            /** @description The payer's page; null until the PSP made it */
+            link: string | null;
+            /** @description The PIX order that takes the payment (GET /api/v1/order/{id}, refunds): its value becomes what was paid */
+            order: {
+                /** Format: uuid */
+                id: string;
+                paymentLinkId: string;
+                /** @enum {string} */
+                status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
+            } | null;
+            /** @description How it was paid; null until it is */
+            payment: {
+                /**
+                 * Format: date
+                 * @description A calendar day, YYYY-MM-DD
+                 */
+                day: string;
+                /** Format: date-time */
+                paidAt: string;
+                /** @description What was paid and credited */
+                value: number;
+                /** @description BRL */
+                original: number;
+                /** @description BRL */
+                fine: number;
+                /** @description BRL */
+                interest: number;
+                /** @description BRL */
+                abatement: number;
+                /** @description BRL */
+                discount: number;
+                endToEndId: string;
+            } | null;
+            batchId: string | null;
+            /** @description Why the PSP refused to make it (status REFUSED), in its words */
+            problem: {
+                title: string;
+                detail?: string;
+                violations: {
+                    property: string;
+                    reason: string;
+                }[];
+            } | null;
+            notifyPayer: boolean;
+            /** @description When the payer was e-mailed the link */
+            mailedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description When it was paid, expired, cancelled or refused */
+            closedAt: string | null;
+        };
+        /** @description Charged once when paid after the due date: 1 a value, 2 a percentage */
+        InvoiceFine: {
+            /** @constant */
+            modalidade: 1;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 2;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        };
+        /** @description Per day late: 1 a value per calendar day, 2 a percentage per calendar day, 3 a percentage per month (30 calendar days, pro rata), 5 a value per business day, 6 a percentage per business day */
+        InvoiceInterest: {
+            /** @constant */
+            modalidade: 1;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 2;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        } | {
+            /** @constant */
+            modalidade: 3;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        } | {
+            /** @constant */
+            modalidade: 5;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 6;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        };
+        /** @description Taken off whenever it is paid: 1 a value, 2 a percentage */
+        InvoiceAbatement: {
+            /** @constant */
+            modalidade: 1;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 2;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        };
+        /** @description For paying early: 1 a value until each date, 2 a percentage until each date, 3 a value per calendar day before the due date, 4 per business day, 5 a percentage per calendar day, 6 per business day */
+        InvoiceDiscount: {
+            /** @constant */
+            modalidade: 1;
+            dates: {
+                /**
+                 * Format: date
+                 * @description A calendar day, YYYY-MM-DD
+                 */
+                date: string;
+                /** @description BRL */
+                value: number;
+            }[];
+        } | {
+            /** @constant */
+            modalidade: 2;
+            dates: {
+                /**
+                 * Format: date
+                 * @description A calendar day, YYYY-MM-DD
+                 */
+                date: string;
+                /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                percent: number;
+            }[];
+        } | {
+            /** @constant */
+            modalidade: 3;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 4;
+            /** @description BRL */
+            value: number;
+        } | {
+            /** @constant */
+            modalidade: 5;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        } | {
+            /** @constant */
+            modalidade: 6;
+            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+            percent: number;
+        };
+        InvoiceAmount: {
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            day: string;
+            /** @description What paying on `day` takes: original + fine + interest − abatement − discount */
+            value: number;
+            /** @description BRL */
+            original: number;
+            /** @description BRL */
+            fine: number;
+            /** @description BRL */
+            interest: number;
+            /** @description BRL */
+            abatement: number;
+            /** @description BRL */
+            discount: number;
+            /** @description Paid after the due date: fine and interest apply */
+            late: boolean;
+        };
+        InvoiceBatch: {
+            /** Format: uuid */
+            id: string;
+            description: string;
+            /**
+             * @description DONE once every item is CREATED or REFUSED
+             * @enum {string}
+             */
+            status: "PROCESSING" | "DONE";
+            /** Format: date-time */
+            createdAt: string;
+            counts: {
+                processing: number;
+                created: number;
+                refused: number;
+            };
+            items: components["schemas"]["InvoiceBatchItem"][];
+        };
+        InvoiceBatchItem: {
+            /** @description Its place in the request's `invoices` */
+            index: number;
+            /**
+             * @description PROCESSING: the PSP has not made it yet; CREATED: made (see `invoice`); REFUSED: not made, `error` says why
+             * @enum {string}
+             */
+            status: "PROCESSING" | "CREATED" | "REFUSED";
+            invoice: components["schemas"]["Invoice"] | null;
+            /** @description Why it was refused: our check, or the PSP's words */
+            error: string | null;
+        };
         /** @description Crypto-PIX pay result */
         CryptoPixCreated: {
             /** @description The PIX key the BR Code pays */
@@ -1129,6 +1500,8 @@ export type components = {
                 /** Format: date-time */
                 at: string;
             };
+            /** @description Present only for an invoice with a due date: `value` is then what paying today takes, `expiresAt` the end of its last payable day */
+            invoice?: components["schemas"]["PublicInvoice"];
         } | {
             paymentLinkId: string;
             merchantName: string;
@@ -1255,6 +1628,59 @@ export type components = {
             };
             /** @description True once the order can take no more payment (completed, or closed at its expiry) */
             final: boolean;
+        };
+        PublicInvoice: {
+            /** @enum {string} */
+            status: "PROCESSING" | "OPEN" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUSED";
+            payerName: string;
+            description: string | null;
+            /** @description The original amount */
+            value: number;
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            dueDate: string;
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            effectiveDueDate: string;
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD
+             */
+            lastPayableDay: string;
+            fine: components["schemas"]["InvoiceFine"] | null;
+            interest: components["schemas"]["InvoiceInterest"] | null;
+            abatement: components["schemas"]["InvoiceAbatement"] | null;
+            discount: components["schemas"]["InvoiceDiscount"] | null;
+            /** @description Paying today; null when it cannot be paid today */
+            amountDue: components["schemas"]["InvoiceAmount"] | null;
+            /** @description Paying on the (business-day) due date */
+            onDueDate: components["schemas"]["InvoiceAmount"] | null;
+            /** @description Paying the day after the due date (fine and a day of interest); null when it cannot be */
+            afterDueDate: components["schemas"]["InvoiceAmount"] | null;
+            /** @description How it was paid; null until it is */
+            payment: {
+                /**
+                 * Format: date
+                 * @description A calendar day, YYYY-MM-DD
+                 */
+                day: string;
+                /** @description BRL */
+                value: number;
+                /** @description BRL */
+                original: number;
+                /** @description BRL */
+                fine: number;
+                /** @description BRL */
+                interest: number;
+                /** @description BRL */
+                abatement: number;
+                /** @description BRL */
+                discount: number;
+            } | null;
         };
         PublicCryptoPixPayment: {
             payCryptoPixId: string;
@@ -4120,6 +4546,1864 @@ export interface operations {
             };
         };
     };
+    getInvoices: {
+        parameters: {
+            query?: {
+                status?: "PROCESSING" | "OPEN" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUSED";
+                reference?: string;
+                batchId?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoices": [
+                     *         {
+                     *           "id": "1f459fa6-bba6-4e07-a49d-b3d67050edd7",
+                     *           "status": "OPEN",
+                     *           "reference": "contrato-2291/12",
+                     *           "description": "Mensalidade de dezembro",
+                     *           "payer": {
+                     *             "name": "Maria Souza",
+                     *             "cpf": "52998224725",
+                     *             "email": "maria@example.com"
+                     *           },
+                     *           "value": 150,
+                     *           "dueDate": "2026-12-31",
+                     *           "daysAfterDue": 30,
+                     *           "effectiveDueDate": "2026-12-31",
+                     *           "lastPayableDay": "2027-02-01",
+                     *           "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *           "fine": {
+                     *             "modalidade": 2,
+                     *             "percent": 2
+                     *           },
+                     *           "interest": {
+                     *             "modalidade": 3,
+                     *             "percent": 1
+                     *           },
+                     *           "abatement": null,
+                     *           "discount": {
+                     *             "modalidade": 1,
+                     *             "dates": [
+                     *               {
+                     *                 "date": "2026-12-26",
+                     *                 "value": 10
+                     *               }
+                     *             ]
+                     *           },
+                     *           "amountDue": {
+                     *             "day": "2026-12-01",
+                     *             "value": 140,
+                     *             "original": 150,
+                     *             "fine": 0,
+                     *             "interest": 0,
+                     *             "abatement": 0,
+                     *             "discount": 10,
+                     *             "late": false
+                     *           },
+                     *           "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79EcnzpkH1CI76rLsV9Hz6304E40D",
+                     *           "link": "https://payments.example.com/pay/1xYW7972RsUAd90ee5kHmP",
+                     *           "order": {
+                     *             "id": "0b0448ab-e23f-4d34-9d10-72341b39df5f",
+                     *             "paymentLinkId": "1xYW7972RsUAd90ee5kHmP",
+                     *             "status": "PENDING"
+                     *           },
+                     *           "payment": null,
+                     *           "batchId": null,
+                     *           "problem": null,
+                     *           "notifyPayer": false,
+                     *           "mailedAt": null,
+                     *           "createdAt": "2026-12-01T22:14:19.563Z",
+                     *           "closedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        invoices: components["schemas"]["Invoice"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postInvoices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": 150,
+                 *       "dueDate": "2030-01-10",
+                 *       "daysAfterDue": 30,
+                 *       "payer": {
+                 *         "name": "Maria Souza",
+                 *         "cpf": "529.982.247-25",
+                 *         "email": "maria@example.com"
+                 *       },
+                 *       "fine": {
+                 *         "modalidade": 2,
+                 *         "percent": 2
+                 *       },
+                 *       "interest": {
+                 *         "modalidade": 3,
+                 *         "percent": 1
+                 *       },
+                 *       "discount": {
+                 *         "modalidade": 1,
+                 *         "dates": [
+                 *           {
+                 *             "date": "2030-01-05",
+                 *             "value": 10
+                 *           }
+                 *         ]
+                 *       },
+                 *       "reference": "contrato-2291/12",
+                 *       "description": "Mensalidade de dezembro",
+                 *       "notifyPayer": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Amount in BRL: a JSON number > 0 with at most 2 decimal places, at most MAX_ORDER_VALUE_BRL (default 1,000,000). */
+                    value: number;
+                    /** @description The due date (YYYY-MM-DD): today or later */
+                    dueDate: string;
+                    /**
+                     * @description Calendar days after the due date it can still be paid (API Pix validadeAposVencimento; default 30)
+                     * @default 30
+                     */
+                    daysAfterDue?: number;
+                    /** @description Who is billed (API Pix devedor): a name and a CPF or a CNPJ, check digits verified */
+                    payer: {
+                        name: string;
+                        /** @description CPF, with or without punctuation; check digits are verified. */
+                        cpf?: string;
+                        /** @description CNPJ (numeric or alphanumeric), with or without punctuation; check digits are verified. */
+                        cnpj?: string;
+                        /** Format: email */
+                        email?: string;
+                    };
+                    /** @description Charged once when paid after the due date. 1: a value; 2: a percentage of the value */
+                    fine?: {
+                        /** @constant */
+                        modalidade: 1;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 2;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    };
+                    /** @description Per day late. 1: a value per calendar day; 2: a percentage per calendar day; 3: a percentage per month (30 calendar days, pro rata); 5: a value per business day; 6: a percentage per business day. 4, 7 and 8 are refused */
+                    interest?: {
+                        /** @constant */
+                        modalidade: 1;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 2;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 3;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 5;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 6;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    } | ({
+                        /** @constant */
+                        modalidade: 4;
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        /** @constant */
+                        modalidade: 7;
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        /** @constant */
+                        modalidade: 8;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                    /** @description Taken off whenever it is paid. 1: a value (less than the invoice's); 2: a percentage (< 100) */
+                    abatement?: {
+                        /** @constant */
+                        modalidade: 1;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 2;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    };
+                    /** @description For paying early. 1: a value until each date (up to 3, none after the due date); 2: a percentage until each date; 3: a value per calendar day before the due date; 4: per business day; 5: a percentage per calendar day; 6: per business day */
+                    discount?: {
+                        /** @constant */
+                        modalidade: 1;
+                        dates: {
+                            date: string;
+                            /** @description BRL, at most 2 decimals */
+                            value: number;
+                        }[];
+                    } | {
+                        /** @constant */
+                        modalidade: 2;
+                        dates: {
+                            date: string;
+                            /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                            percent: number;
+                        }[];
+                    } | {
+                        /** @constant */
+                        modalidade: 3;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 4;
+                        /** @description BRL, at most 2 decimals */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 5;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    } | {
+                        /** @constant */
+                        modalidade: 6;
+                        /** @description Percent (2.5 = 2.5%), at most 2 decimals */
+                        percent: number;
+                    };
+                    /** @description Your own reference (an order or contract number), echoed back */
+                    reference?: string;
+                    /** @description What is being paid, shown to the payer and in their bank app */
+                    description?: string;
+                    /**
+                     * @description E-mail the payer the link once the invoice can be paid (needs payer.email)
+                     * @default false
+                     */
+                    notifyPayer?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Invoice created */
+            201: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoice": {
+                     *         "id": "1f459fa6-bba6-4e07-a49d-b3d67050edd7",
+                     *         "status": "OPEN",
+                     *         "reference": "contrato-2291/12",
+                     *         "description": "Mensalidade de dezembro",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725",
+                     *           "email": "maria@example.com"
+                     *         },
+                     *         "value": 150,
+                     *         "dueDate": "2026-12-31",
+                     *         "daysAfterDue": 30,
+                     *         "effectiveDueDate": "2026-12-31",
+                     *         "lastPayableDay": "2027-02-01",
+                     *         "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *         "fine": {
+                     *           "modalidade": 2,
+                     *           "percent": 2
+                     *         },
+                     *         "interest": {
+                     *           "modalidade": 3,
+                     *           "percent": 1
+                     *         },
+                     *         "abatement": null,
+                     *         "discount": {
+                     *           "modalidade": 1,
+                     *           "dates": [
+                     *             {
+                     *               "date": "2026-12-26",
+                     *               "value": 10
+                     *             }
+                     *           ]
+                     *         },
+                     *         "amountDue": {
+                     *           "day": "2026-12-01",
+                     *           "value": 140,
+                     *           "original": 150,
+                     *           "fine": 0,
+                     *           "interest": 0,
+                     *           "abatement": 0,
+                     *           "discount": 10,
+                     *           "late": false
+                     *         },
+                     *         "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79EcnzpkH1CI76rLsV9Hz6304E40D",
+                     *         "link": "https://payments.example.com/pay/1xYW7972RsUAd90ee5kHmP",
+                     *         "order": {
+                     *           "id": "0b0448ab-e23f-4d34-9d10-72341b39df5f",
+                     *           "paymentLinkId": "1xYW7972RsUAd90ee5kHmP",
+                     *           "status": "PENDING"
+                     *         },
+                     *         "payment": null,
+                     *         "batchId": null,
+                     *         "problem": null,
+                     *         "notifyPayer": false,
+                     *         "mailedAt": null,
+                     *         "createdAt": "2026-12-01T22:14:19.563Z",
+                     *         "closedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        invoice: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "dueDate must be today (2026-11-24) or later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postInvoicesBatches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Mensalidades de dezembro",
+                 *       "invoices": [
+                 *         {
+                 *           "value": 150,
+                 *           "dueDate": "2030-01-10",
+                 *           "daysAfterDue": 30,
+                 *           "payer": {
+                 *             "name": "Maria Souza",
+                 *             "cpf": "529.982.247-25",
+                 *             "email": "maria@example.com"
+                 *           },
+                 *           "fine": {
+                 *             "modalidade": 2,
+                 *             "percent": 2
+                 *           },
+                 *           "interest": {
+                 *             "modalidade": 3,
+                 *             "percent": 1
+                 *           },
+                 *           "discount": {
+                 *             "modalidade": 1,
+                 *             "dates": [
+                 *               {
+                 *                 "date": "2030-01-05",
+                 *                 "value": 10
+                 *               }
+                 *             ]
+                 *           },
+                 *           "reference": "contrato-2291/12",
+                 *           "description": "Mensalidade de dezembro",
+                 *           "notifyPayer": false
+                 *         },
+                 *         {
+                 *           "value": 150,
+                 *           "dueDate": "2030-01-10",
+                 *           "daysAfterDue": 30,
+                 *           "payer": {
+                 *             "name": "João Lima",
+                 *             "cnpj": "11.222.333/0001-81"
+                 *           },
+                 *           "fine": {
+                 *             "modalidade": 2,
+                 *             "percent": 2
+                 *           },
+                 *           "interest": {
+                 *             "modalidade": 3,
+                 *             "percent": 1
+                 *           },
+                 *           "discount": {
+                 *             "modalidade": 1,
+                 *             "dates": [
+                 *               {
+                 *                 "date": "2030-01-05",
+                 *                 "value": 10
+                 *               }
+                 *             ]
+                 *           },
+                 *           "reference": "contrato-2292/12",
+                 *           "description": "Mensalidade de dezembro",
+                 *           "notifyPayer": false
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the batch is (API Pix loteCobV.descricao) */
+                    description: string;
+                    /** @description Up to 100, each as POST /api/v1/invoices takes it, checked on its own (the body's 64 KiB limit holds about that many) */
+                    invoices: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Batch recorded and sent */
+            201: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch": {
+                     *         "id": "f8430e38-d6ee-4022-9e2d-f01aeba906ad",
+                     *         "description": "Mensalidades de dezembro",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-12-01T22:14:19.846Z",
+                     *         "counts": {
+                     *           "processing": 0,
+                     *           "created": 1,
+                     *           "refused": 1
+                     *         },
+                     *         "items": [
+                     *           {
+                     *             "index": 0,
+                     *             "status": "CREATED",
+                     *             "invoice": {
+                     *               "id": "2fab69d0-2efc-4038-b105-272440863a38",
+                     *               "status": "OPEN",
+                     *               "reference": "contrato-2291/12",
+                     *               "description": "Mensalidade de dezembro",
+                     *               "payer": {
+                     *                 "name": "Maria Souza",
+                     *                 "cpf": "52998224725",
+                     *                 "email": "maria@example.com"
+                     *               },
+                     *               "value": 150,
+                     *               "dueDate": "2026-12-31",
+                     *               "daysAfterDue": 30,
+                     *               "effectiveDueDate": "2026-12-31",
+                     *               "lastPayableDay": "2027-02-01",
+                     *               "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *               "fine": {
+                     *                 "modalidade": 2,
+                     *                 "percent": 2
+                     *               },
+                     *               "interest": {
+                     *                 "modalidade": 3,
+                     *                 "percent": 1
+                     *               },
+                     *               "abatement": null,
+                     *               "discount": {
+                     *                 "modalidade": 1,
+                     *                 "dates": [
+                     *                   {
+                     *                     "date": "2026-12-26",
+                     *                     "value": 10
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "amountDue": {
+                     *                 "day": "2026-12-01",
+                     *                 "value": 140,
+                     *                 "original": 150,
+                     *                 "fine": 0,
+                     *                 "interest": 0,
+                     *                 "abatement": 0,
+                     *                 "discount": 10,
+                     *                 "late": false
+                     *               },
+                     *               "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79ZNIsI5U1RxtQRVaEF3n630498CE",
+                     *               "link": "https://payments.example.com/pay/1xYW79sEDazTYxn8ZhHLm3",
+                     *               "order": {
+                     *                 "id": "e9a8d341-b065-43a7-a375-db01aa0976d3",
+                     *                 "paymentLinkId": "1xYW79sEDazTYxn8ZhHLm3",
+                     *                 "status": "PENDING"
+                     *               },
+                     *               "payment": null,
+                     *               "batchId": "f8430e38-d6ee-4022-9e2d-f01aeba906ad",
+                     *               "problem": null,
+                     *               "notifyPayer": false,
+                     *               "mailedAt": null,
+                     *               "createdAt": "2026-12-01T22:14:19.846Z",
+                     *               "closedAt": null
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": "REFUSED",
+                     *             "invoice": null,
+                     *             "error": "Invalid request: value: must be greater than 0"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        batch: components["schemas"]["InvoiceBatch"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: invoices: must have at least one invoice"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getInvoicesBatchesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch": {
+                     *         "id": "f8430e38-d6ee-4022-9e2d-f01aeba906ad",
+                     *         "description": "Mensalidades de dezembro",
+                     *         "status": "DONE",
+                     *         "createdAt": "2026-12-01T22:14:19.846Z",
+                     *         "counts": {
+                     *           "processing": 0,
+                     *           "created": 1,
+                     *           "refused": 1
+                     *         },
+                     *         "items": [
+                     *           {
+                     *             "index": 0,
+                     *             "status": "CREATED",
+                     *             "invoice": {
+                     *               "id": "2fab69d0-2efc-4038-b105-272440863a38",
+                     *               "status": "OPEN",
+                     *               "reference": "contrato-2291/12",
+                     *               "description": "Mensalidade de dezembro",
+                     *               "payer": {
+                     *                 "name": "Maria Souza",
+                     *                 "cpf": "52998224725",
+                     *                 "email": "maria@example.com"
+                     *               },
+                     *               "value": 150,
+                     *               "dueDate": "2026-12-31",
+                     *               "daysAfterDue": 30,
+                     *               "effectiveDueDate": "2026-12-31",
+                     *               "lastPayableDay": "2027-02-01",
+                     *               "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *               "fine": {
+                     *                 "modalidade": 2,
+                     *                 "percent": 2
+                     *               },
+                     *               "interest": {
+                     *                 "modalidade": 3,
+                     *                 "percent": 1
+                     *               },
+                     *               "abatement": null,
+                     *               "discount": {
+                     *                 "modalidade": 1,
+                     *                 "dates": [
+                     *                   {
+                     *                     "date": "2026-12-26",
+                     *                     "value": 10
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "amountDue": {
+                     *                 "day": "2026-12-01",
+                     *                 "value": 140,
+                     *                 "original": 150,
+                     *                 "fine": 0,
+                     *                 "interest": 0,
+                     *                 "abatement": 0,
+                     *                 "discount": 10,
+                     *                 "late": false
+                     *               },
+                     *               "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79ZNIsI5U1RxtQRVaEF3n630498CE",
+                     *               "link": "https://payments.example.com/pay/1xYW79sEDazTYxn8ZhHLm3",
+                     *               "order": {
+                     *                 "id": "e9a8d341-b065-43a7-a375-db01aa0976d3",
+                     *                 "paymentLinkId": "1xYW79sEDazTYxn8ZhHLm3",
+                     *                 "status": "PENDING"
+                     *               },
+                     *               "payment": null,
+                     *               "batchId": "f8430e38-d6ee-4022-9e2d-f01aeba906ad",
+                     *               "problem": null,
+                     *               "notifyPayer": false,
+                     *               "mailedAt": null,
+                     *               "createdAt": "2026-12-01T22:14:19.846Z",
+                     *               "closedAt": null
+                     *             },
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": "REFUSED",
+                     *             "invoice": null,
+                     *             "error": "Invalid request: value: must be greater than 0"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        batch: components["schemas"]["InvoiceBatch"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invoice batch not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getInvoicesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invoice id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoice": {
+                     *         "id": "1f459fa6-bba6-4e07-a49d-b3d67050edd7",
+                     *         "status": "OPEN",
+                     *         "reference": "contrato-2291/12",
+                     *         "description": "Mensalidade de dezembro",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725",
+                     *           "email": "maria@example.com"
+                     *         },
+                     *         "value": 150,
+                     *         "dueDate": "2026-12-31",
+                     *         "daysAfterDue": 30,
+                     *         "effectiveDueDate": "2026-12-31",
+                     *         "lastPayableDay": "2027-02-01",
+                     *         "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *         "fine": {
+                     *           "modalidade": 2,
+                     *           "percent": 2
+                     *         },
+                     *         "interest": {
+                     *           "modalidade": 3,
+                     *           "percent": 1
+                     *         },
+                     *         "abatement": null,
+                     *         "discount": {
+                     *           "modalidade": 1,
+                     *           "dates": [
+                     *             {
+                     *               "date": "2026-12-26",
+                     *               "value": 10
+                     *             }
+                     *           ]
+                     *         },
+                     *         "amountDue": {
+                     *           "day": "2026-12-01",
+                     *           "value": 140,
+                     *           "original": 150,
+                     *           "fine": 0,
+                     *           "interest": 0,
+                     *           "abatement": 0,
+                     *           "discount": 10,
+                     *           "late": false
+                     *         },
+                     *         "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79EcnzpkH1CI76rLsV9Hz6304E40D",
+                     *         "link": "https://payments.example.com/pay/1xYW7972RsUAd90ee5kHmP",
+                     *         "order": {
+                     *           "id": "0b0448ab-e23f-4d34-9d10-72341b39df5f",
+                     *           "paymentLinkId": "1xYW7972RsUAd90ee5kHmP",
+                     *           "status": "PENDING"
+                     *         },
+                     *         "payment": null,
+                     *         "batchId": null,
+                     *         "problem": null,
+                     *         "notifyPayer": false,
+                     *         "mailedAt": null,
+                     *         "createdAt": "2026-12-01T22:14:19.563Z",
+                     *         "closedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        invoice: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invoice not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postInvoicesIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Invoice id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice, CANCELLED */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoice": {
+                     *         "id": "1f459fa6-bba6-4e07-a49d-b3d67050edd7",
+                     *         "status": "OPEN",
+                     *         "reference": "contrato-2291/12",
+                     *         "description": "Mensalidade de dezembro",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725",
+                     *           "email": "maria@example.com"
+                     *         },
+                     *         "value": 150,
+                     *         "dueDate": "2026-12-31",
+                     *         "daysAfterDue": 30,
+                     *         "effectiveDueDate": "2026-12-31",
+                     *         "lastPayableDay": "2027-02-01",
+                     *         "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *         "fine": {
+                     *           "modalidade": 2,
+                     *           "percent": 2
+                     *         },
+                     *         "interest": {
+                     *           "modalidade": 3,
+                     *           "percent": 1
+                     *         },
+                     *         "abatement": null,
+                     *         "discount": {
+                     *           "modalidade": 1,
+                     *           "dates": [
+                     *             {
+                     *               "date": "2026-12-26",
+                     *               "value": 10
+                     *             }
+                     *           ]
+                     *         },
+                     *         "amountDue": {
+                     *           "day": "2026-12-01",
+                     *           "value": 140,
+                     *           "original": 150,
+                     *           "fine": 0,
+                     *           "interest": 0,
+                     *           "abatement": 0,
+                     *           "discount": 10,
+                     *           "late": false
+                     *         },
+                     *         "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW79EcnzpkH1CI76rLsV9Hz6304E40D",
+                     *         "link": "https://payments.example.com/pay/1xYW7972RsUAd90ee5kHmP",
+                     *         "order": {
+                     *           "id": "0b0448ab-e23f-4d34-9d10-72341b39df5f",
+                     *           "paymentLinkId": "1xYW7972RsUAd90ee5kHmP",
+                     *           "status": "PENDING"
+                     *         },
+                     *         "payment": null,
+                     *         "batchId": null,
+                     *         "problem": null,
+                     *         "notifyPayer": false,
+                     *         "mailedAt": null,
+                     *         "createdAt": "2026-12-01T22:14:19.563Z",
+                     *         "closedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        invoice: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invoice not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
     postCryptoPixOnchainPay: {
         parameters: {
             query?: never;
@@ -5714,6 +7998,340 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Order is not PENDING (it is COMPLETED)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postSandboxInvoicesIdPay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Invoice id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2030-01-03"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The São Paulo day it is paid on (default today): what it takes is that day's amount due */
+                    date?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The paid invoice */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoice": {
+                     *         "id": "466911a7-9359-4df4-a29f-0902234e02c1",
+                     *         "status": "PAID",
+                     *         "reference": "contrato-2290/11",
+                     *         "description": "Mensalidade de dezembro",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725",
+                     *           "email": "maria@example.com"
+                     *         },
+                     *         "value": 150,
+                     *         "dueDate": "2026-12-31",
+                     *         "daysAfterDue": 30,
+                     *         "effectiveDueDate": "2026-12-31",
+                     *         "lastPayableDay": "2027-02-01",
+                     *         "expiresAt": "2027-02-02T02:59:59.999Z",
+                     *         "fine": {
+                     *           "modalidade": 2,
+                     *           "percent": 2
+                     *         },
+                     *         "interest": {
+                     *           "modalidade": 3,
+                     *           "percent": 1
+                     *         },
+                     *         "abatement": null,
+                     *         "discount": {
+                     *           "modalidade": 1,
+                     *           "dates": [
+                     *             {
+                     *               "date": "2026-12-26",
+                     *               "value": 10
+                     *             }
+                     *           ]
+                     *         },
+                     *         "amountDue": null,
+                     *         "brcode": "00020126850014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369060223Mensalidade de dezembro5204000053039865406140.005802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO622905251xYW792KgV3v8UFGqAekcIlRl6304C90D",
+                     *         "link": "https://payments.example.com/pay/1xYW794KlnincvmnrvTIsW",
+                     *         "order": {
+                     *           "id": "957b92cf-b8f1-41a5-985c-11856c845249",
+                     *           "paymentLinkId": "1xYW794KlnincvmnrvTIsW",
+                     *           "status": "COMPLETED"
+                     *         },
+                     *         "payment": {
+                     *           "day": "2027-01-04",
+                     *           "paidAt": "2027-01-04T15:00:00.000Z",
+                     *           "value": 153.2,
+                     *           "original": 150,
+                     *           "fine": 3,
+                     *           "interest": 0.2,
+                     *           "abatement": 0,
+                     *           "discount": 0,
+                     *           "endToEndId": "E00000000202701041500XR8BG5NtxQH"
+                     *         },
+                     *         "batchId": null,
+                     *         "problem": null,
+                     *         "notifyPayer": false,
+                     *         "mailedAt": null,
+                     *         "createdAt": "2026-12-01T22:14:19.697Z",
+                     *         "closedAt": "2026-12-01T22:14:19.745Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        invoice: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invoice not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
                      *     }
                      */
                     "application/json": components["schemas"]["MessageError"];
