@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { publicBaseUrl } from "@/lib/env";
 import type { Endpoint } from "@/lib/http/endpoint";
-import { messageBody } from "@/lib/http/error-body";
+import { API_ERROR_CODE_LIST, type ApiErrorCode } from "@/lib/errors-api";
+import { messageBody, type Problem } from "@/lib/http/error-body";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { anyone } from "@/lib/identity/api-keys/callers";
+import { errorCodesOf, meaningOf, ownErrorStatuses } from "./error-codes";
 
 // The OpenAPI 3.1 document of /api/v1 (docs/api.md), derived from the endpoints' own declarations:
 // request bodies and query strings on zod's input side (what the client sends, e.g. BRL as a JSON
@@ -73,25 +75,56 @@ export function takesIdempotencyKey(e: Endpoint): boolean {
 
 /** The error statuses an endpoint answers: those of its kind of caller and input, plus its own. */
 export function errorStatuses(e: Endpoint): number[] {
-  const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? [])]);
+  const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? []), ...ownErrorStatuses(e)]);
   if (e.body) [400, 413].forEach((x) => s.add(x));
   if (e.query) s.add(400);
-  if (takesIdempotencyKey(e)) [409, 422].forEach((x) => s.add(x));
+  // An Idempotency-Key that is not 1–255 printable characters is a 400, body or not.
+  if (takesIdempotencyKey(e)) [400, 409, 422].forEach((x) => s.add(x));
   if (e.unavailable) s.add(404);
   return [...s].sort((a, b) => a - b);
 }
 
-/** The documented schema of an endpoint's error body for a status. */
+/** The documented schema of an endpoint's error body for a status: its shape, with the codes it answers then. */
 export function errorSchemaFor(e: Endpoint, status: number): z.ZodObject {
-  return e.docs.errorSchemas?.[status] ?? e.errorBody.schema(status);
+  const shape = e.docs.errorSchemas?.[status] ?? e.errorBody.schema(status);
+  const codes = errorCodesOf(e, status);
+  if (codes.length === 0) throw new Error(`${e.method} ${e.path}: no error code for status ${status}`);
+  return shape.extend({ code: z.enum(codes as [string, ...string[]]).meta({ description: codeList(codes) }) });
 }
+
+/** The example's code: the endpoint's own first refusal for the status when it has an example of it, else its kind's first. */
+function exampleProblem(e: Endpoint, status: number): Problem {
+  const codes = errorCodesOf(e, status);
+  const own = e.docs.errorExamples?.[status] ? codes.find((c) => !GENERAL_400.has(c)) : undefined;
+  const code = own ?? codes[0];
+  if (code !== "validation_failed") return { code };
+  return { code, fields: [{ field: "value", code: "too_small", message: "must be greater than 0" }] };
+}
+const GENERAL_400 = new Set([
+  "validation_failed",
+  "malformed_json",
+  "json_too_deep",
+  "invalid_utf8",
+  "idempotency_key_invalid",
+  "invalid_request",
+]);
 
 /** An example error body, written by the endpoint's own error body function so it cannot drift. */
 export function errorExampleFor(e: Endpoint, status: number): Record<string, unknown> {
   const x = e.docs.errorExamples?.[status];
   // A 403 is the caller's refusal of this endpoint's scope, worded as the caller words it.
   const refusal = status === 403 && e.scope !== undefined ? e.caller.docs.refusal?.(e.scope) : undefined;
-  return e.errorBody(status, x?.message ?? refusal ?? DEFAULT_MESSAGES[status] ?? "Error", x?.extra);
+  return e.errorBody(
+    status,
+    x?.message ?? refusal ?? DEFAULT_MESSAGES[status] ?? "Error",
+    x?.extra,
+    exampleProblem(e, status),
+  );
+}
+
+/** The codes of a response, each with its meaning, as a Markdown list. */
+function codeList(codes: readonly string[]): string {
+  return codes.map((c) => `- \`${c}\`: ${meaningOf(c as Parameters<typeof meaningOf>[0])}`).join("\n");
 }
 
 /** The security requirement, with the endpoint's scope as the role OpenAPI 3.1 lets a requirement name. */
@@ -227,8 +260,10 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
             }
           : { description: s.description, headers: answerHeaders };
     for (const status of errorStatuses(e)) {
+      const codes = errorCodesOf(e, status);
       responses[String(status)] = {
-        description: STATUS_TEXT[status] ?? "Error",
+        description: `${STATUS_TEXT[status] ?? "Error"}. \`code\` is one of:\n\n${codeList(codes)}`,
+        "x-error-codes": codes.map((code) => ({ code, meaning: meaningOf(code) })),
         headers:
           status === 429
             ? { ...answerHeaders, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } }
@@ -264,6 +299,14 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
     };
     (paths[e.path] ??= {})[e.method.toLowerCase()] = operation;
   }
+  // Every code an endpoint answers, as one type (the SDK's ApiError.code), in the order of lib/errors-api.ts.
+  const answered = new Set(endpoints.flatMap((e) => errorStatuses(e).flatMap((s) => errorCodesOf(e, s))));
+  ["not_found", "method_not_allowed", "internal_error"].forEach((c) => answered.add(c as ApiErrorCode)); // the router's own
+  components.ErrorCode = {
+    type: "string",
+    description: "Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)",
+    enum: API_ERROR_CODE_LIST.filter((c) => answered.has(c)),
+  };
   return {
     openapi: "3.1.0",
     info: {

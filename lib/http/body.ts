@@ -1,8 +1,11 @@
-import { InvalidInput, PayloadTooLarge } from "@/lib/errors";
+import { RequestRefused } from "@/lib/errors-api";
 import { knownRequestBody } from "./body-cache";
 import type { ApiRequest } from "./request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+const tooLarge = () =>
+  new RequestRefused(`Request body is larger than ${MAX_BODY_BYTES} bytes`, "payload_too_large", 413);
 
 /**
  * Reads the body as text with a hard size cap, counting bytes as they arrive so a large body is
@@ -11,11 +14,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export function readBodyText(req: ApiRequest): string | Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   const known = knownRequestBody(req);
   if (known) {
-    if (known.byteLength > MAX_BODY_BYTES)
-      throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (known.byteLength > MAX_BODY_BYTES) throw tooLarge();
     return Buffer.from(known.buffer, known.byteOffset, known.byteLength).toString("utf8");
   }
   if (!req.body) return "";
@@ -32,7 +34,7 @@ async function readStream(body: ReadableStream<Uint8Array>): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel().catch(() => {});
-      throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+      throw tooLarge();
     }
     chunks.push(value);
   }
@@ -69,10 +71,10 @@ export function parseJsonBody(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === "") return {};
   if (nestedDeeperThan(trimmed, MAX_JSON_DEPTH))
-    throw new InvalidInput(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+    throw new RequestRefused(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`, "json_too_deep");
   try {
     return JSON.parse(trimmed);
   } catch {
-    throw new InvalidInput("Malformed JSON body");
+    throw new RequestRefused("Malformed JSON body", "malformed_json");
   }
 }

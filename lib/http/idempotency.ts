@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
-import { DomainError, InvalidInput } from "@/lib/errors";
+import { DomainError } from "@/lib/errors";
+import { RequestRefused } from "@/lib/errors-api";
 import { claimRow, IdempotencyKeyBusy, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { instanceName } from "@/lib/instance";
@@ -56,7 +57,7 @@ export function readIdempotencyKey(req: ApiRequest): string | null {
   if (key === null) return null;
   const trimmed = key.trim();
   if (trimmed.length < 1 || trimmed.length > 255 || !/^[\x21-\x7e]+$/.test(trimmed)) {
-    throw new InvalidInput("Idempotency-Key must be 1 to 255 printable ASCII characters");
+    throw new RequestRefused("Idempotency-Key must be 1 to 255 printable ASCII characters", "idempotency_key_invalid");
   }
   return trimmed;
 }

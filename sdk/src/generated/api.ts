@@ -821,21 +821,12 @@ export type components = {
             /** Format: date-time */
             expiresAt: string;
         };
-        MessageError: {
-            /** @description What went wrong, in one sentence */
+        FieldError: {
+            /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
+            field: string;
+            /** @description What is wrong with it: required, invalid_type, too_big, too_small, invalid_format, … */
+            code: string;
             message: string;
-        };
-        WithdrawInvalidError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @description What went wrong, in one sentence */
-            error: string;
-        };
-        WithdrawFailedError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @constant */
-            success: false;
         };
         /** @description An on-chain deposit order as the lookup shows it */
         Deposit: {
@@ -880,12 +871,6 @@ export type components = {
             expiresAt: string;
             /** @description True once the order can no longer change */
             final: boolean;
-        };
-        SuccessFalseError: {
-            /** @constant */
-            success: false;
-            /** @description What went wrong, in one sentence */
-            error: string;
         };
         /** @description The PIX order as created */
         PixOrder: {
@@ -956,14 +941,6 @@ export type components = {
             /** @description BOLT11 invoice */
             invoice: string;
             satoshis: number;
-        };
-        PixOutError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            error: {
-                /** @description What went wrong, in one sentence */
-                details: string;
-            };
         };
         /** @description An order as the generic lookup shows it */
         Order: {
@@ -1805,6 +1782,11 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "payload_too_large" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -1884,7 +1866,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1905,17 +1899,37 @@ export interface operations {
                      *         "eth",
                      *         "bsc",
                      *         "polygon"
-                     *       ]
+                     *       ],
+                     *       "code": "network_not_supported"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1931,13 +1945,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1953,13 +1982,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1975,13 +2019,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1997,13 +2056,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2019,13 +2093,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2043,13 +2132,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2065,13 +2171,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2087,10 +2210,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2218,7 +2352,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2235,13 +2387,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
-                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00"
+                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2257,13 +2440,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2280,13 +2478,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
-                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2303,13 +2518,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2326,13 +2558,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Request body is larger than 65536 bytes",
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2349,13 +2598,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This Idempotency-Key was already used with a different request body",
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2374,13 +2640,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2397,13 +2682,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2420,10 +2724,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2488,7 +2805,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2505,13 +2827,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain order not found"
+                     *       "error": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "invalid_request" | "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2528,13 +2868,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2551,13 +2908,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2576,13 +2950,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2599,13 +2990,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2622,10 +3030,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2712,7 +3133,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2732,12 +3163,26 @@ export interface operations {
                      *       "details": {
                      *         "pixKey": null,
                      *         "identifier": "c57406aa-c731-408f-9ea5-5d708a78e91a"
-                     *       }
+                     *       },
+                     *       "code": "pix_key_required"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         details?: {
                             pixKey: string | null;
                             identifier: string;
@@ -2745,7 +3190,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2761,13 +3210,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2783,13 +3247,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2805,13 +3284,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2827,13 +3321,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2849,13 +3358,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2873,13 +3397,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2895,13 +3435,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2917,10 +3473,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2992,7 +3559,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3009,13 +3584,41 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3032,13 +3635,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3055,13 +3675,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3078,13 +3715,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3101,13 +3755,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3124,13 +3795,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3149,13 +3837,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3172,13 +3878,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3195,10 +3919,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3268,7 +4005,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3285,13 +4031,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3308,13 +4083,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3331,13 +4123,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3354,13 +4163,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3377,13 +4203,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3400,13 +4243,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3425,13 +4285,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3448,13 +4327,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3471,10 +4369,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3588,7 +4499,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3607,13 +4534,44 @@ export interface operations {
                      *       "message": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account",
                      *       "error": {
                      *         "details": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account"
-                     *       }
+                     *       },
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3629,13 +4587,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3654,13 +4627,32 @@ export interface operations {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
                      *       "error": {
                      *         "details": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
-                     *       }
+                     *       },
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3679,13 +4671,32 @@ export interface operations {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "error": {
                      *         "details": "A request with this Idempotency-Key is still being processed; retry later"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3704,13 +4715,32 @@ export interface operations {
                      *       "message": "Request body is larger than 65536 bytes",
                      *       "error": {
                      *         "details": "Request body is larger than 65536 bytes"
-                     *       }
+                     *       },
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3729,13 +4759,32 @@ export interface operations {
                      *       "message": "This Idempotency-Key was already used with a different request body",
                      *       "error": {
                      *         "details": "This Idempotency-Key was already used with a different request body"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3756,13 +4805,33 @@ export interface operations {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
                      *       "error": {
                      *         "details": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
-                     *       }
+                     *       },
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3781,13 +4850,33 @@ export interface operations {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3806,10 +4895,25 @@ export interface operations {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3889,7 +4993,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3906,13 +5014,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3929,13 +5054,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3952,13 +5094,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3977,13 +5136,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4000,13 +5176,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4023,10 +5216,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4091,7 +5297,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `order_not_completed`: Only a COMPLETED order can be refunded
+             *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+             *     - `refund_nothing_left`: The order has been refunded in full
+             *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+             *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+             *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4108,13 +5329,41 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left"
+                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left",
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `order_not_completed`: Only a COMPLETED order can be refunded
+                         *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+                         *     - `refund_nothing_left`: The order has been refunded in full
+                         *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+                         *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+                         *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4131,13 +5380,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4154,13 +5420,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4177,13 +5460,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4200,13 +5501,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified"
+                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4223,13 +5542,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4246,13 +5582,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4271,13 +5624,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4294,13 +5665,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4317,10 +5706,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4410,7 +5812,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4426,13 +5833,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4448,13 +5878,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4470,13 +5915,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4494,13 +5954,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4516,13 +5991,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4538,10 +6028,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4647,7 +6148,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4663,13 +6169,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4685,13 +6214,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4707,13 +6251,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4731,13 +6290,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4753,13 +6327,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4775,10 +6364,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5046,7 +6646,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5062,13 +6679,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "dueDate must be today (2026-11-24) or later"
+                     *       "message": "dueDate must be today (2026-11-24) or later",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5084,13 +6729,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5106,13 +6766,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5128,13 +6803,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5150,13 +6840,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5172,13 +6877,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5196,13 +6916,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5218,13 +6954,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5240,10 +6992,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5441,7 +7204,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5457,13 +7237,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: invoices: must have at least one invoice"
+                     *       "message": "Invalid request: invoices: must have at least one invoice",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5479,13 +7287,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5501,13 +7324,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5523,13 +7361,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5545,13 +7398,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5567,13 +7435,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5591,13 +7474,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5613,13 +7512,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5635,10 +7550,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5761,7 +7687,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5777,13 +7707,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5799,13 +7744,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5821,13 +7781,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice batch not found"
+                     *       "message": "Invoice batch not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5845,13 +7820,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5867,13 +7857,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5889,10 +7894,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5991,7 +8007,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6007,13 +8027,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6029,13 +8064,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6051,13 +8101,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6075,13 +8140,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6097,13 +8177,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6119,10 +8214,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6224,7 +8330,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6240,13 +8389,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6262,13 +8426,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6284,13 +8463,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_already_paid`: The invoice has been paid
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6306,13 +8503,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled"
+                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_already_paid`: The invoice has been paid
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_already_paid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6328,13 +8543,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6352,13 +8582,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6374,13 +8620,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6396,10 +8658,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6475,7 +8748,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+             *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+             *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+             *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+             *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+             *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             *     - `amount_above_maximum`: The amount is above the maximum per order
+             *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+             *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6491,13 +8785,45 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "PIX QR code checksum (CRC) does not match"
+                     *       "message": "PIX QR code checksum (CRC) does not match",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+                         *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+                         *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+                         *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+                         *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+                         *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         *     - `amount_above_maximum`: The amount is above the maximum per order
+                         *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+                         *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6513,13 +8839,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6535,13 +8876,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6557,13 +8913,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6579,13 +8950,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6601,13 +8987,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6625,13 +9026,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6647,13 +9065,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6669,10 +9104,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6733,7 +9179,11 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoPixPayment"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6749,13 +9199,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6771,13 +9236,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6793,13 +9273,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6817,13 +9312,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6839,13 +9349,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6861,10 +9386,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6914,7 +9450,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6930,13 +9470,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6952,13 +9507,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6976,13 +9546,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6998,13 +9583,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7020,10 +9620,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7101,7 +9712,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7117,13 +9733,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7139,13 +9778,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7161,13 +9815,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7185,13 +9854,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7207,13 +9891,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7229,10 +9928,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7291,7 +10001,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7307,13 +10021,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7329,13 +10058,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7351,13 +10095,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Withdrawal not found"
+                     *       "message": "Withdrawal not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7375,13 +10134,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7397,13 +10171,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7419,10 +10208,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7494,7 +10294,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             *     - `email_taken`: The e-mail is already in use
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7510,13 +10319,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         *     - `email_taken`: The e-mail is already in use
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request" | "pix_key_invalid" | "email_taken";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7532,13 +10368,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7554,13 +10405,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7576,13 +10442,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7600,13 +10481,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7622,13 +10518,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7644,10 +10555,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7708,7 +10630,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7724,13 +10654,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7746,13 +10702,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7768,13 +10739,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7790,13 +10776,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7814,13 +10815,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7836,13 +10852,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7858,10 +10889,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7915,7 +10957,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7931,13 +11016,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7953,13 +11053,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7975,13 +11090,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order not found"
+                     *       "message": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `order_not_pending`: The order is not PENDING
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7997,13 +11129,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order is not PENDING (it is COMPLETED)"
+                     *       "message": "Order is not PENDING (it is COMPLETED)",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `order_not_pending`: The order is not PENDING
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "order_not_pending";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8019,13 +11168,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8043,13 +11207,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8065,13 +11244,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8087,10 +11281,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8205,7 +11410,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pay_date_before_creation`: The payment date is before the invoice was created
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8221,13 +11435,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pay_date_before_creation`: The payment date is before the invoice was created
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8243,13 +11484,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8265,13 +11521,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8287,13 +11558,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8309,13 +11598,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11"
+                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_not_payable_on_date";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8331,13 +11638,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8353,13 +11675,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8377,13 +11714,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8399,13 +11751,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8421,10 +11788,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8527,7 +11905,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8543,13 +11929,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8565,13 +11977,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8587,13 +12014,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8609,13 +12051,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "On-chain order not found"
+                     *       "message": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8631,13 +12089,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8653,13 +12127,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8675,13 +12164,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8699,13 +12203,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8721,13 +12240,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8743,10 +12277,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8839,7 +12384,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8855,13 +12408,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8877,13 +12456,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8899,13 +12493,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8921,13 +12530,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8943,13 +12568,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8965,13 +12606,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8987,13 +12643,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9011,13 +12682,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9033,13 +12719,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9055,10 +12756,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9116,7 +12828,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9132,13 +12848,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9156,13 +12887,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9178,13 +12924,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9200,10 +12961,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9237,7 +13009,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9253,13 +13029,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9277,13 +13068,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9299,13 +13105,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9321,10 +13142,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9388,7 +13220,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9404,13 +13240,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9428,13 +13279,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9450,13 +13316,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9472,10 +13353,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9526,7 +13418,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9544,13 +13440,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9566,13 +13477,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9588,10 +13514,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9638,7 +13575,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9654,13 +13595,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9676,13 +13632,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9700,13 +13671,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9722,13 +13708,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9744,10 +13745,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9809,7 +13821,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+             *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+             *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9825,13 +13848,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+                         *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+                         *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9847,13 +13899,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9869,13 +13936,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9891,13 +13974,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9913,13 +14012,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9935,13 +14049,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9959,13 +14088,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9981,13 +14125,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10003,10 +14162,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10038,7 +14208,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10054,13 +14228,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10076,13 +14265,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10098,13 +14302,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10122,13 +14341,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10144,13 +14378,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10166,10 +14415,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10242,7 +14502,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10258,13 +14523,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10280,13 +14568,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10302,13 +14605,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10324,13 +14642,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10348,13 +14681,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10370,13 +14718,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10392,10 +14755,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10455,7 +14829,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10471,13 +14888,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10493,13 +14925,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10515,13 +14962,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Delivery not found"
+                     *       "message": "Delivery not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `webhook_disabled`: The webhook endpoint is disabled
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10537,13 +15001,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `webhook_disabled`: The webhook endpoint is disabled
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "webhook_disabled";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10559,13 +15040,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10583,13 +15079,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10605,13 +15116,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10627,10 +15153,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10687,7 +15224,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10703,13 +15245,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10725,13 +15290,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10747,13 +15327,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10771,13 +15366,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10793,13 +15403,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10815,10 +15440,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10878,7 +15514,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10894,13 +15537,38 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10916,13 +15584,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10938,13 +15621,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10962,13 +15660,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10984,13 +15697,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11006,10 +15734,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11063,7 +15802,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11079,13 +15825,38 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11101,13 +15872,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11123,13 +15909,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11147,13 +15948,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11169,13 +15985,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11191,10 +16022,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11232,7 +16074,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11248,13 +16094,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Callback signature does not verify"
+                     *       "message": "Callback signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11270,13 +16131,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11294,13 +16170,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11316,13 +16207,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11338,10 +16244,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11382,7 +16299,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11398,13 +16319,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Notification signature does not verify"
+                     *       "message": "Notification signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11420,13 +16356,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11444,13 +16395,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11466,13 +16432,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11488,10 +16469,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Temporarily unable to process the notification; retry later"
+                     *       "message": "Temporarily unable to process the notification; retry later",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
