@@ -65,15 +65,16 @@ describe("Idempotency-Key", () => {
     expect(stored[0].state).toBe("done");
   });
 
-  it("replays a domain refusal (insufficient balance) rather than running it again", async () => {
-    const { apiKey } = await seedMerchant({ balanceCentavos: 10_00 });
+  it("does not store a domain refusal (insufficient balance): the same request runs again", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_00 });
     const headers = { "idempotency-key": "poor" };
     const first = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 50_00 }, headers });
     expect(first.status).toBe(400);
     const again = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 50_00 }, headers });
     expect(again.status).toBe(400);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
     expect(again.body).toEqual(first.body);
+    expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchant.id))).toEqual([]);
   });
 
   it("keys are per merchant: another merchant may use the same key", async () => {

@@ -291,14 +291,9 @@ async function run(
         code: apiErrorCode(err, status),
         ...(err instanceof RequestRefused && err.fields ? { fields: err.fields } : {}),
       };
-      // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
-      // unexpected gives the key up so the client can retry.
-      if (held)
-        await held.failed(
-          domain
-            ? { status, body: () => JSON.stringify(def.errorBody(status, err.message, err.extra, problem)) }
-            : null,
-        );
+      // No refusal or failure is kept under the key (./idempotent-request.ts): it wrote nothing, and
+      // the client's corrected retry with the same key must run.
+      if (held) await held.failed();
       if (err instanceof RateLimited) {
         return fail(429, err.message, problem, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }

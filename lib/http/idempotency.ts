@@ -180,9 +180,9 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
 }
 
 /**
- * Stores the outcome for replays, if the claim is still this request's. A refusal (4xx) is stored only
- * when nothing was committed under the claim: once a resource exists the key answers with it, so a
- * request that failed after its commit gives the key up and a retry gets the resource.
+ * Stores the outcome for replays, if the claim is still this request's. Callers store successes only
+ * (./idempotent-request.ts); a status >= 400 is still stored only when nothing was committed under the
+ * claim: once a resource exists the key answers with it, and a retry gets the resource.
  */
 export async function completeIdempotencyKey(c: IdempotencyClaim, status: number, body: string): Promise<void> {
   const rows = await db()
