@@ -6,6 +6,7 @@ import { messageBody, type Problem } from "@/lib/http/error-body";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { anyone } from "@/lib/identity/api-keys/callers";
 import { errorCodesOf, meaningOf, ownErrorStatuses } from "./error-codes";
+import { enforcedInput, enforcedQuery } from "./openapi-enforced";
 
 // The OpenAPI 3.1 document of /api/v1 (docs/api.md), derived from the endpoints' own declarations:
 // request bodies and query strings on zod's input side (what the client sends, e.g. BRL as a JSON
@@ -158,13 +159,15 @@ function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<
     if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
     if (out.properties && typeof out.properties === "object") {
       const required = new Set<string>(Array.isArray(out.required) ? (out.required as string[]) : []);
-      for (const [name, prop] of Object.entries(out.properties as Record<string, JsonSchema>)) {
+      const props = out.properties as Record<string, JsonSchema>;
+      for (const [name, prop] of Object.entries(props)) {
         if (prop.clientRequired === true) required.add(name);
         delete prop.clientRequired;
+        if (io === "input") props[name] = enforcedInput(prop, name);
       }
       if (required.size) out.required = [...required];
     }
-    return out;
+    return io === "input" ? enforcedInput(out) : out;
   };
   for (const [id, def] of Object.entries(defs)) {
     const fixed = fix(def) as JsonSchema;
@@ -217,7 +220,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       const q = toSchema(e.query, "input", components);
       const required = new Set((q.required as string[] | undefined) ?? []);
       for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, JsonSchema>)) {
-        parameters.push({ name, in: "query", required: required.has(name), schema });
+        parameters.push({ name, in: "query", required: required.has(name), schema: enforcedQuery(name, schema) });
       }
     }
     for (const h of e.docs.headers ?? [])
@@ -234,8 +237,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
         in: "header",
         required: false,
         description:
-          "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed.",
-        schema: { type: "string", minLength: 1, maxLength: 255 },
+          "Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`).",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       });
     }
 
@@ -287,7 +290,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       ...(e.body
         ? {
             requestBody: {
-              required: true,
+              // An absent body is read as {}: a body is required only when {} is not a request it takes.
+              required: !e.body.safeParse({}).success,
               content: {
                 "application/json": { schema: toSchema(e.body, "input", components), example: e.docs.requestExample },
               },

@@ -1800,7 +1800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2233,7 +2233,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3055,7 +3055,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3496,7 +3496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3944,7 +3944,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4394,7 +4394,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5241,7 +5241,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5250,7 +5250,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -6387,7 +6387,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7015,7 +7015,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8237,7 +8237,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8681,7 +8681,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10912,7 +10912,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11304,7 +11304,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11313,7 +11313,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -11811,7 +11811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12300,7 +12300,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13768,7 +13768,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14778,7 +14778,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15763,7 +15763,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
