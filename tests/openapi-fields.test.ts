@@ -7,7 +7,7 @@ import { openApiJson } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { api, seedMerchant } from "./helpers";
 
-// The OpenAPI document says what the server enforces (issue 38): for each request field whose rule the
+// The OpenAPI document says what the server enforces: for each request field whose rule the
 // document states, a value its schema accepts is not refused as invalid (no `validation_failed`), and
 // one it refuses is refused; then a property-based run over BRL amounts, whose rule is exact in JSON
 // Schema. The schema verdict is ajv's on the field's own schema in the served document, with
