@@ -112,7 +112,7 @@ function kindCodes(e: Endpoint, status: number): ApiErrorCode[] {
     case 400:
       return [
         ...(e.body || e.query ? (["validation_failed"] as const) : []),
-        ...(e.body ? (["malformed_json", "json_too_deep"] as const) : []),
+        ...(e.body ? (["malformed_json", "json_too_deep", "invalid_utf8"] as const) : []),
         ...(idempotent(e) ? (["idempotency_key_invalid"] as const) : []),
         "invalid_request",
       ];

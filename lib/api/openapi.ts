@@ -37,7 +37,9 @@ const STATUS_TEXT: Record<number, string> = {
   403: "The API key does not have the scope this endpoint needs (named in the message)",
   404: "Not found",
   409: "Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this",
+  408: "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed",
   413: "Request body larger than 64 KiB",
+  415: "A Content-Type that is not JSON (send application/json in UTF-8, or none)",
   422: "This Idempotency-Key was already used with a different body",
   429: "Rate limit exceeded; see Retry-After",
   500: "Processing error; the message carries the request id",
@@ -49,7 +51,9 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   401: "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
   404: "Not found",
   409: "A request with this Idempotency-Key is still being processed; retry later",
+  408: "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
   413: "Request body is larger than 65536 bytes",
+  415: 'Unsupported Content-Type "text/plain": send the body as application/json (UTF-8)',
   422: "This Idempotency-Key was already used with a different request body",
   429: "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
   500: "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
@@ -77,7 +81,8 @@ export function takesIdempotencyKey(e: Endpoint): boolean {
 /** The error statuses an endpoint answers: those of its kind of caller and input, plus its own. */
 export function errorStatuses(e: Endpoint): number[] {
   const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? []), ...ownErrorStatuses(e)]);
-  if (e.body) [400, 413].forEach((x) => s.add(x));
+  // A JSON body: malformed or not UTF-8 (400), too large (413), not arrived in full by the deadline (408), not JSON (415).
+  if (e.body) [400, 408, 413, 415].forEach((x) => s.add(x));
   if (e.query) s.add(400);
   // An Idempotency-Key that is not 1–255 printable characters is a 400, body or not.
   if (takesIdempotencyKey(e)) [400, 409, 422].forEach((x) => s.add(x));

@@ -7,7 +7,8 @@ import { newRequestId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { withRequestContext, type RequestContext } from "@/lib/request-context";
 import { processSingleton } from "@/lib/singleton";
-import { parseJsonBody, readBodyText } from "./body";
+import { bodyTimedOut, parseJsonBody, readBodyText, refuseNonJsonContentType } from "./body";
+import { arrivalOf, INCOMPLETE_BODY, knownRequestBody } from "./body-cache";
 import type { ErrorBody, Problem } from "./error-body";
 import { openIdempotencyKey, type HeldKey } from "./idempotent-request";
 import { setResponseHeader } from "./json-response";
@@ -202,6 +203,8 @@ async function run(
   const loggedPath = def.secretParams ? maskedPath(def.path, params, def.secretParams) : path;
   let owner: string | undefined;
   let held: HeldKey | null = null;
+  // While the body is still arriving, the deadline's answer is a 408, not the 503 of work that may complete.
+  let readingBody = false;
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
@@ -259,7 +262,9 @@ async function run(
       }
 
       const reading = readInput(def, req);
+      if (reading instanceof Promise) readingBody = true;
       const { body, query, raw } = reading instanceof Promise ? await reading : reading;
+      readingBody = false;
 
       // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
       // which left V8's object-spread cache megamorphic and every request on its slow generic copy
@@ -297,6 +302,8 @@ async function run(
       if (err instanceof RateLimited) {
         return fail(429, err.message, problem, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }
+      // The client is still sending what will not be read: the connection closes after the answer.
+      if (status === 408) return fail(408, (err as Error).message, problem, undefined, { connection: "close" });
       if (err instanceof ServiceUnavailable || err instanceof IdempotencyKeyBusy)
         return fail(status, err.message, problem, err.extra, { "retry-after": String(err.retryAfterSeconds) });
       if (domain) return fail(status, err.message, problem, err.extra);
@@ -325,8 +332,16 @@ async function run(
   const ms = env().REQUEST_DEADLINE_MS;
   if (ms === 0) return process();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Counted from the request's arrival: reading its body before it reached the router took part of it.
+  const arrived = arrivalOf(req);
+  const left = arrived === undefined ? ms : Math.max(0, ms - (performance.now() - arrived));
   const late = new Promise<Response>((resolve) => {
     timer = setTimeout(() => {
+      if (readingBody || knownRequestBody(req) === INCOMPLETE_BODY) {
+        const timedOut = bodyTimedOut();
+        resolve(fail(408, timedOut.message, { code: "request_timeout" }, undefined, { connection: "close" }));
+        return;
+      }
       log.warn("API request past its deadline", { path: loggedPath, ms });
       // A database that went silent (a partition) fails nothing, it only never answers.
       noteDatabaseUnreachable();
@@ -341,7 +356,7 @@ async function run(
           },
         ),
       );
-    }, ms);
+    }, left);
   });
   return Promise.race([process(), late]).finally(() => clearTimeout(timer));
 }
@@ -355,6 +370,7 @@ type Input = { body: unknown; query: unknown; raw: unknown };
  */
 function readInput(def: Definition, req: ApiRequest): Input | Promise<Input> {
   if (!def.body) return validateInput(def, req, undefined);
+  refuseNonJsonContentType(req);
   const text = readBodyText(req);
   return typeof text === "string"
     ? validateInput(def, req, parseJsonBody(text))

@@ -1786,7 +1786,7 @@ export type components = {
          * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "payload_too_large" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -1872,6 +1872,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -1910,6 +1911,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -1918,7 +1920,7 @@ export interface operations {
                          *     - `amount_below_minimum`: The amount is below the network's minimum
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
@@ -2000,6 +2002,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -2068,6 +2107,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -2358,6 +2434,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -2400,6 +2477,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -2414,7 +2492,7 @@ export interface operations {
                          *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -2498,6 +2576,46 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -2572,6 +2690,46 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -3139,6 +3297,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
@@ -3174,13 +3333,14 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
                          *     - `provider_error`: The payment provider refused the request
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                         details?: {
@@ -3265,6 +3425,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -3333,6 +3530,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -3565,6 +3799,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              */
@@ -3604,11 +3839,12 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -3695,6 +3931,46 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -3769,6 +4045,46 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -4011,6 +4327,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `provider_error`: The payment provider refused the request
@@ -4051,12 +4368,13 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `provider_error`: The payment provider refused the request
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -4143,6 +4461,46 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -4217,6 +4575,46 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -4505,6 +4903,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `insufficient_balance`: The balance does not cover the amount (fees included)
@@ -4549,6 +4948,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `insufficient_balance`: The balance does not cover the amount (fees included)
@@ -4561,7 +4961,7 @@ export interface operations {
                          *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -4643,6 +5043,50 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": {
+                     *         "details": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)"
+                     *       },
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -4731,6 +5175,50 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": {
+                     *         "details": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)"
+                     *       },
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -5303,6 +5791,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `insufficient_balance`: The balance does not cover the amount (fees included)
@@ -5342,6 +5831,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `insufficient_balance`: The balance does not cover the amount (fees included)
@@ -5353,7 +5843,7 @@ export interface operations {
                          *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -5480,6 +5970,46 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -5556,6 +6086,46 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -6652,6 +7222,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `due_date_past`: The due date is in the past
@@ -6690,6 +7261,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `due_date_past`: The due date is in the past
@@ -6703,7 +7275,7 @@ export interface operations {
                          *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -6784,6 +7356,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -6852,6 +7461,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -7210,6 +7856,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `due_date_past`: The due date is in the past
@@ -7248,6 +7895,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `due_date_past`: The due date is in the past
@@ -7261,7 +7909,7 @@ export interface operations {
                          *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -7342,6 +7990,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -7410,6 +8095,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -8754,6 +9476,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -8796,6 +9519,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
@@ -8813,7 +9537,7 @@ export interface operations {
                          *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -8894,6 +9618,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -8962,6 +9723,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -10300,6 +11098,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
              *     - `email_taken`: The e-mail is already in use
@@ -10337,12 +11136,13 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
                          *     - `email_taken`: The e-mail is already in use
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request" | "pix_key_invalid" | "email_taken";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid" | "email_taken";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -10423,6 +11223,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Request body larger than 64 KiB. `code` is one of:
              *
              *     - `payload_too_large`: The body is larger than 64 KiB
@@ -10454,6 +11291,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -10636,6 +11510,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
              */
@@ -10672,11 +11547,12 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request" | "pix_key_invalid";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -10757,6 +11633,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Request body larger than 64 KiB. `code` is one of:
              *
              *     - `payload_too_large`: The body is larger than 64 KiB
@@ -10788,6 +11701,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -11416,6 +12366,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `pay_date_before_creation`: The payment date is before the invoice was created
@@ -11453,12 +12404,13 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `pay_date_before_creation`: The payment date is before the invoice was created
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -11576,6 +12528,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -11650,6 +12639,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -11911,6 +12937,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              */
@@ -11947,11 +12974,12 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -12069,6 +13097,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -12139,6 +13204,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -12390,6 +13492,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              */
@@ -12426,11 +13529,12 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -12548,6 +13652,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -12618,6 +13759,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -13827,6 +15005,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
@@ -13866,6 +15045,7 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
@@ -13873,7 +15053,7 @@ export interface operations {
                          *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -13954,6 +15134,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
              *
              *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
@@ -14024,6 +15241,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -15520,6 +16774,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              */
             400: {
@@ -15555,10 +16810,11 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -15602,6 +16858,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Request body larger than 64 KiB. `code` is one of:
              *
              *     - `payload_too_large`: The body is larger than 64 KiB
@@ -15633,6 +16926,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -15808,6 +17138,7 @@ export interface operations {
              *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
              *     - `malformed_json`: The body is not valid JSON
              *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              */
             400: {
@@ -15843,10 +17174,11 @@ export interface operations {
                          * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
                          *     - `malformed_json`: The body is not valid JSON
                          *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -15890,6 +17222,43 @@ export interface operations {
                 };
             };
             /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
              * @description Request body larger than 64 KiB. `code` is one of:
              *
              *     - `payload_too_large`: The body is larger than 64 KiB
@@ -15921,6 +17290,43 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
