@@ -821,21 +821,12 @@ export type components = {
             /** Format: date-time */
             expiresAt: string;
         };
-        MessageError: {
-            /** @description What went wrong, in one sentence */
+        FieldError: {
+            /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
+            field: string;
+            /** @description What is wrong with it: required, invalid_type, too_big, too_small, invalid_format, … */
+            code: string;
             message: string;
-        };
-        WithdrawInvalidError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @description What went wrong, in one sentence */
-            error: string;
-        };
-        WithdrawFailedError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @constant */
-            success: false;
         };
         /** @description An on-chain deposit order as the lookup shows it */
         Deposit: {
@@ -880,12 +871,6 @@ export type components = {
             expiresAt: string;
             /** @description True once the order can no longer change */
             final: boolean;
-        };
-        SuccessFalseError: {
-            /** @constant */
-            success: false;
-            /** @description What went wrong, in one sentence */
-            error: string;
         };
         /** @description The PIX order as created */
         PixOrder: {
@@ -956,14 +941,6 @@ export type components = {
             /** @description BOLT11 invoice */
             invoice: string;
             satoshis: number;
-        };
-        PixOutError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            error: {
-                /** @description What went wrong, in one sentence */
-                details: string;
-            };
         };
         /** @description An order as the generic lookup shows it */
         Order: {
@@ -1805,6 +1782,11 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -1818,7 +1800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1884,7 +1866,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1905,17 +1900,38 @@ export interface operations {
                      *         "eth",
                      *         "bsc",
                      *         "polygon"
-                     *       ]
+                     *       ],
+                     *       "code": "network_not_supported"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1931,13 +1947,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1953,13 +1984,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1975,13 +2058,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1997,13 +2095,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2019,13 +2169,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2043,13 +2208,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2065,13 +2247,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2087,10 +2286,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2099,7 +2309,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2218,7 +2428,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2235,13 +2464,45 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
-                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00"
+                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2257,13 +2518,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2280,13 +2556,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
-                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2303,13 +2636,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2326,13 +2676,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Request body is larger than 65536 bytes",
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2349,13 +2756,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This Idempotency-Key was already used with a different request body",
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2374,13 +2798,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2397,13 +2840,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2420,10 +2882,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2488,7 +2963,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2505,13 +2985,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain order not found"
+                     *       "error": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "invalid_request" | "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2528,13 +3026,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2551,13 +3066,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2576,13 +3108,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2599,13 +3148,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2622,10 +3188,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2634,7 +3213,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2712,7 +3291,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2732,12 +3322,27 @@ export interface operations {
                      *       "details": {
                      *         "pixKey": null,
                      *         "identifier": "c57406aa-c731-408f-9ea5-5d708a78e91a"
-                     *       }
+                     *       },
+                     *       "code": "pix_key_required"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         details?: {
                             pixKey: string | null;
                             identifier: string;
@@ -2745,7 +3350,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2761,13 +3370,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2783,13 +3407,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2805,13 +3481,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2827,13 +3518,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2849,13 +3592,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2873,13 +3631,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2895,13 +3669,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2917,10 +3707,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2929,7 +3730,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2992,7 +3793,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3009,13 +3819,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3032,13 +3871,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3055,13 +3911,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3078,13 +3991,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3101,13 +4031,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3124,13 +4111,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3149,13 +4153,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3172,13 +4194,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3195,10 +4235,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3207,7 +4260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3268,7 +4321,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3285,13 +4348,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3308,13 +4401,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3331,13 +4441,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3354,13 +4521,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3377,13 +4561,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3400,13 +4641,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3425,13 +4683,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3448,13 +4725,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3471,10 +4767,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3483,7 +4792,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3588,7 +4897,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3607,13 +4933,45 @@ export interface operations {
                      *       "message": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account",
                      *       "error": {
                      *         "details": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account"
-                     *       }
+                     *       },
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3629,13 +4987,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3654,13 +5027,76 @@ export interface operations {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
                      *       "error": {
                      *         "details": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
-                     *       }
+                     *       },
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": {
+                     *         "details": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)"
+                     *       },
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3679,13 +5115,32 @@ export interface operations {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "error": {
                      *         "details": "A request with this Idempotency-Key is still being processed; retry later"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3704,13 +5159,76 @@ export interface operations {
                      *       "message": "Request body is larger than 65536 bytes",
                      *       "error": {
                      *         "details": "Request body is larger than 65536 bytes"
-                     *       }
+                     *       },
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": {
+                     *         "details": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)"
+                     *       },
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3729,13 +5247,32 @@ export interface operations {
                      *       "message": "This Idempotency-Key was already used with a different request body",
                      *       "error": {
                      *         "details": "This Idempotency-Key was already used with a different request body"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3756,13 +5293,33 @@ export interface operations {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
                      *       "error": {
                      *         "details": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
-                     *       }
+                     *       },
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3781,13 +5338,33 @@ export interface operations {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3806,10 +5383,25 @@ export interface operations {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3889,7 +5481,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3906,13 +5502,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3929,13 +5542,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3952,13 +5582,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3977,13 +5624,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4000,13 +5664,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4023,10 +5704,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4035,7 +5729,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4044,7 +5738,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4091,7 +5785,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `order_not_completed`: Only a COMPLETED order can be refunded
+             *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+             *     - `refund_nothing_left`: The order has been refunded in full
+             *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+             *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+             *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4108,13 +5818,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left"
+                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left",
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `order_not_completed`: Only a COMPLETED order can be refunded
+                         *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+                         *     - `refund_nothing_left`: The order has been refunded in full
+                         *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+                         *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+                         *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4131,13 +5870,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4154,13 +5910,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4177,13 +5950,71 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4200,13 +6031,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified"
+                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4223,13 +6072,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4246,13 +6152,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4271,13 +6194,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4294,13 +6235,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4317,10 +6276,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4410,7 +6382,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4426,13 +6403,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4448,13 +6448,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4470,13 +6485,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4494,13 +6524,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4516,13 +6561,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4538,10 +6598,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4647,7 +6718,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4663,13 +6739,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4685,13 +6784,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4707,13 +6821,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4731,13 +6860,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4753,13 +6897,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4775,10 +6934,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4787,7 +6957,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5046,7 +7216,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5062,13 +7250,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "dueDate must be today (2026-11-24) or later"
+                     *       "message": "dueDate must be today (2026-11-24) or later",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5084,13 +7301,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5106,13 +7338,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5128,13 +7412,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5150,13 +7449,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5172,13 +7523,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5196,13 +7562,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5218,13 +7600,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5240,10 +7638,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5252,7 +7661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5441,7 +7850,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5457,13 +7884,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: invoices: must have at least one invoice"
+                     *       "message": "Invalid request: invoices: must have at least one invoice",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5479,13 +7935,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5501,13 +7972,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5523,13 +8046,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5545,13 +8083,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5567,13 +8157,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5591,13 +8196,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5613,13 +8234,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5635,10 +8272,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5761,7 +8409,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5777,13 +8429,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5799,13 +8466,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5821,13 +8503,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice batch not found"
+                     *       "message": "Invoice batch not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5845,13 +8542,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5867,13 +8579,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5889,10 +8616,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5991,7 +8729,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6007,13 +8749,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6029,13 +8786,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6051,13 +8823,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6075,13 +8862,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6097,13 +8899,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6119,10 +8936,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6131,7 +8959,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6224,7 +9052,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6240,13 +9111,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6262,13 +9148,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6284,13 +9185,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_already_paid`: The invoice has been paid
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6306,13 +9225,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled"
+                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_already_paid`: The invoice has been paid
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_already_paid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6328,13 +9265,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6352,13 +9304,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6374,13 +9342,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6396,10 +9380,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6408,7 +9403,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6475,7 +9470,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+             *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+             *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+             *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+             *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+             *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             *     - `amount_above_maximum`: The amount is above the maximum per order
+             *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+             *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6491,13 +9508,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "PIX QR code checksum (CRC) does not match"
+                     *       "message": "PIX QR code checksum (CRC) does not match",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+                         *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+                         *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+                         *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+                         *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+                         *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         *     - `amount_above_maximum`: The amount is above the maximum per order
+                         *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+                         *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6513,13 +9563,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6535,13 +9600,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6557,13 +9674,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6579,13 +9711,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6601,13 +9785,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6625,13 +9824,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6647,13 +9863,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6669,10 +9902,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6733,7 +9977,11 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoPixPayment"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6749,13 +9997,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6771,13 +10034,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6793,13 +10071,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6817,13 +10110,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6839,13 +10147,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6861,10 +10184,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6914,7 +10248,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6930,13 +10268,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6952,13 +10305,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6976,13 +10344,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6998,13 +10381,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7020,10 +10418,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7101,7 +10510,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7117,13 +10531,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7139,13 +10576,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7161,13 +10613,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7185,13 +10652,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7207,13 +10689,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7229,10 +10726,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7291,7 +10799,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7307,13 +10819,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7329,13 +10856,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7351,13 +10893,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Withdrawal not found"
+                     *       "message": "Withdrawal not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7375,13 +10932,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7397,13 +10969,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7419,10 +11006,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7494,7 +11092,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             *     - `email_taken`: The e-mail is already in use
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7510,13 +11118,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         *     - `email_taken`: The e-mail is already in use
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid" | "email_taken";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7532,13 +11168,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7554,13 +11205,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7576,13 +11279,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7600,13 +11355,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7622,13 +11392,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7644,10 +11429,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7708,7 +11504,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7724,13 +11529,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7746,13 +11578,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7768,13 +11615,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7790,13 +11689,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7814,13 +11765,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7836,13 +11802,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7858,10 +11839,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7870,7 +11862,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7915,7 +11907,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7931,13 +11966,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7953,13 +12003,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7975,13 +12040,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order not found"
+                     *       "message": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `order_not_pending`: The order is not PENDING
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7997,13 +12079,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order is not PENDING (it is COMPLETED)"
+                     *       "message": "Order is not PENDING (it is COMPLETED)",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `order_not_pending`: The order is not PENDING
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "order_not_pending";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8019,13 +12118,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8043,13 +12157,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8065,13 +12194,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8087,10 +12231,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8099,7 +12254,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8108,7 +12263,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8205,7 +12360,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pay_date_before_creation`: The payment date is before the invoice was created
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8221,13 +12386,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pay_date_before_creation`: The payment date is before the invoice was created
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8243,13 +12436,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8265,13 +12473,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8287,13 +12510,68 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8309,13 +12587,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11"
+                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_not_payable_on_date";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8331,13 +12627,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8353,13 +12701,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8377,13 +12740,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8399,13 +12777,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8421,10 +12814,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8433,7 +12837,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8527,7 +12931,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8543,13 +12956,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8565,13 +13005,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8587,13 +13042,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8609,13 +13079,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "On-chain order not found"
+                     *       "message": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8631,13 +13154,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8653,13 +13192,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8675,13 +13266,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8699,13 +13305,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8721,13 +13342,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8743,10 +13379,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8755,7 +13402,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8839,7 +13486,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8855,13 +13511,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8877,13 +13560,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8899,13 +13597,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8921,13 +13634,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8943,13 +13709,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8965,13 +13747,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8987,13 +13821,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9011,13 +13860,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9033,13 +13897,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9055,10 +13934,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9116,7 +14006,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9132,13 +14026,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9156,13 +14065,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9178,13 +14102,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9200,10 +14139,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9237,7 +14187,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9253,13 +14207,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9277,13 +14246,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9299,13 +14283,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9321,10 +14320,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9388,7 +14398,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9404,13 +14418,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9428,13 +14457,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9450,13 +14494,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9472,10 +14531,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9526,7 +14596,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9544,13 +14618,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9566,13 +14655,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9588,10 +14692,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9638,7 +14753,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9654,13 +14773,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9676,13 +14810,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9700,13 +14849,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9722,13 +14886,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9744,10 +14923,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9756,7 +14946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9809,7 +14999,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+             *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+             *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9825,13 +15027,43 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+                         *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+                         *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9847,13 +15079,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9869,13 +15116,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9891,13 +15191,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9913,13 +15229,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9935,13 +15303,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9959,13 +15342,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9981,13 +15379,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10003,10 +15416,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10038,7 +15462,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10054,13 +15482,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10076,13 +15519,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10098,13 +15556,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10122,13 +15595,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10144,13 +15632,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10166,10 +15669,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10242,7 +15756,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10258,13 +15777,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10280,13 +15822,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10302,13 +15859,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10324,13 +15896,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10348,13 +15935,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10370,13 +15972,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10392,10 +16009,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10404,7 +16032,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10455,7 +16083,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10471,13 +16142,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10493,13 +16179,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10515,13 +16216,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Delivery not found"
+                     *       "message": "Delivery not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `webhook_disabled`: The webhook endpoint is disabled
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10537,13 +16255,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `webhook_disabled`: The webhook endpoint is disabled
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "webhook_disabled";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10559,13 +16294,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10583,13 +16333,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10605,13 +16370,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10627,10 +16407,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10687,7 +16478,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10703,13 +16499,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10725,13 +16544,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10747,13 +16581,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10771,13 +16620,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10793,13 +16657,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10815,10 +16694,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10878,7 +16768,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10894,13 +16792,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10916,13 +16840,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10938,13 +16914,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10962,13 +16990,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10984,13 +17027,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11006,10 +17064,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11024,7 +17093,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -11063,7 +17132,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11079,13 +17156,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11101,13 +17204,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11123,13 +17278,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11147,13 +17354,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11169,13 +17391,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11191,10 +17428,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11232,7 +17480,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11248,13 +17500,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Callback signature does not verify"
+                     *       "message": "Callback signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11270,13 +17537,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11294,13 +17576,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11316,13 +17613,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11338,10 +17650,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11382,7 +17705,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11398,13 +17725,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Notification signature does not verify"
+                     *       "message": "Notification signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11420,13 +17762,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11444,13 +17801,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11466,13 +17838,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11488,10 +17875,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Temporarily unable to process the notification; retry later"
+                     *       "message": "Temporarily unable to process the notification; retry later",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
