@@ -319,7 +319,8 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
         // Counted once: deposit addresses handed out before allocateDepositAddress skipped the hot wallet's
         // (the sandbox's index 1) may still be the hot wallet itself.
         token.deposits = token.deposits.filter((d) => d.toLowerCase() !== hotWallet.toLowerCase());
-        balances = await p.chain.tokenBalances(network, token, [hotWallet, ...token.deposits]);
+        // At the confirmed head, where the books stand: an outgoing transfer stays a liability until confirmed.
+        balances = await p.chain.tokenBalances(network, token, [hotWallet, ...token.deposits], { confirmed: true });
       } catch (err) {
         notRead.push(`chain ${network} ${name}: not read (${messageOf(err)})`);
         continue;
