@@ -764,6 +764,11 @@ export const en: Record<MessageKey, string> = {
   "ledgerKind.refund_reversal": "Failed refund, amount returned",
   "ledgerKind.adjustment": "Adjustment",
   "ledgerKind.med_debit": "PIX returned to its payer without your request (MED or PSP)",
+  "ledgerKind.med_hold": "Held for an open MED infraction",
+  "balance.held":
+    "{amount} held out of the balance for open MED infractions: back in the balance if an infraction closes without a return.",
+  "balance.heldItem": "{amount} until {deadline} (the PSP's deadline)",
+  "ledgerKind.med_hold_release": "Released from a MED infraction",
   "export.title": "Export",
   "export.csv": "Download CSV",
   "export.excel": "Download for Excel",

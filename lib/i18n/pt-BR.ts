@@ -765,6 +765,11 @@ export const ptBR = {
   "ledgerKind.refund_reversal": "Devolução não realizada, valor de volta ao saldo",
   "ledgerKind.adjustment": "Ajuste",
   "ledgerKind.med_debit": "PIX devolvido ao pagador sem pedido seu (MED ou PSP)",
+  "ledgerKind.med_hold": "Retido por infração MED em aberto",
+  "balance.held":
+    "{amount} retidos do saldo por infrações MED em aberto: voltam ao saldo se a infração for encerrada sem devolução.",
+  "balance.heldItem": "{amount} até {deadline} (prazo do PSP)",
+  "ledgerKind.med_hold_release": "Liberado de infração MED",
   "export.title": "Exportar",
   "export.csv": "Baixar CSV",
   "export.excel": "Baixar para Excel",

@@ -15,6 +15,7 @@ import { plainOrderName } from "@/lib/orders/title";
 import { orderView } from "@/lib/orders/views";
 import type { PixReturnReport, ReceivedPix } from "@/lib/providers/pix/types";
 import { teamToTell } from "@/lib/identity/money-mail";
+import { returnHolds } from "./holds";
 
 // Devoluções we did not ask for (docs/providers.md "MED devoluções"). The payer's bank can have a PIX
 // we received returned through the Central Bank's MED (natureza MED_OPERACIONAL, MED_FRAUDE,
@@ -129,6 +130,8 @@ async function applyOne(
       refId: row.id,
       description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
     });
+    // An infraction's hold on this PIX becomes this debit: released in the same transaction.
+    await returnHolds(tx, row.endToEndId, row.merchantId);
     const order = await orderById(tx, row.orderId);
     if (order) {
       await recordEvent(tx, {

@@ -261,6 +261,23 @@ export const efiPayout: PixPayoutProvider = {
     return negative ? -value : value;
   },
 
+  async blocked() {
+    // The SDK's getAccountBalance typing: { saldo, bloqueios?: { judicial, med, total } }, reais as
+    // decimal strings. Absent: nothing blocked. Present but unreadable: refused, never read as zero.
+    const answer = await call("read the account's blocked amounts", "GET", "/v2/gn/saldo");
+    if (answer.status !== 200) throw undecided("read the account's blocked amounts", answer);
+    const bloqueios = ((answer.json ?? {}) as Json).bloqueios;
+    if (bloqueios === undefined || bloqueios === null) return null;
+    const b = (typeof bloqueios === "object" ? bloqueios : {}) as Json;
+    const med = typeof b.med === "string" ? decimalStringToCentavos(b.med) : null;
+    const judicial = typeof b.judicial === "string" ? decimalStringToCentavos(b.judicial) : null;
+    if (med === null || judicial === null)
+      throw new UnreadableAnswer(
+        `PIX payout provider answered the balance with bloqueios we cannot read (${describeShape(bloqueios)})`,
+      );
+    return { medCentavos: med, judicialCentavos: judicial };
+  },
+
   async listInfractions({ from, to }) {
     const items: Infraction[] = [];
     // Pages as Efí's other lists do (parametros.paginacao, from 0); a bound keeps a bad count from looping.
