@@ -4,7 +4,8 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, withdrawals } from "@/db/schema";
+import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, providerCursors, withdrawals } from "@/db/schema";
+import { metricsRegistry } from "@/lib/metrics/registry";
 import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
 import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
@@ -18,6 +19,7 @@ import { runSweep, startWorker, stopWorker, watchDeposits } from "@/lib/worker";
 import { onWithdrawalPayout } from "@/lib/withdrawals/service";
 import { startAnvil, account, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
+import { pixId } from "./fixtures/pix-psp/api-pix";
 import { dynamicBrCode } from "./fixtures/pix-psp/brcode";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
@@ -236,6 +238,53 @@ describe("live PIX collection through API Pix", () => {
     const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, order.id));
     expect(receipt.source).toBe("poll");
     expect(await balanceMatchesLedger(merchant.id)).toBe(1234);
+  });
+
+  it("more than a pass's 100 pages: the cursor moves only as far as was read, the next passes read the rest, and the backlog is a metric", async () => {
+    await stopWorker();
+    psp.faults.dropNotifications = true;
+    // 150 Pix two to three hours ago, none of ours (a static code without txid), served one per page.
+    psp.faults.maxItemsPerPage = 1;
+    const first = Date.now() - 3 * 60 * 60 * 1000;
+    const listed: string[] = [];
+    try {
+      for (let i = 0; i < 150; i++) {
+        const at = new Date(first + i * 40_000);
+        const endToEndId = pixId("E", "12345678", at);
+        psp.received.set(endToEndId, { endToEndId, valor: "1.00", chave: RECEIVER_KEY, horario: at.toISOString() });
+        listed.push(endToEndId);
+      }
+      // The poll last caught up just before them.
+      const position = new Date(first - 1000);
+      await db()
+        .insert(providerCursors)
+        .values({ name: "api-pix:received", position, sequence: 1 })
+        .onConflictDoUpdate({ target: providerCursors.name, set: { position, sequence: 1 } });
+      const recorded = async () =>
+        (await db().select({ e: pixReceipts.endToEndId }).from(pixReceipts)).filter((r) => listed.includes(r.e)).length;
+      const backlog = async () =>
+        (await metricsRegistry.getSingleMetric("payments_pix_reconcile_backlog_seconds")?.get())?.values[0]?.value;
+
+      const pass = (await reconcileReceivedPix())!;
+      expect(pass.complete).toBe(false);
+      expect(pass.pages).toBe(100);
+      const [cursor] = await db().select().from(providerCursors).where(eq(providerCursors.name, "api-pix:received"));
+      // Where it stopped reading, not now: everything before it was read, nothing after it counted as read.
+      expect(cursor.position.getTime()).toBe(pass.to.getTime());
+      expect(cursor.position.getTime()).toBeLessThan(first + 150 * 40_000);
+      const readSoFar = await recorded();
+      expect(readSoFar).toBeGreaterThan(0);
+      expect(readSoFar).toBeLessThan(150);
+      expect(await backlog()).toBeGreaterThan(60 * 60);
+
+      let passes = 1;
+      for (let done = false; !done && passes < 6; passes++) done = (await reconcileReceivedPix())!.complete;
+      expect(await recorded()).toBe(150);
+      expect(await backlog()).toBe(0);
+    } finally {
+      psp.faults.maxItemsPerPage = null;
+      for (const e of listed) psp.received.delete(e);
+    }
   });
 
   it("a Pix of the wrong value is kept as unapplied funds on the order, with its event; the order stays PENDING", async () => {

@@ -356,7 +356,7 @@ export type paths = {
         };
         /**
          * The merchant account
-         * @description Balance in centavos, account type and what is left of today's withdrawal limit.
+         * @description Balance in centavos, what is held out of it for open MED infractions (with each one's deadline), account type and what is left of today's withdrawal limit.
          */
         get: operations["getAccount"];
         put?: never;
@@ -1361,6 +1361,19 @@ export type components = {
             pixKey: string;
             /** @description Integer centavos (100 = 1 BRL) */
             balance: number;
+            /** @description Centavos held out of `balance` while MED infractions against PIX this merchant received are open (already deducted from `balance`); given back if an infraction closes without a return */
+            heldBalance: number;
+            /** @description Each amount held (BRL), soonest deadline first: the PSP decides the infraction by `deadline` */
+            holds: {
+                /** Format: uuid */
+                infractionId: string;
+                /** Format: uuid */
+                orderId: string;
+                /** @description BRL */
+                value: number;
+                /** Format: date-time */
+                deadline: string;
+            }[];
             /** Format: uuid */
             id: string;
             /** @enum {string} */
@@ -10232,6 +10245,15 @@ export interface operations {
                      *         "companyName": "Loja Exemplo",
                      *         "pixKey": "52998224725",
                      *         "balance": 49992560,
+                     *         "heldBalance": 15000,
+                     *         "holds": [
+                     *           {
+                     *             "infractionId": "4b9e7f7c-2f3a-4d55-9a37-0c4f6e1d2b10",
+                     *             "orderId": "a3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "value": 150,
+                     *             "deadline": "2026-12-09T15:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "id": "c57406aa-c731-408f-9ea5-5d708a78e91a",
                      *         "accountType": "standard",
                      *         "withdrawalLimits": {
