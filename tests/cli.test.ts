@@ -2,10 +2,11 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/db";
 import { merchants } from "@/db/schema";
 import { authenticateMerchant } from "@/lib/identity/api-keys/authenticate";
+import { testDatabaseUrl } from "./support/database";
 
 // Runs the operator CLI as an operator would, as a separate process against the test database.
 
@@ -18,7 +19,7 @@ async function cli(...args: string[]): Promise<CliResult> {
   try {
     const { stdout, stderr } = await promisify(execFile)(TSX, ["scripts/cli.ts", ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: inject("databaseUrl"), PAYMENTS_MODE: "sandbox", LOG_LEVEL: "warn" },
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), PAYMENTS_MODE: "sandbox", LOG_LEVEL: "warn" },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -106,7 +107,7 @@ describe("npm run cli", () => {
       cwd: ROOT,
       env: {
         ...process.env,
-        DATABASE_URL: inject("databaseUrl"),
+        DATABASE_URL: testDatabaseUrl(),
         PAYMENTS_MODE: "sandbox",
         LOG_LEVEL: "warn",
         MAX_API_KEYS_PER_MERCHANT: "3",
