@@ -77,7 +77,7 @@ async function startServer(): Promise<Server> {
       database: template,
       persistent: false,
       // A throwaway cluster: durability costs only time here (no test crashes this server).
-      settings: { fsync: "off", synchronous_commit: "off", full_page_writes: "off" },
+      settings: { fsync: "off", full_page_writes: "off" },
     });
     templateUrl = embedded.url;
   }
