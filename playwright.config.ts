@@ -27,6 +27,9 @@ export default defineConfig({
   testDir: "./e2e",
   outputDir: "./test-results",
   timeout: 60_000,
+  // Playwright's 5 s default for an assertion is an idle machine's figure: a page the build serves at
+  // load 20 (its password hashes, its first compile of a route) takes several times that.
+  expect: { timeout: 20_000 },
   fullyParallel: false,
   workers: 1,
   reporter: [["list"]],
