@@ -272,6 +272,8 @@ const READ_THROUGH: Record<string, string[]> = {
   deposit_addresses: ["deposit_addresses_pkey", "deposit_addresses_address"],
   audit_events: ["audit_events_pkey", "audit_events_merchant"],
   mail_outbox: ["mail_outbox_pkey", "mail_outbox_merchant"],
+  invoices: ["invoices_pkey", "invoices_order", "invoices_txid", "invoices_merchant_created", "invoices_open_expiry"],
+  invoice_batches: ["invoice_batches_pkey", "invoice_batches_merchant_created", "invoice_batches_processing"],
 };
 
 // Where one operation must take one road: the lookups by a unique key, the merchant's lists and
@@ -301,7 +303,12 @@ const INTENT: Record<string, Record<string, string[]>> = {
     chain_transfers: ["chain_transfers_owner"],
   },
   "export statement": { ledger_entries: ["ledger_entries_merchant"] },
-  sweep: { orders: ["orders_pending_expiry", "orders_pkey"], idempotency_keys: ["idempotency_keys_expiry"] },
+  sweep: {
+    orders: ["orders_pending_expiry", "orders_pkey"],
+    idempotency_keys: ["idempotency_keys_expiry"],
+    invoices: ["invoices_open_expiry", "invoices_pkey"],
+    invoice_batches: ["invoice_batches_processing", "invoice_batches_pkey"],
+  },
 };
 
 async function wrongPlans(label: string): Promise<string[]> {
