@@ -307,6 +307,174 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment links
+         * @description Newest first, keyset-paginated like GET /api/v1/orders: pass `nextCursor` back as `cursor`. Filter by `status` or `reference`.
+         */
+        get: operations["getPaymentLinks"];
+        put?: never;
+        /**
+         * Create a payment link
+         * @description A reusable page (`url`) that sells one thing: a fixed `price` (optionally up to `maxQuantity` units per payment) or an amount the payer types between `minAmount` and `maxAmount`, on the `rails` offered. Every payer who opens it and chooses a rail gets an order of their own (a PIX, Lightning, exchange-wallet or on-chain order like any other), carrying the link's id and `reference`. Limits: `availableUntil`, and `maxPayments` (orders paid or awaiting payment; at the limit new orders are refused). `payerFields` are asked of the payer before the order is made.
+         */
+        post: operations["postPaymentLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a payment link
+         * @description With how many of its orders are paid and how many await payment, and whether it sells now.
+         */
+        get: operations["getPaymentLinksId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a payment link
+         * @description Only the fields sent change; `null` clears an optional one (`price: null` makes the amount the payer's; a `price` ends the payer's bounds). What was already sold is untouched: each order keeps its own value, and each sale records the `version` it was made under.
+         */
+        patch: operations["patchPaymentLinksId"];
+        trace?: never;
+    };
+    "/api/v1/payment-links/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a payment link
+         * @description A PAUSED link makes no new order (its page says so; a sale is a 409); orders already made can still be paid and complete as usual. Pausing a paused link changes nothing.
+         */
+        post: operations["postPaymentLinksIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a payment link
+         * @description The link sells again (within its limits). Resuming an active link changes nothing.
+         */
+        post: operations["postPaymentLinksIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{id}/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a payment link's sales
+         * @description Every order the link made, newest first, with its status as it stands, the value it was sold at, the quantity and what the payer gave. Each is an order: GET /api/v1/order/{id} (or /onchain/order/{id}) shows it whole.
+         */
+        get: operations["getPaymentLinksIdSales"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/payment-links/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment link, as the payer sees it
+         * @description What is sold, for how much, on which rails, and whether it sells now; nothing private to the merchant. Reading it makes no order.
+         */
+        get: operations["getPublicPaymentLinksSlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/payment-links/{slug}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy from a payment link
+         * @description The payer's own order of the chosen `rail` (with `network` and `asset` for onchain), for the link's price times `quantity` or the payer's `amount` within the link's bounds, with the `payer` fields the link asks for. Its page is `link`. At most 10 per minute per link and client address (429). 409 when the link is paused, past its date or at its number of payments.
+         */
+        post: operations["postPublicPaymentLinksSlugOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/payment-links/{slug}/qr.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * QR code image of a payment link
+         * @description The link's `url` as a PNG, to print for a shop's counter.
+         */
+        get: operations["getPublicPaymentLinksSlugQrPng"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/crypto-pix/onchain/pay": {
         parameters: {
             query?: never;
@@ -1284,6 +1452,107 @@ export type components = {
             invoice: components["schemas"]["Invoice"] | null;
             /** @description Why it was refused: our check, or the PSP's words */
             error: string | null;
+        };
+        PaymentLink: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uri
+             * @description The public page to share
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description A PNG QR code of `url`, for a shop's counter
+             */
+            qrCodeLink: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "PAUSED";
+            /** @description Whether a payer can make an order now */
+            available: boolean;
+            /** @description Why not, when `available` is false */
+            unavailableReason: ("paused" | "expired" | "sold_out") | null;
+            title: string;
+            description: string | null;
+            imageUrl: string | null;
+            /** @description The fixed price; null when the payer chooses the amount */
+            price: number | null;
+            minAmount: number | null;
+            maxAmount: number | null;
+            maxQuantity: number | null;
+            rails: ("pix" | "lightning" | "exchange" | "onchain")[];
+            onchain: {
+                /** @enum {string} */
+                network: "eth" | "bsc" | "polygon";
+                /** @enum {string} */
+                asset: "USDT" | "USDC" | "DAI" | "BUSD";
+            }[];
+            payerFields: ("name" | "email" | "cpf" | "phone" | "address")[];
+            availableUntil: string | null;
+            maxPayments: number | null;
+            /** @description Orders made by the link: paid (or refunded after) and awaiting payment */
+            payments: {
+                paid: number;
+                pending: number;
+            };
+            reference: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Bumped by every edit; each sale records the version it was sold under */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PaymentLinkSale: {
+            /** Format: uuid */
+            orderId: string;
+            /** @description The order's own payment link id (GET /api/v1/order/{id} takes it) */
+            paymentLinkId: string;
+            /** @enum {string} */
+            type: "pix" | "lightning" | "exchange" | "onchain";
+            /** @enum {string} */
+            status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND" | "REFUNDED" | "PARTIAL_ORDER";
+            /** @description What this order costs: the price when it was made, times the quantity */
+            value: number;
+            quantity: number;
+            /** @description The fields the link asked for, as the payer gave them */
+            payer: {
+                [key: string]: string;
+            };
+            linkVersion: number;
+            /**
+             * Format: uri
+             * @description The order's hosted checkout
+             */
+            link: string;
+            /** Format: date-time */
+            createdAt: string;
+            paidAt: string | null;
+        };
+        PublicPaymentLink: {
+            slug: string;
+            merchantName: string;
+            title: string;
+            description: string | null;
+            imageUrl: string | null;
+            price: number | null;
+            minAmount: number | null;
+            maxAmount: number | null;
+            maxQuantity: number | null;
+            /** @description The link's rails this server has enabled */
+            rails: ("pix" | "lightning" | "exchange" | "onchain")[];
+            onchain: {
+                /** @enum {string} */
+                network: "eth" | "bsc" | "polygon";
+                /** @enum {string} */
+                asset: "USDT" | "USDC" | "DAI" | "BUSD";
+            }[];
+            payerFields: ("name" | "email" | "cpf" | "phone" | "address")[];
+            available: boolean;
+            unavailableReason: ("paused" | "expired" | "sold_out") | null;
         };
         /** @description Crypto-PIX pay result */
         CryptoPixCreated: {
@@ -6329,6 +6598,2343 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getPaymentLinks: {
+        parameters: {
+            query?: {
+                status?: "ACTIVE" | "PAUSED";
+                reference?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payment links */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLinks": [
+                     *         {
+                     *           "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *           "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *           "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *           "status": "ACTIVE",
+                     *           "available": true,
+                     *           "unavailableReason": null,
+                     *           "title": "Bolo de cenoura",
+                     *           "description": "Com cobertura de chocolate, 1 kg",
+                     *           "imageUrl": null,
+                     *           "price": 45,
+                     *           "minAmount": null,
+                     *           "maxAmount": null,
+                     *           "maxQuantity": 5,
+                     *           "rails": [
+                     *             "pix",
+                     *             "lightning",
+                     *             "onchain"
+                     *           ],
+                     *           "onchain": [
+                     *             {
+                     *               "network": "polygon",
+                     *               "asset": "USDC"
+                     *             }
+                     *           ],
+                     *           "payerFields": [
+                     *             "name",
+                     *             "phone"
+                     *           ],
+                     *           "availableUntil": null,
+                     *           "maxPayments": 30,
+                     *           "payments": {
+                     *             "paid": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "reference": "bolos-dezembro",
+                     *           "metadata": {
+                     *             "loja": "centro"
+                     *           },
+                     *           "version": 1,
+                     *           "createdAt": "2026-12-02T03:00:00.000Z",
+                     *           "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLinks: components["schemas"]["PaymentLink"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postPaymentLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Bolo de cenoura",
+                 *       "description": "Com cobertura de chocolate, 1 kg",
+                 *       "price": 45,
+                 *       "maxQuantity": 5,
+                 *       "rails": [
+                 *         "pix",
+                 *         "lightning",
+                 *         "onchain"
+                 *       ],
+                 *       "onchain": [
+                 *         {
+                 *           "network": "polygon",
+                 *           "asset": "USDC"
+                 *         }
+                 *       ],
+                 *       "payerFields": [
+                 *         "name",
+                 *         "phone"
+                 *       ],
+                 *       "maxPayments": 30,
+                 *       "reference": "bolos-dezembro",
+                 *       "metadata": {
+                 *         "loja": "centro"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What is sold, as the payer sees it */
+                    title: string;
+                    description?: string;
+                    /**
+                     * Format: uri
+                     * @description An https image shown on the payer's page
+                     */
+                    imageUrl?: string;
+                    /** @description A fixed price in BRL; without it the payer types the amount */
+                    price?: number;
+                    /** @description Payer-chosen amount: the least accepted (BRL) */
+                    minAmount?: number;
+                    /** @description Payer-chosen amount: the most accepted (BRL) */
+                    maxAmount?: number;
+                    /** @description With a fixed price: the payer may buy 1 to this many units in one payment */
+                    maxQuantity?: number;
+                    /** @description Which rails the payer may choose: pix, lightning, exchange (wallet), onchain */
+                    rails: ("pix" | "lightning" | "exchange" | "onchain")[];
+                    /** @description With the onchain rail: the networks and assets offered (at least one) */
+                    onchain?: {
+                        /** @enum {string} */
+                        network: "eth" | "bsc" | "polygon";
+                        /** @enum {string} */
+                        asset: "USDT" | "USDC" | "DAI" | "BUSD";
+                    }[];
+                    /** @description What the payer must give before paying: name, email, cpf, phone, address */
+                    payerFields?: ("name" | "email" | "cpf" | "phone" | "address")[];
+                    /**
+                     * Format: date-time
+                     * @description No new order after this instant
+                     */
+                    availableUntil?: string;
+                    /** @description No new order once this many are paid or awaiting payment */
+                    maxPayments?: number;
+                    /** @description Your own reference, copied onto every order the link makes */
+                    reference?: string;
+                    /** @description Your own key-value pairs (at most 50 keys of up to 40 characters, values up to 500) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Payment link created */
+            201: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *         "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *         "status": "ACTIVE",
+                     *         "available": true,
+                     *         "unavailableReason": null,
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "availableUntil": null,
+                     *         "maxPayments": 30,
+                     *         "payments": {
+                     *           "paid": 0,
+                     *           "pending": 0
+                     *         },
+                     *         "reference": "bolos-dezembro",
+                     *         "metadata": {
+                     *           "loja": "centro"
+                     *         },
+                     *         "version": 1,
+                     *         "createdAt": "2026-12-02T03:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: rails: must offer at least one rail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getPaymentLinksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment link id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment link */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *         "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *         "status": "ACTIVE",
+                     *         "available": true,
+                     *         "unavailableReason": null,
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "availableUntil": null,
+                     *         "maxPayments": 30,
+                     *         "payments": {
+                     *           "paid": 0,
+                     *           "pending": 0
+                     *         },
+                     *         "reference": "bolos-dezembro",
+                     *         "metadata": {
+                     *           "loja": "centro"
+                     *         },
+                     *         "version": 1,
+                     *         "createdAt": "2026-12-02T03:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    patchPaymentLinksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment link id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 49.9,
+                 *       "maxPayments": 40
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What is sold, as the payer sees it */
+                    title?: string;
+                    description?: string | null;
+                    imageUrl?: string | null;
+                    price?: number | null;
+                    minAmount?: number | null;
+                    maxAmount?: number | null;
+                    maxQuantity?: number | null;
+                    /** @description Which rails the payer may choose: pix, lightning, exchange (wallet), onchain */
+                    rails?: ("pix" | "lightning" | "exchange" | "onchain")[];
+                    /** @description With the onchain rail: the networks and assets offered (at least one) */
+                    onchain?: {
+                        /** @enum {string} */
+                        network: "eth" | "bsc" | "polygon";
+                        /** @enum {string} */
+                        asset: "USDT" | "USDC" | "DAI" | "BUSD";
+                    }[];
+                    /** @description What the payer must give before paying: name, email, cpf, phone, address */
+                    payerFields?: ("name" | "email" | "cpf" | "phone" | "address")[];
+                    availableUntil?: string | null;
+                    maxPayments?: number | null;
+                    reference?: string | null;
+                    /** @description Your own key-value pairs (at most 50 keys of up to 40 characters, values up to 500) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The payment link as edited */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *         "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *         "status": "ACTIVE",
+                     *         "available": true,
+                     *         "unavailableReason": null,
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "availableUntil": null,
+                     *         "maxPayments": 30,
+                     *         "payments": {
+                     *           "paid": 0,
+                     *           "pending": 0
+                     *         },
+                     *         "reference": "bolos-dezembro",
+                     *         "metadata": {
+                     *           "loja": "centro"
+                     *         },
+                     *         "version": 1,
+                     *         "createdAt": "2026-12-02T03:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "minAmount must not be greater than maxAmount"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postPaymentLinksIdPause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Payment link id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, PAUSED */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *         "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *         "status": "ACTIVE",
+                     *         "available": true,
+                     *         "unavailableReason": null,
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "availableUntil": null,
+                     *         "maxPayments": 30,
+                     *         "payments": {
+                     *           "paid": 0,
+                     *           "pending": 0
+                     *         },
+                     *         "reference": "bolos-dezembro",
+                     *         "metadata": {
+                     *           "loja": "centro"
+                     *         },
+                     *         "version": 1,
+                     *         "createdAt": "2026-12-02T03:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postPaymentLinksIdResume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Payment link id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, ACTIVE */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "id": "3b0c8f4e-4c55-4d4b-9a51-2f0d1e9c7a10",
+                     *         "url": "https://payments.example.com/pay/link/0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payment-links/0kP9xQ7mRtS2vW4yZ6aBcD/qr.png",
+                     *         "status": "ACTIVE",
+                     *         "available": true,
+                     *         "unavailableReason": null,
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "availableUntil": null,
+                     *         "maxPayments": 30,
+                     *         "payments": {
+                     *           "paid": 0,
+                     *           "pending": 0
+                     *         },
+                     *         "reference": "bolos-dezembro",
+                     *         "metadata": {
+                     *           "loja": "centro"
+                     *         },
+                     *         "version": 1,
+                     *         "createdAt": "2026-12-02T03:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description This Idempotency-Key was already used with a different body */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getPaymentLinksIdSales: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Payment link id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the link's sales */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sales": [
+                     *         {
+                     *           "orderId": "9d5b1a8c-77e2-4c3f-8a41-5e2b6c0d9f13",
+                     *           "paymentLinkId": "0kP9y1AbCdEfGhIjKlMnOp",
+                     *           "type": "pix",
+                     *           "status": "COMPLETED",
+                     *           "value": 90,
+                     *           "quantity": 2,
+                     *           "payer": {
+                     *             "name": "Maria Souza",
+                     *             "phone": "+5511987654321"
+                     *           },
+                     *           "linkVersion": 1,
+                     *           "link": "https://payments.example.com/pay/0kP9y1AbCdEfGhIjKlMnOp",
+                     *           "createdAt": "2026-12-02T03:05:00.000Z",
+                     *           "paidAt": "2026-12-02T03:06:10.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        sales: components["schemas"]["PaymentLinkSale"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getPublicPaymentLinksSlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link's public id (the last part of its `url`) */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, as a payer sees it */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentLink": {
+                     *         "slug": "0kP9xQ7mRtS2vW4yZ6aBcD",
+                     *         "merchantName": "Doceria da Ana",
+                     *         "title": "Bolo de cenoura",
+                     *         "description": "Com cobertura de chocolate, 1 kg",
+                     *         "imageUrl": null,
+                     *         "price": 45,
+                     *         "minAmount": null,
+                     *         "maxAmount": null,
+                     *         "maxQuantity": 5,
+                     *         "rails": [
+                     *           "pix",
+                     *           "lightning",
+                     *           "onchain"
+                     *         ],
+                     *         "onchain": [
+                     *           {
+                     *             "network": "polygon",
+                     *             "asset": "USDC"
+                     *           }
+                     *         ],
+                     *         "payerFields": [
+                     *           "name",
+                     *           "phone"
+                     *         ],
+                     *         "available": true,
+                     *         "unavailableReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        paymentLink: components["schemas"]["PublicPaymentLink"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    postPublicPaymentLinksSlugOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link's public id (the last part of its `url`) */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rail": "pix",
+                 *       "quantity": 2,
+                 *       "payer": {
+                 *         "name": "Maria Souza",
+                 *         "phone": "+55 11 98765-4321"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    rail: "pix" | "lightning" | "exchange" | "onchain";
+                    /** @enum {string} */
+                    network?: "eth" | "bsc" | "polygon";
+                    /** @enum {string} */
+                    asset?: "USDT" | "USDC" | "DAI" | "BUSD";
+                    /** @description A payer-chosen amount (BRL), within the link's bounds */
+                    amount?: number;
+                    quantity?: number;
+                    payer?: {
+                        name?: string;
+                        /** Format: email */
+                        email?: string;
+                        /** @description CPF, with or without punctuation; check digits are verified. */
+                        cpf?: string;
+                        phone?: string;
+                        address?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The payer's order */
+            201: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "order": {
+                     *         "paymentLinkId": "0kP9y1AbCdEfGhIjKlMnOp",
+                     *         "type": "pix",
+                     *         "value": 90,
+                     *         "link": "https://payments.example.com/pay/0kP9y1AbCdEfGhIjKlMnOp"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        order: {
+                            /** @description The payer's own order: its page is `link` */
+                            paymentLinkId: string;
+                            /** @enum {string} */
+                            type: "pix" | "lightning" | "exchange" | "onchain";
+                            /** @description BRL */
+                            value: number;
+                            /** Format: uri */
+                            link: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "amount must be at least 10 (R$ 10,00)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This payment link is paused: it takes no new orders"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Request body larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Processing error; the message carries the request id */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getPublicPaymentLinksSlugQrPng: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link's public id (the last part of its `url`) */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PNG image */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payment link not found"
                      *     }
                      */
                     "application/json": components["schemas"]["MessageError"];
