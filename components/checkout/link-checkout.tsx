@@ -167,7 +167,10 @@ export function LinkCheckout({ link }: { link: PublicPaymentLink }) {
               : t("plink.pay.amountMin", { min: money(minC) })
           }
           value={amountText}
-          onChange={(e) => setAmountText(e.target.value)}
+          onChange={(e) => {
+            setAmountText(e.target.value);
+            setErrors({ ...errors, amount: [] });
+          }}
           errors={errors.amount}
         />
       )}
@@ -182,7 +185,10 @@ export function LinkCheckout({ link }: { link: PublicPaymentLink }) {
               name={f}
               {...FIELD_INPUT[f]}
               value={payer[f] ?? ""}
-              onChange={(e) => setPayer({ ...payer, [f]: e.target.value })}
+              onChange={(e) => {
+                setPayer({ ...payer, [f]: e.target.value });
+                setErrors({ ...errors, [f]: [] });
+              }}
               errors={errors[f]}
             />
           ))}
@@ -204,14 +210,17 @@ export function LinkCheckout({ link }: { link: PublicPaymentLink }) {
                 name="rail"
                 value={r}
                 checked={rail === r}
-                onChange={() => setRail(r)}
+                onChange={() => {
+                  setRail(r);
+                  setErrors({ ...errors, rail: [] });
+                }}
                 className="accent-brand-600"
               />
               {t(`plink.rail.${r}` as MessageKey)}
             </label>
           ))}
         </div>
-        {errors.rail ? <p className="mt-1 text-sm text-red-700">{errors.rail[0]}</p> : null}
+        {errors.rail?.length ? <p className="mt-1 text-sm text-red-700">{errors.rail[0]}</p> : null}
       </fieldset>
 
       {rail === "onchain" && link.onchain.length > 0 ? (

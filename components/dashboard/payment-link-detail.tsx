@@ -30,8 +30,8 @@ export function PaymentLinkDetail({
   const [state, action] = useActionState<ActionState<unknown>, FormData>(setPaymentLinkStatusAction, idle);
   const shownState = link.status === "PAUSED" ? "PAUSED" : (link.unavailableReason ?? "ACTIVE");
   return (
-    <div className="grid gap-4 lg:grid-cols-3">
-      <Card className="space-y-4 lg:col-span-2">
+    <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
+      <Card className="min-w-0 space-y-4 lg:col-span-2">
         <div className="flex flex-wrap items-center gap-2">
           <span
             className="rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-semibold text-slate-700"
@@ -84,7 +84,7 @@ export function PaymentLinkDetail({
         ) : null}
       </Card>
 
-      <Card className="flex flex-col items-center gap-3 text-center">
+      <Card className="flex min-w-0 flex-col items-center gap-3 text-center">
         <CardTitle>{t("plink.detail.qr")}</CardTitle>
         <QrCode value={link.url} label={t("plink.detail.qr")} size={200} />
         <a
@@ -96,7 +96,7 @@ export function PaymentLinkDetail({
         </a>
       </Card>
 
-      <Card className="lg:col-span-3">
+      <Card className="min-w-0 lg:col-span-3">
         <CardTitle>{t("plink.detail.sales")}</CardTitle>
         {sales.length === 0 ? (
           <p className="mt-2 text-sm text-slate-600">{t("plink.detail.noSales")}</p>

@@ -1495,7 +1495,7 @@ export const en: Record<MessageKey, string> = {
   "plink.list.new": "New link",
   "plink.list.empty": "No links yet",
   "plink.list.emptyBody": "Make a link, share it on WhatsApp or Instagram and get paid by PIX, Lightning or crypto.",
-  "plink.list.counts": "{paid} paid · {pending} awaiting",
+  "plink.list.counts": "Paid: {paid} · Awaiting: {pending}",
   "plink.list.payerChooses": "Payer chooses",
   "plink.list.back": "Payment links",
   "plink.state.ACTIVE": "Active",

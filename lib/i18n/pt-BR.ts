@@ -1503,7 +1503,7 @@ export const ptBR = {
   "plink.list.new": "Novo link",
   "plink.list.empty": "Nenhum link ainda",
   "plink.list.emptyBody": "Crie um link, compartilhe no WhatsApp ou Instagram e receba por PIX, Lightning ou cripto.",
-  "plink.list.counts": "{paid} pagos · {pending} aguardando",
+  "plink.list.counts": "Pagos: {paid} · Aguardando: {pending}",
   "plink.list.payerChooses": "Valor livre",
   "plink.list.back": "Links de pagamento",
   "plink.state.ACTIVE": "Ativo",
