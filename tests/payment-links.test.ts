@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { onchainOrders, orders, paymentLinkSales } from "@/db/schema";
+import { ledgerEntries, onchainOrders, orders, paymentLinkSales } from "@/db/schema";
+import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { api, seedMerchant } from "./helpers";
 
@@ -250,6 +251,39 @@ describe("the N-payment limit", () => {
       .set({ status: "CANCELLED" })
       .where(and(eq(orders.paymentLinkId, a.body.order.paymentLinkId)));
     expect((await sell(link, {})).status).toBe(201);
+  });
+});
+
+describe("a payment that arrives once the limit is reached", () => {
+  it("is accepted: an order cancelled at its expiry but paid in time completes, the link counts it and sells no more", async () => {
+    const { apiKey, merchant } = await seedMerchant();
+    const link = await createLink(apiKey, { price: 7, maxPayments: 1 });
+    const first = await sell(link, {});
+    expect(first.status).toBe(201);
+    const [order] = await linkOrders(link.id);
+    // Its expiry passes and the sweep cancels it: its place is free, and another payer takes it and pays.
+    const paidAt = new Date(Date.now() - 60_000);
+    await db()
+      .update(orders)
+      .set({ status: "CANCELLED", expiresAt: new Date(Date.now() - 30_000) })
+      .where(eq(orders.id, order.id));
+    const second = await sell(link, {});
+    expect(second.status).toBe(201);
+    expect((await pay(apiKey, second.body.order.paymentLinkId)).status).toBe(200);
+    // Then the PSP reports the first order's PIX, made before its expiry: it is applied, never refused.
+    const outcome = await applyReceivedPix(
+      { endToEndId: `E2E${Date.now()}`, txid: order.txid, valueCentavos: 700, paidAt, chave: null },
+      "poll",
+    );
+    expect(outcome).toMatchObject({ applied: true });
+    const after = await api("GET", `/api/v1/payment-links/${link.id}`, { apiKey });
+    expect(after.body.paymentLink).toMatchObject({ payments: { paid: 2, pending: 0 }, unavailableReason: "sold_out" });
+    expect((await sell(link, {})).status).toBe(409);
+    const credited = await db()
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.merchantId, merchant.id), eq(ledgerEntries.kind, "order_credit")));
+    expect(credited.map((e) => e.amountCentavos)).toEqual([700, 700]);
   });
 });
 
