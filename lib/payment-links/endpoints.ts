@@ -3,6 +3,7 @@ import { anyone, merchantKey } from "@/lib/identity/api-keys/callers";
 import { addressBucket, clientAddress } from "@/lib/http/client-address";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
+import { NotFound } from "@/lib/errors";
 import { enforceRateLimit } from "@/lib/http/rate-limit";
 import {
   paymentLinkExample,
@@ -23,7 +24,7 @@ import {
   sellResponse,
   updatePaymentLinkBody,
 } from "./schemas";
-import { publicPaymentLink, sell } from "./sell";
+import { isSlug, publicPaymentLink, sell } from "./sell";
 import {
   createPaymentLink,
   getPaymentLink,
@@ -261,6 +262,8 @@ export const sellEndpoint = defineEndpoint({
     },
   },
   async handle({ params, body, req }) {
+    // Only a slug that can exist gets a bucket: the limiter's keys are not the client's to choose.
+    if (!isSlug(params.slug)) throw new NotFound("Payment link not found");
     await enforceRateLimit(
       `plink:${params.slug}:${addressBucket(clientAddress(req.headers))}`,
       SALES_PER_MINUTE_PER_ADDRESS,

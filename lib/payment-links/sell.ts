@@ -32,8 +32,11 @@ const UNAVAILABLE: Record<"paused" | "expired" | "sold_out", string> = {
   sold_out: "This payment link has reached its number of payments",
 };
 
+/** Whether `slug` has the shape of a link's public id (ids.ts newPaymentLinkId). */
+export const isSlug = (slug: string) => /^[A-Za-z0-9]{16,64}$/.test(slug);
+
 async function publicLink(slug: string): Promise<PaymentLink> {
-  const link = /^[A-Za-z0-9]{16,64}$/.test(slug) ? await linkBySlug(db(), slug) : undefined;
+  const link = isSlug(slug) ? await linkBySlug(db(), slug) : undefined;
   if (!link) throw new NotFound("Payment link not found");
   return link;
 }
