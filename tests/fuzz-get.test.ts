@@ -236,6 +236,13 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
       body: createBatchEndpoint.docs.requestExample,
     });
     real.id.push(invoice.body.invoice.id, batch.body.batch.id);
+    // A payment link, for /api/v1/payment-links/{id} and its public page by slug.
+    const link = await api("POST", "/api/v1/payment-links", {
+      apiKey,
+      body: { title: "Fuzz", price: 1, rails: ["pix"] },
+    });
+    real.id.push(link.body.paymentLink.id);
+    real.slug = [link.body.paymentLink.url.split("/").at(-1)];
     real.paymentLinkId = [pix.body.pixOrder.paymentLinkId, deposit.body.order.paymentLinkId];
     expect(payout.status).toBeLessThan(300);
     // Each listing's own next-page cursor, so a valid cursor can sit beside a wild `limit`.

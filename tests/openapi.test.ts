@@ -6,6 +6,7 @@ import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
+import { createPaymentLinkEndpoint } from "@/lib/payment-links/endpoints";
 import { MAX_BODY_BYTES } from "@/lib/http/body";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant, type CallResult } from "./helpers";
@@ -64,6 +65,10 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/invoices": "payments",
       "POST /api/v1/invoices/{id}/cancel": "payments",
       "POST /api/v1/invoices/batches": "payments",
+      "POST /api/v1/payment-links": "payments",
+      "PATCH /api/v1/payment-links/{id}": "payments",
+      "POST /api/v1/payment-links/{id}/pause": "payments",
+      "POST /api/v1/payment-links/{id}/resume": "payments",
       "POST /api/v1/sandbox/onchain/{paymentLinkId}/transfer": "payments",
       "POST /api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": "payments",
       "POST /api/v1/webhooks": "payments",
@@ -214,6 +219,12 @@ describe("documented examples against the real handlers", () => {
     ids.batch = (
       await api("POST", "/api/v1/invoices/batches", { apiKey, body: createBatchEndpoint.docs.requestExample })
     ).body.batch.id;
+    // A payment link to read, edit, pause and buy from.
+    const link = (
+      await api("POST", "/api/v1/payment-links", { apiKey, body: createPaymentLinkEndpoint.docs.requestExample })
+    ).body.paymentLink;
+    ids.paymentLink = link.id;
+    ids.paymentLinkSlug = link.url.split("/").at(-1);
   });
 
   /** Path params for each route, from the objects made above. */
@@ -230,6 +241,13 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/invoices/{id}": ids.invoice,
       "/api/v1/invoices/{id}/cancel": ids.invoiceToCancel,
       "/api/v1/invoices/batches/{id}": ids.batch,
+      "/api/v1/payment-links/{id}": ids.paymentLink,
+      "/api/v1/payment-links/{id}/pause": ids.paymentLink,
+      "/api/v1/payment-links/{id}/resume": ids.paymentLink,
+      "/api/v1/payment-links/{id}/sales": ids.paymentLink,
+      "/api/v1/public/payment-links/{slug}": ids.paymentLinkSlug,
+      "/api/v1/public/payment-links/{slug}/orders": ids.paymentLinkSlug,
+      "/api/v1/public/payment-links/{slug}/qr.png": ids.paymentLinkSlug,
       "/api/v1/sandbox/onchain/{paymentLinkId}/transfer": ids.deposit,
       "/api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": ids.cryptoPix,
       "/api/v1/public/payments/{paymentLinkId}": ids.exchange,

@@ -16,6 +16,11 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
     label: "nav.invoices",
     icon: "M7 3h10v18l-2.5-1.5L12 21l-2.5-1.5L7 21zM10 8h4M10 12h4",
   },
+  {
+    href: "/dashboard/payment-links",
+    label: "nav.paymentLinks",
+    icon: "M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1",
+  },
   { href: "/dashboard/statement", label: "nav.statement", icon: "M6 3h9l3 3v15H6zM9 9h6M9 13h6M9 17h4" },
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/disputes", label: "nav.disputes", icon: "M12 3l9 16H3zM12 10v4M12 17v.01" },

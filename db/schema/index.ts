@@ -16,3 +16,4 @@ export * from "./platform";
 export * from "./treasury";
 export * from "./med";
 export * from "./reconciliation";
+export * from "./payment-links";

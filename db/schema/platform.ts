@@ -21,6 +21,7 @@ export const IDEMPOTENT_RESOURCE_TYPES = [
   "chain_transfer",
   "invoice",
   "invoice_batch",
+  "payment_link",
 ] as const;
 /** Fixed one-minute windows; one upsert per request (docs/api.md#rate-limits). */
 export const rateLimits = pgTable(

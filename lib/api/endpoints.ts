@@ -15,6 +15,7 @@ import {
 } from "@/lib/orders/endpoints";
 import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
 import { INVOICE_ENDPOINTS } from "@/lib/invoices/endpoints";
+import { PAYMENT_LINK_ENDPOINTS } from "@/lib/payment-links/endpoints";
 import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
@@ -44,6 +45,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   refundOrderEndpoint,
   listOrdersEndpoint,
   ...INVOICE_ENDPOINTS,
+  ...PAYMENT_LINK_ENDPOINTS,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
   listWithdrawalsEndpoint,

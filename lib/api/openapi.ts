@@ -18,6 +18,10 @@ export const TAGS = [
   { name: "On-chain", description: "Stablecoin deposits and on-chain withdrawals" },
   { name: "Crypto-PIX", description: "Pay a PIX QR code with crypto" },
   { name: "Invoices", description: "Invoices with a due date (API Pix cobv): fine, interest, discounts; batches" },
+  {
+    name: "Payment links",
+    description: "Reusable payment links: one page, each payer their own order on the rail they choose",
+  },
   { name: "Withdrawals", description: "PIX withdrawals and withdrawal tracking" },
   { name: "Account", description: "The merchant account and its orders" },
   { name: "Public", description: "Payer-side views; no authentication" },

@@ -38,6 +38,11 @@ const REFERENCE_LABELS: Record<string, MessageKey> = {
   description: "order.ref.description",
   merchant: "order.ref.merchant",
   invoiceId: "order.ref.invoiceId",
+  // A payment link's sale (lib/payment-links/sell.ts): the link, its reference, what the payer gave.
+  linkReference: "order.ref.linkReference",
+  linkId: "order.ref.linkId",
+  phone: "order.ref.phone",
+  address: "order.ref.address",
 };
 
 const REFERENCE_ORDER = Object.keys(REFERENCE_LABELS);

@@ -30,8 +30,14 @@ import {
 import type { CreateDepositInput } from "./schemas";
 import { depositView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
+import type { OrderMaker } from "@/lib/order-maker";
 
-export async function createDeposit(merchant: MerchantProfile, input: CreateDepositInput): Promise<OnchainOrder> {
+/** `maker`: who makes it on a payer's behalf (a payment link's sale), as for orders (lib/orders/service.ts). */
+export async function createDeposit(
+  merchant: MerchantProfile,
+  input: CreateDepositInput,
+  maker?: OrderMaker,
+): Promise<OnchainOrder> {
   requireRail("onchain");
   const { network, asset, token } = resolveToken(String(input.network ?? ""), String(input.asset ?? ""), ALL_NETWORKS, {
     networkExtra: () => ({ supportedNetworks: [...ALL_NETWORKS] }),
@@ -49,26 +55,43 @@ export async function createDeposit(merchant: MerchantProfile, input: CreateDepo
     );
   }
   return db().transaction(async (tx) => {
-    const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
-    const order = await insertDeposit(tx, {
-      merchantId: merchant.id,
-      paymentLinkId: newPaymentLinkId(),
-      network,
-      asset,
-      tokenAddress: token.address,
-      tokenDecimals: token.decimals,
-      address,
-      walletIndex,
-      valueCentavos: input.value,
-      cryptoAmount: amount,
-      rate: quote.rate,
-      rateSource: quote.source,
-      rateAt: quote.at,
-      expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
-    });
-    await bindIdempotencyKey(tx, { type: "onchain_order", id: order.id });
-    return order;
+    const insert = () => insertNewDeposit(tx, merchant, input, { network, asset, token, amount, quote });
+    return maker ? maker.record(tx, "onchain", insert) : insert();
   });
+}
+
+async function insertNewDeposit(
+  tx: Tx,
+  merchant: MerchantProfile,
+  input: CreateDepositInput,
+  d: {
+    network: string;
+    asset: string;
+    token: { address: string; decimals: number };
+    amount: string;
+    quote: { rate: string; source: string; at: Date };
+  },
+): Promise<OnchainOrder> {
+  const { network, asset, token, amount, quote } = d;
+  const { walletIndex, address } = await allocateDepositAddress(tx, "onchain_order");
+  const order = await insertDeposit(tx, {
+    merchantId: merchant.id,
+    paymentLinkId: newPaymentLinkId(),
+    network,
+    asset,
+    tokenAddress: token.address,
+    tokenDecimals: token.decimals,
+    address,
+    walletIndex,
+    valueCentavos: input.value,
+    cryptoAmount: amount,
+    rate: quote.rate,
+    rateSource: quote.source,
+    rateAt: quote.at,
+    expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
+  });
+  await bindIdempotencyKey(tx, { type: "onchain_order", id: order.id });
+  return order;
 }
 
 export async function findDeposit(merchantId: string, paymentLinkId: string): Promise<OnchainOrder> {

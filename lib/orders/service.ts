@@ -1,5 +1,6 @@
 import { db, type Tx } from "@/db";
 import type { MerchantProfile, Order, OrderRefund, OrderStatus, orders } from "@/db/schema";
+import type { OrderMaker } from "@/lib/order-maker";
 import { isUuid, newOrderHash, newPaymentLinkId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { env } from "@/lib/env";
@@ -52,7 +53,17 @@ function payerOf(input: CreatePixOrderInput): CollectionPayer | undefined {
  * A new order. Without an Idempotency-Key it is the one prepared INSERT of the API's hottest write;
  * with one, the insert and the key's binding to the order commit together.
  */
-function storeOrder(values: typeof orders.$inferInsert): Promise<Order> {
+function storeOrder(values: typeof orders.$inferInsert, maker?: OrderMaker): Promise<Order> {
+  if (maker) {
+    const made = { ...values, reference: { ...values.reference, ...maker.reference } };
+    return db().transaction((tx) =>
+      maker.record(tx, values.kind, async () => {
+        const order = await insertOrderIn(tx, made);
+        await bindIdempotencyKey(tx, { type: "order", id: order.id });
+        return order;
+      }),
+    );
+  }
   if (!values.payLinks && !holdsIdempotencyKey()) return insertOrder(values);
   return writeAndBind(
     (ex) => insertOrderIn(ex, values),
@@ -60,7 +71,11 @@ function storeOrder(values: typeof orders.$inferInsert): Promise<Order> {
   );
 }
 
-export async function createPixOrder(merchant: MerchantProfile, input: CreatePixOrderInput): Promise<Order> {
+export async function createPixOrder(
+  merchant: MerchantProfile,
+  input: CreatePixOrderInput,
+  maker?: OrderMaker,
+): Promise<Order> {
   requireRail("pix");
   if (!merchant.pixKey) {
     // The PSP needs a payout destination for the merchant before it will collect for it.
@@ -85,23 +100,30 @@ export async function createPixOrder(merchant: MerchantProfile, input: CreatePix
         });
       throw err;
     });
-  const order = await storeOrder({
-    merchantId: merchant.id,
-    kind: "pix",
-    paymentLinkId: newPaymentLinkId(),
-    hash: newOrderHash(),
-    valueCentavos: input.value,
-    reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf", "description"]),
-    provider: collection.provider,
-    providerRef: collection.providerRef,
-    brcode: collection.brcode,
-    txid: collection.txid,
-    expiresAt,
-  });
+  const order = await storeOrder(
+    {
+      merchantId: merchant.id,
+      kind: "pix",
+      paymentLinkId: newPaymentLinkId(),
+      hash: newOrderHash(),
+      valueCentavos: input.value,
+      reference: references(input, ["orderRequest", "merchant", "orderId", "name", "cnpj", "cpf", "description"]),
+      provider: collection.provider,
+      providerRef: collection.providerRef,
+      brcode: collection.brcode,
+      txid: collection.txid,
+      expiresAt,
+    },
+    maker,
+  );
   return order;
 }
 
-export async function createExchangeOrder(merchant: MerchantProfile, input: CreateExchangeOrderInput): Promise<Order> {
+export async function createExchangeOrder(
+  merchant: MerchantProfile,
+  input: CreateExchangeOrderInput,
+  maker?: OrderMaker,
+): Promise<Order> {
   requireRail("exchange");
   const paymentLinkId = newPaymentLinkId();
   const expiresAt = new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000);
@@ -127,12 +149,13 @@ export async function createExchangeOrder(merchant: MerchantProfile, input: Crea
     providerRef: payment.providerRef,
     expiresAt,
   };
-  return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values);
+  return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values, maker);
 }
 
 export async function createLightningOrder(
   merchant: MerchantProfile,
   input: CreateLightningOrderInput,
+  maker?: OrderMaker,
 ): Promise<Order> {
   requireRail("lightning");
   const { rates, lightning } = providers();
@@ -156,23 +179,26 @@ export async function createLightningOrder(
     const status = err instanceof Error ? err.message : "unknown";
     throw new ProviderError(`Lightning provider error: ${status}`);
   }
-  const order = await storeOrder({
-    merchantId: merchant.id,
-    kind: "lightning",
-    paymentLinkId,
-    hash: newOrderHash(),
-    valueCentavos: input.value,
-    reference: references(input, ["email", "name"]),
-    provider: lightning.name,
-    providerRef: invoice.id,
-    invoice: invoice.invoice,
-    paymentHash: invoice.paymentHash,
-    satoshis,
-    rate: quote.rate,
-    rateSource: quote.source,
-    rateAt: quote.at,
-    expiresAt: invoice.expiresAt,
-  });
+  const order = await storeOrder(
+    {
+      merchantId: merchant.id,
+      kind: "lightning",
+      paymentLinkId,
+      hash: newOrderHash(),
+      valueCentavos: input.value,
+      reference: references(input, ["email", "name"]),
+      provider: lightning.name,
+      providerRef: invoice.id,
+      invoice: invoice.invoice,
+      paymentHash: invoice.paymentHash,
+      satoshis,
+      rate: quote.rate,
+      rateSource: quote.source,
+      rateAt: quote.at,
+      expiresAt: invoice.expiresAt,
+    },
+    maker,
+  );
   return order;
 }
 

@@ -6,6 +6,8 @@ import type {
   EventListItem,
   Invoice,
   OrderListItem,
+  PaymentLink,
+  PaymentLinkSale,
   QueryOf,
   ResultOf,
   WebhookDelivery,
@@ -50,6 +52,17 @@ const ops = {
   getOrder: call("getOrderId", "GET", "/api/v1/order/{id}"),
   refund: call("postOrderIdRefund", "POST", "/api/v1/order/{id}/refund"),
   listOrders: call("getOrders", "GET", "/api/v1/orders"),
+  createPaymentLink: call("postPaymentLinks", "POST", "/api/v1/payment-links"),
+  listPaymentLinks: call("getPaymentLinks", "GET", "/api/v1/payment-links"),
+  getPaymentLink: call("getPaymentLinksId", "GET", "/api/v1/payment-links/{id}"),
+  // An edit repeated gives the same terms (only `version` moves on): safe to send again.
+  updatePaymentLink: call("patchPaymentLinksId", "PATCH", "/api/v1/payment-links/{id}", "safe"),
+  pausePaymentLink: call("postPaymentLinksIdPause", "POST", "/api/v1/payment-links/{id}/pause"),
+  resumePaymentLink: call("postPaymentLinksIdResume", "POST", "/api/v1/payment-links/{id}/resume"),
+  listPaymentLinkSales: call("getPaymentLinksIdSales", "GET", "/api/v1/payment-links/{id}/sales"),
+  publicPaymentLink: call("getPublicPaymentLinksSlug", "GET", "/api/v1/public/payment-links/{slug}"),
+  // A payer's order: the public call takes no Idempotency-Key, so it is never sent twice.
+  buyFromLink: call("postPublicPaymentLinksSlugOrders", "POST", "/api/v1/public/payment-links/{slug}/orders", "once"),
   createInvoice: call("postInvoices", "POST", "/api/v1/invoices"),
   listInvoices: call("getInvoices", "GET", "/api/v1/invoices"),
   getInvoice: call("getInvoicesId", "GET", "/api/v1/invoices/{id}"),
@@ -138,6 +151,51 @@ export class PixCrypto {
       ops.createInvoiceBatch(this.transport, { body }, opts),
     /** GET /invoices/batches/{id}: each invoice PROCESSING, CREATED or REFUSED (and why). */
     getBatch: (id: string, opts?: RequestOptions) => ops.getInvoiceBatch(this.transport, { params: { id } }, opts),
+  };
+
+  /**
+   * Reusable payment links: one page (`paymentLink.url`) that sells one thing; every payer who chooses a
+   * rail there gets an order of their own, listed as the link's sales.
+   */
+  readonly paymentLinks = {
+    /** POST /payment-links → 201 `{ paymentLink }`: its `url` to share and `qrCodeLink` for the counter. */
+    create: (body: BodyOf<"postPaymentLinks">, opts?: RequestOptions) =>
+      ops.createPaymentLink(this.transport, { body }, opts),
+    /** GET /payment-links/{id}: with `payments: { paid, pending }` and whether it sells now. */
+    get: (id: string, opts?: RequestOptions) => ops.getPaymentLink(this.transport, { params: { id } }, opts),
+    /** GET /payment-links: one page, newest first; filter by `status`, `reference`. */
+    list: (query: QueryOf<"getPaymentLinks"> = {}, opts?: RequestOptions) =>
+      ops.listPaymentLinks(this.transport, { query }, opts),
+    /** Every link matching `query`, page after page, as you iterate. */
+    iterate: (query: Omit<QueryOf<"getPaymentLinks">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<PaymentLink>(async (cursor) => {
+        const page = await ops.listPaymentLinks(
+          this.transport,
+          { query: { ...query, cursor: cursor ?? undefined } },
+          opts,
+        );
+        return { items: page.paymentLinks, nextCursor: page.nextCursor };
+      }),
+    /** PATCH /payment-links/{id}: only the fields sent change (`null` clears); orders already made keep their price. */
+    update: (id: string, body: BodyOf<"patchPaymentLinksId">, opts?: RequestOptions) =>
+      ops.updatePaymentLink(this.transport, { params: { id }, body }, opts),
+    /** POST /payment-links/{id}/pause: no new orders; those already made can still be paid. */
+    pause: (id: string, opts?: RequestOptions) => ops.pausePaymentLink(this.transport, { params: { id } }, opts),
+    /** POST /payment-links/{id}/resume. */
+    resume: (id: string, opts?: RequestOptions) => ops.resumePaymentLink(this.transport, { params: { id } }, opts),
+    /** GET /payment-links/{id}/sales: one page of the orders it made, newest first. */
+    sales: (id: string, query: QueryOf<"getPaymentLinksIdSales"> = {}, opts?: RequestOptions) =>
+      ops.listPaymentLinkSales(this.transport, { params: { id }, query }, opts),
+    /** Every sale of the link, page after page. */
+    iterateSales: (id: string, opts?: RequestOptions) =>
+      new Paginator<PaymentLinkSale>(async (cursor) => {
+        const page = await ops.listPaymentLinkSales(
+          this.transport,
+          { params: { id }, query: { cursor: cursor ?? undefined } },
+          opts,
+        );
+        return { items: page.sales, nextCursor: page.nextCursor };
+      }),
   };
 
   /** On-chain stablecoin deposits and withdrawals. */
@@ -239,6 +297,25 @@ export class PixCrypto {
       ops.publicPayment(this.transport, { params: { paymentLinkId } }, opts),
     cryptoPix: (payCryptoPixId: string, opts?: RequestOptions) =>
       ops.publicCryptoPix(this.transport, { params: { payCryptoPixId } }, opts),
+    /** A payment link as its payer sees it (by the last part of its `url`). */
+    paymentLink: (slug: string, opts?: RequestOptions) =>
+      ops.publicPaymentLink(this.transport, { params: { slug } }, opts),
+    /** Buys from a payment link as its payer would: their own order of `rail`; its page is `order.link`. */
+    buyFromLink: (slug: string, body: BodyOf<"postPublicPaymentLinksSlugOrders">, opts?: RequestOptions) =>
+      ops.buyFromLink(this.transport, { params: { slug }, body }, opts),
+    /** A payment link's QR code image (PNG bytes), for a shop's counter. */
+    paymentLinkQrPng: (slug: string, opts?: RequestOptions) =>
+      this.transport.request<Uint8Array>(
+        {
+          operation: "getPublicPaymentLinksSlugQrPng",
+          method: "GET",
+          path: "/api/v1/public/payment-links/{slug}/qr.png",
+          params: { slug },
+          repeatable: "safe",
+          binary: true,
+        },
+        opts,
+      ),
     /** The URL of the order's QR code image (PNG), to put in an <img>: no request is made. */
     qrCodeUrl: (paymentLinkId: string) =>
       this.transport.url("/api/v1/public/payments/{paymentLinkId}/qr.png", { paymentLinkId }),

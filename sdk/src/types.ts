@@ -37,6 +37,9 @@ export type PublicPayment = Schemas["PublicPayment"];
 export type PublicCryptoPixPayment = Schemas["PublicCryptoPixPayment"];
 export type Invoice = Schemas["Invoice"];
 export type InvoiceBatch = Schemas["InvoiceBatch"];
+export type PaymentLink = Schemas["PaymentLink"];
+export type PaymentLinkSale = Schemas["PaymentLinkSale"];
+export type PublicPaymentLink = Schemas["PublicPaymentLink"];
 /** An item of GET /orders: every kind of order, in the list's own short view. */
 export type OrderListItem = ResultOf<"getOrders">["orders"][number];
 /** An item of GET /events, the same object a webhook delivery POSTs (typed by kind: see WebhookEvent). */

@@ -97,6 +97,40 @@ test("invoices: created with a fine, interest and a discount, paid in the sandbo
   expect((await client.invoices.getBatch(batch.id)).batch.counts).toEqual({ processing: 0, created: 1, refused: 1 });
 });
 
+test("payment links: created, read by the payer, bought, paid in the sandbox, edited, paused, listed with their sales", async ({
+  merchant,
+}) => {
+  const { client } = await merchant();
+  const { paymentLink } = await client.paymentLinks.create({
+    title: "Bolo de cenoura",
+    price: 45,
+    maxQuantity: 3,
+    rails: ["pix", "lightning"],
+    payerFields: ["name"],
+    maxPayments: 2,
+    reference: "bolos-sdk",
+  });
+  const slug = paymentLink.url.split("/").at(-1)!;
+  expect((await client.public.paymentLink(slug)).paymentLink).toMatchObject({ price: 45, available: true });
+  expect([...(await client.public.paymentLinkQrPng(slug)).slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  const { order } = await client.public.buyFromLink(slug, { rail: "pix", quantity: 2, payer: { name: "Maria" } });
+  expect(order).toMatchObject({ type: "pix", value: 90 });
+  await sandbox(client).payOrder(order.paymentLinkId);
+  const edited = await client.paymentLinks.update(paymentLink.id, { price: 50 });
+  expect(edited.paymentLink).toMatchObject({ price: 50, version: 2, payments: { paid: 1, pending: 0 } });
+  expect((await client.paymentLinks.pause(paymentLink.id)).paymentLink.status).toBe("PAUSED");
+  await expect(client.public.buyFromLink(slug, { rail: "pix", payer: { name: "João" } })).rejects.toMatchObject({
+    status: 409,
+  });
+  expect((await client.paymentLinks.resume(paymentLink.id)).paymentLink.status).toBe("ACTIVE");
+  expect((await client.paymentLinks.get(paymentLink.id)).paymentLink.available).toBe(true);
+  expect((await client.paymentLinks.list({ reference: "bolos-sdk" })).paymentLinks).toHaveLength(1);
+  expect((await client.paymentLinks.iterate({ limit: 1 }).toArray()).map((l) => l.id)).toEqual([paymentLink.id]);
+  const sales = (await client.paymentLinks.sales(paymentLink.id)).sales;
+  expect(sales).toMatchObject([{ value: 90, quantity: 2, status: "COMPLETED", payer: { name: "Maria" } }]);
+  expect(await client.paymentLinks.iterateSales(paymentLink.id).toArray()).toEqual(sales);
+});
+
 test("on-chain deposit paid by a sandbox transfer; withdrawals on-chain and by PIX, tracked one by one and listed", async ({
   merchant,
 }) => {
