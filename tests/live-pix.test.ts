@@ -25,7 +25,7 @@ import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, captureLogs } from "./helpers";
+import { api, captureLogs, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { liveMerchant } from "./support/merchants";
 import { saveEnv } from "./support/env";
@@ -398,7 +398,7 @@ describe("live PIX collection through API Pix", () => {
     const before = (await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).length;
     const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringMatching(/^PIX provider unavailable \(create the charge\): HTTP 503/),
     });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toHaveLength(before);
@@ -409,7 +409,7 @@ describe("live PIX collection through API Pix", () => {
     psp.faults.failNext = [{ path: /\/cob\//, status: 400, count: 1 }];
     const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 8 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringMatching(/^The PIX provider refused the charge: .*Falha injetada pelo teste \(400\)/),
       details: { pixKey: merchant.pixKey, identifier: merchant.id },
     });
@@ -704,19 +704,19 @@ describe("a live server without PIX configured", () => {
     resetEnvForTests();
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
     expect(pix.status).toBe(400);
-    expect(pix.body).toEqual({
+    expect(specOf(pix.body)).toEqual({
       message:
         "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
     });
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     expect(out.status).toBe(400);
-    expect(out.body).toEqual({
+    expect(specOf(out.body)).toEqual({
       message: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
       error: { details: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY" },
     });
     const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
     expect(exchange.status).toBe(400);
-    expect(exchange.body).toEqual({
+    expect(specOf(exchange.body)).toEqual({
       success: false,
       error:
         "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",

@@ -821,21 +821,12 @@ export type components = {
             /** Format: date-time */
             expiresAt: string;
         };
-        MessageError: {
-            /** @description What went wrong, in one sentence */
+        FieldError: {
+            /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
+            field: string;
+            /** @description What is wrong with it: required, invalid_type, too_big, too_small, invalid_format, … */
+            code: string;
             message: string;
-        };
-        WithdrawInvalidError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @description What went wrong, in one sentence */
-            error: string;
-        };
-        WithdrawFailedError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @constant */
-            success: false;
         };
         /** @description An on-chain deposit order as the lookup shows it */
         Deposit: {
@@ -880,12 +871,6 @@ export type components = {
             expiresAt: string;
             /** @description True once the order can no longer change */
             final: boolean;
-        };
-        SuccessFalseError: {
-            /** @constant */
-            success: false;
-            /** @description What went wrong, in one sentence */
-            error: string;
         };
         /** @description The PIX order as created */
         PixOrder: {
@@ -956,14 +941,6 @@ export type components = {
             /** @description BOLT11 invoice */
             invoice: string;
             satoshis: number;
-        };
-        PixOutError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            error: {
-                /** @description What went wrong, in one sentence */
-                details: string;
-            };
         };
         /** @description An order as the generic lookup shows it */
         Order: {
@@ -1818,6 +1795,11 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -1831,7 +1813,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1897,7 +1879,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1918,17 +1913,38 @@ export interface operations {
                      *         "eth",
                      *         "bsc",
                      *         "polygon"
-                     *       ]
+                     *       ],
+                     *       "code": "network_not_supported"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1944,13 +1960,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1966,13 +1997,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -1988,13 +2071,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2010,13 +2108,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2032,13 +2182,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2056,13 +2221,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2078,13 +2260,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2100,10 +2299,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2112,7 +2322,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2231,7 +2441,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2248,13 +2477,45 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
-                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00"
+                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2270,13 +2531,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2293,13 +2569,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
-                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2316,13 +2649,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2339,13 +2689,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Request body is larger than 65536 bytes",
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2362,13 +2769,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This Idempotency-Key was already used with a different request body",
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2387,13 +2811,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2410,13 +2853,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2433,10 +2895,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2501,7 +2976,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2518,13 +2998,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain order not found"
+                     *       "error": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "invalid_request" | "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2541,13 +3039,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2564,13 +3079,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2589,13 +3121,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2612,13 +3161,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2635,10 +3201,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2647,7 +3226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2725,7 +3304,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2745,12 +3335,27 @@ export interface operations {
                      *       "details": {
                      *         "pixKey": null,
                      *         "identifier": "c57406aa-c731-408f-9ea5-5d708a78e91a"
-                     *       }
+                     *       },
+                     *       "code": "pix_key_required"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         details?: {
                             pixKey: string | null;
                             identifier: string;
@@ -2758,7 +3363,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2774,13 +3383,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2796,13 +3420,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2818,13 +3494,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2840,13 +3531,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2862,13 +3605,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2886,13 +3644,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2908,13 +3682,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2930,10 +3720,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2942,7 +3743,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3005,7 +3806,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3022,13 +3832,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3045,13 +3884,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3068,13 +3924,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3091,13 +4004,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3114,13 +4044,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3137,13 +4124,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3162,13 +4166,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3185,13 +4207,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3208,10 +4248,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3220,7 +4273,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3281,7 +4334,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3298,13 +4361,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3321,13 +4414,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3344,13 +4454,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3367,13 +4534,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3390,13 +4574,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3413,13 +4654,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3438,13 +4696,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3461,13 +4738,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3484,10 +4780,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3496,7 +4805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3601,7 +4910,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3620,13 +4946,45 @@ export interface operations {
                      *       "message": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account",
                      *       "error": {
                      *         "details": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account"
-                     *       }
+                     *       },
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3642,13 +5000,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3667,13 +5040,76 @@ export interface operations {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
                      *       "error": {
                      *         "details": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
-                     *       }
+                     *       },
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": {
+                     *         "details": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)"
+                     *       },
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3692,13 +5128,32 @@ export interface operations {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "error": {
                      *         "details": "A request with this Idempotency-Key is still being processed; retry later"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3717,13 +5172,76 @@ export interface operations {
                      *       "message": "Request body is larger than 65536 bytes",
                      *       "error": {
                      *         "details": "Request body is larger than 65536 bytes"
-                     *       }
+                     *       },
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": {
+                     *         "details": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)"
+                     *       },
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3742,13 +5260,32 @@ export interface operations {
                      *       "message": "This Idempotency-Key was already used with a different request body",
                      *       "error": {
                      *         "details": "This Idempotency-Key was already used with a different request body"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3769,13 +5306,33 @@ export interface operations {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
                      *       "error": {
                      *         "details": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
-                     *       }
+                     *       },
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3794,13 +5351,33 @@ export interface operations {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3819,10 +5396,25 @@ export interface operations {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3902,7 +5494,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3919,13 +5515,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3942,13 +5555,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3965,13 +5595,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3990,13 +5637,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4013,13 +5677,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4036,10 +5717,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4048,7 +5742,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4057,7 +5751,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4104,7 +5798,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `order_not_completed`: Only a COMPLETED order can be refunded
+             *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+             *     - `refund_nothing_left`: The order has been refunded in full
+             *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+             *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+             *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4121,13 +5831,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left"
+                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left",
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `order_not_completed`: Only a COMPLETED order can be refunded
+                         *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+                         *     - `refund_nothing_left`: The order has been refunded in full
+                         *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+                         *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+                         *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4144,13 +5883,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4167,13 +5923,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4190,13 +5963,71 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4213,13 +6044,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified"
+                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4236,13 +6085,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4259,13 +6165,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4284,13 +6207,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4307,13 +6248,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4330,10 +6289,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4423,7 +6395,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4439,13 +6416,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4461,13 +6461,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4483,13 +6498,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4507,13 +6537,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4529,13 +6574,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4551,10 +6611,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4660,7 +6731,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4676,13 +6752,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4698,13 +6797,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4720,13 +6834,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4744,13 +6873,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4766,13 +6910,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4788,10 +6947,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4800,7 +6970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5059,7 +7229,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5075,13 +7263,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "dueDate must be today (2026-11-24) or later"
+                     *       "message": "dueDate must be today (2026-11-24) or later",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5097,13 +7314,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5119,13 +7351,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5141,13 +7425,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5163,13 +7462,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5185,13 +7536,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5209,13 +7575,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5231,13 +7613,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5253,10 +7651,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5265,7 +7674,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5454,7 +7863,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5470,13 +7897,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: invoices: must have at least one invoice"
+                     *       "message": "Invalid request: invoices: must have at least one invoice",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5492,13 +7948,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5514,13 +7985,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5536,13 +8059,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5558,13 +8096,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5580,13 +8170,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5604,13 +8209,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5626,13 +8247,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5648,10 +8285,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5774,7 +8422,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5790,13 +8442,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5812,13 +8479,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5834,13 +8516,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice batch not found"
+                     *       "message": "Invoice batch not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5858,13 +8555,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5880,13 +8592,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5902,10 +8629,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6004,7 +8742,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6020,13 +8762,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6042,13 +8799,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6064,13 +8836,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6088,13 +8875,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6110,13 +8912,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6132,10 +8949,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6144,7 +8972,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6237,7 +9065,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6253,13 +9124,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6275,13 +9161,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6297,13 +9198,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_already_paid`: The invoice has been paid
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6319,13 +9238,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled"
+                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_already_paid`: The invoice has been paid
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_already_paid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6341,13 +9278,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6365,13 +9317,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6387,13 +9355,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6409,10 +9393,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6421,7 +9416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6488,7 +9483,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+             *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+             *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+             *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+             *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+             *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             *     - `amount_above_maximum`: The amount is above the maximum per order
+             *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+             *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6504,13 +9521,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "PIX QR code checksum (CRC) does not match"
+                     *       "message": "PIX QR code checksum (CRC) does not match",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+                         *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+                         *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+                         *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+                         *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+                         *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         *     - `amount_above_maximum`: The amount is above the maximum per order
+                         *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+                         *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6526,13 +9576,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6548,13 +9613,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6570,13 +9687,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6592,13 +9724,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6614,13 +9798,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6638,13 +9837,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6660,13 +9876,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6682,10 +9915,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6746,7 +9990,11 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoPixPayment"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6762,13 +10010,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6784,13 +10047,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6806,13 +10084,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6830,13 +10123,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6852,13 +10160,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6874,10 +10197,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6936,7 +10270,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6952,13 +10290,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6974,13 +10327,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6998,13 +10366,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7020,13 +10403,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7042,10 +10440,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7123,7 +10532,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7139,13 +10553,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7161,13 +10598,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7183,13 +10635,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7207,13 +10674,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7229,13 +10711,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7251,10 +10748,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7313,7 +10821,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7329,13 +10841,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7351,13 +10878,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7373,13 +10915,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Withdrawal not found"
+                     *       "message": "Withdrawal not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7397,13 +10954,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7419,13 +10991,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7441,10 +11028,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7516,7 +11114,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             *     - `email_taken`: The e-mail is already in use
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7532,13 +11140,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         *     - `email_taken`: The e-mail is already in use
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid" | "email_taken";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7554,13 +11190,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7576,13 +11227,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7598,13 +11301,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7622,13 +11377,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7644,13 +11414,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7666,10 +11451,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7730,7 +11526,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7746,13 +11551,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7768,13 +11600,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7790,13 +11637,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7812,13 +11711,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7836,13 +11787,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7858,13 +11824,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7880,10 +11861,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7892,7 +11884,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7937,7 +11929,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7953,13 +11988,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7975,13 +12025,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7997,13 +12062,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order not found"
+                     *       "message": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `order_not_pending`: The order is not PENDING
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8019,13 +12101,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order is not PENDING (it is COMPLETED)"
+                     *       "message": "Order is not PENDING (it is COMPLETED)",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `order_not_pending`: The order is not PENDING
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "order_not_pending";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8041,13 +12140,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8065,13 +12179,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8087,13 +12216,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8109,10 +12253,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8121,7 +12276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8130,7 +12285,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8227,7 +12382,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pay_date_before_creation`: The payment date is before the invoice was created
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8243,13 +12408,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pay_date_before_creation`: The payment date is before the invoice was created
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8265,13 +12458,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8287,13 +12495,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8309,13 +12532,68 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8331,13 +12609,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11"
+                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_not_payable_on_date";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8353,13 +12649,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8375,13 +12723,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8399,13 +12762,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8421,13 +12799,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8443,10 +12836,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8455,7 +12859,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8549,7 +12953,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8565,13 +12978,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8587,13 +13027,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8609,13 +13064,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8631,13 +13101,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "On-chain order not found"
+                     *       "message": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8653,13 +13176,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8675,13 +13214,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8697,13 +13288,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8721,13 +13327,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8743,13 +13364,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8765,10 +13401,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8777,7 +13424,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8861,7 +13508,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8877,13 +13533,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8899,13 +13582,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8921,13 +13619,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8943,13 +13656,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8965,13 +13731,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8987,13 +13769,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9009,13 +13843,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9033,13 +13882,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9055,13 +13919,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9077,10 +13956,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9138,7 +14028,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9154,13 +14048,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9178,13 +14087,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9200,13 +14124,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9222,10 +14161,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9259,7 +14209,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9275,13 +14229,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9299,13 +14268,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9321,13 +14305,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9343,10 +14342,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9410,7 +14420,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9426,13 +14440,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9450,13 +14479,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9472,13 +14516,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9494,10 +14553,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9548,7 +14618,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9566,13 +14640,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9588,13 +14677,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9610,10 +14714,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9660,7 +14775,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9676,13 +14795,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9698,13 +14832,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9722,13 +14871,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9744,13 +14908,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9766,10 +14945,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9778,7 +14968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9831,7 +15021,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+             *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+             *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9847,13 +15049,43 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+                         *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+                         *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9869,13 +15101,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9891,13 +15138,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9913,13 +15213,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9935,13 +15251,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9957,13 +15325,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9981,13 +15364,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10003,13 +15401,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10025,10 +15438,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10060,7 +15484,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10076,13 +15504,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10098,13 +15541,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10120,13 +15578,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10144,13 +15617,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10166,13 +15654,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10188,10 +15691,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10264,7 +15778,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10280,13 +15799,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10302,13 +15844,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10324,13 +15881,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10346,13 +15918,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10370,13 +15957,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10392,13 +15994,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10414,10 +16031,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10426,7 +16054,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10477,7 +16105,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10493,13 +16164,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10515,13 +16201,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10537,13 +16238,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Delivery not found"
+                     *       "message": "Delivery not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `webhook_disabled`: The webhook endpoint is disabled
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10559,13 +16277,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `webhook_disabled`: The webhook endpoint is disabled
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "webhook_disabled";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10581,13 +16316,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10605,13 +16355,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10627,13 +16392,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10649,10 +16429,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10709,7 +16500,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10725,13 +16521,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10747,13 +16566,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10769,13 +16603,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10793,13 +16642,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10815,13 +16679,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10837,10 +16716,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10900,7 +16790,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10916,13 +16814,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10938,13 +16862,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10960,13 +16936,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10984,13 +17012,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11006,13 +17049,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11028,10 +17086,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11046,7 +17115,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -11085,7 +17154,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11101,13 +17178,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11123,13 +17226,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11145,13 +17300,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11169,13 +17376,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11191,13 +17413,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11213,10 +17450,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11254,7 +17502,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11270,13 +17522,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Callback signature does not verify"
+                     *       "message": "Callback signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11292,13 +17559,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11316,13 +17598,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11338,13 +17635,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11360,10 +17672,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11404,7 +17727,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11420,13 +17747,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Notification signature does not verify"
+                     *       "message": "Notification signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11442,13 +17784,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11466,13 +17823,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11488,13 +17860,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11510,10 +17897,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Temporarily unable to process the notification; retry later"
+                     *       "message": "Temporarily unable to process the notification; retry later",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
