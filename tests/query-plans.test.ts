@@ -77,6 +77,10 @@ async function during<T>(operation: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+// The test runs for minutes on a loaded machine: it says what it is doing as it goes.
+const started = Date.now();
+const progress = (what: string) => console.log(`query-plans: ${what} (${Math.round((Date.now() - started) / 1000)} s)`);
+
 const EXPLAINABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -312,6 +316,9 @@ const INTENT: Record<string, Record<string, string[]>> = {
 };
 
 async function wrongPlans(label: string): Promise<string[]> {
+  progress(
+    `checking the generic plans of ${[...byOperation.values()].reduce((n, s) => n + s.size, 0)} statements: ${label}`,
+  );
   const admin = postgres(scratchUrl, { max: 1, onnotice: () => {} });
   const wrong: string[] = [];
   try {
@@ -354,6 +361,7 @@ describe("hot statements' generic plans", () => {
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
 
+    progress("running the hot operations, recording their statements");
     const { merchant, apiKey } = await during("seed", () => seedMerchant({ balanceCentavos: 10_000_000 }));
     const ok = async (
       operation: string,
@@ -435,8 +443,10 @@ describe("hot statements' generic plans", () => {
     await during("webhook claims", () => claimDue(10));
     await during("key usage", () => flushKeyUsage());
     const empty = await wrongPlans("empty tables");
+    progress("inserting 200,000 rows without ANALYZE");
     await grow(pool.sql, merchant.id, 200_000);
     const grown = await wrongPlans("after a large insert, no ANALYZE");
+    progress("done");
     expect([...empty, ...grown]).toEqual([]);
   }, 300_000);
 });

@@ -16,6 +16,13 @@ export const CURSOR_PATTERN = "^[A-Za-z0-9_-]{1,200}$";
 /** A sandbox transfer's decimal-string amount: positive, below 10^15 tokens. */
 const TOKEN_AMOUNT_PATTERN = "^\\s*(?=[0-9.]*[1-9])0*[0-9]{1,15}(\\.[0-9]+)?\\s*$";
 
+/** CPF: 11 digits, dots, dashes and spaces ignored; the check digits, which no pattern can say, are verified too. */
+const CPF_PATTERN = "^[.\\-\\s]*([0-9][.\\-\\s]*){11}$";
+/** CNPJ: 12 letters or digits and 2 check digits, punctuation ignored; the check digits are verified too. */
+const CNPJ_PATTERN = "^[./\\-\\s]*([0-9A-Za-z][./\\-\\s]*){12}([0-9][./\\-\\s]*){2}$";
+/** A calendar day written YYYY-MM-DD, from 1970 to 9999 (format `date` says the day exists). */
+const DAY_PATTERN = "^(19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}$";
+
 /** Absolute http(s) URL, no credentials, no fragment; https only in live mode. */
 export function webhookUrlPattern(): string {
   const scheme = env().PAYMENTS_MODE === "live" ? "https" : "https?";
@@ -35,6 +42,16 @@ export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
       pattern: property === "toAddress" ? TRIMMED_EVM_ADDRESS_PATTERN : EVM_ADDRESS_PATTERN,
       "x-format": "evm-address (EIP-55 checksum when mixed-case)",
     };
+  if (node.type === "string" && !node.pattern) {
+    if (property === "cpf") return { ...node, pattern: CPF_PATTERN, "x-format": "cpf (check digits verified)" };
+    if (property === "cnpj") return { ...node, pattern: CNPJ_PATTERN, "x-format": "cnpj (check digits verified)" };
+    if (property === "dueDate" || property === "date") return { ...node, format: "date", pattern: DAY_PATTERN };
+    if (property === "pixKey")
+      return {
+        ...node,
+        "x-format": "pix-key: CPF, CNPJ, e-mail, phone as +55 with area code, or random key (EVP UUID)",
+      };
+  }
   // Not `format: uri`: the server trims the URL before reading it.
   if (property === "url" && node.type === "string" && node.maxLength === 2048)
     return { ...node, pattern: webhookUrlPattern(), "x-format": "absolute http(s) URL, no credentials, no fragment" };

@@ -7013,7 +7013,10 @@ export interface operations {
                 "application/json": {
                     /** @description Amount in BRL: a JSON number > 0 with at most 2 decimal places, at most MAX_ORDER_VALUE_BRL (default 1,000,000). */
                     value: number;
-                    /** @description The due date (YYYY-MM-DD): today or later */
+                    /**
+                     * Format: date
+                     * @description The due date (YYYY-MM-DD): today or later
+                     */
                     dueDate: string;
                     /**
                      * @description Calendar days after the due date it can still be paid (API Pix validadeAposVencimento; default 30)
@@ -7101,6 +7104,7 @@ export interface operations {
                         /** @constant */
                         modalidade: 1;
                         dates: {
+                            /** Format: date */
                             date: string;
                             /** @description BRL, at most 2 decimals */
                             value: number;
@@ -7109,6 +7113,7 @@ export interface operations {
                         /** @constant */
                         modalidade: 2;
                         dates: {
+                            /** Format: date */
                             date: string;
                             /** @description Percent (2.5 = 2.5%), at most 2 decimals */
                             percent: number;
@@ -12293,7 +12298,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The São Paulo day it is paid on (default today): what it takes is that day's amount due */
+                    /**
+                     * Format: date
+                     * @description The São Paulo day it is paid on (default today): what it takes is that day's amount due
+                     */
                     date?: string;
                 };
             };
