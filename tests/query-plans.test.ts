@@ -256,6 +256,8 @@ const READ_THROUGH: Record<string, string[]> = {
   pix_receipts: ["pix_receipts_pkey", "pix_receipts_order"],
   order_refunds: ["order_refunds_pkey", "order_refunds_order", "order_refunds_open"],
   pix_returns: ["pix_returns_pkey", "pix_returns_order"],
+  // What open MED infractions hold out of a merchant's balance (GET /account, the overview).
+  med_infractions: ["med_infractions_merchant"],
   pix_payouts: ["pix_payouts_pkey", "pix_payouts_owner", "pix_payouts_open"],
   idempotency_keys: ["idempotency_keys_merchant_id_key_method_path_pk", "idempotency_keys_expiry"],
   chain_transfers: [
