@@ -247,6 +247,8 @@ const READ_THROUGH: Record<string, string[]> = {
   webhook_deliveries: [
     "webhook_deliveries_pkey",
     "webhook_deliveries_due",
+    "webhook_deliveries_endpoint_due",
+    "webhook_deliveries_first_attempt",
     "webhook_deliveries_order",
     "webhook_deliveries_event",
   ],
@@ -352,7 +354,7 @@ describe("hot statements' generic plans", () => {
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
-    const { claimDue } = await import("@/lib/webhooks/dispatcher");
+    const { claimDue } = await import("@/lib/webhooks/claims");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
