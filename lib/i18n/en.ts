@@ -807,6 +807,7 @@ export const en: Record<MessageKey, string> = {
   "export.col.payerId": "Payer id",
   "export.col.pixKey": "PIX key",
   "export.col.address": "Address",
+  "export.col.metadata": "Metadata",
   "export.col.txHashes": "Transaction hashes",
   "export.col.txHash": "Transaction hash",
   "export.col.serviceFee": "Service fee (BRL)",

@@ -808,6 +808,7 @@ export const ptBR = {
   "export.col.payerId": "ID do pagador",
   "export.col.pixKey": "Chave PIX",
   "export.col.address": "Endereço",
+  "export.col.metadata": "Metadados",
   "export.col.txHashes": "Transações (hash)",
   "export.col.txHash": "Transação (hash)",
   "export.col.serviceFee": "Taxa de serviço (BRL)",

@@ -111,6 +111,7 @@ export async function requestRefund(
       reason,
       provider: refunderFor(kind).name,
       paymentRef,
+      metadata: input.metadata ?? {},
     });
     await postLedgerEntry(tx, {
       merchantId: merchant.id,

@@ -64,6 +64,16 @@ function codes(t: Translator, format: CsvFormat) {
   };
 }
 
+/**
+ * An object's metadata in one cell: JSON in csv (a program parses it back), "key: value; …" in excel,
+ * where a person reads it. Empty when there is none.
+ */
+function metadataCell(m: Record<string, string>, format: CsvFormat) {
+  const entries = Object.entries(m);
+  if (entries.length === 0) return text(null);
+  return text(format === "excel" ? entries.map(([k, v]) => `${k}: ${v}`).join("; ") : JSON.stringify(m));
+}
+
 function statementColumns(t: Translator, format: CsvFormat): CsvColumn<StatementEntry>[] {
   const c = codes(t, format);
   return [
@@ -103,6 +113,7 @@ function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRo
     { header: t("export.col.pixKey"), value: (r) => ref(r, "pixKey") },
     { header: t("export.col.address"), value: (r) => text(r.address) },
     { header: t("export.col.txHashes"), value: (r) => text(r.txHashes) },
+    { header: t("export.col.metadata"), value: (r) => metadataCell(r.metadata, format) },
   ];
 }
 
@@ -129,6 +140,7 @@ function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdraw
     },
     { header: t("export.col.txHash"), value: (w) => text(w.txHash) },
     { header: t("export.col.failureReason"), value: (w) => c.failure(w.failureReason) },
+    { header: t("export.col.metadata"), value: (w) => metadataCell(w.metadata, format) },
     // A person reads the sentence; the provider's own text stays beside it for whoever asks them.
     ...(format === "excel"
       ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }]

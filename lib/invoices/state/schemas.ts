@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { INVOICE_STATUSES, ORDER_STATUSES } from "@/db/schema";
-import { brlAmount, isoDateTime, urlField } from "@/lib/fields";
+import { brlAmount, isoDateTime, metadataView, urlField } from "@/lib/fields";
 
 // Invoices as every response and event shows them (docs/api.md#invoices). The views (./views.ts)
 // return these types; the OpenAPI document is generated from the same schemas.
@@ -127,6 +127,7 @@ export const invoiceViewSchema = z
     mailedAt: isoDateTime.nullable().meta({ description: "When the payer was e-mailed the link" }),
     createdAt: isoDateTime,
     closedAt: isoDateTime.nullable().meta({ description: "When it was paid, expired, cancelled or refused" }),
+    metadata: metadataView,
   })
   .meta({ id: "Invoice", description: "An invoice with a due date (API Pix cobv)" });
 export type InvoiceView = z.infer<typeof invoiceViewSchema>;

@@ -820,6 +820,18 @@ export type components = {
             link: string;
             /** Format: date-time */
             expiresAt: string;
+            /** @description The service's orderId (this deposit's id), tokenAddress, network and walletIndex, and beside them the metadata sent at creation */
+            metadata: {
+                /** Format: uuid */
+                orderId: string;
+                /** @description EVM address (0x + 40 hex digits) */
+                tokenAddress: string;
+                /** @enum {string} */
+                network: "eth" | "bsc" | "polygon";
+                walletIndex: number;
+            } & {
+                [key: string]: string | number;
+            };
         };
         MessageError: {
             /** @description What went wrong, in one sentence */
@@ -853,6 +865,7 @@ export type components = {
             asset: "USDT" | "USDC" | "DAI" | "BUSD";
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
+            /** @description The service's orderId (this deposit's id), tokenAddress, network and walletIndex, and beside them the metadata sent at creation */
             metadata: {
                 /** Format: uuid */
                 orderId: string;
@@ -861,6 +874,8 @@ export type components = {
                 /** @enum {string} */
                 network: "eth" | "bsc" | "polygon";
                 walletIndex: number;
+            } & {
+                [key: string]: string | number;
             };
             paymentLinkId: string;
             /** Format: date-time */
@@ -916,6 +931,19 @@ export type components = {
              * @description Present only when the order was created with expiresIn
              */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description An exchange-wallet order as created */
         ExchangeOrder: {
@@ -932,6 +960,19 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: uri
              * @description QR-code PNG for the payer's exchange wallet
@@ -953,6 +994,19 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description BOLT11 invoice */
             invoice: string;
             satoshis: number;
@@ -998,6 +1052,19 @@ export type components = {
             expiresAt?: string;
             /** Format: date-time */
             paidAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         LightningProviderDetails: {
             success: boolean;
@@ -1037,6 +1104,10 @@ export type components = {
             status: "PENDING" | "COMPLETED" | "FAILED";
             /** Format: date-time */
             createdAt: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description An invoice with a due date (API Pix cobv) */
         Invoice: {
@@ -1136,6 +1207,10 @@ export type components = {
             createdAt: string;
             /** @description When it was paid, expired, cancelled or refused */
             closedAt: string | null;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description Charged once when paid after the due date: 1 a value, 2 a percentage */
         InvoiceFine: {
@@ -1312,6 +1387,10 @@ export type components = {
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
             /** Format: date-time */
             expiresAt: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description A Crypto-PIX payment; satoshis and holdInvoice only over Lightning */
         CryptoPixPayment: {
@@ -1359,6 +1438,10 @@ export type components = {
             /** @description The refund's transaction hash, once it is mined */
             refundHash?: string;
             failureReason?: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing */
             holdInvoice?: components["schemas"]["CryptoPixHoldInvoice"];
         };
@@ -1446,6 +1529,10 @@ export type components = {
             updatedAt: string;
             /** Format: date-time */
             completedAt?: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         Merchant: {
             /** Format: uuid */
@@ -1843,6 +1930,15 @@ export interface operations {
                     asset: "USDT" | "USDC" | "DAI" | "BUSD";
                     /** @enum {string} */
                     network: "eth" | "bsc" | "polygon";
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object; the keys orderId, tokenAddress, network, walletIndex are the service's own and refused
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -1875,7 +1971,13 @@ export interface operations {
                      *         "rate": 5.4,
                      *         "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
                      *         "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
-                     *         "expiresAt": "2026-11-23T01:01:03.000Z"
+                     *         "expiresAt": "2026-11-23T01:01:03.000Z",
+                     *         "metadata": {
+                     *           "orderId": "25d34d8b-28dc-47b7-9761-c9185b682f27",
+                     *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *           "network": "polygon",
+                     *           "walletIndex": 0
+                     *         }
                      *       }
                      *     }
                      */
@@ -2126,6 +2228,15 @@ export interface operations {
                     token?: "USDT" | "USDC" | "DAI" | "BUSD";
                     /** @enum {string} */
                     network: "bsc" | "polygon";
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2164,7 +2275,8 @@ export interface operations {
                      *       "toAddress": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
                      *       "tokenAmount": 9.259259,
                      *       "createdAt": "2026-11-22T01:01:03.139Z",
-                     *       "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *       "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": {
@@ -2212,6 +2324,10 @@ export interface operations {
                         updatedAt: string;
                         /** Format: date-time */
                         completedAt?: string;
+                        /** @description The metadata sent at creation; {} when none was */
+                        metadata: {
+                            [key: string]: string;
+                        };
                         message: string;
                         /** @constant */
                         success: true;
@@ -2647,7 +2763,10 @@ export interface operations {
                  *       "value": 25.9,
                  *       "orderId": "pedido-1042",
                  *       "name": "Maria Souza",
-                 *       "cpf": "529.982.247-25"
+                 *       "cpf": "529.982.247-25",
+                 *       "metadata": {
+                 *         "cartId": "c-88231"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -2664,6 +2783,15 @@ export interface operations {
                     /** @description CPF, with or without punctuation; check digits are verified. */
                     cpf?: string;
                     expiresIn?: number;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2699,7 +2827,15 @@ export interface operations {
                      *         "splits": [],
                      *         "createdAt": "2026-11-22T01:01:03.249Z",
                      *         "updatedAt": "2026-11-22T01:01:03.249Z",
-                     *         "__v": 0
+                     *         "__v": 0,
+                     *         "reference": {
+                     *           "orderId": "pedido-1042",
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "metadata": {
+                     *           "cartId": "c-88231"
+                     *         }
                      *       },
                      *       "qrCode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F"
                      *     }
@@ -2953,6 +3089,15 @@ export interface operations {
                     merchant?: {
                         subMerchantId?: string;
                     };
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2982,7 +3127,12 @@ export interface operations {
                      *         "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
                      *         "createdAt": "2026-11-22T01:01:03.330Z",
                      *         "expiresAt": "2026-11-22T01:31:03.329Z",
-                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png"
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png",
+                     *         "reference": {
+                     *           "payerId": "cliente-77",
+                     *           "subMerchantId": "loja-centro"
+                     *         },
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -3228,6 +3378,15 @@ export interface operations {
                     /** Format: email */
                     email?: string;
                     name?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -3258,7 +3417,12 @@ export interface operations {
                      *         "createdAt": "2026-11-22T01:01:03.386Z",
                      *         "expiresAt": "2026-11-22T01:16:03.000Z",
                      *         "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
-                     *         "satoshis": 6364
+                     *         "satoshis": 6364,
+                     *         "reference": {
+                     *           "email": "maria@example.com",
+                     *           "name": "Maria Souza"
+                     *         },
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -3502,6 +3666,15 @@ export interface operations {
                     value: number;
                     /** @description CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted */
                     pixKey?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -3535,7 +3708,8 @@ export interface operations {
                      *       "totalDebited": 50,
                      *       "pixKey": "m***@example.com",
                      *       "createdAt": "2026-11-22T01:01:03.407Z",
-                     *       "updatedAt": "2026-11-22T01:01:03.407Z"
+                     *       "updatedAt": "2026-11-22T01:01:03.407Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": {
@@ -3584,6 +3758,10 @@ export interface operations {
                         updatedAt: string;
                         /** Format: date-time */
                         completedAt?: string;
+                        /** @description The metadata sent at creation; {} when none was */
+                        metadata: {
+                            [key: string]: string;
+                        };
                         message: string;
                     };
                 };
@@ -3853,7 +4031,12 @@ export interface operations {
                      *         "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
                      *         "satoshis": 6364,
                      *         "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
-                     *         "expiresAt": "2026-11-22T01:16:03.000Z"
+                     *         "expiresAt": "2026-11-22T01:16:03.000Z",
+                     *         "reference": {
+                     *           "email": "maria@example.com",
+                     *           "name": "Maria Souza"
+                     *         },
+                     *         "metadata": {}
                      *       },
                      *       "providerDetails": {
                      *         "success": true,
@@ -4057,6 +4240,15 @@ export interface operations {
                     value?: number;
                     /** @description Why, at most 140 characters; sent to the provider. In sandbox mode "sandbox-fail" makes the refund FAIL */
                     reason?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -4082,7 +4274,8 @@ export interface operations {
                      *         "orderId": "796cfaae-a257-4dff-b6d2-b02a0883eac4",
                      *         "value": 5,
                      *         "status": "COMPLETED",
-                     *         "createdAt": "2026-11-22T01:05:41.118Z"
+                     *         "createdAt": "2026-11-22T01:05:41.118Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -4364,7 +4557,8 @@ export interface operations {
                      *           "status": "COMPLETED",
                      *           "value": 49.9,
                      *           "createdAt": "2026-11-22T01:01:03.556Z",
-                     *           "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm"
+                     *           "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
+                     *           "metadata": {}
                      *         },
                      *         {
                      *           "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -4373,7 +4567,12 @@ export interface operations {
                      *           "status": "PENDING",
                      *           "value": 35,
                      *           "createdAt": "2026-11-22T01:01:03.386Z",
-                     *           "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn"
+                     *           "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
+                     *           "metadata": {},
+                     *           "reference": {
+                     *             "email": "maria@example.com",
+                     *             "name": "Maria Souza"
+                     *           }
                      *         },
                      *         {
                      *           "id": "70c95615-30c9-4c63-8414-686584753939",
@@ -4382,7 +4581,12 @@ export interface operations {
                      *           "status": "PENDING",
                      *           "value": 150,
                      *           "createdAt": "2026-11-22T01:01:03.330Z",
-                     *           "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk"
+                     *           "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
+                     *           "metadata": {},
+                     *           "reference": {
+                     *             "payerId": "cliente-77",
+                     *             "subMerchantId": "loja-centro"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0"
@@ -4405,6 +4609,19 @@ export interface operations {
                             link?: string;
                             /** @description Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes */
                             payCryptoPixId?: string;
+                            /**
+                             * @description The references sent at creation; present only for PIX, exchange-wallet and Lightning orders
+                             * @example {
+                             *       "orderId": "sale-1001"
+                             *     }
+                             */
+                            reference?: {
+                                [key: string]: string;
+                            };
+                            /** @description The metadata sent at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         nextCursor: string | null;
                     };
@@ -4635,7 +4852,8 @@ export interface operations {
                      *           "notifyPayer": false,
                      *           "mailedAt": null,
                      *           "createdAt": "2026-12-01T22:14:19.563Z",
-                     *           "closedAt": null
+                     *           "closedAt": null,
+                     *           "metadata": {}
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -4960,6 +5178,15 @@ export interface operations {
                      * @default false
                      */
                     notifyPayer?: boolean;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -5037,7 +5264,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -5422,7 +5650,8 @@ export interface operations {
                      *               "notifyPayer": false,
                      *               "mailedAt": null,
                      *               "createdAt": "2026-12-01T22:14:19.846Z",
-                     *               "closedAt": null
+                     *               "closedAt": null,
+                     *               "metadata": {}
                      *             },
                      *             "error": null
                      *           },
@@ -5742,7 +5971,8 @@ export interface operations {
                      *               "notifyPayer": false,
                      *               "mailedAt": null,
                      *               "createdAt": "2026-12-01T22:14:19.846Z",
-                     *               "closedAt": null
+                     *               "closedAt": null,
+                     *               "metadata": {}
                      *             },
                      *             "error": null
                      *           },
@@ -5982,7 +6212,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -6215,7 +6446,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -6434,6 +6666,15 @@ export interface operations {
                     /** @description BRL; required only when the BR Code carries no amount, and must match it when it does */
                     value?: number;
                     refundAddress?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -6466,7 +6707,8 @@ export interface operations {
                      *         "rate": 5.4,
                      *         "recipientName": "Maria Souza",
                      *         "status": "PENDING",
-                     *         "expiresAt": "2026-11-22T02:01:03.629Z"
+                     *         "expiresAt": "2026-11-22T02:01:03.629Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -6727,7 +6969,8 @@ export interface operations {
                      *       "pixKey": "maria@example.com",
                      *       "recipientName": "Maria Souza",
                      *       "expiresAt": "2026-11-22T02:01:03.629Z",
-                     *       "createdAt": "2026-11-22T01:01:03.556Z"
+                     *       "createdAt": "2026-11-22T01:01:03.556Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CryptoPixPayment"];
@@ -7070,7 +7313,8 @@ export interface operations {
                      *           "totalDebited": 50,
                      *           "pixKey": "m***@example.com",
                      *           "createdAt": "2026-11-22T01:01:03.407Z",
-                     *           "updatedAt": "2026-11-22T01:01:03.407Z"
+                     *           "updatedAt": "2026-11-22T01:01:03.407Z",
+                     *           "metadata": {}
                      *         },
                      *         {
                      *           "id": "97ac3816-6f74-4cb5-8a68-b2c5f4ad153a",
@@ -7089,7 +7333,8 @@ export interface operations {
                      *           "tokenAmount": 9.259259,
                      *           "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
                      *           "createdAt": "2026-11-22T01:01:03.139Z",
-                     *           "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *           "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *           "metadata": {}
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -7282,7 +7527,8 @@ export interface operations {
                      *         "tokenAmount": 9.259259,
                      *         "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
                      *         "createdAt": "2026-11-22T01:01:03.139Z",
-                     *         "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *         "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -7906,7 +8152,15 @@ export interface operations {
                      *         "createdAt": "2026-11-22T01:01:03.249Z",
                      *         "brcode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
                      *         "link": "https://payments.example.com/pay/ydHBTADudWFSggfCB2Wkj5",
-                     *         "paidAt": "2026-11-22T01:01:03.827Z"
+                     *         "paidAt": "2026-11-22T01:01:03.827Z",
+                     *         "reference": {
+                     *           "orderId": "pedido-1042",
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "metadata": {
+                     *           "cartId": "c-88231"
+                     *         }
                      *       }
                      *     }
                      */
@@ -8196,7 +8450,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.697Z",
-                     *         "closedAt": "2026-12-01T22:14:19.745Z"
+                     *         "closedAt": "2026-12-01T22:14:19.745Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -8820,7 +9075,8 @@ export interface operations {
                      *         "pixKey": "maria@example.com",
                      *         "recipientName": "Maria Souza",
                      *         "expiresAt": "2026-11-22T02:01:03.629Z",
-                     *         "createdAt": "2026-11-22T01:01:03.556Z"
+                     *         "createdAt": "2026-11-22T01:01:03.556Z",
+                     *         "metadata": {}
                      *       },
                      *       "transfer": {
                      *         "txHash": "0xab95ed3b7999c4a1443ce54b56846d83935ec881c673a4a30ad7b42df427fe67",
