@@ -73,9 +73,11 @@ export function bodyObject<T extends z.ZodRawShape>(shape: T) {
 /** Timestamps as `Date#toISOString()` writes them. */
 export const isoDateTime = z.iso.datetime();
 
-export const brlAmount = z.number().meta({ description: "BRL" });
+export const brlAmount = z
+  .number()
+  .meta({ description: "BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos" });
 
-export const centavosAmount = z.int().meta({ description: "Integer centavos (100 = 1 BRL)" });
+export const centavosAmount = z.int().meta({ description: "Integer centavos (2590 is R$ 25,90), not BRL" });
 
 /** Crypto amounts are exact decimals internally and JSON numbers on the wire (docs/api.md#amounts). */
 export const cryptoAmount = z.number().min(0).meta({ description: "Token amount (decimal)" });

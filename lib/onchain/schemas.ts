@@ -98,7 +98,7 @@ export const depositSchema = z
       description: "Tokens received beyond what was due, or after the order was final",
     }),
     creditedValue: brlAmount.meta({ description: "BRL credited to the balance" }),
-    rate: z.number(),
+    rate: z.number().meta({ description: "BRL per token, fixed at creation" }),
     link: urlField,
     expiresAt: isoDateTime,
     final: z.boolean().meta({ description: "True once the order can no longer change" }),

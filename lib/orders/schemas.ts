@@ -32,7 +32,8 @@ export const createPixOrderBody = bodyObject({
     .int("must be a whole number of seconds")
     .min(60, "must be at least 60 seconds")
     .max(60 * 60 * 24 * 365, "must be at most one year")
-    .optional(),
+    .optional()
+    .meta({ description: "Seconds until the order expires (60 to one year); none by default" }),
   metadata: metadataField,
 });
 export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
@@ -131,7 +132,11 @@ export const exchangeOrderSchema = z
 export type ExchangeOrderView = z.infer<typeof exchangeOrderSchema>;
 
 export const lightningOrderSchema = z
-  .strictObject({ ...createdOrderBase, invoice: z.string().meta({ description: "BOLT11 invoice" }), satoshis: z.int() })
+  .strictObject({
+    ...createdOrderBase,
+    invoice: z.string().meta({ description: "BOLT11 invoice" }),
+    satoshis: z.int().meta({ description: "The exact amount to pay, in satoshis" }),
+  })
   .meta({ id: "LightningOrder", description: "A Lightning invoice as created; value is BRL" });
 export type LightningOrderView = z.infer<typeof lightningOrderSchema>;
 

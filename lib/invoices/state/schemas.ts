@@ -77,7 +77,7 @@ export const invoiceViewSchema = z
       cnpj: z.string().optional(),
       email: z.string().optional(),
     }),
-    value: brlAmount.meta({ description: "The original amount, before fine, interest, abatement and discount" }),
+    value: brlAmount.meta({ description: "The original amount in BRL, before fine, interest, abatement and discount" }),
     dueDate: day,
     daysAfterDue: z.int().meta({ description: "Calendar days after the due date it can still be paid" }),
     effectiveDueDate: day.meta({
@@ -108,7 +108,7 @@ export const invoiceViewSchema = z
       .strictObject({
         day,
         paidAt: isoDateTime,
-        value: brlAmount.meta({ description: "What was paid and credited" }),
+        value: brlAmount.meta({ description: "What was paid and credited, BRL" }),
         ...breakdown,
         endToEndId: z.string(),
       })
@@ -143,7 +143,7 @@ export const publicInvoiceSchema = z
     status: z.enum(INVOICE_STATUSES),
     payerName: z.string(),
     description: z.string().nullable(),
-    value: brlAmount.meta({ description: "The original amount" }),
+    value: brlAmount.meta({ description: "The original amount, BRL" }),
     dueDate: day,
     effectiveDueDate: day,
     lastPayableDay: day,

@@ -808,7 +808,7 @@ export type components = {
             amount: number;
             /** Format: uuid */
             id: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
@@ -855,7 +855,7 @@ export type components = {
             id: string;
             /** @enum {string} */
             network: "eth" | "bsc" | "polygon";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Token amount (decimal) */
             cryptoValue: number;
@@ -888,6 +888,7 @@ export type components = {
             unappliedValue: number;
             /** @description BRL credited to the balance */
             creditedValue: number;
+            /** @description BRL per token, fixed at creation */
             rate: number;
             /** Format: uri */
             link: string;
@@ -908,7 +909,7 @@ export type components = {
             hash: string;
             /** Format: uuid */
             merchant: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -950,7 +951,7 @@ export type components = {
             /** Format: uuid */
             id: string;
             paymentLinkId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -984,7 +985,7 @@ export type components = {
             /** Format: uuid */
             id: string;
             paymentLinkId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1009,6 +1010,7 @@ export type components = {
             };
             /** @description BOLT11 invoice */
             invoice: string;
+            /** @description The exact amount to pay, in satoshis */
             satoshis: number;
         };
         PixOutError: {
@@ -1026,7 +1028,7 @@ export type components = {
             paymentLinkId: string;
             /** @enum {string} */
             type: "pix" | "exchange" | "lightning";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1081,7 +1083,7 @@ export type components = {
                 metadata: {
                     [key: string]: unknown;
                 };
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fiat_value: number;
                 /** @description Satoshis */
                 amount: number;
@@ -1095,7 +1097,7 @@ export type components = {
             id: string;
             /** Format: uuid */
             orderId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /**
              * @description PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back
@@ -1125,7 +1127,7 @@ export type components = {
                 cnpj?: string;
                 email?: string;
             };
-            /** @description The original amount, before fine, interest, abatement and discount */
+            /** @description The original amount in BRL, before fine, interest, abatement and discount */
             value: number;
             /**
              * Format: date
@@ -1176,17 +1178,17 @@ export type components = {
                 day: string;
                 /** Format: date-time */
                 paidAt: string;
-                /** @description What was paid and credited */
+                /** @description What was paid and credited, BRL */
                 value: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 original: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fine: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 interest: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 abatement: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 discount: number;
                 endToEndId: string;
             } | null;
@@ -1216,7 +1218,7 @@ export type components = {
         InvoiceFine: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1228,7 +1230,7 @@ export type components = {
         InvoiceInterest: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1243,7 +1245,7 @@ export type components = {
         } | {
             /** @constant */
             modalidade: 5;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1255,7 +1257,7 @@ export type components = {
         InvoiceAbatement: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1273,7 +1275,7 @@ export type components = {
                  * @description A calendar day, YYYY-MM-DD
                  */
                 date: string;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
             }[];
         } | {
@@ -1291,12 +1293,12 @@ export type components = {
         } | {
             /** @constant */
             modalidade: 3;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
             modalidade: 4;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1317,15 +1319,15 @@ export type components = {
             day: string;
             /** @description What paying on `day` takes: original + fine + interest − abatement − discount */
             value: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             original: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             fine: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             interest: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             abatement: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             discount: number;
             /** @description Paid after the due date: fine and interest apply */
             late: boolean;
@@ -1366,7 +1368,7 @@ export type components = {
             pixKey: string;
             /** @description base64url id for GET /api/v1/crypto-pix/order/{id} */
             payCryptoPixId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning */
             address: string;
@@ -1395,7 +1397,7 @@ export type components = {
         /** @description A Crypto-PIX payment; satoshis and holdInvoice only over Lightning */
         CryptoPixPayment: {
             payCryptoPixId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Token amount (decimal) */
             cryptoValue: number;
@@ -1465,7 +1467,7 @@ export type components = {
             companyName: string;
             /** @description The registered PIX key (payout destination); empty when none is registered */
             pixKey: string;
-            /** @description Integer centavos (100 = 1 BRL) */
+            /** @description Integer centavos (2590 is R$ 25,90), not BRL */
             balance: number;
             /** Format: uuid */
             id: string;
@@ -1473,13 +1475,13 @@ export type components = {
             accountType: "standard" | "verified" | "business";
             /** @description BRL; the day is the calendar day in America/Sao_Paulo */
             withdrawalLimits: {
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 perTransaction: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 daily: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 usedToday: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 remainingToday: number;
             };
         };
@@ -1490,7 +1492,7 @@ export type components = {
             type: "onchain" | "pix_out";
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description The value in centavos */
             amount: number;
@@ -1549,7 +1551,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1582,7 +1584,7 @@ export type components = {
             description?: string;
             /** @description Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when */
             returned?: {
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
                 /** Format: date-time */
                 at: string;
@@ -1594,7 +1596,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1627,7 +1629,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1667,7 +1669,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1705,7 +1707,7 @@ export type components = {
                     status: "PENDING" | "COMPLETED" | "FAILED";
                     /** @description The unapplied tokens this covers */
                     amount: number;
-                    /** @description A return: what the payer receives, the network fee deducted */
+                    /** @description A return: the tokens the payer receives, the network fee deducted */
                     sent?: number;
                     /** @description The return's transaction, once mined */
                     txHash?: string;
@@ -1721,7 +1723,7 @@ export type components = {
             status: "PROCESSING" | "OPEN" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUSED";
             payerName: string;
             description: string | null;
-            /** @description The original amount */
+            /** @description The original amount, BRL */
             value: number;
             /**
              * Format: date
@@ -1755,17 +1757,17 @@ export type components = {
                  * @description A calendar day, YYYY-MM-DD
                  */
                 day: string;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 original: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fine: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 interest: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 abatement: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 discount: number;
             } | null;
         };
@@ -2286,7 +2288,7 @@ export interface operations {
                         type: "onchain" | "pix_out";
                         /** @enum {string} */
                         status: "PENDING" | "COMPLETED" | "FAILED";
-                        /** @description BRL */
+                        /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                         value: number;
                         /** @description The value in centavos */
                         amount: number;
@@ -2782,6 +2784,7 @@ export interface operations {
                     cnpj?: string;
                     /** @description CPF, with or without punctuation; check digits are verified. */
                     cpf?: string;
+                    /** @description Seconds until the order expires (60 to one year); none by default */
                     expiresIn?: number;
                     /**
                      * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
@@ -3719,7 +3722,7 @@ export interface operations {
                         type: "onchain" | "pix_out";
                         /** @enum {string} */
                         status: "PENDING" | "COMPLETED" | "FAILED";
-                        /** @description BRL */
+                        /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                         value: number;
                         /** @description The value in centavos */
                         amount: number;
@@ -4601,7 +4604,7 @@ export interface operations {
                             paymentLinkId: string | null;
                             /** @enum {string} */
                             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND" | "REFUNDED" | "PARTIAL_ORDER";
-                            /** @description BRL */
+                            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                             value: number;
                             /** Format: date-time */
                             createdAt: string;
@@ -7702,6 +7705,7 @@ export interface operations {
                     /** Format: email */
                     email?: string;
                     password?: string;
+                    /** @description Sandbox only: the starting balance in integer centavos (not BRL) */
                     openingBalance?: number;
                 };
             };
@@ -8771,6 +8775,7 @@ export interface operations {
                         order: components["schemas"]["Deposit"];
                         transfer: {
                             txHash: string;
+                            /** @description Tokens sent (decimal) */
                             amount: number;
                             /** @description Tokens counted towards the order */
                             applied: number;
@@ -9089,6 +9094,7 @@ export interface operations {
                         payment: components["schemas"]["CryptoPixPayment"];
                         transfer: {
                             txHash: string;
+                            /** @description Tokens sent (decimal) */
                             amount: number;
                             duplicate: boolean;
                         };
