@@ -808,6 +808,8 @@ export const en: Record<MessageKey, string> = {
   "export.col.pixKey": "PIX key",
   "export.col.address": "Address",
   "export.col.metadata": "Metadata",
+  "export.col.order": "Order",
+  "export.col.orderUuid": "Order ID",
   "export.col.txHashes": "Transaction hashes",
   "export.col.txHash": "Transaction hash",
   "export.col.serviceFee": "Service fee (BRL)",

@@ -809,6 +809,8 @@ export const ptBR = {
   "export.col.pixKey": "Chave PIX",
   "export.col.address": "Endereço",
   "export.col.metadata": "Metadados",
+  "export.col.order": "Pedido",
+  "export.col.orderUuid": "ID do pedido",
   "export.col.txHashes": "Transações (hash)",
   "export.col.txHash": "Transação (hash)",
   "export.col.serviceFee": "Taxa de serviço (BRL)",
