@@ -172,11 +172,11 @@ function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdraw
     },
     { header: t("export.col.txHash"), value: (w) => text(w.txHash) },
     { header: t("export.col.failureReason"), value: (w) => c.failure(w.failureReason) },
-    { header: t("export.col.metadata"), value: (w) => metadataCell(w.metadata, format) },
     // A person reads the sentence; the provider's own text stays beside it for whoever asks them.
     ...(format === "excel"
       ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }]
       : []),
+    { header: t("export.col.metadata"), value: (w) => metadataCell(w.metadata, format) },
   ];
 }
 
