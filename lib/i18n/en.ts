@@ -1270,6 +1270,7 @@ export const en: Record<MessageKey, string> = {
   "audit.action.twoFactor.locked": "Second-factor checks locked",
   "audit.action.twoFactor.changeConfirmed": "New second factor confirmed",
   "audit.action.other": "Another action",
+  "audit.actor.apiKeyNamed": "API key “{name}” ({key})",
   "audit.actor.apiKey": "API key {id}",
   "audit.actor.ownersLink": "Link mailed to the owners",
   "audit.actor.operator": "Service operator",

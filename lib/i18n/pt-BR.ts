@@ -1276,6 +1276,7 @@ export const ptBR = {
   "audit.action.twoFactor.locked": "Verificações do segundo fator bloqueadas",
   "audit.action.twoFactor.changeConfirmed": "Novo segundo fator confirmado",
   "audit.action.other": "Outra ação",
+  "audit.actor.apiKeyNamed": "Chave de API “{name}” ({key})",
   "audit.actor.apiKey": "Chave de API {id}",
   "audit.actor.ownersLink": "Link enviado aos proprietários",
   "audit.actor.operator": "Operador do serviço",
