@@ -243,6 +243,8 @@ const READ_THROUGH: Record<string, string[]> = {
   webhook_deliveries: [
     "webhook_deliveries_pkey",
     "webhook_deliveries_due",
+    "webhook_deliveries_endpoint_due",
+    "webhook_deliveries_first_attempt",
     "webhook_deliveries_order",
     "webhook_deliveries_event",
   ],
@@ -268,6 +270,8 @@ const READ_THROUGH: Record<string, string[]> = {
   deposit_addresses: ["deposit_addresses_pkey", "deposit_addresses_address"],
   audit_events: ["audit_events_pkey", "audit_events_merchant"],
   mail_outbox: ["mail_outbox_pkey", "mail_outbox_merchant"],
+  invoices: ["invoices_pkey", "invoices_order", "invoices_txid", "invoices_merchant_created", "invoices_open_expiry"],
+  invoice_batches: ["invoice_batches_pkey", "invoice_batches_merchant_created", "invoice_batches_processing"],
 };
 
 // Where one operation must take one road: the lookups by a unique key, the merchant's lists and
@@ -297,7 +301,12 @@ const INTENT: Record<string, Record<string, string[]>> = {
     chain_transfers: ["chain_transfers_owner"],
   },
   "export statement": { ledger_entries: ["ledger_entries_merchant"] },
-  sweep: { orders: ["orders_pending_expiry", "orders_pkey"], idempotency_keys: ["idempotency_keys_expiry"] },
+  sweep: {
+    orders: ["orders_pending_expiry", "orders_pkey"],
+    idempotency_keys: ["idempotency_keys_expiry"],
+    invoices: ["invoices_open_expiry", "invoices_pkey"],
+    invoice_batches: ["invoice_batches_processing", "invoice_batches_pkey"],
+  },
 };
 
 async function wrongPlans(label: string): Promise<string[]> {
@@ -338,7 +347,7 @@ describe("hot statements' generic plans", () => {
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
-    const { claimDue } = await import("@/lib/webhooks/dispatcher");
+    const { claimDue } = await import("@/lib/webhooks/claims");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;

@@ -1,4 +1,5 @@
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
+import { processSlot } from "@/lib/singleton";
 
 // Runs in each test worker before any test module is imported, so lib/env sees the test database.
 process.env.DATABASE_URL = inject("databaseUrl");
@@ -14,3 +15,17 @@ process.env.PROVIDER_CALLBACK_LIMIT_PER_MINUTE ??= "100000";
 // Webhooks: retries within a second (0.01 s, then 0.6 s…) and a short timeout, so failure paths run fast.
 process.env.WEBHOOK_RETRY_BASE_SECONDS ??= "0.01";
 process.env.WEBHOOK_TIMEOUT_MS ??= "1000";
+
+// Whatever a test file made the API answer, the OpenAPI document lists: an error code (or status) an
+// endpoint answered that its document does not fails the file (docs/api.md#error-codes).
+afterAll(async () => {
+  // Nothing answered (the file never loaded the API): nothing to load to check.
+  const answered = processSlot<Set<string>>("api.answered-error-codes").value;
+  if (!answered || answered.size === 0) return;
+  const { undocumentedErrorCodes } = await import("./support/documented-codes");
+  const undocumented = undocumentedErrorCodes();
+  if (undocumented.length > 0)
+    throw new Error(
+      `Answered but not in the OpenAPI document (add them to lib/api/error-codes.ts): ${undocumented.join("; ")}`,
+    );
+});
