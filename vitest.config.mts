@@ -43,7 +43,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts", "examples/packed-shop/*.test.ts"],
           environment: "node",
           maxWorkers: workers,
         },

@@ -73,9 +73,11 @@ export function bodyObject<T extends z.ZodRawShape>(shape: T) {
 /** Timestamps as `Date#toISOString()` writes them. */
 export const isoDateTime = z.iso.datetime();
 
-export const brlAmount = z.number().meta({ description: "BRL" });
+export const brlAmount = z
+  .number()
+  .meta({ description: "BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos" });
 
-export const centavosAmount = z.int().meta({ description: "Integer centavos (100 = 1 BRL)" });
+export const centavosAmount = z.int().meta({ description: "Integer centavos (2590 is R$ 25,90), not BRL" });
 
 /** Crypto amounts are exact decimals internally and JSON numbers on the wire (docs/api.md#amounts). */
 export const cryptoAmount = z.number().min(0).meta({ description: "Token amount (decimal)" });
@@ -87,3 +89,49 @@ export const evmAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/)
   .meta({ description: "EVM address (0x + 40 hex digits)" });
+
+/** Limits of `metadata` (docs/api.md#metadata-and-your-references), as Stripe states its own. */
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
+
+/**
+ * The merchant's own key-value pairs on a create request: stored as sent and echoed on every view,
+ * list row, export and webhook of the object, so a shop finds its sale without keeping a map of our ids.
+ */
+export function metadataFieldOf(reserved: readonly string[] = []) {
+  return z
+    .record(
+      z.string(),
+      z
+        .string({ error: "must be a string" })
+        .max(METADATA_LIMITS.valueLength, `must be at most ${METADATA_LIMITS.valueLength} characters`),
+      { error: "must be an object whose values are strings" },
+    )
+    .superRefine((m, ctx) => {
+      const keys = Object.keys(m);
+      if (keys.length > METADATA_LIMITS.keys)
+        ctx.addIssue({ code: "custom", message: `must have at most ${METADATA_LIMITS.keys} keys` });
+      for (const key of keys) {
+        if (key.length === 0 || key.length > METADATA_LIMITS.keyLength)
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `key must be 1 to ${METADATA_LIMITS.keyLength} characters`,
+          });
+        else if (reserved.includes(key))
+          ctx.addIssue({ code: "custom", path: [key], message: "is a key the service writes itself" });
+      }
+    })
+    .optional()
+    .meta({
+      description:
+        `Your own key-value pairs (at most ${METADATA_LIMITS.keys} keys of 1 to ${METADATA_LIMITS.keyLength} characters, string values of at most ${METADATA_LIMITS.valueLength}), returned on every view, list row, export and webhook of this object` +
+        (reserved.length ? `; the keys ${reserved.join(", ")} are the service's own and refused` : ""),
+      example: { saleId: "sale-1001" },
+    });
+}
+export const metadataField = metadataFieldOf();
+
+/** `metadata` on a response: what the create stored, `{}` when none was sent. */
+export const metadataView = z
+  .record(z.string(), z.string())
+  .meta({ description: "The metadata sent at creation; {} when none was" });

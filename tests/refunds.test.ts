@@ -65,9 +65,17 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const res = await refund(apiKey, id, { value: 100, reason: "Produto devolvido" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toEqual({
-      refund: { id: expect.any(String), orderId: id, value: 100, status: "COMPLETED", createdAt: expect.any(String) },
+      refund: {
+        id: expect.any(String),
+        orderId: id,
+        value: 100,
+        status: "COMPLETED",
+        createdAt: expect.any(String),
+        metadata: {},
+      },
     });
-    expect(Object.keys(res.body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt"]);
+    // The contract's fields first, in its order; metadata is added (docs/api.md#metadata-and-your-references).
+    expect(Object.keys(res.body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt", "metadata"]);
 
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);

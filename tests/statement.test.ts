@@ -220,6 +220,8 @@ describe("CSV exports", () => {
       "Tipo de referência",
       "Referência",
       "Nº do lançamento",
+      "Pedido",
+      "ID do pedido",
     ]);
     expect(lines.map((l) => l.slice(0, 7))).toEqual([
       ["2026-11-01T00:10:00-03:00", "withdrawal_debit", "Saque", "-1000.05", "234.51", "withdrawal", ids[1]],
@@ -243,6 +245,30 @@ describe("CSV exports", () => {
       "1234,56",
       "Order",
     ]);
+  });
+
+  it("statement: each row names its order as the dashboard does, and a refund's row the order it refunded", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const created = await api("POST", "/api/v1/order/create/pix", {
+      apiKey,
+      body: { value: 25.9, orderId: "sale-1001", name: "Maria Souza" },
+    });
+    const orderId = created.body.pixOrder._id;
+    await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey });
+    const refund = await api("POST", `/api/v1/order/${orderId}/refund`, { apiKey, body: { value: 5 } });
+    expect(refund.status).toBe(201);
+    const [header, ...lines] = rows(await text(exportStream("statement", merchant.id, exportQuery.parse({}), t)));
+    const col = (name: string) => header.indexOf(name);
+    const byKind = (kind: string) => lines.find((l) => l[col("Tipo")] === kind)!;
+    const credit = byKind("order_credit");
+    expect(credit[col("Descrição")]).toBe("Pagamento recebido · Pedido sale-1001 (Maria Souza)");
+    expect(credit[col("ID do pedido")]).toBe(orderId);
+    const debit = byKind("refund_debit");
+    expect(debit[col("Descrição")]).toBe("Devolução ao pagador · Pedido sale-1001 (Maria Souza)");
+    expect(debit[col("Pedido")]).toBe("Pedido sale-1001 (Maria Souza)");
+    // The reference stays the refund's own id (what the API answers); the order is beside it.
+    expect(debit[col("Referência")]).toBe(refund.body.refund.id);
+    expect(debit[col("ID do pedido")]).toBe(orderId);
   });
 
   it("orders: every kind with BRL and crypto amounts, rates, references, tx hashes; formula-like references neutralised", async () => {

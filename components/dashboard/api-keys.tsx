@@ -11,11 +11,13 @@ import { createApiKeyAction, revokeApiKeyAction } from "@/lib/dashboard/actions/
 import type { ApiScope } from "@/lib/identity/api-keys/scopes";
 import type { MessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
+import { apiKeyShown } from "@/lib/identity/audit-text";
 
 export type ApiKeyItem = {
   id: string;
   name: string;
   prefix: string;
+  lastFour: string | null;
   scopes: ApiScope[];
   createdAt: string;
   lastUsedAt: string | null;
@@ -178,7 +180,7 @@ export function ApiKeys({
             <li key={k.id} data-testid="api-key-row" className="flex flex-wrap items-center justify-between gap-3 py-3">
               <div className="min-w-0">
                 <p className="text-sm font-semibold text-slate-900">
-                  {k.name} <span className="ml-1 font-mono text-xs font-normal text-slate-700">{k.prefix}…</span>{" "}
+                  {k.name} <span className="ml-1 font-mono text-xs font-normal text-slate-700">{apiKeyShown(k)}</span>{" "}
                   <span className="ml-1 text-xs font-normal text-slate-600" data-testid="api-key-access">
                     {access(k.scopes)}
                   </span>

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, numeric, timestamp } from "drizzle-orm/pg-core";
+import { bigint, jsonb, numeric, timestamp } from "drizzle-orm/pg-core";
 
 // Money: BRL as integer centavos in bigint columns (read as JS numbers: every figure we store
 // stays far below 2^53 centavos). Crypto: numeric(38,18) read as exact decimal strings.
@@ -12,3 +12,6 @@ export const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 export const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(", ")})`);
+
+/** The merchant's own key-value pairs on an object it creates (docs/api.md#metadata-and-your-references), echoed on every view. */
+export const metadata = () => jsonb("metadata").$type<Record<string, string>>().notNull().default({});

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, numeric, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { centavos, createdAt, crypto, inList, ts, updatedAt } from "./columns";
+import { centavos, createdAt, crypto, inList, metadata, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 import { CHAIN_STATUSES, depositAddresses } from "./onchain";
 import { ORDER_SEARCH_TEXT, REFUND_STATUSES } from "./orders";
@@ -43,6 +43,7 @@ export const cryptoPixPayments = pgTable(
     paidAt: ts("paid_at"),
     pixPayoutId: text("pix_payout_id"),
     failureReason: text("failure_reason"),
+    metadata: metadata(),
     expiresAt: ts("expires_at").notNull(),
     closedAt: ts("closed_at"),
     createdAt: createdAt(),

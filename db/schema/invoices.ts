@@ -13,7 +13,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import type { AbatementTerms, DiscountTerms, FineTerms, InterestTerms } from "@/lib/pix/due-amount";
-import { centavos, createdAt, inList, ts, updatedAt } from "./columns";
+import { centavos, createdAt, inList, metadata, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 import { orders } from "./orders";
 
@@ -94,6 +94,7 @@ export const invoices = pgTable(
     payerEmail: text("payer_email"),
     reference: text("reference"),
     description: text("description"),
+    metadata: metadata(),
     originalCentavos: centavos("original_centavos").notNull(),
     dueDate: date("due_date", { mode: "string" }).notNull(),
     daysAfterDue: integer("days_after_due").notNull(),

@@ -40,6 +40,9 @@ export const apiKeys = pgTable(
       .references(() => merchants.id),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
+    // The key's last four characters, so a person can tell keys apart as the Developers page shows them
+    // ("sk_test_AbCd…wXyZ"); null for keys made before it was kept.
+    lastFour: text("last_four"),
     keyHash: text("key_hash").notNull(),
     mode: text("mode", { enum: ["sandbox", "live"] }).notNull(),
     // "read": GET only; every write is refused with 403. Superseded by `scopes` (kept until the code reads only that).

@@ -11,7 +11,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { centavos, createdAt, crypto, inList, ts, updatedAt } from "./columns";
+import { centavos, createdAt, crypto, inList, metadata, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 import { ORDER_SEARCH_TEXT, REFUND_STATUSES } from "./orders";
 
@@ -60,6 +60,7 @@ export const onchainOrders = pgTable(
     // Money that arrived beyond what was due, or after the order was final: kept, never dropped.
     unappliedAmount: crypto("unapplied_amount").notNull().default("0"),
     creditedCentavos: centavos("credited_centavos").notNull().default(0),
+    metadata: metadata(),
     expiresAt: ts("expires_at").notNull(),
     completedAt: ts("completed_at"),
     // Set when the order can no longer change: COMPLETED, FAILED, or a PARTIAL_ORDER closed at expiry.

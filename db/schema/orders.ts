@@ -13,7 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { centavos, createdAt, inList, ts, updatedAt } from "./columns";
+import { centavos, createdAt, inList, metadata, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 
 export const ORDER_KINDS = ["pix", "exchange", "lightning"] as const;
@@ -72,6 +72,7 @@ export const orders = pgTable(
     valueCentavos: centavos("value_centavos").notNull(),
     // The client's own references (orderRequest, orderId, name, cpf, payerId, email, …), echoed back.
     reference: jsonb("reference").$type<Record<string, string>>().notNull().default({}),
+    metadata: metadata(),
     provider: text("provider").notNull(),
     providerRef: text("provider_ref"),
     brcode: text("brcode"),
@@ -171,6 +172,7 @@ export const orderRefunds = pgTable(
       .references(() => merchants.id),
     valueCentavos: centavos("value_centavos").notNull(),
     reason: text("reason"),
+    metadata: metadata(),
     status: text("status", { enum: REFUND_STATUSES }).notNull().default("PENDING"),
     provider: text("provider").notNull(),
     // What the provider refunds against: the PIX's end-to-end id, the exchange payment's id.

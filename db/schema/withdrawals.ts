@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, index, integer, numeric, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { centavos, createdAt, crypto, inList, ts, updatedAt } from "./columns";
+import { centavos, createdAt, crypto, inList, metadata, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 
 export const WITHDRAWAL_KINDS = ["onchain", "pix_out"] as const;
@@ -36,6 +36,7 @@ export const withdrawals = pgTable(
     failureReason: text("failure_reason"),
     // Why an on-chain withdrawal is not sent yet (the hot wallet cannot pay it); null once it is.
     waitingReason: text("waiting_reason"),
+    metadata: metadata(),
     completedAt: ts("completed_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -37,7 +37,6 @@ if (!apiKey) {
 
 const pix = new PixCrypto({ apiKey, baseUrl });
 const sales = new Map<string, Sale>();
-const salesByOrder = new Map<string, Sale>();
 /** Event ids already handled: a delivery can come more than once. */
 const handled = new Set<string>();
 let webhookSecret = process.env.PIXCRYPTO_WEBHOOK_SECRET ?? "";
@@ -48,6 +47,7 @@ async function checkout(): Promise<Sale> {
     value: PRODUCT.priceBrl,
     orderId: id,
     name: "Cliente da loja",
+    metadata: { product: PRODUCT.name },
   });
   const sale: Sale = {
     id,
@@ -57,7 +57,6 @@ async function checkout(): Promise<Sale> {
     status: "awaiting payment",
   };
   sales.set(id, sale);
-  salesByOrder.set(sale.orderId, sale);
   return sale;
 }
 
@@ -66,7 +65,8 @@ function onEvent(event: WebhookEvent): void {
   if (handled.has(event.id)) return;
   handled.add(event.id);
   if (event.type !== "order.status_changed") return;
-  const sale = salesByOrder.get(event.data.id);
+  // The order's reference carries our own sale id (sent as orderId): no map from the API's ids needed.
+  const sale = sales.get(event.data.reference.orderId ?? "");
   if (!sale) return;
   if (event.data.status === "COMPLETED") {
     sale.status = "paid";

@@ -100,7 +100,7 @@ export const publicPaymentSchema = z
               amount: cryptoAmount.meta({ description: "The unapplied tokens this covers" }),
               sent: cryptoAmount
                 .optional()
-                .meta({ description: "A return: what the payer receives, the network fee deducted" }),
+                .meta({ description: "A return: the tokens the payer receives, the network fee deducted" }),
               txHash: z.string().optional().meta({ description: "The return's transaction, once mined" }),
             }),
           )

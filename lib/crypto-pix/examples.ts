@@ -19,6 +19,7 @@ export const cryptoPixExample = {
     "recipientName": "Maria Souza",
     "status": "PENDING",
     "expiresAt": "2026-11-22T02:01:03.629Z",
+    "metadata": {},
   },
 };
 
@@ -43,4 +44,5 @@ export const cryptoPixGetExample = {
   "recipientName": "Maria Souza",
   "expiresAt": "2026-11-22T02:01:03.629Z",
   "createdAt": "2026-11-22T01:01:03.556Z",
+  "metadata": {},
 };

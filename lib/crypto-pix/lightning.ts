@@ -59,7 +59,7 @@ export const invoiceActionQueue = jobQueue<object>("crypto-pix-invoice", {
 export async function createLightningPayment(
   merchant: MerchantProfile,
   code: BrCodeFacts,
-  input: { refundAddress?: string },
+  input: { refundAddress?: string; metadata?: Record<string, string> },
 ): Promise<CryptoPixPayment> {
   requireRail("lightning");
   requireRail("pix_out");
@@ -111,6 +111,7 @@ export async function createLightningPayment(
       rateSource: quote.source,
       rateAt: quote.at,
       refundAddress: null,
+      metadata: input.metadata ?? {},
       expiresAt: invoice.expiresAt,
     });
     await insertInvoice(tx, { paymentId: payment.id, provider: lightning.name, paymentHash, preimage, satoshis });

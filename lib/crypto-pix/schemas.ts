@@ -1,7 +1,16 @@
 import { z } from "zod";
 import { isAddress } from "viem";
 import { CHAIN_STATUSES, REFUND_STATUSES } from "@/db/schema";
-import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
+import {
+  bodyObject,
+  brlAmount,
+  brlValue,
+  cryptoAmount,
+  evmAddress,
+  isoDateTime,
+  metadataField,
+  metadataView,
+} from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
 
 /** Chains Crypto-PIX takes payment on (docs/api.md#endpoints). */
@@ -36,6 +45,7 @@ export const payCryptoPixBody = bodyObject({
     .string({ error: "must be a string" })
     .refine((a) => isAddress(a, { strict: true }), "must be a valid EVM address (0x…, EIP-55 checksum if mixed-case)")
     .optional(),
+  metadata: metadataField,
 });
 export type PayCryptoPixInput = z.output<typeof payCryptoPixBody>;
 
@@ -100,6 +110,7 @@ export const cryptoPixCreatedSchema = z
     recipientName: z.string(),
     status: z.enum(CHAIN_STATUSES),
     expiresAt: isoDateTime,
+    metadata: metadataView,
   })
   .meta({ id: "CryptoPixCreated", description: "Crypto-PIX pay result" });
 
@@ -132,6 +143,7 @@ export const cryptoPixSchema = z
     }),
     refundHash: z.string().optional().meta({ description: "The refund's transaction hash, once it is mined" }),
     failureReason: z.string().optional(),
+    metadata: metadataView,
     holdInvoice: holdInvoiceSchema.optional().meta({
       description:
         "Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing",

@@ -121,7 +121,7 @@ export async function createCryptoPixPayment(
         pixTxid,
         valueCentavos,
       },
-      { refundAddress: input.refundAddress },
+      { refundAddress: input.refundAddress, metadata: input.metadata },
     );
   }
   requireRail("crypto_pix");
@@ -164,6 +164,7 @@ export async function createCryptoPixPayment(
       rateAt: quote.at,
       refundAddress: input.refundAddress ?? null,
       expiresAt: payableUntil(payBy),
+      metadata: input.metadata ?? {},
     });
     await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: payment.id });
     return payment;

@@ -61,6 +61,7 @@ export function cryptoPixView(p: CryptoPixPayment, invoice?: CryptoPixInvoice): 
     ...(p.refundStatus ? { refundStatus: p.refundStatus } : {}),
     ...(p.refundTxHash ? { refundHash: p.refundTxHash } : {}),
     ...(p.failureReason ? { failureReason: p.failureReason } : {}),
+    metadata: p.metadata,
     ...(invoice ? { holdInvoice: holdInvoiceView(invoice) } : {}),
   };
 }
@@ -81,5 +82,6 @@ export function cryptoPixCreatedView(p: CryptoPixPayment): PayCryptoPixResponse[
     recipientName: p.recipientName,
     status: p.status,
     expiresAt: p.expiresAt.toISOString(),
+    metadata: p.metadata,
   };
 }

@@ -4,7 +4,7 @@ import { merchants, users } from "@/db/schema";
 import { formatDateTime, translate, translator, type Locale } from "@/lib/i18n";
 import { sendMail } from "@/lib/mail/mailer";
 import { alertMail, type AlertKind } from "@/lib/mail/messages";
-import type { Actor } from "./audit";
+import { apiKeyLabels, type Actor } from "./audit";
 import { actorName } from "./audit-text";
 
 // Mail to a merchant's owners and admins when where its money or data goes changes (payout key,
@@ -29,7 +29,7 @@ export async function alertAdmins(
     .where(and(eq(users.merchantId, actor.merchantId), inArray(users.role, ["owner", "admin"])));
   const text = alertMail(locale, kind, {
     company: merchant.companyName,
-    who: actorName(translator(locale), actor.email),
+    who: actorName(translator(locale), actor.email, await apiKeyLabels(actor.merchantId, [actor.email])),
     ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
     time: formatDateTime(new Date(), locale),
     subject,

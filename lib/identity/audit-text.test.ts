@@ -52,4 +52,23 @@ describe("audit trail in words", () => {
     expect(actorName(t, apiKeyActor("m", "3f2a", "1.2.3.4").email)).toBe("Chave de API 3f2a");
     expect(actorName(t, "ana@example.com")).toBe("ana@example.com");
   });
+
+  it("names an API key by its name and last four, and a refunded order as the merchant knows it", () => {
+    const keys = new Map([["3f2a", { name: "Loja online", prefix: "sk_test_AbCd", lastFour: "wXyZ" }]]);
+    expect(actorName(t, apiKeyActor("m", "3f2a", "1.2.3.4").email, keys)).toBe(
+      "Chave de API “Loja online” (sk_test_AbCd…wXyZ)",
+    );
+    // A key the map does not know (deleted data, another merchant's) is named by its id, as before.
+    expect(actorName(t, apiKeyActor("m", "9b9b", "1.2.3.4").email, keys)).toBe("Chave de API 9b9b");
+    expect(sentence("apiKey.revoked", { name: "Loja", prefix: "sk_test_AbCd", lastFour: "wXyZ" })).toBe(
+      "Loja (sk_test_AbCd…wXyZ).",
+    );
+    expect(
+      sentence("refund.requested", {
+        orderId: "0123456789abcdef",
+        orderName: "sale-1001 (Maria Souza)",
+        valueCentavos: 500,
+      }),
+    ).toBe("R$ 5,00 do pedido sale-1001 (Maria Souza).");
+  });
 });

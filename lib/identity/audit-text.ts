@@ -20,10 +20,28 @@ export const API_KEY_ACTOR_PREFIX = "API key ";
 export const OWNERS_LINK_ACTOR = "link mailed to the owners";
 export const OPERATOR_ACTOR = "operator (cli)";
 
-/** "Chave de API 3f2a…" for an API key's actor, "um operador" for the operator's; a person's e-mail as it is. */
-export function actorName(t: Translator, actor: string): string {
-  if (actor.startsWith(API_KEY_ACTOR_PREFIX))
-    return t("audit.actor.apiKey", { id: actor.slice(API_KEY_ACTOR_PREFIX.length) });
+/** An API key as the Developers page shows it: its name, and its prefix and last four characters. */
+export type ApiKeyLabel = { name: string; prefix: string; lastFour: string | null };
+
+/** "sk_test_AbCd…wXyZ" (or "sk_test_AbCd…" for a key made before its last four were kept). */
+export const apiKeyShown = (k: Pick<ApiKeyLabel, "prefix" | "lastFour">) => `${k.prefix}…${k.lastFour ?? ""}`;
+
+/** The API key's id in an actor, or null when the actor is not an API key. */
+export const apiKeyIdOf = (actor: string): string | null =>
+  actor.startsWith(API_KEY_ACTOR_PREFIX) ? actor.slice(API_KEY_ACTOR_PREFIX.length) : null;
+
+/**
+ * "Chave de API “Loja” (sk_test_AbCd…wXyZ)" for an API key's actor, when `keys` knows it (by id), else
+ * "Chave de API <id>"; "um operador" for the operator's; a person's e-mail as it is.
+ */
+export function actorName(t: Translator, actor: string, keys?: ReadonlyMap<string, ApiKeyLabel>): string {
+  const keyId = apiKeyIdOf(actor);
+  if (keyId !== null) {
+    const key = keys?.get(keyId);
+    return key
+      ? t("audit.actor.apiKeyNamed", { name: key.name, key: apiKeyShown(key) })
+      : t("audit.actor.apiKey", { id: keyId });
+  }
   if (actor === OWNERS_LINK_ACTOR) return t("audit.actor.ownersLink");
   if (actor === OPERATOR_ACTOR) return t("audit.actor.operator");
   return actor;
@@ -128,12 +146,12 @@ const DESCRIBE: Record<string, Describe> = {
   "apiKey.created": (d, t) => ({
     key: "audit.detail.apiKeyCreated",
     words: { access: scopesText(t, d.scopes) },
-    data: { name: s(d.name), prefix: `${s(d.prefix)}…` },
+    data: { name: s(d.name), prefix: apiKeyShown({ prefix: s(d.prefix), lastFour: s(d.lastFour) || null }) },
   }),
   "apiKey.revoked": (d) => ({
     key: "audit.detail.apiKey",
     words: {},
-    data: { name: s(d.name), prefix: `${s(d.prefix)}…` },
+    data: { name: s(d.name), prefix: apiKeyShown({ prefix: s(d.prefix), lastFour: s(d.lastFour) || null }) },
   }),
   "webhook.created": (d) => ({ key: "audit.detail.webhook", words: {}, data: { url: s(d.url) } }),
   "withdrawal.requested": (d, _t, locale): AuditDetail =>
@@ -151,7 +169,8 @@ const DESCRIBE: Record<string, Describe> = {
   "refund.requested": (d, _t, locale) => ({
     key: "audit.detail.refund",
     words: { amount: formatMoney(n(d.valueCentavos), locale) },
-    data: { order: s(d.orderId).slice(0, 8) },
+    // The order as the merchant knows it (rows written before it was kept: the id's first 8 digits).
+    data: { order: s(d.orderName) || s(d.orderId).slice(0, 8) },
   }),
   "payout.resentByOperator": (d) =>
     d.note ? { key: "audit.detail.note", words: {}, data: { note: s(d.note) } } : null,

@@ -1,7 +1,8 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import { db, type Executor } from "@/db";
-import { auditEvents, type AuditEvent } from "@/db/schema";
-import { API_KEY_ACTOR_PREFIX } from "./audit-text";
+import { apiKeys, auditEvents, type AuditEvent } from "@/db/schema";
+import { isUuid } from "@/lib/ids";
+import { API_KEY_ACTOR_PREFIX, apiKeyIdOf, type ApiKeyLabel } from "./audit-text";
 
 // The audit trail: one row per security- or money-relevant action, written beside the change
 // (inside its transaction where there is one). The table refuses UPDATE and DELETE (migration).
@@ -84,4 +85,18 @@ export async function listAudit(merchantId: string, opts: { limit: number; befor
     .where(and(eq(auditEvents.merchantId, merchantId), opts.before ? lt(auditEvents.id, opts.before) : undefined))
     .orderBy(desc(auditEvents.id))
     .limit(opts.limit);
+}
+
+/**
+ * The merchant's API keys these actors name, as the Developers page shows them (name, prefix, last four),
+ * by id: what actorName needs to name a key instead of printing its id. Revoked keys too: the trail outlives them.
+ */
+export async function apiKeyLabels(merchantId: string, actors: string[]): Promise<Map<string, ApiKeyLabel>> {
+  const ids = [...new Set(actors.map(apiKeyIdOf).filter((id): id is string => id !== null && isUuid(id)))];
+  if (ids.length === 0) return new Map();
+  const rows = await db()
+    .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchantId), inArray(apiKeys.id, ids)));
+  return new Map(rows.map((r) => [r.id, r]));
 }

@@ -6,7 +6,7 @@ import { formatCrypto, formatDateTime, formatMoney, translate, translator, type 
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { moneyOutMail } from "@/lib/mail/messages";
-import type { Actor } from "./audit";
+import { apiKeyLabels, type Actor } from "./audit";
 import { actorName } from "./audit-text";
 
 // Mail to a merchant's owners and admins, and to the user who acted, whenever money is asked to
@@ -58,7 +58,7 @@ function mailMoneyOut(
       company: team.company,
       amount: formatMoney(amountCentavos, locale),
       destination,
-      who: actorName(translator(locale), actor.email),
+      who: actorName(translator(locale), actor.email, await apiKeyLabels(merchantId, [actor.email])),
       ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
       time,
     });
@@ -79,6 +79,7 @@ export function mailWithdrawalRequested(actor: Actor, locale: Locale, w: Withdra
 }
 
 /** A refund was accepted: its value and the order whose payer it goes back to. */
-export function mailRefundRequested(actor: Actor, locale: Locale, refund: OrderRefund): void {
-  mailMoneyOut(refund.merchantId, actor, locale, "refund", refund.valueCentavos, refund.orderId);
+/** `orderName`: the order as the merchant knows it (lib/orders/title.ts plainOrderName); its id when unknown. */
+export function mailRefundRequested(actor: Actor, locale: Locale, refund: OrderRefund, orderName?: string): void {
+  mailMoneyOut(refund.merchantId, actor, locale, "refund", refund.valueCentavos, orderName ?? refund.orderId);
 }

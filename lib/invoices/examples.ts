@@ -62,6 +62,7 @@ export const invoiceExample = {
     "mailedAt": null,
     "createdAt": "2026-12-01T22:14:19.563Z",
     "closedAt": null,
+    "metadata": {},
   },
 };
 
@@ -126,6 +127,7 @@ export const invoicesExample = {
       "mailedAt": null,
       "createdAt": "2026-12-01T22:14:19.563Z",
       "closedAt": null,
+      "metadata": {},
     },
   ],
   "nextCursor": null,
@@ -192,6 +194,7 @@ export const paidInvoiceExample = {
     "mailedAt": null,
     "createdAt": "2026-12-01T22:14:19.697Z",
     "closedAt": "2026-12-01T22:14:19.745Z",
+    "metadata": {},
   },
 };
 
@@ -269,6 +272,7 @@ export const batchExample = {
           "mailedAt": null,
           "createdAt": "2026-12-01T22:14:19.846Z",
           "closedAt": null,
+          "metadata": {},
         },
         "error": null,
       },

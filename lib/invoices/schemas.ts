@@ -2,7 +2,16 @@ import { z } from "zod";
 import { INVOICE_STATUSES } from "@/db/schema";
 import { isCalendarDay } from "@/lib/day-range";
 import { env } from "@/lib/env";
-import { bodyObject, brlValue, cnpjField, cpfField, isoDateTime, optionalText, requiredText } from "@/lib/fields";
+import {
+  bodyObject,
+  brlValue,
+  cnpjField,
+  cpfField,
+  isoDateTime,
+  metadataField,
+  optionalText,
+  requiredText,
+} from "@/lib/fields";
 import { brlNumberToCentavos } from "@/lib/money";
 import { invoiceViewSchema } from "./state/schemas";
 
@@ -172,6 +181,7 @@ export const createInvoiceBody = bodyObject({
     .boolean({ error: "must be true or false" })
     .default(false)
     .meta({ description: "E-mail the payer the link once the invoice can be paid (needs payer.email)" }),
+  metadata: metadataField,
 }).refine((b) => !b.notifyPayer || b.payer.email !== undefined, {
   message: "payer.email is required to notify the payer",
   path: ["notifyPayer"],

@@ -74,6 +74,7 @@ export function invoiceValues(
     lastPayableDay: lastDay,
     expiresAt: new Date(saoPauloDayStart(lastDay, 1).getTime() - 1),
     notifyPayer: input.notifyPayer,
+    metadata: input.metadata ?? {},
   };
 }
 
@@ -97,6 +98,7 @@ export function insertInvoiceOrder(
     | "payerCnpj"
     | "payerEmail"
     | "description"
+    | "metadata"
   >,
   charge: DueCharge,
 ) {
@@ -113,6 +115,8 @@ export function insertInvoiceOrder(
     hash: newOrderHash(),
     valueCentavos: invoice.originalCentavos,
     reference,
+    // The invoice's metadata on its order too, so the order's events carry it.
+    metadata: invoice.metadata,
     provider: charge.provider,
     providerRef: charge.txid,
     brcode: charge.brcode,

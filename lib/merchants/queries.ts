@@ -11,6 +11,7 @@ const apiKeyColumns = {
   id: apiKeys.id,
   name: apiKeys.name,
   prefix: apiKeys.prefix,
+  lastFour: apiKeys.lastFour,
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
@@ -21,6 +22,7 @@ export type ApiKeyRow = {
   id: string;
   name: string;
   prefix: string;
+  lastFour: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;

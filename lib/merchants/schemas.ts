@@ -30,7 +30,8 @@ export const createMerchantBody = z
     openingBalance: z
       .int({ error: "must be an integer number of centavos" })
       .min(0, "must be 0 or more (centavos)")
-      .optional(),
+      .optional()
+      .meta({ description: "Sandbox only: the starting balance in integer centavos (not BRL)" }),
   })
   .superRefine((body, ctx) => {
     // A dashboard user needs both; one without the other is almost certainly a mistake.

@@ -97,7 +97,14 @@ async function insertMerchant(
   let apiKey: string | null = null;
   if (issueApiKey) {
     const key = generateApiKey(mode);
-    await insertApiKey(tx, { merchantId: row.id, name: "default", prefix: key.prefix, keyHash: key.hash, mode });
+    await insertApiKey(tx, {
+      merchantId: row.id,
+      name: "default",
+      prefix: key.prefix,
+      lastFour: key.lastFour,
+      keyHash: key.hash,
+      mode,
+    });
     apiKey = key.key;
   }
   if (input.email !== undefined && input.passwordHash !== undefined) {
@@ -224,6 +231,7 @@ export async function createApiKey(
       merchantId,
       name: trimmed,
       prefix: key.prefix,
+      lastFour: key.lastFour,
       keyHash: key.hash,
       mode,
       scopes,

@@ -15,6 +15,12 @@ export const depositExample = {
     "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
     "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
     "expiresAt": "2026-11-23T01:01:03.000Z",
+    "metadata": {
+      "orderId": "25d34d8b-28dc-47b7-9761-c9185b682f27",
+      "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+      "network": "polygon",
+      "walletIndex": 0,
+    },
   },
 };
 

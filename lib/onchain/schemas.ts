@@ -1,11 +1,41 @@
 import { z } from "zod";
 import { CHAIN_STATUSES } from "@/db/schema";
 import { messageError } from "@/lib/http/error-body";
-import { bodyObject, brlAmount, brlValue, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
+import {
+  bodyObject,
+  brlAmount,
+  brlValue,
+  cryptoAmount,
+  evmAddress,
+  isoDateTime,
+  metadataFieldOf,
+  urlField,
+} from "@/lib/fields";
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 
 // network and asset are checked by the service, not here: the spec answers an unsupported network
 // with its own body (`supportedNetworks`), which a schema error could not carry.
+/**
+ * The keys the lookup's `metadata` (a spec field) holds for the service; a deposit's own metadata sits
+ * beside them in the same object, so these four are refused on the request.
+ */
+export const DEPOSIT_METADATA_KEYS = ["orderId", "tokenAddress", "network", "walletIndex"] as const;
+
+/** The lookup's `metadata`: the spec's four keys, and the metadata sent at creation beside them. */
+const depositMetadata = z
+  .object({
+    orderId: z.uuid(),
+    tokenAddress: evmAddress,
+    network: z.enum(NETWORKS),
+    walletIndex: z.int().min(0),
+  })
+  // Every key beside the four is the merchant's, a string; the union only lets walletIndex's type through.
+  .catchall(z.union([z.string(), z.int()]))
+  .meta({
+    description:
+      "The service's orderId (this deposit's id), tokenAddress, network and walletIndex, and beside them the metadata sent at creation",
+  });
+
 export const createDepositBody = bodyObject({
   value: brlValue,
   // optional(): a missing field must reach the service, which answers it like any unsupported
@@ -23,6 +53,7 @@ export const createDepositBody = bodyObject({
     .unknown()
     .optional()
     .meta({ type: "string", enum: [...NETWORKS], clientRequired: true }),
+  metadata: metadataFieldOf(DEPOSIT_METADATA_KEYS),
 });
 export type CreateDepositInput = z.output<typeof createDepositBody>;
 
@@ -44,6 +75,7 @@ export const depositCreatedSchema = z
     tokenAddress: evmAddress.meta({ description: "Token contract" }),
     link: urlField,
     expiresAt: isoDateTime,
+    metadata: depositMetadata,
   })
   .meta({ id: "DepositCreated", description: "An on-chain deposit order as created" });
 export type DepositCreatedView = z.infer<typeof depositCreatedSchema>;
@@ -57,12 +89,7 @@ export const depositSchema = z
     address: evmAddress,
     asset: z.enum(ASSETS),
     status: chainStatus,
-    metadata: z.strictObject({
-      orderId: z.uuid(),
-      tokenAddress: evmAddress,
-      network: z.enum(NETWORKS),
-      walletIndex: z.int().min(0),
-    }),
+    metadata: depositMetadata,
     paymentLinkId: z.string(),
     createdAt: isoDateTime,
     receivedValue: cryptoAmount.meta({ description: "Tokens received so far" }),
@@ -71,7 +98,7 @@ export const depositSchema = z
       description: "Tokens received beyond what was due, or after the order was final",
     }),
     creditedValue: brlAmount.meta({ description: "BRL credited to the balance" }),
-    rate: z.number(),
+    rate: z.number().meta({ description: "BRL per token, fixed at creation" }),
     link: urlField,
     expiresAt: isoDateTime,
     final: z.boolean().meta({ description: "True once the order can no longer change" }),

@@ -89,6 +89,7 @@ async function insertNewDeposit(
     rateSource: quote.source,
     rateAt: quote.at,
     expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
+    metadata: input.metadata ?? {},
   });
   await bindIdempotencyKey(tx, { type: "onchain_order", id: order.id });
   return order;

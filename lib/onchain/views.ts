@@ -7,6 +7,17 @@ import type { DepositCreatedView, DepositView } from "./schemas";
 // network and asset are text columns, written only after resolveToken accepted them: the casts below
 // narrow them to the values the schemas document.
 
+/** The spec's `metadata` keys, with the merchant's own beside them (never in their place: they are refused). */
+function depositMetadata(o: OnchainOrder): DepositView["metadata"] {
+  return {
+    ...o.metadata,
+    orderId: o.id,
+    tokenAddress: o.tokenAddress,
+    network: o.network as Network,
+    walletIndex: o.walletIndex,
+  };
+}
+
 /** The deposit's creation view (docs/api.md#endpoints). */
 export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
   return {
@@ -22,6 +33,7 @@ export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
     tokenAddress: o.tokenAddress,
     link: paymentLink(o.paymentLinkId),
     expiresAt: o.expiresAt.toISOString(),
+    metadata: depositMetadata(o),
   };
 }
 
@@ -35,12 +47,7 @@ export function depositView(o: OnchainOrder): DepositView {
     address: o.address,
     asset: o.asset as Asset,
     status: o.status,
-    metadata: {
-      orderId: o.id,
-      tokenAddress: o.tokenAddress,
-      network: o.network as Network,
-      walletIndex: o.walletIndex,
-    },
+    metadata: depositMetadata(o),
     paymentLinkId: o.paymentLinkId,
     createdAt: o.createdAt.toISOString(),
     receivedValue: cryptoToNumber(o.receivedAmount),

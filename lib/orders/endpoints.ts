@@ -55,7 +55,13 @@ export const createPixOrderEndpoint = defineEndpoint({
     description:
       "Returns a PIX BR Code (copy and paste, or render as a QR code) and a payment link. The code pays the service, which credits the merchant's balance. A merchant without a registered PIX key gets a 400 with `details`.",
     tag: TAG,
-    requestExample: { value: 25.9, orderId: "pedido-1042", name: "Maria Souza", cpf: "529.982.247-25" },
+    requestExample: {
+      value: 25.9,
+      orderId: "pedido-1042",
+      name: "Maria Souza",
+      cpf: "529.982.247-25",
+      metadata: { cartId: "c-88231" },
+    },
     errorSchemas: { 400: createPixOrderError },
     errorExamples: {
       400: {

@@ -18,6 +18,14 @@ export const pixExample = {
     "createdAt": "2026-11-22T01:01:03.249Z",
     "updatedAt": "2026-11-22T01:01:03.249Z",
     "__v": 0,
+    "reference": {
+      "orderId": "pedido-1042",
+      "name": "Maria Souza",
+      "cpf": "52998224725",
+    },
+    "metadata": {
+      "cartId": "c-88231",
+    },
   },
   "qrCode":
     "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
@@ -34,6 +42,11 @@ export const exchangeExample = {
     "createdAt": "2026-11-22T01:01:03.330Z",
     "expiresAt": "2026-11-22T01:31:03.329Z",
     "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png",
+    "reference": {
+      "payerId": "cliente-77",
+      "subMerchantId": "loja-centro",
+    },
+    "metadata": {},
   },
 };
 
@@ -50,6 +63,11 @@ export const lightningExample = {
     "invoice":
       "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
     "satoshis": 6364,
+    "reference": {
+      "email": "maria@example.com",
+      "name": "Maria Souza",
+    },
+    "metadata": {},
   },
 };
 
@@ -67,6 +85,11 @@ export const getOrderExample = {
     "satoshis": 6364,
     "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
     "expiresAt": "2026-11-22T01:16:03.000Z",
+    "reference": {
+      "email": "maria@example.com",
+      "name": "Maria Souza",
+    },
+    "metadata": {},
   },
   "providerDetails": {
     "success": true,
@@ -102,6 +125,7 @@ export const ordersExample = {
       "value": 49.9,
       "createdAt": "2026-11-22T01:01:03.556Z",
       "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
+      "metadata": {},
     },
     {
       "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -111,6 +135,11 @@ export const ordersExample = {
       "value": 35,
       "createdAt": "2026-11-22T01:01:03.386Z",
       "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
+      "metadata": {},
+      "reference": {
+        "email": "maria@example.com",
+        "name": "Maria Souza",
+      },
     },
     {
       "id": "70c95615-30c9-4c63-8414-686584753939",
@@ -120,6 +149,11 @@ export const ordersExample = {
       "value": 150,
       "createdAt": "2026-11-22T01:01:03.330Z",
       "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
+      "metadata": {},
+      "reference": {
+        "payerId": "cliente-77",
+        "subMerchantId": "loja-centro",
+      },
     },
   ],
   "nextCursor":

@@ -18,6 +18,8 @@ export type OrderExportRow = {
   valueCentavos: number;
   paymentLinkId: string | null;
   reference: Record<string, string>;
+  /** The merchant's own key-value pairs sent at creation. */
+  metadata: Record<string, string>;
   /** What the payer was asked to send, in `asset` (BTC for Lightning). */
   cryptoAmount: string | null;
   receivedAmount: string | null;
@@ -39,6 +41,7 @@ type Raw = {
   value_centavos: string;
   payment_link_id: string | null;
   reference: Record<string, string> | null;
+  metadata: Record<string, string>;
   crypto_amount: string | null;
   received_amount: string | null;
   asset: string | null;
@@ -57,7 +60,7 @@ export async function* orderExportPages(
   let after: { at: string; id: string } | null = null;
   for (;;) {
     const rows: Raw[] = await ex.execute<Raw>(sql`
-      select id, type, status, created_at, paid_at, value_centavos, payment_link_id, reference, crypto_amount, received_amount,
+      select id, type, status, created_at, paid_at, value_centavos, payment_link_id, reference, metadata, crypto_amount, received_amount,
              asset, network, rate, rate_source, address, tx_hashes
       from ${merchantOrders(f.merchantId)}
       where true
@@ -75,6 +78,7 @@ export async function* orderExportPages(
         valueCentavos: Number(r.value_centavos),
         paymentLinkId: r.payment_link_id,
         reference: r.reference ?? {},
+        metadata: r.metadata,
         cryptoAmount: r.crypto_amount,
         receivedAmount: r.received_amount,
         asset: r.asset,

@@ -11,6 +11,8 @@ import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "
 // The query and response schemas live with the other order schemas; re-exported for existing importers.
 export { ORDER_LIST_TYPES, listOrdersQuery, type ListOrdersQuery } from "./schemas";
 
+const GENERAL_KINDS = new Set<OrderListType>(["pix", "exchange", "lightning"]);
+
 type Row = {
   id: string;
   type: OrderListType;
@@ -18,6 +20,8 @@ type Row = {
   status: AnyOrderStatus;
   value_centavos: string;
   created_at: Date;
+  reference: Record<string, string> | null;
+  metadata: Record<string, string>;
 };
 
 /**
@@ -31,7 +35,7 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
   // A list, not a decision: the replica when one is close enough (db/replica.ts).
   const rows = await onReadReplica((ex) =>
     ex.execute<Row>(sql`
-    select id, type, payment_link_id, status, value_centavos, created_at from ${merchantOrders(merchantId)}
+    select id, type, payment_link_id, status, value_centavos, created_at, reference, metadata from ${merchantOrders(merchantId)}
     where true
       ${q.type ? sql`and type = ${q.type}` : sql``}
       ${q.status ? sql`and status = ${q.status}` : sql``}
@@ -52,6 +56,9 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       ...(r.payment_link_id ? { link: paymentLink(r.payment_link_id) } : {}),
       // The id GET /api/v1/crypto-pix/order/{id} takes (docs/api.md#identifiers), so a listed payment can be looked up.
       ...(r.type === "crypto_pix" ? { payCryptoPixId: encodeCryptoPixId(r.id) } : {}),
+      // The client's references exist only on general orders (a Crypto-PIX row's are its recipient's).
+      ...(GENERAL_KINDS.has(r.type) ? { reference: r.reference ?? {} } : {}),
+      metadata: r.metadata,
     })),
     nextCursor,
   };

@@ -9,6 +9,8 @@ import {
   cpfField,
   emailField,
   isoDateTime,
+  metadataField,
+  metadataView,
   optionalText,
   urlField,
 } from "@/lib/fields";
@@ -30,7 +32,9 @@ export const createPixOrderBody = bodyObject({
     .int("must be a whole number of seconds")
     .min(60, "must be at least 60 seconds")
     .max(60 * 60 * 24 * 365, "must be at most one year")
-    .optional(),
+    .optional()
+    .meta({ description: "Seconds until the order expires (60 to one year); none by default" }),
+  metadata: metadataField,
 });
 export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
 
@@ -40,6 +44,7 @@ export const createExchangeOrderBody = bodyObject({
   merchant: z
     .object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" })
     .optional(),
+  metadata: metadataField,
 });
 export type CreateExchangeOrderInput = z.output<typeof createExchangeOrderBody>;
 
@@ -47,6 +52,7 @@ export const createLightningOrderBody = bodyObject({
   value: brlValue,
   email: emailField,
   name: optionalText(),
+  metadata: metadataField,
 });
 export type CreateLightningOrderInput = z.output<typeof createLightningOrderBody>;
 
@@ -54,6 +60,15 @@ export type CreateLightningOrderInput = z.output<typeof createLightningOrderBody
 // schema fails to compile; the OpenAPI document is generated from the same schemas.
 
 const orderStatus = z.enum(ORDER_STATUSES);
+
+/** The references the create request carried (orderId, orderRequest, merchant, name, cpf, …), as sent. */
+export const orderReferenceView = z.record(z.string(), z.string()).meta({
+  description:
+    "The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was",
+  example: { orderId: "sale-1001" },
+});
+/** What every view of an order adds to the spec's fields: the merchant's own reference and metadata. */
+const merchantOwn = { reference: orderReferenceView, metadata: metadataView };
 
 export const orderViewSchema = z
   .strictObject({
@@ -70,6 +85,7 @@ export const orderViewSchema = z
     link: urlField.meta({ description: "Hosted checkout for the payer" }),
     expiresAt: isoDateTime.optional(),
     paidAt: isoDateTime.optional(),
+    ...merchantOwn,
   })
   .meta({ id: "Order", description: "An order as the generic lookup shows it" });
 export type OrderView = z.infer<typeof orderViewSchema>;
@@ -91,6 +107,7 @@ export const pixOrderSchema = z
     updatedAt: isoDateTime,
     __v: z.int(),
     expiresAt: isoDateTime.optional().meta({ description: "Present only when the order was created with expiresIn" }),
+    ...merchantOwn,
   })
   .meta({ id: "PixOrder", description: "The PIX order as created" });
 export type PixOrderView = z.infer<typeof pixOrderSchema>;
@@ -103,6 +120,7 @@ const createdOrderBase = {
   link: urlField,
   createdAt: isoDateTime,
   expiresAt: isoDateTime.optional(),
+  ...merchantOwn,
 };
 
 export const exchangeOrderSchema = z
@@ -114,7 +132,11 @@ export const exchangeOrderSchema = z
 export type ExchangeOrderView = z.infer<typeof exchangeOrderSchema>;
 
 export const lightningOrderSchema = z
-  .strictObject({ ...createdOrderBase, invoice: z.string().meta({ description: "BOLT11 invoice" }), satoshis: z.int() })
+  .strictObject({
+    ...createdOrderBase,
+    invoice: z.string().meta({ description: "BOLT11 invoice" }),
+    satoshis: z.int().meta({ description: "The exact amount to pay, in satoshis" }),
+  })
   .meta({ id: "LightningOrder", description: "A Lightning invoice as created; value is BRL" });
 export type LightningOrderView = z.infer<typeof lightningOrderSchema>;
 
@@ -162,6 +184,7 @@ export const refundViewSchema = z
         "PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back",
     }),
     createdAt: isoDateTime,
+    metadata: metadataView,
   })
   .meta({ id: "Refund" });
 export type RefundView = z.infer<typeof refundViewSchema>;
@@ -220,6 +243,10 @@ export const orderListItemSchema = z.strictObject({
     .string()
     .optional()
     .meta({ description: "Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes" }),
+  reference: orderReferenceView.optional().meta({
+    description: "The references sent at creation; present only for PIX, exchange-wallet and Lightning orders",
+  }),
+  metadata: metadataView,
 });
 export const listOrdersResponse = z.strictObject({
   orders: z.array(orderListItemSchema),

@@ -18,6 +18,8 @@ export function orderView(o: Order): OrderView {
     link: paymentLink(o.paymentLinkId),
     ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
     ...(o.paidAt ? { paidAt: o.paidAt.toISOString() } : {}),
+    reference: o.reference,
+    metadata: o.metadata,
   };
 }
 
@@ -39,6 +41,8 @@ export function pixOrderView(o: Order): PixOrderView {
     updatedAt: o.updatedAt.toISOString(),
     __v: o.version,
     ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
+    reference: o.reference,
+    metadata: o.metadata,
   };
 }
 
@@ -52,6 +56,8 @@ function createdOrderBase(o: Order) {
     link: paymentLink(o.paymentLinkId),
     createdAt: o.createdAt.toISOString(),
     ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
+    reference: o.reference,
+    metadata: o.metadata,
   };
 }
 
@@ -74,5 +80,6 @@ export function refundView(r: OrderRefund): RefundView {
     value: centavosToBrl(r.valueCentavos),
     status: r.status,
     createdAt: r.createdAt.toISOString(),
+    metadata: r.metadata,
   };
 }

@@ -3,7 +3,7 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 import { successFalseBody } from "@/lib/http/error-body";
 import { refundExample } from "./examples";
 import { refundOrderBody, refundOrderResponse } from "./schemas";
-import { findRefund, requestRefund } from "./service";
+import { findRefund, refundAuditDetails, requestRefund } from "./service";
 import { refundView } from "./views";
 import { clientAddress } from "@/lib/http/client-address";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
@@ -45,11 +45,9 @@ export const refundOrderEndpoint = defineEndpoint({
   async handle({ merchant, keyId, req, params, body }) {
     const refund = await requestRefund(merchant, params.id, body);
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
-    await audit(actor, "refund.requested", refund.id, {
-      orderId: refund.orderId,
-      valueCentavos: refund.valueCentavos,
-    });
-    mailRefundRequested(actor, DEFAULT_LOCALE, refund);
+    const details = await refundAuditDetails(refund);
+    await audit(actor, "refund.requested", refund.id, details);
+    mailRefundRequested(actor, DEFAULT_LOCALE, refund, details.orderName);
     return { refund: refundView(refund) };
   },
   replay: async ({ merchant, resource }) => ({ refund: refundView(await findRefund(merchant.id, resource.id)) }),

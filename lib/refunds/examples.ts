@@ -8,5 +8,6 @@ export const refundExample = {
     "value": 5,
     "status": "COMPLETED",
     "createdAt": "2026-11-22T01:05:41.118Z",
+    "metadata": {},
   },
 };

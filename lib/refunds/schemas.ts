@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bodyObject, brlValue, optionalText } from "@/lib/fields";
+import { bodyObject, brlValue, metadataField, optionalText } from "@/lib/fields";
 import { refundViewSchema } from "@/lib/orders/schemas";
 
 // Refunds (docs/api.md#refunds). The refund's view is the order lookup's (lib/orders/schemas.ts lists refunds there).
@@ -15,6 +15,7 @@ export const refundOrderBody = bodyObject({
   reason: optionalText(REFUND_REASON_MAX).meta({
     description: `Why, at most ${REFUND_REASON_MAX} characters; sent to the provider. In sandbox mode "sandbox-fail" makes the refund FAIL`,
   }),
+  metadata: metadataField,
 });
 export type RefundOrderInput = z.output<typeof refundOrderBody>;
 

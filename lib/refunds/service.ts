@@ -7,6 +7,8 @@ import { coverDebit, lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
+import { orderById } from "@/lib/orders/queries";
+import { plainOrderName } from "@/lib/orders/title";
 import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
 import { requireRail } from "@/lib/providers/rails";
 import { advanceRefund, followRefund, refunderFor } from "./machine";
@@ -111,6 +113,7 @@ export async function requestRefund(
       reason,
       provider: refunderFor(kind).name,
       paymentRef,
+      metadata: input.metadata ?? {},
     });
     await postLedgerEntry(tx, {
       merchantId: merchant.id,
@@ -140,4 +143,17 @@ export async function requestRefund(
   }
   if (!final) await followRefund(refund.id, 5);
   return (await refundById(db(), refund.id)) ?? refund;
+}
+
+/**
+ * What the audit trail keeps of a refund request: the order's id, the order as the merchant knows it
+ * (its reference and customer, else its payment link id: lib/orders/title.ts) and the amount.
+ */
+export async function refundAuditDetails(refund: OrderRefund) {
+  const order = await orderById(db(), refund.orderId);
+  return {
+    orderId: refund.orderId,
+    valueCentavos: refund.valueCentavos,
+    ...(order ? { orderName: plainOrderName(order) } : {}),
+  };
 }

@@ -58,6 +58,7 @@ export const cryptoPixTransferExample = {
     "recipientName": "Maria Souza",
     "expiresAt": "2026-11-22T02:01:03.629Z",
     "createdAt": "2026-11-22T01:01:03.556Z",
+    "metadata": {},
   },
   "transfer": {
     "txHash": "0xab95ed3b7999c4a1443ce54b56846d83935ec881c673a4a30ad7b42df427fe67",
@@ -78,5 +79,13 @@ export const sandboxPayExample = {
       "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
     "link": "https://payments.example.com/pay/ydHBTADudWFSggfCB2Wkj5",
     "paidAt": "2026-11-22T01:01:03.827Z",
+    "reference": {
+      "orderId": "pedido-1042",
+      "name": "Maria Souza",
+      "cpf": "52998224725",
+    },
+    "metadata": {
+      "cartId": "c-88231",
+    },
   },
 };

@@ -51,7 +51,7 @@ export const sandboxOnchainTransferResponse = z.strictObject({
   order: depositSchema,
   transfer: z.strictObject({
     txHash: z.string(),
-    amount: z.number(),
+    amount: z.number().meta({ description: "Tokens sent (decimal)" }),
     applied: z.number().meta({ description: "Tokens counted towards the order" }),
     unapplied: z.number().meta({ description: "Tokens beyond what was due, or after the order was final" }),
     duplicate: z.boolean().meta({ description: "True when this transfer had already been recorded" }),
@@ -59,7 +59,11 @@ export const sandboxOnchainTransferResponse = z.strictObject({
 });
 export const sandboxCryptoPixTransferResponse = z.strictObject({
   payment: cryptoPixSchema,
-  transfer: z.strictObject({ txHash: z.string(), amount: z.number(), duplicate: z.boolean() }),
+  transfer: z.strictObject({
+    txHash: z.string(),
+    amount: z.number().meta({ description: "Tokens sent (decimal)" }),
+    duplicate: z.boolean(),
+  }),
 });
 export type SandboxPayOrderResponse = z.infer<typeof sandboxPayOrderResponse>;
 export type SandboxOnchainTransferResponse = z.infer<typeof sandboxOnchainTransferResponse>;

@@ -3,7 +3,7 @@ import { formatDateTime, translate, translator, type Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
 import { sendMail } from "@/lib/mail/mailer";
 import { destinationMail } from "@/lib/mail/messages";
-import type { Actor } from "@/lib/identity/audit";
+import { apiKeyLabels, type Actor } from "@/lib/identity/audit";
 import { actorName } from "@/lib/identity/audit-text";
 import { LINK_HOURS } from "@/lib/identity/links";
 import { teamToTell } from "@/lib/identity/money-mail";
@@ -39,7 +39,7 @@ export function announceDestination(
       const text = destinationMail(locale, {
         company: team.company,
         destination: destinationName(destination, locale),
-        who: actorName(translator(locale), actor.email),
+        who: actorName(translator(locale), actor.email, await apiKeyLabels(actor.merchantId, [actor.email])),
         ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
         time,
         until: destination.holdUntil ? formatDateTime(destination.holdUntil, locale) : null,

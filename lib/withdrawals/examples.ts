@@ -21,6 +21,7 @@ export const withdrawExample = {
   "tokenAmount": 9.259259,
   "createdAt": "2026-11-22T01:01:03.139Z",
   "updatedAt": "2026-11-22T01:01:03.139Z",
+  "metadata": {},
 };
 
 export const pixOutExample = {
@@ -38,6 +39,7 @@ export const pixOutExample = {
   "pixKey": "m***@example.com",
   "createdAt": "2026-11-22T01:01:03.407Z",
   "updatedAt": "2026-11-22T01:01:03.407Z",
+  "metadata": {},
 };
 
 export const withdrawalsExample = {
@@ -56,6 +58,7 @@ export const withdrawalsExample = {
       "pixKey": "m***@example.com",
       "createdAt": "2026-11-22T01:01:03.407Z",
       "updatedAt": "2026-11-22T01:01:03.407Z",
+      "metadata": {},
     },
     {
       "id": "97ac3816-6f74-4cb5-8a68-b2c5f4ad153a",
@@ -75,6 +78,7 @@ export const withdrawalsExample = {
       "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
       "createdAt": "2026-11-22T01:01:03.139Z",
       "updatedAt": "2026-11-22T01:01:03.139Z",
+      "metadata": {},
     },
   ],
   "nextCursor": null,
@@ -99,5 +103,6 @@ export const withdrawalExample = {
     "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
     "createdAt": "2026-11-22T01:01:03.139Z",
     "updatedAt": "2026-11-22T01:01:03.139Z",
+    "metadata": {},
   },
 };

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { WITHDRAWAL_KINDS, WITHDRAWAL_STATUSES } from "@/db/schema";
-import { bodyObject, brlAmount, brlValue, centavosAmount, cryptoAmount, evmAddress, isoDateTime } from "@/lib/fields";
+import {
+  bodyObject,
+  brlAmount,
+  brlValue,
+  centavosAmount,
+  cryptoAmount,
+  evmAddress,
+  isoDateTime,
+  metadataField,
+  metadataView,
+} from "@/lib/fields";
 import { ASSETS } from "@/lib/chain/tokens";
 import { withdrawalAddress } from "./destination";
 
@@ -21,6 +31,7 @@ export const onchainWithdrawBody = bodyObject({
     .unknown()
     .refine((v) => v !== undefined, "is required (bsc or polygon)")
     .meta({ type: "string", enum: [...WITHDRAW_NETWORKS] }),
+  metadata: metadataField,
 });
 export type OnchainWithdrawInput = z.output<typeof onchainWithdrawBody>;
 
@@ -35,6 +46,7 @@ export const pixOutBody = bodyObject({
   pixKey: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(100).optional().meta({
     description: "CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted",
   }),
+  metadata: metadataField,
 });
 export type PixOutInput = z.output<typeof pixOutBody>;
 
@@ -72,6 +84,7 @@ export const withdrawalSchema = z
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
     completedAt: isoDateTime.optional(),
+    metadata: metadataView,
   })
   .meta({ id: "Withdrawal" });
 export type WithdrawalView = z.infer<typeof withdrawalSchema>;

@@ -115,6 +115,7 @@ export async function initiateOnchainWithdrawal(
       rate: quote.rate,
       txHash: sent.hash,
       nonce: sent.chainTx.nonce,
+      metadata: input.metadata ?? {},
     });
     await postLedgerEntry(tx, {
       merchantId: merchant.id,
@@ -164,6 +165,7 @@ export async function createPixOut(
       limitDay: day,
       pixKey: key.normalized,
       pixKeyType: key.type,
+      metadata: input.metadata ?? {},
     });
     const payout = await createPayout(tx, {
       purpose: "withdrawal",

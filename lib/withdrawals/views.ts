@@ -31,5 +31,6 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
     ...(w.completedAt ? { completedAt: w.completedAt.toISOString() } : {}),
+    metadata: w.metadata,
   };
 }

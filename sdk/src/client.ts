@@ -102,18 +102,21 @@ export class PixCrypto {
 
   /** PIX, exchange-wallet and Lightning orders; the list of every kind of order. */
   readonly orders = {
-    /** POST /order/create/pix → `{ message, pixOrder, qrCode }` (qrCode: the BR Code to render or copy). */
+    /**
+     * POST /order/create/pix → `{ message, pixOrder, qrCode }` (qrCode: the BR Code to render or copy). `value` is BRL
+     * (25.9 is R$ 25,90); `orderId` and your other references come back in `reference`, `metadata` as sent.
+     */
     createPix: (body: BodyOf<"postOrderCreatePix">, opts?: RequestOptions) =>
       ops.createPix(this.transport, { body }, opts),
-    /** POST /order/create: an exchange-wallet order → `{ message, order }` with `qrCodeLink`. */
+    /** POST /order/create: an exchange-wallet order (`value` BRL) → `{ message, order }` with `qrCodeLink`. */
     createExchange: (body: BodyOf<"postOrderCreate">, opts?: RequestOptions) =>
       ops.createExchange(this.transport, { body }, opts),
-    /** POST /order/create/lightning → `{ message, order }` with `invoice`, `satoshis`, `expiresAt`. */
+    /** POST /order/create/lightning (`value` BRL) → `{ message, order }` with `invoice`, `satoshis`, `expiresAt`. */
     createLightning: (body: BodyOf<"postOrderCreateLightning">, opts?: RequestOptions) =>
       ops.createLightning(this.transport, { body }, opts),
     /** GET /order/{id}, by id or payment link id. */
     get: (id: string, opts?: RequestOptions) => ops.getOrder(this.transport, { params: { id } }, opts),
-    /** POST /order/{id}/refund: all that is left to refund when `value` is absent. */
+    /** POST /order/{id}/refund (`value` BRL): all that is left to refund when `value` is absent. */
     refund: (id: string, body: BodyOf<"postOrderIdRefund"> = {}, opts?: RequestOptions) =>
       ops.refund(this.transport, { params: { id }, body }, opts),
     /** GET /orders: one page, newest first. */
@@ -200,7 +203,7 @@ export class PixCrypto {
 
   /** On-chain stablecoin deposits and withdrawals. */
   readonly onchain = {
-    /** POST /onchain/deposit → 201 `{ order: { address, amount, … } }`. */
+    /** POST /onchain/deposit (`value` BRL) → 201 `{ order: { address, amount, … } }`; `amount` is tokens. */
     createDeposit: (body: BodyOf<"postOnchainDeposit">, opts?: RequestOptions) =>
       ops.createDeposit(this.transport, { body }, opts),
     /** GET /onchain/order/{paymentLinkId}. An unknown id is a BadRequestError (400), as the API has it. */
@@ -213,7 +216,7 @@ export class PixCrypto {
 
   /** Pay a PIX QR code with crypto. */
   readonly cryptoPix = {
-    /** POST /crypto-pix/onchain/pay → 201 `{ data: { payCryptoPixId, address, cryptoValue, … } }`. */
+    /** POST /crypto-pix/onchain/pay → 201 `{ data: { payCryptoPixId, address, cryptoValue, … } }`: `value` BRL, `cryptoValue` tokens. */
     pay: (body: BodyOf<"postCryptoPixOnchainPay">, opts?: RequestOptions) =>
       ops.payCryptoPix(this.transport, { body }, opts),
     /** GET /crypto-pix/order/{payCryptoPixId}: the payment's top-level fields. */
@@ -223,7 +226,10 @@ export class PixCrypto {
 
   /** PIX withdrawals (value in centavos) and every withdrawal's tracking. */
   readonly withdrawals = {
-    /** POST /order/pix-out → 201 `{ message, amount, id, status }` (needs the withdrawals scope). */
+    /**
+     * POST /order/pix-out → 201 `{ message, amount, id, status }` (needs the withdrawals scope). The request's `value`
+     * is integer **centavos** (2590 is R$ 25,90); the answer's `amount` is centavos and its `value` BRL.
+     */
     pixOut: (body: BodyOf<"postOrderPixOut">, opts?: RequestOptions) => ops.pixOut(this.transport, { body }, opts),
     get: (id: string, opts?: RequestOptions) => ops.getWithdrawal(this.transport, { params: { id } }, opts),
     list: (query: QueryOf<"getWithdrawals"> = {}, opts?: RequestOptions) =>

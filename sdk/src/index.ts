@@ -32,6 +32,8 @@ export type { AuthHeader, RequestOptions, ResponseInfo } from "./transport.js";
 export type * from "./types.js";
 export type { components, operations, paths } from "./generated/api.js";
 export {
+  createTestWebhook,
+  generateTestHeaders,
   verifyWebhook,
   verifyWebhookRequest,
   WebhookVerificationError,
@@ -40,5 +42,6 @@ export {
   type WebhookEvent,
   type WebhookEventData,
   type WebhookEventType,
+  type WebhookHeaders,
 } from "./webhooks.js";
 export { SDK_VERSION } from "./version.js";

@@ -54,9 +54,9 @@ test("the built package needs nothing of Node: bundled for a neutral platform it
 test("package.json and the User-Agent agree on the version, and exports point at built files", async () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8"));
   expect(pkg.version).toBe(SDK_VERSION);
-  for (const entry of Object.values<Record<string, string> | string>(pkg.exports)) {
-    for (const file of typeof entry === "string" ? [entry] : Object.values(entry))
-      expect(fs.existsSync(path.join(sdk, file))).toBe(true);
-  }
+  // Conditions nest (import/require, then types/default): every leaf is a built file.
+  const files = (entry: unknown): string[] =>
+    typeof entry === "string" ? [entry] : Object.values(entry as Record<string, unknown>).flatMap(files);
+  for (const file of files(pkg.exports)) expect(fs.existsSync(path.join(sdk, file)), file).toBe(true);
   expect(Object.keys(pkg.dependencies)).toEqual(["standardwebhooks"]);
 });

@@ -34,7 +34,12 @@ export const createApiKeyAction = merchantAction(
     if (scopes.some((s) => !allowed.includes(s))) throw Forbidden.of("developers.scopeNotAllowed");
     const key = await createApiKey(signedIn.merchant.id, name, { scopes });
     const actor = actorOf(signedIn);
-    await audit(actor, "apiKey.created", key.id, { name: key.name, prefix: key.prefix, scopes: key.scopes });
+    await audit(actor, "apiKey.created", key.id, {
+      name: key.name,
+      prefix: key.prefix,
+      lastFour: key.lastFour,
+      scopes: key.scopes,
+    });
     const locale = await getLocale();
     // The access in words ("Leitura, Saques"), as the Developers page names it, not the API's scope codes.
     const access = scopesText(translator(locale), key.scopes);
@@ -55,7 +60,11 @@ export const revokeApiKeyAction = merchantAction(
   orderIdForm,
   async ({ id }, signedIn) => {
     const key = await revokeApiKey(signedIn.merchant.id, id);
-    await audit(actorOf(signedIn), "apiKey.revoked", id, { name: key.name, prefix: key.prefix });
+    await audit(actorOf(signedIn), "apiKey.revoked", id, {
+      name: key.name,
+      prefix: key.prefix,
+      lastFour: key.lastFour,
+    });
     revalidatePath("/dashboard/developers");
     return { data: { id } };
   },

@@ -1,7 +1,7 @@
 "use server";
 
 import { actorOf } from "@/lib/identity/dashboard/session";
-import { requestRefund } from "@/lib/refunds/service";
+import { refundAuditDetails, requestRefund } from "@/lib/refunds/service";
 import { getLocale } from "@/lib/i18n/server";
 import { audit } from "@/lib/identity/audit";
 import { mailRefundRequested } from "@/lib/identity/money-mail";
@@ -19,8 +19,9 @@ export const refundOrderAction = merchantAction(
   refundForm,
   async ({ id, ...input }, signedIn) => {
     const refund = await requestRefund(signedIn.merchant, id, input);
-    await audit(actorOf(signedIn), "refund.requested", refund.id, { orderId: id, valueCentavos: refund.valueCentavos });
-    mailRefundRequested(actorOf(signedIn), await getLocale(), refund);
+    const details = await refundAuditDetails(refund);
+    await audit(actorOf(signedIn), "refund.requested", refund.id, details);
+    mailRefundRequested(actorOf(signedIn), await getLocale(), refund, details.orderName);
     return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
   },
   { decimalFields: DECIMAL_FIELDS, permission: "refunds.create", moneyMove: "refund" },

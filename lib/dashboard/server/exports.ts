@@ -6,12 +6,14 @@ import { CSV_FORMATS, csvStream, type CsvColumn, type CsvFormat } from "@/lib/cs
 import { networkName } from "@/lib/chain/network-names";
 import { displayStatus } from "@/lib/dashboard/status";
 import { isCalendarDay } from "@/lib/day-range";
-import { isMessageKey, type Translator } from "@/lib/i18n";
+import { formatMoney, isMessageKey, type Locale, type Translator } from "@/lib/i18n";
+import { orderTitleText } from "@/lib/dashboard/order-title";
 import { describeFailure } from "@/lib/i18n/failure-reasons";
 import { statementPages, type StatementEntry } from "@/lib/ledger/statement";
 import { LEDGER_KINDS } from "@/db/schema";
 import { orderExportPages, type OrderExportRow } from "@/lib/orders/export";
 import { maskPixKey } from "@/lib/pix/keys";
+import { statementSources, type StatementLine } from "./statement";
 import { withdrawalPages } from "@/lib/withdrawals/export";
 
 // The dashboard's CSV downloads (/dashboard/api/exports/{statement,orders,withdrawals}.csv): one
@@ -64,17 +66,57 @@ function codes(t: Translator, format: CsvFormat) {
   };
 }
 
-function statementColumns(t: Translator, format: CsvFormat): CsvColumn<StatementEntry>[] {
+/**
+ * An object's metadata in one cell: JSON in csv (a program parses it back), "key: value; …" in excel,
+ * where a person reads it. Empty when there is none.
+ */
+function metadataCell(m: Record<string, string>, format: CsvFormat) {
+  const entries = Object.entries(m);
+  if (entries.length === 0) return text(null);
+  return text(format === "excel" ? entries.map(([k, v]) => `${k}: ${v}`).join("; ") : JSON.stringify(m));
+}
+
+/** A statement entry with where it came from (the order, a refund's order), as the statement page names it. */
+type SourcedEntry = StatementEntry & { source: StatementLine["source"] };
+
+async function* withSources(
+  merchantId: string,
+  pages: AsyncIterable<StatementEntry[]>,
+): AsyncGenerator<SourcedEntry[]> {
+  for await (const page of pages) {
+    const sources = await statementSources(merchantId, page);
+    yield page.map((e, i) => ({ ...e, source: sources[i] }));
+  }
+}
+
+/** "Pedido sale-1001 (Maria Souza)", "PIX de R$ 25,90 · a1b2c3d4": the order as the dashboard names it. */
+function orderName(t: Translator, locale: Locale, source: StatementLine["source"]): string | null {
+  if (source.type !== "order" || !source.title) return null;
+  const title = orderTitleText(source.title, t, (c) => formatMoney(c, locale));
+  return source.customer ? `${title} (${source.customer})` : title;
+}
+
+function statementColumns(t: Translator, format: CsvFormat, locale: Locale): CsvColumn<SourcedEntry>[] {
   const c = codes(t, format);
   return [
     { header: t("export.col.date"), value: (e) => ({ at: e.createdAt }) },
     { header: t("export.col.type"), value: (e) => c.ledgerKind(e.kind) },
-    { header: t("export.col.description"), value: (e) => text(t(`ledgerKind.${e.kind}`)) },
+    // What happened and to what: "Pagamento recebido · Pedido sale-1001 (Maria Souza)".
+    {
+      header: t("export.col.description"),
+      value: (e) => {
+        const name = orderName(t, locale, e.source);
+        return text(name ? `${t(`ledgerKind.${e.kind}`)} · ${name}` : t(`ledgerKind.${e.kind}`));
+      },
+    },
     { header: t("export.col.amount"), value: (e) => ({ centavos: e.amountCentavos }) },
     { header: t("export.col.balance"), value: (e) => ({ centavos: e.balanceAfterCentavos }) },
     { header: t("export.col.referenceType"), value: (e) => c.refType(e.refType) },
     { header: t("export.col.reference"), value: (e) => text(e.refId) },
     { header: t("export.col.entryId"), value: (e) => text(String(e.id)) },
+    // The order the entry belongs to; a refund's row names the order it refunded, not the refund.
+    { header: t("export.col.order"), value: (e) => text(orderName(t, locale, e.source)) },
+    { header: t("export.col.orderUuid"), value: (e) => text(e.source.type === "order" ? e.source.id : null) },
   ];
 }
 
@@ -103,6 +145,7 @@ function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRo
     { header: t("export.col.pixKey"), value: (r) => ref(r, "pixKey") },
     { header: t("export.col.address"), value: (r) => text(r.address) },
     { header: t("export.col.txHashes"), value: (r) => text(r.txHashes) },
+    { header: t("export.col.metadata"), value: (r) => metadataCell(r.metadata, format) },
   ];
 }
 
@@ -133,6 +176,7 @@ function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdraw
     ...(format === "excel"
       ? [{ header: t("export.col.providerAnswer"), value: (w: Withdrawal) => text(w.failureReason) }]
       : []),
+    { header: t("export.col.metadata"), value: (w) => metadataCell(w.metadata, format) },
   ];
 }
 
@@ -143,14 +187,15 @@ export function exportStream(
   q: ExportQuery,
   t: Translator,
   pageSize = 1000,
+  locale: Locale = "pt-BR",
 ): ReadableStream<Uint8Array> {
   const range = { merchantId, from: q.from, to: q.to };
   const ex = readDb();
   switch (name) {
     case "statement":
       return csvStream(
-        statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize),
-        statementColumns(t, q.format),
+        withSources(merchantId, statementPages(ex, { ...range, kinds: q.kind ? [q.kind] : undefined }, pageSize)),
+        statementColumns(t, q.format, locale),
         q.format,
       );
     case "orders":

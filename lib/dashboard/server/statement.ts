@@ -6,7 +6,7 @@ import { LEDGER_KINDS, merchants, orderRefunds } from "@/db/schema";
 import { isCalendarDay, saoPauloMidnight } from "@/lib/day-range";
 import { balanceOf, shownBalance } from "@/lib/ledger/ledger";
 import { isUuid } from "@/lib/ids";
-import { statementPage, type LedgerKind } from "@/lib/ledger/statement";
+import { statementPage, type LedgerKind, type StatementEntry } from "@/lib/ledger/statement";
 import { merchantOrders } from "@/lib/orders/every-order";
 import type { OrderListType } from "@/lib/orders/schemas";
 import { orderNaming } from "@/lib/orders/title";
@@ -99,14 +99,14 @@ async function orderNames(merchantId: string, ids: (string | undefined)[]): Prom
   );
 }
 
-export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {
-  const filter = { merchantId, from: q.from, to: q.to, kinds: q.kind ? [q.kind] : undefined };
-  const [{ entries, nextBefore }, openingCentavos, closingCentavos] = await Promise.all([
-    statementPage(db(), filter, { before: q.before, limit: STATEMENT_PAGE_SIZE }),
-    q.from ? balanceBefore(merchantId, saoPauloMidnight(q.from)) : Promise.resolve(null),
-    q.to ? balanceBefore(merchantId, saoPauloMidnight(q.to, 1)) : balanceOf(db(), merchantId),
-  ]);
-  // A refund's entry names the refund; the page links to its order.
+/**
+ * Where each entry came from, named as the dashboard names it: the order (a refund's entry: the order
+ * it refunded), a withdrawal, or nothing. The statement page and its export read the same.
+ */
+export async function statementSources(
+  merchantId: string,
+  entries: Pick<StatementEntry, "refType" | "refId">[],
+): Promise<StatementLine["source"][]> {
   const refundIds = entries.filter((e) => e.refType === "refund").map((e) => e.refId);
   const refundOrders = new Map<string, string>();
   if (refundIds.length > 0) {
@@ -124,16 +124,28 @@ export async function getStatement(merchantId: string, q: StatementQuery): Promi
         : undefined,
   );
   const names = await orderNames(merchantId, orderIds);
-  const lines = entries.map((e): StatementLine => {
+  return entries.map((e) => {
     const refundOrder = e.refType === "refund" ? refundOrders.get(e.refId) : undefined;
-    const source: StatementLine["source"] =
-      e.refType === "order" || e.refType === "onchain_order"
-        ? { type: "order", id: e.refId, ...names.get(e.refId) }
-        : refundOrder
-          ? { type: "order", id: refundOrder, ...names.get(refundOrder) }
-          : e.refType === "withdrawal"
-            ? { type: "withdrawal", id: e.refId }
-            : { type: "other" };
+    return e.refType === "order" || e.refType === "onchain_order"
+      ? { type: "order", id: e.refId, ...names.get(e.refId) }
+      : refundOrder
+        ? { type: "order", id: refundOrder, ...names.get(refundOrder) }
+        : e.refType === "withdrawal"
+          ? { type: "withdrawal", id: e.refId }
+          : { type: "other" };
+  });
+}
+
+export async function getStatement(merchantId: string, q: StatementQuery): Promise<Statement> {
+  const filter = { merchantId, from: q.from, to: q.to, kinds: q.kind ? [q.kind] : undefined };
+  const [{ entries, nextBefore }, openingCentavos, closingCentavos] = await Promise.all([
+    statementPage(db(), filter, { before: q.before, limit: STATEMENT_PAGE_SIZE }),
+    q.from ? balanceBefore(merchantId, saoPauloMidnight(q.from)) : Promise.resolve(null),
+    q.to ? balanceBefore(merchantId, saoPauloMidnight(q.to, 1)) : balanceOf(db(), merchantId),
+  ]);
+  const sources = await statementSources(merchantId, entries);
+  const lines = entries.map((e, i): StatementLine => {
+    const source = sources[i];
     return {
       id: e.id,
       kind: e.kind,

@@ -11,9 +11,9 @@ export function keyPrefixFor(mode: KeyMode): string {
   return mode === "live" ? "sk_live_" : "sk_test_";
 }
 
-export function generateApiKey(mode: KeyMode): { key: string; prefix: string; hash: string } {
+export function generateApiKey(mode: KeyMode): { key: string; prefix: string; lastFour: string; hash: string } {
   const key = keyPrefixFor(mode) + randomBase62(40);
-  return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
+  return { key, prefix: key.slice(0, 12), lastFour: key.slice(-4), hash: hashApiKey(key) };
 }
 
 export function hashApiKey(key: string): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { INVOICE_STATUSES, ORDER_STATUSES } from "@/db/schema";
-import { brlAmount, isoDateTime, urlField } from "@/lib/fields";
+import { brlAmount, isoDateTime, metadataView, urlField } from "@/lib/fields";
 
 // Invoices as every response and event shows them (docs/api.md#invoices). The views (./views.ts)
 // return these types; the OpenAPI document is generated from the same schemas.
@@ -77,7 +77,7 @@ export const invoiceViewSchema = z
       cnpj: z.string().optional(),
       email: z.string().optional(),
     }),
-    value: brlAmount.meta({ description: "The original amount, before fine, interest, abatement and discount" }),
+    value: brlAmount.meta({ description: "The original amount in BRL, before fine, interest, abatement and discount" }),
     dueDate: day,
     daysAfterDue: z.int().meta({ description: "Calendar days after the due date it can still be paid" }),
     effectiveDueDate: day.meta({
@@ -108,7 +108,7 @@ export const invoiceViewSchema = z
       .strictObject({
         day,
         paidAt: isoDateTime,
-        value: brlAmount.meta({ description: "What was paid and credited" }),
+        value: brlAmount.meta({ description: "What was paid and credited, BRL" }),
         ...breakdown,
         endToEndId: z.string(),
       })
@@ -127,6 +127,7 @@ export const invoiceViewSchema = z
     mailedAt: isoDateTime.nullable().meta({ description: "When the payer was e-mailed the link" }),
     createdAt: isoDateTime,
     closedAt: isoDateTime.nullable().meta({ description: "When it was paid, expired, cancelled or refused" }),
+    metadata: metadataView,
   })
   .meta({ id: "Invoice", description: "An invoice with a due date (API Pix cobv)" });
 export type InvoiceView = z.infer<typeof invoiceViewSchema>;
@@ -142,7 +143,7 @@ export const publicInvoiceSchema = z
     status: z.enum(INVOICE_STATUSES),
     payerName: z.string(),
     description: z.string().nullable(),
-    value: brlAmount.meta({ description: "The original amount" }),
+    value: brlAmount.meta({ description: "The original amount, BRL" }),
     dueDate: day,
     effectiveDueDate: day,
     lastPayableDay: day,

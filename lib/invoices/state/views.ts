@@ -67,6 +67,7 @@ export function invoiceView(i: Invoice, order: Order | null, now = new Date()): 
     mailedAt: i.mailedAt?.toISOString() ?? null,
     createdAt: i.createdAt.toISOString(),
     closedAt: i.closedAt?.toISOString() ?? null,
+    metadata: i.metadata,
   };
 }
 

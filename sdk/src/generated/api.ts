@@ -976,7 +976,7 @@ export type components = {
             amount: number;
             /** Format: uuid */
             id: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
@@ -988,6 +988,18 @@ export type components = {
             link: string;
             /** Format: date-time */
             expiresAt: string;
+            /** @description The service's orderId (this deposit's id), tokenAddress, network and walletIndex, and beside them the metadata sent at creation */
+            metadata: {
+                /** Format: uuid */
+                orderId: string;
+                /** @description EVM address (0x + 40 hex digits) */
+                tokenAddress: string;
+                /** @enum {string} */
+                network: "eth" | "bsc" | "polygon";
+                walletIndex: number;
+            } & {
+                [key: string]: string | number;
+            };
         };
         FieldError: {
             /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
@@ -1002,7 +1014,7 @@ export type components = {
             id: string;
             /** @enum {string} */
             network: "eth" | "bsc" | "polygon";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Token amount (decimal) */
             cryptoValue: number;
@@ -1012,6 +1024,7 @@ export type components = {
             asset: "USDT" | "USDC" | "DAI" | "BUSD";
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
+            /** @description The service's orderId (this deposit's id), tokenAddress, network and walletIndex, and beside them the metadata sent at creation */
             metadata: {
                 /** Format: uuid */
                 orderId: string;
@@ -1020,6 +1033,8 @@ export type components = {
                 /** @enum {string} */
                 network: "eth" | "bsc" | "polygon";
                 walletIndex: number;
+            } & {
+                [key: string]: string | number;
             };
             paymentLinkId: string;
             /** Format: date-time */
@@ -1032,6 +1047,7 @@ export type components = {
             unappliedValue: number;
             /** @description BRL credited to the balance */
             creditedValue: number;
+            /** @description BRL per token, fixed at creation */
             rate: number;
             /** Format: uri */
             link: string;
@@ -1046,7 +1062,7 @@ export type components = {
             hash: string;
             /** Format: uuid */
             merchant: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1069,13 +1085,26 @@ export type components = {
              * @description Present only when the order was created with expiresIn
              */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description An exchange-wallet order as created */
         ExchangeOrder: {
             /** Format: uuid */
             id: string;
             paymentLinkId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1085,6 +1114,19 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: uri
              * @description QR-code PNG for the payer's exchange wallet
@@ -1096,7 +1138,7 @@ export type components = {
             /** Format: uuid */
             id: string;
             paymentLinkId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1106,8 +1148,22 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             expiresAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description BOLT11 invoice */
             invoice: string;
+            /** @description The exact amount to pay, in satoshis */
             satoshis: number;
         };
         /** @description An order as the generic lookup shows it */
@@ -1117,7 +1173,7 @@ export type components = {
             paymentLinkId: string;
             /** @enum {string} */
             type: "pix" | "exchange" | "lightning";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
@@ -1143,6 +1199,19 @@ export type components = {
             expiresAt?: string;
             /** Format: date-time */
             paidAt?: string;
+            /**
+             * @description The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was
+             * @example {
+             *       "orderId": "sale-1001"
+             *     }
+             */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         LightningProviderDetails: {
             success: boolean;
@@ -1159,7 +1228,7 @@ export type components = {
                 metadata: {
                     [key: string]: unknown;
                 };
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fiat_value: number;
                 /** @description Satoshis */
                 amount: number;
@@ -1173,7 +1242,7 @@ export type components = {
             id: string;
             /** Format: uuid */
             orderId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /**
              * @description PENDING until the provider decides; COMPLETED: the money went back; FAILED: it did not, and the balance was credited back
@@ -1182,6 +1251,10 @@ export type components = {
             status: "PENDING" | "COMPLETED" | "FAILED";
             /** Format: date-time */
             createdAt: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description An invoice with a due date (API Pix cobv) */
         Invoice: {
@@ -1199,7 +1272,7 @@ export type components = {
                 cnpj?: string;
                 email?: string;
             };
-            /** @description The original amount, before fine, interest, abatement and discount */
+            /** @description The original amount in BRL, before fine, interest, abatement and discount */
             value: number;
             /**
              * Format: date
@@ -1250,17 +1323,17 @@ export type components = {
                 day: string;
                 /** Format: date-time */
                 paidAt: string;
-                /** @description What was paid and credited */
+                /** @description What was paid and credited, BRL */
                 value: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 original: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fine: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 interest: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 abatement: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 discount: number;
                 endToEndId: string;
             } | null;
@@ -1281,12 +1354,16 @@ export type components = {
             createdAt: string;
             /** @description When it was paid, expired, cancelled or refused */
             closedAt: string | null;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description Charged once when paid after the due date: 1 a value, 2 a percentage */
         InvoiceFine: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1298,7 +1375,7 @@ export type components = {
         InvoiceInterest: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1313,7 +1390,7 @@ export type components = {
         } | {
             /** @constant */
             modalidade: 5;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1325,7 +1402,7 @@ export type components = {
         InvoiceAbatement: {
             /** @constant */
             modalidade: 1;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1343,7 +1420,7 @@ export type components = {
                  * @description A calendar day, YYYY-MM-DD
                  */
                 date: string;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
             }[];
         } | {
@@ -1361,12 +1438,12 @@ export type components = {
         } | {
             /** @constant */
             modalidade: 3;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
             modalidade: 4;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
         } | {
             /** @constant */
@@ -1387,15 +1464,15 @@ export type components = {
             day: string;
             /** @description What paying on `day` takes: original + fine + interest − abatement − discount */
             value: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             original: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             fine: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             interest: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             abatement: number;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             discount: number;
             /** @description Paid after the due date: fine and interest apply */
             late: boolean;
@@ -1537,7 +1614,7 @@ export type components = {
             pixKey: string;
             /** @description base64url id for GET /api/v1/crypto-pix/order/{id} */
             payCryptoPixId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Where to pay: the deposit address on a chain, or the BOLT11 invoice over Lightning */
             address: string;
@@ -1558,11 +1635,15 @@ export type components = {
             status: "PENDING" | "COMPLETED" | "REFUNDED" | "PARTIAL_ORDER" | "FAILED";
             /** Format: date-time */
             expiresAt: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description A Crypto-PIX payment; satoshis and holdInvoice only over Lightning */
         CryptoPixPayment: {
             payCryptoPixId: string;
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description Token amount (decimal) */
             cryptoValue: number;
@@ -1605,6 +1686,10 @@ export type components = {
             /** @description The refund's transaction hash, once it is mined */
             refundHash?: string;
             failureReason?: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Lightning only, on the lookup: the hold invoice at the node, and whether its settlement is pending or failing */
             holdInvoice?: components["schemas"]["CryptoPixHoldInvoice"];
         };
@@ -1628,7 +1713,7 @@ export type components = {
             companyName: string;
             /** @description The registered PIX key (payout destination); empty when none is registered */
             pixKey: string;
-            /** @description Integer centavos (100 = 1 BRL) */
+            /** @description Integer centavos (2590 is R$ 25,90), not BRL */
             balance: number;
             /** @description Centavos held out of `balance` while MED infractions against PIX this merchant received are open (already deducted from `balance`); given back if an infraction closes without a return */
             heldBalance: number;
@@ -1638,7 +1723,7 @@ export type components = {
                 infractionId: string;
                 /** Format: uuid */
                 orderId: string;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
                 /** Format: date-time */
                 deadline: string;
@@ -1649,13 +1734,13 @@ export type components = {
             accountType: "standard" | "verified" | "business";
             /** @description BRL; the day is the calendar day in America/Sao_Paulo */
             withdrawalLimits: {
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 perTransaction: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 daily: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 usedToday: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 remainingToday: number;
             };
         };
@@ -1666,7 +1751,7 @@ export type components = {
             type: "onchain" | "pix_out";
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** @description The value in centavos */
             amount: number;
@@ -1705,6 +1790,10 @@ export type components = {
             updatedAt: string;
             /** Format: date-time */
             completedAt?: string;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
         };
         Merchant: {
             /** Format: uuid */
@@ -1721,7 +1810,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1754,7 +1843,7 @@ export type components = {
             description?: string;
             /** @description Present only when the payer's bank had the payment returned (the Central Bank's MED): BRL returned, and when */
             returned?: {
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
                 /** Format: date-time */
                 at: string;
@@ -1766,7 +1855,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1799,7 +1888,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1839,7 +1928,7 @@ export type components = {
             merchantName: string;
             /** @constant */
             currency: "BRL";
-            /** @description BRL */
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
             value: number;
             /** Format: date-time */
             createdAt: string;
@@ -1877,7 +1966,7 @@ export type components = {
                     status: "PENDING" | "COMPLETED" | "FAILED";
                     /** @description The unapplied tokens this covers */
                     amount: number;
-                    /** @description A return: what the payer receives, the network fee deducted */
+                    /** @description A return: the tokens the payer receives, the network fee deducted */
                     sent?: number;
                     /** @description The return's transaction, once mined */
                     txHash?: string;
@@ -1893,7 +1982,7 @@ export type components = {
             status: "PROCESSING" | "OPEN" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUSED";
             payerName: string;
             description: string | null;
-            /** @description The original amount */
+            /** @description The original amount, BRL */
             value: number;
             /**
              * Format: date
@@ -1927,17 +2016,17 @@ export type components = {
                  * @description A calendar day, YYYY-MM-DD
                  */
                 day: string;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 value: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 original: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 fine: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 interest: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 abatement: number;
-                /** @description BRL */
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 discount: number;
             } | null;
         };
@@ -2107,6 +2196,15 @@ export interface operations {
                     asset: "USDT" | "USDC" | "DAI" | "BUSD";
                     /** @enum {string} */
                     network: "eth" | "bsc" | "polygon";
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object; the keys orderId, tokenAddress, network, walletIndex are the service's own and refused
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2139,7 +2237,13 @@ export interface operations {
                      *         "rate": 5.4,
                      *         "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
                      *         "link": "https://payments.example.com/pay/T9wc4F2xFntQP1925w0yJD",
-                     *         "expiresAt": "2026-11-23T01:01:03.000Z"
+                     *         "expiresAt": "2026-11-23T01:01:03.000Z",
+                     *         "metadata": {
+                     *           "orderId": "25d34d8b-28dc-47b7-9761-c9185b682f27",
+                     *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *           "network": "polygon",
+                     *           "walletIndex": 0
+                     *         }
                      *       }
                      *     }
                      */
@@ -2618,6 +2722,15 @@ export interface operations {
                     token?: "USDT" | "USDC" | "DAI" | "BUSD";
                     /** @enum {string} */
                     network: "bsc" | "polygon";
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2656,7 +2769,8 @@ export interface operations {
                      *       "toAddress": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
                      *       "tokenAmount": 9.259259,
                      *       "createdAt": "2026-11-22T01:01:03.139Z",
-                     *       "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *       "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": {
@@ -2666,7 +2780,7 @@ export interface operations {
                         type: "onchain" | "pix_out";
                         /** @enum {string} */
                         status: "PENDING" | "COMPLETED" | "FAILED";
-                        /** @description BRL */
+                        /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                         value: number;
                         /** @description The value in centavos */
                         amount: number;
@@ -2704,6 +2818,10 @@ export interface operations {
                         updatedAt: string;
                         /** Format: date-time */
                         completedAt?: string;
+                        /** @description The metadata sent at creation; {} when none was */
+                        metadata: {
+                            [key: string]: string;
+                        };
                         message: string;
                         /** @constant */
                         success: true;
@@ -3508,7 +3626,10 @@ export interface operations {
                  *       "value": 25.9,
                  *       "orderId": "pedido-1042",
                  *       "name": "Maria Souza",
-                 *       "cpf": "529.982.247-25"
+                 *       "cpf": "529.982.247-25",
+                 *       "metadata": {
+                 *         "cartId": "c-88231"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -3524,7 +3645,17 @@ export interface operations {
                     cnpj?: string;
                     /** @description CPF, with or without punctuation; check digits are verified. */
                     cpf?: string;
+                    /** @description Seconds until the order expires (60 to one year); none by default */
                     expiresIn?: number;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -3560,7 +3691,15 @@ export interface operations {
                      *         "splits": [],
                      *         "createdAt": "2026-11-22T01:01:03.249Z",
                      *         "updatedAt": "2026-11-22T01:01:03.249Z",
-                     *         "__v": 0
+                     *         "__v": 0,
+                     *         "reference": {
+                     *           "orderId": "pedido-1042",
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "metadata": {
+                     *           "cartId": "c-88231"
+                     *         }
                      *       },
                      *       "qrCode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F"
                      *     }
@@ -4036,6 +4175,15 @@ export interface operations {
                     merchant?: {
                         subMerchantId?: string;
                     };
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -4065,7 +4213,12 @@ export interface operations {
                      *         "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
                      *         "createdAt": "2026-11-22T01:01:03.330Z",
                      *         "expiresAt": "2026-11-22T01:31:03.329Z",
-                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png"
+                     *         "qrCodeLink": "https://payments.example.com/api/v1/public/payments/b2uGAQlfOblKtBqspPPWbk/qr.png",
+                     *         "reference": {
+                     *           "payerId": "cliente-77",
+                     *           "subMerchantId": "loja-centro"
+                     *         },
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -4563,6 +4716,15 @@ export interface operations {
                     /** Format: email */
                     email?: string;
                     name?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -4593,7 +4755,12 @@ export interface operations {
                      *         "createdAt": "2026-11-22T01:01:03.386Z",
                      *         "expiresAt": "2026-11-22T01:16:03.000Z",
                      *         "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
-                     *         "satoshis": 6364
+                     *         "satoshis": 6364,
+                     *         "reference": {
+                     *           "email": "maria@example.com",
+                     *           "name": "Maria Souza"
+                     *         },
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -5093,6 +5260,15 @@ export interface operations {
                     value: number;
                     /** @description CPF, CNPJ, e-mail, +55 phone or random (EVP) key; the merchant's registered key when omitted */
                     pixKey?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -5126,7 +5302,8 @@ export interface operations {
                      *       "totalDebited": 50,
                      *       "pixKey": "m***@example.com",
                      *       "createdAt": "2026-11-22T01:01:03.407Z",
-                     *       "updatedAt": "2026-11-22T01:01:03.407Z"
+                     *       "updatedAt": "2026-11-22T01:01:03.407Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": {
@@ -5136,7 +5313,7 @@ export interface operations {
                         type: "onchain" | "pix_out";
                         /** @enum {string} */
                         status: "PENDING" | "COMPLETED" | "FAILED";
-                        /** @description BRL */
+                        /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                         value: number;
                         /** @description The value in centavos */
                         amount: number;
@@ -5175,6 +5352,10 @@ export interface operations {
                         updatedAt: string;
                         /** Format: date-time */
                         completedAt?: string;
+                        /** @description The metadata sent at creation; {} when none was */
+                        metadata: {
+                            [key: string]: string;
+                        };
                         message: string;
                     };
                 };
@@ -5727,7 +5908,12 @@ export interface operations {
                      *         "invoice": "lnbc63640n1p4sy0k0pp5j4guc4uzfc7hynlt2hf909yajvynyskqfj67f7mksm4dlw4cggrqsp5r3achfusf2rue7lsrpmw6hp753nu6qngls8hz88ry3cuqczrrd0sdp9f3hk5cfqg4ux2mtsd3hjqtfq2gjzqve49ccrqxqzuycqpj9qrsgq9wvffk8255vv0rx3jphptxtevf6jlwf3yfqv84z0nngrwlh6gr4z3ea7t6plvatmavlrjc4v4zes5l5n7g6dpe99j3psppegy8sntucqeux3j6",
                      *         "satoshis": 6364,
                      *         "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
-                     *         "expiresAt": "2026-11-22T01:16:03.000Z"
+                     *         "expiresAt": "2026-11-22T01:16:03.000Z",
+                     *         "reference": {
+                     *           "email": "maria@example.com",
+                     *           "name": "Maria Souza"
+                     *         },
+                     *         "metadata": {}
                      *       },
                      *       "providerDetails": {
                      *         "success": true,
@@ -6033,6 +6219,15 @@ export interface operations {
                     value?: number;
                     /** @description Why, at most 140 characters; sent to the provider. In sandbox mode "sandbox-fail" makes the refund FAIL */
                     reason?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -6058,7 +6253,8 @@ export interface operations {
                      *         "orderId": "796cfaae-a257-4dff-b6d2-b02a0883eac4",
                      *         "value": 5,
                      *         "status": "COMPLETED",
-                     *         "createdAt": "2026-11-22T01:05:41.118Z"
+                     *         "createdAt": "2026-11-22T01:05:41.118Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -6618,7 +6814,8 @@ export interface operations {
                      *           "status": "COMPLETED",
                      *           "value": 49.9,
                      *           "createdAt": "2026-11-22T01:01:03.556Z",
-                     *           "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm"
+                     *           "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
+                     *           "metadata": {}
                      *         },
                      *         {
                      *           "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -6627,7 +6824,12 @@ export interface operations {
                      *           "status": "PENDING",
                      *           "value": 35,
                      *           "createdAt": "2026-11-22T01:01:03.386Z",
-                     *           "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn"
+                     *           "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
+                     *           "metadata": {},
+                     *           "reference": {
+                     *             "email": "maria@example.com",
+                     *             "name": "Maria Souza"
+                     *           }
                      *         },
                      *         {
                      *           "id": "70c95615-30c9-4c63-8414-686584753939",
@@ -6636,7 +6838,12 @@ export interface operations {
                      *           "status": "PENDING",
                      *           "value": 150,
                      *           "createdAt": "2026-11-22T01:01:03.330Z",
-                     *           "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk"
+                     *           "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
+                     *           "metadata": {},
+                     *           "reference": {
+                     *             "payerId": "cliente-77",
+                     *             "subMerchantId": "loja-centro"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJhdCI6IjIwMjYtMTEtMjJUMDE6MDE6MDMuMzMwWiIsImlkIjoiNzBjOTU2MTUtMzBjOS00YzYzLTg0MTQtNjg2NTg0NzUzOTM5In0"
@@ -6651,7 +6858,7 @@ export interface operations {
                             paymentLinkId: string | null;
                             /** @enum {string} */
                             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND" | "REFUNDED" | "PARTIAL_ORDER";
-                            /** @description BRL */
+                            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                             value: number;
                             /** Format: date-time */
                             createdAt: string;
@@ -6659,6 +6866,19 @@ export interface operations {
                             link?: string;
                             /** @description Present only for Crypto-PIX payments: the id GET /api/v1/crypto-pix/order/{id} takes */
                             payCryptoPixId?: string;
+                            /**
+                             * @description The references sent at creation; present only for PIX, exchange-wallet and Lightning orders
+                             * @example {
+                             *       "orderId": "sale-1001"
+                             *     }
+                             */
+                            reference?: {
+                                [key: string]: string;
+                            };
+                            /** @description The metadata sent at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         }[];
                         nextCursor: string | null;
                     };
@@ -6988,7 +7208,8 @@ export interface operations {
                      *           "notifyPayer": false,
                      *           "mailedAt": null,
                      *           "createdAt": "2026-12-01T22:14:19.563Z",
-                     *           "closedAt": null
+                     *           "closedAt": null,
+                     *           "metadata": {}
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -7417,6 +7638,15 @@ export interface operations {
                      * @default false
                      */
                     notifyPayer?: boolean;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -7494,7 +7724,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -8118,7 +8349,8 @@ export interface operations {
                      *               "notifyPayer": false,
                      *               "mailedAt": null,
                      *               "createdAt": "2026-12-01T22:14:19.846Z",
-                     *               "closedAt": null
+                     *               "closedAt": null,
+                     *               "metadata": {}
                      *             },
                      *             "error": null
                      *           },
@@ -8677,7 +8909,8 @@ export interface operations {
                      *               "notifyPayer": false,
                      *               "mailedAt": null,
                      *               "createdAt": "2026-12-01T22:14:19.846Z",
-                     *               "closedAt": null
+                     *               "closedAt": null,
+                     *               "metadata": {}
                      *             },
                      *             "error": null
                      *           },
@@ -9007,7 +9240,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -9330,7 +9564,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.563Z",
-                     *         "closedAt": null
+                     *         "closedAt": null,
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -12852,7 +13087,7 @@ export interface operations {
                             paymentLinkId: string;
                             /** @enum {string} */
                             type: "pix" | "lightning" | "exchange" | "onchain";
-                            /** @description BRL */
+                            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                             value: number;
                             /** Format: uri */
                             link: string;
@@ -13423,6 +13658,15 @@ export interface operations {
                     /** @description BRL; required only when the BR Code carries no amount, and must match it when it does */
                     value?: number;
                     refundAddress?: string;
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -13455,7 +13699,8 @@ export interface operations {
                      *         "rate": 5.4,
                      *         "recipientName": "Maria Souza",
                      *         "status": "PENDING",
-                     *         "expiresAt": "2026-11-22T02:01:03.629Z"
+                     *         "expiresAt": "2026-11-22T02:01:03.629Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -13965,7 +14210,8 @@ export interface operations {
                      *       "pixKey": "maria@example.com",
                      *       "recipientName": "Maria Souza",
                      *       "expiresAt": "2026-11-22T02:01:03.629Z",
-                     *       "createdAt": "2026-11-22T01:01:03.556Z"
+                     *       "createdAt": "2026-11-22T01:01:03.556Z",
+                     *       "metadata": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CryptoPixPayment"];
@@ -14482,7 +14728,8 @@ export interface operations {
                      *           "totalDebited": 50,
                      *           "pixKey": "m***@example.com",
                      *           "createdAt": "2026-11-22T01:01:03.407Z",
-                     *           "updatedAt": "2026-11-22T01:01:03.407Z"
+                     *           "updatedAt": "2026-11-22T01:01:03.407Z",
+                     *           "metadata": {}
                      *         },
                      *         {
                      *           "id": "97ac3816-6f74-4cb5-8a68-b2c5f4ad153a",
@@ -14501,7 +14748,8 @@ export interface operations {
                      *           "tokenAmount": 9.259259,
                      *           "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
                      *           "createdAt": "2026-11-22T01:01:03.139Z",
-                     *           "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *           "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *           "metadata": {}
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -14793,7 +15041,8 @@ export interface operations {
                      *         "tokenAmount": 9.259259,
                      *         "transactionHash": "0x97e31bcb0b57bf2156deef52d062c024265be3a34c908f81168d663d86f6349c",
                      *         "createdAt": "2026-11-22T01:01:03.139Z",
-                     *         "updatedAt": "2026-11-22T01:01:03.139Z"
+                     *         "updatedAt": "2026-11-22T01:01:03.139Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -15057,6 +15306,7 @@ export interface operations {
                     /** Format: email */
                     email?: string;
                     password?: string;
+                    /** @description Sandbox only: the starting balance in integer centavos (not BRL) */
                     openingBalance?: number;
                 };
             };
@@ -15901,7 +16151,15 @@ export interface operations {
                      *         "createdAt": "2026-11-22T01:01:03.249Z",
                      *         "brcode": "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986540525.905802BR5920PIXCRYPTO PAGAMENTOS6009SAO PAULO62290525LRzaMUkORYEc3Rt8G52qsufCb6304896F",
                      *         "link": "https://payments.example.com/pay/ydHBTADudWFSggfCB2Wkj5",
-                     *         "paidAt": "2026-11-22T01:01:03.827Z"
+                     *         "paidAt": "2026-11-22T01:01:03.827Z",
+                     *         "reference": {
+                     *           "orderId": "pedido-1042",
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "metadata": {
+                     *           "cartId": "c-88231"
+                     *         }
                      *       }
                      *     }
                      */
@@ -16357,7 +16615,8 @@ export interface operations {
                      *         "notifyPayer": false,
                      *         "mailedAt": null,
                      *         "createdAt": "2026-12-01T22:14:19.697Z",
-                     *         "closedAt": "2026-12-01T22:14:19.745Z"
+                     *         "closedAt": "2026-12-01T22:14:19.745Z",
+                     *         "metadata": {}
                      *       }
                      *     }
                      */
@@ -16926,6 +17185,7 @@ export interface operations {
                         order: components["schemas"]["Deposit"];
                         transfer: {
                             txHash: string;
+                            /** @description Tokens sent (decimal) */
                             amount: number;
                             /** @description Tokens counted towards the order */
                             applied: number;
@@ -17473,7 +17733,8 @@ export interface operations {
                      *         "pixKey": "maria@example.com",
                      *         "recipientName": "Maria Souza",
                      *         "expiresAt": "2026-11-22T02:01:03.629Z",
-                     *         "createdAt": "2026-11-22T01:01:03.556Z"
+                     *         "createdAt": "2026-11-22T01:01:03.556Z",
+                     *         "metadata": {}
                      *       },
                      *       "transfer": {
                      *         "txHash": "0xab95ed3b7999c4a1443ce54b56846d83935ec881c673a4a30ad7b42df427fe67",
@@ -17486,6 +17747,7 @@ export interface operations {
                         payment: components["schemas"]["CryptoPixPayment"];
                         transfer: {
                             txHash: string;
+                            /** @description Tokens sent (decimal) */
                             amount: number;
                             duplicate: boolean;
                         };

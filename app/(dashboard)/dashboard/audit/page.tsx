@@ -6,7 +6,7 @@ import { requirePermission } from "@/lib/identity/dashboard/session";
 import { formatDateTime } from "@/lib/i18n";
 import { getI18n } from "@/lib/i18n/server";
 import type { AuditEvent } from "@/db/schema";
-import { listAudit } from "@/lib/identity/audit";
+import { apiKeyLabels, listAudit } from "@/lib/identity/audit";
 import { actionText, actorIsData, actorName, auditDetail, type AuditDetail } from "@/lib/identity/audit-text";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -55,6 +55,11 @@ export default async function AuditPage({
   const raw = (await searchParams).before;
   const before = typeof raw === "string" && /^\d{1,18}$/.test(raw) ? Number(raw) : undefined;
   const [{ t, locale }, rows] = await Promise.all([getI18n(), listAudit(merchant.id, { limit: PAGE, before })]);
+  // API keys by their name and last four, as the Developers page shows them, not by an id shown nowhere.
+  const keys = await apiKeyLabels(
+    merchant.id,
+    rows.map((r) => r.actor),
+  );
   return (
     <>
       <PageHeader title={t("audit.title")} />
@@ -79,7 +84,7 @@ export default async function AuditPage({
                     <p className="mt-1 text-xs text-slate-600">
                       <span className="tabular-nums">{formatDateTime(r.createdAt, locale)}</span> ·{" "}
                       <span className="[overflow-wrap:anywhere]" translate={actorIsData(r.actor) ? "no" : undefined}>
-                        {actorName(t, r.actor)}
+                        {actorName(t, r.actor, keys)}
                       </span>
                       {r.ip ? (
                         <>
@@ -118,7 +123,7 @@ export default async function AuditPage({
                           className="max-w-[15rem] py-2 pr-4 [overflow-wrap:anywhere]"
                           translate={actorIsData(r.actor) ? "no" : undefined}
                         >
-                          {actorName(t, r.actor)}
+                          {actorName(t, r.actor, keys)}
                         </td>
                         <td className="min-w-[14rem] py-2 pr-4">
                           <span className="block font-medium">{actionText(t, r.action)}</span>

@@ -41,6 +41,7 @@ export default async function DevelopersPage() {
               id: k.id,
               name: k.name,
               prefix: k.prefix,
+              lastFour: k.lastFour,
               scopes: k.scopes,
               createdAt: k.createdAt.toISOString(),
               lastUsedAt: k.lastUsedAt?.toISOString() ?? null,

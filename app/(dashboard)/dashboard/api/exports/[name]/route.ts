@@ -15,7 +15,7 @@ import { getI18n } from "@/lib/i18n/server";
 const noStore = { "cache-control": "no-store" };
 
 export async function GET(req: Request, ctx: { params: Promise<{ name: string }> }): Promise<Response> {
-  const { t } = await getI18n();
+  const { t, locale } = await getI18n();
   const signedIn = await currentMerchant();
   if (!signedIn) return Response.json({ message: t("export.signedOut") }, { status: 401, headers: noStore });
   const { name } = await ctx.params;
@@ -30,7 +30,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ name: string }>
     );
   }
   const exportName = name as ExportName;
-  return new Response(exportStream(exportName, signedIn.merchant.id, parsed.data, t), {
+  return new Response(exportStream(exportName, signedIn.merchant.id, parsed.data, t, undefined, locale), {
     headers: {
       ...noStore,
       "content-type": "text/csv; charset=utf-8",
