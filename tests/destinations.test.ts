@@ -26,7 +26,7 @@ import { createSecurityLink } from "@/lib/identity/links";
 import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/lib/withdrawals/address-book";
 import { destinationHeldError } from "@/lib/withdrawals/destination-gate";
 import { createPixOut } from "@/lib/withdrawals/service";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 
 // Withdrawal destinations (docs/security.md "Withdrawal destinations") against the real server
@@ -499,7 +499,7 @@ describe("API withdrawals", () => {
       body: { value: 500, pixKey: "Desconhecida@Example.com" },
     });
     expect(unknown.status).toBe(400);
-    expect(Object.keys(unknown.body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(specOf(unknown.body) as object).sort()).toEqual(["error", "message"]);
     expect(unknown.body.message).toBe(
       "pixKey desconhecida@example.com is not a confirmed withdrawal destination: the API allow-list is on, so API withdrawals go only to " +
         "destinations an owner has confirmed in the dashboard (Withdrawals → Destinations) and to the registered payout key",
@@ -511,7 +511,7 @@ describe("API withdrawals", () => {
       body: { toAddress: ADDRESS, value: 10, network: "polygon" },
     });
     expect(chain.status).toBe(400);
-    expect(Object.keys(chain.body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(specOf(chain.body) as object).sort()).toEqual(["error", "message"]);
     expect(chain.body.message).toMatch(
       new RegExp(`^toAddress ${ADDRESS.toLowerCase()} is not a confirmed withdrawal destination`),
     );

@@ -77,6 +77,10 @@ async function during<T>(operation: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+// The test runs for minutes on a loaded machine: it says what it is doing as it goes.
+const started = Date.now();
+const progress = (what: string) => console.log(`query-plans: ${what} (${Math.round((Date.now() - started) / 1000)} s)`);
+
 const EXPLAINABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -243,6 +247,8 @@ const READ_THROUGH: Record<string, string[]> = {
   webhook_deliveries: [
     "webhook_deliveries_pkey",
     "webhook_deliveries_due",
+    "webhook_deliveries_endpoint_due",
+    "webhook_deliveries_first_attempt",
     "webhook_deliveries_order",
     "webhook_deliveries_event",
   ],
@@ -308,6 +314,9 @@ const INTENT: Record<string, Record<string, string[]>> = {
 };
 
 async function wrongPlans(label: string): Promise<string[]> {
+  progress(
+    `checking the generic plans of ${[...byOperation.values()].reduce((n, s) => n + s.size, 0)} statements: ${label}`,
+  );
   const admin = postgres(scratchUrl, { max: 1, onnotice: () => {} });
   const wrong: string[] = [];
   try {
@@ -345,11 +354,12 @@ describe("hot statements' generic plans", () => {
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
-    const { claimDue } = await import("@/lib/webhooks/dispatcher");
+    const { claimDue } = await import("@/lib/webhooks/claims");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
 
+    progress("running the hot operations, recording their statements");
     const { merchant, apiKey } = await during("seed", () => seedMerchant({ balanceCentavos: 10_000_000 }));
     const ok = async (
       operation: string,
@@ -431,8 +441,10 @@ describe("hot statements' generic plans", () => {
     await during("webhook claims", () => claimDue(10));
     await during("key usage", () => flushKeyUsage());
     const empty = await wrongPlans("empty tables");
+    progress("inserting 200,000 rows without ANALYZE");
     await grow(pool.sql, merchant.id, 200_000);
     const grown = await wrongPlans("after a large insert, no ANALYZE");
+    progress("done");
     expect([...empty, ...grown]).toEqual([]);
   }, 300_000);
 });

@@ -524,7 +524,7 @@ export type paths = {
         };
         /**
          * The merchant account
-         * @description Balance in centavos, account type and what is left of today's withdrawal limit.
+         * @description Balance in centavos, what is held out of it for open MED infractions (with each one's deadline), account type and what is left of today's withdrawal limit.
          */
         get: operations["getAccount"];
         put?: never;
@@ -989,21 +989,12 @@ export type components = {
             /** Format: date-time */
             expiresAt: string;
         };
-        MessageError: {
-            /** @description What went wrong, in one sentence */
+        FieldError: {
+            /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
+            field: string;
+            /** @description What is wrong with it: required, invalid_type, too_big, too_small, invalid_format, … */
+            code: string;
             message: string;
-        };
-        WithdrawInvalidError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @description What went wrong, in one sentence */
-            error: string;
-        };
-        WithdrawFailedError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            /** @constant */
-            success: false;
         };
         /** @description An on-chain deposit order as the lookup shows it */
         Deposit: {
@@ -1048,12 +1039,6 @@ export type components = {
             expiresAt: string;
             /** @description True once the order can no longer change */
             final: boolean;
-        };
-        SuccessFalseError: {
-            /** @constant */
-            success: false;
-            /** @description What went wrong, in one sentence */
-            error: string;
         };
         /** @description The PIX order as created */
         PixOrder: {
@@ -1124,14 +1109,6 @@ export type components = {
             /** @description BOLT11 invoice */
             invoice: string;
             satoshis: number;
-        };
-        PixOutError: {
-            /** @description What went wrong, in one sentence */
-            message: string;
-            error: {
-                /** @description What went wrong, in one sentence */
-                details: string;
-            };
         };
         /** @description An order as the generic lookup shows it */
         Order: {
@@ -1653,6 +1630,19 @@ export type components = {
             pixKey: string;
             /** @description Integer centavos (100 = 1 BRL) */
             balance: number;
+            /** @description Centavos held out of `balance` while MED infractions against PIX this merchant received are open (already deducted from `balance`); given back if an infraction closes without a return */
+            heldBalance: number;
+            /** @description Each amount held (BRL), soonest deadline first: the PSP decides the infraction by `deadline` */
+            holds: {
+                /** Format: uuid */
+                infractionId: string;
+                /** Format: uuid */
+                orderId: string;
+                /** @description BRL */
+                value: number;
+                /** Format: date-time */
+                deadline: string;
+            }[];
             /** Format: uuid */
             id: string;
             /** @enum {string} */
@@ -2074,6 +2064,11 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -2087,7 +2082,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2153,7 +2148,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2174,17 +2182,38 @@ export interface operations {
                      *         "eth",
                      *         "bsc",
                      *         "polygon"
-                     *       ]
+                     *       ],
+                     *       "code": "network_not_supported"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2200,13 +2229,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2222,13 +2266,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2244,13 +2340,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2266,13 +2377,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2288,13 +2451,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2312,13 +2490,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2334,13 +2529,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2356,10 +2568,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2368,7 +2591,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2487,7 +2710,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2504,13 +2746,45 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
-                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00"
+                     *       "error": "Insufficient balance: the withdrawal needs R$ 50,30 and the balance is R$ 12,00",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `amount_too_small_for_token`: The amount is worth less than the token's smallest unit
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "amount_too_small_for_token";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2526,13 +2800,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2549,13 +2838,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
-                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2572,13 +2918,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2595,13 +2958,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Request body is larger than 65536 bytes",
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2618,13 +3038,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "This Idempotency-Key was already used with a different request body",
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2643,13 +3080,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawInvalidError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2666,13 +3122,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2689,10 +3164,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "success": false
+                     *       "success": false,
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["WithdrawFailedError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /** @constant */
+                        success: false;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2757,7 +3245,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2774,13 +3267,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain order not found"
+                     *       "error": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "invalid_request" | "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2797,13 +3308,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2820,13 +3348,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2845,13 +3390,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2868,13 +3430,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -2891,10 +3470,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -2903,7 +3495,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2981,7 +3573,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3001,12 +3604,27 @@ export interface operations {
                      *       "details": {
                      *         "pixKey": null,
                      *         "identifier": "c57406aa-c731-408f-9ea5-5d708a78e91a"
-                     *       }
+                     *       },
+                     *       "code": "pix_key_required"
                      *     }
                      */
                     "application/json": {
                         /** @description What went wrong, in one sentence */
                         message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
                         details?: {
                             pixKey: string | null;
                             identifier: string;
@@ -3014,7 +3632,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3030,13 +3652,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3052,13 +3689,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3074,13 +3763,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3096,13 +3800,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3118,13 +3874,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3142,13 +3913,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3164,13 +3951,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3186,10 +3989,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3198,7 +4012,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3261,7 +4075,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3278,13 +4101,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3301,13 +4153,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3324,13 +4193,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3347,13 +4273,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3370,13 +4313,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3393,13 +4393,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3418,13 +4435,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3441,13 +4476,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3464,10 +4517,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3476,7 +4542,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3537,7 +4603,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `provider_error`: The payment provider refused the request
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3554,13 +4630,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Invalid request: value: must be greater than 0"
+                     *       "error": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `provider_error`: The payment provider refused the request
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3577,13 +4683,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3600,13 +4723,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3623,13 +4803,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3646,13 +4843,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3669,13 +4923,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3694,13 +4965,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3717,13 +5007,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3740,10 +5049,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -3752,7 +5074,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3857,7 +5179,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `limit_exceeded`: A withdrawal limit would be passed
+             *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+             *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+             *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+             *     - `destination_held`: The destination was added recently and is on hold
+             *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3876,13 +5215,45 @@ export interface operations {
                      *       "message": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account",
                      *       "error": {
                      *         "details": "Withdrawal limit exceeded: R$ 5.000,00 per transaction for a standard account"
-                     *       }
+                     *       },
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `limit_exceeded`: A withdrawal limit would be passed
+                         *     - `limit_per_transaction_exceeded`: The amount is above the account's per-transaction withdrawal limit
+                         *     - `limit_daily_exceeded`: The amount is above what is left of the account's daily withdrawal limit
+                         *     - `payout_key_held`: The merchant's payout key changed recently and is on hold
+                         *     - `destination_held`: The destination was added recently and is on hold
+                         *     - `pix_key_missing`: No PIX key was given and the merchant has none registered
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "payout_key_held" | "destination_held" | "pix_key_missing" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3898,13 +5269,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3923,13 +5309,76 @@ export interface operations {
                      *       "message": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page",
                      *       "error": {
                      *         "details": "This API key does not have the withdrawals scope this endpoint needs: create a key with it on the Developers page"
-                     *       }
+                     *       },
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "error": {
+                     *         "details": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)"
+                     *       },
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3948,13 +5397,32 @@ export interface operations {
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
                      *       "error": {
                      *         "details": "A request with this Idempotency-Key is still being processed; retry later"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3973,13 +5441,76 @@ export interface operations {
                      *       "message": "Request body is larger than 65536 bytes",
                      *       "error": {
                      *         "details": "Request body is larger than 65536 bytes"
-                     *       }
+                     *       },
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "error": {
+                     *         "details": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)"
+                     *       },
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -3998,13 +5529,32 @@ export interface operations {
                      *       "message": "This Idempotency-Key was already used with a different request body",
                      *       "error": {
                      *         "details": "This Idempotency-Key was already used with a different request body"
-                     *       }
+                     *       },
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4025,13 +5575,33 @@ export interface operations {
                      *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
                      *       "error": {
                      *         "details": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
-                     *       }
+                     *       },
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4050,13 +5620,33 @@ export interface operations {
                      *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4075,10 +5665,25 @@ export interface operations {
                      *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
                      *       "error": {
                      *         "details": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
-                     *       }
+                     *       },
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["PixOutError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        error: {
+                            /** @description What went wrong, in one sentence */
+                            details: string;
+                        };
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4158,7 +5763,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4175,13 +5784,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4198,13 +5824,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4221,13 +5864,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4246,13 +5906,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4269,13 +5946,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4292,10 +5986,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4304,7 +6011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4313,7 +6020,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4360,7 +6067,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+             *     - `order_not_completed`: Only a COMPLETED order can be refunded
+             *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+             *     - `refund_nothing_left`: The order has been refunded in full
+             *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+             *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+             *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4377,13 +6100,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left"
+                     *       "error": "Refund value exceeds what is left to refund on this order: R$ 2,34 of R$ 12,34 is left",
+                     *       "code": "insufficient_balance"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `insufficient_balance`: The balance does not cover the amount (fees included)
+                         *     - `order_not_completed`: Only a COMPLETED order can be refunded
+                         *     - `refund_exceeds_remaining`: The refund is more than what is left to refund
+                         *     - `refund_nothing_left`: The order has been refunded in full
+                         *     - `refund_no_receipt`: The payment's receipt needed to send it back is not known
+                         *     - `refund_lightning_unsupported`: A Lightning payment cannot be refunded
+                         *     - `refund_exchange_limit`: Exchange-wallet orders can be refunded only a limited number of times
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "insufficient_balance" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4400,13 +6152,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "error": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4423,13 +6192,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page"
+                     *       "error": "This API key does not have the refunds scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4446,13 +6232,71 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Order not found"
+                     *       "error": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4469,13 +6313,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified"
+                     *       "error": "On-chain orders cannot be refunded: a COMPLETED on-chain order cannot be modified",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4492,13 +6354,70 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Request body is larger than 65536 bytes"
+                     *       "error": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4515,13 +6434,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This Idempotency-Key was already used with a different request body"
+                     *       "error": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4540,13 +6476,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "error": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4563,13 +6517,31 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4586,10 +6558,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "error": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["SuccessFalseError"];
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description What went wrong, in one sentence */
+                        error: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4679,7 +6664,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4695,13 +6685,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4717,13 +6730,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4739,13 +6767,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4763,13 +6806,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4785,13 +6843,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4807,10 +6880,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -4916,7 +7000,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4932,13 +7021,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4954,13 +7066,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -4976,13 +7103,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5000,13 +7142,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5022,13 +7179,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5044,10 +7216,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5056,7 +7239,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5099,7 +7282,10 @@ export interface operations {
                 "application/json": {
                     /** @description Amount in BRL: a JSON number > 0 with at most 2 decimal places, at most MAX_ORDER_VALUE_BRL (default 1,000,000). */
                     value: number;
-                    /** @description The due date (YYYY-MM-DD): today or later */
+                    /**
+                     * Format: date
+                     * @description The due date (YYYY-MM-DD): today or later
+                     */
                     dueDate: string;
                     /**
                      * @description Calendar days after the due date it can still be paid (API Pix validadeAposVencimento; default 30)
@@ -5187,6 +7373,7 @@ export interface operations {
                         /** @constant */
                         modalidade: 1;
                         dates: {
+                            /** Format: date */
                             date: string;
                             /** @description BRL, at most 2 decimals */
                             value: number;
@@ -5195,6 +7382,7 @@ export interface operations {
                         /** @constant */
                         modalidade: 2;
                         dates: {
+                            /** Format: date */
                             date: string;
                             /** @description Percent (2.5 = 2.5%), at most 2 decimals */
                             percent: number;
@@ -5315,7 +7503,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5331,13 +7537,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "dueDate must be today (2026-11-24) or later"
+                     *       "message": "dueDate must be today (2026-11-24) or later",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5353,13 +7588,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5375,13 +7625,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5397,13 +7699,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5419,13 +7736,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5441,13 +7810,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5465,13 +7849,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5487,13 +7887,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5509,10 +7925,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -5521,7 +7948,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5710,7 +8137,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `due_date_past`: The due date is in the past
+             *     - `due_date_too_far`: The due date is too far ahead
+             *     - `discount_date_invalid`: A discount date is after the due date
+             *     - `discount_date_past`: A discount date is in the past
+             *     - `abatement_too_large`: The abatement is not less than the amount
+             *     - `discount_too_large`: The discount is not less than the amount
+             *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+             *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5726,13 +8171,42 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: invoices: must have at least one invoice"
+                     *       "message": "Invalid request: invoices: must have at least one invoice",
+                     *       "code": "due_date_past"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `due_date_past`: The due date is in the past
+                         *     - `due_date_too_far`: The due date is too far ahead
+                         *     - `discount_date_invalid`: A discount date is after the due date
+                         *     - `discount_date_past`: A discount date is in the past
+                         *     - `abatement_too_large`: The abatement is not less than the amount
+                         *     - `discount_too_large`: The discount is not less than the amount
+                         *     - `invoice_amount_too_small`: Fine, interest, abatement and discount leave an amount below the minimum
+                         *     - `invoice_refused_by_provider`: The PIX provider refused the invoice
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5748,13 +8222,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5770,13 +8259,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5792,13 +8333,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5814,13 +8370,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5836,13 +8444,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5860,13 +8483,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5882,13 +8521,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -5904,10 +8559,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6030,7 +8696,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6046,13 +8716,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6068,13 +8753,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6090,13 +8790,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice batch not found"
+                     *       "message": "Invoice batch not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6114,13 +8829,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6136,13 +8866,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6158,10 +8903,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6260,7 +9016,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6276,13 +9036,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6298,13 +9073,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6320,13 +9110,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6344,13 +9149,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6366,13 +9186,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6388,10 +9223,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6400,7 +9246,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6493,7 +9339,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6509,13 +9398,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6531,13 +9435,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6553,13 +9472,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_already_paid`: The invoice has been paid
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6575,13 +9512,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled"
+                     *       "message": "Invoice is PAID: only an OPEN invoice can be cancelled",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_already_paid`: The invoice has been paid
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_already_paid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6597,13 +9552,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6621,13 +9591,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6643,13 +9629,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6665,10 +9667,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6757,7 +9770,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6773,13 +9791,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6795,13 +9836,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6817,13 +9873,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6841,13 +9912,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6863,13 +9949,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -6885,10 +9986,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -6897,7 +10009,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7044,7 +10156,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7060,13 +10181,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: rails: must offer at least one rail"
+                     *       "message": "Invalid request: rails: must offer at least one rail",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7082,13 +10230,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7104,13 +10267,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7126,13 +10341,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7148,13 +10378,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7170,13 +10452,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7194,13 +10491,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7216,13 +10528,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7238,10 +10565,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7324,7 +10662,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7340,13 +10682,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7362,13 +10719,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7384,13 +10756,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7408,13 +10795,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7430,13 +10832,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7452,10 +10869,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7470,7 +10898,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -7575,7 +11003,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7591,13 +11027,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "minAmount must not be greater than maxAmount"
+                     *       "message": "minAmount must not be greater than maxAmount",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7613,13 +11075,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7635,13 +11112,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7657,13 +11149,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7679,13 +11223,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7703,13 +11299,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7725,13 +11336,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7747,10 +11373,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -7759,7 +11396,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7836,7 +11473,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7852,13 +11532,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7874,13 +11569,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7896,13 +11606,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7918,13 +11643,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7940,13 +11680,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7964,13 +11719,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -7986,13 +11756,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8008,10 +11793,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8020,7 +11816,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8097,7 +11893,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8113,13 +11952,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8135,13 +11989,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8157,13 +12026,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8179,13 +12063,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8201,13 +12100,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8225,13 +12139,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8247,13 +12176,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8269,10 +12213,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8335,7 +12290,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8351,13 +12311,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8373,13 +12356,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8395,13 +12393,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8417,13 +12430,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8441,13 +12469,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8463,13 +12506,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8485,10 +12543,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8556,7 +12625,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8572,13 +12645,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8596,13 +12684,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8618,13 +12721,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8640,10 +12758,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8731,7 +12860,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8747,13 +12884,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "amount must be at least 10 (R$ 10,00)"
+                     *       "message": "amount must be at least 10 (R$ 10,00)",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8769,13 +12932,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8791,13 +13006,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This payment link is paused: it takes no new orders"
+                     *       "message": "This payment link is paused: it takes no new orders",
+                     *       "code": "conflict"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8813,13 +13043,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8837,13 +13119,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8859,13 +13156,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8881,10 +13193,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -8918,7 +13241,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8934,13 +13261,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment link not found"
+                     *       "message": "Payment link not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8958,13 +13300,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -8980,13 +13337,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9002,10 +13374,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9014,7 +13397,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9081,7 +13464,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+             *     - `asset_not_supported`: The asset (token) is not supported
+             *     - `asset_not_on_network`: The token has no contract on that network
+             *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+             *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+             *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+             *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+             *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+             *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+             *     - `amount_below_minimum`: The amount is below the network's minimum
+             *     - `amount_above_maximum`: The amount is above the maximum per order
+             *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+             *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9097,13 +13502,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "PIX QR code checksum (CRC) does not match"
+                     *       "message": "PIX QR code checksum (CRC) does not match",
+                     *       "code": "network_not_supported"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `network_not_supported`: The network is not one this endpoint supports (`supportedNetworks` lists them)
+                         *     - `asset_not_supported`: The asset (token) is not supported
+                         *     - `asset_not_on_network`: The token has no contract on that network
+                         *     - `brcode_invalid`: The PIX QR code is not a valid BR Code
+                         *     - `brcode_amount_missing`: The BR Code has no amount and the request gives no `value`
+                         *     - `brcode_amount_mismatch`: `value` contradicts the amount the BR Code carries
+                         *     - `brcode_dynamic_unsupported`: A dynamic BR Code that this server cannot resolve
+                         *     - `brcode_unpayable`: The BR Code cannot be paid (expired, removed or already paid)
+                         *     - `brcode_expires_soon`: The BR Code expires before a crypto payment could pay it
+                         *     - `amount_below_minimum`: The amount is below the network's minimum
+                         *     - `amount_above_maximum`: The amount is above the maximum per order
+                         *     - `lightning_unavailable`: Lightning is not available for Crypto-PIX on this server
+                         *     - `refund_address_lightning`: A refund address cannot be given for a Lightning payment
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "amount_below_minimum" | "amount_above_maximum" | "lightning_unavailable" | "refund_address_lightning";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9119,13 +13557,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9141,13 +13594,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9163,13 +13668,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9185,13 +13705,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9207,13 +13779,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9231,13 +13818,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             *     - `rates_unavailable`: No fresh exchange rate is available
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9253,13 +13857,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         *     - `rates_unavailable`: No fresh exchange rate is available
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable" | "rates_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9275,10 +13896,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9339,7 +13971,11 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoPixPayment"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9355,13 +13991,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9377,13 +14028,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9399,13 +14065,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9423,13 +14104,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9445,13 +14141,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9467,10 +14178,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9504,6 +14226,15 @@ export interface operations {
                      *         "companyName": "Loja Exemplo",
                      *         "pixKey": "52998224725",
                      *         "balance": 49992560,
+                     *         "heldBalance": 15000,
+                     *         "holds": [
+                     *           {
+                     *             "infractionId": "4b9e7f7c-2f3a-4d55-9a37-0c4f6e1d2b10",
+                     *             "orderId": "a3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "value": 150,
+                     *             "deadline": "2026-12-09T15:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "id": "c57406aa-c731-408f-9ea5-5d708a78e91a",
                      *         "accountType": "standard",
                      *         "withdrawalLimits": {
@@ -9520,7 +14251,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9536,13 +14271,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9558,13 +14308,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9582,13 +14347,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9604,13 +14384,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9626,10 +14421,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9707,7 +14513,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9723,13 +14534,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid cursor"
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9745,13 +14579,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9767,13 +14616,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9791,13 +14655,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9813,13 +14692,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9835,10 +14729,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -9897,7 +14802,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9913,13 +14822,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9935,13 +14859,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9957,13 +14896,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Withdrawal not found"
+                     *       "message": "Withdrawal not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -9981,13 +14935,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10003,13 +14972,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10025,10 +15009,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10100,7 +15095,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             *     - `email_taken`: The e-mail is already in use
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10116,13 +15121,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         *     - `email_taken`: The e-mail is already in use
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid" | "email_taken";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10138,13 +15171,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10160,13 +15208,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10182,13 +15282,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10206,13 +15358,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10228,13 +15395,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10250,10 +15432,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10314,7 +15507,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10330,13 +15532,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pix_key_invalid`: The PIX key is not a valid CPF, CNPJ, e-mail, +55 phone or random key
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "pix_key_invalid";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10352,13 +15581,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10374,13 +15618,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10396,13 +15692,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10420,13 +15768,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10442,13 +15805,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10464,10 +15842,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10476,7 +15865,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10521,7 +15910,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10537,13 +15969,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10559,13 +16006,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10581,13 +16043,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order not found"
+                     *       "message": "Order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `order_not_pending`: The order is not PENDING
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10603,13 +16082,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Order is not PENDING (it is COMPLETED)"
+                     *       "message": "Order is not PENDING (it is COMPLETED)",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `order_not_pending`: The order is not PENDING
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "order_not_pending";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10625,13 +16121,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10649,13 +16160,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10671,13 +16197,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10693,10 +16234,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -10705,7 +16257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10714,7 +16266,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10722,7 +16274,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The São Paulo day it is paid on (default today): what it takes is that day's amount due */
+                    /**
+                     * Format: date
+                     * @description The São Paulo day it is paid on (default today): what it takes is that day's amount due
+                     */
                     date?: string;
                 };
             };
@@ -10811,7 +16366,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `pay_date_before_creation`: The payment date is before the invoice was created
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10827,13 +16392,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `pay_date_before_creation`: The payment date is before the invoice was created
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pay_date_before_creation";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10849,13 +16442,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10871,13 +16479,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10893,13 +16516,68 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invoice not found"
+                     *       "message": "Invoice not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `invoice_not_open`: The invoice is not OPEN
+             *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10915,13 +16593,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11"
+                     *       "message": "The invoice cannot be paid on 2027-01-20: its last payable day is 2027-01-11",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `invoice_not_open`: The invoice is not OPEN
+                         *     - `invoice_not_payable_on_date`: The invoice cannot be paid on that day
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "invoice_not_open" | "invoice_not_payable_on_date";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10937,13 +16633,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10959,13 +16707,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -10983,13 +16746,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11005,13 +16783,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11027,10 +16820,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11039,7 +16843,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11133,7 +16937,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11149,13 +16962,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11171,13 +17011,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11193,13 +17048,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11215,13 +17085,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "On-chain order not found"
+                     *       "message": "On-chain order not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11237,13 +17160,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11259,13 +17198,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11281,13 +17272,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11305,13 +17311,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11327,13 +17348,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11349,10 +17385,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11361,7 +17408,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11445,7 +17492,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11461,13 +17517,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11483,13 +17566,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11505,13 +17603,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11527,13 +17640,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Crypto-PIX payment not found"
+                     *       "message": "Crypto-PIX payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11549,13 +17715,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11571,13 +17753,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11593,13 +17827,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11617,13 +17866,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11639,13 +17903,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11661,10 +17940,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11722,7 +18012,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11738,13 +18032,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11762,13 +18071,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11784,13 +18108,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11806,10 +18145,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11843,7 +18193,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11859,13 +18213,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11883,13 +18252,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11905,13 +18289,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -11927,10 +18326,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -11994,7 +18404,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12010,13 +18424,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Payment not found"
+                     *       "message": "Payment not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12034,13 +18463,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12056,13 +18500,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12078,10 +18537,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -12132,7 +18602,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12150,13 +18624,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12172,13 +18661,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12194,10 +18698,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -12244,7 +18759,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12260,13 +18779,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12282,13 +18816,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12306,13 +18855,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12328,13 +18892,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12350,10 +18929,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -12362,7 +18952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12415,7 +19005,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+             *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+             *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12431,13 +19033,43 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `webhook_limit_reached`: The merchant has the maximum number of webhook endpoints
+                         *     - `webhook_host_unresolved`: The webhook URL's host does not resolve
+                         *     - `webhook_private_address`: The webhook URL resolves to a private, loopback or metadata address
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12453,13 +19085,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12475,13 +19122,66 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12497,13 +19197,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12519,13 +19235,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12541,13 +19309,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12565,13 +19348,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12587,13 +19385,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12609,10 +19422,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -12644,7 +19468,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12660,13 +19488,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12682,13 +19525,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12704,13 +19562,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12728,13 +19601,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12750,13 +19638,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12772,10 +19675,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -12848,7 +19762,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12864,13 +19783,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12886,13 +19828,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12908,13 +19865,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12930,13 +19902,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Webhook not found"
+                     *       "message": "Webhook not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12954,13 +19941,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12976,13 +19978,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -12998,10 +20015,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13010,7 +20038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. */
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13061,7 +20089,50 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13077,13 +20148,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13099,13 +20185,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13121,13 +20222,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Delivery not found"
+                     *       "message": "Delivery not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this */
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `webhook_disabled`: The webhook endpoint is disabled
+             */
             409: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13143,13 +20261,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later"
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `conflict`: The object is not in a state that allows this
+                         *     - `webhook_disabled`: The webhook endpoint is disabled
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "conflict" | "webhook_disabled";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description This Idempotency-Key was already used with a different body */
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
             422: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13165,13 +20300,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This Idempotency-Key was already used with a different request body"
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13189,13 +20339,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13211,13 +20376,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13233,10 +20413,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13293,7 +20484,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13309,13 +20505,36 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13331,13 +20550,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)"
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description The API key does not have the scope this endpoint needs (named in the message) */
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
             403: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13353,13 +20587,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page"
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13377,13 +20626,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13399,13 +20663,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13421,10 +20700,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13484,7 +20774,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13500,13 +20798,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13522,13 +20846,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13544,13 +20920,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13568,13 +20996,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13590,13 +21033,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13612,10 +21070,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13630,7 +21099,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -13669,7 +21138,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service */
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
             400: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13685,13 +21162,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: value: must be greater than 0"
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13707,13 +21210,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Request body larger than 64 KiB */
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
             413: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13729,13 +21284,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Request body is larger than 65536 bytes"
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13753,13 +21360,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13775,13 +21397,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13797,10 +21434,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13838,7 +21486,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13854,13 +21506,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Callback signature does not verify"
+                     *       "message": "Callback signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13876,13 +21543,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13900,13 +21582,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13922,13 +21619,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -13944,10 +21656,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
@@ -13988,7 +21711,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown or revoked key */
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
             401: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -14004,13 +21731,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Notification signature does not verify"
+                     *       "message": "Notification signature does not verify",
+                     *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Not found */
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
             404: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -14026,13 +21768,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Not found"
+                     *       "message": "Not found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
             429: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -14050,13 +21807,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s"
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Processing error; the message carries the request id */
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
             500: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -14072,13 +21844,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)"
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
-            /** @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After */
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
             503: {
                 headers: {
                     /** @description Request id, also in the logs */
@@ -14094,10 +21881,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Temporarily unable to process the notification; retry later"
+                     *       "message": "Temporarily unable to process the notification; retry later",
+                     *       "code": "service_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["MessageError"];
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
                 };
             };
         };
