@@ -8,6 +8,7 @@ import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/s
 import { startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
+import { specOf } from "./helpers";
 import { testDatabaseUrl } from "./support/database";
 
 // Live mode starts with the rails that are configured and refuses only unsafe setups
@@ -173,7 +174,8 @@ async function call(base: string, method: string, path: string, opts: { token?: 
   } catch {
     // not JSON: kept as text for the failure message
   }
-  return { status: res.status, body };
+  // A refusal is compared in the spec's shape, once its machine-readable code is checked to be there.
+  return { status: res.status, body: res.status >= 400 ? specOf(body) : body };
 }
 
 /** The rails `npm start` printed, as `{ rail: "on" | reason }`. */

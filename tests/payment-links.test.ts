@@ -129,6 +129,7 @@ describe("the public page", () => {
       onchain: [{ network: "polygon", asset: "USDC" }],
       payerFields: ["name", "phone"],
       reference: "bolos-dez",
+      metadata: { loja: "centro" },
     });
     const missing = await sell(link, { payer: { name: "Maria" } });
     expect(missing.status).toBe(400);
@@ -140,7 +141,7 @@ describe("the public page", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.order).toMatchObject({ type: "pix", value: 90 });
     const order = await api("GET", `/api/v1/order/${res.body.order.paymentLinkId}`, { apiKey });
-    expect(order.body.order).toMatchObject({ type: "pix", value: 90, status: "PENDING" });
+    expect(order.body.order).toMatchObject({ type: "pix", value: 90, status: "PENDING", metadata: { loja: "centro" } });
     expect(order.body.order.expiresAt).toBeDefined();
     const [row] = await linkOrders(link.id);
     expect(row.reference).toMatchObject({

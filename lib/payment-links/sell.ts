@@ -147,20 +147,22 @@ export async function sell(slug: string, input: SellInput): Promise<Sold> {
   if (!merchant) throw new NotFound("Payment link not found");
   const maker = saleMaker(link, value, quantity, payer);
   const description = link.title.slice(0, 140);
+  // The link's metadata rides on each order it makes, so its webhooks and exports carry it.
+  const metadata = link.metadata;
   let made: { paymentLinkId: string };
   switch (input.rail) {
     case "pix":
       made = await createPixOrder(
         merchant,
-        { value, description, name: payer.name, cpf: payer.cpf, expiresIn: LINK_PIX_EXPIRY_SECONDS },
+        { value, description, name: payer.name, cpf: payer.cpf, expiresIn: LINK_PIX_EXPIRY_SECONDS, metadata },
         maker,
       );
       break;
     case "lightning":
-      made = await createLightningOrder(merchant, { value, name: payer.name, email: payer.email }, maker);
+      made = await createLightningOrder(merchant, { value, name: payer.name, email: payer.email, metadata }, maker);
       break;
     case "exchange":
-      made = await createExchangeOrder(merchant, { value }, maker);
+      made = await createExchangeOrder(merchant, { value, metadata }, maker);
       break;
     case "onchain": {
       const option = link.onchainOptions.find((o) => o.network === input.network && o.asset === input.asset);
@@ -168,7 +170,7 @@ export async function sell(slug: string, input: SellInput): Promise<Sold> {
         throw new InvalidInput(
           `network and asset: this payment link offers ${link.onchainOptions.map((o) => `${o.asset} on ${o.network}`).join(", ")}`,
         );
-      made = await createDeposit(merchant, { value, network: option.network, asset: option.asset }, maker);
+      made = await createDeposit(merchant, { value, network: option.network, asset: option.asset, metadata }, maker);
       break;
     }
   }
