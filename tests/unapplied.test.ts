@@ -114,7 +114,7 @@ describe("accepting unapplied on-chain funds as payment", () => {
 
     // A second click: refused, nothing credited twice.
     await expect(acceptUnapplied(actor, id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
-    await expect(returnUnapplied(actor, id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
+    await expect(returnUnapplied(actor, "pt-BR", id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
     expect(await balanceMatchesLedger(merchant.id)).toBe(5400 + 1080);
     expect(await resolutionEvents(id)).toHaveLength(1);
   });
@@ -161,7 +161,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     expect(Number(preview.fee)).toBeGreaterThan(0);
     const before = await anvil.balanceOf(usdt, payer.address);
 
-    const r = await returnUnapplied(actor, id, transfer.id);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id);
     expect(r).toMatchObject({ kind: "return", status: "PENDING", toAddress: payer.address });
     const sent = Number(r.sentAmount);
     expect(sent + Number(r.feeAmount)).toBeCloseTo(10, 9);
@@ -200,10 +200,10 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
 
   it("to an address the merchant gives (the sender was an exchange): a bad address is refused before anything is recorded", async () => {
     const { id, transfer, actor } = await orderWithTransfer("USDT", "12");
-    await expect(returnUnapplied(actor, id, transfer.id, "0x123")).rejects.toThrow("unapplied.addressInvalid");
+    await expect(returnUnapplied(actor, "pt-BR", id, transfer.id, "0x123")).rejects.toThrow("unapplied.addressInvalid");
     expect(await resolutionOf(transfer.id)).toBeUndefined();
     const to = randomAddress();
-    const r = await returnUnapplied(actor, id, transfer.id, to);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id, to);
     expect(r.toAddress).toBe(to);
   });
 
@@ -211,7 +211,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
     const [a, b] = await Promise.allSettled([
       acceptUnapplied(actor, id, transfer.id),
-      returnUnapplied(actor, id, transfer.id),
+      returnUnapplied(actor, "pt-BR", id, transfer.id),
     ]);
     expect([a, b].filter((x) => x.status === "fulfilled")).toHaveLength(1);
     const rows = await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transfer.id));
@@ -224,7 +224,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
 
   it("a return the chain refuses (the hot wallet lacks the token) is FAILED, for an operator, and never credited", async () => {
     const { merchant, id, transfer, actor } = await orderWithTransfer("DAI", "10", true);
-    const r = await returnUnapplied(actor, id, transfer.id);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id);
     const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id));
     await anvil.mine(CONFIRMATIONS);
     for (let i = 0; i < 3 && !(await advanceChainTx(chainTx.id, CHAIN_TX_OWNERS)); i++) await anvil.mine(1);

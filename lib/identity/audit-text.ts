@@ -19,6 +19,7 @@ import {
 export const API_KEY_ACTOR_PREFIX = "API key ";
 export const OWNERS_LINK_ACTOR = "link mailed to the owners";
 export const OPERATOR_ACTOR = "operator (cli)";
+export const RELEASE_ACTOR = "service (destination released)";
 
 /** "Chave de API 3f2a…" for an API key's actor, "um operador" for the operator's; a person's e-mail as it is. */
 export function actorName(t: Translator, actor: string): string {
@@ -26,6 +27,7 @@ export function actorName(t: Translator, actor: string): string {
     return t("audit.actor.apiKey", { id: actor.slice(API_KEY_ACTOR_PREFIX.length) });
   if (actor === OWNERS_LINK_ACTOR) return t("audit.actor.ownersLink");
   if (actor === OPERATOR_ACTOR) return t("audit.actor.operator");
+  if (actor === RELEASE_ACTOR) return t("audit.actor.release");
   return actor;
 }
 

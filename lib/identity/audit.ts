@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { db, type Executor } from "@/db";
 import { auditEvents, type AuditEvent } from "@/db/schema";
-import { API_KEY_ACTOR_PREFIX } from "./audit-text";
+import { API_KEY_ACTOR_PREFIX, RELEASE_ACTOR } from "./audit-text";
 
 // The audit trail: one row per security- or money-relevant action, written beside the change
 // (inside its transaction where there is one). The table refuses UPDATE and DELETE (migration).
@@ -34,9 +34,13 @@ export const AUDIT_ACTIONS = [
   "webhook.created",
   "webhook.deleted",
   "withdrawal.requested",
+  "withdrawal.released",
+  "withdrawal.cancelled",
   "refund.requested",
   "unapplied.accepted",
   "unapplied.returned",
+  "unapplied.returnReleased",
+  "unapplied.returnCancelled",
   "payout.resentByOperator",
   "payout.resolvedByOperator",
   "refund.resentByOperator",
@@ -52,6 +56,11 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type Actor = { merchantId: string | null; userId: string | null; email: string; ip: string | null };
+
+/** The service itself, sending what waited once its destination was released (lib/withdrawals/release.ts). */
+export function releaseActor(merchantId: string): Actor {
+  return { merchantId, userId: null, email: RELEASE_ACTOR, ip: null };
+}
 
 /** An API key acting for its merchant: named by the key's id, which the Developers page lists. */
 export function apiKeyActor(merchantId: string, keyId: string, ip: string): Actor {
