@@ -69,6 +69,7 @@ export async function gateDestination(
   locked: Merchant,
   ref: DestinationRef,
   origin: WithdrawalOrigin,
+  field: string = FIELD[ref.kind],
 ): Promise<Gate> {
   if (ref.kind === "pix_key" && locked.pixKey === ref.value) {
     const heldUntil = payoutKeyHeldUntil(locked);
@@ -86,7 +87,7 @@ export async function gateDestination(
     if (locked.apiDestinationAllowlist) {
       if (row?.status !== "confirmed") {
         throw new InvalidInput(
-          `${FIELD[ref.kind]} ${ref.value} is not a confirmed withdrawal destination: the API allow-list is on, so API withdrawals go only to ` +
+          `${field} ${ref.value} is not a confirmed withdrawal destination: the API allow-list is on, so API withdrawals go only to ` +
             "destinations an owner has confirmed in the dashboard (Withdrawals → Destinations) and to the registered payout key",
         );
       }
@@ -124,9 +125,10 @@ export async function gateDestinationOf(
   merchantId: string,
   ref: DestinationRef,
   origin: WithdrawalOrigin,
+  field?: string,
 ): Promise<Gate> {
   const [locked] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
-  return gateDestination(tx, locked, ref, origin);
+  return gateDestination(tx, locked, ref, origin, field);
 }
 
 async function decide(tx: Tx, row: Destination): Promise<Gate> {
