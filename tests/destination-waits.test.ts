@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import {
+  apiKeys,
   auditEvents,
   chainTxs,
   cryptoPixPayments,
@@ -269,6 +270,42 @@ describe("the API keeps today's answers", () => {
     expect(res.body.message).toMatch(/is not a confirmed withdrawal destination/);
     expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
     expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
+  });
+});
+
+describe("a key minted in the dashboard", () => {
+  it("pays no new destination for DESTINATION_HOLD_HOURS (a taken-over session cannot go round the hold through the API)", async () => {
+    const t = await team();
+    const [key] = await db().select().from(apiKeys).where(eq(apiKeys.merchantId, t.merchant.id));
+    // The API allow-list is off; the merchant's own earlier integration paid this seller before.
+    expect(
+      (await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 100, pixKey: "vendedor@example.com" } })).status,
+    ).toBe(201);
+    // What the Developers page writes when a user creates the key.
+    await db().insert(auditEvents).values({
+      merchantId: t.merchant.id,
+      userId: t.finance.id,
+      actor: t.finance.email,
+      action: "apiKey.created",
+      target: key.id,
+    });
+    const fresh = await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 100, pixKey: "ladrao@example.com" } });
+    expect(fresh.status).toBe(400);
+    expect(Object.keys(fresh.body).sort()).toEqual(["error", "message"]);
+    expect(fresh.body.message).toMatch(
+      /^pixKey ladrao@example\.com is not a known withdrawal destination: this API key was created in the dashboard less than 24 h ago/,
+    );
+    const chain = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+      apiKey: t.apiKey,
+      body: { toAddress: ADDRESS, value: 10, network: "polygon" },
+    });
+    expect(chain.status).toBe(400);
+    // A destination used before, and the registered key, still go.
+    expect(
+      (await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 100, pixKey: "vendedor@example.com" } })).status,
+    ).toBe(201);
+    expect((await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 100 } })).status).toBe(201);
+    expect((await withdrawalsOf(t.merchant.id)).map((w) => w.pixKey)).not.toContain("ladrao@example.com");
   });
 });
 

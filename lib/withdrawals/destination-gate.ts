@@ -1,5 +1,5 @@
 import type { Tx } from "@/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { merchants, type Merchant } from "@/db/schema";
 import { env } from "@/lib/env";
 import { InvalidInput } from "@/lib/errors";
@@ -34,13 +34,17 @@ import {
 //  - API, allow-list off (the default: the spec takes any valid key, and marketplaces pay many
 //    sellers): goes as it always did; the destination is recorded (not held: it has been used) or
 //    touched. Allow-list on: only destinations an owner confirmed; anything else is refused.
+//  - API, a key created in the dashboard within DESTINATION_HOLD_HOURS: only destinations already
+//    known (used before and not held, or confirmed) and the payout key; anything else is refused, so
+//    a taken-over session cannot mint a key and pay a new destination through the API at once.
 //  - A return to the address the money came from is no new destination: its callers skip the gate.
 
 type MerchantActor = Actor & { merchantId: string };
 
 /** Who asked: the API (a key) or a dashboard user, whose mails are in their language. */
 export type WithdrawalOrigin =
-  { channel: "api"; actor: MerchantActor } | { channel: "dashboard"; actor: MerchantActor; locale: Locale };
+  | { channel: "api"; actor: MerchantActor; keyId: string }
+  | { channel: "dashboard"; actor: MerchantActor; locale: Locale };
 
 /** A destination this request recorded, with the token of the link that confirms it (for the owners' mail). */
 export type NewDestination = { destination: Destination; token: string };
@@ -92,6 +96,15 @@ export async function gateDestination(
         );
       }
       await touchDestination(tx, row.id);
+    } else if (await isNewDashboardKey(tx, locked.id, origin.keyId)) {
+      if (!row || isHolding(row)) {
+        throw new InvalidInput(
+          `${field} ${ref.value} is not a known withdrawal destination: this API key was created in the dashboard less than ` +
+            `${env().DESTINATION_HOLD_HOURS} h ago, and until then it pays only destinations used before or confirmed by an owner ` +
+            "(Withdrawals → Destinations) and the registered payout key",
+        );
+      }
+      await touchDestination(tx, row.id);
     } else if (row) {
       await touchDestination(tx, row.id);
     } else {
@@ -129,6 +142,18 @@ export async function gateDestinationOf(
 ): Promise<Gate> {
   const [locked] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
   return gateDestination(tx, locked, ref, origin, field);
+}
+
+/** Whether the key was created in the dashboard (its audit row names a user) within the destination hold. */
+async function isNewDashboardKey(tx: Tx, merchantId: string, keyId: string): Promise<boolean> {
+  const hours = env().DESTINATION_HOLD_HOURS;
+  if (hours === 0) return false;
+  const rows = await tx.execute(sql`
+    select 1 from audit_events
+    where merchant_id = ${merchantId} and action = 'apiKey.created' and target = ${keyId} and user_id is not null
+      and created_at > now() - make_interval(hours => ${hours})
+    limit 1`);
+  return rows.length > 0;
 }
 
 async function decide(tx: Tx, row: Destination): Promise<Gate> {

@@ -61,7 +61,7 @@ export const onchainWithdrawEndpoint = defineEndpoint({
     // The service writes the audit row and the owners' mail in the withdrawal's own transaction.
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
     return initiated(
-      await initiateOnchainWithdrawal(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id } }),
+      await initiateOnchainWithdrawal(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id }, keyId }),
     );
   },
   replay: async ({ merchant, resource }) => initiated(await findWithdrawal(merchant.id, resource.id)),
@@ -93,7 +93,7 @@ export const pixOutEndpoint = defineEndpoint({
   async handle({ merchant, keyId, req, body }) {
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
     return pixOutCreated(
-      await createPixOut(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id } }),
+      await createPixOut(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id }, keyId }),
     );
   },
   replay: async ({ merchant, resource }) => pixOutCreated(await findWithdrawal(merchant.id, resource.id)),
