@@ -212,7 +212,8 @@ function WaitingReturn({ orderId, r }: { orderId: string; r: NonNullable<Unappli
     <form action={action} className="mt-2 space-y-2" data-testid="unapplied-waiting">
       <input type="hidden" name="id" value={orderId} />
       <input type="hidden" name="resolutionId" value={r.id} />
-      <p className="text-sm text-amber-800">
+      {/* The address is one long word: it wraps anywhere rather than widen a phone's page. */}
+      <p className="text-sm text-amber-800 [overflow-wrap:anywhere]">
         {t("unapplied.waitingDestination", { to: r.toAddress ?? "", until: dateTime(r.waitingUntil!) })}
       </p>
       <FormMessage error={refusal(state)} />
@@ -243,7 +244,9 @@ function Resolution({
         ? t("unapplied.state.returned", { amount, asset })
         : r.status === "FAILED"
           ? t("unapplied.state.failed")
-          : t("unapplied.state.returning", { amount, asset });
+          : r.waitingUntil
+            ? t("unapplied.state.waiting", { amount, asset })
+            : t("unapplied.state.returning", { amount, asset });
   const tone =
     r.status === "FAILED"
       ? "text-amber-800"

@@ -1228,6 +1228,7 @@ export const en: Record<MessageKey, string> = {
   "unapplied.accepted": "Accepted and credited to your balance.",
   "unapplied.returning": "Return recorded: sending it on the network.",
   "unapplied.state.accepted": "Accepted as payment: {amount} credited to your balance",
+  "unapplied.state.waiting": "Return of {amount} {asset} recorded: waiting for its destination",
   "unapplied.state.returning": "Returning {amount} {asset}: waiting for the network to confirm",
   "unapplied.state.returned": "Returned: {amount} {asset}",
   "unapplied.state.failed": "The network refused the return; our team was told and is handling it",

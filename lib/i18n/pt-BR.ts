@@ -1235,6 +1235,7 @@ export const ptBR = {
   "unapplied.accepted": "Valor aceito e creditado no seu saldo.",
   "unapplied.returning": "Devolução registrada: enviando pela rede.",
   "unapplied.state.accepted": "Aceito como pagamento: {amount} creditados no seu saldo",
+  "unapplied.state.waiting": "Devolução de {amount} {asset} registrada: aguardando o destino",
   "unapplied.state.returning": "Devolvendo {amount} {asset}: aguardando a confirmação da rede",
   "unapplied.state.returned": "Devolvido: {amount} {asset}",
   "unapplied.state.failed": "A rede recusou a devolução; nossa equipe foi avisada e está cuidando disso",
