@@ -36,7 +36,9 @@ export const payCryptoPixEndpoint = defineEndpoint({
   },
   async handle({ merchant, keyId, req, body }) {
     const actor = { ...apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), merchantId: merchant.id };
-    return { data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body, { channel: "api", actor, keyId })) };
+    return {
+      data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body, { channel: "api", actor, keyId })),
+    };
   },
   replay: async ({ merchant, resource }) => ({
     data: cryptoPixCreatedView(await findCryptoPixPayment(merchant.id, resource.id)),

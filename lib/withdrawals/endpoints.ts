@@ -61,7 +61,11 @@ export const onchainWithdrawEndpoint = defineEndpoint({
     // The service writes the audit row and the owners' mail in the withdrawal's own transaction.
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
     return initiated(
-      await initiateOnchainWithdrawal(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id }, keyId }),
+      await initiateOnchainWithdrawal(merchant, body, {
+        channel: "api",
+        actor: { ...actor, merchantId: merchant.id },
+        keyId,
+      }),
     );
   },
   replay: async ({ merchant, resource }) => initiated(await findWithdrawal(merchant.id, resource.id)),
