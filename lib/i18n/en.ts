@@ -1245,6 +1245,8 @@ export const en: Record<MessageKey, string> = {
   "audit.action.unapplied.accepted": "Unapplied funds accepted as payment",
   "audit.action.unapplied.returned": "Unapplied funds returned",
   "timeline.unappliedAccepted": "Unapplied funds accepted as payment",
+  "timeline.unappliedWaiting": "Return of the unapplied funds recorded: waiting for its new destination",
+  "timeline.unappliedReturnCancelled": "Return cancelled while it waited for its destination",
   "timeline.unappliedReturning": "Return of the unapplied funds sent to the network",
   "timeline.unappliedReturned": "Unapplied funds returned to the sender",
   "timeline.unappliedReturnFailed": "The network refused the return of the unapplied funds: our team is handling it",

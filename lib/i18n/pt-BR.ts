@@ -1252,6 +1252,8 @@ export const ptBR = {
   "audit.action.unapplied.accepted": "Fundos não aplicados aceitos como pagamento",
   "audit.action.unapplied.returned": "Fundos não aplicados devolvidos",
   "timeline.unappliedAccepted": "Fundos não aplicados aceitos como pagamento",
+  "timeline.unappliedWaiting": "Devolução dos fundos não aplicados registrada: aguardando o destino novo",
+  "timeline.unappliedReturnCancelled": "Devolução cancelada enquanto aguardava o destino",
   "timeline.unappliedReturning": "Devolução dos fundos não aplicados enviada à rede",
   "timeline.unappliedReturned": "Fundos não aplicados devolvidos a quem enviou",
   "timeline.unappliedReturnFailed": "A rede recusou a devolução dos fundos não aplicados: nossa equipe está cuidando",

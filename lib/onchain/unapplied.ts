@@ -70,6 +70,8 @@ async function emit(tx: Tx, order: OnchainOrder, r: UnappliedResolution, reason?
         to: r.toAddress,
         txHash: r.txHash,
         transferId: r.transferId,
+        // Recorded, not sent: its destination is new (lib/withdrawals/destination-gate.ts).
+        ...(r.waitingDestinationId ? { waiting: true } : {}),
         ...(reason ? { reason } : {}),
       },
     },
