@@ -1,18 +1,35 @@
 import { defineConfig, devices } from "@playwright/test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { freePortsSync } from "./e2e/support/ports";
 import { productionNodeFlags } from "./scripts/production-flags";
 
 // End-to-end tests drive the built app (`npm run build` first) in Debian's Chromium: Playwright
-// cannot download its own browsers here. The server gets a fresh embedded PostgreSQL each run.
-const PORT = Number(process.env.E2E_PORT ?? 3100);
-const DATA_DIR = process.env.E2E_DATA_DIR ?? "/tmp/payments-e2e-data";
+// cannot download its own browsers here. The server gets a fresh embedded PostgreSQL each run, in a data
+// folder of its own, on ports the system picks (E2E_PORT, E2E_PG_PORT, E2E_SMTP_PORT and E2E_DATA_DIR
+// choose them instead), so two runs on one machine share neither. Playwright loads this file again in
+// each worker: the choice is kept in process.env, which the workers inherit.
+if (!process.env.E2E_PORT || !process.env.E2E_PG_PORT || !process.env.E2E_SMTP_PORT) {
+  const [app, pg, smtp] = freePortsSync(3);
+  process.env.E2E_PORT ||= String(app);
+  process.env.E2E_PG_PORT ||= String(pg);
+  process.env.E2E_SMTP_PORT ||= String(smtp);
+}
+process.env.E2E_DATA_DIR ||= path.join(fs.mkdtempSync(path.join(os.tmpdir(), "payments-e2e-")), "data");
+const PORT = Number(process.env.E2E_PORT);
+const DATA_DIR = process.env.E2E_DATA_DIR;
 export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdefghijklmnopq";
 /** The server mails through SMTP here; e2e/security.spec.ts listens on it and reads what arrives. */
-export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? 2526);
+export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT);
 
 export default defineConfig({
   testDir: "./e2e",
   outputDir: "./test-results",
   timeout: 60_000,
+  // Playwright's 5 s default for an assertion is an idle machine's figure: a page the build serves at
+  // load 20 (its password hashes, its first compile of a route) takes several times that.
+  expect: { timeout: 20_000 },
   fullyParallel: false,
   workers: 1,
   reporter: [["list"]],
@@ -43,7 +60,7 @@ export default defineConfig({
       PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}`,
       DATA_DIR,
       DATABASE_URL: "",
-      EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54339)),
+      EMBEDDED_PG_PORT: process.env.E2E_PG_PORT,
       PAYMENTS_MODE: "sandbox",
       ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       SEED_DEMO_MERCHANT: "false",

@@ -35,8 +35,8 @@ async function ask(base: string, method: string, path: string, key?: string): Pr
 
 test("the fast path and Next's route answer every route alike: GET, HEAD, OPTIONS and a wrong method", async () => {
   const pg = await ownDatabase();
-  const fast = await startServer(pg.url, 3531, { API_FAST_PATH: "true", PUBLIC_BASE_URL: "http://127.0.0.1:3530" });
-  const next = await startServer(pg.url, 3532, { API_FAST_PATH: "false", PUBLIC_BASE_URL: "http://127.0.0.1:3530" });
+  const fast = await startServer(pg.url, { API_FAST_PATH: "true", PUBLIC_BASE_URL: "http://127.0.0.1:3530" });
+  const next = await startServer(pg.url, { API_FAST_PATH: "false", PUBLIC_BASE_URL: "http://127.0.0.1:3530" });
   try {
     const { apiKey } = await createMerchant(fast.url, { companyName: "Two Paths", pixKey: "52998224725" });
     const order = await fetch(`${fast.url}/api/v1/order/create/pix`, {

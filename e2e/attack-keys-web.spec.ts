@@ -56,13 +56,21 @@ test("a developer's key cannot withdraw, and a developer cannot give a key withd
   const headers = { authorization: `Bearer ${key}` };
   const pixOut = await request.post("/api/v1/order/pix-out", { headers, data: { value: 1000, pixKey: "52998224725" } });
   expect(pixOut.status()).toBe(403);
-  expect(await pixOut.json()).toEqual({ message: missing("withdrawals"), error: { details: missing("withdrawals") } });
+  expect(await pixOut.json()).toEqual({
+    message: missing("withdrawals"),
+    error: { details: missing("withdrawals") },
+    code: "forbidden",
+  });
   const onchain = await request.post("/api/v1/onchain/withdraw/initiate", {
     headers,
     data: { toAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 10, network: "polygon" },
   });
   expect(onchain.status()).toBe(403);
-  expect(await onchain.json()).toEqual({ message: missing("withdrawals"), error: missing("withdrawals") });
+  expect(await onchain.json()).toEqual({
+    message: missing("withdrawals"),
+    error: missing("withdrawals"),
+    code: "forbidden",
+  });
   // What the key may do, it does; the balance is untouched.
   const account = await request.get("/api/v1/account", { headers });
   expect(account.status()).toBe(200);

@@ -12,7 +12,7 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
   const pg = await ownDatabase();
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
   try {
-    let server = await startServer(pg.url, 3511, { SANDBOX_SETTLE_SECONDS: "0" });
+    let server = await startServer(pg.url, { SANDBOX_SETTLE_SECONDS: "0" });
     const { apiKey, merchant } = await createMerchant(server.url, {
       companyName: "Crash Test",
       pixKey: "52998224725",
@@ -67,7 +67,7 @@ test("SIGKILL mid-load loses no acknowledged write and leaves nothing half-writt
     expect(cut).toBeGreaterThan(0);
     expect(results.length).toBe(250);
 
-    server = await startServer(pg.url, 3512, { SANDBOX_SETTLE_SECONDS: "0" });
+    server = await startServer(pg.url, { SANDBOX_SETTLE_SECONDS: "0" });
     try {
       // Every acknowledged write is there.
       for (const r of ok) {

@@ -65,7 +65,7 @@ async function newMail(match: RegExp, since: number): Promise<Mail> {
   const mails = await inbox();
   await expect
     .poll(() => mails.slice(since).some((m) => match.test(m.text)), {
-      timeout: 15_000,
+      timeout: 60_000,
       message: `a mail matching ${match}`,
     })
     .toBe(true);

@@ -26,8 +26,8 @@ test("two instances share the work: every order expires once, every withdrawal s
   const pg = await ownDatabase();
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
   const env = { EXPIRY_LIGHTNING_SECONDS: "3", EXPIRY_SWEEP_SECONDS: "1", SANDBOX_SETTLE_SECONDS: "0" };
-  const a = await startServer(pg.url, 3521, env);
-  const b = await startServer(pg.url, 3522, env);
+  const a = await startServer(pg.url, env);
+  const b = await startServer(pg.url, env);
   try {
     const { apiKey, merchant } = await createMerchant(a.url, {
       companyName: "Two Instances",

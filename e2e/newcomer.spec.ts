@@ -105,7 +105,7 @@ test("bad input gets a clear 4xx in each endpoint's shape", async ({ request }) 
   expect(noKey.status()).toBe(401);
   const unknown = await request.get("/api/v1/does/not/exist", { headers: auth });
   expect(unknown.status()).toBe(404);
-  expect(await unknown.json()).toEqual({ message: "Not found: GET /api/v1/does/not/exist" });
+  expect(await unknown.json()).toEqual({ message: "Not found: GET /api/v1/does/not/exist", code: "not_found" });
 });
 
 test("the exchange-wallet qrCodeLink serves a PNG", async ({ request }) => {

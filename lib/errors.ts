@@ -182,6 +182,11 @@ export class UpstreamUnavailable extends DomainError {
     return "upstream";
   }
 }
+/**
+ * A provider answered in a shape we cannot read (neither of the shapes its documents and SDKs declare):
+ * never read as "nothing there"; whoever asked stops, and reconciliation alerts an operator.
+ */
+export class UnreadableAnswer extends UpstreamUnavailable {}
 export class NotFound extends DomainError {
   override readonly status: number = 404;
   protected override get genericCode(): GenericCode {

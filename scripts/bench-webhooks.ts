@@ -6,17 +6,22 @@ import type { AddressInfo } from "node:net";
 
 // Webhook latency, from the commit of a status change to its receipt by the merchant's server.
 //
-//   npx tsx scripts/bench-webhooks.ts [events=200] [concurrency=8]
+//   npx tsx scripts/bench-webhooks.ts [events=200] [concurrency=8] [answerMs=0] [slowMs=0]
 //
 // Uses DATABASE_URL (a scratch database: it adds a merchant, orders and events) or, when unset, a
 // throwaway embedded PostgreSQL. One dispatcher runs in this process, as in a jobs-enabled server;
-// the receiver is a plain node:http server on 127.0.0.1 answering 200 at once.
+// the receiver is a plain node:http server on 127.0.0.1 answering 200 after answerMs. With slowMs,
+// the merchant has a second endpoint answering after slowMs: its deliveries must not delay the first's.
 
 const EVENTS = Number(process.argv[2] ?? 200);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
+const ANSWER_MS = Number(process.argv[4] ?? 0);
+const SLOW_MS = Number(process.argv[5] ?? 0);
 
 process.env.LOG_LEVEL ??= "warn";
 process.env.PAYMENTS_MODE = "sandbox";
+// Endpoint secrets are sealed with it; a bench-only value.
+process.env.AUTH_SECRET ??= "bench-webhooks-auth-secret-0123456789abcdef";
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -57,7 +62,7 @@ async function main() {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const at = performance.now();
-      res.writeHead(200).end();
+      setTimeout(() => res.writeHead(200).end(), ANSWER_MS);
       const orderId = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { data: { id: string } }).data.id;
       const t0 = committedAt.get(orderId);
       // "Commit" is when completeOrder returns (COMMIT acknowledged). Under load that continuation can
@@ -76,6 +81,15 @@ async function main() {
     .values({ companyName: "Bench", pixKey: "52998224725", pixKeyType: "cpf" })
     .returning();
   await createEndpoint(merchant.id, { url: new URL(`http://127.0.0.1:${port}/hooks`) });
+  const slow = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => setTimeout(() => res.writeHead(200).end(), SLOW_MS));
+  });
+  if (SLOW_MS > 0) {
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const slowPort = (slow.address() as AddressInfo).port;
+    await createEndpoint(merchant.id, { url: new URL(`http://127.0.0.1:${slowPort}/slow`) });
+  }
   const orders: { id: string }[] = [];
   for (let i = 0; i < EVENTS; i++) orders.push(await createPixOrder(merchant, { value: 1000 + i }));
   await startWebhookDispatcher();
@@ -104,6 +118,9 @@ async function main() {
       events: EVENTS,
       received: latencies.length,
       concurrency: CONCURRENCY,
+      answerMs: ANSWER_MS,
+      slowMs: SLOW_MS,
+      load: os.loadavg().map((l) => Number(l.toFixed(1))),
       firedInMs: Math.round(fired),
       commitToReceiptMs: summary(latencies),
       callToReceiptMs: summary(fromCall),
@@ -113,6 +130,8 @@ async function main() {
   await stopWebhookDispatcher();
   server.closeAllConnections();
   server.close();
+  slow.closeAllConnections();
+  slow.close();
   await closeDb();
   await stopEmbedded?.();
 }

@@ -5,8 +5,13 @@ import { randomBytes } from "node:crypto";
 // `npm start`: one process that owns everything a newcomer needs — configuration, the database
 // (embedded PostgreSQL unless DATABASE_URL is set), migrations, the demo merchant, the background
 // jobs and the Next.js server. `--dev` runs Next in development mode instead of the built app.
+// `--worker` (`npm run worker`) is the other half of a production deployment: the background jobs
+// and nothing that listens, and the only process that may hold DEPOSIT_XPRV_FILE, so the key that
+// signs every deposit address's sweep is never in a process reachable from the internet. The API
+// server refuses to start with it (docs/operations.md "Deploying: API servers and workers").
 
 const dev = process.argv.includes("--dev");
+const workerOnly = process.argv.includes("--worker");
 if (!dev) (process.env as Record<string, string>).NODE_ENV = "production";
 
 function ensureAuthSecret(dataDir: string) {
@@ -31,6 +36,11 @@ async function main() {
       process.exit(1);
     }
     throw err;
+  }
+  const refusal = processRefusal(e, workerOnly);
+  if (refusal) {
+    console.error(`Refusing to start ${workerOnly ? "the worker" : "the API server"}: ${refusal}`);
+    process.exit(1);
   }
   const { providers } = await import("@/lib/providers");
   const { metricsToken } = await import("@/lib/ops/endpoints");
@@ -77,6 +87,8 @@ async function main() {
     console.log(
       `idempotency: ${released} Idempotency-Key lease${released > 1 ? "s" : ""} of this instance's previous run ended`,
     );
+
+  if (workerOnly) return runWorker(e, closeDb);
 
   if (e.PAYMENTS_MODE === "sandbox" && e.SEED_DEMO_MERCHANT) {
     const { seedDemoMerchant } = await import("@/lib/merchants/service");
@@ -142,6 +154,46 @@ async function main() {
       { name: "Next", run: () => app.close() },
       { name: "the database pool", run: closeDb },
       ...(embedded ? [{ name: "the embedded database", run: () => embedded.stop() }] : []),
+    ],
+  });
+}
+
+/**
+ * Why this process must not start, or null. The deposit key belongs to the worker alone; a worker needs
+ * the database the API servers use, which an embedded PostgreSQL (this process's own) is not.
+ */
+function processRefusal(e: { DEPOSIT_XPRV_FILE?: string; DATABASE_URL?: string }, worker: boolean): string | null {
+  if (!worker && e.DEPOSIT_XPRV_FILE)
+    return "DEPOSIT_XPRV_FILE is set, and the deposit key must never be in a process that serves HTTP: give it to the worker (npm run worker, or npm start -- --worker) and unset it here (docs/operations.md)";
+  if (worker && !e.DATABASE_URL)
+    return "the worker needs DATABASE_URL, the database the API servers use; without one, npm start runs the jobs itself in one process (docs/operations.md)";
+  return null;
+}
+
+/** `--worker`: the migrations checked, the jobs started, no HTTP; stops on SIGTERM/SIGINT like the server. */
+async function runWorker(
+  e: { PAYMENTS_MODE: string; SHUTDOWN_TIMEOUT_MS: number; DEPOSIT_XPRV_FILE?: string },
+  closeDb: () => Promise<void>,
+) {
+  if (e.PAYMENTS_MODE === "live") {
+    const { railStates } = await import("@/lib/providers/rails");
+    for (const [rail, off] of Object.entries(railStates()))
+      console.log(off ? `  ${rail}: off (${off})` : `  ${rail}: on`);
+  }
+  const { startWorker, stopWorker } = await import("@/lib/worker");
+  await startWorker();
+  console.log(
+    `worker ready: running the background jobs, serving no HTTP (${e.PAYMENTS_MODE} mode${e.DEPOSIT_XPRV_FILE ? ", holding the deposit key: this worker sweeps" : ""})`,
+  );
+  // The job runner's timers are unref'd: this keeps the process alive until it is stopped.
+  const alive = setInterval(() => {}, 60_000);
+  const { shutdownOnSignals } = await import("@/lib/server/shutdown");
+  shutdownOnSignals({
+    timeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    stopWorker,
+    close: [
+      { name: "the keep-alive timer", run: async () => clearInterval(alive) },
+      { name: "the database pool", run: closeDb },
     ],
   });
 }

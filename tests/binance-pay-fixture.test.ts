@@ -419,8 +419,9 @@ describe("the test Binance Pay server", () => {
       expect(g.headers["binancepay-nonce"]).toMatch(/^[A-Za-z0-9]{32}$/);
       expect(Math.abs(Number(g.headers["binancepay-timestamp"]) - Date.now())).toBeLessThan(5000);
       expect(verifies(cert.certPublic, g)).toBe(true);
-      // Re-serialising the parsed body is not the raw body: verification must use the bytes received.
-      expect(verifies(cert.certPublic, { raw: JSON.stringify(JSON.parse(g.raw)), headers: g.headers })).toBe(false);
+      // The same JSON in other bytes does not verify: verification must use the bytes received. (A
+      // parse-and-stringify round trip is not a reliable probe: a 17-digit bizId sometimes survives it.)
+      expect(verifies(cert.certPublic, { raw: g.raw.replace(/^\{/, "{ "), headers: g.headers })).toBe(false);
 
       const digits = /"bizId":(\d+)[,}]/.exec(g.raw)?.[1];
       expect(digits).toBe(data.prepayId);

@@ -135,7 +135,8 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     for (const w of sent) expect(await processWithdrawal(w.id)).toBe(true);
     expect((await Promise.all(sent.map((w) => row(w.id)))).every((r) => r.status === "COMPLETED")).toBe(true);
     await balanceMatchesLedger(merchant.id);
-  });
+    // 20 signed transfers and their receipts: ~3 s idle, a minute on a loaded machine.
+  }, 120_000);
 
   it("a transfer that reverts on-chain (hot wallet without the token) → FAILED, credited back its value and service fee (the gas is spent)", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
@@ -159,7 +160,8 @@ describe("on-chain withdrawals to a local node (polygon → anvil)", () => {
     const networkFee = Math.round(w.fees.network * 100);
     expect(reversal[0].amountCentavos).toBe(5400 + 27);
     expect(await balanceMatchesLedger(merchant.id)).toBe(100_000 - networkFee);
-  });
+    // Waits on the node's receipt: over 30 s at load 16 beside other files.
+  }, 120_000);
 
   it("sends a transaction again when the node lost it (broadcast dropped)", async () => {
     const { apiKey } = await seedMerchant({ balanceCentavos: 100_000 });

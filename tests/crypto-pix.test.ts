@@ -13,7 +13,7 @@ import { getCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import { runSweep } from "@/lib/worker";
 import { UpstreamUnavailable } from "@/lib/errors";
 import { overrideProvidersForTests, providers } from "@/lib/providers";
-import { api, call, seedMerchant } from "./helpers";
+import { api, call, seedMerchant, specOf } from "./helpers";
 
 const PAY = "/api/v1/crypto-pix/onchain/pay";
 const RECIPIENT_KEY = "padaria@example.com";
@@ -159,14 +159,14 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const res = await pay(apiKey, { qrcode: staticCode(), network: "bsc" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("value") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("value") });
   });
 
   it("→ 400 { message } when value contradicts the code's amount", async () => {
     const { apiKey } = await seedMerchant();
     const res = await pay(apiKey, { qrcode: staticCode(10_000), network: "bsc", value: 99.99 });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("contradicts") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("contradicts") });
   });
 
   it.each([
@@ -182,7 +182,7 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const res = await pay(apiKey, { qrcode, network: "bsc" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     expect(res.body.message).toMatch(/qrcode|PIX QR code/i);
   });
 
@@ -200,7 +200,7 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     for (const qrcode of [hand, fromLib]) {
       const res = await pay(apiKey, { qrcode, network: "bsc", value: 100 });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: expect.stringContaining("Dynamic") });
+      expect(specOf(res.body)).toEqual({ message: expect.stringContaining("Dynamic") });
     }
   });
 
@@ -212,29 +212,29 @@ describe("POST /api/v1/crypto-pix/onchain/pay", () => {
     const { apiKey } = await seedMerchant();
     const res = await pay(apiKey, { qrcode: staticCode(10_000), ...extra });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Network not supported") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("Network not supported") });
   });
 
   it("→ 400 { message } for an unsupported asset and for an amount below the network minimum", async () => {
     const { apiKey } = await seedMerchant();
     const asset = await pay(apiKey, { qrcode: staticCode(10_000), network: "bsc", asset: "BTC" });
     expect(asset.status).toBe(400);
-    expect(asset.body).toEqual({ message: expect.stringContaining("Token not supported") });
+    expect(specOf(asset.body)).toEqual({ message: expect.stringContaining("Token not supported") });
     const small = await pay(apiKey, { qrcode: staticCode(50_00), network: "eth" }); // 9.259260 < 10
     expect(small.status).toBe(400);
-    expect(small.body).toEqual({ message: expect.stringContaining("Computed crypto value is invalid") });
+    expect(specOf(small.body)).toEqual({ message: expect.stringContaining("Computed crypto value is invalid") });
   });
 
   it("→ 401 { message } without a key and with an unknown key", async () => {
     const none = await pay(undefined, { qrcode: staticCode(10_000), network: "bsc" });
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: expect.any(String) });
+    expect(specOf(none.body)).toEqual({ message: expect.any(String) });
     const wrong = await pay("sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", {
       qrcode: staticCode(10_000),
       network: "bsc",
     });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ message: "Invalid API key" });
+    expect(specOf(wrong.body)).toEqual({ message: "Invalid API key" });
   });
 });
 
@@ -302,10 +302,10 @@ describe("GET /api/v1/crypto-pix/order/{id}", () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual(unknown.body);
     }
-    expect(unknown.body).toEqual({ message: expect.any(String) });
+    expect(specOf(unknown.body)).toEqual({ message: expect.any(String) });
     const unauth = await lookup(undefined, created.payCryptoPixId);
     expect(unauth.status).toBe(401);
-    expect(unauth.body).toEqual({ message: expect.any(String) });
+    expect(specOf(unauth.body)).toEqual({ message: expect.any(String) });
   });
 });
 
@@ -476,7 +476,7 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     for (const body of [{ amount: "1" + "0".repeat(25) }, { amount: "x" }, { amount: "1", failPix: "yes" }, {}]) {
       const res = await transfer(apiKey, created.payCryptoPixId, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     }
     expect((await lookup(apiKey, created.payCryptoPixId)).body).toMatchObject({ status: "PENDING", receivedValue: 0 });
   });
@@ -487,7 +487,7 @@ describe("Crypto-PIX life cycle (sandbox transfers)", () => {
     const created = await newPayment(a.apiKey, { qrcode: staticCode(10_000), network: "bsc" });
     const res = await transfer(b.apiKey, created.payCryptoPixId, { amount: "18.518519" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     expect((await lookup(a.apiKey, created.payCryptoPixId)).body.status).toBe("PENDING");
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { sql } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, connectionOptions, db, openPool } from "@/db";
 import { ensureDatabase } from "@/db/bootstrap";
 import { runMigrations } from "@/db/migrate";
@@ -17,6 +17,7 @@ import { startTcpProxy } from "./support/tcp-proxy";
 import { balanceMatchesLedger } from "./support/ledger";
 import { saveEnv } from "./support/env";
 import { waitFor } from "./support/wait";
+import { testDatabaseUrl } from "./support/database";
 
 // Behind PgBouncer in transaction mode (DB_POOLER=transaction, docs/operations.md): consecutive
 // transactions of one client run on different server sessions, so nothing may be prepared by name on
@@ -74,7 +75,7 @@ async function transactionsThroughPooler(
 
 describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
   beforeAll(async () => {
-    serverUrl = new URL(inject("databaseUrl"));
+    serverUrl = new URL(testDatabaseUrl());
     const admin = postgres(serverUrl.toString(), { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database "${database}"`);
     // Behind a pooler the app sends no session settings: the deadlines come from the database's.

@@ -1,6 +1,7 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reconnectDelaySeconds } from "@/db";
+import { testDatabaseUrl } from "./support/database";
 
 // The pool after its connections die under load (docs/operations.md): PostgreSQL restarting, a
 // failover, pg_terminate_backend. postgres.js 3.4.9 cleared the pending-write timer on close without
@@ -11,7 +12,7 @@ import { reconnectDelaySeconds } from "@/db";
 // good. Here: 32 clients keep a pool of 5 busy, every backend of the pool is terminated, repeatedly;
 // every query must settle, and then every slot must answer within a second.
 
-const url = () => inject("databaseUrl");
+const url = () => testDatabaseUrl();
 const APP = `reconnect-test-${process.pid}`;
 
 let sql: postgres.Sql;

@@ -1,14 +1,15 @@
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/db";
 import { withdrawals } from "@/db/schema";
 import { resetEnvForTests } from "@/lib/env";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { startTcpProxy } from "./support/tcp-proxy";
 import { balanceMatchesLedger } from "./support/ledger";
 import { saveEnv } from "./support/env";
 import { waitFor } from "./support/wait";
+import { testDatabaseUrl } from "./support/database";
 
 // Deadlines (docs/operations.md): no request waits on PostgreSQL, or on another's lock, without an
 // end, and a client is told "not now, retry after" (503 with Retry-After, in the endpoint's own error
@@ -37,7 +38,7 @@ async function warmMerchant(balanceCentavos: number) {
 
 /** Another session holding the merchant's row, as a long transaction would. */
 async function holdMerchantRow(merchantId: string, mode: "update" | "no key update" = "update") {
-  const other = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
+  const other = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   const held = new Promise<void>((locked) => {
@@ -67,7 +68,7 @@ describe("deadlines", () => {
       expect(performance.now() - started).toBeLessThan(3000);
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("2");
-      expect(res.body).toEqual({
+      expect(specOf(res.body)).toEqual({
         message: expect.stringMatching(
           /^Service temporarily unavailable: the data it needs is locked by other work; retry in a few seconds/,
         ),
@@ -127,7 +128,7 @@ describe("deadlines", () => {
   ] as const)(
     "the database lost while %s waits: 503, and once it is back the client's retry with the same Idempotency-Key runs within 2 s (not a 409 for the lease)",
     async (_, mode) => {
-      const direct = new URL(inject("databaseUrl"));
+      const direct = new URL(testDatabaseUrl());
       const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
       try {
         const { merchant, apiKey } = await warmMerchant(50_000);
@@ -172,7 +173,7 @@ describe("deadlines", () => {
   );
 
   it("the database silent (a partition): once one request ran into its deadline the rest are answered 503 at once, and requests go through within 2 s of the network's return", async () => {
-    const direct = new URL(inject("databaseUrl"));
+    const direct = new URL(testDatabaseUrl());
     const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     try {
       const { merchant, apiKey } = await warmMerchant(50_000);
@@ -271,7 +272,7 @@ describe("deadlines", () => {
   });
 
   it("a pool session gone silent inside a transaction is ended by PostgreSQL after DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, and its row locks with it", async () => {
-    const direct = new URL(inject("databaseUrl"));
+    const direct = new URL(testDatabaseUrl());
     const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     const other = postgres(direct.toString(), { max: 1, onnotice: () => {} });
     try {

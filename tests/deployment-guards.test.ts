@@ -2,18 +2,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeDb } from "@/db";
 import { MIGRATIONS_DIR, runMigrations } from "@/db/migrate";
 import { claimDatabaseMode, checkNodes, DeploymentRefused } from "@/lib/deployment/guards";
 import { resetEnvForTests } from "@/lib/env";
 import { startAnvil, type Anvil } from "./fixtures/anvil";
 import { saveEnv } from "./support/env";
+import { testDatabaseUrl } from "./support/database";
 
 // Start-up refusals that need a database or a node (docs/configuration.md#what-start-up-refuses); the environment-only ones are in
 // lib/chain/config.test.ts and lib/env.test.ts.
 
-const testUrl = inject("databaseUrl");
+const testUrl = testDatabaseUrl();
 const created: string[] = [];
 const savedEnv = saveEnv();
 

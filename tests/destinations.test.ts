@@ -25,7 +25,7 @@ import { hashPassword } from "@/lib/identity/password-hash";
 import { createSecurityLink } from "@/lib/identity/links";
 import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/lib/withdrawals/address-book";
 import { createPixOut } from "@/lib/withdrawals/service";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 
 // Withdrawal destinations (docs/security.md "Withdrawal destinations") against the real server
@@ -501,7 +501,7 @@ describe("API withdrawals", () => {
       body: { value: 500, pixKey: "Desconhecida@Example.com" },
     });
     expect(unknown.status).toBe(400);
-    expect(Object.keys(unknown.body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(specOf(unknown.body) as object).sort()).toEqual(["error", "message"]);
     expect(unknown.body.message).toBe(
       "pixKey desconhecida@example.com is not a confirmed withdrawal destination: the API allow-list is on, so API withdrawals go only to " +
         "destinations an owner has confirmed in the dashboard (Withdrawals → Destinations) and to the registered payout key",
@@ -513,7 +513,7 @@ describe("API withdrawals", () => {
       body: { toAddress: ADDRESS, value: 10, network: "polygon" },
     });
     expect(chain.status).toBe(400);
-    expect(Object.keys(chain.body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(specOf(chain.body) as object).sort()).toEqual(["error", "message"]);
     expect(chain.body.message).toMatch(
       new RegExp(`^toAddress ${ADDRESS.toLowerCase()} is not a confirmed withdrawal destination`),
     );

@@ -116,3 +116,17 @@ export function captureLogs(): string[] {
   setLoggerForTests(logger);
   return lines;
 }
+
+/**
+ * An error body's spec fields: the body without the added machine-readable ones (`code`, and `fields`
+ * on a validation error), after checking that its `code` is a snake_case code (docs/api.md#error-codes).
+ */
+export function specOf(body: unknown): unknown {
+  if (!body || typeof body !== "object") return body;
+  const { code, fields, ...spec } = body as Record<string, unknown>;
+  if (typeof code !== "string" || !/^[a-z][a-z0-9_]*$/.test(code))
+    throw new Error(`error body without a code: ${JSON.stringify(body)}`);
+  if (fields !== undefined && (code !== "validation_failed" || !Array.isArray(fields)))
+    throw new Error(`fields on a body that is not a validation error: ${JSON.stringify(body)}`);
+  return spec;
+}

@@ -6,7 +6,7 @@ import { decodeCryptoPixId } from "@/lib/ids";
 import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { processWithdrawal } from "@/lib/withdrawals/service";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,10 +79,10 @@ describe("GET /api/v1/account", () => {
   it("→ 401 { message } without a key or with a revoked/unknown one", async () => {
     const none = await api("GET", "/api/v1/account");
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: expect.stringContaining("Missing API key") });
+    expect(specOf(none.body)).toEqual({ message: expect.stringContaining("Missing API key") });
     const bad = await api("GET", "/api/v1/account", { apiKey: "sk_test_" + "Z".repeat(40) });
     expect(bad.status).toBe(401);
-    expect(bad.body).toEqual({ message: "Invalid API key" });
+    expect(specOf(bad.body)).toEqual({ message: "Invalid API key" });
   });
 });
 
@@ -186,13 +186,13 @@ describe("GET /api/v1/orders", () => {
     ]) {
       const res = await api("GET", `/api/v1/orders${q}`, { apiKey });
       expect(res.status, q).toBe(400);
-      expect(res.body, q).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body), q).toEqual({ message: expect.any(String) });
     }
     const typed = await api("GET", "/api/v1/orders?type=bitcoin", { apiKey });
     expect(typed.body.message).toContain("type");
     const unauth = await api("GET", "/api/v1/orders");
     expect(unauth.status).toBe(401);
-    expect(unauth.body).toEqual({ message: expect.any(String) });
+    expect(specOf(unauth.body)).toEqual({ message: expect.any(String) });
   });
 });
 

@@ -14,7 +14,7 @@ import { binancePay, binancePayCertificates } from "@/lib/providers/exchange/bin
 import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { runSweep, startWorker, stopWorker } from "@/lib/worker";
 import { PATHS, startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
-import { api } from "./helpers";
+import { api, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { liveMerchant } from "./support/merchants";
 import { saveEnv } from "./support/env";
@@ -246,7 +246,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     ];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       success: false,
       error: "Binance Pay refused to create the order: 400102 fiatCurrency BRL is not supported.",
     });
@@ -258,7 +258,7 @@ describe("live exchange-wallet orders through Binance Pay", () => {
     binance.faults.failNext = [{ path: /\/v3\/order/, status: 503, count: 3 }];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       success: false,
       error: expect.stringMatching(/^Binance Pay unavailable \(create the order\): HTTP 503/),
     });
@@ -382,7 +382,7 @@ describe("Binance Pay as its documents say it behaves", () => {
     const before = new Set(binance.orders.keys());
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 7 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       success: false,
       error: expect.stringMatching(/answer was lost.*400201.*closed at Binance.*create the order again/),
     });
@@ -422,7 +422,7 @@ describe("Binance Pay as its documents say it behaves", () => {
     binance.faults.failNext = [{ path: /\/v3\/order$/, status: 400, count: 1, code: "400201" }];
     const res = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       success: false,
       error: "Binance Pay refused to create the order: 400201 merchantTradeNo is invalid or duplicated.",
     });
@@ -523,7 +523,9 @@ describe("Binance Pay as its documents say it behaves", () => {
     const answer = await forgedPost("203.0.113.9");
     expect(answer.status).toBe(503);
     const text = await answer.text();
-    expect(JSON.parse(text)).toEqual({ message: "Temporarily unable to process the notification; retry later" });
+    expect(specOf(JSON.parse(text))).toEqual({
+      message: "Temporarily unable to process the notification; retry later",
+    });
     expect(text).not.toMatch(/HTTP|503|Binance Pay unavailable|certificates/);
     expect((await row(order.id)).status).toBe("PENDING");
     certificateIntervalPasses();
@@ -573,7 +575,7 @@ describe("Binance Pay as its documents say it behaves", () => {
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
       expect(limited.map((r) => r.status)).toEqual(Array(25).fill(429));
       expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(await limited[0].json()).toEqual({
+      expect(specOf(await limited[0].json())).toEqual({
         message: expect.stringContaining("Rate limit exceeded: at most 5 requests per minute"),
       });
       expect(certificateCalls()).toBe(before);

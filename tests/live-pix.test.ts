@@ -4,7 +4,8 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, withdrawals } from "@/db/schema";
+import { cryptoPixPayments, events, orders, pixPayouts, pixReceipts, providerCursors, withdrawals } from "@/db/schema";
+import { metricsRegistry } from "@/lib/metrics/registry";
 import { resetEnvForTests } from "@/lib/env";
 import { setLoggerForTests } from "@/lib/log";
 import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
@@ -18,12 +19,13 @@ import { runSweep, startWorker, stopWorker, watchDeposits } from "@/lib/worker";
 import { onWithdrawalPayout } from "@/lib/withdrawals/service";
 import { startAnvil, account, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
+import { pixId } from "./fixtures/pix-psp/api-pix";
 import { dynamicBrCode } from "./fixtures/pix-psp/brcode";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { startProviderServer, type ProviderServer } from "./fixtures/provider-server";
-import { api, captureLogs } from "./helpers";
+import { api, captureLogs, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { liveMerchant } from "./support/merchants";
 import { saveEnv } from "./support/env";
@@ -238,6 +240,53 @@ describe("live PIX collection through API Pix", () => {
     expect(await balanceMatchesLedger(merchant.id)).toBe(1234);
   });
 
+  it("more than a pass's 100 pages: the cursor moves only as far as was read, the next passes read the rest, and the backlog is a metric", async () => {
+    await stopWorker();
+    psp.faults.dropNotifications = true;
+    // 150 Pix two to three hours ago, none of ours (a static code without txid), served one per page.
+    psp.faults.maxItemsPerPage = 1;
+    const first = Date.now() - 3 * 60 * 60 * 1000;
+    const listed: string[] = [];
+    try {
+      for (let i = 0; i < 150; i++) {
+        const at = new Date(first + i * 40_000);
+        const endToEndId = pixId("E", "12345678", at);
+        psp.received.set(endToEndId, { endToEndId, valor: "1.00", chave: RECEIVER_KEY, horario: at.toISOString() });
+        listed.push(endToEndId);
+      }
+      // The poll last caught up just before them.
+      const position = new Date(first - 1000);
+      await db()
+        .insert(providerCursors)
+        .values({ name: "api-pix:received", position, sequence: 1 })
+        .onConflictDoUpdate({ target: providerCursors.name, set: { position, sequence: 1 } });
+      const recorded = async () =>
+        (await db().select({ e: pixReceipts.endToEndId }).from(pixReceipts)).filter((r) => listed.includes(r.e)).length;
+      const backlog = async () =>
+        (await metricsRegistry.getSingleMetric("payments_pix_reconcile_backlog_seconds")?.get())?.values[0]?.value;
+
+      const pass = (await reconcileReceivedPix())!;
+      expect(pass.complete).toBe(false);
+      expect(pass.pages).toBe(100);
+      const [cursor] = await db().select().from(providerCursors).where(eq(providerCursors.name, "api-pix:received"));
+      // Where it stopped reading, not now: everything before it was read, nothing after it counted as read.
+      expect(cursor.position.getTime()).toBe(pass.to.getTime());
+      expect(cursor.position.getTime()).toBeLessThan(first + 150 * 40_000);
+      const readSoFar = await recorded();
+      expect(readSoFar).toBeGreaterThan(0);
+      expect(readSoFar).toBeLessThan(150);
+      expect(await backlog()).toBeGreaterThan(60 * 60);
+
+      let passes = 1;
+      for (let done = false; !done && passes < 6; passes++) done = (await reconcileReceivedPix())!.complete;
+      expect(await recorded()).toBe(150);
+      expect(await backlog()).toBe(0);
+    } finally {
+      psp.faults.maxItemsPerPage = null;
+      for (const e of listed) psp.received.delete(e);
+    }
+  });
+
   it("a Pix of the wrong value is kept as unapplied funds on the order, with its event; the order stays PENDING", async () => {
     await stopWorker();
     const { merchant, apiKey } = await liveMerchant();
@@ -349,7 +398,7 @@ describe("live PIX collection through API Pix", () => {
     const before = (await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).length;
     const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 5 } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringMatching(/^PIX provider unavailable \(create the charge\): HTTP 503/),
     });
     expect(await db().select().from(orders).where(eq(orders.merchantId, merchant.id))).toHaveLength(before);
@@ -360,7 +409,7 @@ describe("live PIX collection through API Pix", () => {
     psp.faults.failNext = [{ path: /\/cob\//, status: 400, count: 1 }];
     const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 8 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringMatching(/^The PIX provider refused the charge: .*Falha injetada pelo teste \(400\)/),
       details: { pixKey: merchant.pixKey, identifier: merchant.id },
     });
@@ -655,19 +704,19 @@ describe("a live server without PIX configured", () => {
     resetEnvForTests();
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
     expect(pix.status).toBe(400);
-    expect(pix.body).toEqual({
+    expect(specOf(pix.body)).toEqual({
       message:
         "PIX collection is not enabled on this server: set PIX_API_URL, PIX_CLIENT_ID, PIX_CLIENT_SECRET and the PSP's certificate (PIX_CERT_FILE + PIX_KEY_FILE, or PIX_PFX_FILE)",
     });
     const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 100 } });
     expect(out.status).toBe(400);
-    expect(out.body).toEqual({
+    expect(specOf(out.body)).toEqual({
       message: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
       error: { details: "PIX withdrawals are not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY" },
     });
     const exchange = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
     expect(exchange.status).toBe(400);
-    expect(exchange.body).toEqual({
+    expect(specOf(exchange.body)).toEqual({
       success: false,
       error:
         "Exchange-wallet payments are not enabled on this server: set BINANCE_PAY_API_KEY and BINANCE_PAY_SECRET_KEY",

@@ -3,11 +3,12 @@ import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBinancePay, type BinancePayServer } from "./fixtures/binance-pay/server";
 import { startLndNode, type LndNode } from "./fixtures/lnd/server";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtures/provider-server";
+import { testDatabaseUrl } from "./support/database";
 
 // Live mode starts with the rails that are configured and refuses only unsafe setups
 // (docs/configuration.md, "What start-up refuses"): `npm start`'s own process (scripts/start.ts) on a
@@ -19,7 +20,7 @@ import { OPENNODE_KEY, startProviderServer, type ProviderServer } from "./fixtur
 // the next starts.
 
 const ROOT = path.resolve(__dirname, "..");
-const testUrl = inject("databaseUrl");
+const testUrl = testDatabaseUrl();
 const ADMIN_TOKEN = "live-rails-admin-token-0123456789abcdefghij";
 const RECEIVER_KEY = "0b3f6c1e-7a2d-4e5f-9c8b-1d2e3f4a5b6c";
 const PAYOUT_KEY = "pagamentos@pixcrypto.example";

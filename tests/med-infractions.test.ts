@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/db";
-import { auditEvents, medInfractions, merchants, orders, users } from "@/db/schema";
+import { auditEvents, events, ledgerEntries, medInfractions, merchants, orders, users } from "@/db/schema";
+import { computeSolvency } from "@/lib/treasury/solvency";
+import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
+import { balanceMatchesLedger } from "./support/ledger";
 import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { idle } from "@/lib/forms/action-state";
@@ -288,5 +291,94 @@ describe("MED infractions", () => {
     await syncInfractions(new Date(Date.now() + 5 * 60_000));
     expect(await rowOf(infraction.idInfracao)).toMatchObject({ defenceState: "sent", status: "EM_DEFESA" });
     expect(psp.defences.filter((d) => d.idInfracao === infraction.idInfracao)).toHaveLength(1);
+  });
+});
+
+describe("MED infractions hold the disputed amount", () => {
+  const holdEntries = (merchantId: string) =>
+    db()
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.merchantId, merchantId), eq(ledgerEntries.refType, "med_infraction")));
+  const holdEvents = (orderId: string) =>
+    db()
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, orderId), eq(events.type, "order.hold.status_changed")))
+      .orderBy(asc(events.seq));
+
+  it("an open infraction holds its amount out of the available balance (GET /account shows it held with its deadline), a withdrawal cannot take it, and it is released when the claim is rejected", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const { order, pix } = await paidPixOrder(apiKey, 40);
+    const infraction = psp.openInfraction(pix.endToEndId);
+    await syncInfractions();
+    await syncInfractions();
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
+    const account = await api("GET", "/api/v1/account", { apiKey });
+    expect(account.status).toBe(200);
+    expect(account.body.merchant).toMatchObject({
+      balance: 0,
+      heldBalance: 4000,
+      holds: [{ orderId: order.id, value: 40, deadline: infraction.dadosAnalise.prazoFinalizacao }],
+    });
+    const out = await api("POST", "/api/v1/order/pix-out", { apiKey, body: { value: 1000 } });
+    expect(out.status).toBe(400);
+    const { getOverview } = await import("@/lib/dashboard/server/overview");
+    expect((await getOverview(merchant.id)).held).toMatchObject([{ orderId: order.id, valueCentavos: 4000 }]);
+
+    // The PSP blocks it too (bloqueios.med): the solvency report counts it held, and owed.
+    const report = await computeSolvency();
+    expect(report.lines.find((l) => l.kind === "psp_blocked_med")?.centavos).toBeGreaterThanOrEqual(4000);
+    expect(report.lines.find((l) => l.kind === "med_holds")?.centavos).toBeGreaterThanOrEqual(4000);
+
+    psp.infractions.get(infraction.idInfracao)!.status = "REJEITADA";
+    await syncInfractions();
+    await syncInfractions();
+    expect(await balanceMatchesLedger(merchant.id)).toBe(4000);
+    expect((await holdEntries(merchant.id)).map((e) => [e.kind, e.amountCentavos]).sort()).toEqual([
+      ["med_hold", -4000],
+      ["med_hold_release", 4000],
+    ]);
+    expect((await holdEvents(order.id)).map((e) => (e.data as { hold: { status: string } }).hold.status)).toEqual([
+      "HELD",
+      "RELEASED",
+    ]);
+    expect((await api("GET", "/api/v1/account", { apiKey })).body.merchant).toMatchObject({
+      heldBalance: 0,
+      holds: [],
+    });
+  });
+
+  it("an infraction that ends in a return: the hold becomes the devolução's debit, the merchant pays once", async () => {
+    const { merchant, apiKey } = await liveMerchant();
+    const { order, pix } = await paidPixOrder(apiKey, 30);
+    const infraction = psp.openInfraction(pix.endToEndId);
+    await syncInfractions();
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
+
+    psp.infractions.get(infraction.idInfracao)!.status = "ACEITA";
+    await syncInfractions();
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
+    await psp.returnUnderMed(pix.endToEndId, { natureza: "MED_FRAUDE", notify: false });
+    await confirmNotifiedPix(pix.endToEndId, { returns: true });
+    await syncInfractions();
+    // Held 30, released 30 as the 30 were debited: 30 paid once, not 60.
+    expect(await balanceMatchesLedger(merchant.id)).toBe(0);
+    const all = await db().select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, merchant.id));
+    expect(
+      all
+        .filter((e) => e.kind !== "order_credit")
+        .map((e) => [e.kind, e.amountCentavos])
+        .sort(),
+    ).toEqual([
+      ["med_debit", -3000],
+      ["med_hold", -3000],
+      ["med_hold_release", 3000],
+    ]);
+    expect((await rowOf(infraction.idInfracao)).holdState).toBe("returned");
+    expect((await holdEvents(order.id)).map((e) => (e.data as { hold: { status: string } }).hold.status)).toEqual([
+      "HELD",
+      "RETURNED",
+    ]);
   });
 });

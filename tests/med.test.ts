@@ -13,7 +13,10 @@ import {
   webhookEndpoints,
   withdrawals,
 } from "@/db/schema";
+import { attentionList } from "@/lib/attention/attention";
 import { resetEnvForTests } from "@/lib/env";
+import { reconcile } from "@/lib/reconciliation/daily";
+import { saoPauloDay } from "@/lib/money";
 import { backgroundMailSettled } from "@/lib/mail/background";
 import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
 import { reconcileReceivedPix, scanReturns } from "@/lib/pix-collection/reconcile";
@@ -206,6 +209,63 @@ describe("MED devoluções", () => {
       (rows) => rows.length === 1,
     );
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
+  });
+
+  it("a devolução we did not request, listed with no natureza (as Efí's SDK typings show it) or made from the PSP's portal: the merchant is debited once, the natureza only names it", async () => {
+    const { merchant, apiKey } = await merchantWithTeam();
+    const bare = await paidPixOrder(apiKey, 25);
+    const portal = await paidPixOrder(apiKey, 30);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(5500);
+
+    // No natureza at all, notified inside its Pix: read back, then debited.
+    const d = await psp.returnUnderMed(bare.pix.endToEndId, { natureza: null, valor: "10.00" });
+    expect(psp.received.get(bare.pix.endToEndId)!.devolucoes!.find((x) => x.id === d.id)).not.toHaveProperty(
+      "natureza",
+    );
+    await waitFor(
+      "the debit of the devolução without natureza",
+      () => medDebits(merchant.id),
+      (rows) => rows.length === 1,
+    );
+    expect(await balanceMatchesLedger(merchant.id)).toBe(4500);
+
+    // ORIGINAL (a devolução made in the PSP's portal), never notified: the poll finds it.
+    psp.faults.dropNotifications = true;
+    await psp.returnUnderMed(portal.pix.endToEndId, { natureza: "ORIGINAL" });
+    await reconcileReceivedPix();
+    expect(await medDebits(merchant.id)).toHaveLength(2);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1500);
+
+    // Found again by every path: still once each.
+    await confirmNotifiedPix(bare.pix.endToEndId, { returns: true });
+    await scanReturns(new Date(Date.now() - 86_400_000), new Date());
+    await reconcile({ day: saoPauloDay(), only: "pix_received", again: true });
+    expect(await medDebits(merchant.id)).toHaveLength(2);
+    expect(await balanceMatchesLedger(merchant.id)).toBe(1500);
+
+    // The natureza names it on the order (its event and page) and the statement; no operator is needed.
+    const rows = await db().select().from(pixReturns).where(eq(pixReturns.merchantId, merchant.id));
+    expect(rows.map((r) => [r.endToEndId, r.natureza, r.status]).sort()).toEqual(
+      [
+        [bare.pix.endToEndId, "ORIGINAL", "DEVOLVIDO"],
+        [portal.pix.endToEndId, "ORIGINAL", "DEVOLVIDO"],
+      ].sort(),
+    );
+    for (const { order } of [bare, portal]) {
+      const disputed = await disputedEvents(order.id);
+      expect(disputed).toHaveLength(1);
+      expect(disputed[0].data).toMatchObject({
+        status: "COMPLETED",
+        dispute: { natureza: "ORIGINAL", status: "DEVOLVIDO" },
+      });
+    }
+    expect((await medDebits(merchant.id)).every((e) => /natureza ORIGINAL/.test(e.description ?? ""))).toBe(true);
+    const { getOrderDetail } = await import("@/lib/dashboard/server/order-detail");
+    expect((await getOrderDetail(merchant.id, bare.order.id))!.disputes).toMatchObject([
+      { valueCentavos: 1000, natureza: "ORIGINAL", debited: true },
+    ]);
+    const ids = new Set(rows.map((r) => r.id));
+    expect((await attentionList(db(), 100_000)).filter((a) => a.kind === "pix_return" && ids.has(a.id))).toEqual([]);
   });
 
   it("after the merchant withdrew everything: the balance goes negative, withdrawals and refunds are refused with their 400, a later payment covers it", async () => {

@@ -18,10 +18,16 @@ const created = `missing_${tag}`;
 const role = `no_createdb_${tag}`;
 const savedEnv = saveEnv();
 
-function urlOf(database: string, user = decodeURIComponent(server.username)): string {
+// Embedded PostgreSQL (CI's default) asks every role for a password; the machine's server trusts.
+const rolePassword = `pw_${tag}`;
+
+function urlOf(database: string, user?: string): string {
   const u = new URL(server);
   u.pathname = `/${database}`;
-  u.username = user;
+  if (user) {
+    u.username = user;
+    u.password = rolePassword;
+  }
   return u.toString();
 }
 
@@ -63,7 +69,7 @@ describe("a DATABASE_URL naming a database that does not exist", () => {
   });
 
   it("stops start-up with one line naming DATABASE_URL when the role may not create it", async () => {
-    await admin((sql) => sql.unsafe(`create role "${role}" login nocreatedb`));
+    await admin((sql) => sql.unsafe(`create role "${role}" login nocreatedb password '${rolePassword}'`));
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "missing-db-"));
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       cwd: ROOT,

@@ -6,7 +6,7 @@ import { chainTransfers, depositAddresses, events, onchainOrders } from "@/db/sc
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { deriveDepositAddress } from "@/lib/chain/hd";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 
 const DEPOSIT = "/api/v1/onchain/deposit";
@@ -124,7 +124,7 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { apiKey } = await seedMerchant();
     const res = await deposit(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringContaining("Network not supported"),
       supportedNetworks: SUPPORTED,
     });
@@ -138,7 +138,7 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { apiKey } = await seedMerchant();
     const res = await deposit(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Token not supported") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("Token not supported") });
     if ((body as { network: string }).network === "polygon") expect(res.body.message).toContain("polygon");
   });
 
@@ -151,7 +151,7 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { apiKey } = await seedMerchant();
     const res = await deposit(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Computed crypto value is invalid") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("Computed crypto value is invalid") });
   });
 
   it.each([
@@ -166,7 +166,7 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { apiKey } = await seedMerchant();
     const res = await deposit(apiKey, { value, network: "bsc", asset: "USDT" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("value") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("value") });
   });
 
   it("→ 400 { message } on malformed JSON and on a non-object body", async () => {
@@ -175,25 +175,25 @@ describe("POST /api/v1/onchain/deposit", () => {
     const { createDepositEndpoint } = await import("@/lib/onchain/endpoints");
     const bad = await call(createDepositEndpoint, { path: DEPOSIT, apiKey, rawBody: "{value:" });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ message: "Malformed JSON body" });
+    expect(specOf(bad.body)).toEqual({ message: "Malformed JSON body" });
     const arr = await deposit(apiKey, [1, 2]);
     expect(arr.status).toBe(400);
-    expect(arr.body).toEqual({ message: expect.any(String) });
+    expect(specOf(arr.body)).toEqual({ message: expect.any(String) });
   });
 
   it("→ 401 { message } without a key, with an unknown key, and with a live key in sandbox", async () => {
     const body = { value: 100, network: "bsc", asset: "USDT" };
     const none = await api("POST", DEPOSIT, { body });
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: expect.stringContaining("Missing API key") });
+    expect(specOf(none.body)).toEqual({ message: expect.stringContaining("Missing API key") });
     for (const authHeader of ["authorization", "bearer"] as const) {
       const wrong = await deposit("sk_test_wrongwrongwrongwrongwrongwrongwrongwrong", body, authHeader);
       expect(wrong.status).toBe(401);
-      expect(wrong.body).toEqual({ message: "Invalid API key" });
+      expect(specOf(wrong.body)).toEqual({ message: "Invalid API key" });
     }
     const live = await deposit("sk_live_0123456789abcdefghijABCDEFGHIJ0123456789", body);
     expect(live.status).toBe(401);
-    expect(live.body).toEqual({ message: expect.any(String) });
+    expect(specOf(live.body)).toEqual({ message: expect.any(String) });
   });
 
   it("never hands out an address twice across 30 concurrent deposits and concurrent Crypto-PIX payments", async () => {
@@ -271,7 +271,7 @@ describe("GET /api/v1/onchain/order/{paymentLinkId}", () => {
     const weird = await lookup(a.apiKey, "\u0000abc");
     const long = await lookup(a.apiKey, "x".repeat(5000));
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toEqual({ success: false, error: expect.any(String) });
+    expect(specOf(unknown.body)).toEqual({ success: false, error: expect.any(String) });
     for (const res of [foreign, weird, long]) {
       expect(res.status).toBe(400);
       expect(res.body).toEqual(unknown.body);
@@ -281,7 +281,7 @@ describe("GET /api/v1/onchain/order/{paymentLinkId}", () => {
   it("→ 401 { success: false, error } without a key", async () => {
     const res = await lookup(undefined, "whatever");
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ success: false, error: expect.any(String) });
   });
 });
 
@@ -445,7 +445,7 @@ describe("sandbox transfers to a deposit", () => {
     for (const amount of ["1.0000001", "0", "-1", "abc", 1e-7, "1" + "0".repeat(21), "1" + "0".repeat(40)]) {
       const res = await transfer(apiKey, created.paymentLinkId, { amount });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     }
     expect((await lookup(apiKey, created.paymentLinkId)).body.order).toMatchObject({
       status: "PENDING",
@@ -459,7 +459,7 @@ describe("sandbox transfers to a deposit", () => {
     const created = await newDeposit(a.apiKey, { value: 100, network: "bsc", asset: "USDT" });
     const res = await transfer(b.apiKey, created.paymentLinkId, { amount: "18.518519" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     expect((await lookup(a.apiKey, created.paymentLinkId)).body.order.status).toBe("PENDING");
   });
 });

@@ -8,7 +8,7 @@ import {
   getOrderEndpoint,
 } from "@/lib/orders/endpoints";
 import { nodePublicKey, SANDBOX_LN_NODE_KEY } from "@/lib/providers/lightning/bolt11-sign";
-import { call, seedMerchant } from "./helpers";
+import { call, seedMerchant, specOf } from "./helpers";
 
 const PIX = "/api/v1/order/create/pix";
 
@@ -66,13 +66,16 @@ describe("POST /api/v1/order/create/pix", () => {
     const { merchant, apiKey } = await seedMerchant({ pixKey: null });
     const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value: 10 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.any(String), details: { pixKey: null, identifier: merchant.id } });
+    expect(specOf(res.body)).toEqual({
+      message: expect.any(String),
+      details: { pixKey: null, identifier: merchant.id },
+    });
   });
 
   it("→ 401 { message } without an authorization header", async () => {
     const res = await call(createPixOrderEndpoint, { path: PIX, body: { value: 10 } });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: expect.stringContaining("Missing API key") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("Missing API key") });
   });
 
   it.each([
@@ -86,7 +89,7 @@ describe("POST /api/v1/order/create/pix", () => {
     const { apiKey } = await seedMerchant();
     const res = await call(createPixOrderEndpoint, { path: PIX, apiKey, body: { value } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("value") });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining("value") });
   });
 
   it("→ 400 on an invalid CPF, and on malformed JSON", async () => {
@@ -96,7 +99,7 @@ describe("POST /api/v1/order/create/pix", () => {
     expect(bad.body.message).toContain("cpf");
     const malformed = await call(createPixOrderEndpoint, { path: PIX, apiKey, rawBody: "{value: 10" });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ message: "Malformed JSON body" });
+    expect(specOf(malformed.body)).toEqual({ message: "Malformed JSON body" });
   });
 
   it("→ 413 on a body over 64 KiB", async () => {
@@ -136,14 +139,14 @@ describe("POST /api/v1/order/create (exchange wallet)", () => {
       body: { value: "abc" },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: expect.stringContaining("value") });
+    expect(specOf(bad.body)).toEqual({ success: false, error: expect.stringContaining("value") });
     const unauth = await call(createExchangeOrderEndpoint, {
       path: "/api/v1/order/create",
       apiKey: "sk_test_wrongwrongwrongwrongwrongwrongwrongwrong",
       body: { value: 1 },
     });
     expect(unauth.status).toBe(401);
-    expect(unauth.body).toEqual({ success: false, error: "Invalid API key" });
+    expect(specOf(unauth.body)).toEqual({ success: false, error: "Invalid API key" });
   });
 });
 
@@ -175,7 +178,7 @@ describe("POST /api/v1/order/create/lightning", () => {
       body: { value: 10, email: "nope" },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: expect.stringContaining("email") });
+    expect(specOf(res.body)).toEqual({ success: false, error: expect.stringContaining("email") });
   });
 });
 
@@ -220,7 +223,7 @@ describe("GET /api/v1/order/{id}", () => {
     expect(unknown.status).toBe(404);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(unknown.body);
-    expect(unknown.body).toEqual({ success: false, error: "Order not found" });
+    expect(specOf(unknown.body)).toEqual({ success: false, error: "Order not found" });
   });
 });
 

@@ -77,6 +77,10 @@ async function during<T>(operation: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
+// The test runs for minutes on a loaded machine: it says what it is doing as it goes.
+const started = Date.now();
+const progress = (what: string) => console.log(`query-plans: ${what} (${Math.round((Date.now() - started) / 1000)} s)`);
+
 const EXPLAINABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -243,6 +247,8 @@ const READ_THROUGH: Record<string, string[]> = {
   webhook_deliveries: [
     "webhook_deliveries_pkey",
     "webhook_deliveries_due",
+    "webhook_deliveries_endpoint_due",
+    "webhook_deliveries_first_attempt",
     "webhook_deliveries_order",
     "webhook_deliveries_event",
   ],
@@ -268,6 +274,8 @@ const READ_THROUGH: Record<string, string[]> = {
   deposit_addresses: ["deposit_addresses_pkey", "deposit_addresses_address"],
   audit_events: ["audit_events_pkey", "audit_events_merchant"],
   mail_outbox: ["mail_outbox_pkey", "mail_outbox_merchant"],
+  invoices: ["invoices_pkey", "invoices_order", "invoices_txid", "invoices_merchant_created", "invoices_open_expiry"],
+  invoice_batches: ["invoice_batches_pkey", "invoice_batches_merchant_created", "invoice_batches_processing"],
 };
 
 // Where one operation must take one road: the lookups by a unique key, the merchant's lists and
@@ -297,10 +305,18 @@ const INTENT: Record<string, Record<string, string[]>> = {
     chain_transfers: ["chain_transfers_owner"],
   },
   "export statement": { ledger_entries: ["ledger_entries_merchant"] },
-  sweep: { orders: ["orders_pending_expiry", "orders_pkey"], idempotency_keys: ["idempotency_keys_expiry"] },
+  sweep: {
+    orders: ["orders_pending_expiry", "orders_pkey"],
+    idempotency_keys: ["idempotency_keys_expiry"],
+    invoices: ["invoices_open_expiry", "invoices_pkey"],
+    invoice_batches: ["invoice_batches_processing", "invoice_batches_pkey"],
+  },
 };
 
 async function wrongPlans(label: string): Promise<string[]> {
+  progress(
+    `checking the generic plans of ${[...byOperation.values()].reduce((n, s) => n + s.size, 0)} statements: ${label}`,
+  );
   const admin = postgres(scratchUrl, { max: 1, onnotice: () => {} });
   const wrong: string[] = [];
   try {
@@ -338,11 +354,12 @@ describe("hot statements' generic plans", () => {
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
-    const { claimDue } = await import("@/lib/webhooks/dispatcher");
+    const { claimDue } = await import("@/lib/webhooks/claims");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
 
+    progress("running the hot operations, recording their statements");
     const { merchant, apiKey } = await during("seed", () => seedMerchant({ balanceCentavos: 10_000_000 }));
     const ok = async (
       operation: string,
@@ -424,8 +441,10 @@ describe("hot statements' generic plans", () => {
     await during("webhook claims", () => claimDue(10));
     await during("key usage", () => flushKeyUsage());
     const empty = await wrongPlans("empty tables");
+    progress("inserting 200,000 rows without ANALYZE");
     await grow(pool.sql, merchant.id, 200_000);
     const grown = await wrongPlans("after a large insert, no ANALYZE");
+    progress("done");
     expect([...empty, ...grown]).toEqual([]);
   }, 300_000);
 });

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./support/pg-cluster";
+import { testDatabaseUrl } from "./support/database";
 
 // Quiet when healthy: the app with its job runner on (scripts/faults/server.ts, the production HTTP
 // server and every job sandbox mode runs), left alone for two scheduling minutes, writes no line at
@@ -11,7 +12,7 @@ import { freePort } from "./support/pg-cluster";
 // when the job adapter sent its JSON parameter as a JSON string (lib/jobs/postgres-js-db.ts).
 
 const ROOT = path.resolve(__dirname, "..");
-const testUrl = inject("databaseUrl");
+const testUrl = testDatabaseUrl();
 const database = `quiet_${process.pid}_${Date.now()}`;
 const url = (() => {
   const u = new URL(testUrl);

@@ -20,7 +20,7 @@ import { OPENNODE_PROVIDER } from "@/lib/providers/lightning/opennode";
 import type { LightningProvider } from "@/lib/providers/lightning/types";
 import type { PixProvider } from "@/lib/providers/pix/types";
 import { processSlot } from "@/lib/singleton";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 
 // The limiter as docs/api.md#rate-limits describes it: per key per calendar minute, decided in
 // memory, shared through PostgreSQL once per sync, with a bounded overshoot across instances.
@@ -238,7 +238,7 @@ describe("rate limits through the API", () => {
     expect(quota(second)).toMatchObject({ limit: 2, remaining: 0 });
     const limited = await api("GET", `/api/v1/order/${id}`, { apiKey });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({
+    expect(specOf(limited.body)).toEqual({
       success: false,
       error: expect.stringContaining("Rate limit exceeded: at most 2 requests per minute"),
     });
@@ -294,7 +294,7 @@ describe("rate limits through the API", () => {
     expect((await api("GET", "/api/v1/account", { apiKey: "garbage", headers: from(ip) })).status).toBe(401);
     const limited = await api("GET", "/api/v1/account", { apiKey: wrongKey, headers: from(ip) });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ message: expect.stringContaining("Rate limit exceeded") });
+    expect(specOf(limited.body)).toEqual({ message: expect.stringContaining("Rate limit exceeded") });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // The allowance answered is the address's, for failed authentication.
     expect(quota(limited)).toEqual({ limit: 3, remaining: 0, reset: Number(limited.headers.get("retry-after")) });
@@ -455,7 +455,7 @@ describe("provider receivers: PROVIDER_CALLBACK_LIMIT_PER_MINUTE per client addr
         if (res.status === 429) limited ??= res;
       }
       expect(statuses).toEqual([r.admitted, r.admitted, r.admitted, ...Array(7).fill(429)]);
-      expect(limited!.body).toEqual({
+      expect(specOf(limited!.body)).toEqual({
         message: expect.stringContaining("Rate limit exceeded: at most 3 requests per minute"),
       });
       expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);

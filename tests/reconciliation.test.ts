@@ -20,7 +20,8 @@ import { resetEnvForTests } from "@/lib/env";
 import { saoPauloDay } from "@/lib/money";
 import { advancePayout, providerPayoutId } from "@/lib/pix-payouts/machine";
 import { confirmNotifiedPix } from "@/lib/pix-collection/confirm";
-import { UpstreamUnavailable } from "@/lib/errors";
+import { UnreadableAnswer, UpstreamUnavailable } from "@/lib/errors";
+import { metricsRegistry } from "@/lib/metrics/registry";
 import { binancePay } from "@/lib/providers/exchange/binance-pay";
 import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
 import { confirmExchangeOrder } from "@/lib/exchange-wallet/confirm";
@@ -225,6 +226,71 @@ describe("daily reconciliation", () => {
     expect(failed.status).toBe("failed");
     const [done] = await reconcile({ day, only: "pix_sent" });
     expect(done).toMatchObject({ status: "done" });
+  });
+});
+
+describe("daily reconciliation: Efí's list of PIX sent, in each shape its SDKs declare", () => {
+  afterEach(() => {
+    psp.faults.sentListShape = "envelope";
+  });
+
+  async function failures(reason: string): Promise<number> {
+    const metric = await metricsRegistry.getSingleMetric("payments_reconciliation_run_failures_total")?.get();
+    return metric?.values.find((v) => v.labels.source === "pix_sent" && v.labels.reason === reason)?.value ?? 0;
+  }
+
+  it("the bare array of efipay/sdk-node-apis-efi's typings is read like the envelope: our payout is found there, one sent elsewhere is missing here", async () => {
+    const day = saoPauloDay();
+    const { merchant, apiKey } = await liveMerchant(20_000);
+    const made = await pixOut(apiKey, 800);
+    expect((await advancePayout(made.id, owners)) || (await advancePayout(made.id, owners))).toBe(true);
+    const elsewhere = psp.sendElsewhere({ valor: "3.00", favorecido: "array@else.example" });
+    psp.faults.sentListShape = "array";
+    const [run] = await reconcile({ day, only: "pix_sent", again: true });
+    expect(run).toMatchObject({ status: "done" });
+    const mine = await db()
+      .select()
+      .from(reconMismatches)
+      .where(eq(reconMismatches.ref, providerPayoutId(made)));
+    expect(mine).toEqual([]);
+    const [theirs] = await db().select().from(reconMismatches).where(eq(reconMismatches.ref, elsewhere.idEnvio));
+    expect(theirs).toMatchObject({ kind: "missing_here", source: "pix_sent" });
+    expect(await balanceMatchesLedger(merchant.id)).toBe(19_200);
+  });
+
+  it("a list in neither shape stops the run loudly (an error, the metric, one operator alert) and reports nothing missing; the next readable run clears it", async () => {
+    const day = saoPauloDay();
+    const { apiKey } = await liveMerchant(20_000);
+    const made = await pixOut(apiKey, 600);
+    expect((await advancePayout(made.id, owners)) || (await advancePayout(made.id, owners))).toBe(true);
+    const before = await failures("unreadable_answer");
+    psp.faults.sentListShape = "other";
+    await expect(reconcile({ day, only: "pix_sent", again: true })).rejects.toBeInstanceOf(UnreadableAnswer);
+    await expect(reconcile({ day, only: "pix_sent" })).rejects.toThrow(/shape we cannot read/);
+    expect(await failures("unreadable_answer")).toBe(before + 2);
+    const [run] = await db()
+      .select()
+      .from(reconRuns)
+      .where(and(eq(reconRuns.source, "pix_sent"), eq(reconRuns.day, day)));
+    expect(run.status).toBe("failed");
+    expect(run.attention).toMatch(/pix_sent .*shape we cannot read \(an object with parametros, enviados\)/);
+    expect((await attentionList(db(), 100_000)).filter((a) => a.kind === "recon_run" && a.id === run.id)).toHaveLength(
+      1,
+    );
+    const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, OPERATOR));
+    expect(mails.filter((m) => m.subject.includes(run.id))).toHaveLength(1);
+    // Nothing was read as an empty page: our payout is not reported missing at the PSP.
+    expect(
+      await db()
+        .select()
+        .from(reconMismatches)
+        .where(eq(reconMismatches.ref, providerPayoutId(made))),
+    ).toEqual([]);
+
+    psp.faults.sentListShape = "envelope";
+    const [done] = await reconcile({ day, only: "pix_sent" });
+    expect(done).toMatchObject({ status: "done" });
+    expect((await attentionList(db(), 100_000)).some((a) => a.id === run.id)).toBe(false);
   });
 });
 

@@ -7,7 +7,7 @@ import { overrideProvidersForTests } from "@/lib/providers";
 import { advanceRefund, providerRefundId } from "@/lib/refunds/machine";
 import { runSweep } from "@/lib/worker";
 import { faultyRefunds } from "./fixtures/faulty-refund";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 
 // Refunds of PIX and exchange-wallet orders (docs/api.md#refunds), against the real handlers and PostgreSQL.
@@ -118,7 +118,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
 
     const beyond = await refund(apiKey, id, { value: 19.51 });
     expect(beyond.status).toBe(400);
-    expect(beyond.body).toEqual({ success: false, error: expect.stringContaining("exceeds what is left") });
+    expect(specOf(beyond.body)).toEqual({ success: false, error: expect.stringContaining("exceeds what is left") });
     expect(beyond.body.error).toContain("19,50");
     expect(await refundRows(id)).toHaveLength(2);
 
@@ -130,7 +130,10 @@ describe("POST /api/v1/order/{id}/refund", () => {
 
     const again = await refund(apiKey, id);
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ success: false, error: expect.stringContaining("already been refunded in full") });
+    expect(specOf(again.body)).toEqual({
+      success: false,
+      error: expect.stringContaining("already been refunded in full"),
+    });
 
     const got = await lookup(apiKey, id);
     expect(got.status).toBe(200);
@@ -161,7 +164,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
 
     const res = await refund(apiKey, id, { value: 10.01 });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: expect.stringContaining("Insufficient balance") });
+    expect(specOf(res.body)).toEqual({ success: false, error: expect.stringContaining("Insufficient balance") });
     expect(await refundRows(id)).toEqual([]);
     expect(await refundLedger(merchant.id)).toEqual([]);
     expect(await eventsOf(id)).toHaveLength(eventsBefore);
@@ -237,7 +240,10 @@ describe("POST /api/v1/order/{id}/refund", () => {
     await api("POST", `/api/v1/sandbox/orders/${ln.body.order.id}/pay`, { apiKey });
     const lightning = await refund(apiKey, ln.body.order.id);
     expect(lightning.status).toBe(400);
-    expect(lightning.body).toEqual({ success: false, error: expect.stringContaining("invoice from the payer") });
+    expect(specOf(lightning.body)).toEqual({
+      success: false,
+      error: expect.stringContaining("invoice from the payer"),
+    });
 
     const deposit = await api("POST", "/api/v1/onchain/deposit", {
       apiKey,
@@ -247,7 +253,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     for (const depositId of [deposit.body.order.id, deposit.body.order.paymentLinkId]) {
       const onchain = await refund(apiKey, depositId);
       expect(onchain.status).toBe(409);
-      expect(onchain.body).toEqual({
+      expect(specOf(onchain.body)).toEqual({
         success: false,
         error: expect.stringContaining("on-chain order cannot be modified"),
       });
@@ -259,7 +265,10 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const pending = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 10 } });
     const res = await refund(apiKey, pending.body.pixOrder._id);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: "Only COMPLETED orders can be refunded; this order is PENDING" });
+    expect(specOf(res.body)).toEqual({
+      success: false,
+      error: "Only COMPLETED orders can be refunded; this order is PENDING",
+    });
 
     const expiring = await api("POST", "/api/v1/order/create", { apiKey, body: { value: 10 } });
     await db()
@@ -291,7 +300,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const lookedUp = await lookup(b.apiKey, id);
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
-    expect(foreign.body).toEqual({ success: false, error: "Order not found" });
+    expect(specOf(foreign.body)).toEqual({ success: false, error: "Order not found" });
     expect(unknown.body).toEqual(foreign.body);
     expect(lookedUp.body).toEqual(foreign.body);
     expect(await refundRows(id)).toEqual([]);
@@ -308,7 +317,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
     const id = await paidPixOrder(apiKey, 10);
     const res = await refund(apiKey, id, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ success: false, error: expect.any(String) });
     expect(await refundRows(id)).toEqual([]);
   });
 
@@ -335,7 +344,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
 
     const other = await refund(apiKey, id, { value: 26 }, headers);
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ success: false, error: expect.any(String) });
+    expect(specOf(other.body)).toEqual({ success: false, error: expect.any(String) });
   });
 
   it("two simultaneous full refunds: exactly one is accepted", async () => {

@@ -8,7 +8,7 @@ import { resetEnvForTests } from "@/lib/env";
 import { apiRouter } from "@/lib/api/endpoints";
 import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
-import { api, BASE, seedMerchant } from "./helpers";
+import { api, BASE, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -112,7 +112,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     expect((await payOrder(apiKey, created.id)).status).toBe(200);
     const again = await payOrder(apiKey, created.id);
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ message: expect.stringContaining("COMPLETED") });
+    expect(specOf(again.body)).toEqual({ message: expect.stringContaining("COMPLETED") });
     expect(await balance(apiKey)).toBe(777);
     expect(await balanceMatchesLedger(merchant.id)).toBe(777);
     expect(await orderEvents(created.id)).toHaveLength(1);
@@ -138,7 +138,7 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
         .where(eq(orders.id, created.id));
       const res = await payOrder(apiKey, created.id);
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
       const look = await api("GET", `/api/v1/order/${created.id}`, { apiKey });
       expect(look.body.order.status).toBe("CANCELLED");
       const evs = await orderEvents(created.id);
@@ -157,14 +157,14 @@ describe("POST /api/v1/sandbox/orders/{id}/pay", () => {
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
     expect(weird.status).toBe(404);
-    expect(foreign.body).toEqual({ message: expect.any(String) });
+    expect(specOf(foreign.body)).toEqual({ message: expect.any(String) });
     expect(foreign.body).toEqual(unknown.body);
     expect(weird.body).toEqual(unknown.body);
     expect(await balance(b.apiKey)).toBe(0);
     expect((await api("GET", `/api/v1/order/${created.id}`, { apiKey: a.apiKey })).body.order.status).toBe("PENDING");
     const unauth = await payOrder(undefined, created.id);
     expect(unauth.status).toBe(401);
-    expect(unauth.body).toEqual({ message: expect.any(String) });
+    expect(specOf(unauth.body)).toEqual({ message: expect.any(String) });
   });
 });
 
@@ -227,7 +227,7 @@ describe("sandbox helpers in live mode", () => {
     for (const c of calls) {
       const res = await c();
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     }
     // A sandbox key on a real endpoint in live mode is a 401 (the key's prefix does not match the mode).
     const account = await api("GET", "/api/v1/account", { apiKey });
@@ -430,10 +430,10 @@ describe("GET /api/v1/public/payments/{paymentLinkId}", () => {
     for (const id of ["unknownPaymentLink12345", "bad$id", "x".repeat(65)]) {
       const res = await api("GET", `/api/v1/public/payments/${encodeURIComponent(id)}`);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
       const png = await api("GET", `/api/v1/public/payments/${encodeURIComponent(id)}/qr.png`);
       expect(png.status).toBe(404);
-      expect(png.body).toEqual({ message: expect.any(String) });
+      expect(specOf(png.body)).toEqual({ message: expect.any(String) });
     }
   });
 

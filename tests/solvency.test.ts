@@ -14,7 +14,7 @@ import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startPixPsp } from "./fixtures/pix-psp/server";
 import { watchDeposits } from "@/lib/worker";
 import { account, startAnvil } from "./fixtures/anvil";
-import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
+import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
 import { liveMerchant } from "./support/merchants";
 
@@ -293,8 +293,10 @@ describe("solvency report (polygon on a local node)", () => {
       await anvil.transfer(usdt, payer, dep.body.order.address, 10_000_000n);
       await anvil.mine(CONFIRMATIONS);
       await watchDeposits("polygon");
-      // 5 USDT more that the watcher never recorded (minted straight to the address): held all the same.
+      // 5 USDT more that the watcher never recorded (minted straight to the address): held all the same,
+      // once confirmed (the chain is read where the books stand: at the confirmed head).
       await anvil.mint(usdt, dep.body.order.address, 5_000_000n);
+      await anvil.mine(CONFIRMATIONS);
 
       const report = await computeSolvency();
       const polygon = report.lines.filter((l) => l.network === "polygon" && l.asset === "USDT");
@@ -304,6 +306,53 @@ describe("solvency report (polygon on a local node)", () => {
         rate: "5.40",
       });
       expect(polygon.find((l) => l.kind === "deposit_addresses")).toMatchObject({ amount: "15", centavos: 8_100 });
+    } finally {
+      chain.restore();
+      await anvil.stop();
+    }
+  });
+
+  it("assets and liabilities at the same point: a withdrawal mined but not confirmed is no shortfall; tokens that left in a transfer the books do not owe are, once confirmed", async () => {
+    const anvil = await startAnvil();
+    const usdt = await anvil.deployToken(6, "USDT");
+    const chain = await useLocalChain(anvil, ["polygon"], { polygon: { USDT: { address: usdt, decimals: 6 } } });
+    try {
+      await anvil.mint(usdt, chain.hotWallet.address, 100_000_000n);
+      await anvil.mine(CONFIRMATIONS);
+      const { apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
+      const gap = (r: SolvencyReport) => r.liabilitiesCentavos - r.assetsCentavos;
+      const hot = (r: SolvencyReport) =>
+        r.lines.find((l) => l.network === "polygon" && l.asset === "USDT" && l.kind === "hot_wallet")?.amount;
+      const before = await computeSolvency();
+      expect(hot(before)).toBe("100");
+
+      // 10 USDT (R$ 54) out: mined at once by the node, 1 confirmation of CONFIRMATIONS.
+      const w = await api("POST", "/api/v1/onchain/withdraw/initiate", {
+        apiKey,
+        body: { network: "polygon", toAddress: randomAddress(), value: 54, token: "USDT" },
+      });
+      expect(w.status, JSON.stringify(w.body)).toBe(200);
+      await anvil.client.waitForTransactionReceipt({ hash: w.body.transactionHash });
+      const mined = await computeSolvency();
+      // Still owed (in flight) and still held where the books stand: the gap only shrinks by the fees kept.
+      expect(hot(mined)).toBe("100");
+      expect(
+        mined.lines.find((l) => l.kind === "onchain_withdrawals_in_flight" && l.network === "polygon"),
+      ).toMatchObject({
+        amount: "10",
+        centavos: 5400,
+      });
+      expect(gap(mined)).toBeLessThan(gap(before));
+
+      // The key moves 20 USDT (R$ 108) in a transfer none of ours: no liability went with it.
+      const outside = await anvil.transfer(usdt, chain.hotWallet, randomAddress(), 20_000_000n);
+      expect(outside.blockNumber).toBeGreaterThan(0n);
+      await anvil.mine(CONFIRMATIONS);
+      expect(await processWithdrawal(w.body.id)).toBe(true);
+      const confirmed = await computeSolvency();
+      expect(hot(confirmed)).toBe("70");
+      // Our withdrawal, confirmed, left both sides; the outside transfer only the assets: R$ 108 short.
+      expect(gap(confirmed) - gap(mined)).toBe(10_800);
     } finally {
       chain.restore();
       await anvil.stop();

@@ -7,7 +7,7 @@ import { recordEvent } from "@/lib/events/outbox";
 import { SANDBOX_DEPOSIT_XPUB } from "@/lib/chain/sandbox-keys";
 import { MAX_ENDPOINTS_PER_MERCHANT } from "@/lib/webhooks/registry";
 import { openSecret } from "@/lib/webhooks/secrets";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 import { liveMerchant } from "./support/merchants";
 
 const HOOKS = "/api/v1/webhooks";
@@ -90,18 +90,20 @@ describe("POST /api/v1/webhooks", () => {
     const { apiKey } = await seedMerchant();
     const res = await createHook(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(message) });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining(message) });
   });
 
   it("→ 400 on malformed JSON or a non-object body, 401 { message } without a key", async () => {
     const { apiKey } = await seedMerchant();
-    expect((await api("POST", HOOKS, { apiKey, rawBody: "{url:" })).body).toEqual({ message: "Malformed JSON body" });
+    expect(specOf((await api("POST", HOOKS, { apiKey, rawBody: "{url:" })).body)).toEqual({
+      message: "Malformed JSON body",
+    });
     const arr = await api("POST", HOOKS, { apiKey, body: ["https://example.com"] });
     expect(arr.status).toBe(400);
-    expect(arr.body).toEqual({ message: expect.stringContaining("JSON object") });
+    expect(specOf(arr.body)).toEqual({ message: expect.stringContaining("JSON object") });
     const anon = await createHook(undefined, { url: "https://example.com/h" });
     expect(anon.status).toBe(401);
-    expect(anon.body).toEqual({ message: expect.any(String) });
+    expect(specOf(anon.body)).toEqual({ message: expect.any(String) });
     expect((await api("GET", HOOKS)).status).toBe(401);
   });
 
@@ -164,7 +166,7 @@ describe("webhook URLs in live mode (SSRF guard at registration)", () => {
     const apiKey = await liveKey();
     const res = await createHook(apiKey, { url });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(message) });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining(message) });
   });
 
   it("→ 201 for a public https address; WEBHOOK_ALLOW_PRIVATE=true lifts the guard (not the https rule)", async () => {
@@ -209,7 +211,7 @@ describe("DELETE /api/v1/webhooks/{id}", () => {
     for (const id of [crypto.randomUUID(), "not-a-uuid", "%00", theirs]) {
       const res = await api("DELETE", `${HOOKS}/${encodeURIComponent(id)}`, { apiKey: a.apiKey });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: "Webhook not found" });
+      expect(specOf(res.body)).toEqual({ message: "Webhook not found" });
     }
     expect((await api("GET", HOOKS, { apiKey: b.apiKey })).body.webhooks).toHaveLength(1);
   });
@@ -339,13 +341,13 @@ describe("GET /api/v1/events", () => {
     const { apiKey } = await seedMerchant();
     const res = await api("GET", `/api/v1/events?${q}`, { apiKey });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(message) });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining(message) });
   });
 
   it("→ 401 { message } without a key", async () => {
     const res = await api("GET", "/api/v1/events");
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ message: expect.any(String) });
   });
 });
 
@@ -392,7 +394,7 @@ describe("GET /api/v1/webhooks/{id}/deliveries", () => {
     ]) {
       const res = await api("POST", path, { apiKey: a.apiKey });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: expect.stringMatching(/not found/) });
+      expect(specOf(res.body)).toEqual({ message: expect.stringMatching(/not found/) });
     }
   });
 });

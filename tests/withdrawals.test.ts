@@ -4,7 +4,7 @@ import { db } from "@/db";
 import { events, ledgerEntries, withdrawals } from "@/db/schema";
 import { ledgerSum } from "@/lib/ledger/ledger";
 import { processWithdrawal } from "@/lib/withdrawals/service";
-import { api, seedMerchant } from "./helpers";
+import { api, seedMerchant, specOf } from "./helpers";
 
 const WITHDRAW = "/api/v1/onchain/withdraw/initiate";
 const PIX_OUT = "/api/v1/order/pix-out";
@@ -127,7 +127,7 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     const body = { toAddress: TO, value: 10, network: "bsc", ...patch };
     const res = await api("POST", WITHDRAW, { apiKey, body });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(mentions), error: expect.any(String) });
+    expect(specOf(res.body)).toEqual({ message: expect.stringContaining(mentions), error: expect.any(String) });
     expect(await withdrawalRows(merchant.id)).toHaveLength(0);
     expect(await balance(apiKey)).toBe(10_000);
   });
@@ -137,7 +137,10 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_079 });
     const res = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 100, network: "bsc" } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("Insufficient balance"), error: expect.any(String) });
+    expect(specOf(res.body)).toEqual({
+      message: expect.stringContaining("Insufficient balance"),
+      error: expect.any(String),
+    });
     expect(res.body.message).toContain("100,80");
     expect(res.body.message).toContain("100,79");
     expect(await withdrawalRows(merchant.id)).toHaveLength(0);
@@ -158,7 +161,10 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 2_000_000 });
     const over = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 5000.01, network: "bsc" } });
     expect(over.status).toBe(400);
-    expect(over.body).toEqual({ message: expect.stringContaining("Per-transaction"), error: expect.any(String) });
+    expect(specOf(over.body)).toEqual({
+      message: expect.stringContaining("Per-transaction"),
+      error: expect.any(String),
+    });
     expect(over.body.message).toContain("5.000,00");
     expect(over.body.message).toContain("10.000,00 daily limit is left today");
     expect(await withdrawalRows(merchant.id)).toHaveLength(0);
@@ -177,7 +183,7 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     // 9,000 used: 1,000 left.
     const over = await api("POST", WITHDRAW, { apiKey, body: { toAddress: TO, value: 1000.01, network: "polygon" } });
     expect(over.status).toBe(400);
-    expect(over.body).toEqual({
+    expect(specOf(over.body)).toEqual({
       message: expect.stringContaining("Daily withdrawal limit"),
       error: expect.any(String),
     });
@@ -264,13 +270,13 @@ describe("POST /api/v1/onchain/withdraw/initiate", () => {
     const body = { toAddress: TO, value: 1, network: "bsc" };
     const none = await api("POST", WITHDRAW, { body });
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: expect.stringContaining("Missing API key") });
+    expect(specOf(none.body)).toEqual({ message: expect.stringContaining("Missing API key") });
     const unknown = await api("POST", WITHDRAW, { apiKey: "sk_test_" + "x".repeat(40), body });
     expect(unknown.status).toBe(401);
-    expect(unknown.body).toEqual({ message: "Invalid API key" });
+    expect(specOf(unknown.body)).toEqual({ message: "Invalid API key" });
     const malformed = await api("POST", WITHDRAW, { headers: { authorization: "Basic abc" }, body });
     expect(malformed.status).toBe(401);
-    expect(malformed.body).toEqual({ message: expect.any(String) });
+    expect(specOf(malformed.body)).toEqual({ message: expect.any(String) });
   });
 });
 
@@ -325,7 +331,10 @@ describe("POST /api/v1/order/pix-out", () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 10_000 });
     const res = await api("POST", PIX_OUT, { apiKey, body });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(mentions), error: { details: expect.any(String) } });
+    expect(specOf(res.body)).toEqual({
+      message: expect.stringContaining(mentions),
+      error: { details: expect.any(String) },
+    });
     expect(await withdrawalRows(merchant.id)).toHaveLength(0);
     expect(await balance(apiKey)).toBe(10_000);
   });
@@ -334,14 +343,17 @@ describe("POST /api/v1/order/pix-out", () => {
     const { apiKey } = await seedMerchant({ pixKey: null, balanceCentavos: 10_000 });
     const res = await api("POST", PIX_OUT, { apiKey, body: { value: 100 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining("pixKey"), error: { details: expect.any(String) } });
+    expect(specOf(res.body)).toEqual({
+      message: expect.stringContaining("pixKey"),
+      error: { details: expect.any(String) },
+    });
   });
 
   it("→ 400 { message, error: { details } } naming the balance when it does not cover the amount; nothing written", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 9_999 });
     const res = await api("POST", PIX_OUT, { apiKey, body: { value: 10_000 } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(specOf(res.body)).toEqual({
       message: expect.stringContaining("Insufficient balance"),
       error: { details: res.body.message },
     });
@@ -367,10 +379,10 @@ describe("POST /api/v1/order/pix-out", () => {
   it("→ 401 { message }", async () => {
     const none = await api("POST", PIX_OUT, { body: { value: 100 } });
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: expect.stringContaining("Missing API key") });
+    expect(specOf(none.body)).toEqual({ message: expect.stringContaining("Missing API key") });
     const bad = await api("POST", PIX_OUT, { apiKey: "sk_live_" + "a".repeat(40), body: { value: 100 } });
     expect(bad.status).toBe(401);
-    expect(bad.body).toEqual({ message: expect.any(String) });
+    expect(specOf(bad.body)).toEqual({ message: expect.any(String) });
   });
 });
 
@@ -514,7 +526,7 @@ describe("GET /api/v1/withdrawals and /withdrawals/{id}", () => {
     for (const q of ["?cursor=not-a-cursor", "?limit=0", "?limit=abc", "?limit=101"]) {
       const res = await api("GET", `/api/v1/withdrawals${q}`, { apiKey });
       expect(res.status, q).toBe(400);
-      expect(res.body).toEqual({ message: expect.any(String) });
+      expect(specOf(res.body)).toEqual({ message: expect.any(String) });
     }
   });
 
@@ -527,12 +539,12 @@ describe("GET /api/v1/withdrawals and /withdrawals/{id}", () => {
     const garbage = await api("GET", "/api/v1/withdrawals/nope", { apiKey: a.apiKey });
     for (const r of [foreign, unknown, garbage]) {
       expect(r.status).toBe(404);
-      expect(r.body).toEqual({ message: "Withdrawal not found" });
+      expect(specOf(r.body)).toEqual({ message: "Withdrawal not found" });
     }
     const list = await api("GET", "/api/v1/withdrawals", { apiKey: b.apiKey });
     expect(list.body).toEqual({ withdrawals: [], nextCursor: null });
     const unauth = await api("GET", "/api/v1/withdrawals");
     expect(unauth.status).toBe(401);
-    expect(unauth.body).toEqual({ message: expect.any(String) });
+    expect(specOf(unauth.body)).toEqual({ message: expect.any(String) });
   });
 });

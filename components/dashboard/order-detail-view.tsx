@@ -237,7 +237,7 @@ export function OrderDetailView({
                 <span className="font-medium text-slate-900">
                   {money(d.valueCentavos)} ·{" "}
                   {t(
-                    `order.disputes.natureza.${d.natureza as "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO"}`,
+                    `order.disputes.natureza.${d.natureza as "ORIGINAL" | "RETIRADA" | "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO"}`,
                   )}
                 </span>
                 <span className="text-xs text-slate-700">

@@ -35,7 +35,7 @@ function Stat({
 
 /** The overview, kept current by polling: balance, today's volume, 30 days and the latest orders. */
 export function OverviewLive({ initial }: { initial: Overview }) {
-  const { t, tp, money } = useI18n();
+  const { t, tp, money, dateTime } = useI18n();
   const { data } = useQuery({
     queryKey: queryKeys.overview(),
     queryFn: () => getJson<Overview>("/dashboard/api/overview"),
@@ -54,6 +54,20 @@ export function OverviewLive({ initial }: { initial: Overview }) {
               {data.balanceCentavos < 0 ? (
                 <span className="block font-semibold text-red-700" data-testid="balance-negative">
                   {t("balance.negative")}
+                </span>
+              ) : null}
+              {data.held.length > 0 ? (
+                <span className="block text-amber-800" data-testid="balance-held">
+                  {t("balance.held", { amount: money(data.held.reduce((a, h) => a + h.valueCentavos, 0)) })}{" "}
+                  {data.held.map((h) => (
+                    <Link
+                      key={`${h.orderId}-${h.deadline}`}
+                      href={`/dashboard/orders/${h.orderId}`}
+                      className="block font-semibold underline underline-offset-2"
+                    >
+                      {t("balance.heldItem", { amount: money(h.valueCentavos), deadline: dateTime(h.deadline) })}
+                    </Link>
+                  ))}
                 </span>
               ) : null}
               {t("overview.balanceHint")}{" "}

@@ -23,6 +23,8 @@ const KINDS = [
   "refund_reversal",
   "adjustment",
   "med_debit",
+  "med_hold",
+  "med_hold_release",
   "unapplied_credit",
 ] as const;
 

@@ -14,6 +14,10 @@ export const LEDGER_KINDS = [
   "adjustment",
   // A devolução the PSP made without our asking (the Central Bank's MED): may take the balance below zero.
   "med_debit",
+  // An open MED infraction's disputed amount, held out of the available balance (lib/med/holds.ts), and
+  // its release: when the infraction closes without a return, or when the return's med_debit replaces it.
+  "med_hold",
+  "med_hold_release",
   // On-chain money that arrived late or beyond what was due, accepted by the merchant as payment (lib/onchain/unapplied.ts).
   "unapplied_credit",
 ] as const;

@@ -60,6 +60,7 @@ export const pixReturns = pgTable(
 /** A MED defence: none sent, committed and being sent (no answer yet), taken by the PSP, refused by it. */
 export const INFRACTION_DEFENCE_STATES = ["none", "sending", "sent", "refused"] as const;
 export const INFRACTION_DEFENCE_MAX = 1000;
+export const INFRACTION_HOLD_STATES = ["none", "held", "released", "returned"] as const;
 
 /**
  * MED infractions the PSP reports against PIX we received (docs/providers.md "MED infractions"),
@@ -89,6 +90,10 @@ export const medInfractions = pgTable(
     defenceRefusal: text("defence_refusal"),
     defendedBy: uuid("defended_by").references(() => users.id),
     defendedAt: ts("defended_at"),
+    // The disputed amount held out of the merchant's balance while the infraction is open (lib/med/holds.ts):
+    // none, held (ledger med_hold), released (closed without a return) or returned (the med_debit took its place).
+    holdState: text("hold_state", { enum: INFRACTION_HOLD_STATES }).notNull().default("none"),
+    heldCentavos: centavos("held_centavos"),
     syncedAt: ts("synced_at").notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -97,6 +102,7 @@ export const medInfractions = pgTable(
     uniqueIndex("med_infractions_once").on(t.provider, t.infractionId),
     index("med_infractions_merchant").on(t.merchantId, t.deadline),
     check("med_infractions_defence_state", inList("defence_state", INFRACTION_DEFENCE_STATES)),
+    check("med_infractions_hold_state", inList("hold_state", INFRACTION_HOLD_STATES)),
     check("med_infractions_value_positive", sql`value_centavos > 0`),
     check("med_infractions_defence_length", sql`char_length(defence) <= 1000`),
   ],

@@ -28,6 +28,9 @@ export const reconRuns = pgTable(
     seen: integer("seen").notNull().default(0),
     mismatches: integer("mismatches").notNull().default(0),
     error: text("error"),
+    // Set while the provider's answer could not be read (lib/attention): an operator is told once.
+    attention: text("attention"),
+    attentionAt: ts("attention_at"),
     leaseUntil: ts("lease_until"),
     startedAt: ts("started_at").notNull().defaultNow(),
     finishedAt: ts("finished_at"),

@@ -53,9 +53,19 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due")
       .on(t.nextAttemptAt)
       .where(sql`status = 'pending'`),
+    // The dispatcher's claim: endpoints with something due, then each one's oldest due rows.
+    index("webhook_deliveries_endpoint_due")
+      .on(t.endpointId, t.nextAttemptAt, t.eventSeq)
+      .where(sql`status = 'pending'`),
     index("webhook_deliveries_order").on(t.endpointId, t.subjectId, t.eventSeq),
+    // The claim's order check: an earlier event of the same subject still waiting for its first attempt.
+    index("webhook_deliveries_first_attempt")
+      .on(t.endpointId, t.subjectId, t.eventSeq)
+      .where(sql`status = 'pending' and attempts = 0 and redelivery_of is null`),
     index("webhook_deliveries_event").on(t.eventId),
     check("webhook_deliveries_status", inList("status", WEBHOOK_DELIVERY_STATUSES)),
+    // A pending delivery is always scheduled, and a decided one never is (the claim relies on it).
+    check("webhook_deliveries_schedule", sql`(status = 'pending') = (next_attempt_at is not null)`),
   ],
 );
 

@@ -54,12 +54,12 @@ export async function inbox(): Promise<Mail[]> {
   return box.mails;
 }
 
-/** The newest mail to `address` whose text matches, waiting up to 15 s for it. */
+/** The newest mail to `address` whose text matches, waiting up to 60 s for it (a loaded machine). */
 export async function mailTo(address: string, match: RegExp): Promise<Mail> {
   const mails = await inbox();
   const found = () => mails.filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
   await expect
-    .poll(() => found().length, { timeout: 15_000, message: `a mail to ${address} matching ${match}` })
+    .poll(() => found().length, { timeout: 60_000, message: `a mail to ${address} matching ${match}` })
     .toBeGreaterThan(0);
   return found().at(-1)!;
 }
@@ -70,7 +70,7 @@ export async function newMailTo(address: string, match: RegExp, since: number): 
   const found = () =>
     mails.slice(since).filter((m) => m.to.toLowerCase() === address.toLowerCase() && match.test(m.text));
   await expect
-    .poll(() => found().length, { timeout: 15_000, message: `a new mail to ${address} matching ${match}` })
+    .poll(() => found().length, { timeout: 60_000, message: `a new mail to ${address} matching ${match}` })
     .toBeGreaterThan(0);
   return found().at(-1)!;
 }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../db/embedded";
 import { productionNodeFlags } from "../../scripts/production-flags";
+import { freePort } from "./ports";
 
 // Helpers for system tests that run their own server processes (crash safety, several instances):
 // the real server of the built app (`scripts/start.ts` as `npm run build` bundles it), on a PostgreSQL the test owns.
@@ -15,7 +16,7 @@ export async function ownDatabase(): Promise<EmbeddedHandle> {
   fs.chmodSync(dir, 0o755);
   return startEmbeddedPostgres({
     dataDir: path.join(dir, "pg"),
-    port: 56000 + Math.floor(Math.random() * 3000),
+    port: await freePort(),
     database: "system",
     persistent: false,
   });
@@ -23,11 +24,13 @@ export async function ownDatabase(): Promise<EmbeddedHandle> {
 
 export type Server = { url: string; child: ChildProcess; logs: string[] };
 
+/** The built server on `databaseUrl`, on a port the system picks unless one is given. */
 export async function startServer(
   databaseUrl: string,
-  port: number,
   env: Record<string, string> = {},
+  port?: number,
 ): Promise<Server> {
+  port ??= await freePort();
   const logs: string[] = [];
   const child = spawn(process.execPath, [...productionNodeFlags(), "dist/server/start.cjs"], {
     env: {

@@ -2,6 +2,8 @@ import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { centavosToBrl } from "@/lib/money";
+import { db } from "@/db";
+import { heldFunds } from "@/lib/med/holds";
 import { balanceAndLimits } from "@/lib/withdrawals/limits";
 import { accountExample } from "./examples";
 import { accountResponse } from "./schemas";
@@ -16,16 +18,27 @@ export const getAccountEndpoint = defineEndpoint({
   response: { status: 200, description: "The account", schema: accountResponse, example: accountExample },
   docs: {
     summary: "The merchant account",
-    description: "Balance in centavos, account type and what is left of today's withdrawal limit.",
+    description:
+      "Balance in centavos, what is held out of it for open MED infractions (with each one's deadline), account type and what is left of today's withdrawal limit.",
     tag: "Account",
   },
   async handle({ merchant }) {
-    const { balanceCentavos, limits } = await balanceAndLimits(merchant);
+    const [{ balanceCentavos, limits }, held] = await Promise.all([
+      balanceAndLimits(merchant),
+      heldFunds(db(), merchant.id),
+    ]);
     return {
       merchant: {
         companyName: merchant.companyName,
         pixKey: merchant.pixKey ?? "",
         balance: balanceCentavos,
+        heldBalance: held.reduce((a, h) => a + h.valueCentavos, 0),
+        holds: held.map((h) => ({
+          infractionId: h.infractionId,
+          orderId: h.orderId,
+          value: centavosToBrl(h.valueCentavos),
+          deadline: h.deadline.toISOString(),
+        })),
         id: merchant.id,
         accountType: merchant.accountType,
         withdrawalLimits: {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES } from "@/db/schema";
-import { brlAmount, centavosAmount } from "@/lib/fields";
+import { brlAmount, centavosAmount, isoDateTime } from "@/lib/fields";
 
 /** GET /api/v1/account (docs/api.md#endpoints): balance in centavos, plus account type and what is left to withdraw. */
 export const accountResponse = z.strictObject({
@@ -11,6 +11,22 @@ export const accountResponse = z.strictObject({
         .string()
         .meta({ description: "The registered PIX key (payout destination); empty when none is registered" }),
       balance: centavosAmount,
+      heldBalance: centavosAmount.meta({
+        description:
+          "Centavos held out of `balance` while MED infractions against PIX this merchant received are open (already deducted from `balance`); given back if an infraction closes without a return",
+      }),
+      holds: z
+        .array(
+          z.strictObject({
+            infractionId: z.uuid(),
+            orderId: z.uuid(),
+            value: brlAmount,
+            deadline: isoDateTime,
+          }),
+        )
+        .meta({
+          description: "Each amount held (BRL), soonest deadline first: the PSP decides the infraction by `deadline`",
+        }),
       id: z.uuid(),
       accountType: z.enum(ACCOUNT_TYPES),
       withdrawalLimits: z

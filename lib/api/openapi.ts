@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { publicBaseUrl } from "@/lib/env";
 import type { Endpoint } from "@/lib/http/endpoint";
-import { messageBody } from "@/lib/http/error-body";
+import { API_ERROR_CODE_LIST, type ApiErrorCode } from "@/lib/errors-api";
+import { messageBody, type Problem } from "@/lib/http/error-body";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { anyone } from "@/lib/identity/api-keys/callers";
+import { errorCodesOf, meaningOf, ownErrorStatuses } from "./error-codes";
+import { enforcedInput, enforcedQuery } from "./openapi-enforced";
 
 // The OpenAPI 3.1 document of /api/v1 (docs/api.md), derived from the endpoints' own declarations:
 // request bodies and query strings on zod's input side (what the client sends, e.g. BRL as a JSON
@@ -34,7 +37,9 @@ const STATUS_TEXT: Record<number, string> = {
   403: "The API key does not have the scope this endpoint needs (named in the message)",
   404: "Not found",
   409: "Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this",
+  408: "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed",
   413: "Request body larger than 64 KiB",
+  415: "A Content-Type that is not JSON (send application/json in UTF-8, or none)",
   422: "This Idempotency-Key was already used with a different body",
   429: "Rate limit exceeded; see Retry-After",
   500: "Processing error; the message carries the request id",
@@ -46,7 +51,9 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   401: "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
   404: "Not found",
   409: "A request with this Idempotency-Key is still being processed; retry later",
+  408: "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
   413: "Request body is larger than 65536 bytes",
+  415: 'Unsupported Content-Type "text/plain": send the body as application/json (UTF-8)',
   422: "This Idempotency-Key was already used with a different request body",
   429: "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
   500: "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
@@ -73,25 +80,57 @@ export function takesIdempotencyKey(e: Endpoint): boolean {
 
 /** The error statuses an endpoint answers: those of its kind of caller and input, plus its own. */
 export function errorStatuses(e: Endpoint): number[] {
-  const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? [])]);
-  if (e.body) [400, 413].forEach((x) => s.add(x));
+  const s = new Set<number>([500, 503, ...e.caller.docs.statuses, ...(e.docs.errors ?? []), ...ownErrorStatuses(e)]);
+  // A JSON body: malformed or not UTF-8 (400), too large (413), not arrived in full by the deadline (408), not JSON (415).
+  if (e.body) [400, 408, 413, 415].forEach((x) => s.add(x));
   if (e.query) s.add(400);
-  if (takesIdempotencyKey(e)) [409, 422].forEach((x) => s.add(x));
+  // An Idempotency-Key that is not 1–255 printable characters is a 400, body or not.
+  if (takesIdempotencyKey(e)) [400, 409, 422].forEach((x) => s.add(x));
   if (e.unavailable) s.add(404);
   return [...s].sort((a, b) => a - b);
 }
 
-/** The documented schema of an endpoint's error body for a status. */
+/** The documented schema of an endpoint's error body for a status: its shape, with the codes it answers then. */
 export function errorSchemaFor(e: Endpoint, status: number): z.ZodObject {
-  return e.docs.errorSchemas?.[status] ?? e.errorBody.schema(status);
+  const shape = e.docs.errorSchemas?.[status] ?? e.errorBody.schema(status);
+  const codes = errorCodesOf(e, status);
+  if (codes.length === 0) throw new Error(`${e.method} ${e.path}: no error code for status ${status}`);
+  return shape.extend({ code: z.enum(codes as [string, ...string[]]).meta({ description: codeList(codes) }) });
 }
+
+/** The example's code: the endpoint's own first refusal for the status when it has an example of it, else its kind's first. */
+function exampleProblem(e: Endpoint, status: number): Problem {
+  const codes = errorCodesOf(e, status);
+  const own = e.docs.errorExamples?.[status] ? codes.find((c) => !GENERAL_400.has(c)) : undefined;
+  const code = own ?? codes[0];
+  if (code !== "validation_failed") return { code };
+  return { code, fields: [{ field: "value", code: "too_small", message: "must be greater than 0" }] };
+}
+const GENERAL_400 = new Set([
+  "validation_failed",
+  "malformed_json",
+  "json_too_deep",
+  "invalid_utf8",
+  "idempotency_key_invalid",
+  "invalid_request",
+]);
 
 /** An example error body, written by the endpoint's own error body function so it cannot drift. */
 export function errorExampleFor(e: Endpoint, status: number): Record<string, unknown> {
   const x = e.docs.errorExamples?.[status];
   // A 403 is the caller's refusal of this endpoint's scope, worded as the caller words it.
   const refusal = status === 403 && e.scope !== undefined ? e.caller.docs.refusal?.(e.scope) : undefined;
-  return e.errorBody(status, x?.message ?? refusal ?? DEFAULT_MESSAGES[status] ?? "Error", x?.extra);
+  return e.errorBody(
+    status,
+    x?.message ?? refusal ?? DEFAULT_MESSAGES[status] ?? "Error",
+    x?.extra,
+    exampleProblem(e, status),
+  );
+}
+
+/** The codes of a response, each with its meaning, as a Markdown list. */
+function codeList(codes: readonly string[]): string {
+  return codes.map((c) => `- \`${c}\`: ${meaningOf(c as Parameters<typeof meaningOf>[0])}`).join("\n");
 }
 
 /** The security requirement, with the endpoint's scope as the role OpenAPI 3.1 lets a requirement name. */
@@ -125,13 +164,15 @@ function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<
     if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
     if (out.properties && typeof out.properties === "object") {
       const required = new Set<string>(Array.isArray(out.required) ? (out.required as string[]) : []);
-      for (const [name, prop] of Object.entries(out.properties as Record<string, JsonSchema>)) {
+      const props = out.properties as Record<string, JsonSchema>;
+      for (const [name, prop] of Object.entries(props)) {
         if (prop.clientRequired === true) required.add(name);
         delete prop.clientRequired;
+        if (io === "input") props[name] = enforcedInput(prop, name);
       }
       if (required.size) out.required = [...required];
     }
-    return out;
+    return io === "input" ? enforcedInput(out) : out;
   };
   for (const [id, def] of Object.entries(defs)) {
     const fixed = fix(def) as JsonSchema;
@@ -184,7 +225,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       const q = toSchema(e.query, "input", components);
       const required = new Set((q.required as string[] | undefined) ?? []);
       for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, JsonSchema>)) {
-        parameters.push({ name, in: "query", required: required.has(name), schema });
+        parameters.push({ name, in: "query", required: required.has(name), schema: enforcedQuery(name, schema) });
       }
     }
     for (const h of e.docs.headers ?? [])
@@ -201,8 +242,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
         in: "header",
         required: false,
         description:
-          "Retry safely: the first response is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body. A retry while the first request runs is a 409. If that request died, its lease runs out (20 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed.",
-        schema: { type: "string", minLength: 1, maxLength: 255 },
+          "Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`).",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       });
     }
 
@@ -227,8 +268,10 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
             }
           : { description: s.description, headers: answerHeaders };
     for (const status of errorStatuses(e)) {
+      const codes = errorCodesOf(e, status);
       responses[String(status)] = {
-        description: STATUS_TEXT[status] ?? "Error",
+        description: `${STATUS_TEXT[status] ?? "Error"}. \`code\` is one of:\n\n${codeList(codes)}`,
+        "x-error-codes": codes.map((code) => ({ code, meaning: meaningOf(code) })),
         headers:
           status === 429
             ? { ...answerHeaders, "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } }
@@ -252,7 +295,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
       ...(e.body
         ? {
             requestBody: {
-              required: true,
+              // An absent body is read as {}: a body is required only when {} is not a request it takes.
+              required: !e.body.safeParse({}).success,
               content: {
                 "application/json": { schema: toSchema(e.body, "input", components), example: e.docs.requestExample },
               },
@@ -264,6 +308,14 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[]): OpenApiDoc
     };
     (paths[e.path] ??= {})[e.method.toLowerCase()] = operation;
   }
+  // Every code an endpoint answers, as one type (the SDK's ApiError.code), in the order of lib/errors-api.ts.
+  const answered = new Set(endpoints.flatMap((e) => errorStatuses(e).flatMap((s) => errorCodesOf(e, s))));
+  ["not_found", "method_not_allowed", "internal_error"].forEach((c) => answered.add(c as ApiErrorCode)); // the router's own
+  components.ErrorCode = {
+    type: "string",
+    description: "Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)",
+    enum: API_ERROR_CODE_LIST.filter((c) => answered.has(c)),
+  };
   return {
     openapi: "3.1.0",
     info: {

@@ -11,7 +11,8 @@ import { sendMail } from "@/lib/mail/mailer";
 // logs an error, mails OPERATOR_ALERT_EMAIL once per record, and the scrape-time gauge
 // payments_money_out_attention counts what is waiting (docs/operations.md). The same goes for
 // money that left without our asking and that no merchant could be debited for (a devolução of a PIX
-// that credited nobody), and for every disagreement reconciliation finds with a provider's records.
+// that credited nobody), for every disagreement reconciliation finds with a provider's records, and for
+// a reconciliation run stopped by a provider answer it cannot read (recon_run).
 
 /** The tables whose rows can need an operator, by the name the metric and the CLI use. */
 export const ATTENTION_KINDS = {
@@ -21,6 +22,7 @@ export const ATTENTION_KINDS = {
   chain_tx: "chain_txs",
   pix_return: "pix_returns",
   recon_mismatch: "recon_mismatches",
+  recon_run: "recon_runs",
 } as const;
 export type AttentionKind = keyof typeof ATTENTION_KINDS;
 
@@ -31,6 +33,7 @@ const KEY_COLUMN: Record<AttentionKind, string> = {
   chain_tx: "id",
   pix_return: "id",
   recon_mismatch: "id",
+  recon_run: "id",
 };
 
 /**
@@ -88,6 +91,7 @@ export async function attentionList(ex: Executor = db(), limit = 200): Promise<A
       union all select 'chain_tx', id::text, attention, null from chain_txs where attention is not null and status = 'pending'
       union all select 'pix_return', id::text, attention, attention_at from pix_returns where attention is not null
       union all select 'recon_mismatch', id::text, attention, attention_at from recon_mismatches where attention is not null
+      union all select 'recon_run', id::text, attention, attention_at from recon_runs where attention is not null
     ) a order by since nulls last limit ${limit}`);
   return rows.map((r) => ({ ...r, since: r.since === null ? null : new Date(r.since) }));
 }
@@ -100,6 +104,7 @@ export async function attentionCounts(ex: Executor = db()): Promise<Record<Atten
            (select count(*)::int from crypto_pix_invoices where attention is not null) as hold_invoice,
            (select count(*)::int from chain_txs where attention is not null and status = 'pending') as chain_tx,
            (select count(*)::int from pix_returns where attention is not null) as pix_return,
-           (select count(*)::int from recon_mismatches where attention is not null) as recon_mismatch`);
+           (select count(*)::int from recon_mismatches where attention is not null) as recon_mismatch,
+           (select count(*)::int from recon_runs where attention is not null) as recon_run`);
   return row;
 }

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   "order.status_changed",
   "order.funds_unapplied",
   "order.disputed",
+  "order.hold.status_changed",
   "refund.status_changed",
   "onchain.deposit.status_changed",
   "onchain.deposit.funds_unapplied",

@@ -1,12 +1,15 @@
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { DomainError, NotFound } from "@/lib/errors";
+import { apiErrorCode, RequestRefused, type ApiErrorCode } from "@/lib/errors-api";
 import { IdempotencyKeyBusy, type IdempotentResource } from "@/lib/idempotency-binding";
 import { newRequestId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { withRequestContext, type RequestContext } from "@/lib/request-context";
-import { parseJsonBody, readBodyText } from "./body";
-import type { ErrorBody } from "./error-body";
+import { processSingleton } from "@/lib/singleton";
+import { bodyTimedOut, parseJsonBody, readBodyText, refuseNonJsonContentType } from "./body";
+import { arrivalOf, INCOMPLETE_BODY, knownRequestBody } from "./body-cache";
+import type { ErrorBody, Problem } from "./error-body";
 import { openIdempotencyKey, type HeldKey } from "./idempotent-request";
 import { setResponseHeader } from "./json-response";
 import { enforceRateLimit, RateLimited } from "./rate-limit";
@@ -15,7 +18,7 @@ import { databaseUnavailable, RESTARTING, ServiceUnavailable, UNREACHABLE } from
 import { pathOf, type ApiRequest } from "./request";
 import { json } from "./respond";
 import { withSecurityHeaders } from "./security-headers";
-import { describeZodError, refuseUnstorableText, storablePathParams } from "./validation";
+import { refuseUnstorableText, storablePathParams, validationRefusal } from "./validation";
 
 // One declaration per endpoint: its method and path, who may call it, its error body, the schemas
 // of what it reads and answers, its documentation, and what it does. The router (./router.ts) is
@@ -200,6 +203,8 @@ async function run(
   const loggedPath = def.secretParams ? maskedPath(def.path, params, def.secretParams) : path;
   let owner: string | undefined;
   let held: HeldKey | null = null;
+  // While the body is still arriving, the deadline's answer is a 408, not the 503 of work that may complete.
+  let readingBody = false;
 
   const finish = (res: Response) => {
     setResponseHeader(res, "x-request-id", requestId);
@@ -222,8 +227,16 @@ async function run(
     });
     return res;
   };
-  const fail = (status: number, message: string, extra?: Record<string, unknown>, headers?: HeadersInit) =>
-    finish(json(status, def.errorBody(status, message, extra), headers));
+  const fail = (
+    status: number,
+    message: string,
+    problem: Problem,
+    extra?: Record<string, unknown>,
+    headers?: HeadersInit,
+  ) => {
+    noteErrorCode(def, status, problem.code);
+    return finish(json(status, def.errorBody(status, message, extra, problem), headers));
+  };
 
   // The whole request (authentication, the Idempotency-Key claim, the handler, its bookkeeping) runs
   // here and never rejects; the client gets its answer, or a 503 at REQUEST_DEADLINE_MS while it goes
@@ -249,9 +262,9 @@ async function run(
       }
 
       const reading = readInput(def, req);
-      const input = reading instanceof Promise ? await reading : reading;
-      if (typeof input === "string") return fail(400, input);
-      const { body, query, raw } = input;
+      if (reading instanceof Promise) readingBody = true;
+      const { body, query, raw } = reading instanceof Promise ? await reading : reading;
+      readingBody = false;
 
       // Not `{ ...principal, req, … }`: this one site serves every endpoint and every kind of caller,
       // which left V8's object-spread cache megamorphic and every request on its slow generic copy
@@ -279,18 +292,21 @@ async function run(
     } catch (err) {
       const domain = err instanceof DomainError;
       const status = domain ? (err instanceof NotFound && def.notFoundStatus ? def.notFoundStatus : err.status) : 500;
-      // A domain refusal (insufficient balance, limit) is an outcome and is replayed; anything
-      // unexpected gives the key up so the client can retry.
-      if (held)
-        await held.failed(
-          domain ? { status, body: () => JSON.stringify(def.errorBody(status, err.message, err.extra)) } : null,
-        );
+      const problem: Problem = {
+        code: apiErrorCode(err, status),
+        ...(err instanceof RequestRefused && err.fields ? { fields: err.fields } : {}),
+      };
+      // No refusal or failure is kept under the key (./idempotent-request.ts): it wrote nothing, and
+      // the client's corrected retry with the same key must run.
+      if (held) await held.failed();
       if (err instanceof RateLimited) {
-        return fail(429, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+        return fail(429, err.message, problem, undefined, { "retry-after": String(err.retryAfterSeconds) });
       }
+      // The client is still sending what will not be read: the connection closes after the answer.
+      if (status === 408) return fail(408, (err as Error).message, problem, undefined, { connection: "close" });
       if (err instanceof ServiceUnavailable || err instanceof IdempotencyKeyBusy)
-        return fail(status, err.message, err.extra, { "retry-after": String(err.retryAfterSeconds) });
-      if (domain) return fail(status, err.message, err.extra);
+        return fail(status, err.message, problem, err.extra, { "retry-after": String(err.retryAfterSeconds) });
+      if (domain) return fail(status, err.message, problem, err.extra);
       const down = databaseUnavailable(err);
       if (down) {
         if (down === UNREACHABLE || down === RESTARTING) noteDatabaseUnreachable();
@@ -302,19 +318,30 @@ async function run(
         return fail(
           503,
           `Service temporarily unavailable: ${down}; retry in a few seconds (request id ${requestId})`,
+          { code: "service_unavailable" },
           undefined,
           { "retry-after": "2" },
         );
       }
       log.error("unhandled error in API handler", { path: loggedPath, err });
-      return fail(500, `Internal error while processing the request (request id ${requestId})`);
+      return fail(500, `Internal error while processing the request (request id ${requestId})`, {
+        code: "internal_error",
+      });
     }
   };
   const ms = env().REQUEST_DEADLINE_MS;
   if (ms === 0) return process();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Counted from the request's arrival: reading its body before it reached the router took part of it.
+  const arrived = arrivalOf(req);
+  const left = arrived === undefined ? ms : Math.max(0, ms - (performance.now() - arrived));
   const late = new Promise<Response>((resolve) => {
     timer = setTimeout(() => {
+      if (readingBody || knownRequestBody(req) === INCOMPLETE_BODY) {
+        const timedOut = bodyTimedOut();
+        resolve(fail(408, timedOut.message, { code: "request_timeout" }, undefined, { connection: "close" }));
+        return;
+      }
       log.warn("API request past its deadline", { path: loggedPath, ms });
       // A database that went silent (a partition) fails nothing, it only never answers.
       noteDatabaseUnreachable();
@@ -322,13 +349,14 @@ async function run(
         fail(
           503,
           `The request did not finish within ${ms} ms and may still complete: retry with the same Idempotency-Key, or read it back (request id ${requestId})`,
+          { code: "service_unavailable" },
           undefined,
           {
             "retry-after": "2",
           },
         ),
       );
-    }, ms);
+    }, left);
   });
   return Promise.race([process(), late]).finally(() => clearTimeout(timer));
 }
@@ -337,23 +365,24 @@ async function run(
 type Input = { body: unknown; query: unknown; raw: unknown };
 
 /**
- * Reads, parses and validates the body and the query; a string is why they are refused (the 400's
- * message). Synchronous unless the body has still to arrive.
+ * Reads, parses and validates the body and the query; throws the 400 (or 413) that refuses them.
+ * Synchronous unless the body has still to arrive.
  */
-function readInput(def: Definition, req: ApiRequest): Input | string | Promise<Input | string> {
+function readInput(def: Definition, req: ApiRequest): Input | Promise<Input> {
   if (!def.body) return validateInput(def, req, undefined);
+  refuseNonJsonContentType(req);
   const text = readBodyText(req);
   return typeof text === "string"
     ? validateInput(def, req, parseJsonBody(text))
     : text.then((t) => validateInput(def, req, parseJsonBody(t)));
 }
 
-function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | string {
+function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input {
   let body: unknown = undefined;
   if (def.body) {
     refuseUnstorableText(raw, "body");
     const parsed = def.body.safeParse(raw);
-    if (!parsed.success) return describeZodError(parsed.error);
+    if (!parsed.success) throw validationRefusal(parsed.error, "body", raw);
     body = parsed.data;
   }
   let query: unknown = undefined;
@@ -361,10 +390,23 @@ function validateInput(def: Definition, req: ApiRequest, raw: unknown): Input | 
     const given = Object.fromEntries(new URL(req.url).searchParams);
     refuseUnstorableText(given, "query");
     const parsed = def.query.safeParse(given);
-    if (!parsed.success) return describeZodError(parsed.error);
+    if (!parsed.success) throw validationRefusal(parsed.error, "query", given);
     query = parsed.data;
   }
   return { body, query, raw };
+}
+
+// Every (endpoint, status, code) this process has answered, so tests can hold the OpenAPI document to
+// what the endpoints really answer (tests/setup-env.ts): a few hundred strings at most, never per request.
+const answered = processSingleton("api.answered-error-codes", () => new Set<string>());
+
+function noteErrorCode(def: Definition, status: number, code: ApiErrorCode): void {
+  answered.add(`${def.method} ${def.path} ${status} ${code}`);
+}
+
+/** "METHOD path status code" for every error answered so far. */
+export function answeredErrorCodes(): ReadonlySet<string> {
+  return answered;
 }
 
 /** The request's path as logged: the template with its parameters, the secret ones masked. */

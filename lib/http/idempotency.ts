@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
-import { DomainError, InvalidInput } from "@/lib/errors";
+import { DomainError } from "@/lib/errors";
+import { RequestRefused } from "@/lib/errors-api";
 import { claimRow, IdempotencyKeyBusy, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
 import { log } from "@/lib/log";
 import { instanceName } from "@/lib/instance";
@@ -56,7 +57,7 @@ export function readIdempotencyKey(req: ApiRequest): string | null {
   if (key === null) return null;
   const trimmed = key.trim();
   if (trimmed.length < 1 || trimmed.length > 255 || !/^[\x21-\x7e]+$/.test(trimmed)) {
-    throw new InvalidInput("Idempotency-Key must be 1 to 255 printable ASCII characters");
+    throw new RequestRefused("Idempotency-Key must be 1 to 255 printable ASCII characters", "idempotency_key_invalid");
   }
   return trimmed;
 }
@@ -179,9 +180,9 @@ export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_
 }
 
 /**
- * Stores the outcome for replays, if the claim is still this request's. A refusal (4xx) is stored only
- * when nothing was committed under the claim: once a resource exists the key answers with it, so a
- * request that failed after its commit gives the key up and a retry gets the resource.
+ * Stores the outcome for replays, if the claim is still this request's. Callers store successes only
+ * (./idempotent-request.ts); a status >= 400 is still stored only when nothing was committed under the
+ * claim: once a resource exists the key answers with it, and a retry gets the resource.
  */
 export async function completeIdempotencyKey(c: IdempotencyClaim, status: number, body: string): Promise<void> {
   const rows = await db()

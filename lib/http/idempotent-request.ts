@@ -22,8 +22,13 @@ import { databaseUnavailable } from "./unavailable";
 // and ends it with the response or the error. How a claim is stored, renewed, taken over and given up
 // is ./idempotency.ts; what is decided here is what each outcome does to the key.
 
-/** Statuses whose outcome is not kept for Idempotency-Key replays: a corrected retry must be able to run. */
-const NOT_REPLAYED = (status: number) => status === 401 || status === 413 || status === 429 || status >= 500;
+/**
+ * Statuses whose outcome is not kept for Idempotency-Key replays: every refusal and failure. A 4xx
+ * committed nothing (a service refuses before its transaction commits, or the throw rolls it back),
+ * whichever layer refused it, so a corrected retry with the same key must be able to run; and a
+ * request that did commit its resource before failing is answered from that resource, not its error.
+ */
+const NOT_REPLAYED = (status: number) => status >= 400;
 
 /** A key this request holds, its lease renewed until the request ends it. */
 export type HeldKey = {
@@ -32,11 +37,8 @@ export type HeldKey = {
   holdDuring<T>(context: RequestContext, handle: () => Promise<T>): Promise<T>;
   /** Stores the response for replays (the handler's, or one rebuilt from a committed resource), or gives the key up when its status is not kept. */
   answered(res: Response): Promise<void>;
-  /**
-   * After an error: stores `refusal` for replays when there is one and its status is kept (a domain
-   * refusal is an outcome), or gives the key up so the client can retry. Never rejects.
-   */
-  failed(refusal: { status: number; body: () => string } | null): Promise<void>;
+  /** After an error (a refusal or a failure): gives the key up so the client can retry. Never rejects. */
+  failed(): Promise<void>;
 };
 
 export type OpenedKey =
@@ -99,14 +101,10 @@ function holding(claim: IdempotencyClaim): HeldKey {
         await completeIdempotencyKey(claim, res.status, text);
       }
     },
-    async failed(refusal) {
+    async failed() {
       stopRenewing();
-      const bookkeeping =
-        refusal && !NOT_REPLAYED(refusal.status)
-          ? () => completeIdempotencyKey(claim, refusal.status, refusal.body())
-          : () => releaseIdempotencyKey(claim);
       try {
-        await bookkeeping();
+        await releaseIdempotencyKey(claim);
       } catch (storeErr) {
         // Not stored: a retry runs the request again, and a refusal is given again.
         if (databaseUnavailable(storeErr)) letGoOfClaimLater(claim);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { env } from "@/lib/env";
 import { MAX_BODY_BYTES } from "@/lib/http/body";
-import { rememberRequestBody } from "@/lib/http/body-cache";
+import { INCOMPLETE_BODY, rememberArrival, rememberRequestBody } from "@/lib/http/body-cache";
 import { PlainHeaders, type ApiRequest } from "@/lib/http/request";
 import { jsonResponseFields, jsonResponseText } from "@/lib/http/json-response";
 
@@ -12,8 +13,10 @@ import { jsonResponseFields, jsonResponseText } from "@/lib/http/json-response";
  * The request as handlers see it. Synchronous for requests without a body (every lookup), so they
  * create no promise here: each one costs a pass through every AsyncLocalStorage in the process,
  * Next's included. A body is read to at most MAX_BODY_BYTES + 1 bytes: enough for the handler to
- * answer 413 in its own shape. The client's address is in the header the server stamped
- * (client-address.ts), never taken from the socket here.
+ * answer 413 in its own shape. Reading it counts against the request's deadline: a body still short
+ * of its end at REQUEST_DEADLINE_MS is handed on as incomplete, and the endpoint answers 408 in its
+ * shape. The client's address is in the header the server stamped (client-address.ts), never taken
+ * from the socket here.
  */
 export function toApiRequest(req: IncomingMessage, baseUrl: string): ApiRequest | Promise<ApiRequest> {
   const method = req.method ?? "GET";
@@ -24,19 +27,32 @@ export function toApiRequest(req: IncomingMessage, baseUrl: string): ApiRequest 
     headers: new PlainHeaders(req.rawHeaders, extra),
   });
   if (method === "GET" || method === "HEAD") return plain();
+  const arrived = performance.now();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
     // A plain request, not a Request (see lib/http/request.ts); its bytes travel beside it.
-    const finish = (body: Buffer) => {
+    const finish = (body: Buffer | typeof INCOMPLETE_BODY) => {
       done = true;
+      if (timer) clearTimeout(timer);
       // A body cut at the cap: readBodyText answers 413 from the length.
-      if (body.length > MAX_BODY_BYTES) extra["content-length"] = String(body.length);
+      if (body !== INCOMPLETE_BODY && body.length > MAX_BODY_BYTES) extra["content-length"] = String(body.length);
       const request = plain();
-      if (body.length > 0) rememberRequestBody(request, body);
+      rememberArrival(request, arrived);
+      if (body === INCOMPLETE_BODY || body.length > 0) rememberRequestBody(request, body);
       resolve(request);
     };
+    const ms = env().REQUEST_DEADLINE_MS;
+    const timer =
+      ms > 0
+        ? setTimeout(() => {
+            if (done) return;
+            // Shorter than its Content-Length, or trickling: stop reading; the answer closes the connection.
+            req.pause();
+            finish(INCOMPLETE_BODY);
+          }, ms)
+        : undefined;
     req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;

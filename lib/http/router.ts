@@ -115,14 +115,16 @@ export function createRouter(endpoints: readonly Endpoint[], opts: { observe?: A
           return res;
         });
       }
-      if (!found) return ownAnswer(json(404, { message: `Not found: ${method} ${pathname}` }));
+      if (!found) return ownAnswer(json(404, { message: `Not found: ${method} ${pathname}`, code: "not_found" }));
       const allow = allowHeader(found.allowed);
       if (method === "OPTIONS")
         return ownAnswer(new Response(null, { status: 204, headers: { allow, "cache-control": "no-store" } }));
-      return ownAnswer(json(405, { message: `Method ${method} not allowed on ${pathname}` }, { allow }));
+      return ownAnswer(
+        json(405, { message: `Method ${method} not allowed on ${pathname}`, code: "method_not_allowed" }, { allow }),
+      );
     } catch {
       // Endpoints answer their own errors; this is the router's own failure, which has no endpoint's shape.
-      return ownAnswer(json(500, { message: "Internal error" }));
+      return ownAnswer(json(500, { message: "Internal error", code: "internal_error" }));
     }
   }
 

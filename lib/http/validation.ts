@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { InvalidInput } from "@/lib/errors";
+import { RequestRefused, type FieldProblem } from "@/lib/errors-api";
 import { findUnstorableText, isStorableText, toStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/lib/storable-text";
 
 /** One readable sentence listing every problem, e.g. "value: must be greater than 0; network: is required". */
@@ -12,12 +12,42 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /**
+ * Each field at fault, for the `fields` of a validation error: its dot-separated path (`root` for the
+ * body or query as a whole), zod's issue code (snake_case already; a missing field is `required`), and
+ * the same message the sentence gives.
+ */
+export function fieldProblems(error: z.ZodError, root: string, given: unknown): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join(".") || root,
+    code: issue.code === "invalid_type" && valueAt(given, issue.path) === undefined ? "required" : issue.code,
+    message: issue.message,
+  }));
+}
+
+function valueAt(given: unknown, path: readonly PropertyKey[]): unknown {
+  let at = given;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/** The 400 of a body or query its schema refuses: the spec's sentence, with each field at fault. */
+export function validationRefusal(error: z.ZodError, root: "body" | "query", given: unknown): RequestRefused {
+  return new RequestRefused(describeZodError(error), "validation_failed", 400, fieldProblems(error, root, given));
+}
+
+/**
  * Refuses a request part (parsed body, query, path parameters) holding a string PostgreSQL cannot
  * store, before any schema or handler sees it: checked once here for every endpoint and every field.
  */
 export function refuseUnstorableText(value: unknown, root: string): void {
   const at = findUnstorableText(value);
-  if (at !== null) throw new InvalidInput(`Invalid request: ${at || root}: ${UNSTORABLE_TEXT_MESSAGE}`);
+  if (at !== null)
+    throw new RequestRefused(`Invalid request: ${at || root}: ${UNSTORABLE_TEXT_MESSAGE}`, "validation_failed", 400, [
+      { field: at || root, code: "unstorable_text", message: UNSTORABLE_TEXT_MESSAGE },
+    ]);
 }
 
 /**

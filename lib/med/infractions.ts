@@ -7,6 +7,8 @@ import { log } from "@/lib/log";
 import { providers } from "@/lib/providers";
 import type { Infraction } from "@/lib/providers/payout/types";
 import { audit, type Actor } from "@/lib/identity/audit";
+import { lockBalance } from "@/lib/ledger/ledger";
+import { settleHold } from "./holds";
 
 // MED infractions (docs/providers.md "MED infractions"). Before the MED returns a PIX, the payer's
 // bank files an infraction; the receiver may contest it until the PSP's deadline, after which the
@@ -94,18 +96,25 @@ async function upsert(provider: string, item: Infraction, now: Date): Promise<vo
     syncedAt: now,
     ...link,
   };
-  await db()
-    .insert(medInfractions)
-    .values({ provider, infractionId: item.id, ...fields })
-    .onConflictDoUpdate({
-      target: [medInfractions.provider, medInfractions.infractionId],
-      set: {
-        ...fields,
-        updatedAt: now,
-        // A defence left `sending` that the PSP no longer shows open arrived: its answer was what got lost.
-        defenceState: sql`case when ${medInfractions.defenceState} = 'sending' and not ${item.open} then 'sent' else ${medInfractions.defenceState} end`,
-      },
-    });
+  // With its hold, in one transaction: the row as the PSP shows it now, and the amount held or released.
+  await db().transaction(async (tx) => {
+    // The merchant's row first, as every debit takes it (a devolução's debit then locks its holds): one lock order.
+    if (link.merchantId) await lockBalance(tx, link.merchantId);
+    const [row] = await tx
+      .insert(medInfractions)
+      .values({ provider, infractionId: item.id, ...fields })
+      .onConflictDoUpdate({
+        target: [medInfractions.provider, medInfractions.infractionId],
+        set: {
+          ...fields,
+          updatedAt: now,
+          // A defence left `sending` that the PSP no longer shows open arrived: its answer was what got lost.
+          defenceState: sql`case when ${medInfractions.defenceState} = 'sending' and not ${item.open} then 'sent' else ${medInfractions.defenceState} end`,
+        },
+      })
+      .returning();
+    await settleHold(tx, row);
+  });
 }
 
 export type DefenceResult = { state: "sent" } | { state: "refused"; reason: string } | { state: "unanswered" };

@@ -15,16 +15,18 @@ import { plainOrderName } from "@/lib/orders/title";
 import { orderView } from "@/lib/orders/views";
 import type { PixReturnReport, ReceivedPix } from "@/lib/providers/pix/types";
 import { teamToTell } from "@/lib/identity/money-mail";
+import { returnHolds } from "./holds";
 
 // Devoluções we did not ask for (docs/providers.md "MED devoluções"). The payer's bank can have a PIX
 // we received returned through the Central Bank's MED (natureza MED_OPERACIONAL, MED_FRAUDE,
-// MED_PIX_AUTOMATICO): the PSP takes the money from our account and lists the devolução inside the
-// Pix. Whoever sees it first (a notification read back, the poll, reconciliation) records it here,
-// once per (end-to-end id, devolução id). Once the PSP says it was returned (DEVOLVIDO), the merchant
-// whose order the Pix credited is debited (med_debit, even below zero: lib/ledger), the order gets
-// `order.disputed`, and the merchant's owners and admins are mailed, after the commit. A devolução
-// that is not the MED's and not one of our refunds (someone used the PSP's own portal), or the MED's
-// of a Pix that credited nobody, debits no one: it waits for an operator.
+// MED_PIX_AUTOMATICO), or the PSP can make one from its portal: either way the money left our account
+// and the devolução is listed inside the Pix, often with no natureza at all (Efí's SDK typings show
+// none; absent reads as the document's ORIGINAL). Whoever sees it first (a notification read back, the
+// poll, reconciliation) records it here, once per (end-to-end id, devolução id). Once the PSP says it
+// was returned (DEVOLVIDO), the merchant whose order the Pix credited is debited (med_debit, even below
+// zero: lib/ledger), the order gets `order.disputed`, and the merchant's owners and admins are mailed,
+// after the commit, whatever the natureza: it only names the devolução. One of a Pix that credited
+// nobody debits no one: it waits for an operator.
 
 export const MED_NATUREZAS: readonly PixReturnReport["natureza"][] = [
   "MED_OPERACIONAL",
@@ -112,13 +114,7 @@ async function applyOne(
       .from(pixReturns)
       .where(and(eq(pixReturns.endToEndId, pix.endToEndId), eq(pixReturns.returnId, r.id)))
       .for("update");
-    if (
-      !isMed(row.natureza) ||
-      row.status !== "DEVOLVIDO" ||
-      row.debitedAt !== null ||
-      !row.merchantId ||
-      !row.orderId
-    ) {
+    if (row.status !== "DEVOLVIDO" || row.debitedAt !== null || !row.merchantId || !row.orderId) {
       return { recorded: inserted.length > 0, changed, debited: null, row };
     }
     const [debited] = await tx
@@ -132,8 +128,10 @@ async function applyOne(
       amountCentavos: -row.valueCentavos,
       refType: "pix_return",
       refId: row.id,
-      description: `PIX ${row.endToEndId} returned to its payer (${row.natureza})`,
+      description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
     });
+    // An infraction's hold on this PIX becomes this debit: released in the same transaction.
+    await returnHolds(tx, row.endToEndId, row.merchantId);
     const order = await orderById(tx, row.orderId);
     if (order) {
       await recordEvent(tx, {
@@ -161,11 +159,9 @@ async function applyOne(
     !result.debited &&
     row.status !== "NAO_REALIZADO" &&
     row.debitedAt === null &&
-    (!isMed(row.natureza) || !row.merchantId)
+    !row.merchantId
   ) {
-    const why = isMed(row.natureza)
-      ? `the PSP returned ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} under the MED (${row.natureza}), and that PIX credited no merchant`
-      : `the PSP made a devolução of ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} (${row.natureza}, id ${row.returnId}) that is none of our refunds`;
+    const why = `the PSP made a devolução of ${formatBrl(row.valueCentavos)} of PIX ${row.endToEndId} (${row.natureza}, id ${row.returnId}) that is none of our refunds, and that PIX credited no merchant`;
     await raiseAttention("pix_return", row.id, why);
   }
   return { recorded: result.recorded, debited: result.debited };

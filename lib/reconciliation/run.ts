@@ -1,9 +1,11 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { reconMismatches, reconRuns, reconSeen, type ReconMismatch, type ReconRun } from "@/db/schema";
-import { raiseAttention } from "@/lib/attention/attention";
+import { clearAttention, raiseAttention } from "@/lib/attention/attention";
+import { UnreadableAnswer } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { Decimal, formatBrl } from "@/lib/money";
+import { observeRunFailure } from "./metrics";
 
 // Reconciliation (docs/operations.md "Reconciliation"): for one São Paulo day, a provider's own records
 // are read page by page and matched one to one, by the id both sides know, against ours. What does not
@@ -155,6 +157,7 @@ export async function reconcileDay(
       })
       .where(eq(reconRuns.id, run.id))
       .returning();
+    await clearAttention("recon_run", run.id);
     log.info("reconciliation done", { source: source.name, day, seen: done.seen, mismatches: done.mismatches });
     return { source: source.name, day, status: "done", seen: done.seen, mismatches: done.mismatches, resumed };
   } catch (err) {
@@ -168,6 +171,12 @@ export async function reconcileDay(
         updatedAt: sql`now()`,
       })
       .where(eq(reconRuns.id, run.id));
+    // An answer we cannot read is not a provider that is down for a while: it will not read better
+    // by itself, and read as empty it would report every one of our movements missing there.
+    const unreadable = err instanceof UnreadableAnswer;
+    observeRunFailure(source.name, unreadable ? "unreadable_answer" : "error");
+    if (unreadable)
+      await raiseAttention("recon_run", run.id, `${source.name} ${day}: reconciliation stopped: ${err.message}`);
     throw err;
   }
 }

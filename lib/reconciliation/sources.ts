@@ -20,7 +20,7 @@ import {
 import { env } from "@/lib/env";
 import { confirmExchangeOrder } from "@/lib/exchange-wallet/confirm";
 import { confirmLightningOrder } from "@/lib/lightning/confirm";
-import { applyPixReturns, isMed } from "@/lib/med/returns";
+import { applyPixReturns } from "@/lib/med/returns";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { receiptExists } from "@/lib/orders/queries";
 import { uuidOfProviderId } from "@/lib/pix-collection/receiver";
@@ -96,7 +96,6 @@ function pixReceived(): ReconSource {
         if (await receiptExists(db(), endToEndId)) return false;
         return !(await applyReceivedPix(pix, "poll")).duplicate;
       }
-      if (!isMed(String(item.detail?.natureza))) return false;
       const known = await db()
         .select({ id: pixReturns.id })
         .from(pixReturns)

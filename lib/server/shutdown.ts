@@ -10,7 +10,8 @@ import { markDraining } from "@/lib/ops/readiness";
 // and the process exits 0. A second signal exits at once.
 
 export type ShutdownPlan = {
-  server: http.Server;
+  /** The HTTP server to drain; absent for a worker (npm run worker), which serves none. */
+  server?: http.Server;
   timeoutMs: number;
   /** Stops the job runner, the webhook dispatcher and the invoice stream, running work given `timeoutMs`. */
   stopWorker?: (timeoutMs: number) => Promise<void>;
@@ -59,7 +60,7 @@ export async function shutdown(signal: string, plan: ShutdownPlan): Promise<void
   const stopping = plan
     .stopWorker?.(plan.timeoutMs)
     .catch((err: unknown) => log.error("stopping the job runner failed", { err }));
-  await Promise.all([drainServer(plan.server, plan.timeoutMs), stopping]);
+  await Promise.all([plan.server ? drainServer(plan.server, plan.timeoutMs) : 0, stopping]);
   // Mail the answered requests handed over (lib/mail/background.ts) goes before the pool closes, within what is left of the deadline.
   const left = Math.max(0, plan.timeoutMs - (Date.now() - startedAt));
   await Promise.race([backgroundMailSettled(), new Promise((resolve) => setTimeout(resolve, left).unref())]);

@@ -151,6 +151,11 @@ async function liabilities(ex: Executor, valuer: Valuer, notRead: string[]): Pro
       note: "debited below zero (MED devoluções): owed to us, not counted as held",
     });
 
+  // Held out of merchants' balances for open MED infractions: still owed, to the merchant or to the payer.
+  const [holds] = await ex.execute<{ centavos: string; n: number }>(sql`
+    select coalesce(sum(held_centavos), 0)::text as centavos, count(*)::int as n from med_infractions where hold_state = 'held'`);
+  if (holds.n > 0) lines.push({ side: "liability", kind: "med_holds", centavos: int(holds.centavos), count: holds.n });
+
   // PIX decided and not known to have left: pix-out withdrawals and Crypto-PIX payouts.
   for (const r of await ex.execute<{ purpose: string; centavos: string; n: number }>(sql`
     select purpose, sum(value_centavos)::text as centavos, count(*)::int as n from pix_payouts where status in ('created', 'processing') group by purpose order by purpose`)) {
@@ -245,6 +250,26 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
     p.payout.name,
     p.payout.balance ? () => p.payout.balance!().then((c) => ({ currency: "BRL" as const, centavos: c })) : null,
   );
+  // What the PSP blocks beyond its saldo: under the MED (the amounts our holds keep owed, med_holds) it
+  // is ours to give back or release, so it is held; by court order it is not ours to use, so it is named.
+  if (p.payout.blocked) {
+    try {
+      const blocked = await p.payout.blocked();
+      if (blocked && blocked.medCentavos > 0)
+        lines.push({
+          side: "asset",
+          kind: "psp_blocked_med",
+          centavos: blocked.medCentavos,
+          note: `${p.payout.name} bloqueios.med: blocked for open MED infractions`,
+        });
+      if (blocked && blocked.judicialCentavos > 0)
+        notRead.push(
+          `psp: ${formatBrl(blocked.judicialCentavos)} blocked by court order (${p.payout.name} bloqueios.judicial), not counted as held`,
+        );
+    } catch (err) {
+      notRead.push(`psp blocked amounts: ${p.payout.name} did not answer (${messageOf(err)})`);
+    }
+  }
   await held("exchange_wallet", p.exchange.name, p.exchange.balance ? () => p.exchange.balance!() : null);
   await held("lightning", p.lightning.name, p.lightning.balance ? () => p.lightning.balance!() : null);
 
@@ -319,7 +344,8 @@ async function assets(ex: Executor, valuer: Valuer, notRead: string[]): Promise<
         // Counted once: deposit addresses handed out before allocateDepositAddress skipped the hot wallet's
         // (the sandbox's index 1) may still be the hot wallet itself.
         token.deposits = token.deposits.filter((d) => d.toLowerCase() !== hotWallet.toLowerCase());
-        balances = await p.chain.tokenBalances(network, token, [hotWallet, ...token.deposits]);
+        // At the confirmed head, where the books stand: an outgoing transfer stays a liability until confirmed.
+        balances = await p.chain.tokenBalances(network, token, [hotWallet, ...token.deposits], { confirmed: true });
       } catch (err) {
         notRead.push(`chain ${network} ${name}: not read (${messageOf(err)})`);
         continue;

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { db } from "@/db";
+import { db, type Executor } from "@/db";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -97,37 +97,34 @@ export async function deliverClaimed(c: ClaimedDelivery): Promise<AttemptOutcome
     lastError === null ? "succeeded" : gone ? "gone" : delay === null ? "failed" : "retry";
   const nextAttemptAt = delay === null ? null : sql`now() + make_interval(secs => ${delay})`;
 
-  await db().transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      deliveryId: c.id,
-      attempt,
-      startedAt,
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      error: lastError,
-      responseExcerpt: result.responseExcerpt,
-      nextAttemptAt,
-    });
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        status: outcome === "succeeded" ? "succeeded" : outcome === "retry" ? "pending" : "failed",
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        lastAttemptAt: startedAt,
-        lastStatusCode: result.statusCode,
-        lastError,
-        nextAttemptAt,
-        completedAt: outcome === "retry" ? null : sql`now()`,
-      })
-      .where(stillOurs(c));
-    if (gone) {
-      // 410 Gone is the receiver saying "stop": disable the endpoint and drop what was queued for it.
+  const status = outcome === "succeeded" ? "succeeded" : outcome === "retry" ? "pending" : "failed";
+  const startedIso = startedAt.toISOString();
+  // The attempt row always; the delivery's new state only while the lease is still ours. One
+  // statement, one round trip: at a burst's rate the pool's connections are the scarce thing.
+  const record = (ex: Executor) =>
+    ex.execute(sql`
+      with attempt as (
+        insert into ${webhookAttempts}
+          (delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt, next_attempt_at)
+        values (${c.id}, ${attempt}, ${startedIso}::timestamptz, ${result.durationMs}, ${result.statusCode}, ${lastError},
+                ${result.responseExcerpt}, ${nextAttemptAt})
+      )
+      update ${webhookDeliveries}
+      set status = ${status}, attempts = attempts + 1, last_attempt_at = ${startedIso}::timestamptz,
+          last_status_code = ${result.statusCode}, last_error = ${lastError}, next_attempt_at = ${nextAttemptAt},
+          completed_at = ${outcome === "retry" ? null : sql`now()`}
+      where id = ${c.id} and status = 'pending' and next_attempt_at = ${c.leaseUntil}::timestamptz`);
+  if (!gone) await record(db());
+  else {
+    // 410 Gone is the receiver saying "stop": disable the endpoint and drop what was queued for it.
+    await db().transaction(async (tx) => {
+      await record(tx);
       await tx
         .update(webhookEndpoints)
         .set({ disabledAt: sql`now()` })
         .where(and(eq(webhookEndpoints.id, c.endpointId), isNull(webhookEndpoints.disabledAt)));
       await cancelPendingDeliveries(tx, c.endpointId);
-    }
-  });
+    });
+  }
   return outcome;
 }

@@ -23,8 +23,8 @@ export type PostResult = {
 // Keep-alive agents: consecutive events to the same receiver reuse the connection, which is most of
 // the latency of a small webhook. The address of a reused socket was checked when it was opened.
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16, keepAliveMsecs: 1000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16, keepAliveMsecs: 1000 }),
+  http: new http.Agent({ keepAlive: true, maxSockets: 32, keepAliveMsecs: 1000 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 32, keepAliveMsecs: 1000 }),
 };
 
 function describe(err: unknown, timeoutMs: number): string {

@@ -182,7 +182,7 @@ export class PixCrypto {
   };
 
   readonly account = {
-    /** GET /account: company, PIX key, balance in centavos, withdrawal limits. */
+    /** GET /account: company, PIX key, balance in centavos (and what MED infractions hold out of it), withdrawal limits. */
     get: (opts?: RequestOptions) => ops.getAccount(this.transport, {}, opts),
   };
 

@@ -3,10 +3,17 @@
 // Every error is thrown as an ApiError (a subclass per status) that carries the body as sent, which
 // shape it was, one `message` to show whichever it was, and the request id to quote to support.
 
-/** `{ message, … }`: the extra fields are as the endpoint sends them. */
-export type MessageErrorBody = { message: string; [field: string]: unknown };
-/** `{ success: false, error }` */
-export type SuccessFalseErrorBody = { success: false; error: string };
+import type { components } from "./generated/api.js";
+
+/** The stable code of an API error: one of those the API's document declares (each endpoint's own are listed there and in docs/api.md). */
+export type ErrorCode = components["schemas"]["ErrorCode"];
+/** A field at fault in a validation error (`code: "validation_failed"`). */
+export type FieldError = components["schemas"]["FieldError"];
+
+/** `{ message, code, … }`: the extra fields are as the endpoint sends them. */
+export type MessageErrorBody = { message: string; code?: ErrorCode; fields?: FieldError[]; [field: string]: unknown };
+/** `{ success: false, error, code }` */
+export type SuccessFalseErrorBody = { success: false; error: string; code?: ErrorCode; fields?: FieldError[] };
 export type ErrorBody = MessageErrorBody | SuccessFalseErrorBody;
 
 /** Every error the SDK throws for a request. */
@@ -46,6 +53,10 @@ export class ApiError extends PixCryptoError {
   readonly path: string;
   /** How many times the request was sent before giving up. */
   readonly attempts: number;
+  /** The error's stable code (`insufficient_balance`, `validation_failed`, …): branch on this, not on the message. Null when the body had none (not our server). */
+  readonly code: ErrorCode | null;
+  /** The fields at fault of a validation error; empty otherwise. */
+  readonly fields: FieldError[];
 
   constructor(init: ApiErrorInit) {
     const shape = shapeOf(init.body);
@@ -69,6 +80,9 @@ export class ApiError extends PixCryptoError {
     this.method = init.method;
     this.path = init.path;
     this.attempts = init.attempts;
+    const b = (init.body ?? {}) as { code?: unknown; fields?: unknown };
+    this.code = shape !== null && typeof b.code === "string" ? (b.code as ErrorCode) : null;
+    this.fields = shape !== null && Array.isArray(b.fields) ? (b.fields as FieldError[]) : [];
   }
 
   /** The server's own sentence, from whichever shape the body had. */

@@ -21,6 +21,8 @@ export {
   ServerError,
   TimeoutError,
   type ErrorBody,
+  type ErrorCode,
+  type FieldError,
   type MessageErrorBody,
   type RateLimitInfo,
   type SuccessFalseErrorBody,

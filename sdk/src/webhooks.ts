@@ -33,10 +33,21 @@ export type WebhookEventData = {
     dispute: {
       id: string;
       endToEndId: string;
-      natureza: "MED_OPERACIONAL" | "MED_FRAUDE" | "MED_PIX_AUTOMATICO" | (string & {});
+      natureza: "MED_OPERACIONAL" | "MED_FRAUDE" | "MED_PIX_AUTOMATICO" | "ORIGINAL" | (string & {});
       value: number;
       status: "DEVOLVIDO";
       returnedAt: string;
+    };
+  };
+  /** A MED infraction's disputed amount held out of the balance (HELD), given back when it closed without a return (RELEASED), or replaced by the devolução's debit (RETURNED). */
+  "order.hold.status_changed": Order & {
+    hold: {
+      infractionId: string;
+      endToEndId: string;
+      value: number;
+      status: "HELD" | "RELEASED" | "RETURNED";
+      infractionStatus: string;
+      deadline: string;
     };
   };
   "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
@@ -95,6 +106,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "order.status_changed": true,
   "order.funds_unapplied": true,
   "order.disputed": true,
+  "order.hold.status_changed": true,
   "refund.status_changed": true,
   "onchain.deposit.status_changed": true,
   "onchain.deposit.funds_unapplied": true,

@@ -177,9 +177,13 @@ test("errors are typed: status, either body shape as sent, and the request id", 
   expect(nf).toMatchObject({
     status: 404,
     shape: "success-false",
-    body: { success: false, error: expect.any(String) },
+    body: { success: false, error: expect.any(String), code: "not_found" },
+    code: "not_found",
     attempts: 1,
   });
+  // `code` is the union the API's document declares: a code it does not declare does not compile.
+  // @ts-expect-error not one of the API's codes
+  expect(nf.code === "no_such_code").toBe(false);
   expect(nf.requestId).toMatch(/\S/);
   expect(nf.message).toContain(nf.requestId!);
 
@@ -191,6 +195,7 @@ test("errors are typed: status, either body shape as sent, and the request id", 
     status: 400,
     shape: "message",
     body: { message: expect.stringContaining("tron"), supportedNetworks: ["eth", "bsc", "polygon"] },
+    code: "network_not_supported",
   });
 
   const ownId = "sdk-test-" + randomUUID().slice(0, 8);
@@ -202,7 +207,7 @@ test("errors are typed: status, either body shape as sent, and the request id", 
   });
   const denied = await wrongKey.orders.createExchange({ value: 1 }).catch((e: unknown) => e);
   expect(denied).toBeInstanceOf(AuthenticationError);
-  expect(denied).toMatchObject({ status: 401, shape: "success-false", requestId: ownId });
+  expect(denied).toMatchObject({ status: 401, shape: "success-false", requestId: ownId, code: "unauthorized" });
   // 4xx other than 429 are not retried.
   expect((denied as AuthenticationError).attempts).toBe(1);
 });

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { merchants } from "@/db/schema";
 import { shownBalance } from "@/lib/ledger/ledger";
+import { heldFunds } from "@/lib/med/holds";
 import { saoPauloDay } from "@/lib/money";
 import { fillDays, lastDays } from "@/lib/dashboard/days";
 import { listDashboardOrders, type OrderRow } from "./orders";
@@ -17,6 +18,8 @@ const DAYS = 30;
 
 export type Overview = {
   balanceCentavos: number;
+  /** Held out of the balance for open MED infractions, soonest deadline first (lib/med/holds.ts). */
+  held: { orderId: string; valueCentavos: number; deadline: string }[];
   today: { centavos: number; count: number };
   days: { day: string; centavos: number; count: number }[];
   latest: OrderRow[];
@@ -25,7 +28,7 @@ export type Overview = {
 export async function getOverview(merchantId: string): Promise<Overview> {
   const today = saoPauloDay();
   const days = lastDays(today, DAYS);
-  const [[merchant], rows, latest] = await Promise.all([
+  const [[merchant], rows, latest, held] = await Promise.all([
     db().select({ balance: shownBalance() }).from(merchants).where(eq(merchants.id, merchantId)),
     db().execute<{ day: string; total: string; n: string }>(sql`
       select to_char((created_at at time zone 'America/Sao_Paulo')::date, 'YYYY-MM-DD') as day,
@@ -35,11 +38,13 @@ export async function getOverview(merchantId: string): Promise<Overview> {
       where merchant_id = ${merchantId} and created_at >= (${days[0]}::date::timestamp at time zone 'America/Sao_Paulo')
       group by 1`),
     listDashboardOrders(merchantId, { page: 1, limit: 5 }),
+    heldFunds(db(), merchantId),
   ]);
   const totals = new Map(rows.map((r) => [r.day, { centavos: Number(r.total), count: Number(r.n) }]));
   const filled = fillDays(days, totals);
   return {
     balanceCentavos: merchant?.balance ?? 0,
+    held: held.map((h) => ({ orderId: h.orderId, valueCentavos: h.valueCentavos, deadline: h.deadline.toISOString() })),
     today: filled[filled.length - 1],
     days: filled,
     latest: latest.orders,

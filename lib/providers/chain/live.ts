@@ -195,9 +195,13 @@ export const liveChain = (rates: RatesProvider): ChainProvider => ({
       return { block, minedNonce, native, tokens: held };
     });
   },
-  async tokenBalances(network, token, addresses) {
+  async tokenBalances(network, token, addresses, opts) {
     const { client } = entryFor(network);
-    const block = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
+    const head = await rpc(network, "read the head block", () => client.getBlockNumber({ cacheTime: 0 }));
+    // A transfer counts in the books once it has its confirmations, in and out alike: read there, a
+    // transfer mined but not confirmed is still in the wallet on both sides.
+    const back = opts?.confirmed ? BigInt(confirmationsRequired(network) - 1) : 0n;
+    const block = head > back ? head - back : 0n;
     const balances: bigint[] = [];
     // In slices, so thousands of deposit addresses do not open thousands of requests at once.
     for (let i = 0; i < addresses.length; i += 50) {

@@ -31,10 +31,10 @@ export function routedChain(adapters: { live: ChainProvider; sandbox: ChainProvi
       const adapter = pick(network);
       return adapter.transactionFee ? adapter.transactionFee(network, hash) : null;
     },
-    tokenBalances: async (network, token, addresses) => {
+    tokenBalances: async (network, token, addresses, opts) => {
       const adapter = pick(network);
       if (!adapter.tokenBalances) throw new Error(`${adapter.name} cannot read token balances`);
-      return adapter.tokenBalances(network, token, addresses);
+      return adapter.tokenBalances(network, token, addresses, opts);
     },
     reader: (network) => pick(network).reader(network),
   };

@@ -122,13 +122,16 @@ export interface ChainProvider {
     account?: `0x${string}`,
   ): Promise<HotWalletBalances | null>;
   /**
-   * Each address's balance of `token` in base units, all read at one block (the solvency report: the
-   * hot wallet and the deposit addresses money arrived at). Absent where nothing can answer it.
+   * Each address's balance of `token` in base units, all read at one block: the head, or with
+   * `confirmed` the network's confirmed head (head − confirmations + 1), the point at which the books
+   * count a transfer in (the watcher) or out (the tracker): what the solvency report compares them with.
+   * Absent where nothing can answer it.
    */
   tokenBalances?(
     network: Network,
     token: { address: `0x${string}`; decimals: number },
     addresses: `0x${string}`[],
+    opts?: { confirmed?: boolean },
   ): Promise<bigint[]>;
   /** The fee a mined transaction paid (gas used × effective price), in wei; null when it is not mined. Absent where no node is. */
   transactionFee?(network: Network, hash: `0x${string}`): Promise<bigint | null>;

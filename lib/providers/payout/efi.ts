@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { InvalidInput, UpstreamUnavailable } from "@/lib/errors";
+import { InvalidInput, UnreadableAnswer, UpstreamUnavailable } from "@/lib/errors";
 import { centavosToDecimalString, decimalStringToCentavos } from "@/lib/money";
 import { UpstreamHttpError } from "../http/client";
 import type { HttpsAnswer } from "../http/mtls";
@@ -15,7 +15,8 @@ import type { DecodedCharge, DefenceAnswer, Infraction, PayoutState, PixPayoutPr
 //   pay a BR Code   PUT /v2/gn/pix/{idEnvio}/qrcode   { pagador: { chave }, pixCopiaECola }
 //   read one        GET /v2/gn/pix/enviados/id-envio/{idEnvio}
 //   decode a code   POST /v2/gn/qrcodes/detalhar      { pixCopiaECola } (the charge behind a dynamic code)
-//   list sent PIX   GET /v2/gn/pix/enviados?inicio=&fim=&paginacao.paginaAtual= (reconciliation)
+//   list sent PIX   GET /v2/gn/pix/enviados?inicio=&fim=&paginacao.paginaAtual= (reconciliation): an API Pix
+//                   page { parametros, pix } or a bare array (the SDK's typings); anything else is refused
 //   balance         GET /v2/gn/saldo → { "saldo": "100.00" } (the solvency report; SDK getAccountBalance)
 //   MED infractions GET /v2/gn/infracoes?inicio=&fim= → { parametros, infracoes: [{ idInfracao, endToEndId,
 //                   valor, status, razao, tipoSituacao?, dadosAnalise: { abertura, prazoFinalizacao } }] }
@@ -143,6 +144,58 @@ function refusalOf(answer: HttpsAnswer): string {
   return describeProblem(answer.json).replace(/^: /, "") || `HTTP ${answer.status}`;
 }
 
+/** Items asked for per page of the list of PIX sent. */
+const SENT_PAGE_SIZE = 1000;
+
+/**
+ * One page of GET /v2/gn/pix/enviados in either shape Efí's SDKs have declared (docs/providers.md
+ * "PIX payouts"): API Pix's page `{ parametros: { paginacao }, pix: [...] }`, or the bare array of
+ * efipay/sdk-node-apis-efi's typings (`pixSendList`, dist/types/methods/pix.d.ts), which carries no page
+ * count: a full page means another may follow. Anything else, an item included, is UnreadableAnswer,
+ * never an empty page: read as empty, every payout we made would look missing at the PSP.
+ */
+export function sentPage(json: unknown, page: number): { items: SentPix[]; pages: number } {
+  const envelope = json && typeof json === "object" && !Array.isArray(json) ? (json as Json) : null;
+  const list = Array.isArray(json) ? json : envelope && Array.isArray(envelope.pix) ? envelope.pix : null;
+  const paging = ((envelope?.parametros as Json | undefined)?.paginacao ?? null) as Json | null;
+  const count = paging?.quantidadeDePaginas;
+  if (!list || (envelope && (typeof count !== "number" || !Number.isInteger(count) || count < 0)))
+    throw new UnreadableAnswer(
+      `PIX payout provider answered the list of PIX sent in a shape we cannot read (${describeShape(json)})`,
+    );
+  const items = list.map((raw, i) => {
+    const item = sentItem(raw);
+    if (!item)
+      throw new UnreadableAnswer(
+        `PIX payout provider listed a PIX sent we cannot read (page ${page}, item ${i}: ${describeShape(raw)})`,
+      );
+    return item;
+  });
+  const pages = envelope ? (count as number) : list.length >= SENT_PAGE_SIZE ? page + 2 : page + 1;
+  return { items, pages };
+}
+
+/** One PIX sent as the read by idEnvio shows it; null when a field we match on is missing or unknown. */
+function sentItem(raw: unknown): SentPix | null {
+  const p = (raw ?? {}) as Json;
+  const state = stateOf(p);
+  const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
+  const requested = (p.horario as Json | undefined)?.solicitacao;
+  const at = typeof requested === "string" ? new Date(requested) : null;
+  const id = typeof p.idEnvio === "string" ? p.idEnvio : null;
+  const endToEndId = typeof p.endToEndId === "string" ? p.endToEndId : typeof p.e2eId === "string" ? p.e2eId : null;
+  if (!state || value === null || !at || Number.isNaN(at.getTime()) || (!id && !endToEndId)) return null;
+  return { id, endToEndId, valueCentavos: value, status: state.status, at };
+}
+
+/** What an unreadable answer looked like, for the operator: its type and keys, never its values. */
+function describeShape(json: unknown): string {
+  if (Array.isArray(json)) return `an array of ${json.length}`;
+  if (json && typeof json === "object")
+    return `an object with ${Object.keys(json).slice(0, 8).join(", ") || "no keys"}`;
+  return json === null || json === undefined ? "no body" : typeof json;
+}
+
 export const efiPayout: PixPayoutProvider = {
   name: EFI_PAYOUT_PROVIDER,
 
@@ -189,32 +242,11 @@ export const efiPayout: PixPayoutProvider = {
       inicio: from.toISOString(),
       fim: to.toISOString(),
       "paginacao.paginaAtual": String(page),
-      "paginacao.itensPorPagina": "1000",
+      "paginacao.itensPorPagina": String(SENT_PAGE_SIZE),
     });
     const answer = await call("list the PIX sent", "GET", `/v2/gn/pix/enviados?${query}`);
     if (answer.status !== 200) throw undecided("list the PIX sent", answer);
-    // Read as API Pix lists received PIX (parametros.paginacao, pix[]), each item as the read by idEnvio answers it.
-    const o = (answer.json ?? {}) as Json;
-    const paging = ((o.parametros as Json | undefined)?.paginacao ?? {}) as Json;
-    const items: SentPix[] = [];
-    for (const raw of Array.isArray(o.pix) ? (o.pix as unknown[]) : []) {
-      const p = (raw ?? {}) as Json;
-      const state = stateOf(p);
-      const value = typeof p.valor === "string" ? decimalStringToCentavos(p.valor) : null;
-      const at =
-        typeof (p.horario as Json | undefined)?.solicitacao === "string"
-          ? new Date((p.horario as Json).solicitacao as string)
-          : null;
-      if (!state || value === null || !at || Number.isNaN(at.getTime())) continue;
-      items.push({
-        id: typeof p.idEnvio === "string" ? p.idEnvio : null,
-        endToEndId: typeof p.endToEndId === "string" ? p.endToEndId : null,
-        valueCentavos: value,
-        status: state.status,
-        at,
-      });
-    }
-    return { items, pages: typeof paging.quantidadeDePaginas === "number" ? paging.quantidadeDePaginas : 1 };
+    return sentPage(answer.json, page);
   },
 
   async balance() {
@@ -227,6 +259,23 @@ export const efiPayout: PixPayoutProvider = {
     if (value === null)
       throw new UpstreamUnavailable("PIX payout provider answered the balance without a saldo we can read");
     return negative ? -value : value;
+  },
+
+  async blocked() {
+    // The SDK's getAccountBalance typing: { saldo, bloqueios?: { judicial, med, total } }, reais as
+    // decimal strings. Absent: nothing blocked. Present but unreadable: refused, never read as zero.
+    const answer = await call("read the account's blocked amounts", "GET", "/v2/gn/saldo");
+    if (answer.status !== 200) throw undecided("read the account's blocked amounts", answer);
+    const bloqueios = ((answer.json ?? {}) as Json).bloqueios;
+    if (bloqueios === undefined || bloqueios === null) return null;
+    const b = (typeof bloqueios === "object" ? bloqueios : {}) as Json;
+    const med = typeof b.med === "string" ? decimalStringToCentavos(b.med) : null;
+    const judicial = typeof b.judicial === "string" ? decimalStringToCentavos(b.judicial) : null;
+    if (med === null || judicial === null)
+      throw new UnreadableAnswer(
+        `PIX payout provider answered the balance with bloqueios we cannot read (${describeShape(bloqueios)})`,
+      );
+    return { medCentavos: med, judicialCentavos: judicial };
   },
 
   async listInfractions({ from, to }) {

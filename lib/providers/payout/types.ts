@@ -88,6 +88,11 @@ export interface PixPayoutProvider {
    * where the provider has no call for it. Throws when it did not answer.
    */
   balance?(): Promise<number>;
+  /**
+   * What the provider blocks on the account beyond `balance` (Efí's `bloqueios`: under the MED, by court
+   * order), in centavos; null when it reports none. Absent where the provider does not say.
+   */
+  blocked?(): Promise<{ medCentavos: number; judicialCentavos: number } | null>;
   /** The MED infractions opened in [from, to] (docs/providers.md "MED infractions"); absent where the provider has no such API. */
   listInfractions?(window: { from: Date; to: Date }): Promise<Infraction[]>;
   /**
