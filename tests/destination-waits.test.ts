@@ -291,7 +291,7 @@ describe("a key minted in the dashboard", () => {
     });
     const fresh = await api("POST", PIX_OUT, { apiKey: t.apiKey, body: { value: 100, pixKey: "ladrao@example.com" } });
     expect(fresh.status).toBe(400);
-    expect(Object.keys(fresh.body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(fresh.body).sort()).toEqual(["code", "error", "message"]);
     expect(fresh.body.message).toMatch(
       /^pixKey ladrao@example\.com is not a known withdrawal destination: this API key was created in the dashboard less than 24 h ago/,
     );
