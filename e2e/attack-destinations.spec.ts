@@ -243,7 +243,7 @@ test("with the allow-list on, the API's pix-out to a key no owner confirmed is i
     const refused = await pixOut(key);
     expect(refused.status()).toBe(400);
     const body = await refused.json();
-    expect(Object.keys(body).sort()).toEqual(["error", "message"]);
+    expect(Object.keys(body).sort()).toEqual(["code", "error", "message"]);
     expect(body.message).toBe(
       `pixKey ${key} is not a confirmed withdrawal destination: the API allow-list is on, so API withdrawals go only to ` +
         "destinations an owner has confirmed in the dashboard (Withdrawals → Destinations) and to the registered payout key",
