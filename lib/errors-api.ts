@@ -201,6 +201,10 @@ const DOMAIN_CODES: { [C in ErrorCode]: ApiErrorCode } = {
   "unapplied.tooSmallToAccept": "dashboard_refused",
   "unapplied.addressInvalid": "dashboard_refused",
   "unapplied.feeAboveAmount": "dashboard_refused",
+  "withdrawals.notFound": "dashboard_refused",
+  "withdrawals.notWaiting": "dashboard_refused",
+  "unapplied.notWaiting": "dashboard_refused",
+  "destinations.inUse": "dashboard_refused",
 };
 
 /** One field at fault in a validation error. */

@@ -115,6 +115,10 @@ export type ErrorValues = {
   "unapplied.tooSmallToAccept": None;
   "unapplied.addressInvalid": None;
   "unapplied.feeAboveAmount": None;
+  "withdrawals.notFound": None;
+  "withdrawals.notWaiting": None;
+  "unapplied.notWaiting": None;
+  "destinations.inUse": None;
 };
 
 export type ErrorCode = keyof ErrorValues;

@@ -9,6 +9,7 @@ import {
   mailOutbox,
   merchants,
   payoutDestinations,
+  pixPayouts,
   securityLinks,
   users,
   withdrawals,
@@ -17,14 +18,12 @@ import {
 import type { SignedIn } from "@/lib/identity/dashboard/session";
 import { resetEnvForTests } from "@/lib/env";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { apiErrorMessage } from "@/lib/i18n/api-errors";
 import { idle } from "@/lib/forms/action-state";
 import { backgroundMailSettled } from "@/lib/mail/background";
 import { confirmPayoutKey, updateMerchant } from "@/lib/merchants/service";
 import { hashPassword } from "@/lib/identity/password-hash";
 import { createSecurityLink } from "@/lib/identity/links";
 import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/lib/withdrawals/address-book";
-import { destinationHeldError } from "@/lib/withdrawals/destination-gate";
 import { createPixOut } from "@/lib/withdrawals/service";
 import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
@@ -126,7 +125,8 @@ const form = (fields: Record<string, string>) => {
 const destinations = (merchantId: string) =>
   db().select().from(payoutDestinations).where(eq(payoutDestinations.merchantId, merchantId));
 const withdrawalsOf = (merchantId: string) =>
-  db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId));
+  db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId)).orderBy(withdrawals.createdAt);
+const payoutsOf = (withdrawalId: string) => db().select().from(pixPayouts).where(eq(pixPayouts.ownerId, withdrawalId));
 async function mailsOf(merchantId: string) {
   await backgroundMailSettled();
   return db().select().from(mailOutbox).where(eq(mailOutbox.merchantId, merchantId));
@@ -136,21 +136,16 @@ async function auditOf(merchantId: string) {
 }
 
 describe("dashboard: a destination used for the first time", () => {
-  it("a PIX key never used before is recorded and held; the withdrawal is refused saying until when and how to release it; the owners are mailed", async () => {
+  it("a PIX key never used before is recorded and held; the withdrawal is accepted and waits, debited; the owners are mailed", async () => {
     const t = await team();
     await signIn(t.finance);
     const held = await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }));
-    expect(held.status).toBe("error");
-    const message = held.status === "error" ? held.error! : "";
-    expect(message).toMatch(
-      /^maria@example\.com é um destino de saque novo: saques para ele aguardam até \d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}/,
-    );
-    expect(message).toContain(
-      "a menos que um proprietário o confirme (Saques → Destinos, ou o link enviado por e-mail aos proprietários)",
-    );
-    // Nothing debited, no withdrawal row.
-    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
-    expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
+    expect(held).toMatchObject({ status: "success", message: "withdrawals.requestedWaiting" });
+    // Recorded and debited, with no payout yet: it waits for the destination.
+    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - 15_000);
+    const [waiting] = await withdrawalsOf(t.merchant.id);
+    expect(waiting).toMatchObject({ status: "PENDING", pixKey: "maria@example.com" });
+    expect(waiting.waitingReason).toMatch(/^waiting for destination maria@example\.com: it is new/);
 
     const [row] = await destinations(t.merchant.id);
     expect(row).toMatchObject({
@@ -177,13 +172,14 @@ describe("dashboard: a destination used for the first time", () => {
     expect(to(t.admin)[0].body).toContain("Um proprietário pode confirmá-lo no painel");
     expect(to(t.finance)).toHaveLength(1);
 
-    // Asked again: refused again, one row, no second announcement.
-    expect((await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }))).status).toBe("error");
+    // Asked again: waits too; one row, no second announcement.
+    expect((await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }))).status).toBe("success");
     expect(await destinations(t.merchant.id)).toHaveLength(1);
+    expect((await withdrawalsOf(t.merchant.id)).every((w) => w.waitingDestinationId === row.id)).toBe(true);
     expect((await mailsOf(t.merchant.id)).filter((m) => m.subject.startsWith("Novo destino"))).toHaveLength(3);
   });
 
-  it("an on-chain withdrawal to a new address is held the same way, whatever the address's case", async () => {
+  it("an on-chain withdrawal to a new address waits the same way, whatever the address's case, with no chain transaction", async () => {
     const t = await team();
     await signIn(t.admin);
     session.lang = "en";
@@ -191,21 +187,21 @@ describe("dashboard: a destination used for the first time", () => {
       idle,
       form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" }),
     );
-    expect(held.status === "error" && held.error).toMatch(
-      new RegExp(
-        `^Withdrawal destination ${ADDRESS.toLowerCase()} is new: withdrawals to it wait until \\S+Z unless an owner confirms it`,
-      ),
-    );
+    expect(held).toMatchObject({ status: "success", message: "withdrawals.requestedWaiting" });
     const again = await onchainWithdrawAction(
       idle,
       form({ toAddress: ADDRESS.toLowerCase(), value: "50", network: "bsc", token: "USDT" }),
     );
-    expect(again.status).toBe("error");
+    expect(again.status).toBe("success");
     expect(await destinations(t.merchant.id)).toMatchObject([
       { kind: "chain_address", value: ADDRESS.toLowerCase(), status: "held" },
     ]);
-    expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
-    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
+    const rows = await withdrawalsOf(t.merchant.id);
+    expect(rows).toHaveLength(2);
+    expect(rows.every((w) => w.status === "PENDING" && w.txHash === null && w.waitingDestinationId !== null)).toBe(
+      true,
+    );
+    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - rows[0].debitCentavos - rows[1].debitCentavos);
     const owner = (await mailsOf(t.merchant.id)).find(
       (m) => m.toAddress === t.owner.email && m.subject.startsWith("New withdrawal destination"),
     );
@@ -262,7 +258,7 @@ describe("dashboard: a destination used for the first time", () => {
 });
 
 describe("releasing a held destination", () => {
-  it("an owner confirms it in the dashboard with a fresh second factor; then the withdrawal goes", async () => {
+  it("an owner confirms it in the dashboard with a fresh second factor; the waiting withdrawal is released and the next goes at once", async () => {
     const t = await team();
     await signIn(t.finance);
     await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }));
@@ -284,6 +280,8 @@ describe("releasing a held destination", () => {
     });
     expect((await destinations(t.merchant.id))[0].status).toBe("held");
 
+    expect((await withdrawalsOf(t.merchant.id))[0].waitingDestinationId).toBe(row.id);
+
     await signIn(t.owner);
     expect(await confirmDestinationAction(idle, form({ id: row.id }))).toMatchObject({
       status: "success",
@@ -294,15 +292,20 @@ describe("releasing a held destination", () => {
       confirmedBy: t.owner.id,
       confirmedAt: expect.any(Date),
     });
+    // Released by the confirmation itself: its payout exists, nothing waits.
+    const [released] = await withdrawalsOf(t.merchant.id);
+    expect(released).toMatchObject({ status: "PENDING", waitingDestinationId: null, waitingReason: null });
+    expect(await payoutsOf(released.id)).toHaveLength(1);
 
     await signIn(t.finance);
     expect(await pixOutAction(idle, form({ value: "150", pixKey: "maria@example.com" }))).toMatchObject({
       status: "success",
+      message: "withdrawals.requested",
     });
-    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - 15_000);
+    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - 30_000);
     expect((await destinations(t.merchant.id))[0].lastUsedAt).toBeInstanceOf(Date);
     expect((await auditOf(t.merchant.id)).map((a) => a.action)).toEqual(
-      expect.arrayContaining(["destination.confirmed", "withdrawal.requested"]),
+      expect.arrayContaining(["destination.confirmed", "withdrawal.requested", "withdrawal.released"]),
     );
   });
 
@@ -392,15 +395,10 @@ describe("the address book", () => {
     expect(owner.body).toMatch(TOKEN_IN_MAIL);
     expect((await auditOf(t.merchant.id)).map((a) => a.action)).toContain("destination.added");
 
-    // Held: a withdrawal to it is refused until an owner confirms it.
+    // Held: a withdrawal to it waits until an owner confirms it.
     expect(
-      (
-        await onchainWithdrawAction(
-          idle,
-          form({ toAddress: OTHER_ADDRESS, value: "10", network: "bsc", token: "USDT" }),
-        )
-      ).status,
-    ).toBe("error");
+      await onchainWithdrawAction(idle, form({ toAddress: OTHER_ADDRESS, value: "10", network: "bsc", token: "USDT" })),
+    ).toMatchObject({ status: "success", message: "withdrawals.requestedWaiting" });
   });
 
   it("a viewer or developer may not add one", async () => {
@@ -417,7 +415,7 @@ describe("the address book", () => {
 });
 
 describe("concurrency", () => {
-  it("two dashboard withdrawals to one new key at once: both refused, one held row, one announcement", async () => {
+  it("two dashboard withdrawals to one new key at once: both wait, one held row, one announcement", async () => {
     const t = await team();
     const merchant = await merchantRow(t.merchant.id);
     const origin = {
@@ -429,16 +427,19 @@ describe("concurrency", () => {
       createPixOut(merchant, { value: 1000, pixKey: "corrida@example.com" }, origin),
       createPixOut(merchant, { value: 1000, pixKey: "corrida@example.com" }, origin),
     ]);
-    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    const [row] = await destinations(t.merchant.id);
     expect(await destinations(t.merchant.id)).toHaveLength(1);
-    expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
+    expect((await withdrawalsOf(t.merchant.id)).map((w) => w.waitingDestinationId)).toEqual([row.id, row.id]);
     const links = await db().select().from(securityLinks).where(eq(securityLinks.merchantId, t.merchant.id));
     expect(links).toHaveLength(1);
-    expect((await mailsOf(t.merchant.id)).filter((m) => m.toAddress === t.owner.email)).toHaveLength(1);
-    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000);
+    const owner = (await mailsOf(t.merchant.id)).filter((m) => m.toAddress === t.owner.email);
+    expect(owner.filter((m) => m.subject.startsWith("Novo destino"))).toHaveLength(1);
+    expect(owner.filter((m) => m.subject.startsWith("Saque solicitado"))).toHaveLength(2);
+    expect(await balanceMatchesLedger(t.merchant.id)).toBe(1_000_000 - 2_000);
   });
 
-  it("a withdrawal racing the address book's add of the same key: one row, and the withdrawal is held", async () => {
+  it("a withdrawal racing the address book's add of the same key: one row, and the withdrawal waits", async () => {
     const t = await team();
     const merchant = await merchantRow(t.merchant.id);
     const actor = { merchantId: t.merchant.id, userId: t.finance.id, email: t.finance.email, ip: "203.0.113.50" };
@@ -450,11 +451,12 @@ describe("concurrency", () => {
         { channel: "dashboard", actor, locale: "pt-BR" },
       ),
     ]);
-    expect(withdrawn.status).toBe("rejected");
+    expect(withdrawn.status).toBe("fulfilled");
     expect(await destinations(t.merchant.id)).toHaveLength(1);
     // Whichever came first recorded it; the other either found it (withdrawal) or was told it exists (add).
     if (added.status === "rejected") expect(String(added.reason)).toContain("destinations.exists");
-    expect(await withdrawalsOf(t.merchant.id)).toEqual([]);
+    const [row] = await destinations(t.merchant.id);
+    expect((await withdrawalsOf(t.merchant.id)).map((w) => w.waitingDestinationId)).toEqual([row.id]);
   });
 });
 
@@ -595,6 +597,7 @@ describe("mail about money leaving", () => {
     expect(out.status).toBe(201);
     const created = await api("POST", "/api/v1/order/create/pix", { apiKey: t.apiKey, body: { value: 80 } });
     const orderId: string = created.body.pixOrder._id;
+    const publicId: string = created.body.pixOrder.paymentLinkId;
     expect((await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey: t.apiKey })).status).toBe(200);
     const refunded = await api("POST", `/api/v1/order/${orderId}/refund`, {
       apiKey: t.apiKey,
@@ -609,11 +612,12 @@ describe("mail about money leaving", () => {
       expect(withdrawal.body).toMatch(
         /Foi solicitado um saque de R\$\s123,45 do saldo de .*, para Chave PIX maria@example\.com\./,
       );
-      expect(withdrawal.body).toMatch(/Por: Chave de API [0-9a-f-]{36}/);
+      // The key as the Developers page shows it: its name and its first and last characters.
+      expect(withdrawal.body).toMatch(/Por: Chave de API “test” \(sk_test_\w{4}…\w*\)/);
       expect(withdrawal.body).toContain("De: 198.51.100.7");
       expect(withdrawal.body).toMatch(/Em: \d{2}\/\d{2}\/\d{4}/);
       const refund = mails.find((m) => m.toAddress === u.email && m.subject.startsWith("Devolução solicitada"))!;
-      expect(refund.body).toMatch(new RegExp(`devolução de R\\$\\s30,00 .* ao pagador do pedido ${orderId}\\.`));
+      expect(refund.body).toMatch(new RegExp(`devolução de R\\$\\s30,00 .* ao pagador do pedido ${publicId}\\.`));
     }
     // Finance is neither owner nor admin, and did not act: not mailed.
     expect(mails.filter((m) => m.toAddress === t.finance.email)).toEqual([]);
@@ -625,7 +629,7 @@ describe("mail about money leaving", () => {
     session.lang = "en";
     expect(
       await onchainWithdrawAction(idle, form({ toAddress: ADDRESS, value: "50", network: "polygon", token: "USDT" })),
-    ).toMatchObject({ status: "error" });
+    ).toMatchObject({ status: "success", message: "withdrawals.requestedWaiting" });
     await signIn(t.owner);
     const [row] = await destinations(t.merchant.id);
     await confirmDestinationAction(idle, form({ id: row.id }));
@@ -635,6 +639,7 @@ describe("mail about money leaving", () => {
     ).toMatchObject({ status: "success" });
     const created = await api("POST", "/api/v1/order/create/pix", { apiKey: t.apiKey, body: { value: 40 } });
     const orderId: string = created.body.pixOrder._id;
+    const publicId: string = created.body.pixOrder.paymentLinkId;
     await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey: t.apiKey });
     expect(await refundOrderAction(idle, form({ id: orderId, value: "40" }))).toMatchObject({ status: "success" });
 
@@ -682,22 +687,5 @@ describe("mail about money leaving", () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => stuck.close(() => resolve()));
     }
-  });
-});
-
-describe("the held message in each language", () => {
-  it("names the destination, until when, and how to release it", () => {
-    const err = destinationHeldError({
-      value: "maria@example.com",
-      holdUntil: new Date("2026-03-02T15:00:00Z"),
-    } as never);
-    expect(err.message).toBe(
-      "Withdrawal destination maria@example.com is new: withdrawals to it wait until 2026-03-02T15:00:00.000Z unless an owner confirms it " +
-        "(Withdrawals → Destinations in the dashboard, or the link mailed to the owners)",
-    );
-    expect(apiErrorMessage(err, "pt-BR")).toBe(
-      "maria@example.com é um destino de saque novo: saques para ele aguardam até 02/03/2026, 12:00, a menos que um proprietário o confirme " +
-        "(Saques → Destinos, ou o link enviado por e-mail aos proprietários).",
-    );
   });
 });

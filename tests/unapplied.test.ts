@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
 import {
@@ -8,12 +8,23 @@ import {
   chainTxs,
   events,
   ledgerEntries,
+  mailOutbox,
   onchainOrders,
+  payoutDestinations,
   unappliedResolutions,
+  users,
 } from "@/db/schema";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { applyDepositTransfer } from "@/lib/onchain/service";
-import { acceptUnapplied, previewReturn, returnUnapplied } from "@/lib/onchain/unapplied";
+import {
+  acceptUnapplied,
+  cancelWaitingReturn,
+  previewReturn,
+  releaseWaitingReturns,
+  returnUnapplied,
+} from "@/lib/onchain/unapplied";
+import { hashPassword } from "@/lib/identity/password-hash";
+import { confirmDestination } from "@/lib/withdrawals/address-book";
 import { CHAIN_TX_OWNERS } from "@/lib/worker/owners";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-chain";
@@ -76,6 +87,20 @@ async function orderWithTransfer(asset: "USDT" | "DAI", amount: string, late = f
   return { merchant, apiKey, id, paymentLinkId: order.paymentLinkId, transfer, actor };
 }
 
+/** An owner for the merchant, so the mails about a return have someone to go to. */
+async function ownerOf(merchantId: string) {
+  const [user] = await db()
+    .insert(users)
+    .values({
+      merchantId,
+      email: `owner-${merchantId.slice(0, 8)}@loja.com.br`,
+      passwordHash: await hashPassword("correct horse"),
+      role: "owner",
+    })
+    .returning();
+  return user;
+}
+
 const resolutionEvents = (orderId: string) =>
   db()
     .select()
@@ -84,7 +109,12 @@ const resolutionEvents = (orderId: string) =>
     .orderBy(asc(events.seq));
 const auditsOf = (merchantId: string) => db().select().from(auditEvents).where(eq(auditEvents.merchantId, merchantId));
 const resolutionOf = async (transferId: string) =>
-  (await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transferId)))[0];
+  (
+    await db()
+      .select()
+      .from(unappliedResolutions)
+      .where(and(eq(unappliedResolutions.transferId, transferId), isNull(unappliedResolutions.cancelledAt)))
+  )[0];
 
 describe("accepting unapplied on-chain funds as payment", () => {
   it("an overpayment's extra 2 USDT credits R$ 10,80 at the fixed rate, with its ledger entry, event and audit row, once", async () => {
@@ -114,7 +144,7 @@ describe("accepting unapplied on-chain funds as payment", () => {
 
     // A second click: refused, nothing credited twice.
     await expect(acceptUnapplied(actor, id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
-    await expect(returnUnapplied(actor, id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
+    await expect(returnUnapplied(actor, "pt-BR", id, transfer.id)).rejects.toThrow("unapplied.alreadyResolved");
     expect(await balanceMatchesLedger(merchant.id)).toBe(5400 + 1080);
     expect(await resolutionEvents(id)).toHaveLength(1);
   });
@@ -161,7 +191,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     expect(Number(preview.fee)).toBeGreaterThan(0);
     const before = await anvil.balanceOf(usdt, payer.address);
 
-    const r = await returnUnapplied(actor, id, transfer.id);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id);
     expect(r).toMatchObject({ kind: "return", status: "PENDING", toAddress: payer.address });
     const sent = Number(r.sentAmount);
     expect(sent + Number(r.feeAmount)).toBeCloseTo(10, 9);
@@ -200,10 +230,10 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
 
   it("to an address the merchant gives (the sender was an exchange): a bad address is refused before anything is recorded", async () => {
     const { id, transfer, actor } = await orderWithTransfer("USDT", "12");
-    await expect(returnUnapplied(actor, id, transfer.id, "0x123")).rejects.toThrow("unapplied.addressInvalid");
+    await expect(returnUnapplied(actor, "pt-BR", id, transfer.id, "0x123")).rejects.toThrow("unapplied.addressInvalid");
     expect(await resolutionOf(transfer.id)).toBeUndefined();
     const to = randomAddress();
-    const r = await returnUnapplied(actor, id, transfer.id, to);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id, to);
     expect(r.toAddress).toBe(to);
   });
 
@@ -211,7 +241,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
     const [a, b] = await Promise.allSettled([
       acceptUnapplied(actor, id, transfer.id),
-      returnUnapplied(actor, id, transfer.id),
+      returnUnapplied(actor, "pt-BR", id, transfer.id),
     ]);
     expect([a, b].filter((x) => x.status === "fulfilled")).toHaveLength(1);
     const rows = await db().select().from(unappliedResolutions).where(eq(unappliedResolutions.transferId, transfer.id));
@@ -224,7 +254,7 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
 
   it("a return the chain refuses (the hot wallet lacks the token) is FAILED, for an operator, and never credited", async () => {
     const { merchant, id, transfer, actor } = await orderWithTransfer("DAI", "10", true);
-    const r = await returnUnapplied(actor, id, transfer.id);
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id);
     const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id));
     await anvil.mine(CONFIRMATIONS);
     for (let i = 0; i < 3 && !(await advanceChainTx(chainTx.id, CHAIN_TX_OWNERS)); i++) await anvil.mine(1);
@@ -235,5 +265,61 @@ describe("returning unapplied on-chain funds to the sender (polygon → anvil)",
     expect(t.refundStatus).toBe("FAILED");
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);
     await expect(acceptUnapplied(actor, id, transfer.id)).rejects.toThrow();
+  });
+
+  it("to a new address (not the sender's): it waits, with no transaction, the owner mailed and the audit row naming it; an owner's confirmation sends it", async () => {
+    const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
+    const owner = await ownerOf(merchant.id);
+    const to = randomAddress();
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id, to);
+    expect(r).toMatchObject({ kind: "return", status: "PENDING", toAddress: to, chainTxId: null });
+    expect(r.waitingReason).toMatch(/^waiting for destination 0x[0-9a-f]{40}: it is new/);
+    expect(await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id))).toEqual([]);
+    const [destination] = await db()
+      .select()
+      .from(payoutDestinations)
+      .where(eq(payoutDestinations.merchantId, merchant.id));
+    expect(destination).toMatchObject({ value: to.toLowerCase(), status: "held" });
+    const [returned] = (await auditsOf(merchant.id)).filter((a) => a.action === "unapplied.returned");
+    expect(returned.details).toMatchObject({ to, toSender: false, newDestination: true, waitsFor: destination.id });
+    const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, owner.email));
+    expect(mails.map((m) => m.subject.split(":")[0]).sort()).toEqual([
+      "Devolução de fundos não aplicados solicitada",
+      "Novo destino de saque",
+    ]);
+    expect(mails.find((m) => m.subject.startsWith("Devolução"))!.body).toContain(to);
+    // Still held: the sweep sends nothing.
+    expect(await releaseWaitingReturns(merchant.id)).toBe(0);
+
+    await confirmDestination({ ...actor, userId: owner.id }, destination.id);
+    expect(await releaseWaitingReturns(merchant.id)).toBe(1);
+    const released = await resolutionOf(transfer.id);
+    expect(released).toMatchObject({ status: "PENDING", waitingDestinationId: null });
+    const [chainTx] = await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id));
+    expect(chainTx.toAddress).toBe(to);
+    expect((await auditsOf(merchant.id)).map((a) => a.action)).toContain("unapplied.returnReleased");
+  });
+
+  it("to the sender: no hold, no destination recorded; a waiting return cancelled leaves the funds to decide again", async () => {
+    const { merchant, id, transfer, actor } = await orderWithTransfer("USDT", "10", true);
+    const waiting = await returnUnapplied(actor, "pt-BR", id, transfer.id, randomAddress());
+    await cancelWaitingReturn(actor, id, waiting.id);
+    const [t] = await db().select().from(chainTransfers).where(eq(chainTransfers.id, transfer.id));
+    expect(t.refundStatus).toBeNull();
+    await expect(cancelWaitingReturn(actor, id, waiting.id)).rejects.toThrow("unapplied.notWaiting");
+    expect((await auditsOf(merchant.id)).map((a) => a.action)).toContain("unapplied.returnCancelled");
+    const cancelled = (await resolutionEvents(id)).at(-1)!.data as { resolution: { status: string; reason: string } };
+    expect(cancelled.resolution).toMatchObject({ status: "FAILED", reason: "cancelled" });
+
+    // Decided again: back to the sender, at once.
+    const r = await returnUnapplied(actor, "pt-BR", id, transfer.id, payer.address);
+    expect(r.waitingDestinationId).toBeNull();
+    expect(await db().select().from(chainTxs).where(eq(chainTxs.ownerId, r.id))).toHaveLength(1);
+    expect(
+      (await auditsOf(merchant.id)).filter((a) => a.action === "unapplied.returned").at(-1)!.details,
+    ).toMatchObject({
+      toSender: true,
+      newDestination: false,
+    });
   });
 });

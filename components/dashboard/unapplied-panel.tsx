@@ -9,14 +9,16 @@ import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import {
   acceptUnappliedAction,
+  cancelUnappliedReturnAction,
   previewUnappliedReturnAction,
   returnUnappliedAction,
+  type ReturnReview,
 } from "@/lib/dashboard/actions/unapplied";
+import { DestinationNotice } from "./destination-notice";
 import type { UnappliedLine } from "@/lib/dashboard/order-views";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { formatRate } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
-import type { ReturnQuote } from "@/lib/onchain/unapplied";
 
 // An on-chain order's unapplied funds, one transfer per line, and what the merchant may do with each
 // (docs/dashboard.md#unapplied-on-chain-funds): accept it as payment, or return it. Each goes through a
@@ -100,7 +102,7 @@ function ReturnConfirm({
 }: {
   orderId: string;
   line: UnappliedLine;
-  quote: ReturnQuote;
+  quote: ReturnReview;
   toAddress: string;
   onBack: () => void;
 }) {
@@ -141,6 +143,7 @@ function ReturnConfirm({
         ]}
       />
       <p className="text-sm text-slate-700">{t("unapplied.returnHint")}</p>
+      {quote.destination ? <DestinationNotice peek={quote.destination} /> : null}
       <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
       <FormMessage error={refusal(state)} />
       <div className="flex flex-wrap gap-2">
@@ -158,9 +161,9 @@ function ReturnConfirm({
 /** The destination (blank: the sender), then the review, whose fee the server quotes. */
 function ReturnForm({ orderId, line, onBack }: { orderId: string; line: UnappliedLine; onBack: () => void }) {
   const { t } = useI18n();
-  const [state, action] = useActionState<ActionState<ReturnQuote>, FormData>(previewUnappliedReturnAction, idle);
+  const [state, action] = useActionState<ActionState<ReturnReview>, FormData>(previewUnappliedReturnAction, idle);
   const [toAddress, setToAddress] = useState("");
-  const [quote, setQuote] = useState<ReturnQuote | null>(null);
+  const [quote, setQuote] = useState<ReturnReview | null>(null);
   const at = state.status === "success" ? state.at : 0;
   useEffect(() => {
     if (at !== 0 && state.status === "success") setQuote(state.data);
@@ -200,7 +203,38 @@ function ReturnForm({ orderId, line, onBack }: { orderId: string; line: Unapplie
   );
 }
 
-function Resolution({ r, asset }: { r: NonNullable<UnappliedLine["resolution"]>; asset: string }) {
+/** A return that waits for its new address: what releases it, and the button that cancels it (no code: it stops money leaving). */
+function WaitingReturn({ orderId, r }: { orderId: string; r: NonNullable<UnappliedLine["resolution"]> }) {
+  const { t, dateTime } = useI18n();
+  const [state, action] = useActionState<Done, FormData>(cancelUnappliedReturnAction, idle);
+  useRefreshOnSuccess(state, () => undefined);
+  return (
+    <form action={action} className="mt-2 space-y-2" data-testid="unapplied-waiting">
+      <input type="hidden" name="id" value={orderId} />
+      <input type="hidden" name="resolutionId" value={r.id} />
+      {/* The address is one long word: it wraps anywhere rather than widen a phone's page. */}
+      <p className="text-sm text-amber-800 [overflow-wrap:anywhere]">
+        {t("unapplied.waitingDestination", { to: r.toAddress ?? "", until: dateTime(r.waitingUntil!) })}
+      </p>
+      <FormMessage error={refusal(state)} />
+      <SubmitButton variant="secondary" pendingLabel={t("unapplied.submitting")}>
+        {t("unapplied.cancelReturn")}
+      </SubmitButton>
+    </form>
+  );
+}
+
+function Resolution({
+  r,
+  asset,
+  orderId,
+  canAct,
+}: {
+  r: NonNullable<UnappliedLine["resolution"]>;
+  asset: string;
+  orderId: string;
+  canAct: boolean;
+}) {
   const { t, money, crypto } = useI18n();
   const amount = crypto(r.sent ?? "0");
   const text =
@@ -210,7 +244,9 @@ function Resolution({ r, asset }: { r: NonNullable<UnappliedLine["resolution"]>;
         ? t("unapplied.state.returned", { amount, asset })
         : r.status === "FAILED"
           ? t("unapplied.state.failed")
-          : t("unapplied.state.returning", { amount, asset });
+          : r.waitingUntil
+            ? t("unapplied.state.waiting", { amount, asset })
+            : t("unapplied.state.returning", { amount, asset });
   const tone =
     r.status === "FAILED"
       ? "text-amber-800"
@@ -236,6 +272,7 @@ function Resolution({ r, asset }: { r: NonNullable<UnappliedLine["resolution"]>;
           </span>
         </p>
       ) : null}
+      {r.waitingUntil && canAct ? <WaitingReturn orderId={orderId} r={r} /> : null}
     </div>
   );
 }
@@ -265,7 +302,7 @@ function UnappliedItem({ orderId, line, canAct }: { orderId: string; line: Unapp
           {t("unapplied.worth", { amount: money(line.creditCentavos) })}
         </span>
       </div>
-      {line.resolution ? <Resolution r={line.resolution} asset={line.asset} /> : null}
+      {line.resolution ? <Resolution r={line.resolution} asset={line.asset} orderId={orderId} canAct={canAct} /> : null}
       {!line.resolution && canAct && mode === "idle" ? (
         <div className="mt-3 flex flex-wrap gap-2">
           <Button variant="primary" onClick={() => setMode("accept")}>

@@ -7,7 +7,9 @@ import { DefinitionList } from "@/components/ui/card";
 import { FormMessage, Input, Select } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { onchainWithdrawAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
+import { onchainWithdrawAction, peekDestinationAction, pixOutAction } from "@/lib/dashboard/actions/withdrawals";
+import type { DestinationPeek } from "@/lib/withdrawals/peek";
+import { DestinationNotice } from "./destination-notice";
 import { previewWithdrawal, type Preview, type PreviewLimits } from "@/lib/dashboard/withdrawal-preview";
 import type { WithdrawalQuotes, WithdrawNetwork } from "@/lib/dashboard/server/withdrawals";
 import { networkName } from "@/lib/chain/network-names";
@@ -52,6 +54,33 @@ function reviewError(state: ActionState<{ id: string }>): string | undefined {
     .filter(([field]) => field !== STEP_UP_FIELD_NAME)
     .flatMap(([, messages]) => messages);
   return fields.length > 0 ? fields.join(" ") : state.error;
+}
+
+/**
+ * On the review step: whether the destination is new or held, asked of the server once per review
+ * (no code: it moves nothing), so the merchant reads what will happen before giving the code.
+ */
+function useDestinationPeek(
+  kind: "pix_key" | "chain_address",
+  value: string,
+  reviewing: boolean,
+): DestinationPeek | null {
+  const [peek, setPeek] = useState<DestinationPeek | null>(null);
+  useEffect(() => {
+    setPeek(null);
+    if (!reviewing) return;
+    let current = true;
+    const fd = new FormData();
+    fd.set("kind", kind);
+    fd.set("value", value);
+    void peekDestinationAction(idle, fd).then((s) => {
+      if (current && s.status === "success") setPeek(s.data as DestinationPeek);
+    });
+    return () => {
+      current = false;
+    };
+  }, [kind, value, reviewing]);
+  return peek;
 }
 
 /** The on-chain breakdown: the 0.5% service fee and the network fee on top of the value (lib/money/fees). */
@@ -178,6 +207,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
     setPixKey("");
   });
   const entry = readKeyEntry(keyType, pixKey);
+  const peek = useDestinationPeek("pix_key", choice === "other" && entry.ok ? entry.normalized : "", review !== null);
   const keyProblem = () => (entry.ok ? undefined : [t(entry.message, { label: t("withdrawals.pixKey") })]);
 
   function onReview(e: React.FormEvent) {
@@ -202,6 +232,7 @@ export function PixOutForm({ quotes, limits }: { quotes: WithdrawalQuotes; limit
           keyShown={other ? entry.normalized : t("withdrawals.registeredKey", { key: quotes.registeredKey ?? "" })}
         />
         <Problems preview={review} />
+        {peek ? <DestinationNotice peek={peek} /> : null}
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />
@@ -286,6 +317,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
     setReview(null);
     setValue("");
   });
+  const peek = useDestinationPeek("chain_address", toAddress.trim(), review !== null);
   const tokens = quotes.tokens[network];
   const currentToken = tokens.includes(token as never) ? token : tokens[0];
   const preview = (v: string) =>
@@ -321,6 +353,7 @@ export function OnchainForm({ quotes, limits }: { quotes: WithdrawalQuotes; limi
         <input type="hidden" name="token" value={currentToken} />
         <Breakdown preview={review} destination={`${toAddress} (${networkName(network)})`} tokenLabel={currentToken} />
         <Problems preview={review} />
+        {peek ? <DestinationNotice peek={peek} /> : null}
         <StepUpField errors={state.status === "error" ? state.fieldErrors?.otp : undefined} />
         <FormMessage error={reviewError(state)} />
         <ReviewActions blocked={review.problems.length > 0} onBack={() => setReview(null)} />

@@ -1,7 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useActionState, useEffect, useState } from "react";
+import { FormMessage } from "@/components/ui/field";
+import { SubmitButton } from "@/components/ui/submit-button";
+import { cancelWithdrawalAction } from "@/lib/dashboard/actions/withdrawals";
+import { idle, type ActionState } from "@/lib/forms/action-state";
 import { Card, CardTitle, EmptyState } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { StatusBadge } from "@/components/ui/status-badge";
@@ -132,7 +136,7 @@ export function WithdrawalsView({
                     {dateTime(w.createdAt)}
                     {w.feesCentavos > 0 ? ` · ${t("withdrawals.colFees")}: ${money(w.feesCentavos)}` : ""}
                   </p>
-                  <WithdrawalReasons withdrawal={w} />
+                  <WithdrawalReasons withdrawal={w} canCancel={canWithdraw} />
                 </li>
               ))}
             </ul>
@@ -185,7 +189,7 @@ export function WithdrawalsView({
                             {crypto(w.tokenAmount)} {w.token} · {w.network ? networkName(w.network) : null}
                           </span>
                         ) : null}
-                        <WithdrawalReasons withdrawal={w} />
+                        <WithdrawalReasons withdrawal={w} canCancel={canWithdraw} />
                       </td>
                       <td className="whitespace-nowrap py-2.5 pr-3 text-right tabular-nums">
                         {money(w.valueCentavos)}
@@ -212,15 +216,19 @@ export function WithdrawalsView({
 /** Why a withdrawal failed, or what it waits for, in the reader's words: the same under a phone card and in a table row. */
 function WithdrawalReasons({
   withdrawal: w,
+  canCancel,
 }: {
-  withdrawal: Pick<WithdrawalState["history"][number], "failureReason" | "waitingReason">;
+  withdrawal: Pick<WithdrawalState["history"][number], "id" | "failureReason" | "waitingReason" | "waitingUntil">;
+  canCancel: boolean;
 }) {
   return (
     <>
       {w.failureReason ? (
         <FailureReason reason={w.failureReason} frame="withdrawals.failure" className="text-xs text-red-700" />
       ) : null}
-      {w.waitingReason ? (
+      {w.waitingUntil ? (
+        <WaitingForDestination id={w.id} until={w.waitingUntil} canCancel={canCancel} />
+      ) : w.waitingReason ? (
         <FailureReason
           reason={w.waitingReason}
           frame="withdrawals.waiting"
@@ -229,5 +237,28 @@ function WithdrawalReasons({
         />
       ) : null}
     </>
+  );
+}
+
+/** A withdrawal to a new destination: what releases it, and the button that cancels it (no code: it stops money leaving). */
+function WaitingForDestination({ id, until, canCancel }: { id: string; until: string; canCancel: boolean }) {
+  const { t, dateTime } = useI18n();
+  const client = useQueryClient();
+  const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(cancelWithdrawalAction, idle);
+  const at = state.status === "success" ? state.at : 0;
+  useEffect(() => {
+    if (at !== 0) void client.invalidateQueries({ queryKey: queryKeys.withdrawals() });
+  }, [at, client]);
+  return (
+    <form action={action} className="mt-1 space-y-1" data-testid="withdrawal-waiting">
+      <input type="hidden" name="id" value={id} />
+      <p className="text-xs text-amber-800">{t("withdrawals.waitingDestination", { until: dateTime(until) })}</p>
+      <FormMessage error={state.status === "error" ? state.error : undefined} />
+      {canCancel ? (
+        <SubmitButton variant="secondary" className="px-2 py-1 text-xs" pendingLabel={t("withdrawals.confirming")}>
+          {t("withdrawals.cancel")}
+        </SubmitButton>
+      ) : null}
+    </form>
   );
 }

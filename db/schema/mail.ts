@@ -1,5 +1,6 @@
+import { sql } from "drizzle-orm";
 import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns";
+import { createdAt, ts } from "./columns";
 import { merchants } from "./merchants";
 
 /**
@@ -15,9 +16,17 @@ export const mailOutbox = pgTable(
     toAddress: text("to_address").notNull(),
     subject: text("subject").notNull(),
     body: text("body"),
-    status: text("status", { enum: ["outbox", "sent", "failed"] }).notNull(),
+    // queued/sending: written in a transaction, waiting for SMTP (lib/mail/mailer.ts queueMail).
+    status: text("status", { enum: ["outbox", "queued", "sending", "sent", "failed"] }).notNull(),
     error: text("error"),
+    // When a queued mail was taken for sending: one taken long ago was lost with its sender.
+    claimedAt: ts("claimed_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("mail_outbox_merchant").on(t.merchantId, t.createdAt)],
+  (t) => [
+    index("mail_outbox_merchant").on(t.merchantId, t.createdAt),
+    index("mail_outbox_queued")
+      .on(t.createdAt)
+      .where(sql`status in ('queued', 'sending')`),
+  ],
 );

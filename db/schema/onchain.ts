@@ -152,11 +152,22 @@ export const unappliedResolutions = pgTable(
     txHash: text("tx_hash"),
     failureReason: text("failure_reason"),
     userId: uuid("user_id"),
+    // A return to a held destination (payout_destinations): recorded, not sent, until an owner
+    // confirms it or the hold ends (lib/withdrawals/release.ts); null once its transaction is made.
+    waitingDestinationId: uuid("waiting_destination_id"),
+    waitingReason: text("waiting_reason"),
+    // A waiting return the merchant cancelled (FAILED): the transfer's funds can be decided again.
+    cancelledAt: ts("cancelled_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("unapplied_resolutions_transfer").on(t.transferId),
+    uniqueIndex("unapplied_resolutions_transfer")
+      .on(t.transferId)
+      .where(sql`cancelled_at is null`),
+    index("unapplied_resolutions_waiting")
+      .on(t.waitingDestinationId)
+      .where(sql`waiting_destination_id is not null`),
     index("unapplied_resolutions_order").on(t.orderId),
     check("unapplied_resolutions_kind", inList("kind", UNAPPLIED_RESOLUTION_KINDS)),
     check("unapplied_resolutions_status", inList("status", REFUND_STATUSES)),

@@ -34,9 +34,12 @@ export const withdrawals = pgTable(
     rawTransaction: text("raw_transaction"),
     providerRef: text("provider_ref"),
     failureReason: text("failure_reason"),
-    // Why an on-chain withdrawal is not sent yet (the hot wallet cannot pay it); null once it is.
+    // Why a withdrawal is not sent yet (a new destination's hold, or the hot wallet cannot pay it); null once it is.
     waitingReason: text("waiting_reason"),
     metadata: metadata(),
+    // The held destination (payout_destinations) it waits for, recorded and debited but not sent:
+    // lib/withdrawals/release.ts sends it once an owner confirms it or the hold ends. Null once sent.
+    waitingDestinationId: uuid("waiting_destination_id"),
     completedAt: ts("completed_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -48,6 +51,9 @@ export const withdrawals = pgTable(
       .on(t.merchantId, t.limitDay)
       .where(sql`status <> 'FAILED'`),
     index("withdrawals_merchant_created").on(t.merchantId, t.createdAt),
+    index("withdrawals_waiting_destination")
+      .on(t.waitingDestinationId)
+      .where(sql`waiting_destination_id is not null`),
     uniqueIndex("withdrawals_tx_hash").on(t.txHash),
     check("withdrawals_kind", inList("kind", WITHDRAWAL_KINDS)),
     check("withdrawals_status", inList("status", WITHDRAWAL_STATUSES)),

@@ -7,6 +7,8 @@ import { decodeCryptoPixId } from "@/lib/ids";
 import { cryptoPixExample, cryptoPixGetExample, QRCODE_EXAMPLE } from "./examples";
 import { cryptoPixSchema, payCryptoPixBody, payCryptoPixResponse } from "./schemas";
 import { createCryptoPixPayment, findCryptoPixPayment } from "./service";
+import { clientAddress } from "@/lib/http/client-address";
+import { apiKeyActor } from "@/lib/identity/audit";
 import { overLightning } from "./kinds";
 import { invoiceOf } from "./queries";
 import { cryptoPixCreatedView, cryptoPixView } from "./views";
@@ -32,8 +34,11 @@ export const payCryptoPixEndpoint = defineEndpoint({
     requestExample: { qrcode: QRCODE_EXAMPLE, network: "bsc" },
     errorExamples: { 400: { message: "PIX QR code checksum (CRC) does not match" } },
   },
-  async handle({ merchant, body }) {
-    return { data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body)) };
+  async handle({ merchant, keyId, req, body }) {
+    const actor = { ...apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), merchantId: merchant.id };
+    return {
+      data: cryptoPixCreatedView(await createCryptoPixPayment(merchant, body, { channel: "api", actor, keyId })),
+    };
   },
   replay: async ({ merchant, resource }) => ({
     data: cryptoPixCreatedView(await findCryptoPixPayment(merchant.id, resource.id)),

@@ -7,6 +7,7 @@ import type { ChainTxOwners } from "@/lib/hot-wallet/tracker";
 import { createChainTx, planSend, sendChainTx } from "@/lib/hot-wallet/transactions";
 import { chainPayment } from "./kinds";
 import { log } from "@/lib/log";
+import { isHolding, lockDestination } from "@/lib/withdrawals/destinations";
 import { cryptoCompare } from "@/lib/money";
 import { emitRefundChange, emitStatusChange } from "./events";
 import {
@@ -77,6 +78,15 @@ async function sendRefund(paymentId: string, transferId: string | null): Promise
     const transfer = transferId ? await transferById(tx, transferId) : undefined;
     const amount = transfer ? transfer.unappliedAmount : payment.receivedAmount;
     const to = transfer ? transfer.fromAddress : (payment.refundAddress ?? (await firstSender(tx, payment.id)));
+    // A pasted refund address held as a new destination (lib/withdrawals/destination-gate.ts): the
+    // refund stays decided and unsent, and the sweep sends it once an owner confirms it or the hold ends.
+    if (!transfer && payment.refundAddress && to === payment.refundAddress) {
+      const row = await lockDestination(tx, payment.merchantId, { kind: "chain_address", value: to.toLowerCase() });
+      if (row && isHolding(row)) {
+        log.info("crypto-pix refund waits for its refund address to be confirmed", { paymentId: payment.id });
+        return null;
+      }
+    }
     if (!to || cryptoCompare(amount, "0") <= 0) {
       await refundFailed(
         tx,

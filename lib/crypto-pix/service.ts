@@ -55,11 +55,19 @@ import { decideRefund, sendDecidedRefunds } from "./refunds";
 import { CRYPTO_PIX_NETWORKS, type PayCryptoPixInput } from "./schemas";
 import { cryptoPixView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
+import { deliverQueuedSoon } from "@/lib/mail/mailer";
+import { gateDestinationOf, type WithdrawalOrigin } from "@/lib/withdrawals/destination-gate";
 
-/** Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. */
+/**
+ * Reads the payer's BR Code, fixes the rate, and opens a deposit address for the crypto. A pasted
+ * `refundAddress` is a destination the merchant chose: it goes through the withdrawals' destination
+ * rule (lib/withdrawals/destination-gate.ts) in the creation's transaction, and a refund to it waits
+ * while it is held (./refunds.ts).
+ */
 export async function createCryptoPixPayment(
   merchant: MerchantProfile,
   input: PayCryptoPixInput,
+  origin: WithdrawalOrigin,
 ): Promise<CryptoPixPayment> {
   let parsed;
   try {
@@ -142,7 +150,11 @@ export async function createCryptoPixPayment(
       },
     );
   }
-  return db().transaction(async (tx) => {
+  const made = await db().transaction(async (tx) => {
+    if (input.refundAddress) {
+      const ref = { kind: "chain_address" as const, value: input.refundAddress.toLowerCase() };
+      await gateDestinationOf(tx, merchant.id, ref, origin, "refundAddress");
+    }
     const { walletIndex, address } = await allocateDepositAddress(tx, "crypto_pix");
     const payment = await insertPayment(tx, {
       merchantId: merchant.id,
@@ -169,6 +181,8 @@ export async function createCryptoPixPayment(
     await bindIdempotencyKey(tx, { type: "crypto_pix_payment", id: payment.id });
     return payment;
   });
+  deliverQueuedSoon();
+  return made;
 }
 
 // A dynamic code's charge must stay payable while the payer sends crypto and we pay the PIX: the

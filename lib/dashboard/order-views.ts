@@ -51,6 +51,9 @@ export type UnappliedLine = {
     /** Only once mined: a pending return may still be replaced by a version with another hash. */
     txHash: string | null;
     at: string;
+    id: string;
+    /** A return to a new address that waits for an owner's confirmation, until the hold's end (ISO); cancellable meanwhile. */
+    waitingUntil: string | null;
   } | null;
 };
 

@@ -79,6 +79,13 @@ export const pixOutForm = formSchema(bodyObject({ value: brlValue, pixKey: pixOu
   decimal: DECIMAL_FIELDS,
 });
 
+/** A withdrawal the history names (cancelling one that waits for its destination). */
+export const withdrawalIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
+/** Where a withdrawal under review would go, for the review step's word on a new destination; blank PIX key: the registered one. */
+export const destinationPeekForm = formSchema(
+  z.object({ kind: z.enum(["pix_key", "chain_address"]), value: z.string().trim().max(100).default("") }),
+);
+
 /** Forms whose only content is the button (and a step-up code). */
 export const emptyForm = formSchema(z.object({}));
 
@@ -94,6 +101,11 @@ export const unappliedReturnForm = formSchema(
     transferId: z.uuid({ error: "errors.required" }),
     toAddress: z.string().trim().max(64, "errors.tooLong").optional(),
   }),
+);
+
+/** A return of unapplied funds that waits for its destination, cancelled from the order's page. */
+export const unappliedCancelForm = formSchema(
+  z.object({ id: z.uuid({ error: "errors.required" }), resolutionId: z.uuid({ error: "errors.required" }) }),
 );
 
 /** The refund API's own body, but the amount is required: the dashboard never refunds "all that is left" by default. */

@@ -26,6 +26,9 @@ describe("timelineLine", () => {
     expect(line("return:PENDING").key).toBe("timeline.unappliedReturning");
     expect(line("return:COMPLETED").key).toBe("timeline.unappliedReturned");
     expect(line("return:FAILED")).toEqual({ key: "timeline.unappliedReturnFailed", tone: "bad" });
+    // A return that waits for a new address, and one cancelled while it waited (lib/events/queries.ts).
+    expect(line("return:PENDING:waiting").key).toBe("timeline.unappliedWaiting");
+    expect(line("return:FAILED:cancelled")).toEqual({ key: "timeline.unappliedReturnCancelled", tone: "neutral" });
   });
 
   it("carries a refund's amount", () => {

@@ -34,6 +34,8 @@ const BY_STATUS: Record<string, Partial<Record<string, TimelineLine>>> = {
   "onchain.deposit.unapplied.status_changed": {
     "accept:COMPLETED": { key: "timeline.unappliedAccepted", tone: "good" },
     "return:PENDING": { key: "timeline.unappliedReturning", tone: "neutral" },
+    "return:PENDING:waiting": { key: "timeline.unappliedWaiting", tone: "neutral" },
+    "return:FAILED:cancelled": { key: "timeline.unappliedReturnCancelled", tone: "neutral" },
     "return:COMPLETED": { key: "timeline.unappliedReturned", tone: "neutral" },
     "return:FAILED": { key: "timeline.unappliedReturnFailed", tone: "bad" },
   },

@@ -14,10 +14,13 @@ export function subjectEvents(ex: Executor, merchantId: string, subjectId: strin
     .select({
       id: events.id,
       type: events.type,
-      // A resolution of unapplied funds shows its kind and status ("return:COMPLETED").
-      status: sql<
-        string | null
-      >`coalesce(${events.data}->'refund'->>'status', (${events.data}->'resolution'->>'kind') || ':' || (${events.data}->'resolution'->>'status'), ${events.data}->>'status')`,
+      // A resolution of unapplied funds shows its kind and status ("return:COMPLETED"), and whether
+      // it waits for its destination or was cancelled ("return:PENDING:waiting", "return:FAILED:cancelled").
+      status: sql<string | null>`coalesce(${events.data}->'refund'->>'status',
+        (${events.data}->'resolution'->>'kind') || ':' || (${events.data}->'resolution'->>'status')
+          || case when (${events.data}->'resolution'->>'waiting') = 'true' then ':waiting'
+                  when (${events.data}->'resolution'->>'reason') = 'cancelled' then ':cancelled' else '' end,
+        ${events.data}->>'status')`,
       valueCentavos: sql<
         number | null
       >`case when ${events.type} = 'refund.status_changed' then round((${events.data}->>'value')::numeric * 100)::int end`,

@@ -103,6 +103,10 @@ const SAMPLES: { [C in ErrorCode]: ErrorValues[C] } = {
   "unapplied.tooSmallToAccept": {},
   "unapplied.addressInvalid": {},
   "unapplied.feeAboveAmount": {},
+  "withdrawals.notFound": {},
+  "withdrawals.notWaiting": {},
+  "unapplied.notWaiting": {},
+  "destinations.inUse": {},
 };
 
 const GENERIC = ["refused", "notFound", "upstream"] as const;

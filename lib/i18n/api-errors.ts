@@ -147,6 +147,10 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
   "unapplied.tooSmallToAccept": say("unapplied.tooSmallToAccept"),
   "unapplied.addressInvalid": say("unapplied.addressInvalid"),
   "unapplied.feeAboveAmount": say("unapplied.feeAboveAmount"),
+  "withdrawals.notFound": say("withdrawals.notFound"),
+  "withdrawals.notWaiting": say("withdrawals.notWaiting"),
+  "unapplied.notWaiting": say("unapplied.notWaiting"),
+  "destinations.inUse": say("destinations.inUse"),
 };
 
 /** What a coded refusal says to a person reading `locale`. */

@@ -319,6 +319,21 @@ export const en: Record<MessageKey, string> = {
   "withdrawals.overDaily": "Above what is left today ({left}).",
   "withdrawals.overBalance":
     "Insufficient balance: this withdrawal needs {needed} and the available balance is {balance}.",
+  "withdrawals.requestedWaiting":
+    "Withdrawal recorded and the amount reserved. The destination is new, so it waits for an owner's confirmation or the end of the hold; you can cancel it in the history.",
+  "withdrawals.cancelled": "Withdrawal cancelled. The amount is back in your balance.",
+  "withdrawals.cancel": "Cancel withdrawal",
+  "withdrawals.reviewDestinationNew":
+    "This destination is new. On confirming, the withdrawal is recorded and the amount reserved from the balance, but nothing is sent until an owner confirms the destination (the owners get a mail with the link) or until {until}, when the hold ends. Until then you can cancel it in the history.",
+  "withdrawals.reviewDestinationHeld":
+    "This destination is still held until {until}. On confirming, the withdrawal is recorded and the amount reserved, but it is sent only once an owner confirms the destination or the hold ends. Until then you can cancel it in the history.",
+  "withdrawals.reviewDestinationNewNoHold": "This destination is new: the owners and admins will be told by mail.",
+  "withdrawals.waitingDestination": "Waiting for its destination: sent once an owner confirms it, or at {until}.",
+  "unapplied.returnWaiting":
+    "Return recorded. The address is new, so it waits for an owner's confirmation or the end of the hold; you can cancel it here.",
+  "unapplied.cancelReturn": "Cancel return",
+  "unapplied.returnCancelled": "Return cancelled. The funds are waiting for a decision again.",
+  "unapplied.waitingDestination": "Waiting for destination {to}: sent once an owner confirms it, or at {until}.",
   "withdrawals.requested": "Withdrawal requested. Follow its status in the history.",
   "withdrawals.history": "History",
   "withdrawals.historyEmpty": "No withdrawals yet.",
@@ -1175,7 +1190,12 @@ export const en: Record<MessageKey, string> = {
     "The API allow-list was turned off: API withdrawals may go to any valid PIX key or address again.",
   "mail.withdrawal.subject": "Withdrawal requested: {company}",
   "mail.withdrawal.body":
-    "A withdrawal of {amount} was requested from the {company} balance, to {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in at once, change your password, sign out the other sessions and revoke API keys you do not know.",
+    "A withdrawal of {amount} was requested from the {company} balance, to {destination}.{waits}\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in at once, change your password, sign out the other sessions and revoke API keys you do not know.",
+  "mail.return.subject": "Return of unapplied funds requested: {company}",
+  "mail.return.body":
+    "A return of {amount} that {company} received and did not apply was requested, to {destination}.{waits}\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in at once, change your password, sign out the other sessions and cancel the return on the order's page.",
+  "mail.moneyOut.waits":
+    "\nThe destination is new: nothing is sent until {until} unless an owner confirms it. Until then the request can be cancelled in the dashboard.",
   "mail.refund.subject": "Refund requested: {company}",
   "mail.refund.body":
     "A refund of {amount} was requested from the {company} balance, back to the payer of order {destination}.\n\nBy: {who}\nFrom: {ip}\nAt: {time}\n\nIf this was not you or your team, sign in at once, change your password, sign out the other sessions and revoke API keys you do not know.",
@@ -1218,6 +1238,7 @@ export const en: Record<MessageKey, string> = {
   "unapplied.accepted": "Accepted and credited to your balance.",
   "unapplied.returning": "Return recorded: sending it on the network.",
   "unapplied.state.accepted": "Accepted as payment: {amount} credited to your balance",
+  "unapplied.state.waiting": "Return of {amount} {asset} recorded: waiting for its destination",
   "unapplied.state.returning": "Returning {amount} {asset}: waiting for the network to confirm",
   "unapplied.state.returned": "Returned: {amount} {asset}",
   "unapplied.state.failed": "The network refused the return; our team was told and is handling it",
@@ -1234,6 +1255,8 @@ export const en: Record<MessageKey, string> = {
   "audit.action.unapplied.accepted": "Unapplied funds accepted as payment",
   "audit.action.unapplied.returned": "Unapplied funds returned",
   "timeline.unappliedAccepted": "Unapplied funds accepted as payment",
+  "timeline.unappliedWaiting": "Return of the unapplied funds recorded: waiting for its new destination",
+  "timeline.unappliedReturnCancelled": "Return cancelled while it waited for its destination",
   "timeline.unappliedReturning": "Return of the unapplied funds sent to the network",
   "timeline.unappliedReturned": "Unapplied funds returned to the sender",
   "timeline.unappliedReturnFailed": "The network refused the return of the unapplied funds: our team is handling it",
@@ -1344,6 +1367,18 @@ export const en: Record<MessageKey, string> = {
   "mail.medReturn.nature.RETIRADA": "a Pix Saque or Pix Troco return",
   "failure.hotWallet.waitingTopUp":
     "The service's sending wallet is short right now; the withdrawal goes out as soon as it is topped up.",
+  "withdrawals.notFound": "Withdrawal not found.",
+  "withdrawals.notWaiting": "This withdrawal is no longer waiting: it was sent or closed already.",
+  "unapplied.notWaiting": "This return is no longer waiting: it was sent or closed already.",
+  "destinations.inUse": "Withdrawals or returns are waiting for this destination: cancel them before removing it.",
+  "audit.actor.release": "The service, on releasing the destination",
+  "audit.action.withdrawal.released": "Withdrawal released (destination confirmed)",
+  "audit.action.withdrawal.cancelled": "Withdrawal cancelled while it waited for its destination",
+  "audit.action.unapplied.returnReleased": "Return released (destination confirmed)",
+  "audit.action.unapplied.returnCancelled": "Return cancelled while it waited for its destination",
+  "failure.destination.waiting": "New destination: sending waits for an owner to confirm it or for the hold to end.",
+  "failure.withdrawal.cancelled":
+    "Cancelled while it waited for its destination to be confirmed; the amount is back in the balance.",
   "failure.waitingUnknown": "Waiting on the provider. The reason it gave follows, as received.",
   "invoice.terms.fine": "A {amount} fine if paid after the due date",
   "invoice.terms.interest1": "Interest of {amount} per day late",

@@ -30,6 +30,9 @@ const REASONS = [
   { code: "lightning.tooLittleTime", match: /^Lightning payment refused/i },
   // Not a failure: an on-chain withdrawal held until the hot wallet is topped up (lib/hot-wallet/float.ts), its waiting_reason.
   { code: "hotWallet.waitingTopUp", match: /waiting for (a|its gas) top-up$/i },
+  // Not a failure: a withdrawal or return waiting for a new destination (lib/withdrawals/destination-gate.ts waitingReasonFor).
+  { code: "destination.waiting", match: /^waiting for destination /i },
+  { code: "withdrawal.cancelled", match: /^cancelled by the merchant while it waited/i },
 ] as const satisfies readonly { code: string; match: RegExp }[];
 
 export type FailureCode = (typeof REASONS)[number]["code"] | "unknown";

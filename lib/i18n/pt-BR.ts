@@ -317,6 +317,23 @@ export const ptBR = {
   "withdrawals.overPerTransaction": "Acima do limite por saque ({limit}).",
   "withdrawals.overDaily": "Acima do disponível hoje ({left}).",
   "withdrawals.overBalance": "Saldo insuficiente: este saque precisa de {needed} e o saldo disponível é {balance}.",
+  "withdrawals.requestedWaiting":
+    "Saque registrado e valor reservado. Como o destino é novo, ele aguarda a confirmação de um proprietário ou o fim da retenção; você pode cancelá-lo no histórico.",
+  "withdrawals.cancelled": "Saque cancelado. O valor voltou ao seu saldo.",
+  "withdrawals.cancel": "Cancelar saque",
+  "withdrawals.reviewDestinationNew":
+    "Este destino é novo. Ao confirmar, o saque é registrado e o valor fica reservado do saldo, mas nada é enviado até um proprietário confirmar o destino (os proprietários recebem um e-mail com o link) ou até {until}, quando a retenção termina. Até lá, você pode cancelá-lo no histórico.",
+  "withdrawals.reviewDestinationHeld":
+    "Este destino ainda está retido até {until}. Ao confirmar, o saque é registrado e o valor fica reservado, mas só é enviado quando um proprietário confirmar o destino ou a retenção terminar. Até lá, você pode cancelá-lo no histórico.",
+  "withdrawals.reviewDestinationNewNoHold":
+    "Este destino é novo: os proprietários e administradores serão avisados por e-mail.",
+  "withdrawals.waitingDestination": "Aguardando o destino: enviado quando um proprietário o confirmar, ou em {until}.",
+  "unapplied.returnWaiting":
+    "Devolução registrada. Como o endereço é novo, ela aguarda a confirmação de um proprietário ou o fim da retenção; você pode cancelá-la aqui.",
+  "unapplied.cancelReturn": "Cancelar devolução",
+  "unapplied.returnCancelled": "Devolução cancelada. Os fundos voltaram a aguardar uma decisão.",
+  "unapplied.waitingDestination":
+    "Aguardando o destino {to}: enviado quando um proprietário o confirmar, ou em {until}.",
   "withdrawals.requested": "Saque solicitado. Acompanhe o status no histórico.",
   "withdrawals.history": "Histórico",
   "withdrawals.historyEmpty": "Nenhum saque ainda.",
@@ -1180,7 +1197,12 @@ export const ptBR = {
     "A lista de permissões da API foi desativada: saques pela API voltam a poder ir para qualquer chave PIX ou carteira válida.",
   "mail.withdrawal.subject": "Saque solicitado: {company}",
   "mail.withdrawal.body":
-    "Foi solicitado um saque de {amount} do saldo de {company}, para {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre agora, troque sua senha, encerre as outras sessões e revogue chaves de API que você não conhece.",
+    "Foi solicitado um saque de {amount} do saldo de {company}, para {destination}.{waits}\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre agora, troque sua senha, encerre as outras sessões e revogue chaves de API que você não conhece.",
+  "mail.return.subject": "Devolução de fundos não aplicados solicitada: {company}",
+  "mail.return.body":
+    "Foi solicitada a devolução de {amount} recebidos por {company} e não aplicados, para {destination}.{waits}\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre agora, troque sua senha, encerre as outras sessões e cancele a devolução na página do pedido.",
+  "mail.moneyOut.waits":
+    "\nO destino é novo: nada é enviado até {until}, a menos que um proprietário o confirme. Até lá, a solicitação pode ser cancelada no painel.",
   "mail.refund.subject": "Devolução solicitada: {company}",
   "mail.refund.body":
     "Foi solicitada uma devolução de {amount} do saldo de {company}, ao pagador do pedido {destination}.\n\nPor: {who}\nDe: {ip}\nEm: {time}\n\nSe não foi você nem sua equipe, entre agora, troque sua senha, encerre as outras sessões e revogue chaves de API que você não conhece.",
@@ -1223,6 +1245,7 @@ export const ptBR = {
   "unapplied.accepted": "Valor aceito e creditado no seu saldo.",
   "unapplied.returning": "Devolução registrada: enviando pela rede.",
   "unapplied.state.accepted": "Aceito como pagamento: {amount} creditados no seu saldo",
+  "unapplied.state.waiting": "Devolução de {amount} {asset} registrada: aguardando o destino",
   "unapplied.state.returning": "Devolvendo {amount} {asset}: aguardando a confirmação da rede",
   "unapplied.state.returned": "Devolvido: {amount} {asset}",
   "unapplied.state.failed": "A rede recusou a devolução; nossa equipe foi avisada e está cuidando disso",
@@ -1239,6 +1262,8 @@ export const ptBR = {
   "audit.action.unapplied.accepted": "Fundos não aplicados aceitos como pagamento",
   "audit.action.unapplied.returned": "Fundos não aplicados devolvidos",
   "timeline.unappliedAccepted": "Fundos não aplicados aceitos como pagamento",
+  "timeline.unappliedWaiting": "Devolução dos fundos não aplicados registrada: aguardando o destino novo",
+  "timeline.unappliedReturnCancelled": "Devolução cancelada enquanto aguardava o destino",
   "timeline.unappliedReturning": "Devolução dos fundos não aplicados enviada à rede",
   "timeline.unappliedReturned": "Fundos não aplicados devolvidos a quem enviou",
   "timeline.unappliedReturnFailed": "A rede recusou a devolução dos fundos não aplicados: nossa equipe está cuidando",
@@ -1351,6 +1376,17 @@ export const ptBR = {
   "mail.medReturn.nature.RETIRADA": "devolução de Pix Saque ou Pix Troco",
   "failure.hotWallet.waitingTopUp":
     "A carteira de envio do serviço está sem saldo suficiente agora; o saque sai assim que ela for reabastecida.",
+  "withdrawals.notFound": "Saque não encontrado.",
+  "withdrawals.notWaiting": "Este saque não está mais aguardando: já foi enviado ou encerrado.",
+  "unapplied.notWaiting": "Esta devolução não está mais aguardando: já foi enviada ou encerrada.",
+  "destinations.inUse": "Há saques ou devoluções aguardando este destino: cancele-os antes de removê-lo.",
+  "audit.actor.release": "O serviço, ao liberar o destino",
+  "audit.action.withdrawal.released": "Saque liberado (destino confirmado)",
+  "audit.action.withdrawal.cancelled": "Saque cancelado enquanto aguardava o destino",
+  "audit.action.unapplied.returnReleased": "Devolução liberada (destino confirmado)",
+  "audit.action.unapplied.returnCancelled": "Devolução cancelada enquanto aguardava o destino",
+  "failure.destination.waiting": "Destino novo: o envio aguarda um proprietário confirmá-lo ou o fim da retenção.",
+  "failure.withdrawal.cancelled": "Cancelado enquanto aguardava a confirmação do destino; o valor voltou ao saldo.",
   "failure.waitingUnknown": "Aguardando o provedor. O motivo que ele deu segue abaixo, como recebido.",
   "invoice.terms.fine": "Multa de {amount} se paga após o vencimento",
   "invoice.terms.interest1": "Juros de {amount} por dia de atraso",

@@ -19,6 +19,7 @@ import {
 export const API_KEY_ACTOR_PREFIX = "API key ";
 export const OWNERS_LINK_ACTOR = "link mailed to the owners";
 export const OPERATOR_ACTOR = "operator (cli)";
+export const RELEASE_ACTOR = "service (destination released)";
 
 /** An API key as the Developers page shows it: its name, and its prefix and last four characters. */
 export type ApiKeyLabel = { name: string; prefix: string; lastFour: string | null };
@@ -44,6 +45,7 @@ export function actorName(t: Translator, actor: string, keys?: ReadonlyMap<strin
   }
   if (actor === OWNERS_LINK_ACTOR) return t("audit.actor.ownersLink");
   if (actor === OPERATOR_ACTOR) return t("audit.actor.operator");
+  if (actor === RELEASE_ACTOR) return t("audit.actor.release");
   return actor;
 }
 

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import { db, type Executor } from "@/db";
 import { apiKeys, auditEvents, type AuditEvent } from "@/db/schema";
 import { isUuid } from "@/lib/ids";
-import { API_KEY_ACTOR_PREFIX, apiKeyIdOf, type ApiKeyLabel } from "./audit-text";
+import { API_KEY_ACTOR_PREFIX, RELEASE_ACTOR, apiKeyIdOf, type ApiKeyLabel } from "./audit-text";
 
 // The audit trail: one row per security- or money-relevant action, written beside the change
 // (inside its transaction where there is one). The table refuses UPDATE and DELETE (migration).
@@ -35,9 +35,13 @@ export const AUDIT_ACTIONS = [
   "webhook.created",
   "webhook.deleted",
   "withdrawal.requested",
+  "withdrawal.released",
+  "withdrawal.cancelled",
   "refund.requested",
   "unapplied.accepted",
   "unapplied.returned",
+  "unapplied.returnReleased",
+  "unapplied.returnCancelled",
   "payout.resentByOperator",
   "payout.resolvedByOperator",
   "refund.resentByOperator",
@@ -53,6 +57,11 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type Actor = { merchantId: string | null; userId: string | null; email: string; ip: string | null };
+
+/** The service itself, sending what waited once its destination was released (lib/withdrawals/release.ts). */
+export function releaseActor(merchantId: string): Actor {
+  return { merchantId, userId: null, email: RELEASE_ACTOR, ip: null };
+}
 
 /** An API key acting for its merchant: named by the key's id, which the Developers page lists. */
 export function apiKeyActor(merchantId: string, keyId: string, ip: string): Actor {
@@ -91,10 +100,14 @@ export async function listAudit(merchantId: string, opts: { limit: number; befor
  * The merchant's API keys these actors name, as the Developers page shows them (name, prefix, last four),
  * by id: what actorName needs to name a key instead of printing its id. Revoked keys too: the trail outlives them.
  */
-export async function apiKeyLabels(merchantId: string, actors: string[]): Promise<Map<string, ApiKeyLabel>> {
+export async function apiKeyLabels(
+  merchantId: string,
+  actors: string[],
+  ex: Executor = db(),
+): Promise<Map<string, ApiKeyLabel>> {
   const ids = [...new Set(actors.map(apiKeyIdOf).filter((id): id is string => id !== null && isUuid(id)))];
   if (ids.length === 0) return new Map();
-  const rows = await db()
+  const rows = await ex
     .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
     .from(apiKeys)
     .where(and(eq(apiKeys.merchantId, merchantId), inArray(apiKeys.id, ids)));

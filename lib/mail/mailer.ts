@@ -1,9 +1,10 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import nodemailer, { type Transporter } from "nodemailer";
-import { db } from "@/db";
+import { db, type Executor } from "@/db";
 import { mailOutbox, users } from "@/db/schema";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { mailInBackground } from "./background";
 import { processSlot } from "@/lib/singleton";
 
 // Outgoing mail: nodemailer over SMTP_URL, or, with none configured, the outbox table the
@@ -52,6 +53,64 @@ export async function sendMail(mail: Mail): Promise<MailResult> {
       .values({ ...row, status: "failed", error: message });
     return "failed";
   }
+}
+
+/**
+ * Writes a mail in the caller's transaction, so it exists exactly when the change it reports
+ * commits (a withdrawal's mail to the owners cannot be lost to a crash after the money moved, nor
+ * sent for a request that rolled back). Without SMTP the row is the delivery (the dashboard's
+ * outbox); with SMTP it is queued and sent after commit by deliverQueuedMail (kicked by the caller,
+ * and by the sweep for whatever a crash left).
+ */
+export async function queueMail(ex: Executor, mail: Mail): Promise<void> {
+  await ex.insert(mailOutbox).values({
+    merchantId: mail.merchantId ?? null,
+    toAddress: mail.to,
+    subject: mail.subject,
+    body: mail.text,
+    status: env().SMTP_URL ? "queued" : "outbox",
+  });
+}
+
+/** A queued mail being sent longer than this is taken again (its sender died mid-send). */
+const SENDING_STALE_SECONDS = 300;
+
+/**
+ * Sends queued mail over SMTP: each row is claimed (queued → sending) before its send, so two
+ * instances do not send one twice; a sent row's body is cleared, a failed one keeps the error.
+ * Returns how many it took.
+ */
+export async function deliverQueuedMail(limit = 50): Promise<number> {
+  const url = env().SMTP_URL;
+  if (!url) return 0;
+  const claimed = await db().execute<{ id: string; to_address: string; subject: string; body: string | null }>(sql`
+    update mail_outbox set status = 'sending', claimed_at = now()
+    where id in (
+      select id from mail_outbox
+      where status = 'queued' or (status = 'sending' and claimed_at < now() - make_interval(secs => ${SENDING_STALE_SECONDS}))
+      order by created_at limit ${limit} for update skip locked)
+    returning id, to_address, subject, body`);
+  for (const m of claimed) {
+    try {
+      await transport(url).sendMail({
+        from: env().MAIL_FROM,
+        to: m.to_address,
+        subject: m.subject,
+        text: m.body ?? "",
+      });
+      await db().update(mailOutbox).set({ status: "sent", body: null, error: null }).where(eq(mailOutbox.id, m.id));
+    } catch (err) {
+      const message = err instanceof Error ? err.message.slice(0, 300) : "send failed";
+      log.warn("mail not sent", { subject: m.subject, error: message });
+      await db().update(mailOutbox).set({ status: "failed", error: message }).where(eq(mailOutbox.id, m.id));
+    }
+  }
+  return claimed.length;
+}
+
+/** After a commit that queued mail: sent in the background, so the request does not wait for SMTP. */
+export function deliverQueuedSoon(): void {
+  if (env().SMTP_URL) mailInBackground("queued mail", () => deliverQueuedMail());
 }
 
 /**

@@ -82,12 +82,10 @@ type Who = { company: string; who: string; ip: string; time: string };
  */
 export function moneyOutMail(
   locale: Locale,
-  kind: "withdrawal" | "refund",
-  vars: Who & { amount: string; destination: string },
+  kind: "withdrawal" | "return" | "refund",
+  vars: Who & { amount: string; destination: string; waits: string },
 ): MailText {
-  return kind === "withdrawal"
-    ? mail(locale, "mail.withdrawal.subject", "mail.withdrawal.body", vars)
-    : mail(locale, "mail.refund.subject", "mail.refund.body", vars);
+  return mail(locale, `mail.${kind}.subject`, `mail.${kind}.body`, vars);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import {
@@ -22,7 +22,8 @@ export async function insertResolution(
   const [row] = await ex
     .insert(unappliedResolutions)
     .values(values)
-    .onConflictDoNothing({ target: unappliedResolutions.transferId })
+    // The unique index spares cancelled returns (their funds may be decided again): the same predicate here.
+    .onConflictDoNothing({ target: unappliedResolutions.transferId, where: sql`cancelled_at is null` })
     .returning();
   return row;
 }
@@ -50,12 +51,12 @@ export async function setResolutionChainTx(ex: Executor, id: string, chainTxId: 
   await ex.update(unappliedResolutions).set({ chainTxId, txHash }).where(eq(unappliedResolutions.id, id));
 }
 
-/** An order's resolutions, oldest first. */
+/** An order's resolutions that stand (a cancelled return is set aside), oldest first. */
 export function resolutionsOf(ex: Executor, orderId: string): Promise<UnappliedResolution[]> {
   return ex
     .select()
     .from(unappliedResolutions)
-    .where(eq(unappliedResolutions.orderId, orderId))
+    .where(and(eq(unappliedResolutions.orderId, orderId), isNull(unappliedResolutions.cancelledAt)))
     .orderBy(asc(unappliedResolutions.createdAt));
 }
 

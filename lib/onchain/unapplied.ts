@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { isAddress } from "viem";
 import { db, type Tx } from "@/db";
 import type { ChainTransfer, OnchainOrder, UnappliedResolution } from "@/db/schema";
@@ -11,7 +12,12 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { log } from "@/lib/log";
 import { centavosForCrypto, cryptoCompare, cryptoDueFor, cryptoSub, cryptoToNumber } from "@/lib/money";
 import { providers } from "@/lib/providers";
-import { audit, type Actor } from "@/lib/identity/audit";
+import { audit, releaseActor, type Actor } from "@/lib/identity/audit";
+import { queueReturnMail } from "@/lib/identity/money-mail";
+import type { Locale } from "@/lib/i18n";
+import { deliverQueuedSoon } from "@/lib/mail/mailer";
+import { gateDestinationOf, waitingReasonFor, type Gate } from "@/lib/withdrawals/destination-gate";
+import { touchDestination } from "@/lib/withdrawals/destinations";
 import { lockDeposit, merchantDepositById } from "./queries";
 import {
   addCredited,
@@ -33,6 +39,10 @@ import { depositView } from "./views";
 //    address the merchant gives (the payer's own, when the sender was an exchange's hot wallet).
 //    The resolution and the signed transaction commit together before anything is broadcast; the
 //    receipt alone decides it (lib/hot-wallet/tracker.ts), so a send we cannot confirm stays PENDING.
+//    Any address but the sender's goes through the destination rule of withdrawals
+//    (lib/withdrawals/destination-gate.ts): a new one is held and announced, and the return waits
+//    (PENDING, no transaction) until an owner confirms it or the hold ends (releaseWaitingReturns),
+//    or the merchant cancels it (cancelWaitingReturn: the funds can be decided again).
 // Either is one row per transfer (unique transfer_id), so a second click or a race does nothing twice.
 // Errors carry catalog keys: these are dashboard actions, with no API endpoint.
 
@@ -60,6 +70,8 @@ async function emit(tx: Tx, order: OnchainOrder, r: UnappliedResolution, reason?
         to: r.toAddress,
         txHash: r.txHash,
         transferId: r.transferId,
+        // Recorded, not sent: its destination is new (lib/withdrawals/destination-gate.ts).
+        ...(r.waitingDestinationId ? { waiting: true } : {}),
         ...(reason ? { reason } : {}),
       },
     },
@@ -151,6 +163,8 @@ export type ReturnQuote = {
   to: string | null;
   asset: string;
   network: string;
+  /** The address the funds came from: a return there needs no confirmation. */
+  sender: string | null;
 };
 
 /** The network fee, in the order's token at today's rate (rounded up), kept out of what goes back. */
@@ -173,6 +187,7 @@ async function quoteReturn(
     to: transfer.fromAddress,
     asset: order.asset,
     network: order.network,
+    sender: transfer.fromAddress,
   };
 }
 
@@ -204,13 +219,18 @@ export async function previewReturn(
   return { ...q, to: destination };
 }
 
+/** Whether `to` is where the transfer came from: the one destination a return needs no hold for. */
+const toSender = (transfer: ChainTransfer, to: string) => transfer.fromAddress?.toLowerCase() === to.toLowerCase();
+
 /**
  * Returns one transfer's unapplied tokens, less the network fee, to `to` (the sender when absent):
- * the resolution, its hot-wallet transaction (nonce and first signed version), the event and the
- * audit row commit together; the broadcast comes after. The node is asked for fees before.
+ * the resolution, its hot-wallet transaction (nonce and first signed version; none while it waits
+ * for a held destination), the event, the audit row naming the destination and the owners' mail
+ * commit together; the broadcast comes after. The node is asked for fees before.
  */
 export async function returnUnapplied(
   actor: Actor & { merchantId: string },
+  locale: Locale,
   orderId: string,
   transferId: string,
   to?: string,
@@ -222,6 +242,14 @@ export async function returnUnapplied(
   if (cryptoCompare(quote.sent, "0") <= 0) throw InvalidInput.of("unapplied.feeAboveAmount");
   const made = await db().transaction(async (tx) => {
     const { order: locked, transfer } = await lockOwn(tx, actor.merchantId, orderId, transferId);
+    const gate: Gate = toSender(transfer, destination)
+      ? { held: null, added: null }
+      : await gateDestinationOf(
+          tx,
+          locked.merchantId,
+          { kind: "chain_address", value: destination.toLowerCase() },
+          { channel: "dashboard", actor, locale },
+        );
     // The amount quoted is the transfer's; it cannot have changed, since a transfer's unapplied tokens are written once.
     const r = await insertResolution(tx, {
       merchantId: locked.merchantId,
@@ -234,32 +262,142 @@ export async function returnUnapplied(
       feeAmount: quote.fee,
       sentAmount: quote.sent,
       userId: actor.userId,
+      ...(gate.held ? { waitingDestinationId: gate.held.id, waitingReason: waitingReasonFor(gate.held) } : {}),
     });
     if (!r) throw Conflict.of("unapplied.alreadyResolved");
-    const { chainTx, hash } = await createChainTx(tx, plan, {
-      purpose: "refund",
-      ownerKind: "unapplied_return",
-      ownerId: r.id,
-      transferId: transfer.id,
-      token: { address: locked.tokenAddress, decimals: locked.tokenDecimals },
-      to: destination,
-      amount: quote.sent,
-    });
-    await setResolutionChainTx(tx, r.id, chainTx.id, hash);
-    await setTransferReturn(tx, transfer.id, "PENDING", `being returned to ${destination}`);
-    const withTx = { ...r, chainTxId: chainTx.id, txHash: hash };
-    await emit(tx, locked, withTx);
+    let made: { resolution: UnappliedResolution; chainTxId: string | null };
+    if (gate.held) {
+      await setTransferReturn(tx, transfer.id, "PENDING", `return to ${destination} waits for the destination`);
+      made = { resolution: r, chainTxId: null };
+    } else {
+      made = await makeReturnTx(tx, plan, locked, r);
+    }
+    await emit(tx, locked, made.resolution);
     await audit(
       actor,
       "unapplied.returned",
       locked.id,
-      { transferId: transfer.id, to: destination, amount: transfer.unappliedAmount, fee: quote.fee },
+      {
+        transferId: transfer.id,
+        to: destination,
+        toSender: toSender(transfer, destination),
+        newDestination: gate.added !== null,
+        ...(gate.held ? { waitsFor: gate.held.id, holdUntil: gate.held.holdUntil!.toISOString() } : {}),
+        amount: transfer.unappliedAmount,
+        fee: quote.fee,
+      },
       tx,
     );
-    return { resolution: withTx, chainTxId: chainTx.id };
+    await queueReturnMail(
+      tx,
+      actor,
+      locale,
+      { amount: quote.sent, asset: locked.asset, network: locked.network, to: destination },
+      gate.held?.holdUntil ?? null,
+    );
+    return made;
   });
-  await sendChainTx(made.chainTxId);
+  deliverQueuedSoon();
+  if (made.chainTxId) await sendChainTx(made.chainTxId);
   return made.resolution;
+}
+
+/** In the caller's transaction: the return's hot-wallet transaction, on the resolution and its transfer. */
+async function makeReturnTx(tx: Tx, plan: ChainSendPlan, order: OnchainOrder, r: UnappliedResolution) {
+  const { chainTx, hash } = await createChainTx(tx, plan, {
+    purpose: "refund",
+    ownerKind: "unapplied_return",
+    ownerId: r.id,
+    transferId: r.transferId,
+    token: { address: order.tokenAddress, decimals: order.tokenDecimals },
+    to: r.toAddress!,
+    amount: r.sentAmount!,
+  });
+  await setResolutionChainTx(tx, r.id, chainTx.id, hash);
+  await setTransferReturn(tx, r.transferId, "PENDING", `being returned to ${r.toAddress}`);
+  return { resolution: { ...r, chainTxId: chainTx.id, txHash: hash }, chainTxId: chainTx.id };
+}
+
+/** Returns that wait for a destination now confirmed or out of its hold, oldest first. */
+async function releasableReturns(merchantId: string | null, limit: number) {
+  return db().execute<{ id: string; order_id: string; network: string; destination_id: string }>(sql`
+    select r.id, r.order_id, o.network, r.waiting_destination_id as destination_id from unapplied_resolutions r
+      join payout_destinations d on d.id = r.waiting_destination_id
+      join onchain_orders o on o.id = r.order_id
+    where r.status = 'PENDING' and r.waiting_destination_id is not null
+      and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now())
+      ${merchantId ? sql`and r.merchant_id = ${merchantId}` : sql``}
+    order by r.created_at limit ${limit}`);
+}
+
+/**
+ * Sends every waiting return (of one merchant, or all) whose destination an owner confirmed or whose
+ * hold ended: its transaction made under the order's lock, the wait cleared, the event and an audit
+ * row, then broadcast. Returns how many left.
+ */
+export async function releaseWaitingReturns(merchantId: string | null = null, limit = 100): Promise<number> {
+  let sent = 0;
+  for (const row of await releasableReturns(merchantId, limit)) {
+    try {
+      const plan = await planSend(row.network as Network);
+      const chainTxId = await db().transaction(async (tx) => {
+        const order = await lockDeposit(tx, row.order_id);
+        const [r] = await tx.execute<{ id: string }>(sql`
+          update unapplied_resolutions set waiting_destination_id = null, waiting_reason = null, updated_at = now()
+          where id = ${row.id} and status = 'PENDING' and waiting_destination_id is not null and exists (
+            select 1 from payout_destinations d where d.id = unapplied_resolutions.waiting_destination_id
+              and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now()))
+          returning id`);
+        const released = r && order ? await lockResolution(tx, r.id) : undefined;
+        if (!released || !order) return null;
+        const made = await makeReturnTx(tx, plan, order, released);
+        await touchDestination(tx, row.destination_id);
+        await emit(tx, order, made.resolution);
+        await audit(
+          releaseActor(order.merchantId),
+          "unapplied.returnReleased",
+          order.id,
+          { to: released.toAddress },
+          tx,
+        );
+        return made.chainTxId;
+      });
+      if (chainTxId) {
+        await sendChainTx(chainTxId);
+        sent++;
+      }
+    } catch (err) {
+      log.error("a waiting return could not be released; the sweep tries again", { resolutionId: row.id, err });
+    }
+  }
+  return sent;
+}
+
+/**
+ * The merchant cancels a return that waits for its destination: the resolution is FAILED and set
+ * aside (cancelled_at), so the transfer's funds can be accepted or returned again; the event and the
+ * audit row in the same transaction.
+ */
+export async function cancelWaitingReturn(
+  actor: Actor & { merchantId: string },
+  orderId: string,
+  resolutionId: string,
+): Promise<UnappliedResolution> {
+  return db().transaction(async (tx) => {
+    const order = await lockDeposit(tx, orderId);
+    if (!order || order.merchantId !== actor.merchantId) throw new NotFound("Order not found");
+    const [row] = await tx.execute<{ id: string }>(sql`
+      update unapplied_resolutions set status = 'FAILED', cancelled_at = now(), waiting_destination_id = null,
+        waiting_reason = null, failure_reason = 'cancelled by the merchant while it waited for its destination', updated_at = now()
+      where id = ${resolutionId} and order_id = ${order.id} and status = 'PENDING' and waiting_destination_id is not null
+      returning id`);
+    const r = row ? await lockResolution(tx, row.id) : undefined;
+    if (!r) throw Conflict.of("unapplied.notWaiting");
+    await tx.execute(sql`update chain_transfers set refund_status = null, note = null where id = ${r.transferId}`);
+    await emit(tx, order, r, "cancelled");
+    await audit(actor, "unapplied.returnCancelled", order.id, { transferId: r.transferId, to: r.toAddress }, tx);
+    return r;
+  });
 }
 
 /** A return's hot-wallet transaction was decided (lib/hot-wallet/tracker.ts): mined → COMPLETED; reverted or superseded → FAILED, for an operator. */

@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import type { Locale } from "@/lib/i18n";
 import { mailInBackground } from "@/lib/mail/background";
+import { deliverQueuedSoon } from "@/lib/mail/mailer";
 import { alertAdmins } from "@/lib/identity/alerts";
 import { audit, type Actor } from "@/lib/identity/audit";
 import { OWNERS_LINK_ACTOR } from "@/lib/identity/audit-text";
@@ -14,6 +15,7 @@ import { hashLinkToken, isLinkToken } from "@/lib/identity/tokens";
 import { announceDestination } from "./destination-mail";
 import {
   deleteDestination,
+  somethingWaitsFor,
   insertDestination,
   markConfirmed,
   normaliseDestination,
@@ -51,9 +53,11 @@ export async function addDestination(
     });
     if (!row) throw InvalidInput.of("destinations.exists");
     await audit(actor, "destination.added", row.id, { kind: row.kind, value: row.value, label: row.label ?? "" }, tx);
-    return { destination: row, token: await createSecurityLink(merchant.id, "destination", row.id, tx) };
+    const added = { destination: row, token: await createSecurityLink(merchant.id, "destination", row.id, tx) };
+    await announceDestination(tx, { actor, locale }, added);
+    return added;
   });
-  announceDestination({ actor, locale }, added);
+  deliverQueuedSoon();
   return added.destination;
 }
 
@@ -69,6 +73,8 @@ export async function confirmDestination(actor: MerchantActor & { userId: string
 
 export async function removeDestination(actor: MerchantActor, id: string): Promise<Destination> {
   return db().transaction(async (tx) => {
+    // What waits for it would otherwise wait for nothing: the merchant cancels it first.
+    if (await somethingWaitsFor(tx, actor.merchantId, id)) throw InvalidInput.of("destinations.inUse");
     const row = await deleteDestination(tx, actor.merchantId, id);
     if (!row) throw NotFound.of("destinations.gone");
     await audit(actor, "destination.removed", row.id, { kind: row.kind, value: row.value, status: row.status }, tx);

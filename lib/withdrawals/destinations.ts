@@ -118,6 +118,16 @@ export async function markConfirmed(
   return already ?? null;
 }
 
+/** Whether a withdrawal or a return of unapplied funds waits for this destination (locking them until the caller's transaction ends). */
+export async function somethingWaitsFor(tx: Tx, merchantId: string, id: string): Promise<boolean> {
+  const rows = await tx.execute(sql`
+    select 1 from withdrawals where merchant_id = ${merchantId} and waiting_destination_id = ${id} and status = 'PENDING'
+    union all
+    select 1 from unapplied_resolutions where merchant_id = ${merchantId} and waiting_destination_id = ${id} and status = 'PENDING'
+    limit 1`);
+  return rows.length > 0;
+}
+
 export async function deleteDestination(ex: Executor, merchantId: string, id: string): Promise<Destination | null> {
   const [row] = await ex
     .delete(payoutDestinations)

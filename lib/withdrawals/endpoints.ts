@@ -3,9 +3,7 @@ import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, pixOutBody as pixOutErrorBody, withdrawBody } from "@/lib/http/error-body";
 import { clientAddress } from "@/lib/http/client-address";
-import { DEFAULT_LOCALE } from "@/lib/i18n";
-import { apiKeyActor, audit } from "@/lib/identity/audit";
-import { mailWithdrawalRequested } from "@/lib/identity/money-mail";
+import { apiKeyActor } from "@/lib/identity/audit";
 import { pixOutExample, withdrawalExample, withdrawalsExample, withdrawExample } from "./examples";
 import {
   getWithdrawalResponse,
@@ -60,16 +58,15 @@ export const onchainWithdrawEndpoint = defineEndpoint({
     },
   },
   async handle({ merchant, keyId, req, body }) {
-    const w = await initiateOnchainWithdrawal(merchant, body, { channel: "api" });
+    // The service writes the audit row and the owners' mail in the withdrawal's own transaction.
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
-    await audit(actor, "withdrawal.requested", w.id, {
-      kind: "onchain",
-      valueCentavos: w.valueCentavos,
-      toAddress: w.toAddress,
-      network: w.network,
-    });
-    mailWithdrawalRequested(actor, DEFAULT_LOCALE, w);
-    return initiated(w);
+    return initiated(
+      await initiateOnchainWithdrawal(merchant, body, {
+        channel: "api",
+        actor: { ...actor, merchantId: merchant.id },
+        keyId,
+      }),
+    );
   },
   replay: async ({ merchant, resource }) => initiated(await findWithdrawal(merchant.id, resource.id)),
 });
@@ -98,15 +95,10 @@ export const pixOutEndpoint = defineEndpoint({
     },
   },
   async handle({ merchant, keyId, req, body }) {
-    const w = await createPixOut(merchant, body, { channel: "api" });
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
-    await audit(actor, "withdrawal.requested", w.id, {
-      kind: "pix_out",
-      valueCentavos: w.valueCentavos,
-      pixKey: w.pixKey,
-    });
-    mailWithdrawalRequested(actor, DEFAULT_LOCALE, w);
-    return pixOutCreated(w);
+    return pixOutCreated(
+      await createPixOut(merchant, body, { channel: "api", actor: { ...actor, merchantId: merchant.id }, keyId }),
+    );
   },
   replay: async ({ merchant, resource }) => pixOutCreated(await findWithdrawal(merchant.id, resource.id)),
 });

@@ -79,7 +79,7 @@ export const withdrawalSchema = z
     failureReason: z.string().optional(),
     waitingReason: z.string().optional().meta({
       description:
-        "On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this",
+        "While PENDING: why it is not sent yet: its destination is new and waits for an owner's confirmation or the end of its hold (cancellable in the dashboard meanwhile), or, on-chain, the service's hot wallet cannot pay it now. It leaves by itself once it can; never failed for this",
     }),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,

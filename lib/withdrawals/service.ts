@@ -19,8 +19,10 @@ import { postLedgerEntry } from "@/lib/ledger/ledger";
 import { Decimal, serviceFeeCentavos, tokensForWithdrawal } from "@/lib/money";
 import { classifyPixKey } from "@/lib/pix/keys";
 import { providers } from "@/lib/providers";
-import { announceDestination } from "./destination-mail";
-import { destinationHeldError, gateDestination, type Gate, type WithdrawalOrigin } from "./destination-gate";
+import { audit } from "@/lib/identity/audit";
+import { queueWithdrawalMail } from "@/lib/identity/money-mail";
+import { deliverQueuedSoon } from "@/lib/mail/mailer";
+import { gateDestination, originLocale, waitingReasonFor, type Gate, type WithdrawalOrigin } from "./destination-gate";
 import { lockAndCheck } from "./limits";
 import { insertWithdrawal, merchantWithdrawalById, updatePending, withdrawalById, withdrawalsPage } from "./queries";
 import { WITHDRAW_NETWORKS, type OnchainWithdrawInput, type PixOutInput } from "./schemas";
@@ -30,7 +32,7 @@ import { requireRail } from "@/lib/providers/rails";
 const eventType = (w: Withdrawal) =>
   w.kind === "onchain" ? "withdrawal.onchain.status_changed" : "withdrawal.pix_out.status_changed";
 
-async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
+export async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
   await recordEvent(tx, {
     merchantId: w.merchantId,
     type: eventType(w),
@@ -40,22 +42,70 @@ async function emit(tx: Tx, w: Withdrawal, previousStatus: string | null) {
   });
 }
 
+/** Fields of a withdrawal that waits for `held` (./release.ts sends it), or none when it goes now. */
+const waiting = (gate: Gate) =>
+  gate.held ? { waitingDestinationId: gate.held.id, waitingReason: waitingReasonFor(gate.held) } : {};
+
 /**
- * After the withdrawal's transaction: the owners hear of a destination it recorded, and a held one
- * is refused (its row, and the link that confirms it, committed; nothing debited). Otherwise what
- * the transaction made, which it always made when the gate let it go.
+ * In the withdrawal's transaction: its audit row, naming the destination and whether it waits, and
+ * the mail to the owners and admins, so neither can be missing for a withdrawal that committed, and
+ * a replayed Idempotency-Key (answered from the stored response) writes neither twice.
  */
-function afterGate<T>(outcome: { gate: Gate; made: T | null }, origin: WithdrawalOrigin): T {
-  if (outcome.gate.added && origin.channel === "dashboard") announceDestination(origin, outcome.gate.added);
-  if (!outcome.gate.go) throw destinationHeldError(outcome.gate.held);
-  return outcome.made!;
+async function recordRequest(tx: Tx, origin: WithdrawalOrigin, w: Withdrawal, gate: Gate) {
+  const destination = w.kind === "onchain" ? { toAddress: w.toAddress, network: w.network } : { pixKey: w.pixKey };
+  await audit(
+    origin.actor,
+    "withdrawal.requested",
+    w.id,
+    {
+      kind: w.kind,
+      valueCentavos: w.valueCentavos,
+      ...destination,
+      newDestination: gate.added !== null,
+      ...(gate.held ? { waitsFor: gate.held.id, holdUntil: gate.held.holdUntil!.toISOString() } : {}),
+    },
+    tx,
+  );
+  await queueWithdrawalMail(tx, origin.actor, originLocale(origin), w, gate.held?.holdUntil ?? null);
 }
+
+/** In the caller's transaction: the on-chain withdrawal's hot-wallet transaction, nonce and first signed version. */
+export async function makeChainTx(
+  tx: Tx,
+  plan: Awaited<ReturnType<typeof planSend>>,
+  w: Pick<Withdrawal, "id" | "toAddress" | "tokenAmount" | "tokenAddress">,
+  decimals: number,
+) {
+  return createChainTx(tx, plan, {
+    purpose: "withdrawal",
+    ownerKind: "withdrawal",
+    ownerId: w.id,
+    token: { address: w.tokenAddress!, decimals },
+    to: w.toAddress!,
+    amount: w.tokenAmount!,
+  });
+}
+
+/** In the caller's transaction: the pix-out's payout, to be requested after commit. */
+export function makePayout(tx: Tx, w: Pick<Withdrawal, "id" | "merchantId" | "pixKey" | "valueCentavos">) {
+  return createPayout(tx, {
+    purpose: "withdrawal",
+    ownerId: w.id,
+    merchantId: w.merchantId,
+    pixKey: w.pixKey!,
+    valueCentavos: w.valueCentavos,
+  });
+}
+
+/** After commit: a sandbox pix-out stays PENDING a moment, as a PSP's would; a live one is sent at once. */
+export const requestPixOut = (payoutId: string) =>
+  requestPayout(payoutId, env().PAYMENTS_MODE === "sandbox" ? env().SANDBOX_SETTLE_SECONDS : 0);
 
 /**
  * On-chain withdrawal: the debit (value + 0.5% + network fee, fixed now), the limit checks, the
  * destination's (./destination-gate.ts), the hot-wallet transaction with its nonce and signed first
- * version, the withdrawal row, its event and the request's Idempotency-Key, bound to it, commit
- * together; the transaction is broadcast after commit and followed by the chain-tx job until a
+ * version (none yet when it waits for a held destination), the withdrawal row, its event, its audit
+ * row and mail, and the request's Idempotency-Key, bound to it, commit together; the transaction is broadcast after commit and followed by the chain-tx job until a
  * receipt decides it (lib/hot-wallet). The node is asked what it must be asked before the database
  * transaction begins.
  */
@@ -81,7 +131,7 @@ export async function initiateOnchainWithdrawal(
   const debit = input.value + serviceFee + networkFee;
 
   const id = randomUUID();
-  const outcome = await db().transaction(async (tx) => {
+  const made = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, debit);
     const gate = await gateDestination(
       tx,
@@ -89,18 +139,17 @@ export async function initiateOnchainWithdrawal(
       { kind: "chain_address", value: input.toAddress.toLowerCase() },
       origin,
     );
-    if (!gate.go) return { gate, made: null };
-    const sent = await createChainTx(tx, plan, {
-      purpose: "withdrawal",
-      ownerKind: "withdrawal",
-      ownerId: id,
-      token,
-      to: input.toAddress,
-      amount: tokenAmount,
-    });
-    const w = await insertWithdrawal(tx, {
+    const fields = {
       id,
+      toAddress: input.toAddress,
+      tokenAmount,
+      tokenAddress: token.address,
       merchantId: merchant.id,
+    };
+    // A withdrawal that waits for its destination has no transaction yet: ./release.ts makes it.
+    const sent = gate.held ? null : await makeChainTx(tx, plan, fields, token.decimals);
+    const w = await insertWithdrawal(tx, {
+      ...fields,
       kind: "onchain",
       valueCentavos: input.value,
       serviceFeeCentavos: serviceFee,
@@ -109,13 +158,11 @@ export async function initiateOnchainWithdrawal(
       limitDay: day,
       network,
       token: asset,
-      tokenAddress: token.address,
-      toAddress: input.toAddress,
-      tokenAmount,
       rate: quote.rate,
-      txHash: sent.hash,
-      nonce: sent.chainTx.nonce,
+      txHash: sent?.hash ?? null,
+      nonce: sent?.chainTx.nonce ?? null,
       metadata: input.metadata ?? {},
+      ...waiting(gate),
     });
     await postLedgerEntry(tx, {
       merchantId: merchant.id,
@@ -125,18 +172,19 @@ export async function initiateOnchainWithdrawal(
       refId: w.id,
     });
     await emit(tx, w, null);
+    await recordRequest(tx, origin, w, gate);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
-    return { gate, made: { withdrawal: w, chainTxId: sent.chainTx.id } };
+    return { withdrawal: w, chainTxId: sent?.chainTx.id ?? null };
   });
-  const { withdrawal, chainTxId } = afterGate(outcome, origin);
-  await sendChainTx(chainTxId, { followAfterSeconds: env().SANDBOX_SETTLE_SECONDS });
-  return withdrawal;
+  deliverQueuedSoon();
+  if (made.chainTxId) await sendChainTx(made.chainTxId, { followAfterSeconds: env().SANDBOX_SETTLE_SECONDS });
+  return made.withdrawal;
 }
 
 /**
  * PIX withdrawal to a key, or to the merchant's registered key when none is given: the destination
- * checked (./destination-gate.ts), debited, its payout recorded and the request's Idempotency-Key
- * bound to it, in one transaction.
+ * checked (./destination-gate.ts), debited, its payout recorded (unless it waits for a held
+ * destination), audited and mailed, and the request's Idempotency-Key bound to it, in one transaction.
  */
 export async function createPixOut(
   merchant: MerchantProfile,
@@ -153,10 +201,9 @@ export async function createPixOut(
       code: "pixKey.invalid",
     });
   }
-  const outcome = await db().transaction(async (tx) => {
+  const made = await db().transaction(async (tx) => {
     const { day, merchant: locked } = await lockAndCheck(tx, merchant.id, input.value, input.value);
     const gate = await gateDestination(tx, locked, { kind: "pix_key", value: key.normalized }, origin);
-    if (!gate.go) return { gate, made: null };
     const w = await insertWithdrawal(tx, {
       merchantId: merchant.id,
       kind: "pix_out",
@@ -166,14 +213,10 @@ export async function createPixOut(
       pixKey: key.normalized,
       pixKeyType: key.type,
       metadata: input.metadata ?? {},
+      ...waiting(gate),
     });
-    const payout = await createPayout(tx, {
-      purpose: "withdrawal",
-      ownerId: w.id,
-      merchantId: merchant.id,
-      pixKey: key.normalized,
-      valueCentavos: input.value,
-    });
+    // A withdrawal that waits for its destination has no payout yet: ./release.ts makes it.
+    const payout = gate.held ? null : await makePayout(tx, w);
     await postLedgerEntry(tx, {
       merchantId: merchant.id,
       kind: "withdrawal_debit",
@@ -182,13 +225,13 @@ export async function createPixOut(
       refId: w.id,
     });
     await emit(tx, w, null);
+    await recordRequest(tx, origin, w, gate);
     await bindIdempotencyKey(tx, { type: "withdrawal", id: w.id });
-    return { gate, made: { withdrawal: w, payoutId: payout.id } };
+    return { withdrawal: w, payoutId: payout?.id ?? null };
   });
-  const { withdrawal, payoutId } = afterGate(outcome, origin);
-  // The sandbox's pix-outs stay PENDING a moment, as a PSP's would; a live one is sent at once.
-  await requestPayout(payoutId, env().PAYMENTS_MODE === "sandbox" ? env().SANDBOX_SETTLE_SECONDS : 0);
-  return withdrawal;
+  deliverQueuedSoon();
+  if (made.payoutId) await requestPixOut(made.payoutId);
+  return made.withdrawal;
 }
 
 type Ending =

@@ -23,7 +23,8 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
           token: w.token as Asset,
           toAddress: w.toAddress!,
           tokenAmount: cryptoToNumber(w.tokenAmount!),
-          transactionHash: w.txHash!,
+          // None yet while it waits for its destination (./release.ts makes the transaction).
+          ...(w.txHash ? { transactionHash: w.txHash } : {}),
         }
       : { pixKey: maskPixKey(w.pixKey!) }),
     ...(w.failureReason ? { failureReason: w.failureReason } : {}),

@@ -6,6 +6,9 @@ import { liveNetworks } from "@/lib/chain/config";
 import type { Network } from "@/lib/chain/tokens";
 import { cryptoPixReceiver } from "@/lib/crypto-pix/chain-receiver";
 import { sendDecidedRefunds } from "@/lib/crypto-pix/refunds";
+import { deliverQueuedMail } from "@/lib/mail/mailer";
+import { releaseWaitingReturns } from "@/lib/onchain/unapplied";
+import { releaseWaitingWithdrawals } from "@/lib/withdrawals/release";
 import {
   invoiceActionQueue,
   onStreamedHoldInvoice,
@@ -96,6 +99,11 @@ const SWEEP_STEPS: SweepStep[] = [
   },
   { name: "leasedPayouts", run: () => followLeasedPayouts() },
   { name: "refundsSent", run: async () => (await sendDecidedRefunds()).length },
+  // Withdrawals and returns that waited for a new destination whose hold is over (a confirmation releases its own at once).
+  { name: "waitingWithdrawals", run: () => releaseWaitingWithdrawals() },
+  { name: "waitingReturns", run: () => releaseWaitingReturns() },
+  // Mail queued in a transaction that a crash kept from being sent after its commit.
+  { name: "queuedMail", run: () => deliverQueuedMail() },
   {
     name: "holdInvoices",
     run: async () => {

@@ -5,6 +5,8 @@ import { actorOf, type SignedIn } from "@/lib/identity/dashboard/session";
 import { getLocale } from "@/lib/i18n/server";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { addDestination, confirmDestination, removeDestination, setApiAllowlist } from "@/lib/withdrawals/address-book";
+import { releaseWaitingReturns } from "@/lib/onchain/unapplied";
+import { releaseWaitingWithdrawals } from "@/lib/withdrawals/release";
 import { addDestinationForm, allowlistForm, destinationIdForm } from "../destination-schemas";
 
 // Withdrawals → Destinations. Adding one changes where money may go, so it takes a fresh second
@@ -34,6 +36,9 @@ export const confirmDestinationAction = merchantAction(
   destinationIdForm,
   async ({ id }, signedIn) => {
     await confirmDestination(actor(signedIn), id);
+    // What waited for it leaves now rather than at the next sweep.
+    await releaseWaitingWithdrawals(signedIn.merchant.id);
+    await releaseWaitingReturns(signedIn.merchant.id);
     revalidatePath(PAGE);
     return { data: null, message: "destinations.confirmed" as const };
   },

@@ -1,6 +1,8 @@
 "use server";
 
 import { createCryptoPixPayment } from "@/lib/crypto-pix/service";
+import { actorOf } from "@/lib/identity/dashboard/session";
+import { getLocale } from "@/lib/i18n/server";
 import { createDeposit } from "@/lib/onchain/service";
 import { createExchangeOrder, createLightningOrder, createPixOrder } from "@/lib/orders/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
@@ -47,7 +49,15 @@ export const createDepositAction = merchantAction(
 
 export const createCryptoPixAction = merchantAction(
   cryptoPixOrderForm,
-  async (input, { merchant }) => toOrder((await createCryptoPixPayment(merchant, input)).id),
+  async (input, signedIn) => {
+    // A pasted refund address is a destination the merchant chose: held and announced when new.
+    const origin = {
+      channel: "dashboard" as const,
+      actor: { ...actorOf(signedIn), merchantId: signedIn.merchant.id },
+      locale: await getLocale(),
+    };
+    return toOrder((await createCryptoPixPayment(signedIn.merchant, input, origin)).id);
+  },
   opts,
 );
 

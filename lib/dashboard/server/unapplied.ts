@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "@/db";
-import type { ChainTransfer, OnchainOrder } from "@/db/schema";
+import { inArray } from "drizzle-orm";
+import { payoutDestinations, type ChainTransfer, type OnchainOrder } from "@/db/schema";
 import { networkName } from "@/lib/chain/network-names";
 import { Decimal, centavosForCrypto } from "@/lib/money";
 import { resolutionsOf } from "@/lib/onchain/unapplied-queries";
@@ -23,7 +24,19 @@ const plain = (v: string | null) => (v === null ? null : new Decimal(v).toFixed(
 export async function unappliedLines(o: OnchainOrder, transfers: ChainTransfer[]): Promise<UnappliedLine[]> {
   const own = transfers.filter((t) => ownToken(o, t));
   if (own.length === 0) return [];
-  const byTransfer = new Map((await resolutionsOf(db(), o.id)).map((r) => [r.transferId, r]));
+  const resolutions = await resolutionsOf(db(), o.id);
+  const byTransfer = new Map(resolutions.map((r) => [r.transferId, r]));
+  const waitingFor = resolutions.flatMap((r) => (r.waitingDestinationId ? [r.waitingDestinationId] : []));
+  const holds = new Map(
+    waitingFor.length === 0
+      ? []
+      : (
+          await db()
+            .select({ id: payoutDestinations.id, holdUntil: payoutDestinations.holdUntil })
+            .from(payoutDestinations)
+            .where(inArray(payoutDestinations.id, waitingFor))
+        ).map((d) => [d.id, d.holdUntil]),
+  );
   return own.map((t) => {
     const r = byTransfer.get(t.id);
     return {
@@ -46,6 +59,10 @@ export async function unappliedLines(o: OnchainOrder, transfers: ChainTransfer[]
             sent: plain(r.sentAmount),
             txHash: r.kind === "return" && r.status !== "COMPLETED" ? null : r.txHash,
             at: r.updatedAt.toISOString(),
+            id: r.id,
+            waitingUntil: r.waitingDestinationId
+              ? (holds.get(r.waitingDestinationId)?.toISOString() ?? r.updatedAt.toISOString())
+              : null,
           }
         : null,
     };

@@ -1,7 +1,7 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { db } from "@/db";
-import { merchants, type Merchant, type Withdrawal } from "@/db/schema";
+import { merchants, payoutDestinations, type Merchant, type Withdrawal } from "@/db/schema";
 import { tokenFor, ASSETS, type Asset } from "@/lib/chain/tokens";
 import { maskPixKey } from "@/lib/pix/keys";
 import { liveNetworks } from "@/lib/chain/config";
@@ -31,8 +31,10 @@ export type WithdrawalRow = {
   tokenAmount: string | null;
   txHash: string | null;
   failureReason: string | null;
-  /** Why a PENDING on-chain withdrawal is not sent yet (the hot wallet cannot pay it now). */
+  /** Why a PENDING withdrawal is not sent yet (a new destination, or the hot wallet cannot pay it now). */
   waitingReason: string | null;
+  /** Waiting for a new destination: until when its hold lasts (ISO); the merchant may cancel it meanwhile. */
+  waitingUntil: string | null;
   createdAt: string;
 };
 
@@ -56,7 +58,7 @@ export type WithdrawalQuotes = {
   decimals: Record<WithdrawNetwork, Partial<Record<Asset, number>>>;
 };
 
-function row(w: Withdrawal): WithdrawalRow {
+function row(w: Withdrawal, holds: Map<string, Date | null>): WithdrawalRow {
   return {
     id: w.id,
     kind: w.kind,
@@ -71,6 +73,10 @@ function row(w: Withdrawal): WithdrawalRow {
     txHash: w.txHash,
     failureReason: w.failureReason,
     waitingReason: w.status === "PENDING" ? w.waitingReason : null,
+    waitingUntil:
+      w.status === "PENDING" && w.waitingDestinationId
+        ? (holds.get(w.waitingDestinationId)?.toISOString() ?? w.createdAt.toISOString())
+        : null,
     createdAt: w.createdAt.toISOString(),
   };
 }
@@ -82,7 +88,18 @@ export async function getWithdrawalState(merchantId: string): Promise<Withdrawal
     .from(merchants)
     .where(eq(merchants.id, merchantId));
   const [limits, { withdrawals }] = await Promise.all([remainingLimits(merchant), listWithdrawals(merchantId, 50)]);
-  return { balanceCentavos: merchant.balance, limits, history: withdrawals.map(row) };
+  const waitingFor = withdrawals.flatMap((w) => (w.waitingDestinationId ? [w.waitingDestinationId] : []));
+  const holds = new Map(
+    waitingFor.length === 0
+      ? []
+      : (
+          await db()
+            .select({ id: payoutDestinations.id, holdUntil: payoutDestinations.holdUntil })
+            .from(payoutDestinations)
+            .where(inArray(payoutDestinations.id, waitingFor))
+        ).map((d) => [d.id, d.holdUntil]),
+  );
+  return { balanceCentavos: merchant.balance, limits, history: withdrawals.map((w) => row(w, holds)) };
 }
 
 /** Network fees and rates quoted now, for the forms' breakdown. */

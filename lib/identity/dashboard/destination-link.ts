@@ -5,7 +5,9 @@ import { z } from "zod";
 import { InvalidInput } from "@/lib/errors";
 import { formSchema } from "@/lib/forms/form";
 import { validatedAction } from "@/lib/forms/validated-action";
+import { releaseWaitingReturns } from "@/lib/onchain/unapplied";
 import { confirmDestinationByLink } from "@/lib/withdrawals/address-book";
+import { releaseWaitingWithdrawals } from "@/lib/withdrawals/release";
 import { addressOf } from "./request-address";
 
 // The button on /confirm-destination: whoever holds the link mailed to the owners confirms the new
@@ -19,6 +21,9 @@ export const confirmDestinationLinkAction = validatedAction<typeof confirmLinkFo
   async ({ token }) => {
     const confirmed = await confirmDestinationByLink(token, addressOf(await headers()));
     if (!confirmed) throw InvalidInput.of("destinations.linkInvalid");
+    // What waited for it leaves now rather than at the next sweep.
+    await releaseWaitingWithdrawals(confirmed.merchantId);
+    await releaseWaitingReturns(confirmed.merchantId);
     return { data: null, message: "destinations.linkDone" };
   },
 );

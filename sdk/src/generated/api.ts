@@ -1782,7 +1782,7 @@ export type components = {
             /** @description PIX-out only, masked */
             pixKey?: string;
             failureReason?: string;
-            /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+            /** @description While PENDING: why it is not sent yet: its destination is new and waits for an owner's confirmation or the end of its hold (cancellable in the dashboard meanwhile), or, on-chain, the service's hot wallet cannot pay it now. It leaves by itself once it can; never failed for this */
             waitingReason?: string;
             /** Format: date-time */
             createdAt: string;
@@ -2810,7 +2810,7 @@ export interface operations {
                         /** @description PIX-out only, masked */
                         pixKey?: string;
                         failureReason?: string;
-                        /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+                        /** @description While PENDING: why it is not sent yet: its destination is new and waits for an owner's confirmation or the end of its hold (cancellable in the dashboard meanwhile), or, on-chain, the service's hot wallet cannot pay it now. It leaves by itself once it can; never failed for this */
                         waitingReason?: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -5344,7 +5344,7 @@ export interface operations {
                         /** @description PIX-out only, masked */
                         pixKey?: string;
                         failureReason?: string;
-                        /** @description On-chain only, while PENDING: why it is not sent yet (the service's hot wallet cannot pay it now). It leaves by itself once it can; never failed for this */
+                        /** @description While PENDING: why it is not sent yet: its destination is new and waits for an owner's confirmation or the end of its hold (cancellable in the dashboard meanwhile), or, on-chain, the service's hot wallet cannot pay it now. It leaves by itself once it can; never failed for this */
                         waitingReason?: string;
                         /** Format: date-time */
                         createdAt: string;
