@@ -64,7 +64,7 @@ test("generateTestHeaders signs a body the test wrote; a stale timestamp is refu
 
 test("a refused payout is reported, not thrown", async () => {
   const { PixCrypto } = require("@pixcrypto/sdk");
-  const answer = { message: "Insufficient balance: R$ 10,00 available" };
+  const answer = { message: "Invalid PIX key", code: "pix_key_invalid" };
   const pix = new PixCrypto({
     apiKey: "sk_test_" + "a".repeat(32),
     baseUrl: "https://payments.example.com",
@@ -74,10 +74,24 @@ test("a refused payout is reported, not thrown", async () => {
   });
   assert.deepEqual(await withdraw(pix, 50_000, { payoutRun: "2026-12" }), {
     ok: false,
-    reason: "Insufficient balance: R$ 10,00 available",
+    reason: "Invalid PIX key",
+    retryLater: false,
   });
 });
 
-// INSUFFICIENT BALANCE BY CODE (issue 39, item 1): once the API answers a `code`, assert here that withdraw()
-// reports an insufficient balance by that code.
-test.todo("an insufficient-balance payout is told apart by its error code");
+test("an insufficient-balance payout is told apart by its error code, whatever its words", async () => {
+  const { PixCrypto } = require("@pixcrypto/sdk");
+  const answer = { message: "Saldo insuficiente", code: "insufficient_balance" };
+  const pix = new PixCrypto({
+    apiKey: "sk_test_" + "a".repeat(32),
+    baseUrl: "https://payments.example.com",
+    maxRetries: 0,
+    fetch: async () =>
+      new Response(JSON.stringify(answer), { status: 400, headers: { "content-type": "application/json" } }),
+  });
+  assert.deepEqual(await withdraw(pix, 50_000, { payoutRun: "2026-12" }), {
+    ok: false,
+    reason: "Saldo insuficiente",
+    retryLater: true,
+  });
+});
