@@ -16,7 +16,12 @@ if (!process.env.E2E_PORT || !process.env.E2E_PG_PORT || !process.env.E2E_SMTP_P
   process.env.E2E_PG_PORT ||= String(pg);
   process.env.E2E_SMTP_PORT ||= String(smtp);
 }
-process.env.E2E_DATA_DIR ||= path.join(fs.mkdtempSync(path.join(os.tmpdir(), "payments-e2e-")), "data");
+if (!process.env.E2E_DATA_DIR) {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), "payments-e2e-"));
+  // mkdtemp makes it 0700: as root, embedded PostgreSQL's initdb runs as another user and must get in.
+  fs.chmodSync(parent, 0o755);
+  process.env.E2E_DATA_DIR = path.join(parent, "data");
+}
 const PORT = Number(process.env.E2E_PORT);
 const DATA_DIR = process.env.E2E_DATA_DIR;
 export const E2E_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdefghijklmnopq";

@@ -274,7 +274,16 @@ describe("API keys", () => {
     const listed = await listApiKeys(merchant.id);
     expect(listed.map((k) => k.name)).toEqual(["test", "checkout"]);
     for (const k of listed) {
-      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt", "scopes"]);
+      expect(Object.keys(k).sort()).toEqual([
+        "createdAt",
+        "id",
+        "lastFour",
+        "lastUsedAt",
+        "name",
+        "prefix",
+        "revokedAt",
+        "scopes",
+      ]);
     }
 
     const revoked = await revokeApiKey(merchant.id, created.id);

@@ -38,7 +38,7 @@ type Gate = { arrive: () => void; proceed: Promise<void> };
 const hooks = vi.hoisted(() => ({
   beforeStoring: null as Gate | null,
   inTransaction: null as Gate | null,
-  failAudit: false,
+  failAfterCommit: false,
 }));
 
 /** Holds the next request that reaches `at` there until released. */
@@ -79,16 +79,18 @@ vi.mock("@/lib/events/outbox", async (importOriginal) => {
     },
   };
 });
-vi.mock("@/lib/identity/audit", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/lib/identity/audit")>();
+// What a withdrawal does after its transaction commits (the audit row and the mails are written inside
+// it): waking the mail sender. Failing there is a failure after the commit.
+vi.mock("@/lib/mail/mailer", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/mail/mailer")>();
   return {
     ...real,
-    audit: async (...args: Parameters<typeof real.audit>) => {
-      if (hooks.failAudit) {
-        hooks.failAudit = false;
-        throw new Error("audit log unavailable");
+    deliverQueuedSoon: () => {
+      if (hooks.failAfterCommit) {
+        hooks.failAfterCommit = false;
+        throw new Error("mail sender unavailable");
       }
-      return real.audit(...args);
+      return real.deliverQueuedSoon();
     },
   };
 });
@@ -96,7 +98,7 @@ vi.mock("@/lib/identity/audit", async (importOriginal) => {
 afterEach(() => {
   hooks.beforeStoring = null;
   hooks.inTransaction = null;
-  hooks.failAudit = false;
+  hooks.failAfterCommit = false;
   vi.restoreAllMocks();
 });
 
@@ -370,7 +372,7 @@ describe("Idempotency-Key when the request died after its business transaction c
   it("a failure after the commit (a 5xx) is not stored, yet the key stays bound: the next retry gets the withdrawal at once", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     const headers = { "idempotency-key": "fails-after-commit" };
-    hooks.failAudit = true;
+    hooks.failAfterCommit = true;
     const failed = await api("POST", PIX_OUT, { apiKey, body: { value: 10_00 }, headers });
     expect(failed.status).toBe(500);
     const [w] = await withdrawalsOf(merchant.id);

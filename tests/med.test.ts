@@ -139,8 +139,10 @@ describe("MED devoluções", () => {
       valueCentavos: 1500,
       orderId: order.id,
       merchantId: merchant.id,
-      source: "notification",
     });
+    // Whichever found it first records it: the notice, or the worker's poll when a loaded machine let the
+    // poll run first. Either way the merchant was debited once (above).
+    expect(["notification", "poll"]).toContain(ret.source);
     const disputed = await disputedEvents(order.id);
     expect(disputed).toHaveLength(1);
     expect(disputed[0].data).toMatchObject({

@@ -165,9 +165,10 @@ export const unappliedResolutions = pgTable(
     uniqueIndex("unapplied_resolutions_transfer")
       .on(t.transferId)
       .where(sql`cancelled_at is null`),
+    // The few returns that wait for a destination, oldest first, as the release sweep reads them.
     index("unapplied_resolutions_waiting")
-      .on(t.waitingDestinationId)
-      .where(sql`waiting_destination_id is not null`),
+      .on(t.createdAt)
+      .where(sql`status = 'PENDING' and waiting_destination_id is not null`),
     index("unapplied_resolutions_order").on(t.orderId),
     check("unapplied_resolutions_kind", inList("kind", UNAPPLIED_RESOLUTION_KINDS)),
     check("unapplied_resolutions_status", inList("status", REFUND_STATUSES)),

@@ -51,9 +51,10 @@ export const withdrawals = pgTable(
       .on(t.merchantId, t.limitDay)
       .where(sql`status <> 'FAILED'`),
     index("withdrawals_merchant_created").on(t.merchantId, t.createdAt),
-    index("withdrawals_waiting_destination")
-      .on(t.waitingDestinationId)
-      .where(sql`waiting_destination_id is not null`),
+    // The few that wait for a destination, oldest first: the release sweep reads them in this order.
+    index("withdrawals_waiting")
+      .on(t.createdAt)
+      .where(sql`status = 'PENDING' and waiting_destination_id is not null`),
     uniqueIndex("withdrawals_tx_hash").on(t.txHash),
     check("withdrawals_kind", inList("kind", WITHDRAWAL_KINDS)),
     check("withdrawals_status", inList("status", WITHDRAWAL_STATUSES)),

@@ -321,11 +321,14 @@ async function makeReturnTx(tx: Tx, plan: ChainSendPlan, order: OnchainOrder, r:
 /** Returns that wait for a destination now confirmed or out of its hold, oldest first. */
 async function releasableReturns(merchantId: string | null, limit: number) {
   return db().execute<{ id: string; order_id: string; network: string; destination_id: string }>(sql`
-    select r.id, r.order_id, o.network, r.waiting_destination_id as destination_id from unapplied_resolutions r
-      join payout_destinations d on d.id = r.waiting_destination_id
-      join onchain_orders o on o.id = r.order_id
+    select r.id, r.order_id, (select o.network from onchain_orders o where o.id = r.order_id limit 1) as network,
+           r.waiting_destination_id as destination_id
+    from unapplied_resolutions r
     where r.status = 'PENDING' and r.waiting_destination_id is not null
-      and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now())
+      -- Probes, not joins (subqueries with LIMIT): the few waiting rows read in order through
+      -- unapplied_resolutions_waiting, whatever the planner knows of the tables.
+      and (select 1 from payout_destinations d where d.id = r.waiting_destination_id
+             and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now()) limit 1) is not null
       ${merchantId ? sql`and r.merchant_id = ${merchantId}` : sql``}
     order by r.created_at limit ${limit}`);
 }

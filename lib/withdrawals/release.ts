@@ -21,9 +21,12 @@ import { emit, makeChainTx, makePayout, requestPixOut } from "./service";
 /** Withdrawals whose destination is confirmed or whose hold is over, oldest first. */
 async function releasable(merchantId: string | null, limit: number): Promise<string[]> {
   const rows = await db().execute<{ id: string }>(sql`
-    select w.id from withdrawals w join payout_destinations d on d.id = w.waiting_destination_id
+    select w.id from withdrawals w
     where w.status = 'PENDING' and w.waiting_destination_id is not null
-      and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now())
+      -- A probe per waiting row (a subquery with LIMIT is never made a join), so the few waiting rows are
+      -- read in order through withdrawals_waiting, whatever the planner knows of the tables.
+      and (select 1 from payout_destinations d where d.id = w.waiting_destination_id
+             and (d.status = 'confirmed' or d.hold_until is null or d.hold_until <= now()) limit 1) is not null
       ${merchantId ? sql`and w.merchant_id = ${merchantId}` : sql``}
     order by w.created_at limit ${limit}`);
   return rows.map((r) => r.id);
