@@ -68,20 +68,27 @@ test("the statement: running balance, filters, exports, and order search by the 
   const csv = (await downloaded(csvDownload)).toString("utf8");
   const lines = csv.trim().split("\r\n");
   expect(lines[0]).toBe(
-    "Data,Tipo,Descrição,Valor (BRL),Saldo após (BRL),Tipo de referência,Referência,Nº do lançamento",
+    "Data,Tipo,Descrição,Valor (BRL),Saldo após (BRL),Tipo de referência,Referência,Nº do lançamento,Pedido,ID do pedido",
   );
-  expect(lines.slice(1).map((l) => l.split(",").slice(1, 5))).toEqual([
-    ["adjustment", "Ajuste", "1000.00", "1000.00"],
-    ["order_credit", "Pagamento recebido", "25.90", "1025.90"],
-    ["withdrawal_debit", "Saque", "-100.00", "925.90"],
+  const cells = lines.slice(1).map((l) => l.split(","));
+  expect(cells.map((c) => [c[1], c[3], c[4]])).toEqual([
+    ["adjustment", "1000.00", "1000.00"],
+    ["order_credit", "25.90", "1025.90"],
+    ["withdrawal_debit", "-100.00", "925.90"],
   ]);
+  // Each entry says what it is; a payment names its order as the merchant knows it.
+  expect(cells[0][2]).toMatch(/^Ajuste/);
+  expect(cells[1][2]).toBe("Pagamento recebido · Pedido PEDIDO-1042 (Maria Souza)");
+  expect(cells[2][2]).toMatch(/^Saque/);
   const [excelDownload] = await Promise.all([
     page.waitForEvent("download"),
     page.getByTestId("export-statement-excel").click(),
   ]);
   const excel = await downloaded(excelDownload);
   expect([...excel.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  expect(excel.toString("utf8")).toContain(";Pagamento recebido;Pagamento recebido;25,90;1025,90;Pedido;");
+  expect(excel.toString("utf8")).toContain(
+    ";Pagamento recebido;Pagamento recebido · Pedido PEDIDO-1042 (Maria Souza);25,90;1025,90;Pedido;",
+  );
 
   // Orders export: the formula-like reference cannot run in a spreadsheet.
   await page.goto("/dashboard/orders");
