@@ -62,16 +62,20 @@ test("generateTestHeaders signs a body the test wrote; a stale timestamp is refu
   assert.equal(sales.get("sale-7").status, "paid");
 });
 
-test("a refused payout is reported, not thrown", async () => {
+/** A client whose every call the API refuses with this 400 body. */
+function refusingWith(answer) {
   const { PixCrypto } = require("@pixcrypto/sdk");
-  const answer = { message: "Invalid PIX key", code: "pix_key_invalid" };
-  const pix = new PixCrypto({
+  return new PixCrypto({
     apiKey: "sk_test_" + "a".repeat(32),
     baseUrl: "https://payments.example.com",
     maxRetries: 0,
     fetch: async () =>
       new Response(JSON.stringify(answer), { status: 400, headers: { "content-type": "application/json" } }),
   });
+}
+
+test("a refused payout is reported, not thrown", async () => {
+  const pix = refusingWith({ message: "Invalid PIX key", code: "pix_key_invalid" });
   assert.deepEqual(await withdraw(pix, 50_000, { payoutRun: "2026-12" }), {
     ok: false,
     reason: "Invalid PIX key",
@@ -80,15 +84,7 @@ test("a refused payout is reported, not thrown", async () => {
 });
 
 test("an insufficient-balance payout is told apart by its error code, whatever its words", async () => {
-  const { PixCrypto } = require("@pixcrypto/sdk");
-  const answer = { message: "Saldo insuficiente", code: "insufficient_balance" };
-  const pix = new PixCrypto({
-    apiKey: "sk_test_" + "a".repeat(32),
-    baseUrl: "https://payments.example.com",
-    maxRetries: 0,
-    fetch: async () =>
-      new Response(JSON.stringify(answer), { status: 400, headers: { "content-type": "application/json" } }),
-  });
+  const pix = refusingWith({ message: "Saldo insuficiente", code: "insufficient_balance" });
   assert.deepEqual(await withdraw(pix, 50_000, { payoutRun: "2026-12" }), {
     ok: false,
     reason: "Saldo insuficiente",
