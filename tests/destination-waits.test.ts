@@ -28,6 +28,7 @@ import { encodeStaticBrCode } from "@/lib/pix/brcode";
 import { releaseWaitingWithdrawals } from "@/lib/withdrawals/release";
 import { api, seedMerchant } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
+import { form } from "./support/form";
 
 // Money to a destination nobody confirmed (issue: one destination rule): a dashboard withdrawal to a
 // new PIX key or address is accepted and waits with its money reserved, shows as waiting on the API,
@@ -99,12 +100,6 @@ async function signIn(user: { id: string; email: string; role: Role; merchantId:
     ip: "203.0.113.50",
   } as SignedIn;
 }
-
-const form = (fields: Record<string, string>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  return fd;
-};
 
 const withdrawalsOf = (merchantId: string) =>
   db().select().from(withdrawals).where(eq(withdrawals.merchantId, merchantId)).orderBy(asc(withdrawals.createdAt));

@@ -27,6 +27,7 @@ import { addDestination, confirmDestinationByLink, destinationOfLink } from "@/l
 import { createPixOut } from "@/lib/withdrawals/service";
 import { api, seedMerchant, specOf } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
+import { form } from "./support/form";
 
 // Withdrawal destinations (docs/security.md "Withdrawal destinations") against the real server
 // actions and API handlers on PostgreSQL: a destination first used from the dashboard is held and
@@ -115,12 +116,6 @@ async function signIn(
     ip: "203.0.113.50",
   } as SignedIn;
 }
-
-const form = (fields: Record<string, string>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  return fd;
-};
 
 const destinations = (merchantId: string) =>
   db().select().from(payoutDestinations).where(eq(payoutDestinations.merchantId, merchantId));
@@ -639,7 +634,6 @@ describe("mail about money leaving", () => {
     ).toMatchObject({ status: "success" });
     const created = await api("POST", "/api/v1/order/create/pix", { apiKey: t.apiKey, body: { value: 40 } });
     const orderId: string = created.body.pixOrder._id;
-    const publicId: string = created.body.pixOrder.paymentLinkId;
     await api("POST", `/api/v1/sandbox/orders/${orderId}/pay`, { apiKey: t.apiKey });
     expect(await refundOrderAction(idle, form({ id: orderId, value: "40" }))).toMatchObject({ status: "success" });
 

@@ -20,6 +20,7 @@ import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { api } from "./helpers";
 import { liveMerchant } from "./support/merchants";
 import { waitFor } from "./support/wait";
+import { form } from "./support/form";
 
 // MED infractions (docs/providers.md "MED infractions", docs/dashboard.md "MED disputes") against the
 // Efí test server, which takes a defence once, while the infraction is ABERTA and before its deadline.
@@ -97,12 +98,6 @@ async function paidPixOrder(apiKey: string, value: number) {
   );
   return { order, pix };
 }
-
-const form = (fields: Record<string, string>) => {
-  const fd = new FormData();
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  return fd;
-};
 
 const rowOf = async (infractionId: string) =>
   (await db().select().from(medInfractions).where(eq(medInfractions.infractionId, infractionId)))[0];
