@@ -8,6 +8,8 @@ describe("EndpointConcurrency", () => {
     for (let i = 0; i < 100; i++) c.record("a", { ok: true, durationMs: 10, busy: c.limit("a") });
     expect(c.limit("a")).toBe(MAX_PER_ENDPOINT);
     expect(c.limit("b")).toBe(INITIAL_PER_ENDPOINT);
+    // Kept between bursts, so the next claim gives it what it earned.
+    expect([...c.learned()]).toEqual([["a", MAX_PER_ENDPOINT]]);
   });
 
   it("does not grow an endpoint that is not using its slots, or answers slowly", () => {

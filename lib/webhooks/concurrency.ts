@@ -20,6 +20,11 @@ export class EndpointConcurrency {
     return this.limits.get(endpointId) ?? this.initial;
   }
 
+  /** The endpoints whose limit differs from the initial one, with that limit. */
+  learned(): IterableIterator<[string, number]> {
+    return this.limits.entries();
+  }
+
   /** `busy`: the endpoint's deliveries in flight when this one finished, itself included. */
   record(endpointId: string, result: { ok: boolean; durationMs: number; busy: number }): void {
     const current = this.limit(endpointId);

@@ -84,9 +84,12 @@ class Dispatcher {
     }
   }
 
-  /** The slots each endpoint with deliveries in flight may still fill; others get their initial limit. */
+  /**
+   * The slots each endpoint may still fill: its learned limit (kept between bursts) less what it has in
+   * flight; an endpoint in neither map gets the initial limit.
+   */
   private freeSlots(): Map<string, number> {
-    const free = new Map<string, number>();
+    const free = new Map(this.concurrency.learned());
     for (const [id, busy] of this.perEndpoint) free.set(id, this.concurrency.limit(id) - busy);
     return free;
   }
