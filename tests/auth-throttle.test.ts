@@ -28,7 +28,7 @@ vi.mock("next/headers", () => ({
 }));
 
 const { authOptions } = await import("@/lib/identity/dashboard/options");
-const { signUpAction } = await import("@/lib/identity/dashboard/sign-up");
+const { signUpAction } = await import("@/lib/identity-flows/sign-up");
 const {
   SIGN_IN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
   SIGN_IN_ATTEMPTS_PER_MINUTE,

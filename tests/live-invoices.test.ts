@@ -6,7 +6,7 @@ import { saoPauloDay, saoPauloDayStart } from "@/lib/day-range";
 import { resetEnvForTests } from "@/lib/env";
 import { followBatches } from "@/lib/invoices/batches";
 import { expireInvoices } from "@/lib/invoices/service";
-import { termsOf } from "@/lib/invoices/state/terms";
+import { termsOf } from "@/lib/invoice-state/terms";
 import { reconcileReceivedPix } from "@/lib/pix-collection/reconcile";
 import { addDays, daysBetween } from "@/lib/pix/business-days";
 import { parseBrCode } from "@/lib/pix/brcode";

@@ -31,7 +31,7 @@ vi.mock("@/lib/identity/dashboard/session", async (importOriginal) => ({
   requireMerchant: async () => ctx.session!,
 }));
 
-const { signUpAction, confirmSignUpAction } = await import("@/lib/identity/dashboard/sign-up");
+const { signUpAction, confirmSignUpAction } = await import("@/lib/identity-flows/sign-up");
 const { inviteMemberAction } = await import("@/lib/dashboard/actions/team");
 const { pendingInvitations } = await import("@/lib/identity/team");
 const { idle } = await import("@/lib/forms/action-state");

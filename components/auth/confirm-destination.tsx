@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { FormMessage } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { confirmDestinationLinkAction } from "@/lib/identity/dashboard/destination-link";
+import { confirmDestinationLinkAction } from "@/lib/identity-flows/destination-link";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 

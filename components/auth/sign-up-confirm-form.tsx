@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { FormMessage } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import { confirmSignUpAction } from "@/lib/identity/dashboard/sign-up";
+import { confirmSignUpAction } from "@/lib/identity-flows/sign-up";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { useI18n } from "@/lib/i18n/client";
 

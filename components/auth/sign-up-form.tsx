@@ -8,7 +8,7 @@ import { Alert } from "@/components/ui/card";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { signUpAction, type SignUpOutcome } from "@/lib/identity/dashboard/sign-up";
+import { signUpAction, type SignUpOutcome } from "@/lib/identity-flows/sign-up";
 import { useI18n } from "@/lib/i18n/client";
 
 export function SignUpForm() {

@@ -2,8 +2,8 @@
 
 import { formatFullDay } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
-import type { InvoiceAmountView, PublicInvoice } from "@/lib/invoices/state/schemas";
-import { lateTermLines, reliefTermLines } from "@/lib/invoices/state/words";
+import type { InvoiceAmountView, PublicInvoice } from "@/lib/invoice-state/schemas";
+import { lateTermLines, reliefTermLines } from "@/lib/invoice-state/words";
 import type { ReceiptLine } from "./parts";
 
 // An invoice on its payer's page: who it bills, the due date and the last day, what today's amount is

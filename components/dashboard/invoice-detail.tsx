@@ -14,8 +14,8 @@ import { cancelInvoiceAction, simulateInvoicePaymentAction } from "@/lib/dashboa
 import type { InvoiceDetail } from "@/lib/dashboard/server/invoices";
 import { formatFullDay } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
-import type { InvoiceAmountView } from "@/lib/invoices/state/schemas";
-import { lateTermLines, reliefTermLines } from "@/lib/invoices/state/words";
+import type { InvoiceAmountView } from "@/lib/invoice-state/schemas";
+import { lateTermLines, reliefTermLines } from "@/lib/invoice-state/words";
 import { formatTaxId } from "@/lib/pix/keys";
 import { Breakdown } from "@/components/checkout/invoice-terms";
 import { InvoiceStatus } from "./invoice-status";

@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/card";
 import { ButtonLink } from "@/components/ui/button";
 import { formatFullDay } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
-import type { InvoiceView } from "@/lib/invoices/state/schemas";
+import type { InvoiceView } from "@/lib/invoice-state/schemas";
 import { InvoiceStatus } from "./invoice-status";
 
 // The merchant's invoices, newest first: on a phone one card each (payer, amount, due date, status),

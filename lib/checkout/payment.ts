@@ -9,7 +9,7 @@ import { findOrderByPaymentLink } from "@/lib/orders/any-order";
 import { disputesOfOrder } from "@/lib/med/returns";
 import { refundsOfOrder } from "@/lib/orders/queries";
 import { invoiceOfOrder } from "@/lib/invoices/queries";
-import { invoiceCode, publicInvoiceView } from "@/lib/invoices/state/views";
+import { invoiceCode, publicInvoiceView } from "@/lib/invoice-state/views";
 import { parseBrCode } from "@/lib/pix/brcode";
 import { env } from "@/lib/env";
 import { resolutionsOf } from "@/lib/onchain/unapplied-queries";

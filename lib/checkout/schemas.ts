@@ -3,7 +3,7 @@ import { CHAIN_STATUSES, ORDER_STATUSES, REFUND_STATUSES } from "@/db/schema";
 import { brlAmount, cryptoAmount, evmAddress, isoDateTime, urlField } from "@/lib/fields";
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
 import { CRYPTO_PIX_ANY_NETWORKS, PAID_ASSETS } from "@/lib/crypto-pix/schemas";
-import { publicInvoiceSchema } from "@/lib/invoices/state/schemas";
+import { publicInvoiceSchema } from "@/lib/invoice-state/schemas";
 
 // The payer's view of a payment (docs/api.md#endpoints, /public/*): what to pay and how, nothing private to the merchant.
 // publicPayment() returns these types; one variant per method, told apart by `method`.

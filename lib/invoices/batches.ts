@@ -27,8 +27,8 @@ import {
 } from "./queries";
 import { createInvoiceBody, type BatchView, type CreateBatchInput, type CreateInvoiceInput } from "./schemas";
 import { chargeRequest, invoiceValues, insertInvoiceOrder, requireCollectingMerchant } from "./service";
-import { changeInvoiceStatus } from "./state/transitions";
-import { invoiceView } from "./state/views";
+import { changeInvoiceStatus } from "@/lib/invoice-state/transitions";
+import { invoiceView } from "@/lib/invoice-state/views";
 import { checkTerms, termsOfInput } from "./terms-check";
 
 // Batches of invoices (API Pix lotecobv, docs/api.md#invoice-batches): every invoice of the request is

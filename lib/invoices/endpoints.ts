@@ -13,7 +13,7 @@ import {
   listInvoicesResponse,
 } from "./schemas";
 import { cancelInvoice, createInvoice, findInvoice, listInvoices } from "./service";
-import { invoiceView } from "./state/views";
+import { invoiceView } from "@/lib/invoice-state/views";
 
 // Invoices with a due date (docs/api.md#invoices): an API Pix cobv at the PSP, paid through the PIX
 // order it owns. Batches (docs/api.md#invoice-batches): API Pix lotecobv, with a result per invoice.

@@ -7,8 +7,8 @@ import { sendMail } from "@/lib/mail/mailer";
 import { invoiceMail } from "@/lib/mail/messages";
 import { paymentLink } from "@/lib/links";
 import { markMailed } from "./queries";
-import { termViews } from "./state/terms";
-import { lateTermLines, reliefTermLines } from "./state/words";
+import { termViews } from "@/lib/invoice-state/terms";
+import { lateTermLines, reliefTermLines } from "@/lib/invoice-state/words";
 
 // The payer's mail (docs/api.md#invoices, notifyPayer): who bills them, how much, until when, what
 // changes after the due date, and the link to their page. Sent after the invoice committed (SMTP, or

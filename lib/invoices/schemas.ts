@@ -13,7 +13,7 @@ import {
   requiredText,
 } from "@/lib/fields";
 import { brlNumberToCentavos } from "@/lib/money";
-import { invoiceViewSchema } from "./state/schemas";
+import { invoiceViewSchema } from "@/lib/invoice-state/schemas";
 
 // Requests of /api/v1/invoices (docs/api.md#invoices). Amounts are BRL numbers with at most 2 decimals
 // and percentages numbers with at most 2 decimals (2.5 = 2.5%); both reach the service as the document's

@@ -12,9 +12,9 @@ import { dueWindow, type DueTerms } from "@/lib/pix/due-amount";
 import { providers } from "@/lib/providers";
 import type { DueCharge, DueChargePayer, DueChargeRequest } from "@/lib/providers/pix/due-charges";
 import { requireRail } from "@/lib/providers/rails";
-import { changeInvoiceStatus } from "./state/transitions";
-import { invoiceView } from "./state/views";
-import type { InvoiceView } from "./state/schemas";
+import { changeInvoiceStatus } from "@/lib/invoice-state/transitions";
+import { invoiceView } from "@/lib/invoice-state/views";
+import type { InvoiceView } from "@/lib/invoice-state/schemas";
 import { mailInvoiceToPayer } from "./mail";
 import {
   insertInvoice,

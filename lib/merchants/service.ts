@@ -131,7 +131,7 @@ export async function createMerchant(input: CreateMerchantInput, opts: { mode: K
 }
 
 /**
- * Dashboard sign-up (docs/security.md#sign-up-and-invitations), once the link mailed to the address is opened (lib/identity/dashboard/sign-up.ts):
+ * Dashboard sign-up (docs/security.md#sign-up-and-invitations), once the link mailed to the address is opened (lib/identity-flows/sign-up.ts):
  * a standard merchant and its first user, whose password was hashed when the form was sent, without
  * an API key.
  */

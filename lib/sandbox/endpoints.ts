@@ -12,7 +12,7 @@ import { getInvoiceResponse, sandboxPayInvoiceBody } from "@/lib/invoices/schema
 import { db } from "@/db";
 import { invoiceOfOrder } from "@/lib/invoices/queries";
 import { findInvoice } from "@/lib/invoices/service";
-import { invoiceView } from "@/lib/invoices/state/views";
+import { invoiceView } from "@/lib/invoice-state/views";
 import { cryptoPixTransferExample, depositTransferExample, sandboxPayExample } from "./examples";
 import {
   sandboxCryptoPixTransferResponse,

@@ -29,7 +29,7 @@ import { randomBase62 } from "@/lib/ids";
 import { saoPauloDay, saoPauloDayStart } from "@/lib/day-range";
 import type { InvoiceWithOrder } from "@/lib/invoices/queries";
 import { findInvoice, invoiceIdOfOrder } from "@/lib/invoices/service";
-import { termsOf } from "@/lib/invoices/state/terms";
+import { termsOf } from "@/lib/invoice-state/terms";
 import { amountDue } from "@/lib/pix/due-amount";
 
 // Sandbox payments (docs/api.md#sandbox-helpers), for the API's sandbox helpers and the dashboard's "simulate

@@ -11,7 +11,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 /**
  * Where the link mailed to the owners about a new withdrawal destination leads: what it would
- * confirm, and a button that does. Opening it spends nothing (lib/identity/dashboard/destination-link.ts).
+ * confirm, and a button that does. Opening it spends nothing (lib/identity-flows/destination-link.ts).
  */
 export default async function ConfirmDestinationPage({
   searchParams,

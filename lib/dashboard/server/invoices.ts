@@ -3,8 +3,8 @@ import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
 import { INVOICE_STATUSES, type InvoiceStatus } from "@/db/schema";
 import { findInvoice, listInvoices } from "@/lib/invoices/service";
-import type { InvoiceView, PublicInvoice } from "@/lib/invoices/state/schemas";
-import { invoiceView, publicInvoiceView } from "@/lib/invoices/state/views";
+import type { InvoiceView, PublicInvoice } from "@/lib/invoice-state/schemas";
+import { invoiceView, publicInvoiceView } from "@/lib/invoice-state/views";
 
 // The dashboard's invoices: the API's own views (lib/invoices), the list filtered and paged as
 // GET /api/v1/invoices pages it, and one invoice with the payer's view of it beside (what its page says).

@@ -9,7 +9,7 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("auth.signUpConfirmTitle"), referrer: "no-referrer" };
 }
 
-// The page a sign-up link opens (lib/identity/dashboard/sign-up.ts). Opening it creates nothing (mail scanners
+// The page a sign-up link opens (lib/identity-flows/sign-up.ts). Opening it creates nothing (mail scanners
 // open links): the button does.
 export default async function SignUpConfirmPage({
   searchParams,

@@ -8,7 +8,7 @@ import { validatedAction } from "@/lib/forms/validated-action";
 import { releaseWaitingReturns } from "@/lib/onchain/unapplied";
 import { confirmDestinationByLink } from "@/lib/withdrawals/address-book";
 import { releaseWaitingWithdrawals } from "@/lib/withdrawals/release";
-import { addressOf } from "./request-address";
+import { addressOf } from "@/lib/identity/dashboard/request-address";
 
 // The button on /confirm-destination: whoever holds the link mailed to the owners confirms the new
 // withdrawal destination without signing in, once. Opening the page confirms nothing, so a mail

@@ -11,10 +11,10 @@ import { sendMail } from "@/lib/mail/mailer";
 import { signUpConfirmMail, signUpExistingMail } from "@/lib/mail/messages";
 import { signUpMerchant } from "@/lib/merchants/service";
 import { hashPassword } from "@/lib/identity/password-hash";
-import { signUpConfirmForm, signUpForm } from "./schemas";
-import { openSignUp, sealSignUp, SIGN_UP_LINK_HOURS, type SignUpRequest } from "./sign-up-link";
-import { takeSignUpAttempt } from "./throttle";
-import { userByEmail } from "./users";
+import { signUpConfirmForm, signUpForm } from "@/lib/identity/dashboard/schemas";
+import { openSignUp, sealSignUp, SIGN_UP_LINK_HOURS, type SignUpRequest } from "@/lib/identity/dashboard/sign-up-link";
+import { takeSignUpAttempt } from "@/lib/identity/dashboard/throttle";
+import { userByEmail } from "@/lib/identity/dashboard/users";
 
 /**
  * Self-service sign-up (docs/security.md#sign-up-and-invitations): a standard merchant, its first user and its PIX key in one
