@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Checks that the folders of lib/ depend on each other one way: no import cycle between two folders
-// (lib/orders → lib/providers → … → lib/orders), and none between files either. A folder is the
-// directory a file sits in (lib/providers/chain is its own); a file directly in lib/ (env.ts,
+// Checks that the folders of lib/ depend on each other one way, at two levels: no import cycle between
+// lib/'s top folders (lib/identity with everything under it ↔ lib/merchants), none between folders
+// (lib/providers/chain is its own), and none between files either. A file directly in lib/ (env.ts,
 // log.ts, …) counts as a folder of its own. Every import counts, type-only and dynamic ones too: a
 // cycle of types is still two modules that cannot be understood apart. Tests are left out.
 //
@@ -96,41 +96,63 @@ function cycles(nodes, next) {
   return found;
 }
 
-// Folder edges, each with the file imports that make it.
-const folderEdges = new Map();
-for (const [file, targets] of imports) {
-  const from = folderOf(file);
-  for (const target of targets) {
-    const to = folderOf(target);
-    if (from === to) continue;
-    if (!folderEdges.has(from)) folderEdges.set(from, new Map());
-    const edges = folderEdges.get(from);
-    if (!edges.has(to)) edges.set(to, []);
-    edges.get(to).push(`${rel(file)} → ${rel(target)}`);
+/** lib/'s top folder of a file (lib/identity for lib/identity/api-keys/keys.ts); a file directly in lib/ is its own. */
+const topOf = (f) => {
+  const [first, ...rest] = path.relative(lib, f).split(path.sep);
+  return rest.length === 0 ? rel(f).replace(/\.tsx?$/, "") : `lib/${first}`;
+};
+
+/** Edges between the groups `groupOf` puts files in, each with the file imports that make it. */
+function groupEdges(groupOf) {
+  const edges = new Map();
+  for (const [file, targets] of imports) {
+    const from = groupOf(file);
+    for (const target of targets) {
+      const to = groupOf(target);
+      if (from === to) continue;
+      if (!edges.has(from)) edges.set(from, new Map());
+      const out = edges.get(from);
+      if (!out.has(to)) out.set(to, []);
+      out.get(to).push(`${rel(file)} → ${rel(target)}`);
+    }
   }
+  return edges;
 }
-const folders = new Set([...files.map(folderOf)]);
-const folderCycles = cycles([...folders], (f) => [...(folderEdges.get(f)?.keys() ?? [])]);
+
+// Both levels: lib/'s top folders (a domain and everything under it), and every folder on its own.
+const levels = [
+  { name: "top-folder", groupOf: topOf },
+  { name: "folder", groupOf: folderOf },
+].map((level) => {
+  const edges = groupEdges(level.groupOf);
+  const groups = [...new Set(files.map(level.groupOf))];
+  return { ...level, edges, groups, cycles: cycles(groups, (g) => [...(edges.get(g)?.keys() ?? [])]) };
+});
 const fileCycles = cycles(files, (f) => [...(imports.get(f) ?? [])]);
 
 if (process.argv.includes("--graph")) {
-  for (const [from, edges] of [...folderEdges].sort()) console.log(`${from} → ${[...edges.keys()].sort().join(", ")}`);
+  for (const [from, edges] of [...levels[0].edges].sort())
+    console.log(`${from} → ${[...edges.keys()].sort().join(", ")}`);
   console.log();
 }
-for (const component of folderCycles) {
-  console.log(`folder cycle: ${component.join(" ↔ ")}`);
-  for (const from of component) {
-    for (const [to, why] of folderEdges.get(from) ?? []) {
-      if (component.includes(to))
-        console.log(`  ${from} → ${to}: ${why.slice(0, 3).join("; ")}${why.length > 3 ? `; … (${why.length})` : ""}`);
+for (const level of levels) {
+  for (const component of level.cycles) {
+    console.log(`${level.name} cycle: ${component.join(" ↔ ")}`);
+    for (const from of component) {
+      for (const [to, why] of level.edges.get(from) ?? []) {
+        if (component.includes(to))
+          console.log(`  ${from} → ${to}: ${why.slice(0, 3).join("; ")}${why.length > 3 ? `; … (${why.length})` : ""}`);
+      }
     }
   }
 }
 for (const component of fileCycles) console.log(`file cycle: ${component.map(rel).join(" ↔ ")}`);
+const [top, folders] = levels;
 console.log(
-  `lib/: ${files.length} files in ${folders.size} folders; ${folderCycles.length} folder cycles, ${fileCycles.length} file cycles`,
+  `lib/: ${files.length} files in ${folders.groups.length} folders (${top.groups.length} at the top); ` +
+    `${top.cycles.length} top-folder cycles, ${folders.cycles.length} folder cycles, ${fileCycles.length} file cycles`,
 );
 const citations = checkCitations();
 for (const problem of citations) console.log(`citation: ${problem}`);
 console.log(`comments: ${citations.length} citations outside the repository or of paths that do not exist`);
-process.exit(folderCycles.length + fileCycles.length + citations.length > 0 ? 1 : 0);
+process.exit(top.cycles.length + folders.cycles.length + fileCycles.length + citations.length > 0 ? 1 : 0);
