@@ -1,5 +1,4 @@
 import { Column, is, Param, Placeholder, SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import { openPool, type Db, type Pool } from "./index";
 
@@ -127,25 +126,4 @@ function oncePerPool<T>(name: string, make: (pool: Pool) => T): T {
  */
 export function prepared<T extends { execute: Execute }>(name: string, build: (db: Db) => T): Pick<T, "execute"> {
   return oncePerPool(name, (pool) => compile(pool.sql, build(pool.db)));
-}
-
-const dialect = new PgDialect();
-
-/**
- * A hand-written hot-path statement: Drizzle's `sql`, with `sql.placeholder(name)` for what changes
- * per call, built once per pool by `build` and run like the queries above, as a named prepared
- * statement (PostgreSQL parses and plans it once per connection, not on every call). For what a query
- * builder cannot say, such as several writes in one statement. Rows come back as postgres.js gives
- * them, keyed by the names the statement returns; on this pool timestamps arrive as text, for the
- * caller to decode with the column's own decoder.
- */
-export function preparedStatement<Row>(
-  name: string,
-  build: () => SQL,
-): { execute(values?: Record<string, unknown>): Promise<Row[]> } {
-  type Statement = { execute(values?: Record<string, unknown>): Promise<Row[]> };
-  return oncePerPool(name, (pool) => {
-    const { sql: queryString, params } = dialect.sqlToQuery(build());
-    return compile<Statement>(pool.sql, { queryString, params, prepare: true } as unknown as Statement);
-  });
 }

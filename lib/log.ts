@@ -121,4 +121,3 @@ export const log = {
 export function setLoggerForTests(l: Logger | undefined): void {
   current.value = l;
 }
-export { REDACT as LOG_REDACT_PATHS };

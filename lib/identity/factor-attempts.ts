@@ -41,12 +41,6 @@ export class FactorLocked extends DomainError {
   }
 }
 
-/** How long the `failures`-th failure in a row locks the checks, in seconds (0: not locked). */
-export function lockSeconds(failures: number): number {
-  if (failures < LOCK_AFTER_FAILURES) return 0;
-  return Math.min(MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS * 2 ** Math.min(failures - LOCK_AFTER_FAILURES, 20));
-}
-
 /** The user is mailed at the 5th, 10th, 20th, 40th … failure in a row; owners and admins from the 10th on. */
 export function alertAt(failures: number): { user: boolean; admins: boolean } {
   const user = failures >= LOCK_AFTER_FAILURES && Number.isInteger(Math.log2(failures / LOCK_AFTER_FAILURES));
@@ -65,7 +59,8 @@ function secondsUntil(at: Date | null): number {
  */
 async function reserve(userId: string): Promise<{ failures: number; lockedUntil: Date | null }> {
   const failures = sql`(case when ${factorFailures.lastFailureAt} < now() - ${FORGET_AFTER} then 1 else ${factorFailures.failures} + 1 end)`;
-  // lockSeconds() in SQL, so the count and the lock it implies are written by one statement.
+  // From the LOCK_AFTER_FAILURES-th failure in a row, a lock doubling from FIRST_LOCK_SECONDS up to
+  // MAX_LOCK_SECONDS, in SQL so the count and the lock it implies are written by one statement.
   const lock = sql`case when ${failures} >= ${LOCK_AFTER_FAILURES}::int
     then now() + make_interval(secs => least(${MAX_LOCK_SECONDS}::float8, ${FIRST_LOCK_SECONDS}::float8 * power(2::float8, least(${failures} - ${LOCK_AFTER_FAILURES}::int, 20)::float8))) end`;
   const [row] = await db()

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Executor, Tx } from "@/db";
-import { invoices, orders, type Invoice, type InvoicePayment, type InvoiceStatus, type Order } from "@/db/schema";
+import type { Tx } from "@/db";
+import { invoices, type Invoice, type InvoicePayment, type InvoiceStatus, type Order } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
 import type { DayAmount } from "@/lib/pix/due-amount";
 import { invoiceView } from "./views";
@@ -14,12 +14,6 @@ import { invoiceView } from "./views";
 export async function lockInvoiceOfOrder(tx: Tx, orderId: string): Promise<Invoice | undefined> {
   const [row] = await tx.select().from(invoices).where(eq(invoices.orderId, orderId)).for("update");
   return row;
-}
-
-export async function orderOfInvoice(ex: Executor, i: Invoice): Promise<Order | null> {
-  if (!i.orderId) return null;
-  const [row] = await ex.select().from(orders).where(eq(orders.id, i.orderId));
-  return row ?? null;
 }
 
 /**

@@ -7,8 +7,7 @@ import {
   batchResponse,
   createBatchBody,
   createInvoiceBody,
-  createInvoiceResponse,
-  getInvoiceResponse,
+  invoiceResponse,
   listInvoicesQuery,
   listInvoicesResponse,
 } from "./schemas";
@@ -44,7 +43,7 @@ export const createInvoiceEndpoint = defineEndpoint({
   scope: "payments",
   errorBody: messageBody,
   body: createInvoiceBody,
-  response: { status: 201, description: "Invoice created", schema: createInvoiceResponse, example: invoiceExample },
+  response: { status: 201, description: "Invoice created", schema: invoiceResponse, example: invoiceExample },
   docs: {
     summary: "Create an invoice with a due date",
     description:
@@ -87,7 +86,7 @@ export const getInvoiceEndpoint = defineEndpoint({
   caller: merchantKey,
   scope: "read",
   errorBody: messageBody,
-  response: { status: 200, description: "The invoice", schema: getInvoiceResponse, example: invoiceExample },
+  response: { status: 200, description: "The invoice", schema: invoiceResponse, example: invoiceExample },
   docs: {
     summary: "Look up an invoice",
     description: "As it stands: an OPEN invoice past its last payable day is EXPIRED by this read.",
@@ -105,7 +104,7 @@ export const cancelInvoiceEndpoint = defineEndpoint({
   caller: merchantKey,
   scope: "payments",
   errorBody: messageBody,
-  response: { status: 200, description: "The invoice, CANCELLED", schema: getInvoiceResponse, example: invoiceExample },
+  response: { status: 200, description: "The invoice, CANCELLED", schema: invoiceResponse, example: invoiceExample },
   docs: {
     summary: "Cancel an invoice",
     description:

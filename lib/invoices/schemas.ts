@@ -188,8 +188,8 @@ export const createInvoiceBody = bodyObject({
 });
 export type CreateInvoiceInput = z.output<typeof createInvoiceBody>;
 
-export const createInvoiceResponse = z.strictObject({ invoice: invoiceViewSchema });
-export const getInvoiceResponse = createInvoiceResponse;
+/** An invoice's answer, to its creation and to a read alike. */
+export const invoiceResponse = z.strictObject({ invoice: invoiceViewSchema });
 
 export const listInvoicesQuery = z.object({
   status: z.enum(INVOICE_STATUSES, { error: `must be one of ${INVOICE_STATUSES.join(", ")}` }).optional(),

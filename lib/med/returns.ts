@@ -28,13 +28,6 @@ import { returnHolds } from "./holds";
 // after the commit, whatever the natureza: it only names the devolução. One of a Pix that credited
 // nobody debits no one: it waits for an operator.
 
-export const MED_NATUREZAS: readonly PixReturnReport["natureza"][] = [
-  "MED_OPERACIONAL",
-  "MED_FRAUDE",
-  "MED_PIX_AUTOMATICO",
-];
-export const isMed = (natureza: string) => (MED_NATUREZAS as readonly string[]).includes(natureza);
-
 export type ReturnSource = PixReturn["source"];
 
 /** Our own refund's id as we gave it to the PSP (a uuid without dashes), or null. */

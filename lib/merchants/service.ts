@@ -174,10 +174,6 @@ async function findMerchant(id: string): Promise<Merchant> {
   return row;
 }
 
-export async function getMerchant(id: string): Promise<MerchantView> {
-  return merchantView(await findMerchant(id));
-}
-
 export async function listMerchants(): Promise<MerchantView[]> {
   return (await allMerchants(db())).map(merchantView);
 }

@@ -65,5 +65,3 @@ export const getDepositEndpoint = defineEndpoint({
     return { order: depositView(await findDeposit(merchant.id, params.id)) };
   },
 });
-
-export const ONCHAIN_ENDPOINTS = [createDepositEndpoint, getDepositEndpoint];

@@ -172,11 +172,3 @@ export const listOrdersEndpoint = defineEndpoint({
   },
   handle: ({ merchant, query }) => listOrders(merchant.id, query),
 });
-
-export const ORDER_ENDPOINTS = [
-  createPixOrderEndpoint,
-  createExchangeOrderEndpoint,
-  createLightningOrderEndpoint,
-  getOrderEndpoint,
-  listOrdersEndpoint,
-];

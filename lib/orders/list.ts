@@ -9,7 +9,7 @@ import { orderSearchCondition, parseOrderSearch } from "./search";
 import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "./schemas";
 
 // The query and response schemas live with the other order schemas; re-exported for existing importers.
-export { ORDER_LIST_TYPES, listOrdersQuery, type ListOrdersQuery } from "./schemas";
+export { ORDER_LIST_TYPES, type ListOrdersQuery } from "./schemas";
 
 const GENERAL_KINDS = new Set<OrderListType>(["pix", "exchange", "lightning"]);
 

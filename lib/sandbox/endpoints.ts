@@ -8,7 +8,7 @@ import { depositView } from "@/lib/onchain/views";
 import { findOrder } from "@/lib/orders/service";
 import { orderView } from "@/lib/orders/views";
 import { paidInvoiceExample } from "@/lib/invoices/examples";
-import { getInvoiceResponse, sandboxPayInvoiceBody } from "@/lib/invoices/schemas";
+import { invoiceResponse, sandboxPayInvoiceBody } from "@/lib/invoices/schemas";
 import { db } from "@/db";
 import { invoiceOfOrder } from "@/lib/invoices/queries";
 import { findInvoice } from "@/lib/invoices/service";
@@ -65,7 +65,7 @@ export const sandboxPayInvoiceEndpoint = defineEndpoint({
   errorBody: messageBody,
   unavailable: sandboxUnavailable,
   body: sandboxPayInvoiceBody,
-  response: { status: 200, description: "The paid invoice", schema: getInvoiceResponse, example: paidInvoiceExample },
+  response: { status: 200, description: "The paid invoice", schema: invoiceResponse, example: paidInvoiceExample },
   docs: {
     summary: "Pay an invoice on a chosen day (sandbox)",
     description:

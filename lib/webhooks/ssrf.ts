@@ -133,10 +133,6 @@ export function classifyAddress(ip: string): AddressClass {
   return "invalid";
 }
 
-export function isPublicAddress(ip: string): boolean {
-  return classifyAddress(ip) === "public";
-}
-
 /** Thrown (or passed to a socket's lookup callback) when a webhook target is not a public address. */
 export class ForbiddenAddressError extends Error {
   readonly code = "EWEBHOOKFORBIDDEN";

@@ -148,10 +148,3 @@ export const getWithdrawalEndpoint = defineEndpoint({
     return { withdrawal: withdrawalView(await findWithdrawal(merchant.id, params.id)) };
   },
 });
-
-export const WITHDRAWAL_ENDPOINTS = [
-  onchainWithdrawEndpoint,
-  pixOutEndpoint,
-  listWithdrawalsEndpoint,
-  getWithdrawalEndpoint,
-];

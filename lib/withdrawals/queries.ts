@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { PgInsertValue, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
 import { withdrawals, type Withdrawal } from "@/db/schema";
@@ -41,22 +41,6 @@ export async function updatePending(
     .where(and(eq(withdrawals.id, id), eq(withdrawals.status, "PENDING"), also))
     .returning();
   return w;
-}
-
-/** PENDING withdrawals older than `olderThanSeconds`, oldest first. */
-export async function pendingWithdrawalIds(ex: Executor, olderThanSeconds: number, limit: number): Promise<string[]> {
-  const rows = await ex
-    .select({ id: withdrawals.id })
-    .from(withdrawals)
-    .where(
-      and(
-        eq(withdrawals.status, "PENDING"),
-        lt(withdrawals.createdAt, sql`now() - make_interval(secs => ${olderThanSeconds})`),
-      ),
-    )
-    .orderBy(withdrawals.createdAt)
-    .limit(limit);
-  return rows.map((r) => r.id);
 }
 
 /** `limit + 1` of the merchant's withdrawals after `cursor`, newest first. */

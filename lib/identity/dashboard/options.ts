@@ -23,9 +23,6 @@ export function sessionCookie(secure: boolean) {
   };
 }
 
-/** Messages next-auth hands the sign-in form as `error` (a client component cannot import server modules). */
-export const SIGN_IN_ERRORS = ["TooManyAttempts", "TwoFactorRequired", "TwoFactorInvalid", "TwoFactorLocked"] as const;
-
 export function authOptions(): NextAuthOptions {
   if (cached) return cached;
   // next-auth builds redirect URLs and decides on secure cookies from NEXTAUTH_URL; without it, it
