@@ -27,7 +27,7 @@ import { registerPixWebhooks } from "@/lib/providers/pix/api-pix";
 import { confirmExchangeOrder } from "@/lib/exchange-wallet/confirm";
 import { confirmLightningOrder } from "@/lib/lightning/confirm";
 import { lndLightning } from "@/lib/providers/lightning/lnd";
-import { lightningPaging } from "@/lib/reconciliation/sources";
+import { lightningPaging } from "@/lib/reconciliation/source-lightning";
 import { watchDeposits } from "@/lib/worker";
 import { processWithdrawal } from "@/lib/withdrawals/service";
 import type { Account } from "viem";
