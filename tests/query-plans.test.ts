@@ -41,7 +41,7 @@ function open(url: string): Pool {
       if (!seen.has(text)) seen.set(text, { text, types: [...(types as number[])] });
     },
   });
-  return { sql, db: drizzle(sql, { schema }), url, applicationName: "plans" };
+  return { sql, db: drizzle(sql, { schema }), url, applicationName: "plans", listenUrl: url, closeWith: [] };
 }
 
 beforeAll(async () => {
