@@ -57,9 +57,7 @@ async function main() {
     }
     // Every key lookup, foreground or background, reads the key's hash index once.
     const xacts = async () =>
-      Number(
-        (await sql`select idx_scan from pg_stat_user_indexes where indexrelname = 'api_keys_hash'`)[0].idx_scan,
-      );
+      Number((await sql`select idx_scan from pg_stat_user_indexes where indexrelname = 'api_keys_hash'`)[0].idx_scan);
     await new Promise((r) => setTimeout(r, 1500)); // the warm-up's statistics reach the collector
     await sql`select pg_stat_clear_snapshot()`;
     const before = await xacts();
