@@ -299,7 +299,7 @@ const INTENT: Record<string, Record<string, string[]>> = {
     unfolded_credits: ["unfolded_credits_merchant"],
     withdrawals: ["withdrawals_merchant_day"],
   },
-  "sandbox payment": { orders: ["orders_pkey"] },
+  "sandbox payment": { orders: ["orders_txid", "orders_pkey"] },
   "order list": {
     orders: ["orders_merchant_created"],
     onchain_orders: ["onchain_orders_merchant_created"],
