@@ -19,6 +19,7 @@ import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-p
 import { env } from "@/lib/env";
 import { followBatches } from "@/lib/invoices/batches";
 import { expireInvoices } from "@/lib/invoices/service";
+import { runSubscriptionEngine } from "@/lib/subscriptions/engine";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
 import { isRunning as jobsRunning, jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
@@ -91,6 +92,8 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "invoices", run: () => untilNone(() => expireInvoices()) },
   { name: "invoiceBatches", run: () => followBatches() },
+  // Pix Automático: authorisations read back, each cycle's charge sent in its window, outcomes read back.
+  { name: "subscriptions", run: () => runSubscriptionEngine() },
   { name: "settled", run: () => settleFullyPaidPayments() },
   {
     name: "payouts",
