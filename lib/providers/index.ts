@@ -69,7 +69,7 @@ function liveProviders(e: Env): Providers {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
     dueCharges: e.PIX_API_URL ? apiPixDueCharges : notConfigured<DueChargeProvider>("pix", railOffReason("pix")!),
-    // The live API Pix adapter (lib/providers/recurring/api-pix.ts) takes this place once it lands.
+    // Pix Automático's live API Pix adapter takes this place once it lands (branch h/subs-psp).
     recurring: notConfigured<RecurringProvider>("recurring", railOffReason("pix")!),
     payout:
       e.PIX_PAYOUT_PROVIDER === "efi"

@@ -40,11 +40,11 @@ import {
 import { RETRY_LIMIT, SEND_WINDOW, dueDateOf, sendWindow } from "./schedule";
 import { changeCycleStatus, changeSubscriptionStatus, cycleEvent, LIVE_SUBSCRIPTION, OPEN_CYCLE } from "./transitions";
 
-// The cycle engine (docs/api.md#subscriptions, docs/providers.md#pix-automático): each ACTIVE
+// The cycle engine (docs/api.md#subscriptions): each ACTIVE
 // subscription's next cycle is recorded (with its PIX order) once its send window opens, 10 to 2 days
 // before its due date, and its charge sent to the PSP (PUT /cobr/{txid}, our txid: a send repeated
 // after a crash is the same charge). What became of it is only ever what the PSP answers when asked:
-// after a notification (lib/subscriptions/receiver.ts), a sandbox helper, or the sweep's poll. A paid
+// after a notification, a sandbox helper, or the sweep's poll. A paid
 // cycle completes its order (ledger credit and events in one transaction, counted once by its
 // end-to-end id); a rejected attempt is retried under PERMITE_3R_7D; a cancellation at the bank ends
 // the cycles still to come. Every step is idempotent and guarded by `WHERE status`, so the sweep, a
