@@ -456,3 +456,48 @@ describe("exactly once", () => {
     expect(order).toMatchObject({ status: "PENDING", txid: stuck.txid, valueCentavos: 8990 });
   });
 });
+
+describe("POST /api/v1/providers/pix/{token}/rec and /cobr (the PSP's notifications)", () => {
+  const token = () => process.env.PIX_WEBHOOK_TOKEN!;
+
+  it("a charge notice is read back: paid at the PSP → PAID; a notice the PSP does not bear out changes nothing", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const sub = await scheduled(apiKey);
+    const [, cycle] = await cycleRows(sub.id);
+    // The notice says CONCLUIDA, the PSP does not: nothing is credited.
+    const early = await api("POST", `/api/v1/providers/pix/${token()}/cobr`, {
+      body: { cobsr: [{ idRec: sub.recurrenceId, txid: cycle.txid, status: "CONCLUIDA" }] },
+    });
+    expect(early.status, JSON.stringify(early.body)).toBe(200);
+    expect(early.body).toEqual({ received: 1 });
+    expect((await get(apiKey, sub.id)).cycles[1].status).toBe("SCHEDULED");
+    expect(await sandboxBank.settle(cycle.txid, "paid")).toBe(true);
+    // Repeated, the same notice counts once.
+    for (let i = 0; i < 2; i++)
+      await api("POST", `/api/v1/providers/pix/${token()}/cobr`, {
+        body: { cobsr: [{ idRec: sub.recurrenceId, txid: cycle.txid, status: "CONCLUIDA" }] },
+      });
+    expect((await get(apiKey, sub.id)).cycles[1]).toMatchObject({ status: "PAID", order: { status: "COMPLETED" } });
+    expect(await credits(merchant.id)).toHaveLength(2);
+  });
+
+  it("a recurrence notice after the payer cancelled at the bank: CANCELLED by the payer", async () => {
+    const { apiKey } = await seedMerchant();
+    const sub = await scheduled(apiKey);
+    await sandboxBank.cancel(sub.recurrenceId);
+    const res = await api("POST", `/api/v1/providers/pix/${token()}/rec`, {
+      body: { recs: [{ idRec: sub.recurrenceId, status: "CANCELADA" }] },
+    });
+    expect(res.status).toBe(200);
+    expect(await get(apiKey, sub.id)).toMatchObject({ status: "CANCELLED", cancelledBy: "payer" });
+  });
+
+  it("→ 404 with a wrong token; malformed items are skipped", async () => {
+    const wrong = await api("POST", "/api/v1/providers/pix/not-the-token/rec", { body: { recs: [] } });
+    expect(wrong.status).toBe(404);
+    const junk = await api("POST", `/api/v1/providers/pix/${token()}/cobr`, {
+      body: { cobsr: [{ txid: "../../etc" }, 42, { idRec: "short" }] },
+    });
+    expect(junk.body).toEqual({ received: 0 });
+  });
+});

@@ -1,10 +1,16 @@
+import { z } from "zod";
 import { db } from "@/db";
+import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
+import { providerCallback } from "@/lib/http/provider-caller";
 import { merchantKey } from "@/lib/identity/api-keys/callers";
 import type { IdempotentResource } from "@/lib/idempotency-binding";
+import { tokenMatches } from "@/lib/pix-collection/endpoints";
+import { railEnabled } from "@/lib/providers/rails";
 import { sandboxUnavailable } from "@/lib/sandbox/service";
+import { acceptRecurringNotification } from "./receiver";
 import { activeSubscriptionExample, subscriptionExample, subscriptionsExample } from "./examples";
 import { subscriptionOfOrder } from "./queries";
 import { sandboxAuthorise, sandboxPayerCancel, sandboxSettleCycle } from "./sandbox";
@@ -279,11 +285,61 @@ export const sandboxFailCycleEndpoint = defineEndpoint({
   replay: ({ merchant, resource }) => found(merchant.id, resource),
 });
 
+const noticeUnavailable = () =>
+  railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server";
+
+function noticeEndpoint(kind: "rec" | "cobr") {
+  const list = kind === "rec" ? "recs" : "cobsr";
+  const example =
+    kind === "rec"
+      ? { recs: [{ idRec: "RR1234567820240115abcdefghijk", status: "APROVADA", atualizacao: [] }] }
+      : {
+          cobsr: [
+            { idRec: "RR1234567820240115abcdefghijk", txid: "7978c0c97ea847e78e8849634473c1f1", status: "CONCLUIDA" },
+          ],
+        };
+  return defineEndpoint({
+    method: "POST",
+    path: `/api/v1/providers/pix/{token}/${kind}`,
+    caller: providerCallback("pix"),
+    secretParams: ["token"],
+    errorBody: messageBody,
+    body: z
+      .looseObject({ [list]: z.array(z.unknown()).max(1000).optional() })
+      .meta({ description: `API Pix Webhook${kind === "rec" ? "Rec" : "CobR"}Body: \`{ ${list}: [...] }\`` }),
+    unavailable: noticeUnavailable,
+    response: {
+      status: 200,
+      description: "Received: each one named is read back from the PSP before anything counts",
+      schema: z.strictObject({ received: z.number().int() }),
+      example: { received: 1 },
+    },
+    docs: {
+      summary: `API Pix ${kind === "rec" ? "recurrence" : "recurring charge"} notification receiver (for the PSP)`,
+      description: `Where the PSP posts Pix Automático ${kind === "rec" ? "recurrence" : "charge"} notifications (register \`{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}\` with \`PUT /webhook${kind}\`; the PSP appends \`/${kind}\`). Nothing in the body is trusted: each ${kind === "rec" ? "idRec" : "txid"} is read back (\`GET /${kind}/{id}\`) and only what the PSP answers is applied.`,
+      tag: "Provider callbacks",
+      params: { token: "PIX_WEBHOOK_TOKEN" },
+      requestExample: example,
+      errors: [400, 404],
+      errorExamples: { 404: { message: "Not found" } },
+    },
+    async handle({ params, body }) {
+      if (!tokenMatches(params.token)) throw new NotFound("Not found");
+      return { received: await acceptRecurringNotification(body) };
+    },
+  });
+}
+
+export const recNotificationEndpoint = noticeEndpoint("rec");
+export const cobrNotificationEndpoint = noticeEndpoint("cobr");
+
 export const SUBSCRIPTION_ENDPOINTS = [
   createSubscriptionEndpoint,
   listSubscriptionsEndpoint,
   getSubscriptionEndpoint,
   cancelSubscriptionEndpoint,
+  recNotificationEndpoint,
+  cobrNotificationEndpoint,
 ];
 
 export const SANDBOX_SUBSCRIPTION_ENDPOINTS = [
