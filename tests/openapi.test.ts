@@ -286,6 +286,8 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,
       "/api/v1/providers/pix/{token}/pix": process.env.PIX_WEBHOOK_TOKEN!,
       "/api/v1/providers/pix/{token}": process.env.PIX_WEBHOOK_TOKEN!,
+      "/api/v1/providers/pix/{token}/rec": process.env.PIX_WEBHOOK_TOKEN!,
+      "/api/v1/providers/pix/{token}/cobr": process.env.PIX_WEBHOOK_TOKEN!,
     };
     const cycles: Record<string, string> = {
       "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": ids.subscriptionToPay,
