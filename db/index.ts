@@ -19,8 +19,10 @@ export type Pool = {
   db: Db;
   url: string;
   applicationName: string;
-  /** Where LISTEN runs (listenerOf): behind a transaction pooler a client of PostgreSQL itself; unset, the pool. */
-  listener?: postgres.Sql;
+  /** Where LISTEN connects (db/notifications.ts): PostgreSQL itself, even behind a transaction pooler. */
+  listenUrl: string;
+  /** Clients opened for this pool elsewhere (the LISTEN connection), ended by closeDb. */
+  closeWith: Array<() => Promise<void>>;
   /** The standby for heavy reads (DATABASE_REPLICA_URL; db/replica.ts decides when it is used). */
   replica?: { sql: postgres.Sql; db: Db; url: string } | null;
 };
@@ -140,12 +142,9 @@ function open(url: string): Pool {
     max: e.DB_POOL_SIZE,
     queue_timeout,
   });
-  // postgres.js opens LISTEN's connection on first use, with its own options: behind a pooler it
-  // must reach PostgreSQL itself, or notifications would go to whichever session the pooler picked.
-  const direct = directDatabaseUrl();
-  const listener = pooled
-    ? postgres(direct, { ...connectionOptions(direct, { applicationName, pooled: false }), max: 1 })
-    : sql;
+  // Behind a pooler LISTEN must reach PostgreSQL itself, or notifications would go to whichever
+  // session the pooler picked.
+  const listenUrl = pooled ? directDatabaseUrl() : url;
   const replicaUrl = e.DATABASE_REPLICA_URL;
   let replica: Pool["replica"] = null;
   if (replicaUrl) {
@@ -156,7 +155,7 @@ function open(url: string): Pool {
     });
     replica = { sql: replicaSql, db: drizzle(replicaSql, { schema }), url: replicaUrl };
   }
-  return { sql, db: drizzle(sql, { schema }), url, applicationName, listener, replica };
+  return { sql, db: drizzle(sql, { schema }), url, applicationName, listenUrl, closeWith: [], replica };
 }
 
 export function getPool(): Pool {
@@ -172,11 +171,6 @@ export function openPool(): Pool {
   return current.value ?? getPool();
 }
 
-/** The client LISTEN must use for this pool. */
-export function listenerOf(pool: Pool): postgres.Sql {
-  return pool.listener ?? pool.sql;
-}
-
 export function db(): Db {
   return getPool().db;
 }
@@ -187,7 +181,7 @@ export async function closeDb(): Promise<void> {
   if (!pool) return;
   await Promise.all([
     pool.sql.end({ timeout: 5 }),
-    pool.listener && pool.listener !== pool.sql ? pool.listener.end({ timeout: 5 }) : null,
+    ...pool.closeWith.map((close) => close()),
     pool.replica ? pool.replica.sql.end({ timeout: 5 }) : null,
   ]);
 }

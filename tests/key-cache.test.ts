@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { db } from "@/db";
+import postgres from "postgres";
+import { databaseUrl, db, getPool } from "@/db";
 import { apiKeys, merchants } from "@/db/schema";
 import { authenticateApiKey, flushKeyUsage, touchedKeyCount } from "@/lib/identity/api-keys/authenticate";
 import { cachedKey, cacheGeneration, forgetMerchant, rememberKey } from "@/lib/identity/api-keys/key-cache";
@@ -151,21 +152,59 @@ describe("last-use bookkeeping in memory", () => {
   });
 });
 
-describe("a cached key near its expiry", () => {
-  it("is served from memory and read again in the background, so a busy key never waits for a lookup", async () => {
+describe("a cached key is kept until the database says it changed", () => {
+  it("is never read again while unchanged: serving it costs no statement, however long it is cached", async () => {
     const { apiKey } = await seedMerchant();
     await warm(apiKey);
-    const entry = cachedKey(hashApiKey(apiKey))!;
-    entry.expiresAt = Date.now() + 1_000;
-    const auth = authenticateApiKey(keyRequest(apiKey));
-    expect(auth).not.toBeInstanceOf(Promise); // answered from memory
-    expect(await until(() => (cachedKey(hashApiKey(apiKey))?.expiresAt ?? 0) > Date.now() + 20_000)).toBe(true);
+    try {
+      clock.offsetMs = 3_600_000;
+      const auth = authenticateApiKey(keyRequest(apiKey));
+      expect(auth).not.toBeInstanceOf(Promise); // answered from memory, an hour on
+    } finally {
+      clock.offsetMs = 0;
+    }
   });
 
-  it("leaves the cache when the refresh finds it revoked (a notification this process missed)", async () => {
+  it("a key revoked through another pool (another instance) is refused within a second", async () => {
     const { apiKey } = await seedMerchant();
     await warm(apiKey);
-    // Revoked with the database's notification trigger off: only the refresh can learn of it.
+    const other = postgres(databaseUrl(), { max: 1, onnotice: () => {} });
+    try {
+      const started = Date.now();
+      await other`update api_keys set revoked_at = now() where key_hash = ${hashApiKey(apiKey)}`;
+      expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined, 1_000)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await expect(Promise.resolve().then(() => authenticateApiKey(keyRequest(apiKey)))).rejects.toThrow(/revoked/);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it("a change of scopes or of the destination allowlist made elsewhere reaches the cache", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await warm(apiKey);
+    await db().execute(sql`update api_keys set scopes = '{read}' where key_hash = ${hashApiKey(apiKey)}`);
+    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined, 1_000)).toBe(true);
+    await warm(apiKey);
+    expect(cachedKey(hashApiKey(apiKey))!.scopes).toEqual(["read"]);
+    await db().execute(sql`update merchants set api_destination_allowlist = true where id = ${merchant.id}`);
+    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined, 1_000)).toBe(true);
+  });
+
+  it("a balance change or a key's last use does not empty the cache", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    await warm(apiKey);
+    await db().execute(sql`update merchants set balance_centavos = balance_centavos + 1 where id = ${merchant.id}`);
+    await db().execute(sql`update api_keys set last_used_at = now() where key_hash = ${hashApiKey(apiKey)}`);
+    // A notification would have arrived by the time this probe's own round trip is back.
+    await db().execute(sql`select pg_sleep(0.2)`);
+    expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
+  });
+
+  it("after the LISTEN connection is lost, nothing cached before is served: a change missed meanwhile counts", async () => {
+    const { apiKey } = await seedMerchant();
+    await warm(apiKey);
+    // Revoked with the notification trigger off: the notification a lost connection would miss.
     await db().transaction(async (tx) => {
       await tx.execute(sql`set local session_replication_role = replica`);
       await tx
@@ -173,10 +212,18 @@ describe("a cached key near its expiry", () => {
         .set({ revokedAt: new Date() })
         .where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
     });
+    // Trusted until told: no timer reads it again.
     expect(cachedKey(hashApiKey(apiKey))).toBeDefined();
-    cachedKey(hashApiKey(apiKey))!.expiresAt = Date.now() + 1_000;
-    await authenticateApiKey(keyRequest(apiKey));
-    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined)).toBe(true);
+
+    const other = await seedMerchant();
+    await warm(other.apiKey);
+    const ended = await db().execute<{ pid: number }>(sql`
+      select pg_terminate_backend(pid) as pid from pg_stat_activity
+      where application_name = ${getPool().applicationName} and query ilike 'listen %'`);
+    expect(ended.length).toBe(1);
+    expect(await until(() => cachedKey(hashApiKey(apiKey)) === undefined, 1_000)).toBe(true);
     await expect(Promise.resolve().then(() => authenticateApiKey(keyRequest(apiKey)))).rejects.toThrow(/revoked/);
+    // Once LISTEN is back, keys are cached again (read afresh).
+    await warm(other.apiKey);
   });
 });

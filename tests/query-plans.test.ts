@@ -41,7 +41,7 @@ function open(url: string): Pool {
       if (!seen.has(text)) seen.set(text, { text, types: [...(types as number[])] });
     },
   });
-  return { sql, db: drizzle(sql, { schema }), url, applicationName: "plans" };
+  return { sql, db: drizzle(sql, { schema }), url, applicationName: "plans", listenUrl: url, closeWith: [] };
 }
 
 beforeAll(async () => {
@@ -313,7 +313,7 @@ const INTENT: Record<string, Record<string, string[]>> = {
     unfolded_credits: ["unfolded_credits_merchant"],
     withdrawals: ["withdrawals_merchant_day"],
   },
-  "sandbox payment": { orders: ["orders_pkey"] },
+  "sandbox payment": { orders: ["orders_txid", "orders_pkey"] },
   "order list": {
     orders: ["orders_merchant_created"],
     onchain_orders: ["onchain_orders_merchant_created"],

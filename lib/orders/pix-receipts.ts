@@ -1,7 +1,6 @@
-import { db } from "@/db";
-import type { Order, PixReceipt } from "@/db/schema";
+import { db, type Tx } from "@/db";
+import type { Invoice, Order, PixReceipt } from "@/db/schema";
 import { env } from "@/lib/env";
-import { holdsIdempotencyKey } from "@/lib/idempotency-binding";
 import { recordEvent } from "@/lib/events/outbox";
 import { log } from "@/lib/log";
 import { amountDueAt } from "@/lib/invoices/state/terms";
@@ -9,7 +8,6 @@ import { lockInvoiceOfOrder, settleInvoice } from "@/lib/invoices/state/transiti
 import { centavosToBrl } from "@/lib/money";
 import type { DayAmount } from "@/lib/pix/due-amount";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
-import { payOrderAsRead } from "./pay-as-read";
 import { insertPixReceipt, lockOrderByTxid } from "./queries";
 import { markOrderPaid } from "./service";
 import { orderView } from "./views";
@@ -39,77 +37,82 @@ function unappliedReason(order: Order | null, pix: ReceivedPix, due?: DayAmount)
   return null;
 }
 
-/**
- * `read`: the order, as the caller has just read it (the sandbox). When the PIX pays it, it is paid
- * in one statement (./pay-as-read.ts) that applies only while the order is still exactly as read;
- * otherwise, for a keyed request, and for every PSP's report, the locked transaction below judges it.
- */
-export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource, read?: Order): Promise<ReceiptOutcome> {
+/** Thrown inside the transaction to roll back what was sent alongside a receipt recorded before. */
+class DuplicateReceipt extends Error {}
+
+/** Where "a PIX pays an order" is written: every source (sandbox, notification, poll) comes through here. */
+export async function applyReceivedPix(pix: ReceivedPix, source: ReceiptSource): Promise<ReceiptOutcome> {
   if (pix.chave !== null && pix.chave !== env().PIX_RECEIVER_KEY) {
     // The PSP listed a payment to another of the account's keys: not ours to apply.
     log.warn("PIX received at another key ignored", { endToEndId: pix.endToEndId, source });
     return { duplicate: false, applied: false, reason: "unknown_txid", order: null };
   }
-  // A request holding an Idempotency-Key takes the transaction, which binds the key to the order
-  // (lib/idempotency-binding.ts); the one statement has no place for it. So does an invoice's order,
-  // whose value is the payment day's (below).
-  if (
-    read &&
-    !read.reference.invoiceId &&
-    pix.txid !== null &&
-    read.txid === pix.txid &&
-    unappliedReason(read, pix) === null &&
-    !holdsIdempotencyKey()
-  ) {
-    const paid = await payOrderAsRead(read, pix, source);
-    if (paid === "duplicate") return { duplicate: true };
-    if (paid) return { duplicate: false, applied: true, reason: null, order: paid };
+  try {
+    return await db().transaction(async (tx) => {
+      const order = pix.txid ? ((await lockOrderByTxid(tx, pix.txid)) ?? null) : null;
+      // An invoice's order (its references name the invoice: lib/invoices) is paid by what the invoice
+      // asks on the payment's day.
+      const invoice = order?.reference.invoiceId ? await lockInvoiceOfOrder(tx, order.id) : undefined;
+      const due = invoice ? amountDueAt(invoice, pix.paidAt) : undefined;
+      const reason = unappliedReason(order, pix, due);
+      // The receipt is sent together with what follows (postgres.js pipelines them on the connection),
+      // saving a round trip; one recorded before rolls all of it back.
+      const [recorded, outcome] = await Promise.all([
+        insertPixReceipt(tx, {
+          endToEndId: pix.endToEndId,
+          txid: pix.txid,
+          orderId: order?.id ?? null,
+          merchantId: order?.merchantId ?? null,
+          valueCentavos: pix.valueCentavos,
+          paidAt: pix.paidAt,
+          applied: reason === null,
+          unappliedReason: reason,
+          source,
+        }),
+        judged(tx, pix, order, reason, invoice, due),
+      ]);
+      if (!recorded) throw new DuplicateReceipt();
+      if (!order)
+        log.warn("PIX received for no order: kept as unapplied funds", {
+          endToEndId: pix.endToEndId,
+          txid: pix.txid,
+          source,
+        });
+      return outcome;
+    });
+  } catch (err) {
+    if (err instanceof DuplicateReceipt) return { duplicate: true };
+    throw err;
   }
-  return db().transaction(async (tx) => {
-    const order = pix.txid ? ((await lockOrderByTxid(tx, pix.txid)) ?? null) : null;
-    // An invoice's order (its references name the invoice: lib/invoices) is paid by what the invoice
-    // asks on the payment's day.
-    const invoice = order?.reference.invoiceId ? await lockInvoiceOfOrder(tx, order.id) : undefined;
-    const due = invoice ? amountDueAt(invoice, pix.paidAt) : undefined;
-    const reason = unappliedReason(order, pix, due);
-    const recorded = await insertPixReceipt(tx, {
+}
+
+/** What the PIX does to its order, in the receipt's transaction: pays it, or records its funds as unapplied. */
+async function judged(
+  tx: Tx,
+  pix: ReceivedPix,
+  order: Order | null,
+  reason: PixReceipt["unappliedReason"],
+  invoice: Invoice | undefined,
+  due: DayAmount | undefined,
+): Promise<ReceiptOutcome> {
+  if (!order) return { duplicate: false, applied: false, reason, order: null };
+  if (reason === null) {
+    const paid = await markOrderPaid(tx, order.id, pix.paidAt, order, invoice ? pix.valueCentavos : undefined);
+    if (invoice && paid && due?.payable) await settleInvoice(tx, invoice, paid, pix.endToEndId, due);
+    return { duplicate: false, applied: true, reason: null, order: paid ?? order };
+  }
+  await recordEvent(tx, {
+    merchantId: order.merchantId,
+    type: "order.funds_unapplied",
+    subjectType: "order",
+    subjectId: order.id,
+    data: {
+      ...orderView(order),
+      unappliedValue: centavosToBrl(pix.valueCentavos),
       endToEndId: pix.endToEndId,
-      txid: pix.txid,
-      orderId: order?.id ?? null,
-      merchantId: order?.merchantId ?? null,
-      valueCentavos: pix.valueCentavos,
-      paidAt: pix.paidAt,
-      applied: reason === null,
-      unappliedReason: reason,
-      source,
-    });
-    if (!recorded) return { duplicate: true } as const;
-    if (!order) {
-      log.warn("PIX received for no order: kept as unapplied funds", {
-        endToEndId: pix.endToEndId,
-        txid: pix.txid,
-        source,
-      });
-      return { duplicate: false, applied: false, reason, order: null } as const;
-    }
-    if (reason === null) {
-      const paid = await markOrderPaid(tx, order.id, pix.paidAt, order, invoice ? pix.valueCentavos : undefined);
-      if (invoice && paid && due?.payable) await settleInvoice(tx, invoice, paid, pix.endToEndId, due);
-      return { duplicate: false, applied: true, reason: null, order: paid ?? order } as const;
-    }
-    await recordEvent(tx, {
-      merchantId: order.merchantId,
-      type: "order.funds_unapplied",
-      subjectType: "order",
-      subjectId: order.id,
-      data: {
-        ...orderView(order),
-        unappliedValue: centavosToBrl(pix.valueCentavos),
-        endToEndId: pix.endToEndId,
-        paidAt: pix.paidAt.toISOString(),
-        reason,
-      },
-    });
-    return { duplicate: false, applied: false, reason, order } as const;
+      paidAt: pix.paidAt.toISOString(),
+      reason,
+    },
   });
+  return { duplicate: false, applied: false, reason, order };
 }

@@ -82,7 +82,6 @@ export async function payOrder(merchantId: string, idOrLink: string): Promise<Or
   const invoiceId = invoiceIdOfOrder(order);
   if (invoiceId && order.status === "PENDING") return (await payInvoice(merchantId, invoiceId)).order!;
   if (order.kind !== "pix" || order.status !== "PENDING" || !order.txid) return completeOrder(order.id);
-  // The order as just read goes along: the payment is then one statement, unless something changed it meanwhile.
   const paid = await applyReceivedPix(
     {
       endToEndId: sandboxEndToEndId(),
@@ -92,7 +91,6 @@ export async function payOrder(merchantId: string, idOrLink: string): Promise<Or
       chave: env().PIX_RECEIVER_KEY,
     },
     "sandbox",
-    order,
   );
   if (!paid.duplicate && paid.applied && paid.order) return paid.order;
   // Expired or paid meanwhile: answered like any other order that cannot be paid.

@@ -1,4 +1,5 @@
-import { getPool, listenerOf } from "@/db";
+import { getPool } from "@/db";
+import { listen } from "@/db/notifications";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import { claimDue } from "./claims";
@@ -37,12 +38,11 @@ class Dispatcher {
 
   async start(): Promise<void> {
     try {
-      const sub = await listenerOf(getPool()).listen(
-        DISPATCH_CHANNEL,
-        () => this.poke(),
+      const sub = await listen(getPool(), DISPATCH_CHANNEL, {
+        notify: () => this.poke(),
         // Also called after a reconnect: notifications may have been missed meanwhile.
-        () => this.poke(),
-      );
+        listening: () => this.poke(),
+      });
       this.unlisten = sub.unlisten;
     } catch (err) {
       log.warn("webhook dispatcher could not LISTEN; polling only", { err });

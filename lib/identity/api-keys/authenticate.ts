@@ -5,7 +5,7 @@ import { apiKeys, merchants, type MerchantProfile } from "@/db/schema";
 import { env } from "@/lib/env";
 import { Unauthorized } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { cacheGeneration, cachedKey, dueForRefresh, forgetKey, rememberKey } from "./key-cache";
+import { cacheGeneration, cachedKey, rememberKey } from "./key-cache";
 import { hashApiKey, isWellFormedKey, keyPrefixFor } from "./keys";
 import type { ApiScope } from "./scopes";
 import type { ApiRequest } from "@/lib/http/request";
@@ -137,19 +137,10 @@ export function authenticateApiKey(req: ApiRequest, beforeLookup?: () => void): 
   const cached = cachedKey(hash);
   if (cached) {
     touch(cached.keyId);
-    if (dueForRefresh(cached)) refreshKey(hash);
     return cached;
   }
   beforeLookup?.();
   return lookupKey(hash);
-}
-
-/** Reads a cached key again, off the request's path; a key found revoked or gone leaves the cache. */
-function refreshKey(hash: string): void {
-  lookupKey(hash).catch((err: unknown) => {
-    if (err instanceof Unauthorized) forgetKey(hash);
-    else log.warn("API key refresh failed; the cached entry expires as usual", { err });
-  });
 }
 
 async function lookupKey(hash: string): Promise<ApiKeyAuth> {

@@ -1,34 +1,28 @@
-import { listenerOf, openPool, type Pool } from "@/db";
+import { openPool, type Pool } from "@/db";
+import { listen as listenFor } from "@/db/notifications";
 import type { MerchantProfile } from "@/db/schema";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
-import { wallClockMs } from "@/lib/wall-clock";
 import type { ApiScope } from "./scopes";
 
 // The API key lookup was one of the two database round trips of every API request. Valid keys are
-// kept in memory with their merchant's profile (never the balance). Entries are dropped
+// kept in memory with their merchant's profile (never the balance), with no expiry: the database
+// says when one changes. Entries are dropped
 //  - at once in this process by the code that revokes a key or edits a merchant (forgetMerchant),
-//  - in every other instance by the api_auth_changed notification the database's triggers send for
-//    any such change (migration 0002), whoever made it,
-//  - and after TTL_MS in any case, which bounds staleness if a notification is ever lost.
-// A key in use is read again in the background during the last REFRESH_AHEAD_MS of its entry, so a
-// busy key never meets an expired entry: without it every key cached in one burst (a restart, a
-// benchmark's 2,000 keys) expired in one burst too, and those requests each waited for a lookup.
-// Until this process is listening nothing is served from memory. If the listening connection drops,
-// postgres.js reconnects and listens again, and that empties the cache, since notifications may have
-// been missed meanwhile; during the gap an entry lives no longer than its TTL.
+//  - in every instance by the api_auth_changed notification the database's triggers send for any
+//    change to a key or a merchant's profile, whoever made it (migrations 0002 and 0034),
+//  - all of them the moment the listening connection is lost, since notifications sent meanwhile are
+//    gone: nothing is served from memory until LISTEN is back (db/notifications.ts).
+// So a cached key costs nothing while it is unchanged; a timer re-reading each one (the former 30 s
+// expiry) cost ~100 lookups a second with 2,000 keys whatever the traffic.
 
 export const AUTH_CHANGED_CHANNEL = "api_auth_changed";
-const TTL_MS = 30_000;
-const REFRESH_AHEAD_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
 type Entry = {
   keyId: string;
   scopes: readonly ApiScope[];
   merchant: MerchantProfile;
-  expiresAt: number;
-  refreshing?: boolean;
 };
 type State = {
   pool: Pool;
@@ -54,20 +48,19 @@ function state(): State {
 
 /** Once per pool; if LISTEN cannot start, the cache stays off for that pool (every lookup reads the database). */
 function listen(s: State, pool: Pool) {
-  listenerOf(pool)
-    .listen(
-      AUTH_CHANGED_CHANNEL,
-      (merchantId) => forgetIn(s, merchantId),
-      // Runs on the first LISTEN and after every reconnect.
-      () => {
-        s.entries.clear();
-        s.generation++;
-        s.listening = true;
-      },
-    )
-    .catch((err: unknown) => {
-      log.warn("API key cache disabled: cannot LISTEN for auth changes", { err });
-    });
+  const forgetAll = (listening: boolean) => {
+    s.entries.clear();
+    s.generation++;
+    s.listening = listening;
+  };
+  listenFor(pool, AUTH_CHANGED_CHANNEL, {
+    notify: (merchantId) => forgetIn(s, merchantId),
+    // After a lost connection what was cached is read again, since a change may have gone unheard.
+    listening: () => forgetAll(true),
+    lost: () => forgetAll(false),
+  }).catch((err: unknown) => {
+    log.warn("API key cache disabled: cannot LISTEN for auth changes", { err });
+  });
 }
 
 function forgetIn(s: State, merchantId: string) {
@@ -83,25 +76,7 @@ export function cacheGeneration(): number {
 export function cachedKey(hash: string): Entry | undefined {
   const s = state();
   if (!s.listening) return undefined;
-  const entry = s.entries.get(hash);
-  if (!entry) return undefined;
-  if (entry.expiresAt <= wallClockMs()) {
-    s.entries.delete(hash);
-    return undefined;
-  }
-  return entry;
-}
-
-/** True once per entry, when it is in use within REFRESH_AHEAD_MS of its expiry: the caller reads the key again. */
-export function dueForRefresh(entry: Entry, now = wallClockMs()): boolean {
-  if (entry.refreshing || entry.expiresAt - now > REFRESH_AHEAD_MS) return false;
-  entry.refreshing = true;
-  return true;
-}
-
-/** The key is no longer valid (revoked or deleted, found on a refresh). */
-export function forgetKey(hash: string): void {
-  current.value?.entries.delete(hash);
+  return s.entries.get(hash);
 }
 
 export function rememberKey(
@@ -114,7 +89,7 @@ export function rememberKey(
   const s = state();
   if (!s.listening || s.generation !== generation) return;
   if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value!);
-  s.entries.set(hash, { keyId, scopes, merchant, expiresAt: wallClockMs() + TTL_MS });
+  s.entries.set(hash, { keyId, scopes, merchant });
 }
 
 /** Called after a committed change to a merchant's keys or profile: this process must not wait for the notification. */

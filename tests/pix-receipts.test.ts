@@ -1,19 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { db } from "@/db";
 import { events, ledgerEntries, pixReceipts, unfoldedCredits, webhookDeliveries, type Order } from "@/db/schema";
 import { env } from "@/lib/env";
 import { randomBase62 } from "@/lib/ids";
 import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
-import { PAY_BATCH, payOrderAsRead } from "@/lib/orders/pay-as-read";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { markCancelled, orderById } from "@/lib/orders/queries";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
 import { api, seedMerchant } from "./helpers";
 
-// A PIX order the caller has just read (the sandbox's payment) is paid by one statement
-// (lib/orders/pay-as-read.ts): the order, its receipt, its credit, its event and the event's webhook
-// deliveries are all written, or nothing is, and only while the order is exactly as read.
+// A received PIX that pays its order (lib/orders/pix-receipts.ts, the one path for the sandbox, PSP
+// notifications and the poll): the order, its receipt, its credit, its event and the event's webhook
+// deliveries are all written in one transaction, or nothing is.
 
 async function pendingPixOrder(apiKey: string): Promise<Order> {
   const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
@@ -45,7 +44,7 @@ async function writtenFor(orderId: string) {
   };
 }
 
-describe("a PIX order paid as read, in one statement", () => {
+describe("applyReceivedPix", () => {
   it("writes the order COMPLETED, its receipt, its credit and its event with one delivery per active endpoint; returns the row as stored", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 500 });
     const other = await seedMerchant();
@@ -58,9 +57,9 @@ describe("a PIX order paid as read, in one statement", () => {
     const order = await pendingPixOrder(apiKey);
     const pix = pixPaying(order);
 
-    const paid = await payOrderAsRead(order, pix, "sandbox");
+    const outcome = await applyReceivedPix(pix, "sandbox");
     const stored = await orderById(db(), order.id);
-    expect(paid).toEqual(stored);
+    expect(outcome).toEqual({ duplicate: false, applied: true, reason: null, order: stored });
     expect(stored).toMatchObject({ status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 });
 
     const written = await writtenFor(order.id);
@@ -118,25 +117,19 @@ describe("a PIX order paid as read, in one statement", () => {
       source: "poll",
     });
 
-    expect(await payOrderAsRead(order, pix, "sandbox")).toBe("duplicate");
-    expect(await applyReceivedPix(pix, "sandbox", order)).toEqual({ duplicate: true });
+    expect(await applyReceivedPix(pix, "sandbox")).toEqual({ duplicate: true });
     expect(await orderById(db(), order.id)).toEqual(order);
     expect(await writtenFor(order.id)).toEqual({ receipts: [], credits: [], events: [], deliveries: [] });
     expect(await ledgerSum(db(), merchant.id)).toBe(0);
   });
 
-  it("the order changed since it was read: nothing is written, and applyReceivedPix judges it again under the lock", async () => {
+  it("an order the sweep cancelled (no expiry) is still completed, its event saying CANCELLED → COMPLETED", async () => {
     const { apiKey } = await seedMerchant();
     const read = await pendingPixOrder(apiKey);
-    // The sweep cancels it meanwhile (no expiry: a payment still completes it).
     await markCancelled(db(), [read.id]);
     const pix = pixPaying(read);
 
-    expect(await payOrderAsRead(read, pix, "sandbox")).toBeUndefined();
-    expect((await writtenFor(read.id)).receipts).toEqual([]);
-    expect((await orderById(db(), read.id))!.status).toBe("CANCELLED");
-
-    const outcome = await applyReceivedPix(pix, "sandbox", read);
+    const outcome = await applyReceivedPix(pix, "sandbox");
     expect(outcome).toMatchObject({ duplicate: false, applied: true, order: { id: read.id, status: "COMPLETED" } });
     const written = await writtenFor(read.id);
     expect(written.receipts).toHaveLength(1);
@@ -144,55 +137,49 @@ describe("a PIX order paid as read, in one statement", () => {
     expect(written.events.map((e) => [e.data.previousStatus, e.data.status])).toEqual([["CANCELLED", "COMPLETED"]]);
   });
 
-  it("payments arriving together share statements: each is written once; the same order twice in a batch is paid once", async () => {
+  it("payments arriving together: each is written once; two PIX for one order pay it once, the other kept unapplied", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    // More than the batches in flight can take at once, so the rest queue and go out together.
-    const count = PAY_BATCH.concurrency + PAY_BATCH.maxBatch;
+    const count = 18;
     const read = await Promise.all(Array.from({ length: count }, () => pendingPixOrder(apiKey)));
     const payments = read.map((order) => ({ order, pix: pixPaying(order) }));
-    // Queued next to the first payment of the same order: both go out in the same batch.
-    const twice = payments[PAY_BATCH.concurrency + 1];
-    const calls = [...payments];
-    calls.splice(PAY_BATCH.concurrency + 2, 0, { order: twice.order, pix: pixPaying(twice.order) });
+    const twice = payments[3];
+    const calls = [...payments, { order: twice.order, pix: pixPaying(twice.order) }];
 
-    const outcomes = await Promise.all(calls.map(({ order, pix }) => payOrderAsRead(order, pix, "sandbox")));
+    const outcomes = await Promise.all(calls.map(({ pix }) => applyReceivedPix(pix, "sandbox")));
 
     for (const [i, { order, pix }] of calls.entries()) {
       if (order === twice.order) continue;
-      expect(outcomes[i]).toEqual(await orderById(db(), order.id));
-      expect(outcomes[i]).toMatchObject({ status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 });
+      expect(outcomes[i]).toEqual({
+        duplicate: false,
+        applied: true,
+        reason: null,
+        order: await orderById(db(), order.id),
+      });
+      expect(outcomes[i]).toMatchObject({
+        order: { status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 },
+      });
       const written = await writtenFor(order.id);
       expect(written.receipts.map((r) => r.endToEndId)).toEqual([pix.endToEndId]);
       expect(written.credits).toHaveLength(1);
       expect(written.events).toHaveLength(1);
     }
-    // One of the two payments of the same order paid it; the other found it changed and wrote nothing.
+    // One of the two PIX paid the order; the other found it paid and is kept as unapplied funds.
     const both = outcomes.filter((_, i) => calls[i].order === twice.order);
-    expect(both.filter((o) => o === undefined)).toHaveLength(1);
-    expect(both.find((o) => o !== undefined)).toMatchObject({
-      id: twice.order.id,
-      status: "COMPLETED",
-      version: twice.order.version + 1,
-    });
+    expect(both.map((o) => !o.duplicate && o.reason).sort()).toEqual([null, "order_not_pending"]);
     const writtenTwice = await writtenFor(twice.order.id);
-    expect(writtenTwice.receipts).toHaveLength(1);
+    expect(writtenTwice.receipts.map((r) => r.applied).sort()).toEqual([false, true]);
     expect(writtenTwice.credits).toHaveLength(1);
-    expect(writtenTwice.events).toHaveLength(1);
-    // Rows one statement wrote share its transaction id: the queued payments were written together.
-    const [{ transactions }] = await db().execute<{ transactions: number }>(
-      sql`select count(distinct xmin::text)::int as transactions from orders where id in ${read.map((o) => o.id)}`,
-    );
-    expect(transactions).toBeLessThanOrEqual(PAY_BATCH.concurrency + 2);
+    expect(writtenTwice.events.map((e) => e.type).sort()).toEqual(["order.funds_unapplied", "order.status_changed"]);
     expect(await ledgerSum(db(), merchant.id)).toBe(count * 1234);
     expect(await balanceOf(db(), merchant.id)).toBe(count * 1234);
   });
 
   it("an end-to-end id recorded before, among payments sent together: that one is a duplicate, the others are paid", async () => {
     const { merchant, apiKey } = await seedMerchant();
-    const count = PAY_BATCH.concurrency + 6;
+    const count = 8;
     const read = await Promise.all(Array.from({ length: count }, () => pendingPixOrder(apiKey)));
     const payments = read.map((order) => ({ order, pix: pixPaying(order) }));
-    const recordedBefore = payments[PAY_BATCH.concurrency + 2];
+    const recordedBefore = payments[4];
     await db().insert(pixReceipts).values({
       endToEndId: recordedBefore.pix.endToEndId,
       txid: null,
@@ -203,17 +190,17 @@ describe("a PIX order paid as read, in one statement", () => {
       source: "poll",
     });
 
-    const outcomes = await Promise.all(payments.map(({ order, pix }) => payOrderAsRead(order, pix, "sandbox")));
+    const outcomes = await Promise.all(payments.map(({ pix }) => applyReceivedPix(pix, "sandbox")));
 
     for (const [i, { order, pix }] of payments.entries()) {
       const written = await writtenFor(order.id);
       if (order === recordedBefore.order) {
-        expect(outcomes[i]).toBe("duplicate");
+        expect(outcomes[i]).toEqual({ duplicate: true });
         expect(written).toEqual({ receipts: [], credits: [], events: [], deliveries: [] });
         expect(await orderById(db(), order.id)).toEqual(order);
         continue;
       }
-      expect(outcomes[i]).toMatchObject({ status: "COMPLETED", paidAt: pix.paidAt, version: order.version + 1 });
+      expect(outcomes[i]).toMatchObject({ applied: true, order: { status: "COMPLETED", paidAt: pix.paidAt } });
       expect(written.receipts.map((r) => r.endToEndId)).toEqual([pix.endToEndId]);
       expect(written.credits).toHaveLength(1);
     }
