@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
 import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
+import { createSubscriptionEndpoint } from "@/lib/subscriptions/endpoints";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant } from "./helpers";
@@ -236,6 +237,12 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
       body: createBatchEndpoint.docs.requestExample,
     });
     real.id.push(invoice.body.invoice.id, batch.body.batch.id);
+    // A subscription, for /api/v1/subscriptions/{id}.
+    const subscription = await api("POST", "/api/v1/subscriptions", {
+      apiKey,
+      body: createSubscriptionEndpoint.docs.requestExample,
+    });
+    real.id.push(subscription.body.subscription.id);
     // A payment link, for /api/v1/payment-links/{id} and its public page by slug.
     const link = await api("POST", "/api/v1/payment-links", {
       apiKey,

@@ -12,7 +12,8 @@ import { acceptPixNotification, pixNotificationBody } from "./receiver";
 // URL as registered (docs/providers.md "PIX collection"). The token in the path keeps strangers from
 // making us read at all; what they could post would change nothing anyway (./notifications.ts).
 
-function tokenMatches(given: string): boolean {
+/** The notification URL's token (PIX_WEBHOOK_TOKEN), compared in constant time. */
+export function tokenMatches(given: string): boolean {
   const expected = env().PIX_WEBHOOK_TOKEN;
   if (!expected) return false;
   const a = Buffer.from(given);
