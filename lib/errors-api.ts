@@ -98,6 +98,14 @@ export const API_ERROR_CODES = {
   invoice_not_payable_on_date: "The invoice cannot be paid on that day",
   pay_date_before_creation: "The payment date is before the invoice was created",
 
+  // Subscriptions (Pix Automático).
+  subscription_refused_by_provider: "The PIX provider refused the recurrence or its charge",
+  subscription_first_date_too_early: "The first charge date is earlier than the first cycle can be charged",
+  subscription_last_date_before_first: "The last date is before the first",
+  subscription_not_cancellable: "The subscription has already ended",
+  subscription_not_authorisable: "The subscription is not waiting for the payer's authorisation",
+  subscription_charge_not_open: "The subscription's charge is no longer open",
+
   // Webhooks, keys, merchants.
   webhook_limit_reached: "The merchant has the maximum number of webhook endpoints",
   webhook_host_unresolved: "The webhook URL's host does not resolve",
@@ -160,6 +168,12 @@ const DOMAIN_CODES: { [C in ErrorCode]: ApiErrorCode } = {
   "invoice.alreadyPaid": "invoice_already_paid",
   "invoice.notPayableOn": "invoice_not_payable_on_date",
   "invoice.payDayBeforeCreation": "pay_date_before_creation",
+  "subscription.refusedByProvider": "subscription_refused_by_provider",
+  "subscription.firstDatePast": "subscription_first_date_too_early",
+  "subscription.lastDateBeforeFirst": "subscription_last_date_before_first",
+  "subscription.notCancellable": "subscription_not_cancellable",
+  "subscription.notAuthorisable": "subscription_not_authorisable",
+  "subscription.chargeNotOpen": "subscription_charge_not_open",
   "webhook.max": "webhook_limit_reached",
   "webhook.hostUnresolved": "webhook_host_unresolved",
   "webhook.privateAddress": "webhook_private_address",

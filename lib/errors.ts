@@ -71,6 +71,14 @@ export type ErrorValues = {
   "invoice.notPayableOn": { day: string; lastDay: string };
   "invoice.payDayBeforeCreation": { created: string };
 
+  // Subscriptions (Pix Automático).
+  "subscription.refusedByProvider": { reason: string };
+  "subscription.firstDatePast": { earliest: string };
+  "subscription.lastDateBeforeFirst": None;
+  "subscription.notCancellable": { status: string };
+  "subscription.notAuthorisable": { status: string };
+  "subscription.chargeNotOpen": { status: string };
+
   // Webhooks and API keys.
   "webhook.max": { max: number };
   "webhook.hostUnresolved": { host: string };

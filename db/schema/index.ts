@@ -17,3 +17,4 @@ export * from "./treasury";
 export * from "./med";
 export * from "./reconciliation";
 export * from "./payment-links";
+export * from "./subscriptions";

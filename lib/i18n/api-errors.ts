@@ -105,6 +105,16 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
   "invoice.payDayBeforeCreation": (v, l) =>
     translate(l, "errors.api.invoicePayDayBeforeCreation", { created: formatFullDay(v.created, l) }),
 
+  "subscription.refusedByProvider": (v, l) =>
+    translate(l, "errors.api.subscriptionRefusedByProvider", { reason: v.reason }),
+  "subscription.firstDatePast": (v, l) =>
+    translate(l, "errors.api.subscriptionFirstDatePast", { earliest: formatFullDay(v.earliest, l) }),
+  "subscription.lastDateBeforeFirst": say("errors.api.subscriptionLastDateBeforeFirst"),
+  "subscription.notCancellable": (v, l) => translate(l, "errors.api.subscriptionNotCancellable", { status: v.status }),
+  "subscription.notAuthorisable": (v, l) =>
+    translate(l, "errors.api.subscriptionNotAuthorisable", { status: v.status }),
+  "subscription.chargeNotOpen": (v, l) => translate(l, "errors.api.subscriptionChargeNotOpen", { status: v.status }),
+
   "webhook.max": (v, l) => translate(l, "errors.api.webhookMax", { max: v.max }),
   "webhook.hostUnresolved": (v, l) => translate(l, "errors.api.webhookHost", { host: v.host }),
   "webhook.privateAddress": say("errors.api.webhookPrivate"),

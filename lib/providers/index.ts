@@ -21,6 +21,8 @@ import type { DueChargeProvider } from "./pix/due-charges";
 import { sandboxDueCharges } from "./pix/sandbox-cobv";
 import { sandboxPix } from "./pix/sandbox";
 import type { PixProvider } from "./pix/types";
+import { sandboxRecurring } from "./recurring/sandbox";
+import type { RecurringProvider } from "./recurring/types";
 import { liveRates } from "./rates/live";
 import { sandboxRates } from "./rates/sandbox";
 import type { RatesProvider } from "./rates/types";
@@ -31,6 +33,8 @@ export type Providers = {
   pix: PixProvider;
   /** Charges with a due date (API Pix cobv), through the same PSP as `pix`. */
   dueCharges: DueChargeProvider;
+  /** Pix Automático (API Pix rec/cobr), through the same PSP as `pix`. */
+  recurring: RecurringProvider;
   payout: PixPayoutProvider;
   exchange: ExchangeWalletProvider;
   lightning: LightningProvider;
@@ -46,6 +50,7 @@ function sandboxProviders(): Providers {
     rates: sandboxRates,
     pix: sandboxPix,
     dueCharges: sandboxDueCharges,
+    recurring: sandboxRecurring,
     payout: sandboxPayout,
     exchange: sandboxExchange,
     lightning: sandboxLightning,
@@ -64,6 +69,8 @@ function liveProviders(e: Env): Providers {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
     dueCharges: e.PIX_API_URL ? apiPixDueCharges : notConfigured<DueChargeProvider>("pix", railOffReason("pix")!),
+    // The live API Pix adapter (lib/providers/recurring/api-pix.ts) takes this place once it lands.
+    recurring: notConfigured<RecurringProvider>("recurring", railOffReason("pix")!),
     payout:
       e.PIX_PAYOUT_PROVIDER === "efi"
         ? efiPayout
