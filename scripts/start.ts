@@ -138,6 +138,11 @@ async function main() {
       console.log(
         `PIX notifications: webhook registered at the PSP for ${keys.length} key${keys.length > 1 ? "s" : ""}`,
       );
+      // Pix Automático: the same URL; the PSP appends /rec and /cobr (PUT /webhookrec, /webhookcobr).
+      const { providers } = await import("@/lib/providers");
+      const url = `${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`;
+      await providers().recurring.configureWebhooks?.({ rec: url, cobr: url });
+      console.log("Pix Automático notifications: webhookrec and webhookcobr registered at the PSP");
     } catch (err) {
       console.error(
         `PIX notifications: registration failed; received payments are still found by reconciliation, payout outcomes by reading them back, but Efí sends no PIX from a key without a webhook: ${err instanceof Error ? err.message : String(err)}`,

@@ -258,6 +258,8 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": ids.webhook,
       "/api/v1/providers/pix/{token}/pix": process.env.PIX_WEBHOOK_TOKEN!,
       "/api/v1/providers/pix/{token}": process.env.PIX_WEBHOOK_TOKEN!,
+      "/api/v1/providers/pix/{token}/rec": process.env.PIX_WEBHOOK_TOKEN!,
+      "/api/v1/providers/pix/{token}/cobr": process.env.PIX_WEBHOOK_TOKEN!,
     };
     return path.replace(
       /\{([^}]+)\}/g,

@@ -1429,6 +1429,16 @@ describe("the OpenAPI validator", () => {
           ativacao: { tipoJornada: "JORNADA_3", dadosJornada: { txid: "r9eFIFmwcZ55Nm4RsKZAAtIvvCrlcNN6" } },
         },
       ],
+      // A Pix of a recurring charge, its value as the document's pix examples give one.
+      "pix-automatico-valor": [
+        "PixAutomatico",
+        {
+          endToEndId: "E12345678202406201221abcdef12345",
+          txid: "3136957d93134f2184b369e8f1c0729d",
+          valor: "106.07",
+          horario: "2024-04-15T12:00:00.000Z",
+        },
+      ],
       // The document's recResponse5 (its cancelamento), history worded as the schema says.
       "encerramento-oneof": [
         "RecEncerramento",
