@@ -346,6 +346,36 @@ describe("live Pix Automático through API Pix", () => {
     expect(reports.every((r) => r.status === "CONCLUIDA" && r.payments.length === 1)).toBe(true);
   });
 
+  it("the document's refusals of a recurrence and of a late cancellation; a status it does not list decides nothing", async () => {
+    at("2027-01-04");
+    const past = await refusal(
+      recurring().createRecurrence(journey3({ calendar: { firstDate: "2027-01-03", periodicity: "MENSAL" } })),
+    );
+    expect(past.problem).toMatchObject({ type: "RecOperacaoInvalida" });
+    expect(past.problem.violations.map((v) => v.property)).toEqual(["rec.calendario.dataInicial"]);
+
+    const created = await recurring().createRecurrence(journey3({ contract: "assinatura-4042" }));
+    await psp.recurring.authorize(created.idRec);
+    at("2027-01-28");
+    const c = cycleCharge(created.idRec, "2027-02-04");
+    await recurring().createCharge(c);
+    await handedCharge(c.txid, "ATIVA");
+    // On its first attempt's date, unpaid: the document forbids the cancellation.
+    at("2027-02-04");
+    expect(await recurring().cancelCharge(c.txid)).toBe("too-late");
+    expect(psp.recurring.cobrs.get(c.txid)!.status).toBe("ATIVA");
+
+    // A PSP that answers a status the document does not list (a newer version's) is not read as a failure.
+    psp.recurring.cobrs.get(c.txid)!.status = "EM_PROCESSAMENTO" as never;
+    await expect(recurring().readCharge(c.txid)).rejects.toMatchObject({
+      name: "UpstreamUnavailable",
+      message: expect.stringContaining("status"),
+    });
+    // That answer broke the document, as it was made to: the PSP recorded it.
+    expect(psp.violations.splice(0).every((v) => v.includes("/status"))).toBe(true);
+    psp.recurring.cobrs.get(c.txid)!.status = "ATIVA";
+  });
+
   it("a forged notice names what the PSP does not know: nothing is handed to the domain", async () => {
     const before = { recs: handed.recs.length, charges: handed.charges.length };
     const forged = {
