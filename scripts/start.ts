@@ -138,14 +138,23 @@ async function main() {
       console.log(
         `PIX notifications: webhook registered at the PSP for ${keys.length} key${keys.length > 1 ? "s" : ""}`,
       );
-      // Pix Automático: the same URL; the PSP appends /rec and /cobr (PUT /webhookrec, /webhookcobr).
-      const { providers } = await import("@/lib/providers");
+    } catch (err) {
+      console.error(
+        `PIX notifications: registration failed; received payments are still found by reconciliation, payout outcomes by reading them back, but Efí sends no PIX from a key without a webhook: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  // Pix Automático: the same URL; the PSP appends /rec and /cobr (PUT /webhookrec, /webhookcobr).
+  if (e.PAYMENTS_MODE === "live" && e.PIX_API_URL && e.PIX_REGISTER_WEBHOOK && e.PIX_WEBHOOK_TOKEN) {
+    const { providers } = await import("@/lib/providers");
+    try {
       const url = `${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`;
       await providers().recurring.configureWebhooks?.({ rec: url, cobr: url });
       console.log("Pix Automático notifications: webhookrec and webhookcobr registered at the PSP");
     } catch (err) {
       console.error(
-        `PIX notifications: registration failed; received payments are still found by reconciliation, payout outcomes by reading them back, but Efí sends no PIX from a key without a webhook: ${err instanceof Error ? err.message : String(err)}`,
+        `Pix Automático notifications: registration failed; recurrences and charges are still found by the poll: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
   }
