@@ -1,9 +1,12 @@
+import fs from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/env";
-import { setRecurringSink } from "@/lib/pix-collection/recurring";
 import { providers } from "@/lib/providers";
 import { apiPixRecurringFromEnv } from "@/lib/providers/recurring/api-pix";
 import {
+  parseRecurringNotice,
   RecurringRefused,
   type CycleChargeReport,
   type RecurrenceReport,
@@ -11,23 +14,23 @@ import {
 } from "@/lib/providers/recurring/types";
 import { readBrCode } from "./fixtures/pix-psp/brcode";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
-import { postToReceiver, startHttpsReceiver, type HttpsReceiver } from "./fixtures/pix-psp/receiver";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
 import { saveEnv } from "./support/env";
 import { waitFor } from "./support/wait";
 
-// The live Pix Automático adapter (lib/providers/recurring/api-pix.ts) and the notification receiver
-// (lib/pix-collection/recurring.ts) against the test PSP (tests/fixtures/pix-psp/rec.ts), which checks
-// every request and answer against the Central Bank's document. The PSP's clock is the test's: three
-// months of cycles run in seconds. What the receiver hands the subscriptions domain is recorded by a sink,
-// so each test sees exactly what a notice made the domain believe: only what the PSP answered on reading.
+// The live Pix Automático adapter (lib/providers/recurring/api-pix.ts) against the test PSP
+// (tests/fixtures/pix-psp/rec.ts), which checks every request, answer and notice against the Central
+// Bank's document. The PSP's clock is the test's: three months of cycles run in seconds. Notices go to a
+// receiver here that does what the subscriptions domain's does (lib/subscriptions/receiver.ts): each id a
+// notice names (parseRecurringNotice) is read back through the adapter, and only what the PSP answers is
+// "handed" on; the domain's own receiver and engine are tests/subscriptions.test.ts's.
 
 const RECEIVER_KEY = "d6f1a8c2-5b7e-4c3a-9e1f-2a4b6c8d0e12";
 const WEBHOOK_TOKEN = "live-pix-automatico-webhook-token-0123";
 const ACCOUNT = { PIX_RECEIVER_BRANCH: "0001", PIX_RECEIVER_ACCOUNT: "1234567", PIX_RECEIVER_ACCOUNT_TYPE: "CORRENTE" };
 
 let psp: PixPsp;
-let receiver: HttpsReceiver;
+let receiver: { origin: string; close(): Promise<void> };
 let receiverBase: string;
 let clock = new Date("2027-01-04T12:00:00-03:00");
 const savedEnv = saveEnv();
@@ -75,9 +78,46 @@ const handedCharge = (txid: string, status: string) =>
     (list) => list.some((c) => c.status === status),
   );
 
+/** Reads back every id a notice names, as the domain's receiver does, and hands on what the PSP answered. */
+async function readBack(body: unknown): Promise<void> {
+  const notice = parseRecurringNotice(body);
+  for (const idRec of new Set(notice.recs)) {
+    const r = await recurring().readRecurrence(idRec);
+    if (r) handed.recs.push(r);
+  }
+  for (const txid of new Set(notice.charges.map((c) => c.txid))) {
+    const c = await recurring().readCharge(txid);
+    if (c) handed.charges.push(c);
+  }
+}
+
+/** Where the PSP notifies: https with the test CA's certificate, answering 200 at once and reading after. */
+async function startNoticeReceiver(): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = https.createServer(
+    { key: fs.readFileSync(psp.files.serverKey), cert: fs.readFileSync(psp.files.serverCert), minVersion: "TLSv1.2" },
+    (req, res) => {
+      let raw = "";
+      req.on("data", (c) => (raw += c));
+      req.on("end", () => {
+        res.writeHead(200).end();
+        void readBack(JSON.parse(raw)).catch((err: unknown) => console.error("[notice receiver]", err));
+      });
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
 beforeAll(async () => {
   psp = await startPixPsp({ receiverKey: RECEIVER_KEY, quiet: true, now: () => clock, webhookHandshake: "none" });
-  receiver = await startHttpsReceiver(psp, { mtls: "skip" });
+  receiver = await startNoticeReceiver();
   receiverBase = `${receiver.origin}/api/v1/providers/pix/${WEBHOOK_TOKEN}`;
   Object.assign(
     process.env,
@@ -85,10 +125,6 @@ beforeAll(async () => {
     ACCOUNT,
   );
   resetEnvForTests();
-  setRecurringSink({
-    recurrence: async (r) => void handed.recs.push(r),
-    charge: async (c) => void handed.charges.push(c),
-  });
   await recurring().configureWebhooks!({ rec: receiverBase, cobr: receiverBase });
 });
 
@@ -104,7 +140,6 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  setRecurringSink(undefined);
   await receiver.close();
   await psp.close();
   savedEnv.restore();
@@ -376,25 +411,19 @@ describe("live Pix Automático through API Pix", () => {
     psp.recurring.cobrs.get(c.txid)!.status = "ATIVA";
   });
 
-  it("a forged notice names what the PSP does not know: nothing is handed to the domain", async () => {
+  it("a forged notice names what the PSP does not know: reading it back finds nothing to hand on", async () => {
     const before = { recs: handed.recs.length, charges: handed.charges.length };
-    const forged = {
+    await readBack({
+      recs: [{ idRec: "RR0908935620270104abcdefghijk", status: "CANCELADA" }],
       cobsr: [
-        {
-          idRec: "RR0908935620270104abcdefghijk",
-          txid: "forgedforgedforgedforgedforged12",
-          status: "CONCLUIDA",
-          atualizacao: [{ status: "CONCLUIDA", data: clock.toISOString() }],
-        },
+        { idRec: "RR0908935620270104abcdefghijk", txid: "forgedforgedforgedforgedforged12", status: "CONCLUIDA" },
       ],
-    };
-    expect(await postToReceiver(psp, `${receiverBase}/cobr`, forged)).toBe(200);
-    expect(
-      await postToReceiver(psp, `${receiverBase}/rec`, { recs: [{ idRec: "RR0908935620270104abcdefghijk" }] }),
-    ).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    });
     expect({ recs: handed.recs.length, charges: handed.charges.length }).toEqual(before);
-    // The wrong token reads nothing at all.
-    expect(await postToReceiver(psp, `${receiver.origin}/api/v1/providers/pix/wrong-token/cobr`, forged)).toBe(404);
+    // Ids the document could not have made are not even asked for.
+    const asked = psp.requests.length;
+    expect(await recurring().readCharge("not a txid!")).toBeNull();
+    expect(await recurring().readRecurrence("RR-short")).toBeNull();
+    expect(psp.requests.length).toBe(asked);
   });
 });

@@ -7,6 +7,9 @@ import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } 
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
 import { createPaymentLinkEndpoint } from "@/lib/payment-links/endpoints";
+import { setClockForTests } from "@/lib/clock";
+import { runSubscriptionEngine } from "@/lib/subscriptions/engine";
+import { createSubscriptionEndpoint } from "@/lib/subscriptions/endpoints";
 import { MAX_BODY_BYTES } from "@/lib/http/body";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { api, seedMerchant, type CallResult } from "./helpers";
@@ -65,6 +68,12 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/invoices": "payments",
       "POST /api/v1/invoices/{id}/cancel": "payments",
       "POST /api/v1/invoices/batches": "payments",
+      "POST /api/v1/subscriptions": "payments",
+      "POST /api/v1/subscriptions/{id}/cancel": "payments",
+      "POST /api/v1/sandbox/subscriptions/{id}/authorize": "payments",
+      "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": "payments",
+      "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": "payments",
+      "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": "payments",
       "POST /api/v1/payment-links": "payments",
       "PATCH /api/v1/payment-links/{id}": "payments",
       "POST /api/v1/payment-links/{id}/pause": "payments",
@@ -219,6 +228,21 @@ describe("documented examples against the real handlers", () => {
     ids.batch = (
       await api("POST", "/api/v1/invoices/batches", { apiKey, body: createBatchEndpoint.docs.requestExample })
     ).body.batch.id;
+    // Subscriptions: one to look up, cancel, authorise and have the payer cancel; two with cycle 1
+    // scheduled (the engine run on a day inside its window), to pay and to fail.
+    const subscriptionBody = createSubscriptionEndpoint.docs.requestExample as { firstDate: string };
+    const subscribe = async () =>
+      (await api("POST", "/api/v1/subscriptions", { apiKey, body: subscriptionBody })).body.subscription.id;
+    for (const name of ["subscription", "subscriptionToCancel", "subscriptionToAuthorise", "subscriptionToEnd"])
+      ids[name] = await subscribe();
+    for (const name of ["subscriptionToPay", "subscriptionToFail"]) {
+      ids[name] = await subscribe();
+      await api("POST", `/api/v1/sandbox/subscriptions/${ids[name]}/authorize`, { apiKey });
+    }
+    // Five days before the first due date: inside the window (10 to 2 days before).
+    setClockForTests(new Date(new Date(`${subscriptionBody.firstDate}T12:00:00-03:00`).getTime() - 5 * 86_400_000));
+    await runSubscriptionEngine();
+    setClockForTests(undefined);
     // A payment link to read, edit, pause and buy from.
     const link = (
       await api("POST", "/api/v1/payment-links", { apiKey, body: createPaymentLinkEndpoint.docs.requestExample })
@@ -241,6 +265,10 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/invoices/{id}": ids.invoice,
       "/api/v1/invoices/{id}/cancel": ids.invoiceToCancel,
       "/api/v1/invoices/batches/{id}": ids.batch,
+      "/api/v1/subscriptions/{id}": ids.subscription,
+      "/api/v1/subscriptions/{id}/cancel": ids.subscriptionToCancel,
+      "/api/v1/sandbox/subscriptions/{id}/authorize": ids.subscriptionToAuthorise,
+      "/api/v1/sandbox/subscriptions/{id}/payer-cancel": ids.subscriptionToEnd,
       "/api/v1/payment-links/{id}": ids.paymentLink,
       "/api/v1/payment-links/{id}/pause": ids.paymentLink,
       "/api/v1/payment-links/{id}/resume": ids.paymentLink,
@@ -261,6 +289,11 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/providers/pix/{token}/rec": process.env.PIX_WEBHOOK_TOKEN!,
       "/api/v1/providers/pix/{token}/cobr": process.env.PIX_WEBHOOK_TOKEN!,
     };
+    const cycles: Record<string, string> = {
+      "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": ids.subscriptionToPay,
+      "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": ids.subscriptionToFail,
+    };
+    if (cycles[path]) return path.replace("{id}", cycles[path]).replace("{cycle}", "1");
     return path.replace(
       /\{([^}]+)\}/g,
       (_, name: string) =>

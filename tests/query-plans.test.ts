@@ -285,6 +285,20 @@ const READ_THROUGH: Record<string, string[]> = {
   mail_outbox: ["mail_outbox_pkey", "mail_outbox_merchant"],
   invoices: ["invoices_pkey", "invoices_order", "invoices_txid", "invoices_merchant_created", "invoices_open_expiry"],
   invoice_batches: ["invoice_batches_pkey", "invoice_batches_merchant_created", "invoice_batches_processing"],
+  subscriptions: [
+    "subscriptions_pkey",
+    "subscriptions_id_rec",
+    "subscriptions_merchant_created",
+    "subscriptions_awaiting",
+    "subscriptions_active_next",
+  ],
+  subscription_cycles: [
+    "subscription_cycles_pkey",
+    "subscription_cycles_number",
+    "subscription_cycles_txid",
+    "subscription_cycles_order",
+    "subscription_cycles_open",
+  ],
 };
 
 // Where one operation must take one road: the lookups by a unique key, the merchant's lists and
@@ -319,6 +333,8 @@ const INTENT: Record<string, Record<string, string[]>> = {
     idempotency_keys: ["idempotency_keys_expiry"],
     invoices: ["invoices_open_expiry", "invoices_pkey"],
     invoice_batches: ["invoice_batches_processing", "invoice_batches_pkey"],
+    subscriptions: ["subscriptions_awaiting", "subscriptions_active_next", "subscriptions_pkey"],
+    subscription_cycles: ["subscription_cycles_open", "subscription_cycles_pkey"],
   },
 };
 

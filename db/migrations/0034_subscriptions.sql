@@ -87,6 +87,7 @@ CREATE TABLE "subscriptions" (
 	CONSTRAINT "subscriptions_charge_positive" CHECK (charge_centavos > 0)
 );
 --> statement-breakpoint
+ALTER TABLE "idempotency_keys" DROP CONSTRAINT "idempotency_keys_resource_type";--> statement-breakpoint
 ALTER TABLE "subscription_cycles" ADD CONSTRAINT "subscription_cycles_subscription_id_subscriptions_id_fk" FOREIGN KEY ("subscription_id") REFERENCES "public"."subscriptions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscription_cycles" ADD CONSTRAINT "subscription_cycles_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscription_cycles" ADD CONSTRAINT "subscription_cycles_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -98,4 +99,5 @@ CREATE INDEX "subscription_cycles_open" ON "subscription_cycles" USING btree ("d
 CREATE UNIQUE INDEX "subscriptions_id_rec" ON "subscriptions" USING btree ("id_rec");--> statement-breakpoint
 CREATE INDEX "subscriptions_merchant_created" ON "subscriptions" USING btree ("merchant_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "subscriptions_awaiting" ON "subscriptions" USING btree ("created_at") WHERE status = 'AWAITING_AUTHORISATION';--> statement-breakpoint
-CREATE INDEX "subscriptions_active_next" ON "subscriptions" USING btree ("next_due_date") WHERE status = 'ACTIVE';
+CREATE INDEX "subscriptions_active_next" ON "subscriptions" USING btree ("next_due_date") WHERE status = 'ACTIVE';--> statement-breakpoint
+ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_resource_type" CHECK (resource_type in ('order', 'onchain_order', 'crypto_pix_payment', 'withdrawal', 'refund', 'webhook_endpoint', 'webhook_delivery', 'chain_transfer', 'invoice', 'invoice_batch', 'payment_link', 'subscription'));

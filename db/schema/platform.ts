@@ -22,6 +22,7 @@ export const IDEMPOTENT_RESOURCE_TYPES = [
   "invoice",
   "invoice_batch",
   "payment_link",
+  "subscription",
 ] as const;
 /** Fixed one-minute windows; one upsert per request (docs/api.md#rate-limits). */
 export const rateLimits = pgTable(

@@ -20,6 +20,7 @@ import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
 import { SANDBOX_ENDPOINTS } from "@/lib/sandbox/endpoints";
+import { SANDBOX_SUBSCRIPTION_ENDPOINTS, SUBSCRIPTION_ENDPOINTS } from "@/lib/subscriptions/endpoints";
 import { WEBHOOK_ENDPOINTS } from "@/lib/webhooks/endpoints";
 import {
   getWithdrawalEndpoint,
@@ -45,6 +46,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   refundOrderEndpoint,
   listOrdersEndpoint,
   ...INVOICE_ENDPOINTS,
+  ...SUBSCRIPTION_ENDPOINTS,
   ...PAYMENT_LINK_ENDPOINTS,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
@@ -52,6 +54,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   getWithdrawalEndpoint,
   ...MERCHANT_ENDPOINTS,
   ...SANDBOX_ENDPOINTS,
+  ...SANDBOX_SUBSCRIPTION_ENDPOINTS,
   ...CHECKOUT_ENDPOINTS,
   openApiEndpoint(openApiJson),
   ...WEBHOOK_ENDPOINTS,

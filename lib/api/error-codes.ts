@@ -61,6 +61,20 @@ const OWN: Record<string, ByStatus> = {
   "POST /api/v1/invoices": { 400: INVOICE_TERMS, 500: UPSTREAM },
   "POST /api/v1/invoices/batches": { 400: INVOICE_TERMS, 500: UPSTREAM },
   "POST /api/v1/invoices/{id}/cancel": { 409: ["conflict", "invoice_not_open", "invoice_already_paid"], 500: UPSTREAM },
+  "POST /api/v1/subscriptions": {
+    400: [
+      "subscription_first_date_too_early",
+      "subscription_last_date_before_first",
+      "subscription_refused_by_provider",
+      "pix_key_required",
+    ],
+    500: UPSTREAM,
+  },
+  "POST /api/v1/subscriptions/{id}/cancel": { 409: ["subscription_not_cancellable"], 500: UPSTREAM },
+  "POST /api/v1/sandbox/subscriptions/{id}/authorize": { 409: ["subscription_not_authorisable"] },
+  "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": { 409: ["subscription_not_cancellable"] },
+  "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": { 409: ["subscription_charge_not_open"] },
+  "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": { 409: ["subscription_charge_not_open"] },
   "POST /api/v1/crypto-pix/onchain/pay": {
     400: [
       ...CHAIN_IN,

@@ -19,6 +19,10 @@ export const TAGS = [
   { name: "Crypto-PIX", description: "Pay a PIX QR code with crypto" },
   { name: "Invoices", description: "Invoices with a due date (API Pix cobv): fine, interest, discounts; batches" },
   {
+    name: "Subscriptions",
+    description: "Pix Automático (API Pix rec, cobr): authorised once by the payer, charged every cycle",
+  },
+  {
     name: "Payment links",
     description: "Reusable payment links: one page, each payer their own order on the rail they choose",
   },

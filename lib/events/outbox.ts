@@ -18,6 +18,8 @@ export const EVENT_TYPES = [
   "withdrawal.onchain.status_changed",
   "withdrawal.pix_out.status_changed",
   "invoice.status_changed",
+  "subscription.status_changed",
+  "subscription.charge.status_changed",
   // Written for one endpoint by lib/webhooks/test-event.ts, never fanned out by recordEvent.
   "webhook.test",
 ] as const;

@@ -62,7 +62,9 @@ const SAMPLES: { [C in ErrorCode]: ErrorValues[C] } = {
   "invoice.alreadyPaid": {},
   "invoice.notPayableOn": { day: "2026-04-20", lastDay: "2026-04-10" },
   "invoice.payDayBeforeCreation": { created: "2026-03-02" },
-  "subscription.refusedByProvider": { reason: "Recorrência inválida. (rec.vinculo: O objeto rec.vinculo não respeita o schema.)" },
+  "subscription.refusedByProvider": {
+    reason: "Recorrência inválida. (rec.vinculo: O objeto rec.vinculo não respeita o schema.)",
+  },
   "subscription.firstDatePast": { earliest: "2026-03-04" },
   "subscription.lastDateBeforeFirst": {},
   "subscription.notCancellable": { status: "CANCELLED" },

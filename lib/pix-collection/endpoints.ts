@@ -7,13 +7,13 @@ import { messageBody } from "@/lib/http/error-body";
 import { providerCallback } from "@/lib/http/provider-caller";
 import { railEnabled } from "@/lib/providers/rails";
 import { acceptPixNotification, pixNotificationBody } from "./receiver";
-import { acceptRecurringNotification, recurringNotificationBody } from "./recurring";
 
 // The API Pix notification receiver: POST {PUBLIC_BASE_URL}/api/v1/providers/pix/{token}/pix, and the
 // URL as registered (docs/providers.md "PIX collection"). The token in the path keeps strangers from
 // making us read at all; what they could post would change nothing anyway (./notifications.ts).
 
-function tokenMatches(given: string): boolean {
+/** The notification URL's token (PIX_WEBHOOK_TOKEN), compared in constant time. */
+export function tokenMatches(given: string): boolean {
   const expected = env().PIX_WEBHOOK_TOKEN;
   if (!expected) return false;
   const a = Buffer.from(given);
@@ -104,86 +104,4 @@ export const pixWebhookRootEndpoint = defineEndpoint({
   },
 });
 
-/**
- * Pix Automático notifications: the URL registered with PUT /webhookrec and PUT /webhookcobr is the same
- * as for PIX, and the PSP appends "/rec" or "/cobr" (the document's callbacks). Each idRec and txid is
- * read back from the PSP before the subscriptions domain sees it (./recurring.ts).
- */
-function recurringNotificationEndpoint(kind: "rec" | "cobr") {
-  const what = kind === "rec" ? "recurrences (recs)" : "recurring charges (cobsr)";
-  return defineEndpoint({
-    method: "POST",
-    path: `/api/v1/providers/pix/{token}/${kind}`,
-    caller: providerCallback("pix"),
-    secretParams: ["token"],
-    errorBody: messageBody,
-    body: recurringNotificationBody,
-    unavailable: () =>
-      railEnabled("pix") && env().PIX_WEBHOOK_TOKEN ? null : "PIX notifications are not configured on this server",
-    response: {
-      status: 200,
-      description: `Received: each ${kind === "rec" ? "recurrence" : "recurring charge"} is read back from the PSP before it counts`,
-      schema: z.strictObject({ received: z.number().int() }),
-      example: { received: 1 },
-    },
-    docs: {
-      summary: `Pix Automático ${kind === "rec" ? "recurrence" : "recurring charge"} notification receiver (for the PSP)`,
-      description: `Where the PSP posts changed ${what}: register \`{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}\` with \`PUT /webhook${kind}\`; the PSP appends \`/${kind}\`. Nothing in the body is trusted: every ${kind === "rec" ? "idRec is read back with `GET /rec/{idRec}`" : "txid is read back with `GET /cobr/{txid}`"} and only what the PSP answers is applied.`,
-      tag: "Provider callbacks",
-      params: { token: "PIX_WEBHOOK_TOKEN" },
-      requestExample:
-        kind === "rec"
-          ? {
-              recs: [
-                {
-                  idRec: "RR1026652320240821lab77511abf",
-                  status: "APROVADA",
-                  atualizacao: [
-                    { status: "CRIADA", data: "2026-11-20T10:12:07.567Z" },
-                    { status: "APROVADA", data: "2026-11-22T12:43:53.337Z" },
-                  ],
-                  ativacao: { tipoJornada: "JORNADA_3", dadosJornada: { txid: "r9eFIFmwcZ55Nm4RsKZAAtIvvCrlcNN6" } },
-                },
-              ],
-            }
-          : {
-              cobsr: [
-                {
-                  idRec: "RR1234567820240115abcdefghijk",
-                  txid: "3136957d93134f2184b369e8f1c0729d",
-                  status: "ATIVA",
-                  atualizacao: [{ status: "ATIVA", data: "2026-11-20T12:34:21.300Z" }],
-                  tentativas: [
-                    {
-                      dataLiquidacao: "2026-11-28",
-                      tipo: "AGND",
-                      status: "AGENDADA",
-                      endToEndId: "E12345678202611201221abcdef12345",
-                      atualizacao: [{ status: "AGENDADA", data: "2026-11-20T12:34:21.300Z" }],
-                    },
-                  ],
-                },
-              ],
-            },
-      errors: [400, 404],
-      errorExamples: { 404: { message: "Not found" } },
-    },
-    async handle({ params, body }) {
-      if (!tokenMatches(params.token)) throw new NotFound("Not found");
-      const { hints, done } = acceptRecurringNotification(body);
-      // Answered at once: the PSP's retry timer never waits on our reads (each read logs its own failure).
-      void done;
-      return { received: hints };
-    },
-  });
-}
-
-export const recurrenceNotificationEndpoint = recurringNotificationEndpoint("rec");
-export const recurringChargeNotificationEndpoint = recurringNotificationEndpoint("cobr");
-
-export const PIX_COLLECTION_ENDPOINTS = [
-  pixNotificationEndpoint,
-  pixWebhookRootEndpoint,
-  recurrenceNotificationEndpoint,
-  recurringChargeNotificationEndpoint,
-];
+export const PIX_COLLECTION_ENDPOINTS = [pixNotificationEndpoint, pixWebhookRootEndpoint];

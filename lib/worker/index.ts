@@ -19,6 +19,8 @@ import { expireCryptoPixPayments, settleFullyPaidPayments } from "@/lib/crypto-p
 import { env } from "@/lib/env";
 import { followBatches } from "@/lib/invoices/batches";
 import { expireInvoices } from "@/lib/invoices/service";
+import { runSubscriptionEngine } from "@/lib/subscriptions/engine";
+import { confirmSubscriptionNotice, subscriptionNoticeQueue } from "@/lib/subscriptions/receiver";
 import { purgeExpiredIdempotencyKeys } from "@/lib/http/idempotency";
 import { purgeOldRateLimitWindows } from "@/lib/http/rate-limit";
 import { isRunning as jobsRunning, jobQueue, startJobs, stopJobs, worker } from "@/lib/jobs/queue";
@@ -91,6 +93,8 @@ const SWEEP_STEPS: SweepStep[] = [
   { name: "cryptoPix", run: () => untilNone(() => expireCryptoPixPayments()) },
   { name: "invoices", run: () => untilNone(() => expireInvoices()) },
   { name: "invoiceBatches", run: () => followBatches() },
+  // Pix Automático: authorisations read back, each cycle's charge sent in its window, outcomes read back.
+  { name: "subscriptions", run: () => runSubscriptionEngine() },
   { name: "settled", run: () => settleFullyPaidPayments() },
   {
     name: "payouts",
@@ -213,6 +217,14 @@ export async function startWorker(): Promise<PgBoss> {
         ? [
             worker(pixConfirmQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async ({ endToEndId, returns }) => {
               await confirmNotifiedPix(endToEndId, { returns });
+            }),
+          ]
+        : []),
+      // A Pix Automático notice: the recurrence or charge it names is read back from the PSP.
+      ...(pixConfirmed
+        ? [
+            worker(subscriptionNoticeQueue, { pollingIntervalSeconds: 0.5, batchSize: 10 }, async (notice) => {
+              await confirmSubscriptionNotice(notice);
             }),
           ]
         : []),

@@ -10,6 +10,7 @@ import type {
   PaymentLinkSale,
   QueryOf,
   ResultOf,
+  Subscription,
   WebhookDelivery,
   Withdrawal,
 } from "./types.js";
@@ -69,6 +70,10 @@ const ops = {
   cancelInvoice: call("postInvoicesIdCancel", "POST", "/api/v1/invoices/{id}/cancel"),
   createInvoiceBatch: call("postInvoicesBatches", "POST", "/api/v1/invoices/batches"),
   getInvoiceBatch: call("getInvoicesBatchesId", "GET", "/api/v1/invoices/batches/{id}"),
+  createSubscription: call("postSubscriptions", "POST", "/api/v1/subscriptions"),
+  listSubscriptions: call("getSubscriptions", "GET", "/api/v1/subscriptions"),
+  getSubscription: call("getSubscriptionsId", "GET", "/api/v1/subscriptions/{id}"),
+  cancelSubscription: call("postSubscriptionsIdCancel", "POST", "/api/v1/subscriptions/{id}/cancel"),
   payCryptoPix: call("postCryptoPixOnchainPay", "POST", "/api/v1/crypto-pix/onchain/pay"),
   getCryptoPix: call("getCryptoPixOrderId", "GET", "/api/v1/crypto-pix/order/{id}"),
   getAccount: call("getAccount", "GET", "/api/v1/account"),
@@ -154,6 +159,33 @@ export class PixCrypto {
       ops.createInvoiceBatch(this.transport, { body }, opts),
     /** GET /invoices/batches/{id}: each invoice PROCESSING, CREATED or REFUSED (and why). */
     getBatch: (id: string, opts?: RequestOptions) => ops.getInvoiceBatch(this.transport, { params: { id } }, opts),
+  };
+
+  /**
+   * Subscriptions by Pix Automático: the payer authorises once (`subscription.brcode` or `link`), each
+   * cycle is charged 2 to 10 days before its due date and credited through its own PIX order.
+   */
+  readonly subscriptions = {
+    /** POST /subscriptions → 201 `{ subscription }`: AWAITING_AUTHORISATION, with the code and the payer's `link`. */
+    create: (body: BodyOf<"postSubscriptions">, opts?: RequestOptions) =>
+      ops.createSubscription(this.transport, { body }, opts),
+    /** GET /subscriptions/{id}: with every cycle so far, its status, attempts and order. */
+    get: (id: string, opts?: RequestOptions) => ops.getSubscription(this.transport, { params: { id } }, opts),
+    /** GET /subscriptions: one page, newest first; filter by `status`, `reference`. */
+    list: (query: QueryOf<"getSubscriptions"> = {}, opts?: RequestOptions) =>
+      ops.listSubscriptions(this.transport, { query }, opts),
+    /** Every subscription matching `query`, page after page, as you iterate. */
+    iterate: (query: Omit<QueryOf<"getSubscriptions">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<Subscription>(async (cursor) => {
+        const page = await ops.listSubscriptions(
+          this.transport,
+          { query: { ...query, cursor: cursor ?? undefined } },
+          opts,
+        );
+        return { items: page.subscriptions, nextCursor: page.nextCursor };
+      }),
+    /** POST /subscriptions/{id}/cancel: at the PSP first; no further cycle is charged (409 once ended). */
+    cancel: (id: string, opts?: RequestOptions) => ops.cancelSubscription(this.transport, { params: { id } }, opts),
   };
 
   /**

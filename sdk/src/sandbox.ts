@@ -16,6 +16,26 @@ export type Sandbox = {
     body?: BodyOf<"postSandboxInvoicesIdPay">,
     opts?: RequestOptions,
   ): Promise<ResultOf<"postSandboxInvoicesIdPay">>;
+  /** POST /sandbox/subscriptions/{id}/authorize: the payer authorises (journey 3: and pays cycle 0). */
+  authoriseSubscription(id: string, opts?: RequestOptions): Promise<ResultOf<"postSandboxSubscriptionsIdAuthorize">>;
+  /** POST /sandbox/subscriptions/{id}/payer-cancel: the payer cancels at the bank. */
+  cancelSubscriptionAsPayer(
+    id: string,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxSubscriptionsIdPayerCancel">>;
+  /** POST /sandbox/subscriptions/{id}/cycles/{cycle}/pay: the cycle's scheduled attempt is debited. */
+  payCycle(
+    id: string,
+    cycle: number,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxSubscriptionsIdCyclesCyclePay">>;
+  /** POST /sandbox/subscriptions/{id}/cycles/{cycle}/fail: the attempt is rejected (`final`: the charge itself). */
+  failCycle(
+    id: string,
+    cycle: number,
+    body?: BodyOf<"postSandboxSubscriptionsIdCyclesCycleFail">,
+    opts?: RequestOptions,
+  ): Promise<ResultOf<"postSandboxSubscriptionsIdCyclesCycleFail">>;
   /** POST /sandbox/onchain/{paymentLinkId}/transfer: a confirmed token transfer to a deposit's address (`amount` in tokens, a decimal string). */
   transferToDeposit(
     paymentLinkId: string,
@@ -53,6 +73,51 @@ export function sandbox(client: PixCrypto): Sandbox {
           method: "POST",
           path: "/api/v1/sandbox/invoices/{id}/pay",
           params: { id },
+          body,
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    authoriseSubscription: (id, opts) =>
+      t.request(
+        {
+          operation: "postSandboxSubscriptionsIdAuthorize",
+          method: "POST",
+          path: "/api/v1/sandbox/subscriptions/{id}/authorize",
+          params: { id },
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    cancelSubscriptionAsPayer: (id, opts) =>
+      t.request(
+        {
+          operation: "postSandboxSubscriptionsIdPayerCancel",
+          method: "POST",
+          path: "/api/v1/sandbox/subscriptions/{id}/payer-cancel",
+          params: { id },
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    payCycle: (id, cycle, opts) =>
+      t.request(
+        {
+          operation: "postSandboxSubscriptionsIdCyclesCyclePay",
+          method: "POST",
+          path: "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay",
+          params: { id, cycle: String(cycle) },
+          repeatable: "idempotency-key",
+        },
+        opts,
+      ),
+    failCycle: (id, cycle, body = {}, opts) =>
+      t.request(
+        {
+          operation: "postSandboxSubscriptionsIdCyclesCycleFail",
+          method: "POST",
+          path: "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail",
+          params: { id, cycle: String(cycle) },
           body,
           repeatable: "idempotency-key",
         },

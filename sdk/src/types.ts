@@ -38,6 +38,9 @@ export type PublicCryptoPixPayment = Schemas["PublicCryptoPixPayment"];
 export type Invoice = Schemas["Invoice"];
 export type InvoiceBatch = Schemas["InvoiceBatch"];
 export type PaymentLink = Schemas["PaymentLink"];
+export type Subscription = Schemas["Subscription"];
+export type SubscriptionWithCycles = Schemas["SubscriptionWithCycles"];
+export type SubscriptionCycle = Schemas["SubscriptionCycle"];
 export type PaymentLinkSale = Schemas["PaymentLinkSale"];
 export type PublicPaymentLink = Schemas["PublicPaymentLink"];
 /** An item of GET /orders: every kind of order, in the list's own short view. */

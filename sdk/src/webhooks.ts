@@ -1,5 +1,14 @@
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import type { CryptoPixPayment, Deposit, Invoice, Order, Refund, Withdrawal } from "./types.js";
+import type {
+  CryptoPixPayment,
+  Deposit,
+  Invoice,
+  Order,
+  Refund,
+  Subscription,
+  SubscriptionCycle,
+  Withdrawal,
+} from "./types.js";
 
 // Webhook deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp,
 // webhook-signature: v1,<base64 HMAC-SHA256>). The check is the `standardwebhooks` package's, the
@@ -95,6 +104,13 @@ export type WebhookEventData = {
   "withdrawal.pix_out.status_changed": Withdrawal & { previousStatus: Status<Withdrawal> | null };
   /** An invoice paid (`payment` says what was paid), expired, cancelled, or a batch's made (OPEN) or refused. */
   "invoice.status_changed": Invoice & { previousStatus: Status<Invoice> | null };
+  /** A subscription authorised (ACTIVE), cancelled (by the merchant or the payer), rejected, expired or completed. */
+  "subscription.status_changed": Subscription & { previousStatus: Status<Subscription> | null };
+  /** A cycle's charge created, scheduled at the PSP, retried, paid, failed or cancelled. */
+  "subscription.charge.status_changed": SubscriptionCycle & {
+    subscriptionId: string;
+    previousStatus: Status<SubscriptionCycle> | null;
+  };
   /** Sent to one endpoint from the dashboard's "send test event": nothing happened; answer 2xx. */
   "webhook.test": { test: true; webhookId: string; url: string; message: string };
 };
@@ -117,6 +133,8 @@ const KNOWN: Record<WebhookEventType, true> = {
   "withdrawal.onchain.status_changed": true,
   "withdrawal.pix_out.status_changed": true,
   "invoice.status_changed": true,
+  "subscription.status_changed": true,
+  "subscription.charge.status_changed": true,
   "webhook.test": true,
 };
 

@@ -97,6 +97,58 @@ test("invoices: created with a fine, interest and a discount, paid in the sandbo
   expect((await client.invoices.getBatch(batch.id)).batch.counts).toEqual({ processing: 0, created: 1, refused: 1 });
 });
 
+test("subscriptions: created, authorised and paid at once, a cycle charged by the sweep, paid, failed, cancelled", async ({
+  merchant,
+}) => {
+  const { client } = await merchant();
+  const day = (plus: number) => new Date(Date.now() - 3 * 3600_000 + plus * 86_400_000).toISOString().slice(0, 10);
+  // Five days ahead: inside the send window (10 to 2 days before), so the server's sweep charges cycle 1 now.
+  const terms = {
+    payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+    description: "Plano SDK",
+    amount: { type: "FIXED" as const, value: 49.9 },
+    periodicity: "MENSAL" as const,
+    firstDate: day(5),
+    retryPolicy: "NAO_PERMITE" as const,
+  };
+  const sb = sandbox(client);
+  const { subscription } = await client.subscriptions.create({ ...terms, reference: "contrato-sdk" });
+  expect(subscription).toMatchObject({ status: "AWAITING_AUTHORISATION", journey: "JORNADA_3" });
+  expect(subscription.brcode).toMatch(/^000201/);
+  const active = await sb.authoriseSubscription(subscription.id);
+  expect(active.subscription.cycles[0]).toMatchObject({ status: "PAID", order: { status: "COMPLETED" } });
+  const charged = await eventually(
+    "cycle 1 charged by the sweep",
+    () => client.subscriptions.get(subscription.id),
+    (r) => r.subscription.cycles[1]?.status === "SCHEDULED",
+  );
+  expect(charged.subscription.cycles[1]).toMatchObject({ cycle: 1, dueDate: day(5) });
+  expect((await sb.payCycle(subscription.id, 1)).subscription.cycles[1].status).toBe("PAID");
+
+  const other = (await client.subscriptions.create(terms)).subscription;
+  await sb.authoriseSubscription(other.id);
+  await eventually(
+    "the other's cycle 1",
+    () => client.subscriptions.get(other.id),
+    (r) => r.subscription.cycles[1]?.status === "SCHEDULED",
+  );
+  expect((await sb.failCycle(other.id, 1)).subscription.cycles[1].status).toBe("FAILED");
+  expect((await sb.cancelSubscriptionAsPayer(other.id)).subscription).toMatchObject({
+    status: "CANCELLED",
+    cancelledBy: "payer",
+  });
+  const third = (await client.subscriptions.create({ ...terms, journey: "JORNADA_2" })).subscription;
+  expect((await client.subscriptions.cancel(third.id)).subscription.cancelledBy).toBe("merchant");
+  expect((await client.subscriptions.list({ status: "ACTIVE" })).subscriptions.map((s) => s.id)).toEqual([
+    subscription.id,
+  ]);
+  expect((await client.subscriptions.iterate({ limit: 1 }).toArray()).map((s) => s.id)).toEqual([
+    third.id,
+    other.id,
+    subscription.id,
+  ]);
+});
+
 test("payment links: created, read by the payer, bought, paid in the sandbox, edited, paused, listed with their sales", async ({
   merchant,
 }) => {

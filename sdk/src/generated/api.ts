@@ -307,6 +307,110 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description The merchant's subscriptions, newest first, keyset-paginated like GET /api/v1/orders: pass `nextCursor` back as `cursor`. Filter by `status` or `reference`.
+         */
+        get: operations["getSubscriptions"];
+        put?: never;
+        /**
+         * Create a subscription (Pix Automático)
+         * @description A recurrence at the PSP (API Pix rec) the payer authorises once in their bank app, by reading `brcode` (or opening `link`). JORNADA_3 (default): the same code pays `amount.value` now (cycle 0) and authorises the rest; JORNADA_2: it only authorises. From then on each cycle's charge is sent to the PSP 2 to 10 days before its due date and debited on it; each paid cycle completes its own PIX order, credited to the balance. Events: `subscription.status_changed`, `subscription.charge.status_changed`.
+         */
+        post: operations["postSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a subscription
+         * @description With every cycle charged so far, oldest first: its due date, status, attempts and order.
+         */
+        get: operations["getSubscriptionsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description The recurrence is cancelled at the PSP and no further cycle is charged; cycles not yet settling are cancelled with their orders. A cycle whose debit is already under way on its due date (the document forbids cancelling it then) keeps its outcome. 409 when it has already ended.
+         */
+        post: operations["postSubscriptionsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/providers/pix/{token}/rec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API Pix recurrence notification receiver (for the PSP)
+         * @description Where the PSP posts Pix Automático recurrence notifications (register `{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}` with `PUT /webhookrec`; the PSP appends `/rec`). Nothing in the body is trusted: each idRec is read back (`GET /rec/{id}`) and only what the PSP answers is applied.
+         */
+        post: operations["postProvidersPixTokenRec"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/providers/pix/{token}/cobr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API Pix recurring charge notification receiver (for the PSP)
+         * @description Where the PSP posts Pix Automático charge notifications (register `{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}` with `PUT /webhookcobr`; the PSP appends `/cobr`). Nothing in the body is trusted: each txid is read back (`GET /cobr/{id}`) and only what the PSP answers is applied.
+         */
+        post: operations["postProvidersPixTokenCobr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payment-links": {
         parameters: {
             query?: never;
@@ -695,6 +799,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox/subscriptions/{id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorise a subscription as the payer (sandbox)
+         * @description The payer authorises the recurrence in their bank app; for JORNADA_3 the first payment (cycle 0) is made with it and credited. 409 when it is not awaiting authorisation.
+         */
+        post: operations["postSandboxSubscriptionsIdAuthorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/subscriptions/{id}/payer-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription at the payer's bank (sandbox)
+         * @description The payer cancels the authorisation in their bank app: the PSP's recurrence is CANCELADA and its open charges with it; the subscription becomes CANCELLED with `cancelledBy: payer`.
+         */
+        post: operations["postSandboxSubscriptionsIdPayerCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Debit a cycle (sandbox)
+         * @description The cycle's scheduled attempt is paid by the payer's bank; its order completes and the balance is credited. 409 when the cycle has no attempt waiting.
+         */
+        post: operations["postSandboxSubscriptionsIdCyclesCyclePay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail a cycle's attempt (sandbox)
+         * @description The payer's bank rejects the cycle's scheduled attempt (insufficient funds). Under PERMITE_3R_7D a retry is asked for the next day (RETRYING), up to 3 within 7 days of the due date; otherwise, or with `final`, the cycle FAILS and its order is cancelled.
+         */
+        post: operations["postSandboxSubscriptionsIdCyclesCycleFail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/payments/{paymentLinkId}": {
         parameters: {
             query?: never;
@@ -913,46 +1097,6 @@ export type paths = {
          * @description The URL registered with `PUT /webhook/{chave}`. PSPs post notifications to it with `/pix` appended; Efí also posts a test notification (`{"evento":"teste_webhook"}`) to the URL itself at registration and refuses the registration unless it is answered with a 2xx. A body with `pix` is processed as a notification.
          */
         post: operations["postProvidersPixToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/providers/pix/{token}/rec": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pix Automático recurrence notification receiver (for the PSP)
-         * @description Where the PSP posts changed recurrences (recs): register `{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}` with `PUT /webhookrec`; the PSP appends `/rec`. Nothing in the body is trusted: every idRec is read back with `GET /rec/{idRec}` and only what the PSP answers is applied.
-         */
-        post: operations["postProvidersPixTokenRec"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/providers/pix/{token}/cobr": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pix Automático recurring charge notification receiver (for the PSP)
-         * @description Where the PSP posts changed recurring charges (cobsr): register `{PUBLIC_BASE_URL}/api/v1/providers/pix/{PIX_WEBHOOK_TOKEN}` with `PUT /webhookcobr`; the PSP appends `/cobr`. Nothing in the body is trusted: every txid is read back with `GET /cobr/{txid}` and only what the PSP answers is applied.
-         */
-        post: operations["postProvidersPixTokenCobr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1546,6 +1690,169 @@ export type components = {
             invoice: components["schemas"]["Invoice"] | null;
             /** @description Why it was refused: our check, or the PSP's words */
             error: string | null;
+        };
+        SubscriptionWithCycles: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description AWAITING_AUTHORISATION: the payer has not authorised it yet; ACTIVE: cycles are charged; CANCELLED (see cancelledBy); REJECTED or EXPIRED at the payer's bank; COMPLETED after its last cycle
+             * @enum {string}
+             */
+            status: "AWAITING_AUTHORISATION" | "ACTIVE" | "CANCELLED" | "REJECTED" | "EXPIRED" | "COMPLETED";
+            /** @enum {string} */
+            journey: "JORNADA_2" | "JORNADA_3";
+            payer: {
+                name: string;
+                cpf?: string;
+                cnpj?: string;
+            };
+            description: string;
+            reference: string | null;
+            amount: {
+                /** @enum {string} */
+                type: "FIXED" | "VARIABLE";
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
+                value: number;
+                minimum: number | null;
+            };
+            /** @enum {string} */
+            periodicity: "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD (São Paulo)
+             */
+            firstDate: string;
+            lastDate: string | null;
+            /** @enum {string} */
+            retryPolicy: "NAO_PERMITE" | "PERMITE_3R_7D";
+            /** @description The PIX copy-and-paste code the payer's bank app reads to authorise (and, journey 3, pay now) */
+            brcode: string;
+            /**
+             * Format: uri
+             * @description The payer's page: the QR code, the copy-and-paste code and the terms
+             */
+            link: string;
+            /** @description The recurrence's id at the PSP (API Pix idRec) */
+            recurrenceId: string;
+            /** @description The next cycle's due date; null when none is left */
+            nextChargeDate: string | null;
+            cancelledBy: ("merchant" | "payer") | null;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            cycles: components["schemas"]["SubscriptionCycle"][];
+        };
+        SubscriptionCycle: {
+            /** Format: uuid */
+            id: string;
+            /** @description 0: journey 3's payment at authorisation; 1, 2, …: the recurring cycles */
+            cycle: number;
+            /** @enum {string} */
+            kind: "IMMEDIATE" | "RECURRING";
+            /**
+             * @description CREATING: being sent to the PSP; SCHEDULED: the payer's bank will debit it on the due date; RETRYING: an attempt failed and another is scheduled; PAID; FAILED: no attempt left; CANCELLED: the subscription ended first
+             * @enum {string}
+             */
+            status: "CREATING" | "SCHEDULED" | "RETRYING" | "PAID" | "FAILED" | "CANCELLED";
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD (São Paulo)
+             */
+            dueDate: string;
+            /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
+            value: number;
+            /** @description New attempts asked for under PERMITE_3R_7D (at most 3) */
+            retries: number;
+            /** @description The day the latest retry settles */
+            retryDate: string | null;
+            attempts: {
+                /**
+                 * Format: date
+                 * @description The day it settles (API Pix dataLiquidacao)
+                 */
+                date: string;
+                /** @description API Pix tentativas[].tipo: AGND, NTAG or RIFL (a retry) */
+                type: string;
+                /** @description API Pix tentativas[].status: SOLICITADA, AGENDADA, PAGA, REJEITADA, … */
+                status: string;
+                /** @description The rejection's code and reason, when rejected */
+                failure: string | null;
+            }[];
+            paidAt: string | null;
+            endToEndId: string | null;
+            /** @description Why it FAILED or was CANCELLED */
+            failure: string | null;
+            /** @description The PIX order the cycle's payment completes (its receipt page is `link`) */
+            order: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
+                /** Format: uri */
+                link: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Subscription: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description AWAITING_AUTHORISATION: the payer has not authorised it yet; ACTIVE: cycles are charged; CANCELLED (see cancelledBy); REJECTED or EXPIRED at the payer's bank; COMPLETED after its last cycle
+             * @enum {string}
+             */
+            status: "AWAITING_AUTHORISATION" | "ACTIVE" | "CANCELLED" | "REJECTED" | "EXPIRED" | "COMPLETED";
+            /** @enum {string} */
+            journey: "JORNADA_2" | "JORNADA_3";
+            payer: {
+                name: string;
+                cpf?: string;
+                cnpj?: string;
+            };
+            description: string;
+            reference: string | null;
+            amount: {
+                /** @enum {string} */
+                type: "FIXED" | "VARIABLE";
+                /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
+                value: number;
+                minimum: number | null;
+            };
+            /** @enum {string} */
+            periodicity: "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
+            /**
+             * Format: date
+             * @description A calendar day, YYYY-MM-DD (São Paulo)
+             */
+            firstDate: string;
+            lastDate: string | null;
+            /** @enum {string} */
+            retryPolicy: "NAO_PERMITE" | "PERMITE_3R_7D";
+            /** @description The PIX copy-and-paste code the payer's bank app reads to authorise (and, journey 3, pay now) */
+            brcode: string;
+            /**
+             * Format: uri
+             * @description The payer's page: the QR code, the copy-and-paste code and the terms
+             */
+            link: string;
+            /** @description The recurrence's id at the PSP (API Pix idRec) */
+            recurrenceId: string;
+            /** @description The next cycle's due date; null when none is left */
+            nextChargeDate: string | null;
+            cancelledBy: ("merchant" | "payer") | null;
+            /** @description The metadata sent at creation; {} when none was */
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         PaymentLink: {
             /** Format: uuid */
@@ -2197,7 +2504,7 @@ export type components = {
          * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "subscription_refused_by_provider" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_not_cancellable" | "subscription_not_authorisable" | "subscription_charge_not_open" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -9917,6 +10224,2414 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getSubscriptions: {
+        parameters: {
+            query?: {
+                status?: "AWAITING_AUTHORISATION" | "ACTIVE" | "CANCELLED" | "REJECTED" | "EXPIRED" | "COMPLETED";
+                reference?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscriptions": [
+                     *         {
+                     *           "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *           "status": "ACTIVE",
+                     *           "journey": "JORNADA_3",
+                     *           "payer": {
+                     *             "name": "Maria Souza",
+                     *             "cpf": "52998224725"
+                     *           },
+                     *           "description": "Plano mensal Academia Centro",
+                     *           "reference": "contrato-2291",
+                     *           "amount": {
+                     *             "type": "FIXED",
+                     *             "value": 89.9,
+                     *             "minimum": null
+                     *           },
+                     *           "periodicity": "MENSAL",
+                     *           "firstDate": "2030-01-10",
+                     *           "lastDate": null,
+                     *           "retryPolicy": "PERMITE_3R_7D",
+                     *           "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *           "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *           "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *           "nextChargeDate": "2030-02-10",
+                     *           "cancelledBy": null,
+                     *           "metadata": {},
+                     *           "createdAt": "2029-12-15T13:02:11.000Z",
+                     *           "updatedAt": "2029-12-15T13:02:11.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        subscriptions: components["schemas"]["Subscription"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid cursor",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payer": {
+                 *         "name": "Maria Souza",
+                 *         "cpf": "529.982.247-25"
+                 *       },
+                 *       "description": "Plano mensal Academia Centro",
+                 *       "reference": "contrato-2291",
+                 *       "amount": {
+                 *         "type": "FIXED",
+                 *         "value": 89.9
+                 *       },
+                 *       "periodicity": "MENSAL",
+                 *       "firstDate": "2030-01-10",
+                 *       "retryPolicy": "PERMITE_3R_7D",
+                 *       "journey": "JORNADA_3"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Who pays (API Pix vinculo.devedor): a name and a CPF or a CNPJ, check digits verified */
+                    payer: {
+                        name: string;
+                        /** @description CPF, with or without punctuation; check digits are verified. */
+                        cpf?: string;
+                        /** @description CNPJ (numeric or alphanumeric), with or without punctuation; check digits are verified. */
+                        cnpj?: string;
+                    };
+                    /** @description What the payments are for, shown in the payer's bank app (API Pix vinculo.objeto, ≤ 35) */
+                    description: string;
+                    /** @description Your contract or customer number (API Pix vinculo.contrato, ≤ 35); default the subscription's id */
+                    reference?: string;
+                    /** @description FIXED: the same value every cycle. VARIABLE: the payer sets a ceiling at authorisation (not below `minimum`); `value` is what each cycle asks */
+                    amount: {
+                        /** @constant */
+                        type: "FIXED";
+                        /** @description BRL charged every cycle (API Pix valor.valorRec) */
+                        value: number;
+                    } | {
+                        /** @constant */
+                        type: "VARIABLE";
+                        /** @description BRL charged each cycle; the payer may cap it at authorisation */
+                        value: number;
+                        /** @description The least the payer's cap may be (API Pix valor.valorMinimoRecebedor) */
+                        minimum?: number;
+                    };
+                    /**
+                     * @description How often a cycle is charged (API Pix calendario.periodicidade)
+                     * @enum {string}
+                     */
+                    periodicity: "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
+                    /** @description The first cycle's due date (API Pix calendario.dataInicial): at least 2 days ahead, since each cycle's charge is sent 2 to 10 days before its due date */
+                    firstDate: string;
+                    /** @description The last day a cycle may fall due (API Pix calendario.dataFinal); none: until cancelled */
+                    lastDate?: string;
+                    /**
+                     * @description NAO_PERMITE: a failed cycle is not tried again; PERMITE_3R_7D: up to 3 more attempts in the 7 days after the due date
+                     * @default NAO_PERMITE
+                     * @enum {string}
+                     */
+                    retryPolicy?: "NAO_PERMITE" | "PERMITE_3R_7D";
+                    /**
+                     * @description JORNADA_3 (default): the QR pays `amount.value` now and authorises the cycles; JORNADA_2: the QR only authorises
+                     * @default JORNADA_3
+                     * @enum {string}
+                     */
+                    journey?: "JORNADA_2" | "JORNADA_3";
+                    /**
+                     * @description Your own key-value pairs (at most 50 keys of 1 to 40 characters, string values of at most 500), returned on every view, list row, export and webhook of this object
+                     * @example {
+                     *       "saleId": "sale-1001"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Subscription created, awaiting the payer's authorisation */
+            201: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "AWAITING_AUTHORISATION",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-01-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:02:11.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `subscription_first_date_too_early`: The first charge date is earlier than the first cycle can be charged
+             *     - `subscription_last_date_before_first`: The last date is before the first
+             *     - `subscription_refused_by_provider`: The PIX provider refused the recurrence or its charge
+             *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "firstDate must be 2030-01-03 or later: a cycle is charged 2 to 10 days before its due date",
+                     *       "code": "subscription_first_date_too_early"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `subscription_first_date_too_early`: The first charge date is earlier than the first cycle can be charged
+                         *     - `subscription_last_date_before_first`: The last date is before the first
+                         *     - `subscription_refused_by_provider`: The PIX provider refused the recurrence or its charge
+                         *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_refused_by_provider" | "pix_key_required";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getSubscriptionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription and its cycles */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "ACTIVE",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-02-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:05:40.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "PAID",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": "2029-12-15T13:05:39.000Z",
+                     *             "endToEndId": "E00000000202912151605a1b2c3d4e5f",
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "COMPLETED",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           },
+                     *           {
+                     *             "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *             "cycle": 1,
+                     *             "kind": "RECURRING",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2030-01-10",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [
+                     *               {
+                     *                 "date": "2030-01-10",
+                     *                 "type": "AGND",
+                     *                 "status": "AGENDADA",
+                     *                 "failure": null
+                     *               }
+                     *             ],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f60",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_3Hk8sD1fG6jL0qW5"
+                     *             },
+                     *             "createdAt": "2029-12-31T03:00:05.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postSubscriptionsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, CANCELLED */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "AWAITING_AUTHORISATION",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-01-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:02:11.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `subscription_not_cancellable`: The subscription has already ended
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription is CANCELLED: it has already ended",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `subscription_not_cancellable`: The subscription has already ended
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "subscription_not_cancellable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         *     - `upstream_unavailable`: A provider the request needs (rates, node, PSP, Lightning) failed or timed out
+                         * @enum {string}
+                         */
+                        code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postProvidersPixTokenRec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PIX_WEBHOOK_TOKEN */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "recs": [
+                 *         {
+                 *           "idRec": "RR1234567820240115abcdefghijk",
+                 *           "status": "APROVADA",
+                 *           "atualizacao": []
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    recs?: unknown[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: each one named is read back from the PSP before anything counts */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": 1
+                     *     }
+                     */
+                    "application/json": {
+                        received: number;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postProvidersPixTokenCobr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description PIX_WEBHOOK_TOKEN */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "cobsr": [
+                 *         {
+                 *           "idRec": "RR1234567820240115abcdefghijk",
+                 *           "txid": "7978c0c97ea847e78e8849634473c1f1",
+                 *           "status": "CONCLUIDA"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    cobsr?: unknown[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: each one named is read back from the PSP before anything counts */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": 1
+                     *     }
+                     */
+                    "application/json": {
+                        received: number;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -18261,6 +20976,1948 @@ export interface operations {
             };
         };
     };
+    postSandboxSubscriptionsIdAuthorize: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, ACTIVE */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "ACTIVE",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-02-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:05:40.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "PAID",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": "2029-12-15T13:05:39.000Z",
+                     *             "endToEndId": "E00000000202912151605a1b2c3d4e5f",
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "COMPLETED",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           },
+                     *           {
+                     *             "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *             "cycle": 1,
+                     *             "kind": "RECURRING",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2030-01-10",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [
+                     *               {
+                     *                 "date": "2030-01-10",
+                     *                 "type": "AGND",
+                     *                 "status": "AGENDADA",
+                     *                 "failure": null
+                     *               }
+                     *             ],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f60",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_3Hk8sD1fG6jL0qW5"
+                     *             },
+                     *             "createdAt": "2029-12-31T03:00:05.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `subscription_not_authorisable`: The subscription is not waiting for the payer's authorisation
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription is ACTIVE: it is not waiting for the payer's authorisation",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `subscription_not_authorisable`: The subscription is not waiting for the payer's authorisation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "subscription_not_authorisable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postSandboxSubscriptionsIdPayerCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, CANCELLED by the payer */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "AWAITING_AUTHORISATION",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-01-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:02:11.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `subscription_not_cancellable`: The subscription has already ended
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription is CANCELLED: it has already ended",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `subscription_not_cancellable`: The subscription has already ended
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "subscription_not_cancellable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postSandboxSubscriptionsIdCyclesCyclePay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+                /** @description Cycle number (1, 2, …) */
+                cycle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, its cycle PAID */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "ACTIVE",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-02-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:05:40.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "PAID",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": "2029-12-15T13:05:39.000Z",
+                     *             "endToEndId": "E00000000202912151605a1b2c3d4e5f",
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "COMPLETED",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           },
+                     *           {
+                     *             "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *             "cycle": 1,
+                     *             "kind": "RECURRING",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2030-01-10",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [
+                     *               {
+                     *                 "date": "2030-01-10",
+                     *                 "type": "AGND",
+                     *                 "status": "AGENDADA",
+                     *                 "failure": null
+                     *               }
+                     *             ],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f60",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_3Hk8sD1fG6jL0qW5"
+                     *             },
+                     *             "createdAt": "2029-12-31T03:00:05.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "idempotency_key_invalid"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Cycle not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `subscription_charge_not_open`: The subscription's charge is no longer open
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Cycle 1 is PAID: it has no attempt waiting to settle",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `subscription_charge_not_open`: The subscription's charge is no longer open
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "subscription_charge_not_open";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    postSandboxSubscriptionsIdCyclesCycleFail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: a 2xx answer is stored for 24 h and replayed with `Idempotent-Replayed: true` for the same body; no error is stored, so the corrected body under the same key is processed. The same key with another body is a 422; a retry while the first request runs is a 409 with Retry-After. If that request died, its lease runs out (4 s, renewed while it runs; at once when its instance restarts) and the next retry either gets, replayed, the success answer for what it had already created (built from that object as it stands now), or, if it had created nothing, is processed. 1 to 255 printable ASCII characters, else a 400 (`idempotency_key_invalid`). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+                /** @description Cycle number (1, 2, …) */
+                cycle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "final": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description true: the payer's bank rejects the charge itself (no retry possible); false: this attempt fails (insufficient funds) and PERMITE_3R_7D may try again
+                     * @default false
+                     */
+                    final?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription, its cycle RETRYING or FAILED */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "ACTIVE",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-02-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:05:40.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "PAID",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": "2029-12-15T13:05:39.000Z",
+                     *             "endToEndId": "E00000000202912151605a1b2c3d4e5f",
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "COMPLETED",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           },
+                     *           {
+                     *             "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *             "cycle": 1,
+                     *             "kind": "RECURRING",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2030-01-10",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [
+                     *               {
+                     *                 "date": "2030-01-10",
+                     *                 "type": "AGND",
+                     *                 "status": "AGENDADA",
+                     *                 "failure": null
+                     *               }
+                     *             ],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f60",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_3Hk8sD1fG6jL0qW5"
+                     *             },
+                     *             "createdAt": "2029-12-31T03:00:05.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: value: must be greater than 0",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Cycle not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+             *     - `subscription_charge_not_open`: The subscription's charge is no longer open
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Cycle 1 is FAILED: it has no attempt waiting to settle",
+                     *       "code": "idempotency_key_in_flight"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_in_flight`: A request with this Idempotency-Key is still being processed; retry after Retry-After
+                         *     - `subscription_charge_not_open`: The subscription's charge is no longer open
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_in_flight" | "subscription_charge_not_open";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description This Idempotency-Key was already used with a different body. `code` is one of:
+             *
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+             */
+            422: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `idempotency_key_reused`: This Idempotency-Key was already used with a different body
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
     getPublicPaymentsPaymentLinkId: {
         parameters: {
             query?: never;
@@ -21433,783 +26090,6 @@ export interface operations {
                     /**
                      * @example {
                      *       "received": 0
-                     *     }
-                     */
-                    "application/json": {
-                        received: number;
-                    };
-                };
-            };
-            /**
-             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
-             *
-             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
-             *     - `malformed_json`: The body is not valid JSON
-             *     - `json_too_deep`: The body's JSON nests more than 32 levels
-             *     - `invalid_utf8`: The body is not valid UTF-8
-             *     - `invalid_request`: The service refused the request as it stands (the message says why)
-             */
-            400: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Invalid request: value: must be greater than 0",
-                     *       "code": "validation_failed",
-                     *       "fields": [
-                     *         {
-                     *           "field": "value",
-                     *           "code": "too_small",
-                     *           "message": "must be greater than 0"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
-                         *     - `malformed_json`: The body is not valid JSON
-                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
-                         *     - `invalid_utf8`: The body is not valid UTF-8
-                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
-                         * @enum {string}
-                         */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Not found. `code` is one of:
-             *
-             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
-             */
-            404: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Not found",
-                     *       "code": "not_found"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
-                         * @enum {string}
-                         */
-                        code: "not_found";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
-             *
-             *     - `request_timeout`: The body did not arrive in full within the request deadline
-             */
-            408: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
-                     *       "code": "request_timeout"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
-                         * @enum {string}
-                         */
-                        code: "request_timeout";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Request body larger than 64 KiB. `code` is one of:
-             *
-             *     - `payload_too_large`: The body is larger than 64 KiB
-             */
-            413: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request body is larger than 65536 bytes",
-                     *       "code": "payload_too_large"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `payload_too_large`: The body is larger than 64 KiB
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
-             *
-             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
-             */
-            415: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
-                     *       "code": "unsupported_media_type"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
-                         * @enum {string}
-                         */
-                        code: "unsupported_media_type";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Rate limit exceeded; see Retry-After. `code` is one of:
-             *
-             *     - `rate_limited`: Too many requests; retry after Retry-After
-             */
-            429: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "code": "rate_limited"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `rate_limited`: Too many requests; retry after Retry-After
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Processing error; the message carries the request id. `code` is one of:
-             *
-             *     - `internal_error`: Processing error; the message carries the request id
-             */
-            500: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "code": "internal_error"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `internal_error`: Processing error; the message carries the request id
-                         * @enum {string}
-                         */
-                        code: "internal_error";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
-             *
-             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
-             */
-            503: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "code": "service_unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
-                         * @enum {string}
-                         */
-                        code: "service_unavailable";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-        };
-    };
-    postProvidersPixTokenRec: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PIX_WEBHOOK_TOKEN */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                /**
-                 * @example {
-                 *       "recs": [
-                 *         {
-                 *           "idRec": "RR1026652320240821lab77511abf",
-                 *           "status": "APROVADA",
-                 *           "atualizacao": [
-                 *             {
-                 *               "status": "CRIADA",
-                 *               "data": "2026-11-20T10:12:07.567Z"
-                 *             },
-                 *             {
-                 *               "status": "APROVADA",
-                 *               "data": "2026-11-22T12:43:53.337Z"
-                 *             }
-                 *           ],
-                 *           "ativacao": {
-                 *             "tipoJornada": "JORNADA_3",
-                 *             "dadosJornada": {
-                 *               "txid": "r9eFIFmwcZ55Nm4RsKZAAtIvvCrlcNN6"
-                 *             }
-                 *           }
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    recs?: unknown[];
-                    cobsr?: unknown[];
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Received: each recurrence is read back from the PSP before it counts */
-            200: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "received": 1
-                     *     }
-                     */
-                    "application/json": {
-                        received: number;
-                    };
-                };
-            };
-            /**
-             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
-             *
-             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
-             *     - `malformed_json`: The body is not valid JSON
-             *     - `json_too_deep`: The body's JSON nests more than 32 levels
-             *     - `invalid_utf8`: The body is not valid UTF-8
-             *     - `invalid_request`: The service refused the request as it stands (the message says why)
-             */
-            400: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Invalid request: value: must be greater than 0",
-                     *       "code": "validation_failed",
-                     *       "fields": [
-                     *         {
-                     *           "field": "value",
-                     *           "code": "too_small",
-                     *           "message": "must be greater than 0"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
-                         *     - `malformed_json`: The body is not valid JSON
-                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
-                         *     - `invalid_utf8`: The body is not valid UTF-8
-                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
-                         * @enum {string}
-                         */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Not found. `code` is one of:
-             *
-             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
-             */
-            404: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Not found",
-                     *       "code": "not_found"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
-                         * @enum {string}
-                         */
-                        code: "not_found";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
-             *
-             *     - `request_timeout`: The body did not arrive in full within the request deadline
-             */
-            408: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
-                     *       "code": "request_timeout"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
-                         * @enum {string}
-                         */
-                        code: "request_timeout";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Request body larger than 64 KiB. `code` is one of:
-             *
-             *     - `payload_too_large`: The body is larger than 64 KiB
-             */
-            413: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request body is larger than 65536 bytes",
-                     *       "code": "payload_too_large"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `payload_too_large`: The body is larger than 64 KiB
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
-             *
-             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
-             */
-            415: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
-                     *       "code": "unsupported_media_type"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
-                         * @enum {string}
-                         */
-                        code: "unsupported_media_type";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Rate limit exceeded; see Retry-After. `code` is one of:
-             *
-             *     - `rate_limited`: Too many requests; retry after Retry-After
-             */
-            429: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
-                     *       "code": "rate_limited"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `rate_limited`: Too many requests; retry after Retry-After
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Processing error; the message carries the request id. `code` is one of:
-             *
-             *     - `internal_error`: Processing error; the message carries the request id
-             */
-            500: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "code": "internal_error"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `internal_error`: Processing error; the message carries the request id
-                         * @enum {string}
-                         */
-                        code: "internal_error";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-            /**
-             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
-             *
-             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
-             */
-            503: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
-                     *       "code": "service_unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description What went wrong, in one sentence */
-                        message: string;
-                        /**
-                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
-                         * @enum {string}
-                         */
-                        code: "service_unavailable";
-                        /** @description Each field at fault (validation errors only) */
-                        fields?: components["schemas"]["FieldError"][];
-                    };
-                };
-            };
-        };
-    };
-    postProvidersPixTokenCobr: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PIX_WEBHOOK_TOKEN */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                /**
-                 * @example {
-                 *       "cobsr": [
-                 *         {
-                 *           "idRec": "RR1234567820240115abcdefghijk",
-                 *           "txid": "3136957d93134f2184b369e8f1c0729d",
-                 *           "status": "ATIVA",
-                 *           "atualizacao": [
-                 *             {
-                 *               "status": "ATIVA",
-                 *               "data": "2026-11-20T12:34:21.300Z"
-                 *             }
-                 *           ],
-                 *           "tentativas": [
-                 *             {
-                 *               "dataLiquidacao": "2026-11-28",
-                 *               "tipo": "AGND",
-                 *               "status": "AGENDADA",
-                 *               "endToEndId": "E12345678202611201221abcdef12345",
-                 *               "atualizacao": [
-                 *                 {
-                 *                   "status": "AGENDADA",
-                 *                   "data": "2026-11-20T12:34:21.300Z"
-                 *                 }
-                 *               ]
-                 *             }
-                 *           ]
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    recs?: unknown[];
-                    cobsr?: unknown[];
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Received: each recurring charge is read back from the PSP before it counts */
-            200: {
-                headers: {
-                    /** @description Request id, also in the logs */
-                    "x-request-id"?: string;
-                    /** @description Requests allowed in the current calendar minute */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in it (as the instance that answered counts them) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until it ends and the allowance is whole again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "received": 1
                      *     }
                      */
                     "application/json": {
