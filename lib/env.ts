@@ -216,6 +216,10 @@ const envFields = z.object({
   PIX_RECEIVER_KEY: z.string().min(1).max(77).default(SANDBOX_PIX_RECEIVER_KEY),
   PIX_RECEIVER_NAME: z.string().min(1).default("PIXCRYPTO PAGAMENTOS"),
   PIX_RECEIVER_CITY: z.string().min(1).default("SAO PAULO"),
+  // Pix Automático: the account a recurring charge credits (cobr.recebedor, DadosBancariosRecebedor).
+  PIX_RECEIVER_ACCOUNT: z.string().min(1).max(20).optional(),
+  PIX_RECEIVER_BRANCH: z.string().min(1).max(4).optional(),
+  PIX_RECEIVER_ACCOUNT_TYPE: z.enum(["CORRENTE", "POUPANCA", "PAGAMENTO"]).default("CORRENTE"),
 
   DEPOSIT_XPUB: z.string().optional(),
   // The deposit account's private extended key (xprv), in a file only the sweeping worker mounts; its

@@ -145,6 +145,20 @@ async function main() {
     }
   }
 
+  // Pix Automático: the same URL; the PSP appends /rec and /cobr (PUT /webhookrec, /webhookcobr).
+  if (e.PAYMENTS_MODE === "live" && e.PIX_API_URL && e.PIX_REGISTER_WEBHOOK && e.PIX_WEBHOOK_TOKEN) {
+    const { providers } = await import("@/lib/providers");
+    try {
+      const url = `${publicBaseUrl()}/api/v1/providers/pix/${e.PIX_WEBHOOK_TOKEN}`;
+      await providers().recurring.configureWebhooks?.({ rec: url, cobr: url });
+      console.log("Pix Automático notifications: webhookrec and webhookcobr registered at the PSP");
+    } catch (err) {
+      console.error(
+        `Pix Automático notifications: registration failed; recurrences and charges are still found by the poll: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
   const { shutdownOnSignals } = await import("@/lib/server/shutdown");
   shutdownOnSignals({
     server,

@@ -1391,6 +1391,67 @@ describe("the OpenAPI validator", () => {
         },
       ],
       "dados-recebedor-required": ["CobVGerada", cobv],
+      // The document's recBody2, as POST /rec sends it.
+      "rec-base-required": [
+        "RecSolicitada",
+        {
+          vinculo: { contrato: "998782003", devedor: { cpf: "02989131415", nome: "Beltrano da Silva" } },
+          calendario: { dataInicial: "2024-10-10", periodicidade: "ANUAL" },
+          valor: { valorMinimoRecebedor: "5000.00" },
+          politicaRetentativa: "PERMITE_3R_7D",
+        },
+      ],
+      // The document's recResponse4, its history as the schema words it (status, not the example's nome).
+      "dados-pagador-rec-ispb": [
+        "RecCompleta",
+        {
+          idRec: "RR7784567820240528123defgh775",
+          status: "CRIADA",
+          valor: { valorRec: "250.00" },
+          vinculo: { contrato: "9612389", devedor: { cpf: "45832633800", nome: "Alfredo Tavares" } },
+          calendario: { dataInicial: "2024-02-01", periodicidade: "MENSAL" },
+          politicaRetentativa: "PERMITE_3R_7D",
+          pagador: { codMun: "1509873", cpf: "45832633800", ispbParticipante: "52780028" },
+          recebedor: { cnpj: "56958712500811", nome: "Academia Saúde" },
+          atualizacao: [{ data: "2024-01-03T08:30:02.050Z", status: "CRIADA" }],
+        },
+      ],
+      // The document's recWebhookNotification1.
+      "rec-notification-required": [
+        "RecNotification",
+        {
+          idRec: "RR1026652320240821lab77511abf",
+          status: "APROVADA",
+          atualizacao: [
+            { status: "CRIADA", data: "2024-08-20T10:12:07.567Z" },
+            { status: "APROVADA", data: "2024-08-22T12:43:53.337Z" },
+          ],
+          ativacao: { tipoJornada: "JORNADA_3", dadosJornada: { txid: "r9eFIFmwcZ55Nm4RsKZAAtIvvCrlcNN6" } },
+        },
+      ],
+      // A Pix of a recurring charge, its value as the document's pix examples give one.
+      "pix-automatico-valor": [
+        "PixAutomatico",
+        {
+          endToEndId: "E12345678202406201221abcdef12345",
+          txid: "3136957d93134f2184b369e8f1c0729d",
+          valor: "106.07",
+          horario: "2024-04-15T12:00:00.000Z",
+        },
+      ],
+      // The document's recResponse5 (its cancelamento), history worded as the schema says.
+      "encerramento-oneof": [
+        "RecEncerramento",
+        {
+          encerramento: {
+            cancelamento: {
+              solicitante: "USUARIO_RECEBEDOR",
+              codigo: "SLCR",
+              descricao: "Cancelamento solicitado pelo usuário recebedor",
+            },
+          },
+        },
+      ],
     };
     expect(Object.keys(cases).sort()).toEqual(ERRATA.map((e) => e.id).sort());
     for (const [id, [schema, value]] of Object.entries(cases)) {
@@ -1418,5 +1479,8 @@ describe("the OpenAPI validator", () => {
     expect(api.match("GET", "/pix")!.template).toBe("/pix");
     expect(api.match("GET", "/qualquercoisa")!.template).toBe("/{pixUrlAccessToken}");
     expect(api.match("POST", "/pix")).toBeNull();
+    // A tie goes to the API's own operation, not to a payload served on a server of its own.
+    expect(api.match("GET", "/rec/RR1234567820240115abcdefghijk")!.template).toBe("/rec/{idRec}");
+    expect(api.match("GET", "/cobv/7978c0c97ea847e78e8849634473c1f1")!.template).toBe("/cobv/{txid}");
   });
 });

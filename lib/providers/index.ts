@@ -21,6 +21,7 @@ import type { DueChargeProvider } from "./pix/due-charges";
 import { sandboxDueCharges } from "./pix/sandbox-cobv";
 import { sandboxPix } from "./pix/sandbox";
 import type { PixProvider } from "./pix/types";
+import { apiPixRecurringFromEnv } from "./recurring/api-pix";
 import { sandboxRecurring } from "./recurring/sandbox";
 import type { RecurringProvider } from "./recurring/types";
 import { liveRates } from "./rates/live";
@@ -69,8 +70,9 @@ function liveProviders(e: Env): Providers {
     rates,
     pix: e.PIX_API_URL ? apiPix : notConfigured<PixProvider>("pix", railOffReason("pix")!),
     dueCharges: e.PIX_API_URL ? apiPixDueCharges : notConfigured<DueChargeProvider>("pix", railOffReason("pix")!),
-    // Pix Automático's live API Pix adapter takes this place once it lands (branch h/subs-psp).
-    recurring: notConfigured<RecurringProvider>("recurring", railOffReason("pix")!),
+    recurring: e.PIX_API_URL
+      ? apiPixRecurringFromEnv
+      : notConfigured<RecurringProvider>("recurring", railOffReason("pix")!),
     payout:
       e.PIX_PAYOUT_PROVIDER === "efi"
         ? efiPayout
