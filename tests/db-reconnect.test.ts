@@ -153,3 +153,19 @@ describe("reserved connections after the network to the server is cut", () => {
     }
   });
 });
+
+describe("a session that refuses writes where writes were asked for", () => {
+  it("is ended after its first refused write, so the next write runs on a session that takes writes", async () => {
+    // One connection, as a pool of the app's with target_session_attrs=read-write: a standby reached
+    // under a race, or a server turned read-only, is this session refusing every write it is given.
+    const pool = postgres(url(), { max: 1, target_session_attrs: "read-write", onnotice: () => {} });
+    try {
+      await pool`set default_transaction_read_only = on`;
+      await expect(pool`create temp table refused_here (a int)`).rejects.toMatchObject({ code: "25006" });
+      await pool`create temp table taken_now (a int)`;
+      expect((await pool<{ ro: string }[]>`show transaction_read_only`)[0].ro ?? "").not.toBe("on");
+    } finally {
+      await pool.end({ timeout: 1 });
+    }
+  });
+});
