@@ -694,6 +694,38 @@ async function main() {
       failures?: () => string[];
     };
     /** Load, the fault (which returns when the service's dependency is back), load for `after` ms, then the checks. */
+    /** After a failed fault: what the database's sessions and PgBouncer's are doing, to say why. */
+    const explain = async (fault: string) => {
+      const sql = postgres(cluster.primary.url("payments"), { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      try {
+        const sessions = await sql<
+          { app: string; state: string; wait: string; n: number; xact_s: number; query: string }[]
+        >`
+          select coalesce(nullif(split_part(application_name, ':', 1), ''), backend_type) as app, coalesce(state, '') as state,
+                 coalesce(wait_event_type || ':' || wait_event, '') as wait, count(*)::int as n,
+                 coalesce(max(extract(epoch from now() - xact_start)), 0)::int as xact_s, min(left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 70)) as query
+          from pg_stat_activity where datname = 'payments' and pid <> pg_backend_pid()
+          group by 1, 2, 3 order by n desc`;
+        for (const r of sessions)
+          log(
+            `${fault}: sessions: ${r.n}× ${r.app} ${r.state} ${r.wait} (oldest transaction ${r.xact_s} s) ${r.query}`,
+          );
+        for (const what of ["pools", "clients", "servers"]) {
+          const rows = await bouncer.show(what);
+          const states = new Map<string, number>();
+          for (const r of rows)
+            bump(
+              states,
+              `${String(r.state ?? "")}${r.cl_waiting !== undefined ? ` cl_active=${String(r.cl_active)} cl_waiting=${String(r.cl_waiting)} sv_active=${String(r.sv_active)} sv_idle=${String(r.sv_idle)} sv_used=${String(r.sv_used)} sv_login=${String(r.sv_login)}` : ""}`,
+            );
+          log(`${fault}: pgbouncer ${what}: ${[...states].map(([k, n]) => `${n}× ${k}`).join("; ")}`);
+        }
+      } catch (err) {
+        log(`${fault}: could not look at the sessions: ${String(err)}`);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    };
     const phase = async (fault: string, inject: () => Promise<Injected>, after = 3000) => {
       if (fault !== "none" && ONLY.length > 0 && !ONLY.some((w) => fault.includes(w))) return;
       log(`${fault}: load`);
@@ -764,6 +796,7 @@ async function main() {
         `${fault}: ${c.acknowledged} acknowledged, ${c.found} found, ${c.duplicated} duplicated, ${c.ledgerMismatches} mismatches, ${row.overDeadline} over deadline, recovery ${recoveryMs ?? "–"} ms, slowest answer ${Math.round(stats.slowestMs)} ms; acknowledged ${ops}; attempts ${stats.attempts} (${statuses})${refused ? `; refused: ${refused}` : ""}${row.extra ? `; ${row.extra}` : ""}`,
       );
       for (const f of row.failures) log(`${fault}: FAILED: ${f}`);
+      if (row.failures.length > 0) await explain(fault);
     };
 
     /** A's keys in flight at `at`, and the worst time from `from` to their definitive answers. */
